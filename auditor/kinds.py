@@ -1,0 +1,152 @@
+"""The Kubernetes resource kinds the auditor reads, and how to recognise them.
+
+Both sources (an exported directory and the live API) use this one table: the
+directory source to recognise objects and empty ``oc get`` lists by file name,
+the cluster source to discover and list each kind (group, served versions in
+order of preference, plural, scope).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["KindSpec", "KINDS", "BY_KIND", "spec_for_object", "spec_for_file_stem"]
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """One resource kind: its API group, known versions (preferred first), plural, scope."""
+
+    kind: str
+    group: str
+    versions: tuple[str, ...]
+    plural: str
+    namespaced: bool
+
+    @property
+    def group_label(self) -> str:
+        """``group`` or ``core`` for the legacy core group (for messages)."""
+        return self.group or "core"
+
+
+KINDS: tuple[KindSpec, ...] = (
+    KindSpec("VirtualMachine", "kubevirt.io", ("v1", "v1alpha3"), "virtualmachines", True),
+    KindSpec(
+        "VirtualMachineInstance", "kubevirt.io", ("v1", "v1alpha3"), "virtualmachineinstances", True
+    ),
+    KindSpec("DataVolume", "cdi.kubevirt.io", ("v1beta1", "v1alpha1"), "datavolumes", True),
+    KindSpec("PersistentVolumeClaim", "", ("v1",), "persistentvolumeclaims", True),
+    KindSpec("PersistentVolume", "", ("v1",), "persistentvolumes", False),
+    KindSpec("Service", "", ("v1",), "services", True),
+    KindSpec("Namespace", "", ("v1",), "namespaces", False),
+    KindSpec("StorageClass", "storage.k8s.io", ("v1", "v1beta1"), "storageclasses", False),
+    KindSpec(
+        "VolumeSnapshot", "snapshot.storage.k8s.io", ("v1", "v1beta1"), "volumesnapshots", True
+    ),
+    KindSpec(
+        "VolumeSnapshotContent",
+        "snapshot.storage.k8s.io",
+        ("v1", "v1beta1"),
+        "volumesnapshotcontents",
+        False,
+    ),
+    KindSpec(
+        "VolumeSnapshotClass",
+        "snapshot.storage.k8s.io",
+        ("v1", "v1beta1"),
+        "volumesnapshotclasses",
+        False,
+    ),
+    KindSpec(
+        "VirtualMachineSnapshot",
+        "snapshot.kubevirt.io",
+        ("v1beta1", "v1alpha1"),
+        "virtualmachinesnapshots",
+        True,
+    ),
+    KindSpec(
+        "VirtualMachineSnapshotContent",
+        "snapshot.kubevirt.io",
+        ("v1beta1", "v1alpha1"),
+        "virtualmachinesnapshotcontents",
+        True,
+    ),
+    KindSpec(
+        "VirtualMachineInstancetype",
+        "instancetype.kubevirt.io",
+        ("v1beta1", "v1alpha2", "v1alpha1"),
+        "virtualmachineinstancetypes",
+        True,
+    ),
+    KindSpec(
+        "VirtualMachineClusterInstancetype",
+        "instancetype.kubevirt.io",
+        ("v1beta1", "v1alpha2", "v1alpha1"),
+        "virtualmachineclusterinstancetypes",
+        False,
+    ),
+    KindSpec(
+        "VirtualMachinePreference",
+        "instancetype.kubevirt.io",
+        ("v1beta1", "v1alpha2", "v1alpha1"),
+        "virtualmachinepreferences",
+        True,
+    ),
+    KindSpec(
+        "VirtualMachineClusterPreference",
+        "instancetype.kubevirt.io",
+        ("v1beta1", "v1alpha2", "v1alpha1"),
+        "virtualmachineclusterpreferences",
+        False,
+    ),
+    KindSpec("Backup", "velero.io", ("v1",), "backups", True),
+    KindSpec("Schedule", "velero.io", ("v1",), "schedules", True),
+    KindSpec("Restore", "velero.io", ("v1",), "restores", True),
+    KindSpec("BackupStorageLocation", "velero.io", ("v1",), "backupstoragelocations", True),
+    KindSpec("PodVolumeBackup", "velero.io", ("v1",), "podvolumebackups", True),
+    KindSpec("DataUpload", "velero.io", ("v2alpha1",), "datauploads", True),
+    KindSpec(
+        "NetworkAttachmentDefinition",
+        "k8s.cni.cncf.io",
+        ("v1",),
+        "network-attachment-definitions",
+        True,
+    ),
+    KindSpec(
+        "DataProtectionApplication",
+        "oadp.openshift.io",
+        ("v1alpha1",),
+        "dataprotectionapplications",
+        True,
+    ),
+)
+
+BY_KIND: dict[str, KindSpec] = {k.kind: k for k in KINDS}
+_BY_GROUP_KIND: dict[tuple[str, str], KindSpec] = {(k.group, k.kind): k for k in KINDS}
+_BY_STEM: dict[str, KindSpec] = {}
+for _k in KINDS:
+    for _stem in (_k.plural, _k.kind.lower(), _k.kind.lower() + "s"):
+        _BY_STEM[_stem.replace("-", "")] = _k
+
+
+def spec_for_object(api_version: str, kind: str) -> KindSpec | None:
+    """Return the spec for an object's ``apiVersion``/``kind``, or None if not read.
+
+    A known kind at an unknown version (say ``kubevirt.io/v2``) is not guessed
+    at: it returns None so the object is counted as skipped.
+    """
+    group, _, version = api_version.rpartition("/")
+    spec = _BY_GROUP_KIND.get((group, kind))
+    if spec is None or version not in spec.versions:
+        return None
+    return spec
+
+
+def spec_for_file_stem(stem: str) -> KindSpec | None:
+    """Guess the kind an ``oc get <plural> -A -o yaml`` file holds from its name.
+
+    Used only for *empty* lists (``items: []`` carries no kind): an empty
+    ``datauploads.yaml`` still proves there are no DataUploads.
+    """
+    key = stem.lower().replace("-", "").replace("_", "")
+    return _BY_STEM.get(key)

@@ -1,0 +1,141 @@
+"""Core value types: statuses, severities, findings and collection problems.
+
+Everything the audit produces is built from these types and ends up in the one
+report envelope (``report.json``, see ``docs/report-schema.md``). Renderers and
+publishers read that JSON document, never these classes, so the JSON shape is
+the contract between layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+__all__ = [
+    "Status",
+    "Severity",
+    "Readiness",
+    "Finding",
+    "CollectionProblem",
+    "readiness_of",
+]
+
+
+class Status(str, Enum):
+    """Outcome of one check on one VM.
+
+    ``ERROR`` means the check could not be evaluated (missing, forbidden or
+    malformed input). It is never a PASS.
+    """
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    NOT_APPLICABLE = "NOT_APPLICABLE"
+    WAIVED = "WAIVED"
+
+
+class Severity(str, Enum):
+    """How much a FAIL matters for recovery, highest first."""
+
+    CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """Sort key: 0 for critical, 4 for info."""
+        return _SEVERITY_ORDER.index(self)
+
+
+_SEVERITY_ORDER = [Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW, Severity.INFO]
+
+
+class Readiness(str, Enum):
+    """Recovery readiness of one VM, derived from its findings (see :func:`readiness_of`)."""
+
+    READY = "READY"
+    AT_RISK = "AT_RISK"
+    NOT_READY = "NOT_READY"
+    UNKNOWN = "UNKNOWN"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The result of one check on one VM (or on the platform).
+
+    ``evidence`` holds JSON-ready values only (str, int, float, bool, None,
+    lists and dicts of those): object names, UIDs, RFC 3339 UTC timestamps and
+    ages in hours, so a reviewer can verify the message against the cluster.
+    """
+
+    check_id: str
+    status: Status
+    severity: Severity
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+    waiver: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the report.json form of this finding."""
+        out: dict[str, Any] = {
+            "check_id": self.check_id,
+            "status": self.status.value,
+            "severity": self.severity.value,
+            "message": self.message,
+            "evidence": self.evidence,
+        }
+        if self.waiver is not None:
+            out["waiver"] = self.waiver
+        return out
+
+
+@dataclass(frozen=True)
+class CollectionProblem:
+    """Something the source could not read or could not trust.
+
+    ``reason`` is a sentence naming what went wrong; ``file``/``kind``/
+    ``namespace``/``name``/``field`` locate it as far as known. ``kinds`` lists
+    the resource kinds whose data is incomplete because of it; checks that need
+    those kinds report ERROR instead of guessing.
+    """
+
+    reason: str
+    file: str | None = None
+    kind: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+    field: str | None = None
+    kinds: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the report.json form of this problem."""
+        return {
+            "reason": self.reason,
+            "file": self.file,
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "name": self.name,
+            "field": self.field,
+            "kinds": list(self.kinds),
+        }
+
+
+def readiness_of(findings: list[Finding]) -> Readiness:
+    """Derive a VM's readiness from its findings.
+
+    NOT_READY if any FAIL is high or critical; else AT_RISK if any FAIL is
+    medium or low; else UNKNOWN if any check ERRORed; else READY. FAILs of
+    severity info and WAIVED findings do not lower readiness.
+    """
+    fails = [f.severity for f in findings if f.status is Status.FAIL]
+    if any(s in (Severity.CRITICAL, Severity.HIGH) for s in fails):
+        return Readiness.NOT_READY
+    if any(s in (Severity.MEDIUM, Severity.LOW) for s in fails):
+        return Readiness.AT_RISK
+    if any(f.status is Status.ERROR for f in findings):
+        return Readiness.UNKNOWN
+    return Readiness.READY

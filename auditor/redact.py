@@ -1,0 +1,79 @@
+"""Strip secret values from cluster objects before anything else sees them.
+
+VM definitions carry cloud-init ``userData``/``networkData`` (plain or base64),
+Windows ``sysprep`` answers and sometimes passwords in annotations. Sources call
+:func:`redact` on every object they return, so no later layer (inventory,
+report, logs, the ``collect`` export) can leak them. Secret *references* (a
+Secret's name) are kept: a restorer needs to know which Secret to bring back.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["REDACTED", "redact", "SECRET_FIELD_NAMES"]
+
+REDACTED = "<redacted>"
+
+#: Keys whose *value* is secret wherever they appear in an object.
+SECRET_FIELD_NAMES = frozenset(
+    {
+        "userData",
+        "userDataBase64",
+        "networkData",
+        "networkDataBase64",
+        "password",
+        "passwd",
+        "privateKey",
+        "token",
+        "stringData",
+        "data",  # Secret/ConfigMap payloads (also nested data blobs in inline sysprep)
+    }
+)
+
+# Annotation and label keys that look like they carry a credential.
+_SECRET_KEY = re.compile(r"(pass(word|wd)?|secret|token|credential|private[-_.]?key|api[-_.]?key)", re.I)
+
+# Kinds whose ``data`` key is a payload; elsewhere ``data`` can be innocent structure.
+_DATA_PAYLOAD_KINDS = frozenset({"Secret", "ConfigMap"})
+
+
+def redact(obj: dict[str, Any]) -> dict[str, Any]:
+    """Return a deep copy of ``obj`` with every secret value replaced by ``<redacted>``.
+
+    Handles any depth, so a VirtualMachineSnapshotContent embedding a VM spec,
+    or a Template embedding VMs, is covered too. Non-dict input is returned as is.
+    """
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    return _walk(obj, str(kind) in _DATA_PAYLOAD_KINDS, path=())  # type: ignore[no-any-return]
+
+
+def _walk(value: Any, data_is_payload: bool, path: tuple[str, ...]) -> Any:
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        in_meta_map = len(path) >= 1 and path[-1] in ("annotations", "labels")
+        for key, item in value.items():
+            skey = str(key)
+            if in_meta_map and _SECRET_KEY.search(skey):
+                out[key] = REDACTED
+            elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
+                out[key] = REDACTED if item not in (None, "", {}, []) else item
+            elif skey == "sysprep" and isinstance(item, dict):
+                out[key] = _sysprep(item)
+            else:
+                out[key] = _walk(item, data_is_payload, path + (skey,))
+        return out
+    if isinstance(value, list):
+        return [_walk(v, data_is_payload, path) for v in value]
+    return value
+
+
+def _sysprep(item: dict[str, Any]) -> dict[str, Any]:
+    """Keep only the ConfigMap/Secret reference of a sysprep volume."""
+    kept: dict[str, Any] = {}
+    for ref in ("configMap", "secret"):
+        src = item.get(ref)
+        if isinstance(src, dict) and "name" in src:
+            kept[ref] = {"name": src["name"]}
+    return kept or {"value": REDACTED}

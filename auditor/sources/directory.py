@@ -1,0 +1,267 @@
+"""Read an exported cluster: a directory tree of YAML/JSON files.
+
+Accepts ``oc get <kind> -A -o yaml`` ``List`` files, multi-document streams,
+single objects and nested folders (``cluster/`` + ``namespaces/<ns>/``).
+Unwraps ``List`` items; never audits the VMs inside OpenShift ``Template``s or
+``VirtualMachinePool`` templates (they are blueprints, not cluster state).
+Everything that cannot be read is recorded as a :class:`CollectionProblem`
+naming the file, object and field, and reading goes on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from auditor.kinds import BY_KIND, KindSpec, spec_for_file_stem, spec_for_object
+from auditor.models import CollectionProblem
+from auditor.redact import redact
+from auditor.sources.base import ClusterData, KindState, SourceInfo
+from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES, LoadError, load_documents
+
+__all__ = ["DirectorySource", "ingest_objects"]
+
+_SUFFIXES = (".yaml", ".yml", ".json")
+_LIST_KINDS_SUFFIX = "List"
+
+
+class DirectorySource:
+    """A :class:`~auditor.sources.base.Source` over an exported directory.
+
+    Args:
+        root: the export directory (or a single file).
+        cluster_name: the cluster's name for the report, when known.
+        max_file_bytes: files above this size are refused (a collection problem).
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        cluster_name: str | None = None,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> None:
+        self.root = root
+        self.cluster_name = cluster_name
+        self.max_file_bytes = max_file_bytes
+
+    def files(self) -> list[Path]:
+        """Return the YAML/JSON files under ``root``, sorted for a stable order.
+
+        Raises:
+            FileNotFoundError: ``root`` does not exist.
+        """
+        if not self.root.exists():
+            raise FileNotFoundError(f"export directory {self.root} does not exist")
+        if self.root.is_file():
+            return [self.root]
+        return sorted(
+            p
+            for p in self.root.rglob("*")
+            if p.is_file()
+            and p.suffix.lower() in _SUFFIXES
+            and not any(part.startswith(".") for part in p.relative_to(self.root).parts)
+        )
+
+    def collect(self) -> ClusterData:
+        """Read every file; see the module docstring for what is accepted."""
+        data = ClusterData(
+            info=SourceInfo(type="directory", location=str(self.root), cluster_name=self.cluster_name)
+        )
+        builder = _Builder(data)
+        for path in self.files():
+            rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
+            builder.read_file(path, rel, self.max_file_bytes)
+        builder.finish()
+        return data
+
+
+def ingest_objects(data: ClusterData, objects: list[tuple[str, Any]]) -> None:
+    """Add ``(origin, object)`` pairs to ``data`` with the directory source's rules.
+
+    Used by tests and by other sources that receive raw objects; the origin is
+    a file name or URL used in problem messages.
+    """
+    builder = _Builder(data)
+    for origin, obj in objects:
+        builder.add_document(obj, origin)
+    builder.finish()
+
+
+class _Builder:
+    """Accumulates objects into a :class:`ClusterData`, enforcing identity and shape."""
+
+    def __init__(self, data: ClusterData) -> None:
+        self.data = data
+        self.seen: dict[tuple[str, str, str], str] = {}
+        self.partial: set[str] = set()
+        self.present: set[str] = set()
+
+    def read_file(self, path: Path, rel: str, max_bytes: int) -> None:
+        try:
+            for index, doc in enumerate(load_documents(path, max_bytes=max_bytes)):
+                origin = rel if index == 0 else f"{rel}#doc{index + 1}"
+                self.add_document(doc, origin, stem=path.stem)
+        except LoadError as exc:
+            hinted = spec_for_file_stem(path.stem)
+            if hinted is not None:
+                self.partial.add(hinted.kind)
+            self.problem(
+                f"file {rel} could not be read: {exc}",
+                file=rel,
+                kinds=(hinted.kind,) if hinted else (),
+            )
+
+    def add_document(self, doc: Any, origin: str, stem: str | None = None) -> None:
+        if doc is None:
+            return
+        if not isinstance(doc, dict):
+            self.problem(
+                f"{origin}: document is a {type(doc).__name__}, not a Kubernetes object",
+                file=_file_of(origin),
+            )
+            return
+        kind = doc.get("kind")
+        if isinstance(kind, str) and kind.endswith(_LIST_KINDS_SUFFIX) and "items" in doc:
+            items = doc.get("items")
+            if items is None:
+                items = []
+            if not isinstance(items, list):
+                self.problem(
+                    f"{origin}: {kind} field items is a {type(items).__name__}, not a list",
+                    file=_file_of(origin),
+                    field="items",
+                )
+                return
+            if not items and stem is not None:
+                hinted = spec_for_file_stem(stem)
+                if hinted is not None:
+                    self.present.add(hinted.kind)
+            for index, item in enumerate(items):
+                self.add_object(item, origin, f"items[{index}]")
+            return
+        self.add_object(doc, origin, None)
+
+    def add_object(self, obj: Any, origin: str, where: str | None) -> None:
+        loc = f"{origin} {where}" if where else origin
+        if not isinstance(obj, dict):
+            self.problem(f"{loc}: item is a {type(obj).__name__}, not an object", file=_file_of(origin))
+            return
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            self.problem(
+                f"{loc}: object has no apiVersion/kind strings; not read",
+                file=_file_of(origin),
+                field="apiVersion" if not isinstance(api_version, str) else "kind",
+            )
+            return
+        spec = spec_for_object(api_version, kind)
+        if spec is None:
+            key = f"{api_version} {kind}"
+            self.data.skipped[key] = self.data.skipped.get(key, 0) + 1
+            return
+        self.present.add(spec.kind)
+        meta = obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        if not isinstance(name, str) or not name:
+            self.partial.add(spec.kind)
+            self.problem(
+                f"{loc}: {spec.kind} has no metadata.name; not read",
+                file=_file_of(origin),
+                kind=spec.kind,
+                field="metadata.name",
+                kinds=(spec.kind,),
+            )
+            return
+        assert isinstance(meta, dict)
+        namespace = self._namespace(spec, meta, loc, origin, name)
+        if namespace is None and spec.namespaced:
+            return
+        if not self._shape_ok(spec, obj, loc, origin, namespace, name):
+            return
+        ident = (spec.kind, namespace or "", name)
+        if ident in self.seen:
+            self.partial.add(spec.kind)
+            first = self.seen[ident]
+            self.problem(
+                f"{spec.kind} {_qual(namespace, name)} is defined twice, in {first} and in {loc}; "
+                f"the first is audited, the second ignored",
+                file=_file_of(origin),
+                kind=spec.kind,
+                namespace=namespace,
+                name=name,
+                kinds=(spec.kind,),
+            )
+            return
+        self.seen[ident] = loc
+        clean = redact(obj)
+        if spec.namespaced and meta.get("namespace") != namespace:
+            clean["metadata"] = {**clean["metadata"], "namespace": namespace}
+        self.data.objects.setdefault(spec.kind, []).append(clean)
+        self.data.origins[ident] = loc
+
+    def _namespace(
+        self, spec: KindSpec, meta: dict[str, Any], loc: str, origin: str, name: str
+    ) -> str | None:
+        ns = meta.get("namespace")
+        if not spec.namespaced:
+            return None
+        if ns is None or ns == "":
+            # What `kubectl apply` does with a manifest that names no namespace.
+            return "default"
+        if not isinstance(ns, str):
+            self.partial.add(spec.kind)
+            self.problem(
+                f"{loc}: {spec.kind} {name} has a metadata.namespace that is not a string; not read",
+                file=_file_of(origin),
+                kind=spec.kind,
+                name=name,
+                field="metadata.namespace",
+                kinds=(spec.kind,),
+            )
+            return None
+        return ns
+
+    def _shape_ok(
+        self, spec: KindSpec, obj: dict[str, Any], loc: str, origin: str, ns: str | None, name: str
+    ) -> bool:
+        for fld in ("spec", "status", "metadata.labels", "metadata.annotations"):
+            value: Any = obj
+            for part in fld.split("."):
+                value = value.get(part) if isinstance(value, dict) else None
+            if value is not None and not isinstance(value, dict):
+                self.partial.add(spec.kind)
+                self.problem(
+                    f"{loc}: {spec.kind} {_qual(ns, name)} field {fld} is a "
+                    f"{type(value).__name__}, not a mapping; not read",
+                    file=_file_of(origin),
+                    kind=spec.kind,
+                    namespace=ns,
+                    name=name,
+                    field=fld,
+                    kinds=(spec.kind,),
+                )
+                return False
+        return True
+
+    def problem(self, reason: str, **kw: Any) -> None:
+        self.data.problems.append(CollectionProblem(reason=reason, **kw))
+
+    def finish(self) -> None:
+        for kind in self.present | self.partial:
+            if kind not in BY_KIND:
+                continue
+            state = KindState.PARTIAL if kind in self.partial else KindState.COMPLETE
+            current = self.data.states.get(kind)
+            if current is not KindState.PARTIAL:
+                self.data.states[kind] = state
+        for objs in self.data.objects.values():
+            objs.sort(key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
+
+
+def _file_of(origin: str) -> str:
+    return origin.split("#", 1)[0]
+
+
+def _qual(namespace: str | None, name: str) -> str:
+    return f"{namespace}/{name}" if namespace else name

@@ -1,0 +1,176 @@
+"""A strict, bounded YAML/JSON loader for exported cluster files.
+
+Stricter than ``yaml.safe_load_all`` in the ways that matter for evidence:
+
+- duplicate mapping keys are an error (two documents pasted without ``---``
+  otherwise silently become one object and the first is lost);
+- timestamps stay strings (``creationTimestamp: 2018-07-04T15:03:08Z`` is not
+  turned into a ``datetime``);
+- alias expansion is bounded (a "billion laughs" file is refused rather than
+  expanded into an exponential tree);
+- files above a size limit are refused before parsing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["LoadError", "load_documents", "DEFAULT_MAX_FILE_BYTES", "MAX_EXPANDED_NODES"]
+
+DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
+#: Upper bound on the number of nodes a document may expand to through aliases.
+MAX_EXPANDED_NODES = 5_000_000
+#: Upper bound on nesting depth.
+MAX_DEPTH = 200
+
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class LoadError(Exception):
+    """A file could not be read as YAML/JSON; ``str()`` names the reason and position."""
+
+
+class _StrictLoader(_BaseLoader):  # type: ignore[valid-type,misc]
+    """Safe loader that rejects duplicate keys and keeps timestamps as strings."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    loader.flatten_mapping(node)
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+        try:
+            hash(key)
+        except TypeError as exc:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                "found unhashable key",
+                key_node.start_mark,
+            ) from exc
+        if key in seen:
+            first = seen[key].start_mark
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                f"found duplicate key {key!r} (first at line {first.line + 1})",
+                key_node.start_mark,
+            )
+        seen[key] = key_node
+    return loader.construct_mapping(node, deep=deep)
+
+
+def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    return str(loader.construct_scalar(node))
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+
+
+def _check_size(doc: Any) -> None:
+    """Raise LoadError if ``doc`` expands to too many nodes or nests too deep.
+
+    Shared subtrees (YAML aliases) are counted once per reference, the way a
+    consumer walking the document would see them, but measured with a memo so
+    the check itself stays linear in the number of distinct nodes.
+    """
+    memo: dict[int, tuple[int, int]] = {}
+
+    def measure(node: Any) -> tuple[int, int]:
+        if not isinstance(node, dict | list):
+            return 1, 0
+        ident = id(node)
+        if ident in memo:
+            return memo[ident]
+        memo[ident] = (1, 0)  # guards recursive aliases (a node containing itself)
+        children = node.values() if isinstance(node, dict) else node
+        total, depth = 1, 0
+        for child in children:
+            n, d = measure(child)
+            total += n
+            depth = max(depth, d)
+            if total > MAX_EXPANDED_NODES:
+                raise LoadError(
+                    f"document expands to more than {MAX_EXPANDED_NODES} nodes "
+                    "(alias bomb?); refused"
+                )
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise LoadError(f"document nests deeper than {MAX_DEPTH} levels; refused")
+        memo[ident] = (total, depth)
+        return total, depth
+
+    try:
+        measure(doc)
+    except RecursionError as exc:
+        raise LoadError(f"document nests deeper than {MAX_DEPTH} levels; refused") from exc
+
+
+def load_documents(path: Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Iterator[Any]:
+    """Yield each document of a YAML or JSON file (JSON is a YAML subset).
+
+    Raises:
+        LoadError: the file is too large, unreadable, not UTF-8, does not
+            parse, has duplicate keys, or expands beyond the alias bound. The
+            message gives the line and column where known. Documents before
+            the failing one have already been yielded.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise LoadError(f"cannot read file: {exc.strerror}") from exc
+    if size > max_bytes:
+        raise LoadError(f"file is {size} bytes, above the {max_bytes}-byte limit; refused")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"file is not UTF-8 text (byte {exc.start})") from exc
+    except OSError as exc:
+        raise LoadError(f"cannot read file: {exc.strerror}") from exc
+    loader = _StrictLoader(text)
+    try:
+        while loader.check_data():
+            doc = loader.get_data()
+            _check_size(doc)
+            yield doc
+    except yaml.YAMLError as exc:
+        raise LoadError(_describe(exc) + _lenient_hint(text, exc)) from exc
+    except RecursionError as exc:
+        raise LoadError(f"document nests deeper than {MAX_DEPTH} levels; refused") from exc
+    finally:
+        loader.dispose()
+
+
+def _lenient_hint(text: str, exc: yaml.YAMLError) -> str:
+    """Name the objects a duplicate-key file would silently have become, for the message."""
+    if "duplicate key" not in str(exc):
+        return ""
+    try:
+        docs = list(yaml.load_all(text, Loader=_BaseLoader))
+    except yaml.YAMLError:
+        return ""
+    names = [
+        f"{d.get('kind')} {(d.get('metadata') or {}).get('name')}"
+        for d in docs
+        if isinstance(d, dict) and isinstance(d.get("metadata"), dict)
+    ]
+    if not names:
+        return ""
+    return (
+        f" (read leniently it would become {', '.join(names)}, losing the earlier object;"
+        " two documents missing a '---' separator?)"
+    )
+
+
+def _describe(exc: yaml.YAMLError) -> str:
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        parts = [p for p in (exc.context, exc.problem) if p]
+        return f"YAML error{where}: {'; '.join(parts)}"
+    return f"YAML error: {exc}"
