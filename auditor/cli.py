@@ -17,3 +17,9 @@ __all__ = ["main"]
 @click.version_option(__version__, prog_name="auditor")
 def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""
+
+
+from auditor.cli_cluster import collect, preflight  # noqa: E402 - registered after main exists
+
+main.add_command(collect)
+main.add_command(preflight)

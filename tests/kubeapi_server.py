@@ -40,7 +40,8 @@ _CORE_EXTRA = (  # core resources a real server also lists (never read by the au
 class Faults:
     """Faults to inject, keyed by kind name (``"Backup"``) or API group (``"velero.io"``).
 
-    ``forbidden``: lists of these kinds answer 403. ``missing_groups``: not in
+    ``forbidden``: lists of these kinds answer 403; ``forbidden_namespaces``: any
+    list inside these namespaces answers 403. ``missing_groups``: not in
     ``/apis`` and 404 under ``/apis/<group>``. ``not_found``: discovery lists the kind
     but its list URL answers 404. ``expire``: kind -> how many continue requests
     answer 410 Expired. ``errors``: kind -> how many list requests answer 500.
@@ -50,6 +51,7 @@ class Faults:
     """
 
     forbidden: set[str] = field(default_factory=set)
+    forbidden_namespaces: set[str] = field(default_factory=set)
     missing_groups: set[str] = field(default_factory=set)
     not_found: set[str] = field(default_factory=set)
     expire: dict[str, int] = field(default_factory=dict)
@@ -187,7 +189,8 @@ class FakeKubeAPI:
                     "The provided continue parameter is too old to display a consistent "
                     "list result. You can start a new list without the continue parameter.",
                 )
-        if spec.kind in faults.forbidden or spec.kind not in self.served_kinds:
+        denied_ns = ns is not None and ns in faults.forbidden_namespaces
+        if denied_ns or spec.kind in faults.forbidden or spec.kind not in self.served_kinds:
             return 403, _status(
                 403,
                 "Forbidden",
@@ -367,7 +370,7 @@ def running(api: FakeKubeAPI) -> Iterator[str]:
     handler = type("Handler", (_Handler,), {"api": api})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -97,11 +98,23 @@ def serve(
 ) -> Iterator[Live]:
     """Serve ``objects`` (default: the export at ``root`` or the corpus export) on loopback."""
     if objects is None:
-        objects, exported = load_export(root or export_dir())
+        objects, exported = _export(root or export_dir())
         served_kinds = exported if served_kinds is None else served_kinds
     api = FakeKubeAPI(objects, served_kinds=served_kinds, faults=faults)
     with running(api) as url:
         yield Live(api=api, url=url, kubeconfig=write_kubeconfig(tmp / "kubeconfig", url))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(root: Path) -> tuple[dict[str, list[dict[str, Any]]], frozenset[str]]:
+    objects, exported = load_export(root)
+    return objects, frozenset(exported)
+
+
+def _export(root: Path) -> tuple[dict[str, list[dict[str, Any]]], set[str]]:
+    """The raw objects of an export (parsed once per test session, copied per use)."""
+    objects, exported = _parsed(root)
+    return copy.deepcopy(objects), set(exported)
 
 
 def comparable(data: ClusterData) -> dict[str, Any]:
@@ -119,7 +132,7 @@ def synthetic_estate(vms: int) -> dict[str, list[dict[str, Any]]]:
 
     Built in memory from the first corpus VM/VMI/DV/PVC as templates.
     """
-    base, _ = load_export(export_dir())
+    base, _ = _export(export_dir())
     templates = {
         kind: base[kind][0]
         for kind in (
