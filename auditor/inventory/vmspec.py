@@ -53,6 +53,16 @@ _VOLUME_TYPES = (
     "sysprep",
     "memoryDump",
 )
+#: Fields that must be mappings when present (a string there is a broken export).
+_MAPPINGS = (
+    "spec.template.spec.domain",
+    "spec.template.spec.domain.devices",
+    "spec.template.spec.domain.firmware",
+    "spec.template.spec.domain.firmware.bootloader",
+    "spec.template.spec.domain.machine",
+    "spec.preference",
+    "spec.instancetype",
+)
 _BINDINGS = ("masquerade", "bridge", "sriov", "slirp", "passt", "macvtap", "binding")
 
 
@@ -163,6 +173,10 @@ def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> V
     if not isinstance(tspec, dict):
         problems.append(("spec.template.spec", "is missing or not a mapping"))
         tspec = {}
+    for path in _MAPPINGS:
+        value = dig(vm, *path.split("."))
+        if value is not None and not isinstance(value, dict):
+            problems.append((path, f"is a {type(value).__name__}, not a mapping"))
     pref = dig(preference_obj, "spec") if preference_obj else None
     pref = pref if isinstance(pref, dict) else {}
     base = "spec.template.spec"
