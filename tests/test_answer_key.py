@@ -32,10 +32,7 @@ OVERALL = {"PASS": "READY", "WARN": "AT_RISK", "FAIL": "NOT_READY"}
 def answer_key(corpus: Path) -> list[dict[str, str]]:
     """Rows of the README's answer-key table as {column: cell}."""
     text = (corpus / "cluster-export" / "README.md").read_text()
-    lines = [
-        ln for ln in text.splitlines()
-        if re.match(r"^\| [a-z0-9-]+ \([a-z0-9-]+\) \|", ln)
-    ]
+    lines = [ln for ln in text.splitlines() if re.match(r"^\| [a-z0-9-]+ \([a-z0-9-]+\) \|", ln)]
     header_line = next(ln for ln in text.splitlines() if ln.startswith("| VM (namespace)"))
     header = [c.strip() for c in header_line.strip("|").split("|")]
     rows = []
@@ -102,7 +99,11 @@ def test_every_vm_matches_answer_key(corpus: Path, export_report: dict) -> None:
     ],
 )
 def test_specific_findings(
-    export_report: dict, vm: str, check_id: str, status: str, severity: str  # type: ignore[type-arg]
+    export_report: dict,
+    vm: str,
+    check_id: str,
+    status: str,
+    severity: str,  # type: ignore[type-arg]
 ) -> None:
     entry = next(v for v in export_report["vms"] if v["name"] == vm)
     finding = next(f for f in entry["findings"] if f["check_id"] == check_id)
@@ -129,11 +130,17 @@ def test_evidence_names_objects_and_ages(export_report: dict) -> None:  # type: 
 
 def test_platform_observations(export_report: dict) -> None:  # type: ignore[type-arg]
     plt = {f["check_id"]: f for f in export_report["platform_findings"]}
-    assert plt["RR-PLT-002"]["status"] == "FAIL" and "eng-sandbox-weekly" in plt["RR-PLT-002"]["message"]
+    assert (
+        plt["RR-PLT-002"]["status"] == "FAIL"
+        and "eng-sandbox-weekly" in plt["RR-PLT-002"]["message"]
+    )
     assert plt["RR-PLT-003"]["evidence"]["missing"] == ["nfs.csi.k8s.io"]
     assert plt["RR-PLT-004"]["status"] == "FAIL"
     assert plt["RR-PLT-001"]["status"] == "PASS"
     assert export_report["run"]["complete"] is True
     assert export_report["summary"]["readiness"] == {
-        "READY": 2, "AT_RISK": 2, "NOT_READY": 8, "UNKNOWN": 0
+        "READY": 2,
+        "AT_RISK": 2,
+        "NOT_READY": 8,
+        "UNKNOWN": 0,
     }

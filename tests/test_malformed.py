@@ -29,18 +29,37 @@ def _vm_doc() -> dict:  # type: ignore[type-arg]
 CASES = {
     "not-yaml": ("broken.yaml", "kind: [unclosed\n", "broken.yaml", "YAML error at line"),
     "scalar-document": ("scalar.yaml", "just a string\n", "scalar.yaml", "not a Kubernetes object"),
-    "no-name": ("noname.yaml", "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {}\n",
-                "noname.yaml", "has no metadata.name"),
-    "no-kind": ("nokind.yaml", "apiVersion: v1\nmetadata: {name: x}\n", "nokind.yaml", "no apiVersion/kind"),
-    "spec-is-list": ("listspec.yaml",
-                     "apiVersion: velero.io/v1\nkind: Backup\nmetadata: {name: b, namespace: velero}\nspec: [1]\n",
-                     "listspec.yaml", "field spec is a list"),
-    "items-not-list": ("items.yaml", "apiVersion: v1\nkind: List\nitems: {a: 1}\n", "items.yaml",
-                       "items is a dict"),
+    "no-name": (
+        "noname.yaml",
+        "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {}\n",
+        "noname.yaml",
+        "has no metadata.name",
+    ),
+    "no-kind": (
+        "nokind.yaml",
+        "apiVersion: v1\nmetadata: {name: x}\n",
+        "nokind.yaml",
+        "no apiVersion/kind",
+    ),
+    "spec-is-list": (
+        "listspec.yaml",
+        "apiVersion: velero.io/v1\nkind: Backup\nmetadata: {name: b, namespace: velero}\nspec: [1]\n",
+        "listspec.yaml",
+        "field spec is a list",
+    ),
+    "items-not-list": (
+        "items.yaml",
+        "apiVersion: v1\nkind: List\nitems: {a: 1}\n",
+        "items.yaml",
+        "items is a dict",
+    ),
     "not-utf8": ("latin1.yaml", "caf\xe9", "latin1.yaml", None),
-    "namespace-not-string": ("nsint.yaml",
-                             "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: p, namespace: 5}\n",
-                             "nsint.yaml", "metadata.namespace that is not a string"),
+    "namespace-not-string": (
+        "nsint.yaml",
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: p, namespace: 5}\n",
+        "nsint.yaml",
+        "metadata.namespace that is not a string",
+    ),
 }
 
 
@@ -73,7 +92,11 @@ def test_broken_vm_spec_errors_instead_of_passing(tmp_path: Path) -> None:
     fields = {p["field"] for p in report["collection_problems"]}
     assert "spec.template.spec.domain.devices.interfaces" in fields
     assert "spec.template.spec.domain.firmware" in fields
-    problem = next(p for p in report["collection_problems"] if p["field"] == "spec.template.spec.domain.firmware")
+    problem = next(
+        p
+        for p in report["collection_problems"]
+        if p["field"] == "spec.template.spec.domain.firmware"
+    )
     assert problem["file"].startswith("all.yaml") and problem["name"] == "vm1"
     assert entry["readiness"] != "READY"
 

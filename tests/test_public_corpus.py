@@ -19,7 +19,9 @@ def _public(corpus: Path) -> dict:  # type: ignore[type-arg]
 def test_every_vm_audited_or_named_in_a_problem(corpus: Path) -> None:
     report = _public(corpus)
     audited = {(v["namespace"], v["name"]) for v in report["vms"]}
-    assert all(v["readiness"] in ("READY", "AT_RISK", "NOT_READY", "UNKNOWN") for v in report["vms"])
+    assert all(
+        v["readiness"] in ("READY", "AT_RISK", "NOT_READY", "UNKNOWN") for v in report["vms"]
+    )
     duplicates = [p for p in report["collection_problems"] if "defined twice" in p["reason"]]
     dup_vms = [p for p in duplicates if p["kind"] == "VirtualMachine"]
     unparsed = [p for p in report["collection_problems"] if "could not be read" in p["reason"]]

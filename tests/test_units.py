@@ -30,30 +30,43 @@ def test_parse_duration_and_quantity() -> None:
 
 
 def test_scope_namespaces_resources_and_selectors() -> None:
-    s = Scope.from_spec({
-        "includedNamespaces": ["fin-*"], "excludedNamespaces": ["fin-tmp"],
-        "excludedResources": ["pvc"], "labelSelector": {"matchLabels": {"a": "1"}},
-    })
+    s = Scope.from_spec(
+        {
+            "includedNamespaces": ["fin-*"],
+            "excludedNamespaces": ["fin-tmp"],
+            "excludedResources": ["pvc"],
+            "labelSelector": {"matchLabels": {"a": "1"}},
+        }
+    )
     assert s.namespace_included("fin-prod") and not s.namespace_included("fin-tmp")
     assert not s.namespace_included("web")
     assert not s.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
     assert s.resource_included("virtualmachines", "VirtualMachine", "kubevirt.io")
     assert s.labels_match({"a": "1"}) and not s.labels_match({"a": "2"})
     everything = Scope.from_spec({"includedNamespaces": ["*"]})
-    assert everything.includes(namespace="x", labels={}, plural="virtualmachines",
-                               kind="VirtualMachine", group="kubevirt.io")
+    assert everything.includes(
+        namespace="x",
+        labels={},
+        plural="virtualmachines",
+        kind="VirtualMachine",
+        group="kubevirt.io",
+    )
     only_vms = Scope.from_spec({"includedResources": ["virtualmachines.kubevirt.io"]})
     assert only_vms.resource_included("virtualmachines", "VirtualMachine", "kubevirt.io")
     assert not only_vms.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
-    ors = Scope.from_spec({"orLabelSelectors": [{"matchLabels": {"a": "1"}}, {"matchLabels": {"b": "2"}}]})
+    ors = Scope.from_spec(
+        {"orLabelSelectors": [{"matchLabels": {"a": "1"}}, {"matchLabels": {"b": "2"}}]}
+    )
     assert ors.labels_match({"b": "2"}) and not ors.labels_match({"c": "3"})
 
 
 def test_match_expressions() -> None:
-    sel = {"matchExpressions": [
-        {"key": "tier", "operator": "In", "values": ["db", "web"]},
-        {"key": "skip", "operator": "DoesNotExist"},
-    ]}
+    sel = {
+        "matchExpressions": [
+            {"key": "tier", "operator": "In", "values": ["db", "web"]},
+            {"key": "skip", "operator": "DoesNotExist"},
+        ]
+    }
     assert selector_matches(sel, {"tier": "db"})
     assert not selector_matches(sel, {"tier": "db", "skip": "y"})
     assert not selector_matches(sel, {"tier": "cache"})
@@ -65,16 +78,30 @@ def test_redact_strips_secrets_keeps_references() -> None:
     vm = {
         "kind": "VirtualMachine",
         "metadata": {"annotations": {"admin-password": "hunter2", "description": "ok"}},
-        "spec": {"template": {"spec": {"volumes": [
-            {"name": "ci", "cloudInitNoCloud": {"userData": "pw", "networkDataBase64": "cHc=",
-                                                "secretRef": {"name": "ci-secret"}}},
-            {"name": "sp", "sysprep": {"secret": {"name": "unattend"}, "inline": "x"}},
-        ]}}},
+        "spec": {
+            "template": {
+                "spec": {
+                    "volumes": [
+                        {
+                            "name": "ci",
+                            "cloudInitNoCloud": {
+                                "userData": "pw",
+                                "networkDataBase64": "cHc=",
+                                "secretRef": {"name": "ci-secret"},
+                            },
+                        },
+                        {"name": "sp", "sysprep": {"secret": {"name": "unattend"}, "inline": "x"}},
+                    ]
+                }
+            }
+        },
     }
     out = redact(vm)
     vols = out["spec"]["template"]["spec"]["volumes"]
     assert vols[0]["cloudInitNoCloud"] == {
-        "userData": REDACTED, "networkDataBase64": REDACTED, "secretRef": {"name": "ci-secret"}
+        "userData": REDACTED,
+        "networkDataBase64": REDACTED,
+        "secretRef": {"name": "ci-secret"},
     }
     assert vols[1]["sysprep"] == {"secret": {"name": "unattend"}}
     assert out["metadata"]["annotations"] == {"admin-password": REDACTED, "description": "ok"}
