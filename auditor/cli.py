@@ -19,7 +19,15 @@ def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""
 
 
-from auditor.cli_cluster import collect, preflight  # noqa: E402 - registered after main exists
+def _register() -> None:
+    from auditor.cli_checks import checks
+    from auditor.cli_cluster import collect, preflight
+    from auditor.cli_run import run
 
-main.add_command(collect)
-main.add_command(preflight)
+    main.add_command(run)
+    main.add_command(checks)
+    main.add_command(collect)
+    main.add_command(preflight)
+
+
+_register()

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from kubeapi_server import FakeKubeAPI, Faults, load_export, running
 
 from auditor.kinds import KINDS
 from auditor.sources.base import ClusterData
 from auditor.sources.cluster import ClusterSource, CollectOptions
 from auditor.sources.kubeclient import ClientSettings, api_client
+from tests.conftest import find_corpus
+from tests.kubeapi_server import FakeKubeAPI, Faults, load_export, running
 
 __all__ = [
     "corpus_dir",
@@ -31,12 +32,8 @@ __all__ = [
 
 
 def corpus_dir() -> Path:
-    """Return ``shared/corpus`` found by walking up from this file."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "corpus"
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("no shared/corpus directory above " + str(Path(__file__)))
+    """Return ``shared/corpus`` (see :func:`tests.conftest.find_corpus`)."""
+    return find_corpus()
 
 
 def export_dir() -> Path:

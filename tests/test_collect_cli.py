@@ -7,8 +7,6 @@ import io
 from pathlib import Path
 
 from click.testing import CliRunner
-from kubeapi_server import Faults
-from live_support import comparable, export_dir, serve
 from rich.console import Console
 
 from auditor.cli import main
@@ -17,6 +15,8 @@ from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 from auditor.sources.export import RECORD_NAME
 from auditor.sources.progress import NullProgress
+from tests.kubeapi_server import Faults
+from tests.live_support import comparable, export_dir, serve
 
 CANARY = "CANARY-7f3a-do-not-leak"
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from kubeapi_server import Faults
-from live_support import fast_options, serve, synthetic_estate
-
 from auditor.kinds import KINDS
 from auditor.sources.base import KindState
+from tests.kubeapi_server import Faults
+from tests.live_support import fast_options, serve, synthetic_estate
 
 VELERO = {k.kind for k in KINDS if k.group == "velero.io"}
 

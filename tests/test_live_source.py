@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kubeapi_server import Faults
-from live_support import comparable, export_dir, fast_options, serve
 
 from auditor.kinds import BY_KIND, KINDS
 from auditor.sources.base import KindState
 from auditor.sources.cluster import ClusterSource
 from auditor.sources.directory import DirectorySource
 from auditor.sources.kubeclient import ClientSettings, ClusterAccessError, api_client
+from tests.kubeapi_server import Faults
+from tests.live_support import comparable, export_dir, fast_options, serve
 
 UNEXPORTED = {"VirtualMachineInstancetype", "VirtualMachinePreference"}
 
