@@ -24,7 +24,14 @@ from auditor.sources.kubeclient import ClientSettings, ClusterAccessError, api_c
 from auditor.sources.preflight import Permission, check_permissions
 from auditor.sources.progress import CollectProgress, NullProgress
 
-__all__ = ["collect", "preflight", "cluster_options", "cluster_source", "RichProgress"]
+__all__ = [
+    "collect",
+    "preflight",
+    "cluster_options",
+    "cluster_source",
+    "collect_live",
+    "RichProgress",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -115,6 +122,19 @@ def cluster_source(
         options=CollectOptions(namespaces=tuple(namespaces)),
         progress=progress_for(console),
     )
+
+
+def collect_live(
+    kubeconfig: Path | None,
+    context: str | None,
+    namespaces: tuple[str, ...],
+    cluster_name: str | None,
+) -> ClusterData:
+    """Read the live cluster for ``auditor run``; exits 2 when it cannot be reached."""
+    try:
+        return cluster_source(kubeconfig, context, namespaces, cluster_name=cluster_name).collect()
+    except ClusterAccessError as exc:
+        raise _Fatal(str(exc)) from exc
 
 
 def _summary(data: ClusterData) -> str:

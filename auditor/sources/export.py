@@ -76,8 +76,8 @@ def apply_record(root: Path, data: ClusterData) -> None:
     """Fold ``root``'s collection record (if any) into what the files gave.
 
     The record can only lower trust: a kind read COMPLETE from its file becomes
-    PARTIAL or UNAVAILABLE, or NOT_INSTALLED when its list is empty; its problems
-    are appended. An unreadable record is itself a collection problem.
+    PARTIAL or UNAVAILABLE, or NOT_INSTALLED when its list is empty, and a kind
+    recorded UNAVAILABLE with no file is marked so; its problems are appended. An unreadable record is itself a collection problem.
     """
     path = root / RECORD_NAME
     if not root.is_dir() or not path.is_file():
@@ -94,6 +94,8 @@ def apply_record(root: Path, data: ClusterData) -> None:
         )
         return
     for kind, recorded in states.items():
+        if kind not in data.states and recorded is KindState.UNAVAILABLE:
+            data.states[kind] = recorded  # no file, as written: say so explicitly
         if data.states.get(kind) is not KindState.COMPLETE:
             continue
         if recorded in (KindState.PARTIAL, KindState.UNAVAILABLE) or (
