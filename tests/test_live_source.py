@@ -132,3 +132,19 @@ def test_every_kind_has_a_state(tmp_path: Path) -> None:
     with serve(tmp_path) as live:
         data = live.collect()
     assert set(data.states) == {k.kind for k in KINDS}
+
+
+def test_malformed_served_object_is_partial_and_named_by_api_path(tmp_path: Path) -> None:
+    with serve(tmp_path) as live:
+        vm = next(
+            v for v in live.api.objects["VirtualMachine"] if v["metadata"]["name"] == "fin-app-01"
+        )
+        vm["spec"] = ["not", "a", "mapping"]
+        data = live.collect()
+    assert data.state("VirtualMachine") is KindState.PARTIAL
+    assert len(data.of("VirtualMachine")) == 11
+    [problem] = [p for p in data.problems if p.kind == "VirtualMachine"]
+    assert problem.field == "spec"
+    assert (
+        "/apis/kubevirt.io/v1/namespaces/finance-prod/virtualmachines/fin-app-01" in problem.reason
+    )
