@@ -17,3 +17,9 @@ __all__ = ["main"]
 @click.version_option(__version__, prog_name="auditor")
 def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""
+
+
+from auditor.cli_service import serve_command, validate_config_command  # noqa: E402
+
+main.add_command(serve_command)
+main.add_command(validate_config_command)
