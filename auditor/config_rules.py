@@ -85,7 +85,7 @@ class Policy(Strict):
     @classmethod
     def _not_default(cls, value: str) -> str:
         if value == "default":
-            raise ValueError("'default' is the top-level thresholds; choose another name")
+            raise ValueError("'default' is reserved for the top-level thresholds; choose another name")
         return value
 
 
@@ -140,8 +140,14 @@ class Waiver(Strict):
 
     @field_validator("created", "expires", mode="before")
     @classmethod
-    def _utc(cls, value: Any) -> Any:
+    def _date_to_utc(cls, value: Any) -> Any:
         return _as_utc(value)
+
+    @field_validator("created", "expires", mode="after")
+    @classmethod
+    def _aware_utc(cls, value: datetime) -> datetime:
+        result: datetime = _as_utc(value)
+        return result
 
     @field_validator("expires")
     @classmethod
