@@ -19,7 +19,15 @@ def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""
 
 
-from auditor.cli_service import serve_command, validate_config_command  # noqa: E402
+def _register() -> None:
+    from auditor.cli_checks import checks
+    from auditor.cli_run import run
+    from auditor.cli_service import serve_command, validate_config_command
 
-main.add_command(serve_command)
-main.add_command(validate_config_command)
+    main.add_command(run)
+    main.add_command(checks)
+    main.add_command(serve_command)
+    main.add_command(validate_config_command)
+
+
+_register()
