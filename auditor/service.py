@@ -45,6 +45,7 @@ from apscheduler.events import (
 )
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from auditor.config import AuditSettings
@@ -120,7 +121,7 @@ def _trigger_key(trigger: Any) -> str:
     return f"{trigger} tz={getattr(trigger, 'timezone', '')}"
 
 
-def sync_jobs(scheduler: BlockingScheduler, settings: AuditSettings) -> dict[str, str]:
+def sync_jobs(scheduler: BaseScheduler, settings: AuditSettings) -> dict[str, str]:
     """Make the started scheduler's jobs match ``settings.schedules``.
 
     Returns ``{job_id: action}`` with action ``added``, ``kept``, ``rescheduled``,
@@ -266,10 +267,12 @@ def _finish_or_abandon(runtime: ServiceRuntime, grace: float) -> None:
         return
     current = runtime.current
     if current is not None:
-        schedule_id, slot = current
+        schedule_id, slot, partial = current
         log.warning("abandoning the run of %s for slot %s after %.0f s", schedule_id, slot, grace)
         runtime.journal.finish(
             schedule_id, slot, datetime.now(UTC), "abandoned", "shutdown grace time exceeded"
         )
+        runtime.metrics.runs.labels(schedule_id, "abandoned").inc()
+        shutil.rmtree(partial, ignore_errors=True)
     logging.shutdown()
     os._exit(0)  # the executor thread is not a daemon; do not wait for it

@@ -112,7 +112,8 @@ class ServiceRuntime:
     runner: Runner = pipeline_runner
     publisher: Publisher = unwired_publisher
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    current: tuple[str, datetime] | None = None
+    #: ``(schedule_id, slot, partial_dir)`` of the run in progress
+    current: tuple[str, datetime, Path] | None = None
     idle: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
@@ -146,7 +147,7 @@ class ServiceRuntime:
         partial.mkdir(parents=True)
         formats = sched.formats or self.settings.report.formats
         self.idle.clear()
-        self.current = (schedule_id, slot)
+        self.current = (schedule_id, slot, partial)
         start = time.monotonic()
         log.info("schedule %s: audit for slot %s started", schedule_id, slot_name(slot))
         try:
