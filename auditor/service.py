@@ -45,7 +45,7 @@ from apscheduler.events import (
 )
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
-from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.schedulers.base import STATE_STOPPED, BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from auditor.config import AuditSettings
@@ -61,7 +61,15 @@ from auditor.service_jobs import (
 from auditor.service_journal import RunJournal
 from auditor.service_metrics import HealthServer, ServiceMetrics
 
-__all__ = ["serve", "build_scheduler", "sync_jobs", "ServiceLockedError", "JOB_FUNC"]
+__all__ = [
+    "serve",
+    "build_scheduler",
+    "ServiceScheduler",
+    "NoRunAfterShutdown",
+    "sync_jobs",
+    "ServiceLockedError",
+    "JOB_FUNC",
+]
 
 log = logging.getLogger(__name__)
 
@@ -102,10 +110,30 @@ def state_lock(state_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def build_scheduler(settings: AuditSettings) -> BlockingScheduler:
-    """Return a BlockingScheduler with the persistent job store and safe job defaults."""
+class NoRunAfterShutdown(BaseScheduler):  # type: ignore[misc]
+    """Mixin: no job processing once the scheduler is stopped.
+
+    APScheduler 3's main loop processes jobs once more after ``shutdown()``; a job
+    due at that moment fails to submit ("cannot schedule new futures after
+    shutdown", agronholm/apscheduler#285, #985) yet its next run time is advanced
+    in the job store, so that run would be lost for good.
+    """
+
+    def _process_jobs(self) -> float | None:
+        if self.state == STATE_STOPPED:
+            return None
+        wait: float | None = super()._process_jobs()
+        return wait
+
+
+class ServiceScheduler(NoRunAfterShutdown, BlockingScheduler):  # type: ignore[misc]
+    """The BlockingScheduler ``serve`` runs."""
+
+
+def build_scheduler(settings: AuditSettings) -> ServiceScheduler:
+    """Return the scheduler with the persistent job store and safe job defaults."""
     svc = settings.service
-    return BlockingScheduler(
+    return ServiceScheduler(
         jobstores={"default": SQLAlchemyJobStore(url=svc.store_url())},
         executors={"default": ThreadPoolExecutor(max_workers=1)},
         job_defaults={
