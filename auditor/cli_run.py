@@ -59,16 +59,32 @@ def collect_from_dir(from_dir: Path, cluster_name: str | None) -> ClusterData:
 
 
 @click.command()
-@click.option("--from-dir", type=click.Path(path_type=Path), help="Audit an exported directory of YAML/JSON.")
+@click.option(
+    "--from-dir", type=click.Path(path_type=Path), help="Audit an exported directory of YAML/JSON."
+)
 @click.option("--at", "at_text", metavar="TIME", help="Audit instant (RFC 3339, UTC); default now.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True)
-@click.option("--format", "formats", default=DEFAULT_FORMATS, show_default=True,
-              help=f"Comma-separated: {', '.join(FORMATS)}.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file.")
+@click.option(
+    "--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True
+)
+@click.option(
+    "--format",
+    "formats",
+    default=DEFAULT_FORMATS,
+    show_default=True,
+    help=f"Comma-separated: {', '.join(FORMATS)}.",
+)
+@click.option(
+    "--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file."
+)
 @click.option("--cluster-name", help="Cluster name for the report (overrides config).")
 @click.option("--owner", help="Write a report for this owner's VMs only.")
-@click.option("--fail-on", type=click.Choice(["never", "not-ready", "at-risk"]), default="never",
-              show_default=True, help="Exit 1 when any VM is at or below this readiness.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["never", "not-ready", "at-risk"]),
+    default="never",
+    show_default=True,
+    help="Exit 1 when any VM is at or below this readiness.",
+)
 def run(
     from_dir: Path | None,
     at_text: str | None,
@@ -102,8 +118,11 @@ def run(
     click.echo(
         f"audited {report['summary']['vms']} VMs at {report['run']['audit_time']}: "
         + ", ".join(f"{k} {v}" for k, v in summary.items())
-        + ("" if report["run"]["complete"] else
-           f"; INCOMPLETE ({len(report['collection_problems'])} collection problem(s))")
+        + (
+            ""
+            if report["run"]["complete"]
+            else f"; INCOMPLETE ({len(report['collection_problems'])} collection problem(s))"
+        )
     )
     for path in paths:
         click.echo(f"wrote {path}")

@@ -39,7 +39,12 @@ def resolve_owner(settings: AuditSettings, result: AuditResult, vm: VMResult) ->
     keys = settings.ownership.keys
     rec = vm.record
     ns_obj = result.index.namespaces.get(rec.namespace) or {}
-    for source in (rec.labels, rec.annotations, meta_labels(ns_obj), meta_labels(ns_obj, "annotations")):
+    for source in (
+        rec.labels,
+        rec.annotations,
+        meta_labels(ns_obj),
+        meta_labels(ns_obj, "annotations"),
+    ):
         for key in keys:
             if source.get(key):
                 return source[key]
