@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from service_support import REPO, waiver, write_yaml
 
 from auditor.cli import main
 from auditor.config import (
@@ -17,6 +16,7 @@ from auditor.config import (
     load_settings,
     parse_settings,
 )
+from tests.service_support import REPO, waiver, write_yaml
 
 EXAMPLE = REPO / "config" / "auditor.example.yaml"
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from service_support import REPO, corpus_dir, free_port, write_yaml
 
 from auditor.config_service import build_trigger
 from auditor.service_journal import RunJournal, RunRecord
+from tests.service_support import REPO, corpus_dir, free_port, write_yaml
 
 T = TypeVar("T")
 CRON = "*/3 * * * * *"  # every 3 seconds

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from apscheduler.schedulers.background import BackgroundScheduler
-from service_support import corpus_dir
 
 from auditor.config import AuditSettings, parse_settings
 from auditor.config_service import build_trigger
@@ -26,6 +25,7 @@ from auditor.service import (
 from auditor.service_jobs import ServiceRuntime, current_slot, pipeline_runner, slot_name
 from auditor.service_journal import RunJournal
 from auditor.service_metrics import HealthServer, ServiceMetrics
+from tests.service_support import corpus_dir
 
 T0 = datetime(2026, 11, 30, 6, 0, 7, 500000, tzinfo=UTC)
 

@@ -6,11 +6,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from service_support import waiver
-
 from auditor.config import AuditSettings, parse_settings
 from auditor.models import Finding, Severity, Status
 from auditor.waivers import apply_waivers, validate_check_ids, waiver_appendix
+from tests.service_support import waiver
 
 AT = datetime(2026, 11, 30, 6, tzinfo=UTC)
 
