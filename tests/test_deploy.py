@@ -190,10 +190,14 @@ def test_kustomize_builds(variant: str) -> None:
         workload,
     } <= set(kinds)
     cm = next(d for d in built if d["kind"] == "ConfigMap")
-    text = json.dumps(built)
-    assert f'"name": "{cm["metadata"]["name"]}"' in text.replace(
-        cm["metadata"]["name"] + '"', cm["metadata"]["name"] + '"'
-    )
+    assert cm["metadata"]["name"].startswith("auditor-config-")  # hashed: changes roll the pods
+    assert "auditor.yaml" in cm["data"]
+    work = next(d for d in built if d["kind"] == workload)
+    pod = work["spec"]["template"]["spec"]
+    if variant:
+        pod = work["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    config_volume = next(v for v in pod["volumes"] if "configMap" in v)
+    assert config_volume["configMap"]["name"] == cm["metadata"]["name"]
     assert all(
         d["metadata"].get("namespace", "vm-recovery-auditor") == "vm-recovery-auditor"
         for d in built
