@@ -193,9 +193,8 @@ def test_kustomize_builds(variant: str) -> None:
     assert cm["metadata"]["name"].startswith("auditor-config-")  # hashed: changes roll the pods
     assert "auditor.yaml" in cm["data"]
     work = next(d for d in built if d["kind"] == workload)
-    pod = work["spec"]["template"]["spec"]
-    if variant:
-        pod = work["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    spec = work["spec"]["jobTemplate"]["spec"] if variant else work["spec"]
+    pod = spec["template"]["spec"]
     config_volume = next(v for v in pod["volumes"] if "configMap" in v)
     assert config_volume["configMap"]["name"] == cm["metadata"]["name"]
     assert all(
