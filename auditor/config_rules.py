@@ -85,7 +85,9 @@ class Policy(Strict):
     @classmethod
     def _not_default(cls, value: str) -> str:
         if value == "default":
-            raise ValueError("'default' is reserved for the top-level thresholds; choose another name")
+            raise ValueError(
+                "'default' is reserved for the top-level thresholds; choose another name"
+            )
         return value
 
 
