@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from auditor.cli_cluster import cluster_options, collect_live
 from auditor.config import AuditSettings, ConfigError, load_settings
 from auditor.kubevalues import parse_time
 from auditor.pipeline import FORMATS, run_audit, write_artifacts
@@ -77,6 +78,7 @@ def collect_from_dir(from_dir: Path, cluster_name: str | None) -> ClusterData:
     "--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file."
 )
 @click.option("--cluster-name", help="Cluster name for the report (overrides config).")
+@cluster_options  # live cluster (used when --from-dir is not given)
 @click.option("--owner", help="Write a report for this owner's VMs only.")
 @click.option(
     "--fail-on",
@@ -94,8 +96,15 @@ def run(
     cluster_name: str | None,
     owner: str | None,
     fail_on: str,
+    kubeconfig: Path | None,
+    context: str | None,
+    namespaces: tuple[str, ...],
 ) -> None:
-    """Audit every VirtualMachine once and write the reports to --out."""
+    """Audit every VirtualMachine once and write the reports to --out.
+
+    Reads --from-dir, or else the live cluster (read-only) through --kubeconfig/--context,
+    the in-cluster service account, or the default kubeconfig.
+    """
     at = parse_at(at_text)
     settings = load_config(config_path)
     if cluster_name:
@@ -104,12 +113,16 @@ def run(
     bad = sorted(set(wanted) - set(FORMATS))
     if bad:
         raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
-    if from_dir is None and settings.source is None:
-        raise click.UsageError("give --from-dir, or a config whose 'source' section names one")
-    if from_dir is None:  # service hook: the config's source (CronJob: run --config FILE)
+    live_options = bool(kubeconfig or context or namespaces)
+    if from_dir is None and not live_options and settings.source is not None:
+        # service hook: the config's `source` section (the CronJob runs `run --config FILE`)
         from auditor.sources.from_settings import source_from_settings
 
         data = source_from_settings(settings).collect()
+    elif from_dir is None:
+        data = collect_live(kubeconfig, context, namespaces, settings.cluster_name)
+    elif live_options:
+        raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
     else:
         data = collect_from_dir(from_dir, settings.cluster_name)
     report = run_audit(data, settings, at=at, owner=owner)
