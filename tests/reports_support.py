@@ -46,8 +46,8 @@ CHECKS: list[dict[str, Any]] = [
         "requires": ["Backup"],
     },
     {
-        "id": "RR-IDN-001",
-        "family": "IDN",
+        "id": "RR-FW-001",
+        "family": "FW",
         "severity": "high",
         "title": "The firmware UUID is pinned",
         "rationale": "Guests license and name devices by the SMBIOS UUID.",
@@ -56,8 +56,8 @@ CHECKS: list[dict[str, Any]] = [
         "requires": ["VirtualMachine"],
     },
     {
-        "id": "RR-IDN-002",
-        "family": "IDN",
+        "id": "RR-NIC-001",
+        "family": "NIC",
         "severity": "medium",
         "title": "Every NIC has a pinned MAC address",
         "rationale": "A new MAC breaks DHCP reservations and licences.",
@@ -90,10 +90,10 @@ CHECKS: list[dict[str, Any]] = [
 # readiness -> {check_id: (status, severity)} for the checks that do not PASS
 _PROFILES: dict[str, dict[str, tuple[str, str]]] = {
     "READY": {"RR-STO-001": ("FAIL", "info")},
-    "AT_RISK": {"RR-IDN-002": ("FAIL", "medium"), "RR-RST-001": ("FAIL", "medium")},
+    "AT_RISK": {"RR-NIC-001": ("FAIL", "medium"), "RR-RST-001": ("FAIL", "medium")},
     "NOT_READY": {
         "RR-BKP-001": ("FAIL", "high"),
-        "RR-IDN-001": ("FAIL", "high"),
+        "RR-FW-001": ("FAIL", "high"),
         "RR-BKP-003": ("FAIL", "medium"),
     },
     "UNKNOWN": {"RR-BKP-002": ("ERROR", "high"), "RR-RST-001": ("ERROR", "medium")},
@@ -229,6 +229,9 @@ def make_vm(
         "owner": owner,
         "os": "windows" if windows else "linux",
         "readiness": readiness,
+        "policy": "default",
+        "labels": {"app": name, "owner": owner},
+        "annotations": {"kubevirt.io/latest-observed-api-version": "v1"},
         "backup": {
             "newest_usable": (
                 {
@@ -363,6 +366,11 @@ def hostile_vm(i: int, url: str = "http://127.0.0.1:9/leak.png") -> dict[str, An
         "annotation": HOSTILE_SCRIPT,
         "link": url,
         "style": f"<style>@import url({url}); body{{background:url({url})}}</style>",
+    }
+    vm["annotations"] = {
+        "corp.example/owner": HOSTILE_SCRIPT,
+        "note": HOSTILE_IMG,
+        "docs": f'<a href="{url}">runbook</a>',
     }
     vm["recovery_card"]["nics"][0]["network"]["name"] = f'evil-ns/<a href="{url}">x</a>'
     return vm

@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from reports_support import HOSTILE_SCRIPT, sample_report
 
 from auditor.report.cards import safe_segment
 from auditor.report.csvout import FINDINGS_COLUMNS, VMS_COLUMNS, findings_csv, vms_csv
 from auditor.report.writers import write_formats
+from tests.reports_support import HOSTILE_SCRIPT, sample_report
 
 
 def _rows(data: bytes) -> list[dict[str, str]]:
@@ -30,7 +30,7 @@ def test_findings_csv_has_one_row_per_fail_or_error() -> None:
     db = [r for r in rows if r["vm"] == "fin-db-01"]
     assert [(r["check_id"], r["severity"]) for r in db] == [
         ("RR-BKP-001", "high"),
-        ("RR-IDN-001", "high"),
+        ("RR-FW-001", "high"),
         ("RR-BKP-003", "medium"),
     ]
     assert db[0]["owner"] == "team-finance" and db[0]["readiness"] == "NOT_READY"
@@ -48,7 +48,7 @@ def test_vms_csv_one_row_per_vm_with_raw_numbers() -> None:
     ]  # fmt: skip
     app = rows[0]
     assert (app["backup_age_hours"], app["rpo_hours"], app["within_rpo"]) == ("4.75", "24.0", "yes")
-    assert rows[1]["identity_gaps"] == "RR-IDN-001" and rows[1]["within_rpo"] == "no"
+    assert rows[1]["identity_gaps"] == "RR-FW-001" and rows[1]["within_rpo"] == "no"
 
 
 def test_csv_neutralises_spreadsheet_formulas() -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from jinja2 import UndefinedError
-from reports_support import HOSTILE_SCRIPT, sample_report
 
 from auditor.report.html import environment, render_html
 from auditor.report.view import build_view
 from auditor.report.writers import write_formats
+from tests.reports_support import HOSTILE_SCRIPT, sample_report
 
 CHROMIUM = shutil.which("chromium")
 TREND = {

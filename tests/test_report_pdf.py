@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 from pypdf import PdfReader
-from reports_support import sample_report, synthetic_report
 
 from auditor.report.pdf import PdfLimitError, render_pdf
 from auditor.report.writers import write_formats
+from tests.reports_support import sample_report, synthetic_report
 
 
 class _CountingHandler(http.server.BaseHTTPRequestHandler):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from reports_support import sample_report, synthetic_report
-
 from auditor.report.formatting import fmt_evidence, fmt_hours, fmt_value
 from auditor.report.view import build_view
+from tests.reports_support import sample_report, synthetic_report
 
 
 def test_readiness_bars_follow_summary_worst_first() -> None:
@@ -34,7 +33,7 @@ def test_top_gaps_by_count_then_id() -> None:
     assert [(g.check_id, g.count) for g in gaps][:3] == [
         ("RR-BKP-001", 2),
         ("RR-BKP-003", 2),
-        ("RR-IDN-001", 2),
+        ("RR-FW-001", 2),
     ]
     assert gaps[0].title == "Every VM has a usable backup newer than the RPO"
 
@@ -51,17 +50,17 @@ def test_vm_row_presents_backup_rpo_and_identity_gaps() -> None:
     assert ready.restore_points == "7" and ready.identity_gaps == ()
     bad = rows["fin-db-01"]
     assert (bad.newest_backup, bad.rpo_label, bad.restore_points) == ("none", "exceeds RPO", "0")
-    assert bad.identity_gaps == ("RR-IDN-001",)
-    assert rows["fin-web-01"].identity_gaps == ("RR-IDN-002",)
+    assert bad.identity_gaps == ("RR-FW-001",)
+    assert rows["fin-web-01"].identity_gaps == ("RR-NIC-001",)
 
 
 def test_vm_findings_problems_first_and_waiver_shown() -> None:
     view = build_view(sample_report())
     detail = next(d for d in view.details if d.row.name == "fin-db-01")
     assert [f.status for f in detail.findings[:3]] == ["FAIL", "FAIL", "FAIL"]
-    assert [f.check_id for f in detail.problems] == ["RR-BKP-001", "RR-IDN-001", "RR-BKP-003"]
+    assert [f.check_id for f in detail.problems] == ["RR-BKP-001", "RR-FW-001", "RR-BKP-003"]
     waived = next(d for d in view.details if d.row.name == "fin-app-01")
-    assert [(w.vm, w.check_id) for w in view.waived] == [("finance-prod/fin-app-01", "RR-IDN-001")]
+    assert [(w.vm, w.check_id) for w in view.waived] == [("finance-prod/fin-app-01", "RR-FW-001")]
     assert ("reason", "UUID set at restore") in waived.problems[1].waiver
 
 

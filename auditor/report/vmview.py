@@ -24,7 +24,7 @@ from auditor.report.formatting import (
 __all__ = ["IDENTITY_FAMILIES", "VmRow", "FindingView", "CardView", "VmDetail", "vm_detail"]
 
 #: Check families whose FAIL/ERROR findings count as identity gaps in the VM table.
-IDENTITY_FAMILIES = frozenset({"IDN"})
+IDENTITY_FAMILIES = frozenset({"FW", "DSK", "NIC"})
 
 Pairs = tuple[tuple[str, str], ...]
 
@@ -102,12 +102,20 @@ class CardView:
 
 @dataclass(frozen=True)
 class VmDetail:
-    """Everything a VM's section shows; ``problems`` are its non-PASS, applicable findings."""
+    """Everything a VM's section shows; ``problems`` are its FAIL/ERROR/WAIVED findings.
+
+    ``labels``/``annotations`` are the VM's own metadata as report.json carries it
+    (secret-looking values already redacted by the source); ``policy`` names the
+    recovery policy applied.
+    """
 
     row: VmRow
     findings: tuple[FindingView, ...]
     problems: tuple[FindingView, ...]
     card: CardView
+    policy: str
+    labels: Pairs
+    annotations: Pairs
 
 
 def _rank(order: tuple[str, ...], value: str) -> int:
@@ -291,4 +299,7 @@ def vm_detail(
         findings=findings,
         problems=problems,
         card=card_view(vm.get("recovery_card")),
+        policy=fmt_value(vm.get("policy")),
+        labels=evidence_pairs(vm.get("labels") or {}),
+        annotations=evidence_pairs(vm.get("annotations") or {}),
     )
