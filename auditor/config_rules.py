@@ -48,7 +48,7 @@ class Thresholds(Strict):
     min_retention_hours: float = Field(default=168.0, ge=0)
     min_restore_points: int = Field(default=1, ge=0)
     restore_test_max_age_days: int = Field(default=30, gt=0)
-    require_off_cluster_copy: bool = True
+    require_off_cluster_copy: bool = False
 
 
 class PolicyOverrides(Strict):

@@ -11,7 +11,14 @@ from auditor.policy import resolve_policy
 
 def settings(*policies: dict[str, Any]) -> AuditSettings:
     return parse_settings(
-        {"thresholds": {"rpo_hours": 24, "min_restore_points": 3}, "policies": list(policies)},
+        {
+            "thresholds": {
+                "rpo_hours": 24,
+                "min_restore_points": 3,
+                "require_off_cluster_copy": True,
+            },
+            "policies": list(policies),
+        },
         path=Path("t.yaml"),
     )
 

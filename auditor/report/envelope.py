@@ -18,6 +18,7 @@ from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Readiness, Severity, Status, readiness_of
 from auditor.recovery_card import recovery_card
+from auditor.waivers import waiver_appendix
 from auditor.sources.base import ClusterData
 
 __all__ = ["SCHEMA_VERSION", "build_envelope", "input_digest", "resolve_owner"]
@@ -131,6 +132,7 @@ def build_envelope(
         "collection_problems": problems,
         "checks": [spec.to_dict() for spec in sorted(CATALOG.values(), key=lambda s: s.id)],
         "platform_findings": [f.to_dict() for f in result.platform],
+        "waivers": waiver_appendix(settings, at),
         "summary": _summary(vms),
         "vms": vms,
     }
