@@ -400,7 +400,21 @@ def sample_report(
     )
     if hostile:
         vms.append(hostile_vm(7, url))
-    return envelope(vms, complete=complete)
+    report = envelope(vms, complete=complete)
+    report["waivers"] = [
+        {
+            "id": "W-7",
+            "check_id": "RR-FW-001",
+            "selector": {"namespace": "finance-*", "name": "fin-app-*", "labels": {}},
+            "reason": "UUID set at restore",
+            "approver": "j.doe",
+            "created": "2026-11-01",
+            "expires": "2027-01-31",
+            "state": "active",
+            "days_left": 62,
+        },
+    ]
+    return report
 
 
 def synthetic_report(n_vms: int, *, seed: int = 7, not_ready_share: float = 0.3) -> dict[str, Any]:

@@ -66,6 +66,9 @@ def test_cover_summary_table_and_appendices_present() -> None:
         "Recovery card",
         "02:00:00:01:01:02",
         "https://velero.io/docs/main/backup-reference/",
+        'id="waiver-table"',
+        "name fin-app-*; namespace finance-*",
+        "kubevirt.io/latest-observed-api-version",
     ):
         assert needle in html, needle
     rows = re.search(r'<table class="grid vms sortable" id="vm-table">.*?</table>', html, re.S)

@@ -132,3 +132,17 @@ def test_formatting_helpers() -> None:
     assert fmt_value([1, "a"]) == "1, a" and fmt_value(True) == "yes" and fmt_value([]) == "(none)"
     assert fmt_value({"b": 1, "a": [2]}) == '{"a": [2], "b": 1}'
     assert fmt_evidence({"z": 1, "a": "x" * 600}, limit=20) == "a=" + "x" * 17 + "…"
+
+
+def test_waiver_appendix_rows() -> None:
+    (row,) = build_view(sample_report()).waivers
+    assert (row.waiver_id, row.check_id, row.state, row.days_left) == (
+        "W-7",
+        "RR-FW-001",
+        "active",
+        "62",
+    )
+    assert row.selector == "name fin-app-*; namespace finance-*"
+    assert build_view({"waivers": [{"id": "x"}, "junk"]}).waivers[0].selector == "-"
+    labelled = build_view({"waivers": [{"selector": {"labels": {"b": "2", "a": "1"}}}]})
+    assert labelled.waivers[0].selector == "labels a=1,b=2"

@@ -8,10 +8,20 @@ done by the engine: ``run.owner_filter``). Output is a frozen
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from auditor.report.appendixview import (
+    CheckRow,
+    WaivedRow,
+    WaiverRow,
+    catalog,
+    problems,
+    read_counts,
+    waived_findings,
+    waivers,
+)
 from auditor.report.formatting import (
     READINESS_COLOR,
     READINESS_LABEL,
@@ -84,20 +94,6 @@ class GapRow:
 
 
 @dataclass(frozen=True)
-class CheckRow:
-    """One entry of the check catalog appendix."""
-
-    check_id: str
-    title: str
-    family: str
-    severity: str
-    rationale: str
-    remediation: str
-    references: tuple[str, ...]
-    requires: str
-
-
-@dataclass(frozen=True)
 class OwnerGroup:
     """The VMs (detailed) or rows (compact) of one owner in the PDF."""
 
@@ -116,16 +112,6 @@ class PdfPlan:
     ready_count: int
     omitted: int
     detail_limit: int
-
-
-@dataclass(frozen=True)
-class WaivedRow:
-    """A WAIVED finding on a VM, for the waivers appendix."""
-
-    vm: str
-    anchor: str
-    check_id: str
-    waiver: Pairs
 
 
 @dataclass(frozen=True)
@@ -150,7 +136,7 @@ class ReportView:
     method: Pairs
     read_counts: Pairs
     thresholds: Pairs
-    waivers: tuple[Pairs, ...]
+    waivers: tuple[WaiverRow, ...]
     waived: tuple[WaivedRow, ...]
     pdf: PdfPlan
     trend: TrendView | None
@@ -218,23 +204,6 @@ def _gaps(report: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]) ->
     return tuple(sorted(rows, key=lambda g: (-g.count, g.check_id))[:10])
 
 
-def _catalog(checks: Iterable[Mapping[str, Any]]) -> tuple[CheckRow, ...]:
-    rows = [
-        CheckRow(
-            check_id=str(c.get("id", "")),
-            title=str(c.get("title", "")),
-            family=str(c.get("family", "")),
-            severity=str(c.get("severity", "")),
-            rationale=str(c.get("rationale", "")),
-            remediation=str(c.get("remediation", "")),
-            references=tuple(str(r) for r in c.get("references") or []),
-            requires=fmt_value(list(c.get("requires") or [])),
-        )
-        for c in checks
-    ]
-    return tuple(sorted(rows, key=lambda r: r.check_id))
-
-
 def _pdf_plan(details: Sequence[VmDetail], limit: int, cap: int) -> PdfPlan:
     ready = [d for d in details if d.row.readiness == "READY"]
     others = [d for d in details if d.row.readiness != "READY"]
@@ -267,15 +236,6 @@ def _pdf_plan(details: Sequence[VmDetail], limit: int, cap: int) -> PdfPlan:
     )
 
 
-def _read_counts(cluster: Mapping[str, Any]) -> Pairs:
-    counts = cluster.get("counts") or {}
-    states = cluster.get("kind_states") or {}
-    return tuple(
-        (str(kind), f"{fmt_value(counts.get(kind, 0))} ({fmt_value(states.get(kind, 'n/a'))})")
-        for kind in sorted({*counts, *states})
-    )
-
-
 def build_view(
     report: Mapping[str, Any],
     *,
@@ -296,17 +256,6 @@ def build_view(
     details = tuple(vm_detail(i, vm, checks) for i, vm in enumerate(vms))
     cover = _cover(report)
     cluster = report.get("cluster") or {}
-    waived = tuple(
-        WaivedRow(
-            vm=f"{d.row.namespace}/{d.row.name}",
-            anchor=d.row.anchor,
-            check_id=f.check_id,
-            waiver=f.waiver,
-        )
-        for d in details
-        for f in d.findings
-        if f.status == "WAIVED"
-    )
     return ReportView(
         title=f"Recovery readiness: {cover.cluster}, {cover.audit_time}",
         cover=cover,
@@ -323,11 +272,8 @@ def build_view(
         platform_findings=tuple(
             finding_view(f, checks) for f in report.get("platform_findings") or []
         ),
-        checks=_catalog(checks.values()),
-        problems=tuple(
-            evidence_pairs({k: v for k, v in p.items() if v not in (None, [])})
-            for p in report.get("collection_problems") or []
-        ),
+        checks=catalog(checks.values()),
+        problems=problems(report),
         method=(
             ("Source", cover.source),
             ("Audit time (UTC)", cover.audit_time),
@@ -338,10 +284,10 @@ def build_view(
             ("Owner filter", fmt_value(run.get("owner_filter"))),
             ("Kinds not audited", fmt_value(cluster.get("skipped") or {})),
         ),
-        read_counts=_read_counts(cluster),
+        read_counts=read_counts(cluster),
         thresholds=evidence_pairs(run.get("thresholds") or {}),
-        waivers=tuple(evidence_pairs(w) for w in report.get("waivers") or []),
-        waived=waived,
+        waivers=waivers(report),
+        waived=waived_findings(details),
         pdf=_pdf_plan(details, pdf_detail_limit, pdf_row_cap),
         trend=trend_view(trend) if trend is not None else None,
     )
