@@ -133,3 +133,16 @@ def test_chromium_reads_report_without_its_script(tmp_path: Path) -> None:
     assert table is not None and table.group(0).count("<tr class=") == 6
     assert dom.count('<section class="vm"') == 6 and "Appendix A: Check catalog" in dom
     assert 'id="vm-filter-box" hidden=""' in dom  # the JS-only filter stays out of the way
+
+
+def test_templates_ship_with_wheel_and_image() -> None:
+    import tomllib
+
+    from auditor.report.html import TEMPLATES_DIR
+
+    repo = Path(__file__).resolve().parents[1]
+    config = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
+    data_files = config["tool"]["setuptools"]["data-files"]
+    assert data_files["share/vm-recovery-auditor/report_templates"] == ["report_templates/*"]
+    assert not [p for p in TEMPLATES_DIR.iterdir() if p.is_dir()]  # the glob takes every file
+    assert "COPY report_templates ./report_templates" in (repo / "Containerfile").read_text()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import sys
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -24,8 +25,17 @@ from auditor.report.view import ReportView, build_view
 
 __all__ = ["TEMPLATES_DIR", "render_html", "render_pdf_html", "environment"]
 
-#: ``report_templates/`` beside the ``auditor`` package (repository root).
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "report_templates"
+
+def _find_templates() -> Path:
+    """Return ``report_templates/``: in the source tree, else as installed by the wheel."""
+    source = Path(__file__).resolve().parents[2] / "report_templates"
+    installed = Path(sys.prefix) / "share" / "vm-recovery-auditor" / "report_templates"
+    return source if source.is_dir() or not installed.is_dir() else installed
+
+
+#: ``report_templates/`` at the repository root (editable install) or under
+#: ``<prefix>/share/vm-recovery-auditor/`` (wheel install, e.g. the container image).
+TEMPLATES_DIR = _find_templates()
 
 
 @lru_cache(maxsize=4)
