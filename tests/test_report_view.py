@@ -146,3 +146,11 @@ def test_waiver_appendix_rows() -> None:
     assert build_view({"waivers": [{"id": "x"}, "junk"]}).waivers[0].selector == "-"
     labelled = build_view({"waivers": [{"selector": {"labels": {"b": "2", "a": "1"}}}]})
     assert labelled.waivers[0].selector == "labels a=1,b=2"
+
+
+def test_long_evidence_values_are_cut_and_say_so() -> None:
+    from auditor.report.formatting import evidence_pairs
+
+    ((key, text),) = evidence_pairs({"vms": [f"ns/vm-{i:04d}" for i in range(2000)]}, limit=50)
+    assert key == "vms" and text.startswith("ns/vm-0000, ns/vm-0001")
+    assert text.endswith("… (23948 more characters in report.json)")

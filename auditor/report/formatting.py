@@ -15,6 +15,7 @@ __all__ = [
     "READINESS_COLOR",
     "STATUS_ORDER",
     "SEVERITY_ORDER",
+    "VALUE_LIMIT",
     "fmt_hours",
     "fmt_value",
     "fmt_evidence",
@@ -36,6 +37,8 @@ READINESS_COLOR = {
     "NOT_READY": "#c62828",
     "UNKNOWN": "#6d6d6d",
 }
+#: Longest text shown for one evidence, label or annotation value (characters).
+VALUE_LIMIT = 1000
 #: Findings that need attention come first in a VM's section.
 STATUS_ORDER = ("FAIL", "ERROR", "WAIVED", "PASS", "NOT_APPLICABLE")
 SEVERITY_ORDER = ("critical", "high", "medium", "low", "info")
@@ -66,11 +69,22 @@ def fmt_value(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
 
 
-def evidence_pairs(evidence: Any) -> tuple[tuple[str, str], ...]:
-    """Return evidence as sorted ``(key, text)`` pairs (a non-dict: one ``value`` pair)."""
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters in report.json)"
+
+
+def evidence_pairs(evidence: Any, *, limit: int = VALUE_LIMIT) -> tuple[tuple[str, str], ...]:
+    """Return evidence as sorted ``(key, text)`` pairs (a non-dict: one ``value`` pair).
+
+    Each text is cut to ``limit`` characters, saying how much was left out: a
+    platform finding can list thousands of VMs, and one huge table cell makes
+    PDF layout take minutes.
+    """
     if not isinstance(evidence, Mapping):
-        return () if evidence is None else (("value", fmt_value(evidence)),)
-    return tuple((str(k), fmt_value(evidence[k])) for k in sorted(evidence, key=str))
+        return () if evidence is None else (("value", _cut(fmt_value(evidence), limit)),)
+    return tuple((str(k), _cut(fmt_value(evidence[k]), limit)) for k in sorted(evidence, key=str))
 
 
 def fmt_evidence(evidence: Any, *, limit: int = 500) -> str:

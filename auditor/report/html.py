@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,14 @@ from markupsafe import Markup
 
 from auditor.report.view import ReportView, build_view
 
-__all__ = ["TEMPLATES_DIR", "render_html", "render_pdf_html", "environment"]
+__all__ = [
+    "TEMPLATES_DIR",
+    "environment",
+    "render_html",
+    "render_pdf_html",
+    "stream_html",
+    "write_html",
+]
 
 
 def _find_templates() -> Path:
@@ -65,6 +72,31 @@ def _csp_hash(text: str) -> str:
     return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
+def stream_html(
+    report: Mapping[str, Any],
+    *,
+    trend: Mapping[str, Any] | None = None,
+    view: ReportView | None = None,
+    templates_dir: Path = TEMPLATES_DIR,
+) -> Iterator[str]:
+    """Yield the self-contained HTML report of ``report`` (a report.json dict) in pieces.
+
+    Joined, the pieces are :func:`render_html`'s string; writing them one by
+    one keeps a 10,000-VM report (over 100 MB of HTML) out of memory.
+    """
+    view = view or build_view(report, trend=trend)
+    css = _asset("report.css", templates_dir)
+    script = _asset("report.js", templates_dir)
+    template = environment(templates_dir).get_template("report.html.j2")
+    return template.generate(
+        view=view,
+        css=Markup(css),
+        script=Markup(script),
+        style_hash=_csp_hash(css),
+        script_hash=_csp_hash(script),
+    )
+
+
 def render_html(
     report: Mapping[str, Any],
     *,
@@ -72,22 +104,35 @@ def render_html(
     view: ReportView | None = None,
     templates_dir: Path = TEMPLATES_DIR,
 ) -> str:
-    """Return the self-contained HTML report of ``report`` (a report.json dict).
+    """Return the self-contained HTML report of ``report``; same input, same string."""
+    return "".join(stream_html(report, trend=trend, view=view, templates_dir=templates_dir))
 
-    Same ``report`` and ``trend`` give the same string. Pass ``view`` to reuse
-    one already built.
+
+def write_html(
+    report: Mapping[str, Any],
+    path: Path,
+    *,
+    trend: Mapping[str, Any] | None = None,
+    view: ReportView | None = None,
+    templates_dir: Path = TEMPLATES_DIR,
+) -> Path:
+    """Write the HTML report to ``path`` (UTF-8) piece by piece; return ``path``.
+
+    Raises:
+        OSError: ``path`` cannot be written.
     """
-    view = view or build_view(report, trend=trend)
-    css = _asset("report.css", templates_dir)
-    script = _asset("report.js", templates_dir)
-    template = environment(templates_dir).get_template("report.html.j2")
-    return template.render(
-        view=view,
-        css=Markup(css),
-        script=Markup(script),
-        style_hash=_csp_hash(css),
-        script_hash=_csp_hash(script),
-    )
+    pieces = stream_html(report, trend=trend, view=view, templates_dir=templates_dir)
+    with path.open("w", encoding="utf-8", newline="") as out:
+        buffer: list[str] = []
+        size = 0
+        for piece in pieces:
+            buffer.append(piece)
+            size += len(piece)
+            if size >= 1 << 20:
+                out.write("".join(buffer))
+                buffer, size = [], 0
+        out.write("".join(buffer))
+    return path
 
 
 def render_pdf_html(

@@ -19,7 +19,7 @@ from typing import Any
 
 from auditor.report.cards import write_cards
 from auditor.report.csvout import findings_csv, vms_csv
-from auditor.report.html import render_html, render_pdf_html
+from auditor.report.html import render_pdf_html, write_html
 from auditor.report.pdf import DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_S, render_pdf
 from auditor.report.view import build_view
 
@@ -55,9 +55,7 @@ def write_formats(
     view = build_view(report, trend=trend) if wanted & {"html", "pdf"} else None
     paths: list[Path] = []
     if "html" in wanted:
-        path = out_dir / "report.html"
-        path.write_bytes(render_html(report, view=view).encode("utf-8"))
-        paths.append(path)
+        paths.append(write_html(report, out_dir / "report.html", view=view))
     if "pdf" in wanted:
         html = render_pdf_html(report, view=view)
         paths.append(
