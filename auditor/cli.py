@@ -17,3 +17,14 @@ __all__ = ["main"]
 @click.version_option(__version__, prog_name="auditor")
 def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""
+
+
+def _register() -> None:
+    from auditor.cli_checks import checks
+    from auditor.cli_run import run
+
+    main.add_command(run)
+    main.add_command(checks)
+
+
+_register()

@@ -66,7 +66,9 @@ class DirectorySource:
     def collect(self) -> ClusterData:
         """Read every file; see the module docstring for what is accepted."""
         data = ClusterData(
-            info=SourceInfo(type="directory", location=str(self.root), cluster_name=self.cluster_name)
+            info=SourceInfo(
+                type="directory", location=str(self.root), cluster_name=self.cluster_name
+            )
         )
         builder = _Builder(data)
         for path in self.files():
@@ -145,7 +147,9 @@ class _Builder:
     def add_object(self, obj: Any, origin: str, where: str | None) -> None:
         loc = f"{origin} {where}" if where else origin
         if not isinstance(obj, dict):
-            self.problem(f"{loc}: item is a {type(obj).__name__}, not an object", file=_file_of(origin))
+            self.problem(
+                f"{loc}: item is a {type(obj).__name__}, not an object", file=_file_of(origin)
+            )
             return
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):
