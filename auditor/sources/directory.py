@@ -17,6 +17,7 @@ from auditor.kinds import BY_KIND, KindSpec, spec_for_file_stem, spec_for_object
 from auditor.models import CollectionProblem
 from auditor.redact import redact
 from auditor.sources.base import ClusterData, KindState, SourceInfo
+from auditor.sources.export import apply_record
 from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES, LoadError, load_documents
 
 __all__ = ["DirectorySource", "ingest_objects"]
@@ -75,6 +76,7 @@ class DirectorySource:
             rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
             builder.read_file(path, rel, self.max_file_bytes)
         builder.finish()
+        apply_record(self.root, data)  # what `auditor collect` could not put in the files
         return data
 
 
