@@ -7,6 +7,7 @@ header says what the check must report: ``# expect: <check> <ns/vm|platform>
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -23,6 +24,13 @@ from tests.conftest import AUDIT_AT
 FIXTURES = Path(__file__).parent / "fixtures" / "checks"
 CASES = sorted(FIXTURES.glob("*/*.yaml"))
 _EXPECT = re.compile(r"^# expect: (\S+) (\S+) (\S+)(?: (\S+))?$")
+
+
+def _settings(path: Path) -> AuditSettings:
+    for line in path.read_text().splitlines():
+        if line.startswith("# settings: "):
+            return AuditSettings.model_validate(json.loads(line.split(": ", 1)[1]))
+    return AuditSettings()
 
 
 def _header(path: Path) -> tuple[tuple[str, str, str, str | None], list[str]]:
@@ -45,7 +53,7 @@ def audit_fixture(path: Path) -> dict:  # type: ignore[type-arg]
     data = DirectorySource(path).collect()
     for kind in BY_KIND:
         data.states[kind] = KindState.UNAVAILABLE if kind in unavailable else KindState.COMPLETE
-    return run_audit(data, AuditSettings(), at=AUDIT_AT)
+    return run_audit(data, _settings(path), at=AUDIT_AT)
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -45,6 +45,7 @@ def test_envelope_shape(export_report: dict) -> None:  # type: ignore[type-arg]
         "platform_findings",
         "summary",
         "vms",
+        "waivers",
     }
     assert export_report["cluster"]["name"] == "ocp-prod-east"
     assert export_report["cluster"]["counts"]["VolumeSnapshotContent"] == 82
@@ -185,3 +186,42 @@ def test_checks_cli_lists_catalog() -> None:
     assert "RR-BKP-001" in out and "RR-PLT-004" in out
     show = CliRunner().invoke(main, ["checks", "show", "rr-fw-001"]).output
     assert "SMBIOS" in show and "https://" in show
+
+
+def test_waivers_keep_facts_and_fill_the_appendix(corpus: Path) -> None:
+    settings = AuditSettings.model_validate(
+        {
+            "waivers": [
+                {
+                    "id": "W-1",
+                    "check": "RR-FW-001",
+                    "selector": {"namespace": "finance-prod", "name": "fin-report-win2k22"},
+                    "reason": "Volume licence, UUID irrelevant",
+                    "approver": "ciso@corp.example",
+                    "created": "2026-11-01",
+                    "expires": "2027-01-01",
+                },
+                {
+                    "id": "W-2",
+                    "check": "RR-NET-001",
+                    "selector": {"namespace": "web-*"},
+                    "reason": "NAD being recreated",
+                    "approver": "netops",
+                    "created": "2026-10-01",
+                    "expires": "2026-11-15",
+                },
+            ]
+        }
+    )
+    data = DirectorySource(corpus / "cluster-export").collect()
+    report = run_audit(data, settings, at=AUDIT_AT)
+    win = next(v for v in report["vms"] if v["name"] == "fin-report-win2k22")
+    fw = next(f for f in win["findings"] if f["check_id"] == "RR-FW-001")
+    assert fw["status"] == "WAIVED" and fw["severity"] == "high"
+    assert fw["waiver"]["id"] == "W-1" and "missing" in fw["evidence"]
+    assert win["readiness"] == "READY"
+    cache = next(v for v in report["vms"] if v["name"] == "web-cache-01")
+    net = next(f for f in cache["findings"] if f["check_id"] == "RR-NET-001")
+    assert net["status"] == "FAIL", "an expired waiver stops applying"
+    states = {w["id"]: w["state"] for w in report["waivers"]}
+    assert states == {"W-1": "active", "W-2": "expired"}

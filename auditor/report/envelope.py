@@ -14,9 +14,11 @@ from auditor.checks.backup import usable
 from auditor.config import AuditSettings
 from auditor.engine import AuditResult, VMResult
 from auditor.inventory.index import meta_labels
+from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Readiness, Severity, Status, readiness_of
 from auditor.recovery_card import recovery_card
+from auditor.waivers import waiver_appendix
 from auditor.sources.base import ClusterData
 
 __all__ = ["SCHEMA_VERSION", "build_envelope", "input_digest", "resolve_owner"]
@@ -121,12 +123,16 @@ def build_envelope(
         "cluster": {
             "name": settings.cluster_name or data.info.cluster_name,
             "counts": {k: len(v) for k, v in sorted(data.objects.items())},
-            "kind_states": {k: s.value for k, s in sorted(data.states.items())},
+            # Every kind the auditor reads, so a reader sees what was *not* read too.
+            "kind_states": {
+                k.kind: data.state(k.kind).value for k in sorted(KINDS, key=lambda k: k.kind)
+            },
             "skipped": dict(sorted(data.skipped.items())),
         },
         "collection_problems": problems,
         "checks": [spec.to_dict() for spec in sorted(CATALOG.values(), key=lambda s: s.id)],
         "platform_findings": [f.to_dict() for f in result.platform],
+        "waivers": waiver_appendix(settings, at),
         "summary": _summary(vms),
         "vms": vms,
     }

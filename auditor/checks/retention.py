@@ -1,0 +1,131 @@
+"""BKP checks driven by the recovery policy: restore points, retention, off-cluster copy.
+
+Thresholds come from the policy that applies to the VM (``auditor.policy``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from auditor.checks.backup import VELERO_BACKUP_DOC, backup_evidence, usable
+from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
+from auditor.inventory import VMRecord
+from auditor.models import Severity
+
+VELERO_DEFAULT_TTL = timedelta(hours=720)
+DATA_MOVER_DOC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
+FS_BACKUP_DOC = "https://velero.io/docs/main/file-system-backup/"
+_OFF_CLUSTER = ("data mover", "file-system backup")
+
+
+@check(
+    "RR-BKP-005",
+    title="The VM has at least the policy's number of restore points",
+    severity=Severity.LOW,
+    rationale="One restore point is one bad night away from none: corruption or ransomware "
+    "found late needs an older, clean copy.",
+    remediation="Keep more backups (longer Schedule ttl or more frequent runs) until the VM "
+    "has the policy's minimum number of usable backups.",
+    references=(VELERO_BACKUP_DOC,),
+    requires=("Backup",),
+)
+def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
+    """N/A without any usable backup (RR-BKP-001 reports that); FAIL below the minimum."""
+    good = usable(vm)
+    minimum = ctx.thresholds.min_restore_points
+    ev = {
+        "restore_points": len(good),
+        "min_restore_points": minimum,
+        "policy": ctx.policy,
+        "backups": [e.backup.name for e in good],
+    }
+    if not good:
+        return not_applicable(f"VM {vm.ref} has no usable backup at all (see RR-BKP-001).", **ev)
+    if len(good) < minimum:
+        return failed(
+            f"VM {vm.ref} has {len(good)} restore point(s); policy {ctx.policy} "
+            f"requires {minimum}.",
+            **ev,
+        )
+    return passed(f"VM {vm.ref} has {len(good)} restore point(s) (policy minimum {minimum}).", **ev)
+
+
+@check(
+    "RR-BKP-006",
+    title="The newest usable backup is kept at least the policy's retention",
+    severity=Severity.MEDIUM,
+    rationale="Velero deletes a backup when its ttl expires; a ttl shorter than the retention "
+    "the business requires silently shortens how far back a restore can go.",
+    remediation="Raise the Schedule's template ttl (e.g. 720h0m0s) to at least the policy's "
+    "minimum retention.",
+    references=(
+        VELERO_BACKUP_DOC,
+        "https://velero.io/docs/main/how-velero-works/#set-a-backup-to-expire",
+    ),
+    requires=("Backup",),
+)
+def retention(vm: VMRecord, ctx: CheckContext) -> Result:
+    """Compare the newest usable Backup's lifetime (expiration - start) with min_retention_hours."""
+    good = usable(vm)
+    if not good:
+        return not_applicable(f"VM {vm.ref} has no usable backup at all (see RR-BKP-001).")
+    e = good[0]
+    began = e.backup.began
+    lifetime = (
+        (e.backup.expiration - began) if e.backup.expiration and began else VELERO_DEFAULT_TTL
+    )
+    hours = round(lifetime.total_seconds() / 3600, 2)
+    minimum = ctx.thresholds.min_retention_hours
+    ev = {
+        **backup_evidence(e, ctx),
+        "retention_hours": hours,
+        "min_retention_hours": minimum,
+        "policy": ctx.policy,
+    }
+    if hours < minimum:
+        return failed(
+            f"Backup {e.backup.name} of VM {vm.ref} is kept {hours:g} h; policy "
+            f"{ctx.policy} requires {minimum:g} h.",
+            **ev,
+        )
+    return passed(
+        f"Backup {e.backup.name} of VM {vm.ref} is kept {hours:g} h (minimum {minimum:g} h).", **ev
+    )
+
+
+@check(
+    "RR-BKP-007",
+    title="Disk data has an off-cluster copy when the policy requires one",
+    severity=Severity.MEDIUM,
+    rationale="A CSI snapshot lives on the same storage system as the disk: losing the cluster "
+    "or its storage loses both. Velero's data mover or file-system backup copies the data to "
+    "the BackupStorageLocation.",
+    remediation="Enable snapshotMoveData (data mover) or defaultVolumesToFsBackup on the "
+    "Schedule covering the VM.",
+    references=(DATA_MOVER_DOC, FS_BACKUP_DOC),
+    requires=("Backup", "DataUpload", "PodVolumeBackup"),
+)
+def off_cluster(vm: VMRecord, ctx: CheckContext) -> Result:
+    """N/A unless require_off_cluster_copy; FAIL listing disks whose newest copy is in-cluster."""
+    if not ctx.thresholds.require_off_cluster_copy:
+        return not_applicable(f"Policy {ctx.policy} does not require an off-cluster copy.")
+    disks = [p.name for p in vm.pvcs if p.role == "disk"]
+    if not disks:
+        return not_applicable(f"VM {vm.ref} has no PVC disks.")
+    good = usable(vm)
+    if not good:
+        return failed(
+            f"VM {vm.ref} has no usable backup, so no off-cluster copy.", missing_pvcs=disks
+        )
+    e = good[0]
+    methods = {c.pvc: c.method for c in e.pvcs if c.role == "disk"}
+    in_cluster = sorted(p for p in disks if not (methods.get(p) or "").startswith(_OFF_CLUSTER))
+    ev = {**backup_evidence(e, ctx), "methods": methods, "policy": ctx.policy}
+    if in_cluster:
+        return failed(
+            f"Newest backup {e.backup.name} of VM {vm.ref} keeps disk(s) "
+            f"{', '.join(in_cluster)} only in the cluster (CSI snapshot or not captured).",
+            in_cluster_pvcs=in_cluster,
+            **ev,
+        )
+    return passed(f"Every disk of VM {vm.ref} is copied off the cluster by {e.backup.name}.", **ev)
