@@ -54,10 +54,19 @@ def audit(root: Path, out: Path) -> dict[str, float]:
     t3 = time.perf_counter()
     problems = len(report["collection_problems"])
     if problems:
-        print(f"warning: {problems} collection problems, first: "
-              f"{report['collection_problems'][0]['reason']}", file=sys.stderr)
-    return {"collect": t1 - t0, "audit": t2 - t1, "write_json": t3 - t2, "total": t3 - t0,
-            "vms": float(report["summary"]["vms"]), "problems": float(problems)}
+        print(
+            f"warning: {problems} collection problems, first: "
+            f"{report['collection_problems'][0]['reason']}",
+            file=sys.stderr,
+        )
+    return {
+        "collect": t1 - t0,
+        "audit": t2 - t1,
+        "write_json": t3 - t2,
+        "total": t3 - t0,
+        "vms": float(report["summary"]["vms"]),
+        "problems": float(problems),
+    }
 
 
 def main(argv: list[str]) -> int:

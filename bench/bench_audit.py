@@ -56,8 +56,11 @@ def _estate(work: Path, n: int, seed: int) -> Path:
     if not marker.exists():
         estate = generate(path, n, seed)
         marker.write_text(json.dumps(estate.counts))
-        print(f"generated {n} VMs: {estate.bytes / 1e6:.0f} MB, "
-              f"{sum(estate.counts.values())} objects in {estate.seconds:.1f} s", flush=True)
+        print(
+            f"generated {n} VMs: {estate.bytes / 1e6:.0f} MB, "
+            f"{sum(estate.counts.values())} objects in {estate.seconds:.1f} s",
+            flush=True,
+        )
     return path
 
 
@@ -78,35 +81,56 @@ def main(argv: list[str] | None = None) -> int:
         root = _estate(opts.work, n, opts.seed)
         big = [p for p in root.glob("*.yaml") if p.stat().st_size > DEFAULT_LIMIT]
         for p in big:
-            print(f"note: {p.name} is {p.stat().st_size / 1e6:.0f} MB, above the default "
-                  f"{DEFAULT_LIMIT // 2**20} MiB file limit; the bench raises the limit", flush=True)
+            print(
+                f"note: {p.name} is {p.stat().st_size / 1e6:.0f} MB, above the default "
+                f"{DEFAULT_LIMIT // 2**20} MiB file limit; the bench raises the limit",
+                flush=True,
+            )
         parse = measure(["parse", str(root)])
         nogc = measure(["parse-nogc", str(root)])
         audit = measure(["audit", str(root), str(opts.work / f"out-{n}")])
         rows[n] = (parse, audit)
-        print(f"N={n:>6}: parse {parse['total']:7.1f} s {parse['rss_mib']:7.0f} MiB | "
-              f"audit {audit['total']:7.1f} s {audit['rss_mib']:7.0f} MiB "
-              f"(collect {audit['collect']:.1f} s, checks+envelope {audit['audit']:.1f} s, "
-              f"json {audit['write_json']:.1f} s; {int(audit['vms'])} VMs, "
-              f"{int(audit['problems'])} problems)", flush=True)
-        print(f"          time  audit/parse {_verdict(audit['total'] / parse['total'], TIME_RATIO)}")
-        print(f"          memory audit/parse {_verdict(audit['rss_mib'] / parse['rss_mib'], MEM_RATIO)}")
-        print(f"          (parse with GC paused, as the auditor loads: {nogc['total']:.1f} s, "
-              f"{nogc['rss_mib']:.0f} MiB; audit/that {audit['total'] / nogc['total']:.2f}x)")
+        print(
+            f"N={n:>6}: parse {parse['total']:7.1f} s {parse['rss_mib']:7.0f} MiB | "
+            f"audit {audit['total']:7.1f} s {audit['rss_mib']:7.0f} MiB "
+            f"(collect {audit['collect']:.1f} s, checks+envelope {audit['audit']:.1f} s, "
+            f"json {audit['write_json']:.1f} s; {int(audit['vms'])} VMs, "
+            f"{int(audit['problems'])} problems)",
+            flush=True,
+        )
+        print(
+            f"          time  audit/parse {_verdict(audit['total'] / parse['total'], TIME_RATIO)}"
+        )
+        print(
+            f"          memory audit/parse {_verdict(audit['rss_mib'] / parse['rss_mib'], MEM_RATIO)}"
+        )
+        print(
+            f"          (parse with GC paused, as the auditor loads: {nogc['total']:.1f} s, "
+            f"{nogc['rss_mib']:.0f} MiB; audit/that {audit['total'] / nogc['total']:.2f}x)"
+        )
     if len(sizes) >= 2:
         lo, hi = sizes[0], sizes[-1]
         factor = hi / lo
         scale = rows[hi][1]["total"] / rows[lo][1]["total"]
         limit = SCALE_RATIO * factor / 10
-        print(f"scaling {lo} -> {hi} VMs ({factor:.0f}x): audit time x{scale:.2f} "
-              f"(target <= {limit:.1f}x: {'ok' if scale <= limit else 'MISSED'}); "
-              f"parse time x{rows[hi][0]['total'] / rows[lo][0]['total']:.2f}")
+        print(
+            f"scaling {lo} -> {hi} VMs ({factor:.0f}x): audit time x{scale:.2f} "
+            f"(target <= {limit:.1f}x: {'ok' if scale <= limit else 'MISSED'}); "
+            f"parse time x{rows[hi][0]['total'] / rows[lo][0]['total']:.2f}"
+        )
     if opts.profile:
         n = sizes[-1]
         prof = opts.work / f"audit-{n}.prof"
         print(f"profiling the {n}-VM audit into {prof} (stats on stderr)", flush=True)
-        measure(["audit", str(_estate(opts.work, n, opts.seed)), str(opts.work / "out-prof"),
-                 "--profile", str(prof)])
+        measure(
+            [
+                "audit",
+                str(_estate(opts.work, n, opts.seed)),
+                str(opts.work / "out-prof"),
+                "--profile",
+                str(prof),
+            ]
+        )
     return 0
 
 

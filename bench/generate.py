@@ -110,10 +110,22 @@ def _plan_vm(rng: random.Random, ids: _Ids, ns: _Ns, index: int, at: datetime) -
         created = at - timedelta(minutes=rng.randint(10, 50))
         gaps.append("created-after-last-backup")
     plan = VmPlan(
-        ns=ns.name, name=name, uid=ids.uid(), created=created, windows=windows, efi=efi,
-        via_preference=via_pref, fw_pinned=fw_pinned, mac_pinned=mac_pinned,
-        macs=[ids.next_mac() for _ in nics], nics=nics, disks=[], labels=labels,
-        ephemeral=ephemeral, running=rng.random() < 0.9, inline_cloudinit=rng.random() < 0.4,
+        ns=ns.name,
+        name=name,
+        uid=ids.uid(),
+        created=created,
+        windows=windows,
+        efi=efi,
+        via_preference=via_pref,
+        fw_pinned=fw_pinned,
+        mac_pinned=mac_pinned,
+        macs=[ids.next_mac() for _ in nics],
+        nics=nics,
+        disks=[],
+        labels=labels,
+        ephemeral=ephemeral,
+        running=rng.random() < 0.9,
+        inline_cloudinit=rng.random() < 0.4,
         gaps=gaps,
     )
     if ephemeral:
@@ -122,8 +134,13 @@ def _plan_vm(rng: random.Random, ids: _Ids, ns: _Ns, index: int, at: datetime) -
     nfs = rng.random() < 0.02
     for d in range(rng.choice((1, 1, 2)) + 1):
         size = rng.choice((30, 40, 60, 80, 120)) if d == 0 else rng.choice((10, 50, 100, 250, 500))
-        sc = "nfs-csi" if nfs else rng.choice(
-            ("ocs-storagecluster-ceph-rbd-virtualization",) * 3 + ("vm-gold-retain", "ocs-storagecluster-ceph-rbd")
+        sc = (
+            "nfs-csi"
+            if nfs
+            else rng.choice(
+                ("ocs-storagecluster-ceph-rbd-virtualization",) * 3
+                + ("vm-gold-retain", "ocs-storagecluster-ceph-rbd")
+            )
         )
         disk_labels = dict(labels)
         admin_pvc = d > 0 and rng.random() < 0.05
@@ -131,11 +148,19 @@ def _plan_vm(rng: random.Random, ids: _Ids, ns: _Ns, index: int, at: datetime) -
             disk_labels = {"app": name}
             gaps.append("pvc-not-selected")
         pvc_name = f"{name}-rootdisk" if d == 0 else f"{name}-data{d}"
-        plan.disks.append(Disk(
-            name="rootdisk" if d == 0 else f"data{d}", pvc=pvc_name, uid=ids.uid(), size=f"{size}Gi",
-            size_bytes=size * _GI, sc=sc, labels=disk_labels, from_template=not admin_pvc,
-            dv_uid="" if admin_pvc else ids.uid(),
-        ))
+        plan.disks.append(
+            Disk(
+                name="rootdisk" if d == 0 else f"data{d}",
+                pvc=pvc_name,
+                uid=ids.uid(),
+                size=f"{size}Gi",
+                size_bytes=size * _GI,
+                sc=sc,
+                labels=disk_labels,
+                from_template=not admin_pvc,
+                dv_uid="" if admin_pvc else ids.uid(),
+            )
+        )
     if nfs:
         gaps.append("nfs-no-snapshot-class")
     if efi == "persistent":
@@ -146,8 +171,13 @@ def _plan_vm(rng: random.Random, ids: _Ids, ns: _Ns, index: int, at: datetime) -
             gaps.append("state-pvc-not-selected")
         suffix = "".join(rng.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
         plan.state_pvc = Disk(
-            name="persistent-state", pvc=f"persistent-state-for-{name}-{suffix}", uid=ids.uid(),
-            size="10Mi", size_bytes=10 * 1024**2, sc="ocs-storagecluster-cephfs", labels=state_labels,
+            name="persistent-state",
+            pvc=f"persistent-state-for-{name}-{suffix}",
+            uid=ids.uid(),
+            size="10Mi",
+            size_bytes=10 * 1024**2,
+            sc="ocs-storagecluster-cephfs",
+            labels=state_labels,
         )
     return plan
 
@@ -161,7 +191,14 @@ def _plan(rng: random.Random, ids: _Ids, n_vms: int, at: datetime) -> list[_Ns]:
         policy = rng.choices(("namespace", "label", "none", "paused"), (60, 27, 8, 5))[0]
         team = TEAMS[i % len(TEAMS)]
         nads = [f"vlan{100 + j}" for j in range(rng.randint(0, 2))]
-        ns = _Ns(f"{team.split('-')[1]}-{i:04d}", team, policy, rng.choice(_RETENTION_DAYS), rng.randint(0, 4), nads)
+        ns = _Ns(
+            f"{team.split('-')[1]}-{i:04d}",
+            team,
+            policy,
+            rng.choice(_RETENTION_DAYS),
+            rng.randint(0, 4),
+            nads,
+        )
         ns.vms = [_plan_vm(rng, ids, ns, j, at) for j in range(size)]
         if policy in ("none", "paused"):
             for vm in ns.vms:
@@ -175,7 +212,9 @@ def _in_scope(ns: _Ns, labels: dict[str, str]) -> bool:
     return ns.policy != "label" or all(labels.get(k) == v for k, v in SELECTOR.items())
 
 
-def _backups(rng: random.Random, ids: _Ids, ns: _Ns, at: datetime, out: dict[str, list[Any]]) -> None:
+def _backups(
+    rng: random.Random, ids: _Ids, ns: _Ns, at: datetime, out: dict[str, list[Any]]
+) -> None:
     if ns.policy == "none":
         return
     selector = SELECTOR if ns.policy == "label" else None
@@ -205,45 +244,88 @@ def _backups(rng: random.Random, ids: _Ids, ns: _Ns, at: datetime, out: dict[str
             phase = "PartiallyFailed"
         taken = [(vm, d) for vm, d in scope if vm.created < start and d.sc != "nfs-csi"]
         snaps = len(taken) if phase in ("Completed", "PartiallyFailed") else 0
-        out["backups"].append(o.backup(
-            name, ids.uid(), start, spec, phase, snaps, nfs_errors if phase == "PartiallyFailed" else 0,
-            sched, ns.days,
-        ))
+        out["backups"].append(
+            o.backup(
+                name,
+                ids.uid(),
+                start,
+                spec,
+                phase,
+                snaps,
+                nfs_errors if phase == "PartiallyFailed" else 0,
+                sched,
+                ns.days,
+            )
+        )
         if phase in ("Completed", "PartiallyFailed"):
             done.append(name)
             provs = o.STORAGE_CLASSES
             for _, d in taken[:snaps]:
                 prov, _, mode = provs[d.sc]
-                out["volumesnapshotcontents"].append(o.velero_vsc(
-                    ids.uid(), ids.uid(), start + timedelta(minutes=3), name, prov, mode,
-                    d.size_bytes, f"0001-0011-openshift-storage-{ids.uid()}",
-                ))
+                out["volumesnapshotcontents"].append(
+                    o.velero_vsc(
+                        ids.uid(),
+                        ids.uid(),
+                        start + timedelta(minutes=3),
+                        name,
+                        prov,
+                        mode,
+                        d.size_bytes,
+                        f"0001-0011-openshift-storage-{ids.uid()}",
+                    )
+                )
     if rng.random() < 0.03:
         bad = {**spec, "storageLocation": "default"}
-        out["backups"].append(o.backup(
-            f"{ns.name}-adhoc-{newest:%Y%m%d}", ids.uid(), newest - timedelta(days=3), bad,
-            "FailedValidation", 0, 0, None, ns.days,
-        ))
+        out["backups"].append(
+            o.backup(
+                f"{ns.name}-adhoc-{newest:%Y%m%d}",
+                ids.uid(),
+                newest - timedelta(days=3),
+                bad,
+                "FailedValidation",
+                0,
+                0,
+                None,
+                ns.days,
+            )
+        )
     first = at - timedelta(days=120)
-    out["schedules"].append(o.schedule(
-        sched, ids.uid(), first, spec, ns.policy == "paused", newest if done or in_progress else None
-    ))
+    out["schedules"].append(
+        o.schedule(
+            sched,
+            ids.uid(),
+            first,
+            spec,
+            ns.policy == "paused",
+            newest if done or in_progress else None,
+        )
+    )
     if len(done) > 2 and rng.random() < 0.15:
         app = rng.choice(ns.vms).name
-        out["restores"].append(o.restore(
-            f"restore-drill-{app}-{newest:%Y%m%d}", ids.uid(), newest + timedelta(hours=4),
-            done[1], ns.name, app,
-        ))
+        out["restores"].append(
+            o.restore(
+                f"restore-drill-{app}-{newest:%Y%m%d}",
+                ids.uid(),
+                newest + timedelta(hours=4),
+                done[1],
+                ns.name,
+                app,
+            )
+        )
 
 
-def _vm_objects(rng: random.Random, ids: _Ids, plan: VmPlan, at: datetime, out: dict[str, list[Any]]) -> None:
+def _vm_objects(
+    rng: random.Random, ids: _Ids, plan: VmPlan, at: datetime, out: dict[str, list[Any]]
+) -> None:
     vm = vm_object(plan)
     out["virtualmachines"].append(vm)
     vm_ref = (plan.name, plan.uid)
     for d in plan.disks:
         created = plan.created + timedelta(seconds=3)
         if d.from_template:
-            out["datavolumes"].append(o.data_volume(plan.ns, d.pvc, d.dv_uid, created, vm_ref, d.size, d.sc, d.labels))
+            out["datavolumes"].append(
+                o.data_volume(plan.ns, d.pvc, d.dv_uid, created, vm_ref, d.size, d.sc, d.labels)
+            )
             refs = o.owner("DataVolume", "cdi.kubevirt.io/v1beta1", d.pvc, d.dv_uid)
         else:
             refs = None
@@ -253,20 +335,39 @@ def _vm_objects(rng: random.Random, ids: _Ids, plan: VmPlan, at: datetime, out: 
     if plan.state_pvc:
         s = plan.state_pvc
         refs = o.owner("VirtualMachine", "kubevirt.io/v1", plan.name, plan.uid)
-        claim = o.pvc(plan.ns, s.pvc, s.uid, plan.created + timedelta(seconds=40), s.sc, s.size, s.labels, refs)
+        claim = o.pvc(
+            plan.ns,
+            s.pvc,
+            s.uid,
+            plan.created + timedelta(seconds=40),
+            s.sc,
+            s.size,
+            s.labels,
+            refs,
+        )
         out["persistentvolumeclaims"].append(claim)
         out["persistentvolumes"].append(o.pv(claim, ids.uid()))
     if plan.running:
         started = max(plan.created, at - timedelta(days=rng.randint(1, 80)))
-        out["virtualmachineinstances"].append(vmi_object(plan, vm, ids.uid(), started, f"wrk-{rng.randint(1, 40):02d}.estate.corp.example"))
+        out["virtualmachineinstances"].append(
+            vmi_object(
+                plan, vm, ids.uid(), started, f"wrk-{rng.randint(1, 40):02d}.estate.corp.example"
+            )
+        )
     if plan.disks and rng.random() < 0.05:
         taken = at - timedelta(days=rng.randint(1, 20), hours=rng.randint(0, 23))
-        for stem, items in vm_snapshot_objects(plan, vm, [ids.uid() for _ in range(2 + len(plan.disks))], taken).items():
+        for stem, items in vm_snapshot_objects(
+            plan, vm, [ids.uid() for _ in range(2 + len(plan.disks))], taken
+        ).items():
             out[stem].extend(items)
 
 
 def generate(
-    out_dir: Path, n_vms: int, seed: int = 0, *, at: datetime = AUDIT_TIME,
+    out_dir: Path,
+    n_vms: int,
+    seed: int = 0,
+    *,
+    at: datetime = AUDIT_TIME,
     vm_hook: Callable[[dict[str, Any]], None] | None = None,
 ) -> Estate:
     """Write a synthetic export of ``n_vms`` VMs into ``out_dir`` (created if missing).
@@ -282,19 +383,34 @@ def generate(
     created = at - timedelta(days=700)
     out: dict[str, list[Any]] = o.static_objects(created)
     for stem in (
-        "namespaces", "network-attachment-definitions", "virtualmachines", "virtualmachineinstances",
-        "datavolumes", "persistentvolumeclaims", "persistentvolumes", "backups", "schedules",
-        "restores", "volumesnapshotcontents", "volumesnapshots", "virtualmachinesnapshots",
-        "virtualmachinesnapshotcontents", "services",
+        "namespaces",
+        "network-attachment-definitions",
+        "virtualmachines",
+        "virtualmachineinstances",
+        "datavolumes",
+        "persistentvolumeclaims",
+        "persistentvolumes",
+        "backups",
+        "schedules",
+        "restores",
+        "volumesnapshotcontents",
+        "volumesnapshots",
+        "virtualmachinesnapshots",
+        "virtualmachinesnapshotcontents",
+        "services",
     ):
         out.setdefault(stem, [])
     spaces = _plan(rng, ids, n_vms, at)
     estate = Estate(out_dir=out_dir, n_vms=n_vms, seed=seed, at=at)
     for ns in spaces:
         ns_created = min(vm.created for vm in ns.vms) - timedelta(days=1)
-        out["namespaces"].append(o.namespace(ns.name, ids.uid(), ns_created, ns.team, ns.policy != "none"))
+        out["namespaces"].append(
+            o.namespace(ns.name, ids.uid(), ns_created, ns.team, ns.policy != "none")
+        )
         for j, nad in enumerate(ns.nads):
-            out["network-attachment-definitions"].append(o.nad(ns.name, nad, ids.uid(), ns_created, 100 + j))
+            out["network-attachment-definitions"].append(
+                o.nad(ns.name, nad, ids.uid(), ns_created, 100 + j)
+            )
         for plan in ns.vms:
             _vm_objects(rng, ids, plan, at, out)
             estate.gaps[f"{plan.ns}/{plan.name}"] = sorted(set(plan.gaps))
@@ -317,8 +433,10 @@ def main(argv: list[str]) -> int:
         return 2
     estate = generate(Path(argv[0]), int(argv[1]), int(argv[2]) if len(argv) == 3 else 0)
     gapped = sum(1 for g in estate.gaps.values() if g)
-    print(f"wrote {estate.n_vms} VMs ({gapped} with planted gaps), {sum(estate.counts.values())} objects, "
-          f"{estate.bytes / 1e6:.1f} MB in {estate.seconds:.1f} s to {estate.out_dir}")
+    print(
+        f"wrote {estate.n_vms} VMs ({gapped} with planted gaps), {sum(estate.counts.values())} objects, "
+        f"{estate.bytes / 1e6:.1f} MB in {estate.seconds:.1f} s to {estate.out_dir}"
+    )
     for stem, count in sorted(estate.counts.items()):
         print(f"  {stem}.yaml: {count}")
     return 0

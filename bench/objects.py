@@ -39,7 +39,10 @@ STORAGE_CLASSES: dict[str, tuple[str, str, str]] = {
     "ocs-storagecluster-cephfs": (CEPHFS, "Delete", "Filesystem"),
     "nfs-csi": (NFS, "Delete", "Filesystem"),
 }
-SNAPCLASS = {RBD: "ocs-storagecluster-rbdplugin-snapclass", CEPHFS: "ocs-storagecluster-cephfsplugin-snapclass"}
+SNAPCLASS = {
+    RBD: "ocs-storagecluster-rbdplugin-snapclass",
+    CEPHFS: "ocs-storagecluster-cephfsplugin-snapclass",
+}
 
 
 def ts(moment: datetime) -> str:
@@ -47,7 +50,9 @@ def ts(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def meta(name: str, uid: str, created: datetime, ns: str | None = None, **extra: Any) -> dict[str, Any]:
+def meta(
+    name: str, uid: str, created: datetime, ns: str | None = None, **extra: Any
+) -> dict[str, Any]:
     """Return ``metadata`` with the fields every object has."""
     out: dict[str, Any] = {
         "creationTimestamp": ts(created),
@@ -61,7 +66,9 @@ def meta(name: str, uid: str, created: datetime, ns: str | None = None, **extra:
     return out
 
 
-def owner(kind: str, api: str, name: str, uid: str, controller: bool = True) -> list[dict[str, Any]]:
+def owner(
+    kind: str, api: str, name: str, uid: str, controller: bool = True
+) -> list[dict[str, Any]]:
     """Return an ``ownerReferences`` list of one entry."""
     return [
         {
@@ -183,7 +190,13 @@ def nad(ns: str, name: str, uid: str, created: datetime, vlan: int) -> dict[str,
 
 
 def data_volume(
-    ns: str, name: str, uid: str, created: datetime, vm: tuple[str, str], size: str, sc: str | None,
+    ns: str,
+    name: str,
+    uid: str,
+    created: datetime,
+    vm: tuple[str, str],
+    size: str,
+    sc: str | None,
     labels: dict[str, str],
 ) -> dict[str, Any]:
     storage: dict[str, Any] = {"resources": {"requests": {"storage": size}}}
@@ -193,7 +206,11 @@ def data_volume(
         "apiVersion": "cdi.kubevirt.io/v1beta1",
         "kind": "DataVolume",
         "metadata": meta(
-            name, uid, created, ns, labels={**labels, "kubevirt.io/created-by": vm[1]},
+            name,
+            uid,
+            created,
+            ns,
+            labels={**labels, "kubevirt.io/created-by": vm[1]},
             ownerReferences=owner("VirtualMachine", "kubevirt.io/v1", vm[0], vm[1]),
         ),
         "spec": {"source": {"blank": {}}, "storage": storage},
@@ -202,7 +219,13 @@ def data_volume(
 
 
 def pvc(
-    ns: str, name: str, uid: str, created: datetime, sc: str, size: str, labels: dict[str, str],
+    ns: str,
+    name: str,
+    uid: str,
+    created: datetime,
+    sc: str,
+    size: str,
+    labels: dict[str, str],
     owner_refs: list[dict[str, Any]] | None,
 ) -> dict[str, Any]:
     prov, _, mode = STORAGE_CLASSES[sc]
@@ -211,7 +234,12 @@ def pvc(
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
         "metadata": meta(
-            name, uid, created, ns, labels=labels, ownerReferences=owner_refs,
+            name,
+            uid,
+            created,
+            ns,
+            labels=labels,
+            ownerReferences=owner_refs,
             annotations={"volume.kubernetes.io/storage-provisioner": prov},
         ),
         "spec": {
@@ -228,7 +256,9 @@ def pvc(
 def pv(claim: dict[str, Any], uid: str) -> dict[str, Any]:
     cm, cs = claim["metadata"], claim["spec"]
     prov, policy, _ = STORAGE_CLASSES[cs["storageClassName"]]
-    created = datetime.strptime(cm["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ") + timedelta(seconds=2)
+    created = datetime.strptime(cm["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ") + timedelta(
+        seconds=2
+    )
     return {
         "apiVersion": "v1",
         "kind": "PersistentVolume",
@@ -270,8 +300,15 @@ def backup_spec(ns: str, selector: dict[str, str] | None, ttl_days: int) -> dict
 
 
 def backup(
-    name: str, uid: str, start: datetime, spec: dict[str, Any], phase: str, snaps: int,
-    errors: int, schedule_name: str | None, ttl_days: int,
+    name: str,
+    uid: str,
+    start: datetime,
+    spec: dict[str, Any],
+    phase: str,
+    snaps: int,
+    errors: int,
+    schedule_name: str | None,
+    ttl_days: int,
 ) -> dict[str, Any]:
     status: dict[str, Any] = {"formatVersion": "1.1.0", "phase": phase, "version": 1}
     if phase != "FailedValidation":
@@ -287,7 +324,7 @@ def backup(
     if errors:
         status["errors"] = errors
     if phase == "FailedValidation":
-        status["validationErrors"] = ['an existing backup storage location was not specified']
+        status["validationErrors"] = ["an existing backup storage location was not specified"]
     labels = {"velero.io/storage-location": spec["storageLocation"]}
     if schedule_name:
         labels["velero.io/schedule-name"] = schedule_name
@@ -301,7 +338,11 @@ def backup(
 
 
 def schedule(
-    name: str, uid: str, created: datetime, spec: dict[str, Any], paused: bool,
+    name: str,
+    uid: str,
+    created: datetime,
+    spec: dict[str, Any],
+    paused: bool,
     last: datetime | None,
 ) -> dict[str, Any]:
     out = {
@@ -318,7 +359,9 @@ def schedule(
     return out
 
 
-def restore(name: str, uid: str, start: datetime, backup_name: str, ns: str, app: str) -> dict[str, Any]:
+def restore(
+    name: str, uid: str, start: datetime, backup_name: str, ns: str, app: str
+) -> dict[str, Any]:
     return {
         "apiVersion": "velero.io/v1",
         "kind": "Restore",
@@ -340,15 +383,24 @@ def restore(name: str, uid: str, start: datetime, backup_name: str, ns: str, app
 
 
 def velero_vsc(
-    uid: str, ref_uid: str, created: datetime, backup_name: str, driver: str, mode: str,
-    size_bytes: int, handle: str,
+    uid: str,
+    ref_uid: str,
+    created: datetime,
+    backup_name: str,
+    driver: str,
+    mode: str,
+    size_bytes: int,
+    handle: str,
 ) -> dict[str, Any]:
     """A Velero 1.14 leftover: static, Retain, labelled with the backup, dummy snapshot ref."""
     return {
         "apiVersion": "snapshot.storage.k8s.io/v1",
         "kind": "VolumeSnapshotContent",
         "metadata": meta(
-            f"snapcontent-{uid}", uid, created, generation=1,
+            f"snapcontent-{uid}",
+            uid,
+            created,
+            generation=1,
             labels={"velero.io/backup-name": backup_name},
         ),
         "spec": {

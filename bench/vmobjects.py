@@ -58,7 +58,12 @@ def _domain(plan: VmPlan) -> dict[str, Any]:
     disks: list[dict[str, Any]] = []
     names = ["containerdisk"] if plan.ephemeral else [d.name for d in plan.disks]
     for i, name in enumerate(names):
-        disk: dict[str, Any] = {"disk": {} if plan.via_preference else {"bus": "sata" if plan.windows and i == 0 else "virtio"}, "name": name}
+        disk: dict[str, Any] = {
+            "disk": {}
+            if plan.via_preference
+            else {"bus": "sata" if plan.windows and i == 0 else "virtio"},
+            "name": name,
+        }
         if i == 0 and len(names) > 1:
             disk["bootOrder"] = 1
         disks.append(disk)
@@ -80,7 +85,9 @@ def _domain(plan: VmPlan) -> dict[str, Any]:
         domain["machine"] = {"type": "pc-q35-rhel9.4.0"}
     firmware: dict[str, Any] = {}
     if plan.efi and not plan.via_preference:
-        efi: dict[str, Any] = {"persistent": True, "secureBoot": True} if plan.efi == "persistent" else {}
+        efi: dict[str, Any] = (
+            {"persistent": True, "secureBoot": True} if plan.efi == "persistent" else {}
+        )
         firmware["bootloader"] = {"efi": efi}
         domain["features"] = {"smm": {"enabled": True}}
         if plan.windows:
@@ -96,7 +103,10 @@ def _domain(plan: VmPlan) -> dict[str, Any]:
 def _volumes(plan: VmPlan) -> list[dict[str, Any]]:
     if plan.ephemeral:
         vols: list[dict[str, Any]] = [
-            {"containerDisk": {"image": "quay.io/containerdisks/fedora:41"}, "name": "containerdisk"}
+            {
+                "containerDisk": {"image": "quay.io/containerdisks/fedora:41"},
+                "name": "containerdisk",
+            }
         ]
     else:
         vols = [
@@ -157,7 +167,10 @@ def vm_object(plan: VmPlan) -> dict[str, Any]:
             "metadata": {"labels": d.labels, "name": d.pvc},
             "spec": {
                 "source": {"blank": {}},
-                "storage": {"resources": {"requests": {"storage": d.size}}, "storageClassName": d.sc},
+                "storage": {
+                    "resources": {"requests": {"storage": d.size}},
+                    "storageClassName": d.sc,
+                },
             },
         }
         for d in plan.disks
@@ -167,13 +180,21 @@ def vm_object(plan: VmPlan) -> dict[str, Any]:
         spec["dataVolumeTemplates"] = dvts
     if plan.via_preference:
         spec["instancetype"] = {"kind": "virtualmachineclusterinstancetype", "name": "u1.large"}
-        spec["preference"] = {"kind": "virtualmachineclusterpreference", "name": "windows.11.virtio"}
+        spec["preference"] = {
+            "kind": "virtualmachineclusterpreference",
+            "name": "windows.11.virtio",
+        }
     labels = {**plan.labels, "vm.kubevirt.io/template": f"{os_name}-server-medium"}
     return {
         "apiVersion": "kubevirt.io/v1",
         "kind": "VirtualMachine",
         "metadata": meta(
-            plan.name, plan.uid, plan.created, plan.ns, labels=labels, generation=2,
+            plan.name,
+            plan.uid,
+            plan.created,
+            plan.ns,
+            labels=labels,
+            generation=2,
             annotations={"kubevirt.io/latest-observed-api-version": "v1"},
             finalizers=["kubevirt.io/virtualMachineControllerFinalize"],
         ),
@@ -187,7 +208,9 @@ def vm_object(plan: VmPlan) -> dict[str, Any]:
     }
 
 
-def vmi_object(plan: VmPlan, vm: dict[str, Any], uid: str, started: datetime, node: str) -> dict[str, Any]:
+def vmi_object(
+    plan: VmPlan, vm: dict[str, Any], uid: str, started: datetime, node: str
+) -> dict[str, Any]:
     """Return the running VMI of ``vm``: runtime UUID and MACs are always filled in."""
     tspec = vm["spec"]["template"]["spec"]
     domain = {**tspec["domain"], "firmware": {**tspec["domain"].get("firmware", {})}}
@@ -196,7 +219,11 @@ def vmi_object(plan: VmPlan, vm: dict[str, Any], uid: str, started: datetime, no
         "apiVersion": "kubevirt.io/v1",
         "kind": "VirtualMachineInstance",
         "metadata": meta(
-            plan.name, uid, started, plan.ns, labels={"kubevirt.io/domain": plan.name, "kubevirt.io/nodeName": node},
+            plan.name,
+            uid,
+            started,
+            plan.ns,
+            labels={"kubevirt.io/domain": plan.name, "kubevirt.io/nodeName": node},
             ownerReferences=owner("VirtualMachine", "kubevirt.io/v1", plan.name, plan.uid),
         ),
         "spec": {**tspec, "domain": domain},
@@ -223,35 +250,74 @@ def vm_snapshot_objects(
     vols, vscs, backups = [], [], []
     for disk, vs_uid in zip(plan.disks, uids[2:], strict=False):
         vs_name = f"vmsnapshot-{snap_uid}-volume-{disk.name}"
-        vols.append({
-            "apiVersion": "snapshot.storage.k8s.io/v1",
-            "kind": "VolumeSnapshot",
-            "metadata": meta(
-                vs_name, vs_uid, taken, plan.ns,
-                labels={"snapshot.kubevirt.io/source-vm-name": plan.name, "snapshot.kubevirt.io/source-vm-namespace": plan.ns},
-                ownerReferences=owner("VirtualMachineSnapshotContent", snap_api, content_name, content_uid),
-            ),
-            "spec": {"source": {"persistentVolumeClaimName": disk.pvc}},
-            "status": {"boundVolumeSnapshotContentName": f"snapcontent-{vs_uid}", "creationTime": ts(taken), "readyToUse": True, "restoreSize": disk.size},
-        })
-        vscs.append({
-            "apiVersion": "snapshot.storage.k8s.io/v1",
-            "kind": "VolumeSnapshotContent",
-            "metadata": meta(f"snapcontent-{vs_uid}", vs_uid[::-1], taken),
-            "spec": {
-                "deletionPolicy": "Delete",
-                "driver": "openshift-storage.rbd.csi.ceph.com",
-                "source": {"volumeHandle": f"0001-0011-openshift-storage-{disk.uid}"},
-                "volumeSnapshotRef": {"apiVersion": "snapshot.storage.k8s.io/v1", "kind": "VolumeSnapshot", "name": vs_name, "namespace": plan.ns, "uid": vs_uid},
-            },
-            "status": {"readyToUse": True, "restoreSize": disk.size_bytes},
-        })
-        backups.append({"volumeName": disk.name, "volumeSnapshotName": vs_name, "persistentVolumeClaim": {"metadata": {"name": disk.pvc, "namespace": plan.ns}}})
+        vols.append(
+            {
+                "apiVersion": "snapshot.storage.k8s.io/v1",
+                "kind": "VolumeSnapshot",
+                "metadata": meta(
+                    vs_name,
+                    vs_uid,
+                    taken,
+                    plan.ns,
+                    labels={
+                        "snapshot.kubevirt.io/source-vm-name": plan.name,
+                        "snapshot.kubevirt.io/source-vm-namespace": plan.ns,
+                    },
+                    ownerReferences=owner(
+                        "VirtualMachineSnapshotContent", snap_api, content_name, content_uid
+                    ),
+                ),
+                "spec": {"source": {"persistentVolumeClaimName": disk.pvc}},
+                "status": {
+                    "boundVolumeSnapshotContentName": f"snapcontent-{vs_uid}",
+                    "creationTime": ts(taken),
+                    "readyToUse": True,
+                    "restoreSize": disk.size,
+                },
+            }
+        )
+        vscs.append(
+            {
+                "apiVersion": "snapshot.storage.k8s.io/v1",
+                "kind": "VolumeSnapshotContent",
+                "metadata": meta(f"snapcontent-{vs_uid}", vs_uid[::-1], taken),
+                "spec": {
+                    "deletionPolicy": "Delete",
+                    "driver": "openshift-storage.rbd.csi.ceph.com",
+                    "source": {"volumeHandle": f"0001-0011-openshift-storage-{disk.uid}"},
+                    "volumeSnapshotRef": {
+                        "apiVersion": "snapshot.storage.k8s.io/v1",
+                        "kind": "VolumeSnapshot",
+                        "name": vs_name,
+                        "namespace": plan.ns,
+                        "uid": vs_uid,
+                    },
+                },
+                "status": {"readyToUse": True, "restoreSize": disk.size_bytes},
+            }
+        )
+        backups.append(
+            {
+                "volumeName": disk.name,
+                "volumeSnapshotName": vs_name,
+                "persistentVolumeClaim": {"metadata": {"name": disk.pvc, "namespace": plan.ns}},
+            }
+        )
     snapshot = {
         "apiVersion": snap_api,
         "kind": "VirtualMachineSnapshot",
-        "metadata": meta(name, snap_uid, taken, plan.ns, ownerReferences=owner("VirtualMachine", "kubevirt.io/v1", plan.name, plan.uid, controller=False)),
-        "spec": {"source": {"apiGroup": "kubevirt.io", "kind": "VirtualMachine", "name": plan.name}},
+        "metadata": meta(
+            name,
+            snap_uid,
+            taken,
+            plan.ns,
+            ownerReferences=owner(
+                "VirtualMachine", "kubevirt.io/v1", plan.name, plan.uid, controller=False
+            ),
+        ),
+        "spec": {
+            "source": {"apiGroup": "kubevirt.io", "kind": "VirtualMachine", "name": plan.name}
+        },
         "status": {
             "creationTime": ts(taken + timedelta(seconds=5)),
             "indications": ["Online", "GuestAgent"],
@@ -264,9 +330,17 @@ def vm_snapshot_objects(
     content = {
         "apiVersion": snap_api,
         "kind": "VirtualMachineSnapshotContent",
-        "metadata": meta(content_name, content_uid, taken, plan.ns, ownerReferences=owner("VirtualMachineSnapshot", snap_api, name, snap_uid)),
+        "metadata": meta(
+            content_name,
+            content_uid,
+            taken,
+            plan.ns,
+            ownerReferences=owner("VirtualMachineSnapshot", snap_api, name, snap_uid),
+        ),
         "spec": {
-            "source": {"virtualMachine": {"metadata": vm["metadata"], "spec": vm["spec"], "status": {}}},
+            "source": {
+                "virtualMachine": {"metadata": vm["metadata"], "spec": vm["spec"], "status": {}}
+            },
             "virtualMachineSnapshotName": name,
             "volumeBackups": backups,
         },

@@ -59,7 +59,7 @@ def _emit(value: Any, pad: str, out: list[str]) -> None:
         if isinstance(item, dict | list) and item:
             start = len(out)
             _emit(item, pad + "  ", out)
-            out[start] = f"{pad}- {out[start][len(pad) + 2:]}"
+            out[start] = f"{pad}- {out[start][len(pad) + 2 :]}"
         else:
             out.append(f"{pad}- {_inline(item)}\n")
 

@@ -83,7 +83,9 @@ def plant(vm: dict[str, Any]) -> None:
         },
         {
             "name": "configdrive",
-            "cloudInitConfigDrive": {"userData": f"#cloud-config\npassword: {canary('configDrive')}\n"},
+            "cloudInitConfigDrive": {
+                "userData": f"#cloud-config\npassword: {canary('configDrive')}\n"
+            },
         },
         {
             "name": "sysprep",

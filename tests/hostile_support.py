@@ -34,14 +34,14 @@ def hostile_strings(fetch_url: str) -> dict[str, str]:
     return {
         "script": "<script>document.title='pwned'</script>",
         "img-onerror": f"<img src={fetch_url}/img onerror=\"document.title='pwned'\">",
-        "attr-break": f"\" onmouseover=\"alert(1)\" x=\"<a href='javascript:alert(1)'>j</a>",
+        "attr-break": '" onmouseover="alert(1)" x="<a href=\'javascript:alert(1)\'>j</a>',
         "css-url": f"</style><style>body{{background:url({fetch_url}/css)}}</style>",
         "css-import": f"@import url({fetch_url}/import.css);",
-        "svg": f"<svg onload=alert(1)><image href=\"{fetch_url}/svg\"/></svg>",
-        "iframe": f"<iframe src=\"{fetch_url}/iframe\"></iframe>",
-        "link": f"<link rel=stylesheet href=\"{fetch_url}/link.css\">",
+        "svg": f'<svg onload=alert(1)><image href="{fetch_url}/svg"/></svg>',
+        "iframe": f'<iframe src="{fetch_url}/iframe"></iframe>',
+        "link": f'<link rel=stylesheet href="{fetch_url}/link.css">',
         "template": "{{ 7*7 }}{% raw %}${7*7}#{7*7}",
-        "csv-formula": "=HYPERLINK(\"http://evil.example\",\"click\")",
+        "csv-formula": '=HYPERLINK("http://evil.example","click")',
         "csv-plus": "+cmd|' /C calc'!A0",
         "rtl": RTL,
         "long": LONG,
@@ -84,7 +84,11 @@ def hostile_objects(fetch_url: str, *, benign: bool = False) -> list[dict[str, A
     meta = vm["metadata"]
     meta["annotations"] = {f"corp.example/{k}": v for k, v in bad.items()}
     meta["annotations"]["description"] = bad["script"] + bad["css-url"]
-    meta["labels"] = {**meta.get("labels", {}), "owner": bad["img-onerror"][:63], "team": bad["rtl"]}
+    meta["labels"] = {
+        **meta.get("labels", {}),
+        "owner": bad["img-onerror"][:63],
+        "team": bad["rtl"],
+    }
     devices = vm["spec"]["template"]["spec"]["domain"]["devices"]
     devices["disks"][0]["serial"] = bad["attr-break"]
     devices["interfaces"][0]["model"] = bad["svg"]

@@ -69,7 +69,8 @@ def test_estate_reads_without_problems_and_has_realistic_ratios(tmp_path: Path) 
     backups = {b["metadata"]["name"] for b in data.of("Backup")}
     assert {c["metadata"]["labels"]["velero.io/backup-name"] for c in velero} <= backups
     state_pvcs = [
-        p for p in data.of("PersistentVolumeClaim")
+        p
+        for p in data.of("PersistentVolumeClaim")
         if p["metadata"]["name"].startswith("persistent-state-for-")
     ]
     assert state_pvcs
@@ -82,11 +83,16 @@ def test_estate_reads_without_problems_and_has_realistic_ratios(tmp_path: Path) 
 def test_cross_references_are_consistent(tmp_path: Path) -> None:
     generate(tmp_path, 120, seed=3)
     data = DirectorySource(tmp_path).collect()
-    pvcs = {(p["metadata"]["namespace"], p["metadata"]["name"]): p for p in data.of("PersistentVolumeClaim")}
+    pvcs = {
+        (p["metadata"]["namespace"], p["metadata"]["name"]): p
+        for p in data.of("PersistentVolumeClaim")
+    }
     for pv in data.of("PersistentVolume"):
         ref = pv["spec"]["claimRef"]
         assert pvcs[(ref["namespace"], ref["name"])]["metadata"]["uid"] == ref["uid"]
-    vms = {(v["metadata"]["namespace"], v["metadata"]["name"]): v for v in data.of("VirtualMachine")}
+    vms = {
+        (v["metadata"]["namespace"], v["metadata"]["name"]): v for v in data.of("VirtualMachine")
+    }
     for dv in data.of("DataVolume"):
         ns = dv["metadata"]["namespace"]
         vm_ref = dv["metadata"]["ownerReferences"][0]

@@ -68,7 +68,9 @@ def test_whole_object_replaced_by_junk_is_a_named_problem(data: st.DataObject) -
         assert any("fuzz.yaml" in p.reason for p in data_.problems)
 
 
-PHASE_JUNK = st.one_of(junk, st.sampled_from(["completed", "COMPLETED", "Completed ", "Done", "Failed"]))
+PHASE_JUNK = st.one_of(
+    junk, st.sampled_from(["completed", "COMPLETED", "Completed ", "Done", "Failed"])
+)
 
 
 @FUZZ
@@ -103,8 +105,14 @@ def test_backup_with_garbage_times_is_not_within_rpo(when: Any) -> None:
     "(all namespaces), so a malformed Backup scope counts as covering; it should be unknown (ERROR)",
 )
 @FUZZ
-@given(st.one_of(st.integers(), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
-                 st.lists(st.integers(), min_size=1, max_size=3), st.just("app")))
+@given(
+    st.one_of(
+        st.integers(),
+        st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+        st.lists(st.integers(), min_size=1, max_size=3),
+        st.just("app"),
+    )
+)
 def test_backup_scope_of_the_wrong_type_never_counts_as_covering(scope: Any) -> None:
     objects = good_objects()
     for b in of_kind(objects, "Backup"):
@@ -126,8 +134,16 @@ def test_restore_with_garbage_phase_is_no_restore_test(phase: Any) -> None:
 
 
 @FUZZ
-@given(st.one_of(st.integers(), st.floats(), st.lists(st.text(max_size=3)), st.just(""),
-                 st.just({}), st.booleans()))
+@given(
+    st.one_of(
+        st.integers(),
+        st.floats(),
+        st.lists(st.text(max_size=3)),
+        st.just(""),
+        st.just({}),
+        st.booleans(),
+    )
+)
 def test_unpinned_or_garbage_identity_never_passes(value: Any) -> None:
     objects = good_objects()
     vm = of_kind(objects, "VirtualMachine")[0]

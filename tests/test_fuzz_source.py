@@ -25,9 +25,39 @@ from tests.scale_support import GOOD_FIXTURE, GOOD_VM, statuses, strict_json, ti
 
 GOOD_TEXT = GOOD_FIXTURE.read_text()
 SNIPPETS = [
-    "\t", ":", ": ", "- ", "---\n", "...\n", "&a ", "*a", "*undefined", "!!python/object:os.system ",
-    "!!binary ", "%YAML 1.1\n", "{", "}", "[", "]", "'", '"', "\\", "#", "? ", "|", ">",
-    "\u202e", "\x00", "\ufeff", "\U0001f4a3", "é", "\r", "<<: *a\n", "!Ref ", "0x1F", "~",
+    "\t",
+    ":",
+    ": ",
+    "- ",
+    "---\n",
+    "...\n",
+    "&a ",
+    "*a",
+    "*undefined",
+    "!!python/object:os.system ",
+    "!!binary ",
+    "%YAML 1.1\n",
+    "{",
+    "}",
+    "[",
+    "]",
+    "'",
+    '"',
+    "\\",
+    "#",
+    "? ",
+    "|",
+    ">",
+    "\u202e",
+    "\x00",
+    "\ufeff",
+    "\U0001f4a3",
+    "é",
+    "\r",
+    "<<: *a\n",
+    "!Ref ",
+    "0x1F",
+    "~",
 ]
 
 
@@ -83,8 +113,7 @@ def _billion_laughs(levels: int = 12, width: int = 10) -> str:
         lines.append(f"a{i}: &a{i} [{refs}]")
     return (
         "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\n"
-        "metadata: {name: bomb, namespace: app}\nspec:\n"
-        + "".join(f"  {line}\n" for line in lines)
+        "metadata: {name: bomb, namespace: app}\nspec:\n" + "".join(f"  {line}\n" for line in lines)
     )
 
 
@@ -101,7 +130,10 @@ HOSTILE_FILES = {
     "deep-mapping": (
         "backups.yaml",
         "apiVersion: velero.io/v1\nkind: Backup\nmetadata: {name: b, namespace: v}\nspec: "
-        + "{a: " * 600 + "1" + "}" * 600 + "\n",
+        + "{a: " * 600
+        + "1"
+        + "}" * 600
+        + "\n",
         "nests deeper",
     ),
     "duplicate-keys": (
@@ -148,7 +180,9 @@ def test_file_above_the_size_limit_is_refused_with_a_clear_message(tmp_path: Pat
 
 def _split_backups(tmp_path: Path) -> list[dict]:  # type: ignore[type-arg]
     docs = [d for d in yaml.safe_load_all(GOOD_TEXT) if d]
-    (tmp_path / "rest.yaml").write_text(yaml.safe_dump_all([d for d in docs if d["kind"] != "Backup"]))
+    (tmp_path / "rest.yaml").write_text(
+        yaml.safe_dump_all([d for d in docs if d["kind"] != "Backup"])
+    )
     return [d for d in docs if d["kind"] == "Backup"]
 
 

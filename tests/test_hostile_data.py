@@ -128,9 +128,7 @@ def test_html_renders_hostile_data_as_inert_text(tmp_path: Path) -> None:
     assert "<script>document.title" not in text
 
 
-def test_pdf_renderer_fetches_nothing(
-    tmp_path: Path, fetch_server: tuple[str, list[str]]
-) -> None:
+def test_pdf_renderer_fetches_nothing(tmp_path: Path, fetch_server: tuple[str, list[str]]) -> None:
     url, hits = fetch_server
     report = _report(write_hostile_export(tmp_path / "export", fetch_url=url))
     paths = _needs("pdf", report, tmp_path)

@@ -88,8 +88,17 @@ def test_cli_run_output_and_logs_hold_no_canary(
     caplog.set_level(logging.DEBUG)
     result = CliRunner().invoke(
         cli,
-        ["run", "--from-dir", str(canary_dir), "--at", "2026-11-30T06:00:00Z", "--out", str(out),
-         "--format", "json"],
+        [
+            "run",
+            "--from-dir",
+            str(canary_dir),
+            "--at",
+            "2026-11-30T06:00:00Z",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert leaks(result.output) == []

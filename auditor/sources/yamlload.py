@@ -124,8 +124,7 @@ def _check_size(doc: Any, limit: int = MAX_EXPANDED_NODES) -> None:
             depth = max(depth, d)
             if total > limit:
                 raise LoadError(
-                    f"document expands to more than {limit} nodes "
-                    "(alias bomb?); refused"
+                    f"document expands to more than {limit} nodes (alias bomb?); refused"
                 )
         depth += 1
         if depth > MAX_DEPTH:
