@@ -17,3 +17,9 @@ __all__ = ["main"]
 @click.version_option(__version__, prog_name="auditor")
 def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""
+
+
+from auditor.cli_publish import history, publish  # noqa: E402
+
+main.add_command(publish)
+main.add_command(history)
