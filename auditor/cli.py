@@ -19,7 +19,15 @@ def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""
 
 
-from auditor.cli_publish import history, publish  # noqa: E402
+def _register() -> None:
+    from auditor.cli_checks import checks
+    from auditor.cli_publish import history, publish
+    from auditor.cli_run import run
 
-main.add_command(publish)
-main.add_command(history)
+    main.add_command(run)
+    main.add_command(checks)
+    main.add_command(publish)
+    main.add_command(history)
+
+
+_register()

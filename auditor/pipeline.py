@@ -5,3 +5,66 @@ and :func:`write_artifacts`; nothing else wires the layers together.
 """
 
 from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from auditor.config import AuditSettings
+from auditor.engine import evaluate
+from auditor.report.envelope import build_envelope
+from auditor.sources.base import ClusterData
+
+__all__ = ["run_audit", "dump_report_json", "write_artifacts", "FORMATS"]
+
+#: Every artifact format ``write_artifacts`` knows, in the order they are written.
+FORMATS = ("json", "html", "pdf", "csv", "cards")
+
+
+def run_audit(
+    data: ClusterData, settings: AuditSettings, *, at: datetime, owner: str | None = None
+) -> dict[str, Any]:
+    """Audit ``data`` at instant ``at`` (UTC) and return the report.json envelope.
+
+    ``owner`` limits the report to one owner's VMs. Never raises for bad
+    cluster data: it becomes collection problems and ERROR findings.
+    """
+    result = evaluate(data, settings, at=at)
+    return build_envelope(data, result, settings, at=at, owner=owner)
+
+
+def dump_report_json(report: dict[str, Any]) -> bytes:
+    """Serialise deterministically: sorted keys, 2-space indent, UTF-8, trailing newline."""
+    return (json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def write_artifacts(
+    report: dict[str, Any],
+    out_dir: Path,
+    formats: Sequence[str],
+    *,
+    trend: dict[str, Any] | None = None,
+) -> list[Path]:
+    """Write the requested formats into ``out_dir``; return the paths written.
+
+    Raises:
+        ValueError: an unknown format name.
+        OSError: ``out_dir`` cannot be written.
+    """
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown:
+        raise ValueError(f"unknown format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    if "json" in formats:
+        path = out_dir / "report.json"
+        path.write_bytes(dump_report_json(report))
+        written.append(path)
+    others = [f for f in formats if f != "json"]
+    if others:
+        from auditor.report.writers import write_formats
+
+        written += write_formats(report, out_dir, others, trend=trend)
+    return written

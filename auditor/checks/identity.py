@@ -1,0 +1,188 @@
+"""FW, DSK and NIC checks: will the restored guest see the same machine?"""
+
+from __future__ import annotations
+
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
+from auditor.inventory import VMRecord
+from auditor.kubevalues import dig
+from auditor.models import Severity
+
+KV_FIRMWARE = "https://kubevirt.io/user-guide/compute/virtual_hardware/#biosuefi"
+KV_PERSISTENT = "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/"
+KV_DISKS = "https://kubevirt.io/user-guide/storage/disks_and_volumes/"
+KV_HOTPLUG = "https://kubevirt.io/user-guide/storage/hotplug_volumes/"
+KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
+KUBEMACPOOL = "https://github.com/k8snetworkplumbingwg/kubemacpool"
+
+
+def _preference_gap(vm: VMRecord) -> Result | None:
+    """ERROR when the VM names a preference that could not be found (values unknown)."""
+    if vm.spec.preference_found is False:
+        pref = vm.spec.preference or {}
+        return errored(
+            f"VM {vm.ref} uses {pref.get('kind')} {pref.get('name')}, which was not found; "
+            "firmware and device defaults it sets are unknown.",
+            preference=pref,
+        )
+    return None
+
+
+@check(
+    "RR-FW-001",
+    title="Firmware UUID and serial are pinned in the VM spec",
+    severity=Severity.MEDIUM,
+    rationale="Without spec.template.spec.domain.firmware.uuid/serial KubeVirt derives the "
+    "SMBIOS UUID from the VM name at start-up (the VMI shows it, the VM does not keep it); a "
+    "restore under another name or by tooling that recreates the VM changes it. Windows "
+    "activation and licensing follow the SMBIOS UUID, so on Windows a missing UUID is high.",
+    remediation="Copy the running VMI's firmware.uuid (and a serial) into the VM spec, e.g. "
+    "oc patch vm NAME --type merge -p '{\"spec\":{\"template\":{\"spec\":{\"domain\":"
+    "{\"firmware\":{\"uuid\":\"...\",\"serial\":\"...\"}}}}}}'.",
+    references=(KV_FIRMWARE, "https://github.com/kubevirt/kubevirt/issues/2398"),
+    reads=("spec.template.spec",),
+)
+def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
+    """FAIL medium for a missing uuid or serial; high for a missing uuid on Windows."""
+    fw = vm.spec.firmware
+    runtime = dig(vm.vmi, "spec", "domain", "firmware", "uuid") if vm.vmi else None
+    ev = {"uuid": fw.uuid, "serial": fw.serial, "os": vm.spec.os, "vmi_runtime_uuid": runtime}
+    missing = [n for n, v in (("uuid", fw.uuid), ("serial", fw.serial)) if v is None]
+    if not missing:
+        return passed(f"VM {vm.ref} pins firmware uuid {fw.uuid} and serial {fw.serial}.", **ev)
+    severity = Severity.HIGH if "uuid" in missing and vm.spec.os == "windows" else Severity.MEDIUM
+    hint = f" (the running VMI uses {runtime}, derived at start-up)" if runtime and fw.uuid is None else ""
+    return failed(
+        f"VM {vm.ref} does not pin firmware {' or '.join(missing)} in its spec{hint}.",
+        severity,
+        missing=missing,
+        **ev,
+    )
+
+
+@check(
+    "RR-FW-002",
+    title="EFI NVRAM and TPM state are persistent",
+    severity=Severity.MEDIUM,
+    rationale="Without persistent: true, EFI variables (boot entries, enrolled secure-boot keys) "
+    "and vTPM contents (BitLocker/LUKS keys sealed to it) are lost on every restart and restore.",
+    remediation="Set firmware.bootloader.efi.persistent: true and devices.tpm.persistent: true "
+    "(needs the VMPersistentState feature and a RWX/filesystem backend storage class), then "
+    "include the persistent-state-for-<vm> PVC in backups.",
+    references=(KV_PERSISTENT,),
+    reads=("spec.template.spec.domain",),
+)
+def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
+    """N/A for BIOS without TPM; FAIL medium for volatile NVRAM, high for a volatile TPM on Windows."""
+    gap = _preference_gap(vm)
+    if gap:
+        return gap
+    fw = vm.spec.firmware
+    ev = {
+        "bootloader": fw.bootloader,
+        "efi_persistent": fw.efi_persistent,
+        "tpm": fw.tpm,
+        "tpm_persistent": fw.tpm_persistent,
+        "resolved_from": fw.resolved_from,
+        "persistent_state_pvc": vm.state_pvc.name if vm.state_pvc else None,
+    }
+    if fw.bootloader != "efi" and not fw.tpm:
+        return not_applicable(f"VM {vm.ref} boots with BIOS and has no TPM.", **ev)
+    if fw.tpm and not fw.tpm_persistent:
+        sev = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
+        return failed(f"VM {vm.ref} has a TPM whose state is not persistent.", sev, **ev)
+    if fw.bootloader == "efi" and not fw.efi_persistent:
+        return failed(f"VM {vm.ref} boots with EFI but its NVRAM is not persistent.", **ev)
+    via = " (via its preference)" if "preference" in fw.resolved_from.values() else ""
+    return passed(f"VM {vm.ref} keeps its EFI NVRAM/TPM state persistent{via}.", **ev)
+
+
+@check(
+    "RR-DSK-001",
+    title="The boot disk is pinned with bootOrder when more than one disk could boot",
+    severity=Severity.MEDIUM,
+    rationale="Without bootOrder the firmware tries disks in device order; a restore that lists "
+    "disks differently, or a data disk with a stale boot loader, boots the wrong disk.",
+    remediation="Set bootOrder: 1 on the boot disk (and higher numbers on other bootable disks).",
+    references=(KV_DISKS,),
+    reads=("spec.template.spec.domain.devices.disks", "spec.template.spec.volumes"),
+)
+def boot_order(vm: VMRecord, ctx: CheckContext) -> Result:
+    """N/A with at most one bootable disk; PASS when any bootable disk has a bootOrder."""
+    bootable = [d for d in vm.spec.disks if d.bootable]
+    ev = {"bootable_disks": [{"disk": d.name, "boot_order": d.boot_order} for d in bootable]}
+    if len(bootable) <= 1:
+        return not_applicable(f"VM {vm.ref} has {len(bootable)} bootable disk(s).", **ev)
+    pinned = [d for d in bootable if d.boot_order is not None]
+    if not pinned:
+        return failed(
+            f"VM {vm.ref} has {len(bootable)} bootable disks and none has a bootOrder.", **ev
+        )
+    first = min(pinned, key=lambda d: d.boot_order or 0)
+    return passed(f"VM {vm.ref} boots from disk {first.name} (bootOrder {first.boot_order}).", **ev)
+
+
+@check(
+    "RR-DSK-002",
+    title="No volume exists only as a runtime hotplug",
+    severity=Severity.MEDIUM,
+    rationale="A volume hot-plugged without --persist lives only on the running VMI; the VM "
+    "spec (and so every backup and restore of it) does not know it exists.",
+    remediation="Re-attach the volume with virtctl addvolume --persist, or add it to the VM spec.",
+    references=(KV_HOTPLUG,),
+    requires=("VirtualMachineInstance",),
+    reads=("spec.template.spec.volumes",),
+)
+def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
+    """Compare the running VMI's volumes with the VM spec's volumes."""
+    if vm.vmi is None:
+        return not_applicable(f"VM {vm.ref} is not running; no runtime volumes to compare.")
+    spec_names = {d.name for d in vm.spec.disks}
+    spec_vols = dig(vm.obj, "spec", "template", "spec", "volumes") or []
+    spec_names |= {v.get("name") for v in spec_vols if isinstance(v, dict)}
+    runtime = dig(vm.vmi, "spec", "volumes") or []
+    statuses = dig(vm.vmi, "status", "volumeStatus") or []
+    names = {v.get("name") for v in runtime if isinstance(v, dict)}
+    names |= {s.get("name") for s in statuses if isinstance(s, dict) and "hotplugVolume" in s}
+    extra = sorted(str(n) for n in names - spec_names if n)
+    if extra:
+        return failed(
+            f"VM {vm.ref} runs with volume(s) {', '.join(extra)} that its spec does not list.",
+            runtime_only_volumes=extra,
+        )
+    return passed(f"Every volume of running VM {vm.ref} is in its spec.", volumes=sorted(spec_names))
+
+
+@check(
+    "RR-NIC-001",
+    title="Every NIC has a pinned MAC address",
+    severity=Severity.MEDIUM,
+    rationale="Guests bind IP configuration, DHCP reservations, licences and firewall rules to "
+    "the MAC; an unpinned MAC is generated anew on restore (KubeMacPool pins MACs into the VM "
+    "spec only in namespaces where it is enabled).",
+    remediation="Set macAddress on every interface (copy from the running VMI), or enable "
+    "KubeMacPool for the namespace before creating VMs.",
+    references=(KV_IFACES, KUBEMACPOOL),
+    reads=("spec.template.spec.domain.devices.interfaces", "spec.template.spec.networks"),
+)
+def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
+    """FAIL when any interface (including an auto-attached default) has no macAddress."""
+    nics = vm.spec.nics
+    ev = {"nics": [{"name": n.name, "mac": n.mac, "model": n.model} for n in nics]}
+    if not nics:
+        return not_applicable(f"VM {vm.ref} has no network interfaces.", **ev)
+    unpinned = [n.name for n in nics if n.mac is None]
+    if unpinned:
+        return failed(
+            f"VM {vm.ref} has interface(s) {', '.join(unpinned)} without a pinned MAC address.",
+            unpinned=unpinned,
+            **ev,
+        )
+    return passed(f"All {len(nics)} interface(s) of VM {vm.ref} pin a MAC address.", **ev)

@@ -1,0 +1,124 @@
+"""PLT checks: cluster-wide conditions behind many VM gaps. Signature ``(ctx, vms)``."""
+
+from __future__ import annotations
+
+from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
+from auditor.inventory import VMRecord
+from auditor.inventory.protection import pvc_driver
+from auditor.kubevalues import dig, format_time
+from auditor.models import Severity
+from auditor.sources.base import KindState
+
+BSL_DOC = "https://velero.io/docs/main/api-types/backupstoragelocation/"
+SCHEDULE_DOC = "https://velero.io/docs/main/api-types/schedule/"
+CSI_DOC = "https://velero.io/docs/main/csi/"
+PLUGIN_DOC = "https://github.com/kubevirt/kubevirt-velero-plugin"
+
+
+@check(
+    "RR-PLT-001",
+    title="A backup system is installed with an available BackupStorageLocation",
+    severity=Severity.CRITICAL,
+    rationale="Without Velero/OADP, or with no reachable BackupStorageLocation, no VM has an "
+    "off-cluster copy and new backups fail.",
+    remediation="Install OADP/Velero and configure a BackupStorageLocation; fix its "
+    "credentials or endpoint until its phase is Available.",
+    references=(BSL_DOC,),
+    requires=("Backup", "BackupStorageLocation"),
+    scope="platform",
+)
+def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+    """FAIL critical when Velero's API is not installed; high when no BSL is Available."""
+    data = ctx.index.data
+    if data.state("Backup") is KindState.NOT_INSTALLED:
+        return failed("No backup system is installed: the velero.io API group is not served.")
+    locations = data.of("BackupStorageLocation")
+    rows = [{"bsl": f"{dig(b, 'metadata', 'namespace')}/{dig(b, 'metadata', 'name')}",
+             "phase": dig(b, "status", "phase"),
+             "last_validated": dig(b, "status", "lastValidationTime")} for b in locations]
+    available = [r for r in rows if r["phase"] == "Available"]
+    if not available:
+        return failed(
+            f"None of the {len(rows)} BackupStorageLocation(s) is Available.", Severity.HIGH, locations=rows
+        )
+    return passed(f"{len(available)} BackupStorageLocation(s) Available.", locations=rows)
+
+
+@check(
+    "RR-PLT-002",
+    title="No Velero Schedule that covers VMs is paused",
+    severity=Severity.MEDIUM,
+    rationale="A paused Schedule silently stops producing restore points while older backups "
+    "expire one by one.",
+    remediation="Unpause the Schedule (velero schedule unpause NAME) or delete it and cover the "
+    "VMs elsewhere.",
+    references=(SCHEDULE_DOC,),
+    requires=("Schedule",),
+    scope="platform",
+)
+def schedules_active(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+    """FAIL listing paused Schedules whose template covers at least one VM."""
+    covering = {s.name: s for vm in vms for s in vm.schedules}
+    if not covering:
+        return not_applicable("No Velero Schedule covers any VM.")
+    paused = sorted(n for n, s in covering.items() if s.paused)
+    rows = [{"schedule": f"{s.namespace}/{s.name}", "paused": s.paused, "cron": s.cron,
+             "last_backup": format_time(s.last_backup)} for _, s in sorted(covering.items())]
+    if paused:
+        return failed(f"Schedule(s) {', '.join(paused)} covering VMs are paused.", schedules=rows)
+    return passed(f"All {len(rows)} Schedule(s) covering VMs are active.", schedules=rows)
+
+
+@check(
+    "RR-PLT-003",
+    title="Every CSI driver holding VM disks has a VolumeSnapshotClass",
+    severity=Severity.HIGH,
+    rationale="Velero's CSI backups and VirtualMachineSnapshots need a VolumeSnapshotClass for "
+    "the volume's driver; without one those disks are silently left out (PartiallyFailed).",
+    remediation="Create a VolumeSnapshotClass for the driver (label it "
+    "velero.io/csi-volumesnapshot-class=true), or use file-system backup for those volumes.",
+    references=(CSI_DOC, "https://kubernetes.io/docs/concepts/storage/volume-snapshot-classes/"),
+    requires=("VolumeSnapshotClass", "PersistentVolumeClaim", "StorageClass"),
+    scope="platform",
+)
+def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+    """FAIL naming each driver used by VM PVCs with no VolumeSnapshotClass."""
+    used: dict[str, set[str]] = {}
+    for vm in vms:
+        for p in vm.pvcs:
+            if p.obj is not None:
+                driver = pvc_driver(ctx.index, p)
+                if driver:
+                    used.setdefault(driver, set()).add(vm.ref)
+    if not used:
+        return not_applicable("No VM disk has a known CSI driver.")
+    missing = sorted(d for d in used if d not in ctx.index.snapshot_class_drivers)
+    ev = {"drivers": {d: sorted(v) for d, v in sorted(used.items())}, "missing": missing}
+    if missing:
+        return failed(f"No VolumeSnapshotClass exists for driver(s) {', '.join(missing)}.", **ev)
+    return passed(f"All {len(used)} CSI driver(s) used by VM disks have a VolumeSnapshotClass.", **ev)
+
+
+@check(
+    "RR-PLT-004",
+    title="The kubevirt Velero plugin is enabled",
+    severity=Severity.MEDIUM,
+    rationale="The kubevirt plugin adds a VM's DataVolumes, PVCs and persistent-state PVC to a "
+    "backup that includes the VM, and quiesces running guests; without it label-selected "
+    "backups skip unlabelled volumes.",
+    remediation="Add kubevirt to DataProtectionApplication spec.configuration.velero."
+    "defaultPlugins (or install the plugin with velero plugin add).",
+    references=(PLUGIN_DOC, "https://docs.openshift.com/container-platform/latest/backup_and_restore/application_backup_and_restore/installing/installing-oadp-kubevirt.html"),
+    requires=("DataProtectionApplication",),
+    scope="platform",
+)
+def kubevirt_plugin(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+    """Read DataProtectionApplications' plugin lists; N/A when none exists."""
+    dpas = ctx.index.data.of("DataProtectionApplication")
+    if not dpas:
+        return not_applicable("No DataProtectionApplication found; plugin list unknown.")
+    rows = [{"dpa": f"{dig(d, 'metadata', 'namespace')}/{dig(d, 'metadata', 'name')}",
+             "plugins": dig(d, "spec", "configuration", "velero", "defaultPlugins")} for d in dpas]
+    if ctx.index.kubevirt_plugin:
+        return passed("The kubevirt Velero plugin is enabled.", dpas=rows)
+    return failed("No DataProtectionApplication enables the kubevirt Velero plugin.", dpas=rows)

@@ -1,0 +1,126 @@
+"""Inventory: pair every VirtualMachine with its storage, evidence and identity.
+
+``build_inventory(data, at)`` returns one :class:`VMRecord` per VM; checks read
+only these records plus the :class:`ClusterIndex`, never raw lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from auditor.inventory.index import ClusterIndex, meta_labels
+from auditor.inventory.protection import (
+    BackupEval,
+    PvcRef,
+    covering_restores,
+    covering_schedules,
+    evaluate_backups,
+)
+from auditor.inventory.vmspec import VMSpec, read_vm_spec
+from auditor.inventory.index import RestoreView, ScheduleView
+from auditor.kubevalues import dig, parse_time
+from auditor.sources.base import ClusterData
+
+__all__ = ["VMRecord", "build_inventory", "ClusterIndex"]
+
+
+@dataclass
+class VMRecord:
+    """One VM and everything paired with it.
+
+    ``pvcs`` lists the PVCs the VM needs (disks first, then the
+    ``persistent-state-for-<vm>`` PVC); ``backups`` is newest first;
+    ``problems`` are field-level defects in this VM's objects
+    (``(field path, reason)``) that make some checks unable to evaluate.
+    """
+
+    obj: dict[str, Any]
+    namespace: str
+    name: str
+    uid: str | None
+    created: datetime | None
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    spec: VMSpec
+    origin: str | None
+    vmi: dict[str, Any] | None
+    pvcs: list[PvcRef]
+    backups: list[BackupEval]
+    restores: list[RestoreView]
+    schedules: list[ScheduleView]
+    volume_snapshots: dict[str, list[dict[str, Any]]]
+    vm_snapshots: list[dict[str, Any]]
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def ref(self) -> str:
+        """``namespace/name`` for messages."""
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def state_pvc(self) -> PvcRef | None:
+        """The persistent EFI/TPM state PVC, if one exists."""
+        return next((p for p in self.pvcs if p.role == "state"), None)
+
+
+def build_inventory(data: ClusterData, at: datetime) -> tuple[ClusterIndex, list[VMRecord]]:
+    """Index ``data`` and pair every VirtualMachine, sorted by namespace and name."""
+    ix = ClusterIndex.build(data)
+    records = [_record(ix, vm, at) for vm in data.of("VirtualMachine")]
+    records.sort(key=lambda r: (r.namespace, r.name))
+    return ix, records
+
+
+def _preference(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[str, Any] | None:
+    ref = dig(vm, "spec", "preference")
+    if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+        return None
+    kind = str(ref.get("kind") or "VirtualMachineClusterPreference").lower()
+    if kind == "virtualmachinepreference":
+        return ix.preferences.get((namespace, ref["name"]))
+    return ix.cluster_preferences.get(ref["name"])
+
+
+def _record(ix: ClusterIndex, vm: dict[str, Any], at: datetime) -> VMRecord:
+    meta = vm["metadata"]
+    namespace, name = str(meta.get("namespace") or ""), str(meta["name"])
+    spec = read_vm_spec(vm, _preference(ix, vm, namespace))
+    problems = list(spec.problems)
+    pvcs = [
+        PvcRef(claim, "disk", next(d.name for d in spec.disks if d.claim == claim), ix.pvcs.get((namespace, claim)))
+        for claim in spec.claims
+    ]
+    for state in ix.state_pvcs.get((namespace, name), []):
+        pvcs.append(PvcRef(str(state["metadata"]["name"]), "state", None, state))
+    labels = meta_labels(vm)
+    created = parse_time(meta.get("creationTimestamp"))
+    selector_problems: list[str] = []
+    backups = evaluate_backups(
+        ix, namespace=namespace, vm_labels=labels, vm_created=created, pvcs=pvcs, at=at,
+        problems=selector_problems,
+    )
+    problems += [("Backup.spec.labelSelector", p) for p in selector_problems]
+    held = {e.backup.name for e in backups if e.holds_object}
+    snaps = {p.name: ix.volume_snapshots.get((namespace, p.name), []) for p in pvcs}
+    uid = meta.get("uid")
+    return VMRecord(
+        obj=vm,
+        namespace=namespace,
+        name=name,
+        uid=uid if isinstance(uid, str) else None,
+        created=created,
+        labels=labels,
+        annotations=meta_labels(vm, "annotations"),
+        spec=spec,
+        origin=ix.data.origins.get(("VirtualMachine", namespace, name)),
+        vmi=ix.vmis.get((namespace, name)),
+        pvcs=pvcs,
+        backups=backups,
+        restores=covering_restores(ix, namespace=namespace, vm_labels=labels, held_by=held),
+        schedules=covering_schedules(ix, namespace=namespace, vm_labels=labels),
+        volume_snapshots=snaps,
+        vm_snapshots=ix.vm_snapshots.get((namespace, name), []),
+        problems=problems,
+    )

@@ -1,0 +1,380 @@
+"""Read a VirtualMachine's identity: disks, volumes, NICs, firmware, OS, preference.
+
+Values a preference (``instancetype.kubevirt.io``) supplies are resolved and
+marked with where they came from (``vm``, ``preference`` or ``default``), per
+https://kubevirt.io/user-guide/user_workloads/instancetypes/ (a preference
+only fills fields the VM leaves unset). Malformed fields are reported as
+``problems`` (field path + reason), never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditor.kubevalues import dig
+
+__all__ = ["Disk", "Nic", "Firmware", "VMSpec", "read_vm_spec", "NON_BOOT_VOLUME_TYPES"]
+
+#: Volume sources that carry configuration, not a bootable OS image.
+NON_BOOT_VOLUME_TYPES = frozenset(
+    {
+        "cloudInitNoCloud",
+        "cloudInitConfigDrive",
+        "configMap",
+        "secret",
+        "serviceAccount",
+        "downwardAPI",
+        "downwardMetrics",
+        "sysprep",
+        "emptyDisk",
+        "memoryDump",
+    }
+)
+#: Volume sources whose data is persistent cluster storage (restorable from a backup).
+PVC_VOLUME_TYPES = frozenset({"dataVolume", "persistentVolumeClaim"})
+#: Volume sources whose data does not survive a restart (nothing to back up).
+EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "ephemeral", "emptyDisk", "hostDisk"})
+
+_VOLUME_TYPES = (
+    "dataVolume",
+    "persistentVolumeClaim",
+    "containerDisk",
+    "ephemeral",
+    "emptyDisk",
+    "hostDisk",
+    "cloudInitNoCloud",
+    "cloudInitConfigDrive",
+    "configMap",
+    "secret",
+    "serviceAccount",
+    "downwardAPI",
+    "downwardMetrics",
+    "sysprep",
+    "memoryDump",
+)
+_BINDINGS = ("masquerade", "bridge", "sriov", "slirp", "passt", "macvtap", "binding")
+
+
+@dataclass
+class Disk:
+    """One disk as the guest sees it, paired with its volume.
+
+    ``volume_type`` is the volume source key (``dataVolume``, ``containerDisk``...),
+    ``claim`` the PVC name for DataVolume/PVC volumes (a DataVolume's PVC has
+    the DataVolume's name), ``device`` one of disk/cdrom/lun.
+    """
+
+    name: str
+    device: str
+    bus: str | None
+    bus_from: str
+    boot_order: int | None
+    serial: str | None
+    volume_type: str | None
+    volume_name: str | None
+    claim: str | None
+    hotpluggable: bool = False
+
+    @property
+    def bootable(self) -> bool:
+        """True if the disk could hold a boot loader (not cloud-init, config or blank)."""
+        return self.volume_type not in NON_BOOT_VOLUME_TYPES
+
+
+@dataclass
+class Nic:
+    """One interface: its pinned MAC (None if unpinned), model, binding and network."""
+
+    name: str
+    mac: str | None
+    model: str | None
+    model_from: str
+    binding: str | None
+    network_type: str | None
+    network_name: str | None
+
+
+@dataclass
+class Firmware:
+    """Firmware identity and boot state. ``bootloader`` is efi, bios or unknown."""
+
+    uuid: str | None
+    serial: str | None
+    bootloader: str
+    secure_boot: bool | None
+    efi_persistent: bool | None
+    tpm: bool
+    tpm_persistent: bool | None
+    machine_type: str | None
+    resolved_from: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class VMSpec:
+    """Everything the identity checks read from one VM (see module docstring)."""
+
+    disks: list[Disk]
+    nics: list[Nic]
+    firmware: Firmware
+    os: str
+    instancetype: dict[str, str] | None
+    preference: dict[str, str] | None
+    preference_found: bool | None
+    run_strategy: str | None
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def claims(self) -> list[str]:
+        """PVC names of the VM's persistent disks, in disk order, without duplicates."""
+        seen: list[str] = []
+        for d in self.disks:
+            if d.claim and d.claim not in seen:
+                seen.append(d.claim)
+        return seen
+
+    @property
+    def ephemeral(self) -> bool:
+        """True when no disk is backed by persistent storage."""
+        return not self.claims
+
+
+def _list(obj: Any, path: str, problems: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    value = dig(obj, *path.split("."))
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append((path, f"is a {type(value).__name__}, not a list"))
+        return []
+    good = [v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str)]
+    if len(good) != len(value):
+        problems.append((path, "has entries that are not objects with a name"))
+    return good
+
+
+def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> VMSpec:
+    """Parse ``vm`` (a VirtualMachine dict) into a :class:`VMSpec`.
+
+    ``preference_obj`` is the resolved (Cluster)Preference object or None.
+    Never raises for malformed content: problems are listed on the result.
+    """
+    problems: list[tuple[str, str]] = []
+    tspec = dig(vm, "spec", "template", "spec")
+    if not isinstance(tspec, dict):
+        problems.append(("spec.template.spec", "is missing or not a mapping"))
+        tspec = {}
+    pref = dig(preference_obj, "spec") if preference_obj else None
+    pref = pref if isinstance(pref, dict) else {}
+    base = "spec.template.spec"
+    volumes = {v["name"]: v for v in _list(vm, f"{base}.volumes", problems)}
+    disks = _read_disks(vm, tspec, volumes, pref, problems)
+    nics = _read_nics(vm, tspec, pref, problems)
+    firmware = _read_firmware(tspec, pref)
+    ref = dig(vm, "spec", "preference")
+    itype = dig(vm, "spec", "instancetype")
+    run_strategy = dig(vm, "spec", "runStrategy")
+    if run_strategy is None and isinstance(dig(vm, "spec", "running"), bool):
+        run_strategy = "Always" if dig(vm, "spec", "running") else "Halted"
+    return VMSpec(
+        disks=disks,
+        nics=nics,
+        firmware=firmware,
+        os=_guess_os(vm, tspec, preference_obj),
+        instancetype=_ref(itype, "VirtualMachineClusterInstancetype"),
+        preference=_ref(ref, "VirtualMachineClusterPreference"),
+        preference_found=None if not isinstance(ref, dict) else preference_obj is not None,
+        run_strategy=run_strategy if isinstance(run_strategy, str) else None,
+        problems=problems,
+    )
+
+
+def _ref(value: Any, default_kind: str) -> dict[str, str] | None:
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    kind = value.get("kind") if isinstance(value.get("kind"), str) else default_kind
+    canonical = {
+        "virtualmachineclusterpreference": "VirtualMachineClusterPreference",
+        "virtualmachinepreference": "VirtualMachinePreference",
+        "virtualmachineclusterinstancetype": "VirtualMachineClusterInstancetype",
+        "virtualmachineinstancetype": "VirtualMachineInstancetype",
+    }.get(str(kind).lower(), str(kind))
+    return {"kind": canonical, "name": value["name"]}
+
+
+def _volume_source(volume: dict[str, Any] | None) -> tuple[str | None, str | None, str | None]:
+    """Return (type, referenced name, claim) of a volume."""
+    if volume is None:
+        return None, None, None
+    for vtype in _VOLUME_TYPES:
+        src = volume.get(vtype)
+        if src is None:
+            continue
+        ref = None
+        if isinstance(src, dict):
+            ref = src.get("name") or src.get("claimName") or src.get("image") or src.get(
+                "secretName"
+            )
+            if ref is None and vtype == "ephemeral":
+                ref = dig(src, "persistentVolumeClaim", "claimName")
+        ref = ref if isinstance(ref, str) else None
+        claim = ref if vtype in PVC_VOLUME_TYPES else None
+        return vtype, ref, claim
+    return "unknown", None, None
+
+
+def _read_disks(
+    vm: dict[str, Any],
+    tspec: dict[str, Any],
+    volumes: dict[str, dict[str, Any]],
+    pref: dict[str, Any],
+    problems: list[tuple[str, str]],
+) -> list[Disk]:
+    listed = _list(vm, "spec.template.spec.domain.devices.disks", problems)
+    if not listed:
+        # KubeVirt attaches a disk for every volume when devices.disks is absent.
+        listed = [{"name": name} for name in volumes]
+    pref_bus = dig(pref, "devices", "preferredDiskBus")
+    pref_cdrom_bus = dig(pref, "devices", "preferredCdromBus")
+    disks = []
+    for entry in listed:
+        device = next((d for d in ("disk", "cdrom", "lun") if d in entry), "disk")
+        target = entry.get(device) if isinstance(entry.get(device), dict) else {}
+        bus, bus_from = target.get("bus"), "vm"
+        if not isinstance(bus, str):
+            preferred = pref_cdrom_bus if device == "cdrom" else pref_bus
+            bus, bus_from = (preferred, "preference") if isinstance(preferred, str) else (None, "default")
+        boot = entry.get("bootOrder")
+        if boot is not None and (not isinstance(boot, int) or isinstance(boot, bool) or boot < 1):
+            problems.append(
+                (f"spec.template.spec.domain.devices.disks[{entry['name']}].bootOrder", "is not a positive integer")
+            )
+            boot = None
+        vol = volumes.get(entry["name"])
+        vtype, vname, claim = _volume_source(vol)
+        serial = entry.get("serial")
+        disks.append(
+            Disk(
+                name=entry["name"],
+                device=device,
+                bus=bus,
+                bus_from=bus_from,
+                boot_order=boot,
+                serial=serial if isinstance(serial, str) else None,
+                volume_type=vtype,
+                volume_name=vname,
+                claim=claim,
+                hotpluggable=bool(isinstance(vol, dict) and dig(vol, vtype or "", "hotpluggable")),
+            )
+        )
+    return disks
+
+
+def _read_nics(
+    vm: dict[str, Any], tspec: dict[str, Any], pref: dict[str, Any], problems: list[tuple[str, str]]
+) -> list[Nic]:
+    networks = {n["name"]: n for n in _list(vm, "spec.template.spec.networks", problems)}
+    listed = _list(vm, "spec.template.spec.domain.devices.interfaces", problems)
+    autoattach = dig(tspec, "domain", "devices", "autoattachPodInterface")
+    if not listed and not networks and autoattach is not False:
+        # KubeVirt adds a default masquerade interface on the pod network.
+        listed = [{"name": "default", "masquerade": {}}]
+        networks = {"default": {"name": "default", "pod": {}}}
+    pref_model = dig(pref, "devices", "preferredInterfaceModel")
+    nics = []
+    for entry in listed:
+        model, model_from = entry.get("model"), "vm"
+        if not isinstance(model, str):
+            model, model_from = (pref_model, "preference") if isinstance(pref_model, str) else (None, "default")
+        net = networks.get(entry["name"], {})
+        net_type = "multus" if "multus" in net else "pod" if "pod" in net else None
+        net_name = dig(net, "multus", "networkName") if net_type == "multus" else None
+        mac = entry.get("macAddress")
+        nics.append(
+            Nic(
+                name=entry["name"],
+                mac=mac if isinstance(mac, str) and mac else None,
+                model=model,
+                model_from=model_from,
+                binding=next((b for b in _BINDINGS if b in entry), None),
+                network_type=net_type,
+                network_name=net_name if isinstance(net_name, str) else None,
+            )
+        )
+    return nics
+
+
+def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
+    fw = dig(tspec, "domain", "firmware")
+    fw = fw if isinstance(fw, dict) else {}
+    loader = fw.get("bootloader") if isinstance(fw.get("bootloader"), dict) else {}
+    resolved: dict[str, str] = {}
+    pref_efi = dig(pref, "firmware", "preferredEfi")
+    pref_bios = dig(pref, "firmware", "preferredUseBios") is True or dig(
+        pref, "firmware", "preferredUseBiosSerial"
+    ) is True
+    efi: Any = None
+    if "efi" in loader:
+        bootloader, efi, resolved["bootloader"] = "efi", loader.get("efi"), "vm"
+    elif "bios" in loader:
+        bootloader, resolved["bootloader"] = "bios", "vm"
+    elif isinstance(pref_efi, dict):
+        bootloader, efi, resolved["bootloader"] = "efi", pref_efi, "preference"
+    elif pref_bios:
+        bootloader, resolved["bootloader"] = "bios", "preference"
+    else:
+        bootloader, resolved["bootloader"] = "bios", "default"
+    efi = efi if isinstance(efi, dict) else {}
+    tpm_spec = dig(tspec, "domain", "devices", "tpm")
+    pref_tpm = dig(pref, "devices", "preferredTPM")
+    tpm, tpm_persistent = False, None
+    if isinstance(tpm_spec, dict) and tpm_spec.get("enabled") is not False:
+        tpm, tpm_persistent, resolved["tpm"] = True, tpm_spec.get("persistent") is True, "vm"
+    elif isinstance(pref_tpm, dict) and tpm_spec is None:
+        tpm, tpm_persistent, resolved["tpm"] = True, pref_tpm.get("persistent") is True, "preference"
+    machine = dig(tspec, "domain", "machine", "type")
+    resolved["machine_type"] = "vm"
+    if not isinstance(machine, str) or not machine:
+        pm = dig(pref, "machine", "preferredMachineType")
+        machine, resolved["machine_type"] = (pm, "preference") if isinstance(pm, str) else (None, "default")
+    secure = efi.get("secureBoot")
+    if bootloader == "efi" and secure is None:
+        secure = True  # KubeVirt's default for EFI is secure boot on
+    uuid, serial = fw.get("uuid"), fw.get("serial")
+    return Firmware(
+        uuid=uuid if isinstance(uuid, str) and uuid else None,
+        serial=serial if isinstance(serial, str) and serial else None,
+        bootloader=bootloader,
+        secure_boot=secure if isinstance(secure, bool) and bootloader == "efi" else None,
+        efi_persistent=(efi.get("persistent") is True) if bootloader == "efi" else None,
+        tpm=tpm,
+        tpm_persistent=tpm_persistent,
+        machine_type=machine,
+        resolved_from=resolved,
+    )
+
+
+def _guess_os(vm: dict[str, Any], tspec: dict[str, Any], pref_obj: dict[str, Any] | None) -> str:
+    """Return windows, linux or unknown from annotations, labels, preference and hyperv."""
+    hints: list[str] = []
+    for path in (("spec", "template", "metadata", "annotations"), ("metadata", "annotations")):
+        ann = dig(vm, *path)
+        if isinstance(ann, dict) and isinstance(ann.get("vm.kubevirt.io/os"), str):
+            hints.append(ann["vm.kubevirt.io/os"])
+    labels = dig(vm, "metadata", "labels")
+    if isinstance(labels, dict):
+        hints += [str(labels.get("vm.kubevirt.io/template", ""))]
+        hints += [k.split("/", 1)[1] for k in labels if str(k).startswith("os.template.kubevirt.io/")]
+        hints += [str(labels.get("instancetype.kubevirt.io/default-preference", ""))]
+    if pref_obj is not None:
+        hints.append(str(dig(pref_obj, "metadata", "name") or ""))
+        hints.append(str(dig(pref_obj, "metadata", "labels", "instancetype.kubevirt.io/os-type") or ""))
+    ref = dig(vm, "spec", "preference", "name")
+    if isinstance(ref, str):
+        hints.append(ref)
+    text = " ".join(h.lower() for h in hints if h)
+    if "win" in text or isinstance(dig(tspec, "domain", "features", "hyperv"), dict):
+        return "windows"
+    linux = ("rhel", "centos", "fedora", "ubuntu", "debian", "opensuse", "sles", "linux", "alpine", "cirros")
+    if any(word in text for word in linux):
+        return "linux"
+    return "unknown"

@@ -1,0 +1,130 @@
+"""Parse the value formats Kubernetes objects use: timestamps, durations, quantities.
+
+All times are timezone-aware UTC ``datetime``s. Every parser returns None for a
+value it cannot read (the caller decides whether that is an ERROR), never a
+guess.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+__all__ = [
+    "parse_time",
+    "format_time",
+    "age_hours",
+    "parse_duration",
+    "parse_quantity",
+    "dig",
+]
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?\d+)?)([a-zA-Z]*)$")
+_SUFFIX = {
+    "": 1,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+}
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Parse an RFC 3339 string, a ``datetime``, or integer nanoseconds since the epoch.
+
+    VolumeSnapshotContent ``status.creationTime`` is int nanoseconds; YAML may
+    hand over a ``datetime`` for unquoted timestamps. Naive values are UTC.
+    Returns None for anything else or out-of-range values.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, int):
+        try:
+            return datetime.fromtimestamp(value / 1e9, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, str) or not value or len(value) > 64:
+        return None
+    text = value.strip().replace("z", "Z")
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def format_time(value: datetime | None) -> str | None:
+    """Format as RFC 3339 UTC with a ``Z`` suffix, second precision (None stays None)."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def age_hours(then: datetime | None, now: datetime) -> float | None:
+    """Hours from ``then`` to ``now``, rounded to two decimals (negative if in the future)."""
+    if then is None:
+        return None
+    return round((now - then).total_seconds() / 3600.0, 2)
+
+
+def parse_duration(value: Any) -> timedelta | None:
+    """Parse a Go duration such as Velero's ``ttl: 720h0m0s``; None if unreadable."""
+    if not isinstance(value, str) or not value or len(value) > 64:
+        return None
+    pos, total = 0, 0.0
+    scale = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+    for match in _DURATION.finditer(value):
+        if match.start() != pos:
+            return None
+        total += float(match.group(1)) * scale[match.group(2)]
+        pos = match.end()
+    if pos != len(value):
+        return None
+    return timedelta(seconds=total)
+
+
+def parse_quantity(value: Any) -> int | None:
+    """Parse a resource quantity (``40Gi``, ``500M``, ``1e3``) to bytes; None if unreadable
+    or negative."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    match = _QUANTITY.match(value.strip())
+    if not match or match.group(2) not in _SUFFIX:
+        return None
+    try:
+        number = Decimal(match.group(1)) * _SUFFIX[match.group(2)]
+    except InvalidOperation:
+        return None
+    if number < 0 or not number.is_finite():
+        return None
+    return int(number)
+
+
+def dig(obj: Any, *path: str) -> Any:
+    """Follow ``path`` through nested dicts; None as soon as a step is missing or not a dict."""
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj

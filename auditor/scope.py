@@ -1,0 +1,151 @@
+"""Velero scope semantics: does a Backup, Schedule template or Restore include an object?
+
+Implements the filters documented for Velero Backup/Restore specs
+(https://velero.io/docs/main/api-types/backup/ and
+https://velero.io/docs/main/resource-filtering/): ``includedNamespaces`` /
+``excludedNamespaces`` (``*`` and globs), ``includedResources`` /
+``excludedResources`` (plural, singular, kind, short name, optionally
+``.group``), ``labelSelector`` (matchLabels + matchExpressions) and
+``orLabelSelectors`` (any one matches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+__all__ = ["Scope", "selector_matches", "SelectorError"]
+
+_SHORT_NAMES = {
+    "pvc": "persistentvolumeclaims",
+    "pv": "persistentvolumes",
+    "vm": "virtualmachines",
+    "vms": "virtualmachines",
+    "vmi": "virtualmachineinstances",
+    "vmis": "virtualmachineinstances",
+    "dv": "datavolumes",
+    "dvs": "datavolumes",
+    "ns": "namespaces",
+}
+
+
+class SelectorError(ValueError):
+    """A label selector is malformed (unknown operator, wrong types)."""
+
+
+def _str_list(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    return [str(v) for v in value if isinstance(v, str | int | float)]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The object filters of one Velero Backup spec, Schedule template or Restore spec."""
+
+    included_namespaces: tuple[str, ...]
+    excluded_namespaces: tuple[str, ...]
+    included_resources: tuple[str, ...]
+    excluded_resources: tuple[str, ...]
+    label_selector: Mapping[str, Any] | None
+    or_label_selectors: tuple[Mapping[str, Any], ...]
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> Scope:
+        """Build from a Backup/Restore ``spec`` (or a Schedule's ``spec.template``)."""
+        spec = spec if isinstance(spec, dict) else {}
+        ls = spec.get("labelSelector")
+        ors = spec.get("orLabelSelectors")
+        return cls(
+            included_namespaces=tuple(_str_list(spec.get("includedNamespaces"))),
+            excluded_namespaces=tuple(_str_list(spec.get("excludedNamespaces"))),
+            included_resources=tuple(r.lower() for r in _str_list(spec.get("includedResources"))),
+            excluded_resources=tuple(r.lower() for r in _str_list(spec.get("excludedResources"))),
+            label_selector=ls if isinstance(ls, dict) else None,
+            or_label_selectors=tuple(s for s in ors if isinstance(s, dict))
+            if isinstance(ors, list)
+            else (),
+        )
+
+    def namespace_included(self, namespace: str) -> bool:
+        """True if objects in ``namespace`` pass the namespace filters."""
+        inc = self.included_namespaces
+        if inc and not any(fnmatchcase(namespace, pat) for pat in inc):
+            return False
+        return not any(fnmatchcase(namespace, pat) for pat in self.excluded_namespaces)
+
+    def resource_included(self, plural: str, kind: str, group: str) -> bool:
+        """True if the resource type passes ``includedResources``/``excludedResources``."""
+        names = {plural, kind.lower(), kind.lower() + "s"}
+        qualified = {f"{n}.{group}" for n in names} if group else set()
+
+        def hit(entry: str) -> bool:
+            entry = _SHORT_NAMES.get(entry, entry)
+            return entry == "*" or entry in names or entry in qualified
+
+        if self.included_resources and not any(hit(e) for e in self.included_resources):
+            return False
+        return not any(hit(e) for e in self.excluded_resources if e != "*")
+
+    def labels_match(self, labels: Mapping[str, str]) -> bool:
+        """True if ``labels`` satisfy the selectors (no selector matches everything).
+
+        Raises:
+            SelectorError: a selector is malformed.
+        """
+        if self.or_label_selectors:
+            return any(selector_matches(s, labels) for s in self.or_label_selectors)
+        if self.label_selector is not None:
+            return selector_matches(self.label_selector, labels)
+        return True
+
+    def includes(
+        self, *, namespace: str, labels: Mapping[str, str], plural: str, kind: str, group: str
+    ) -> bool:
+        """True if an object with these coordinates is inside this scope.
+
+        Raises:
+            SelectorError: a selector is malformed.
+        """
+        return (
+            self.namespace_included(namespace)
+            and self.resource_included(plural, kind, group)
+            and self.labels_match(labels)
+        )
+
+
+def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """Evaluate a Kubernetes LabelSelector against ``labels``.
+
+    Raises:
+        SelectorError: unknown operator or malformed fields.
+    """
+    match_labels = selector.get("matchLabels") or {}
+    if not isinstance(match_labels, dict):
+        raise SelectorError("matchLabels is not a mapping")
+    for key, value in match_labels.items():
+        if labels.get(str(key)) != str(value):
+            return False
+    expressions = selector.get("matchExpressions") or []
+    if not isinstance(expressions, list):
+        raise SelectorError("matchExpressions is not a list")
+    for expr in expressions:
+        if not isinstance(expr, dict) or not isinstance(expr.get("key"), str):
+            raise SelectorError("a matchExpressions entry has no key")
+        key, op = expr["key"], expr.get("operator")
+        values = [str(v) for v in (expr.get("values") or [])]
+        if op == "In":
+            ok = key in labels and labels[key] in values
+        elif op == "NotIn":
+            ok = key not in labels or labels[key] not in values
+        elif op == "Exists":
+            ok = key in labels
+        elif op == "DoesNotExist":
+            ok = key not in labels
+        else:
+            raise SelectorError(f"unknown matchExpressions operator {op!r}")
+        if not ok:
+            return False
+    return True
