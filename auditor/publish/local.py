@@ -59,6 +59,9 @@ class LocalStore:
         except OSError as exc:
             raise PublishError(f"cannot write {path}: {exc}") from exc
 
+    def protection_problem(self, info: ObjectInfo, *, evidence: bool) -> str | None:
+        return None  # a directory has no retention or encryption settings
+
     def stat(self, key: str) -> ObjectInfo | None:
         path = self._path(key)
         try:

@@ -58,11 +58,12 @@ class PublishResult:
     error: str | None = None
 
 
-def _verify(store: ObjectStore, key: str, size: int, sha256: str, lock: str | None) -> bool:
+def _verify(store: ObjectStore, key: str, size: int, sha256: str, *, evidence: bool) -> bool:
     """Check the stored ``key`` against size/digest; return False when it does not exist.
 
     Raises:
-        VerificationError: the object differs, or lacks the requested retention.
+        VerificationError: the object differs, or lacks the requested
+            retention/encryption (``evidence`` objects only get retention).
     """
     info = store.stat(key)
     if info is None:
@@ -76,22 +77,19 @@ def _verify(store: ObjectStore, key: str, size: int, sha256: str, lock: str | No
             f"{store.url_for(key)}: stored object has size {info.size}, sha256 {actual}; "
             f"manifest says size {size}, sha256 {sha256}"
         )
-    if lock and info.lock_mode != lock:
-        raise VerificationError(
-            f"{store.url_for(key)}: retention is {info.lock_mode or 'absent'}, expected {lock}"
-        )
+    problem = store.protection_problem(info, evidence=evidence)
+    if problem:
+        raise VerificationError(f"{store.url_for(key)}: {problem}")
     return True
 
 
-def _put_verified(
-    store: ObjectStore, key: str, data: bytes, lock: str | None, result: PublishResult
-) -> None:
+def _put_verified(store: ObjectStore, key: str, data: bytes, result: PublishResult) -> None:
     digest = sha256_hex(data)
-    if _verify(store, key, len(data), digest, lock):
+    if _verify(store, key, len(data), digest, evidence=True):
         result.already_present.append(key)
         return
     store.put(key, data, sha256=digest, evidence=True)
-    if not _verify(store, key, len(data), digest, lock):
+    if not _verify(store, key, len(data), digest, evidence=True):
         raise VerificationError(f"{store.url_for(key)}: not found right after upload")
     result.uploaded.append(key)
 
@@ -116,13 +114,11 @@ def _update_latest(store: ObjectStore, manifest: RunManifest) -> None:
     data = (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
     digest = sha256_hex(data)
     store.put(key, data, sha256=digest, evidence=False)
-    if not _verify(store, key, len(data), digest, None):
+    if not _verify(store, key, len(data), digest, evidence=False):
         raise VerificationError(f"{store.url_for(key)}: not found right after upload")
 
 
-def deliver(
-    store: ObjectStore, run_dir: Path, manifest: RunManifest, lock: str | None
-) -> PublishResult:
+def deliver(store: ObjectStore, run_dir: Path, manifest: RunManifest) -> PublishResult:
     """Upload and verify one run (artifacts, manifest, latest.json); idempotent.
 
     Raises:
@@ -136,8 +132,8 @@ def deliver(
         data = (run_dir / art.path).read_bytes()
         if sha256_hex(data) != art.sha256:
             raise VerificationError(f"{run_dir / art.path}: changed since the manifest was built")
-        _put_verified(store, manifest.key(art.path), data, lock, result)
-    _put_verified(store, manifest.key(MANIFEST_NAME), manifest.to_bytes(), lock, result)
+        _put_verified(store, manifest.key(art.path), data, result)
+    _put_verified(store, manifest.key(MANIFEST_NAME), manifest.to_bytes(), result)
     _update_latest(store, manifest)
     result.published = True
     return result
@@ -155,7 +151,7 @@ def _deliver_spooled(
         except RunDirError as exc:
             log.error("spool entry %s is unusable, left in place: %s", entry.path, exc)
             continue
-        deliver(store, entry.run_dir, manifest, target.object_lock_mode)
+        deliver(store, entry.run_dir, manifest)
         spool.remove(entry)
         log.info("delivered spooled run %s to %s", entry.run_id, store.describe())
         delivered.append(entry.run_id)
@@ -181,7 +177,7 @@ def publish_run(
         store = store if store is not None else open_store(target)
         store.preflight()
         delivered = _deliver_spooled(store, target, result)
-        result = deliver(store, run_dir, manifest, target.object_lock_mode)
+        result = deliver(store, run_dir, manifest)
         for entry in spool.pending(target.spool_dir, target):
             if entry.run_id == manifest.run_id:
                 spool.remove(entry)
@@ -208,9 +204,7 @@ def retry_spool(
         try:
             store = store_factory(entry.target)
             store.preflight()
-            result = deliver(
-                store, entry.run_dir, build_manifest(entry.run_dir), entry.target.object_lock_mode
-            )
+            result = deliver(store, entry.run_dir, build_manifest(entry.run_dir))
             spool.remove(entry)
         except (PublishError, RunDirError) as exc:
             result = PublishResult(

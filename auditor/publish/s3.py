@@ -149,9 +149,19 @@ class S3Store:
             raise PublishError(f"{where}: {exc}") from None
 
     def preflight(self) -> None:
-        """Check the bucket exists and, with Object Lock set, has Object Lock + versioning."""
+        """Check the bucket exists and, with Object Lock set, has Object Lock + versioning.
+
+        Uses ListObjectsV2 (one key) rather than HeadBucket: its error body names
+        the cause (SignatureDoesNotMatch, InvalidAccessKeyId, NoSuchBucket), and
+        publishing needs s3:ListBucket anyway (without it HEAD of a missing key is 403).
+        """
         try:
-            self._call("HeadBucket", lambda: self.client.head_bucket(Bucket=self.bucket))
+            self._call(
+                "ListObjectsV2",
+                lambda: self.client.list_objects_v2(
+                    Bucket=self.bucket, Prefix=self.prefix, MaxKeys=1
+                ),
+            )
         except _NotFound as exc:
             raise StoreConfigError(f"bucket {self.bucket!r} does not exist: {exc}") from None
         if self.settings.object_lock_mode is None:
@@ -199,6 +209,15 @@ class S3Store:
                 days=self.settings.object_lock_days
             )
         self._call(f"PutObject {self.url_for(key)}", lambda: self.client.put_object(**params))
+
+    def protection_problem(self, info: ObjectInfo, *, evidence: bool) -> str | None:
+        """Retention must match ``object_lock_mode`` (evidence only); reported SSE must match."""
+        mode = self.settings.object_lock_mode
+        if evidence and mode and info.lock_mode != mode:
+            return f"retention is {info.lock_mode or 'absent'}, expected {mode}"
+        if self.settings.sse and info.sse not in (None, self.settings.sse):
+            return f"server-side encryption is {info.sse}, expected {self.settings.sse}"
+        return None
 
     def stat(self, key: str) -> ObjectInfo | None:
         full = self.prefix + key

@@ -61,6 +61,13 @@ class ObjectStore(Protocol):
         """
         ...
 
+    def protection_problem(self, info: ObjectInfo, *, evidence: bool) -> str | None:
+        """Say what is wrong with ``info``'s retention/encryption, or None when as configured.
+
+        ``evidence``: the object should carry the configured retention.
+        """
+        ...
+
     def stat(self, key: str) -> ObjectInfo | None:
         """Return what the store knows about ``key``, or None when it does not exist."""
         ...
