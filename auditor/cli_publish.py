@@ -141,15 +141,16 @@ def publish(
     if run_dir is None or url is None:
         raise click.UsageError("give --from-run DIR and --to URL, or --retry")
     target = settings_from_options(url, options)
+    store = open_store(target)
     try:
         if trend and not (run_dir / "trend.json").exists():
-            write_trend(run_dir, open_store(target))
-        result = publish_run(run_dir, target)
+            try:
+                write_trend(run_dir, store)
+            except PublishError as exc:
+                click.echo(f"trend not computed (archive unreadable): {exc}", err=True)
+        result = publish_run(run_dir, target, store=store)
     except RunDirError as exc:
         raise click.UsageError(str(exc)) from None
-    except PublishError as exc:
-        click.echo(f"trend not computed: {exc}", err=True)
-        result = publish_run(run_dir, target)
     _report(result)
     if not result.published:
         raise SystemExit(EXIT_SPOOLED)

@@ -28,7 +28,7 @@ def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
     server = WeedServer(tmp_path_factory.mktemp("weed"))
     server.start()
     yield server
-    server.stop()
+    server.stop(crash=True)  # its data is thrown away; skip the graceful shutdown
 
 
 def new_bucket(server: WeedServer, *, lock: bool = False) -> str:
@@ -220,7 +220,7 @@ def test_outage_mid_run_spools_and_next_run_delivers(tmp_path: Path) -> None:
         latest = server.client().get_object(Bucket=bucket, Key=f"evidence/{CLUSTER}/latest.json")
         assert json.loads(latest["Body"].read())["run_id"] == later.run_id
     finally:
-        server.stop()
+        server.stop(crash=True)
 
 
 def test_history_and_trend_over_three_runs(

@@ -35,7 +35,8 @@ class LocalStore:
         return str(self.root)
 
     def url_for(self, key: str) -> str:
-        return str(self._path(key))
+        trailing = "/" if key.endswith("/") else ""
+        return str(self._path(key.rstrip("/"))) + trailing
 
     def _path(self, key: str) -> Path:
         parts = key.split("/")

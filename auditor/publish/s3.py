@@ -63,7 +63,7 @@ def make_client(settings: PublishSettings, session: boto3.session.Session | None
     """Create the S3 client for ``settings`` (credentials from boto3's standard chain)."""
     config = Config(
         region_name=settings.region,
-        retries={"mode": settings.retry_mode, "max_attempts": settings.max_attempts},
+        retries={"mode": settings.retry_mode, "total_max_attempts": settings.max_attempts},
         s3={"addressing_style": settings.addressing_style},
         connect_timeout=settings.connect_timeout,
         read_timeout=settings.read_timeout,

@@ -71,6 +71,8 @@ class PublishSettings(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> PublishSettings:
+        if self.bucket is None and (self.sse or self.object_lock_mode):
+            raise ValueError("sse and object_lock_mode need an S3 bucket, not a local directory")
         if self.kms_key_id and self.sse != "aws:kms":
             raise ValueError("kms_key_id requires sse: aws:kms")
         if (self.object_lock_mode is None) != (self.object_lock_days is None):
