@@ -235,6 +235,8 @@ def test_trend_month_window_scope_and_integrity(tmp_path: Path) -> None:
         "2026-11-29",
         "2026-11-30",
     ]
+    current_id = trend["current"]["run_id"]
+    assert trend["series"][-1]["prefix"] == f"{CLUSTER}/2026/11/30/{current_id}/"
     later = compute_trend(audit_report("2026-12-12T06:00:00Z"), store)
     assert later["month_ago"]["audit_time"] == "2026-11-10T06:00:00Z"
 

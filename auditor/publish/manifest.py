@@ -35,6 +35,7 @@ __all__ = [
     "RunManifest",
     "build_manifest",
     "cluster_segment",
+    "run_prefix",
     "sha256_hex",
 ]
 
@@ -52,6 +53,11 @@ def cluster_segment(name: Any) -> str:
     """Key-safe cluster name: report's ``cluster.name`` or ``unknown-cluster``."""
     text = _SAFE.sub("-", str(name)).strip("-.") if name else ""
     return text or "unknown-cluster"
+
+
+def run_prefix(cluster: str, run_id: str, audit_time: str) -> str:
+    """Key prefix of a run: ``<cluster>/<YYYY>/<MM>/<DD>/<run-id>`` (audit time's UTC date)."""
+    return f"{cluster}/{audit_time[0:4]}/{audit_time[5:7]}/{audit_time[8:10]}/{run_id}"
 
 
 @dataclass(frozen=True)
@@ -76,8 +82,7 @@ class RunManifest:
     @property
     def run_prefix(self) -> str:
         """``<cluster>/<YYYY>/<MM>/<DD>/<run-id>`` (date of the audit time, UTC)."""
-        y, m, d = self.audit_time[0:4], self.audit_time[5:7], self.audit_time[8:10]
-        return f"{self.cluster}/{y}/{m}/{d}/{self.run_id}"
+        return run_prefix(self.cluster, self.run_id, self.audit_time)
 
     def key(self, path: str) -> str:
         """Store key of an artifact path within this run."""

@@ -23,7 +23,7 @@ from auditor.publish.history import (
     read_report,
     run_keys,
 )
-from auditor.publish.manifest import cluster_segment
+from auditor.publish.manifest import cluster_segment, run_prefix
 from auditor.publish.store import ObjectStore
 
 __all__ = [
@@ -117,11 +117,13 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 def _current_brief(report: dict[str, Any]) -> dict[str, Any]:
     run, summary = report["run"], report.get("summary") or {}
+    cluster = cluster_segment((report.get("cluster") or {}).get("name"))
     return {
         "run_id": run["id"],
         "audit_time": run["audit_time"],
         "vms": summary.get("vms"),
         "readiness": dict(summary.get("readiness") or {}),
+        "prefix": run_prefix(cluster, run["id"], run["audit_time"]) + "/",
     }
 
 
