@@ -7,18 +7,23 @@ AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY so it enforces signatures.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import shutil
 import socket
 import subprocess
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import boto3
 from botocore.config import Config
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from auditor.config import AuditSettings
 from auditor.pipeline import run_audit, write_artifacts
@@ -47,13 +52,63 @@ def free_port() -> int:
         return port
 
 
+def write_tls_files(directory: Path) -> tuple[Path, Path, Path]:
+    """Write a private CA and a server certificate for 127.0.0.1: (ca.pem, cert.pem, key.pem)."""
+    now = datetime.now(UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "auditor test CA")])
+
+    def builder(subject: x509.Name, public_key: Any, serial: int) -> x509.CertificateBuilder:
+        return (
+            x509.CertificateBuilder()
+            .subject_name(subject)
+            .issuer_name(ca_name)
+            .public_key(public_key)
+            .serial_number(serial)
+            .not_valid_before(now - timedelta(days=1))
+            .not_valid_after(now + timedelta(days=7))
+        )
+
+    ca = (
+        builder(ca_name, ca_key.public_key(), 1)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    host = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    cert = (
+        builder(host, key.public_key(), 2)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = directory / "ca.pem", directory / "cert.pem", directory / "key.pem"
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return paths
+
+
 class WeedServer:
-    """A ``weed mini`` process on 127.0.0.1; ``stop``/``start`` keep ports and data."""
+    """A ``weed mini`` process on 127.0.0.1; ``stop``/``start`` keep ports and data.
+
+    S3 listens on plain HTTP (``endpoint``) and on HTTPS (``https_endpoint``)
+    with a certificate from a private CA (``ca_file``).
+    """
 
     PORT_FLAGS = (
         "master.port", "master.port.grpc", "volume.port", "volume.port.grpc",
         "filer.port", "filer.port.grpc", "s3.port", "s3.port.grpc",
-        "admin.port", "admin.port.grpc",
+        "admin.port", "admin.port.grpc", "s3.port.https",
     )  # fmt: skip
 
     def __init__(self, data_dir: Path) -> None:
@@ -63,10 +118,15 @@ class WeedServer:
         self.log_path = data_dir / "weed.log"
         self._sessions: dict[str, boto3.session.Session] = {}
         self._clients: dict[tuple[str, int], Any] = {}
+        self.ca_file, self._cert_file, self._key_file = write_tls_files(data_dir / "tls")
 
     @property
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.ports['s3.port']}"
+
+    @property
+    def https_endpoint(self) -> str:
+        return f"https://127.0.0.1:{self.ports['s3.port.https']}"
 
     def start(self, timeout: float = 60.0) -> None:
         weed = shutil.which("weed")
@@ -75,7 +135,8 @@ class WeedServer:
         args = [weed, "mini", f"-dir={self.data_dir}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1"]
         args += [f"-{flag}={port}" for flag, port in self.ports.items()]
         args += ["-s3.port.iceberg=0", "-s3.port.lance=0", "-webdav=false", "-admin.ui=false"]
-        args += ["-master.telemetry=false"]
+        args += ["-master.telemetry=false", f"-s3.cert.file={self._cert_file}"]
+        args += [f"-s3.key.file={self._key_file}"]
         env = {**os.environ, "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY}
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)

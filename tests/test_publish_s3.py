@@ -323,3 +323,22 @@ def test_tampered_object_is_detected(weed: WeedServer, tmp_path: Path) -> None:
 
     assert not again.published
     assert f"s3://{bucket}/{key}: stored object has size 25" in (again.error or "")
+
+
+def test_tls_endpoint_with_private_ca(weed: WeedServer, tmp_path: Path) -> None:
+    bucket = new_bucket(weed)
+    run_dir = make_run(tmp_path / "run", audit_report("2026-11-30T06:00:00Z"))
+    base = {"endpoint_url": weed.https_endpoint}
+
+    default_cas = weed.settings(bucket, tmp_path, **base)
+    refused = publish_run(run_dir, default_cas, store=weed.store(default_cas))
+    assert not refused.published
+    assert "TLS verification failed" in (refused.error or "") and "ca_bundle" in (
+        refused.error or ""
+    )
+
+    with_ca = weed.settings(bucket, tmp_path, ca_bundle=weed.ca_file, **base)
+    result = publish_run(run_dir, with_ca, store=weed.store(with_ca))
+    assert result.published, result.error
+    assert result.location.startswith(f"s3://{bucket}/evidence/")
+    assert pending(with_ca.spool_dir) == []  # spooled copy cleared once published

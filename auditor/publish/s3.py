@@ -26,6 +26,7 @@ from botocore.exceptions import (
     ClientError,
     NoCredentialsError,
     PartialCredentialsError,
+    SSLError,
 )
 from botocore.exceptions import (
     ConnectionError as BotoConnectionError,
@@ -125,6 +126,11 @@ class S3Store:
             raise StoreAuthError(
                 f"{where}: no usable credentials in boto3's standard chain ({exc}); set "
                 "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or a web identity token"
+            ) from None
+        except SSLError as exc:
+            raise StoreConfigError(
+                f"{where}: TLS verification failed ({exc}); set ca_bundle to the CA that "
+                "signed the endpoint's certificate"
             ) from None
         except BotoConnectionError as exc:
             raise StoreUnreachable(f"{where}: store unreachable after retries: {exc}") from None
