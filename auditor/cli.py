@@ -21,11 +21,14 @@ def main() -> None:
 
 def _register() -> None:
     from auditor.cli_checks import checks
+    from auditor.cli_cluster import collect, preflight
     from auditor.cli_publish import history, publish
     from auditor.cli_run import run
 
     main.add_command(run)
     main.add_command(checks)
+    main.add_command(collect)
+    main.add_command(preflight)
     main.add_command(publish)
     main.add_command(history)
 

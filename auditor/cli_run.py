@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from auditor.cli_cluster import cluster_options, collect_live
 from auditor.config import AuditSettings, ConfigError, load_settings
 from auditor.kubevalues import parse_time
 from auditor.pipeline import FORMATS, run_audit, write_artifacts
@@ -57,16 +58,33 @@ def collect_from_dir(from_dir: Path, cluster_name: str | None) -> ClusterData:
 
 
 @click.command()
-@click.option("--from-dir", type=click.Path(path_type=Path), help="Audit an exported directory of YAML/JSON.")
+@click.option(
+    "--from-dir", type=click.Path(path_type=Path), help="Audit an exported directory of YAML/JSON."
+)
 @click.option("--at", "at_text", metavar="TIME", help="Audit instant (RFC 3339, UTC); default now.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True)
-@click.option("--format", "formats", default=DEFAULT_FORMATS, show_default=True,
-              help=f"Comma-separated: {', '.join(FORMATS)}.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file.")
+@click.option(
+    "--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True
+)
+@click.option(
+    "--format",
+    "formats",
+    default=DEFAULT_FORMATS,
+    show_default=True,
+    help=f"Comma-separated: {', '.join(FORMATS)}.",
+)
+@click.option(
+    "--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file."
+)
 @click.option("--cluster-name", help="Cluster name for the report (overrides config).")
+@cluster_options  # live cluster (used when --from-dir is not given)
 @click.option("--owner", help="Write a report for this owner's VMs only.")
-@click.option("--fail-on", type=click.Choice(["never", "not-ready", "at-risk"]), default="never",
-              show_default=True, help="Exit 1 when any VM is at or below this readiness.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["never", "not-ready", "at-risk"]),
+    default="never",
+    show_default=True,
+    help="Exit 1 when any VM is at or below this readiness.",
+)
 def run(
     from_dir: Path | None,
     at_text: str | None,
@@ -76,8 +94,15 @@ def run(
     cluster_name: str | None,
     owner: str | None,
     fail_on: str,
+    kubeconfig: Path | None,
+    context: str | None,
+    namespaces: tuple[str, ...],
 ) -> None:
-    """Audit every VirtualMachine once and write the reports to --out."""
+    """Audit every VirtualMachine once and write the reports to --out.
+
+    Reads --from-dir, or else the live cluster (read-only) through --kubeconfig/--context,
+    the in-cluster service account, or the default kubeconfig.
+    """
     at = parse_at(at_text)
     settings = load_config(config_path)
     if cluster_name:
@@ -87,16 +112,22 @@ def run(
     if bad:
         raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
     if from_dir is None:
-        raise click.UsageError("--from-dir is required (live cluster reading is not wired yet)")
-    data = collect_from_dir(from_dir, settings.cluster_name)
+        data = collect_live(kubeconfig, context, namespaces, settings.cluster_name)
+    elif kubeconfig or context or namespaces:
+        raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
+    else:
+        data = collect_from_dir(from_dir, settings.cluster_name)
     report = run_audit(data, settings, at=at, owner=owner)
     paths = write_artifacts(report, out_dir, wanted)
     summary = report["summary"]["readiness"]
     click.echo(
         f"audited {report['summary']['vms']} VMs at {report['run']['audit_time']}: "
         + ", ".join(f"{k} {v}" for k, v in summary.items())
-        + ("" if report["run"]["complete"] else
-           f"; INCOMPLETE ({len(report['collection_problems'])} collection problem(s))")
+        + (
+            ""
+            if report["run"]["complete"]
+            else f"; INCOMPLETE ({len(report['collection_problems'])} collection problem(s))"
+        )
     )
     for path in paths:
         click.echo(f"wrote {path}")

@@ -68,8 +68,12 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
         ctx = CheckContext(at=at, thresholds=thresholds, index=index, policy=policy)
         findings = [_run(spec, ctx, data, incomplete, vm) for spec in vm_checks]
         findings = apply_waivers(
-            findings, namespace=vm.namespace, name=vm.name, labels=vm.labels,
-            settings=settings, at=at,
+            findings,
+            namespace=vm.namespace,
+            name=vm.name,
+            labels=vm.labels,
+            settings=settings,
+            at=at,
         )
         results.append(VMResult(vm, policy, sorted(findings, key=lambda f: f.check_id)))
     ctx = CheckContext(at=at, thresholds=settings.thresholds, index=index)
@@ -95,21 +99,27 @@ def _run(
         incomplete.add(spec.id)
     if unavailable:
         what = f"VM {vm.ref}" if vm else "the cluster"
-        return _finding(spec, Result(
-            Status.ERROR,
-            f"Cannot evaluate {spec.id} for {what}: the list of {', '.join(unavailable)} "
-            "could not be read.",
-            {"unavailable_kinds": unavailable},
-        ))
+        return _finding(
+            spec,
+            Result(
+                Status.ERROR,
+                f"Cannot evaluate {spec.id} for {what}: the list of {', '.join(unavailable)} "
+                "could not be read.",
+                {"unavailable_kinds": unavailable},
+            ),
+        )
     if vm is not None:
         broken = [p for p, _ in vm.problems if any(p.startswith(r) for r in spec.reads)]
         if broken:
-            return _finding(spec, Result(
-                Status.ERROR,
-                f"Cannot evaluate {spec.id} for VM {vm.ref}: field(s) {', '.join(broken)} are "
-                "malformed.",
-                {"malformed_fields": broken},
-            ))
+            return _finding(
+                spec,
+                Result(
+                    Status.ERROR,
+                    f"Cannot evaluate {spec.id} for VM {vm.ref}: field(s) {', '.join(broken)} are "
+                    "malformed.",
+                    {"malformed_fields": broken},
+                ),
+            )
     try:
         result = spec.func(vm, ctx) if vm is not None else spec.func(ctx, vms or [])
     except Exception as exc:  # a check bug must not crash the audit or become a PASS
@@ -121,8 +131,12 @@ def _run(
             {"exception": type(exc).__name__},
         )
     if partial:
-        result = Result(result.status, result.message,
-                        {**result.evidence, "incomplete_kinds": partial}, result.severity)
+        result = Result(
+            result.status,
+            result.message,
+            {**result.evidence, "incomplete_kinds": partial},
+            result.severity,
+        )
     return _finding(spec, result)
 
 

@@ -9,7 +9,7 @@ the contract between layers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """Outcome of one check on one VM.
 
     ``ERROR`` means the check could not be evaluated (missing, forbidden or
@@ -36,7 +36,7 @@ class Status(str, Enum):
     WAIVED = "WAIVED"
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """How much a FAIL matters for recovery, highest first."""
 
     CRITICAL = "critical"
@@ -54,7 +54,7 @@ class Severity(str, Enum):
 _SEVERITY_ORDER = [Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW, Severity.INFO]
 
 
-class Readiness(str, Enum):
+class Readiness(StrEnum):
     """Recovery readiness of one VM, derived from its findings (see :func:`readiness_of`)."""
 
     READY = "READY"

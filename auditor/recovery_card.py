@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from auditor.checks.network import nad_key
-from auditor.checks.storage import copies_of, reclaim_policy
 from auditor.checks.registry import CheckContext
+from auditor.checks.storage import copies_of, reclaim_policy
 from auditor.inventory import VMRecord
 from auditor.inventory.protection import PvcRef
 from auditor.kubevalues import age_hours, dig, format_time, parse_quantity, parse_time
@@ -24,7 +24,9 @@ def _pvc(ctx: CheckContext, p: PvcRef | None) -> dict[str, Any] | None:
     if p is None or p.obj is None:
         return None
     o = p.obj
-    size = dig(o, "status", "capacity", "storage") or dig(o, "spec", "resources", "requests", "storage")
+    size = dig(o, "status", "capacity", "storage") or dig(
+        o, "spec", "resources", "requests", "storage"
+    )
     modes = dig(o, "spec", "accessModes")
     return {
         "name": p.name,

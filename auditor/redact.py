@@ -33,7 +33,9 @@ SECRET_FIELD_NAMES = frozenset(
 )
 
 # Annotation and label keys that look like they carry a credential.
-_SECRET_KEY = re.compile(r"(pass(word|wd)?|secret|token|credential|private[-_.]?key|api[-_.]?key)", re.I)
+_SECRET_KEY = re.compile(
+    r"(pass(word|wd)?|secret|token|credential|private[-_.]?key|api[-_.]?key)", re.I
+)
 
 # Kinds whose ``data`` key is a payload; elsewhere ``data`` can be innocent structure.
 _DATA_PAYLOAD_KINDS = frozenset({"Secret", "ConfigMap"})

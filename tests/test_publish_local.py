@@ -10,7 +10,6 @@ import boto3
 import pytest
 from click.testing import CliRunner
 from moto import mock_aws
-from publish_support import CLUSTER, audit_report, make_run
 from pydantic import ValidationError
 
 from auditor.cli import main
@@ -27,6 +26,7 @@ from auditor.publish.local import LocalStore
 from auditor.publish.s3 import S3Store, make_client
 from auditor.publish.spool import pending
 from auditor.publish.trend import compare_reports
+from tests.publish_support import CLUSTER, audit_report, make_run
 
 
 def local(tmp_path: Path, **options: Any) -> PublishSettings:

@@ -14,11 +14,18 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from click.testing import CliRunner
-from publish_support import ACCESS_KEY, CLUSTER, SECRET_KEY, WeedServer, audit_report, make_run
 
 from auditor.cli import main
 from auditor.publish import compute_trend, publish_run
 from auditor.publish.spool import pending
+from tests.publish_support import (
+    ACCESS_KEY,
+    CLUSTER,
+    SECRET_KEY,
+    WeedServer,
+    audit_report,
+    make_run,
+)
 
 _names = itertools.count()
 

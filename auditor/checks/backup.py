@@ -107,7 +107,11 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
     """PASS when the newest usable Backup holding the VM completed within ``rpo_hours``."""
     rpo = ctx.thresholds.rpo_hours
     schedules = [
-        {"schedule": f"{s.namespace}/{s.name}", "paused": s.paused, "last_backup": format_time(s.last_backup)}
+        {
+            "schedule": f"{s.namespace}/{s.name}",
+            "paused": s.paused,
+            "last_backup": format_time(s.last_backup),
+        }
         for s in vm.schedules
     ]
     good = usable(vm)
@@ -121,7 +125,7 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
     hours = age_hours(newest.backup.when, ctx.at)
     ev = {"rpo_hours": rpo, "schedules": schedules, **backup_evidence(newest, ctx)}
     if hours is None or hours > rpo:
-        paused = [s["schedule"] for s in schedules if s["paused"]]
+        paused = [str(s["schedule"]) for s in schedules if s["paused"]]
         extra = f" Schedule {', '.join(paused)} is paused." if paused else ""
         return failed(
             f"VM {vm.ref} has no backup newer than {rpo:g} h; newest is {newest.backup.name}, "
@@ -172,7 +176,9 @@ def phase(vm: VMRecord, ctx: CheckContext) -> Result:
             Severity.MEDIUM,
             **ev,
         )
-    return failed(f"Newest backup covering VM {vm.ref}, {name}, is {ph}; it protects nothing.", **ev)
+    return failed(
+        f"Newest backup covering VM {vm.ref}, {name}, is {ph}; it protects nothing.", **ev
+    )
 
 
 def _in_flight(e: BackupEval) -> bool:
@@ -189,8 +195,11 @@ def _in_flight(e: BackupEval) -> bool:
     remediation="Label every PVC of the VM (including persistent-state-for-<vm>) with the "
     "backup selector, or back up the whole namespace, or enable the kubevirt Velero plugin which "
     "adds a VM's volumes to the backup.",
-    references=(VELERO_FILTER_DOC, KUBEVIRT_VELERO,
-                "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/"),
+    references=(
+        VELERO_FILTER_DOC,
+        KUBEVIRT_VELERO,
+        "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/",
+    ),
     requires=_BACKUP_KINDS,
 )
 def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
@@ -208,12 +217,22 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
     missing = [c for c in e.pvcs if not c.captured]
     ev = {
         **backup_evidence(e, ctx),
-        "pvcs": [{"pvc": c.pvc, "role": c.role, "captured": c.captured, "method": c.method,
-                  "reason": c.reason} for c in e.pvcs],
+        "pvcs": [
+            {
+                "pvc": c.pvc,
+                "role": c.role,
+                "captured": c.captured,
+                "method": c.method,
+                "reason": c.reason,
+            }
+            for c in e.pvcs
+        ],
         "velero_snapshot_contents": e.snapshot_contents,
     }
     if not missing:
-        return passed(f"Backup {e.backup.name} holds all {len(e.pvcs)} PVC(s) of VM {vm.ref}.", **ev)
+        return passed(
+            f"Backup {e.backup.name} holds all {len(e.pvcs)} PVC(s) of VM {vm.ref}.", **ev
+        )
     names = ", ".join(c.pvc for c in missing)
     severity = Severity.HIGH if any(c.role == "disk" for c in missing) else Severity.MEDIUM
     return failed(

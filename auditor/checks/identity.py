@@ -44,8 +44,8 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     "restore under another name or by tooling that recreates the VM changes it. Windows "
     "activation and licensing follow the SMBIOS UUID, so on Windows a missing UUID is high.",
     remediation="Copy the running VMI's firmware.uuid (and a serial) into the VM spec, e.g. "
-    "oc patch vm NAME --type merge -p '{\"spec\":{\"template\":{\"spec\":{\"domain\":"
-    "{\"firmware\":{\"uuid\":\"...\",\"serial\":\"...\"}}}}}}'.",
+    'oc patch vm NAME --type merge -p \'{"spec":{"template":{"spec":{"domain":'
+    '{"firmware":{"uuid":"...","serial":"..."}}}}}}\'.',
     references=(KV_FIRMWARE, "https://github.com/kubevirt/kubevirt/issues/2398"),
     reads=("spec.template.spec",),
 )
@@ -58,7 +58,11 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
     if not missing:
         return passed(f"VM {vm.ref} pins firmware uuid {fw.uuid} and serial {fw.serial}.", **ev)
     severity = Severity.HIGH if "uuid" in missing and vm.spec.os == "windows" else Severity.MEDIUM
-    hint = f" (the running VMI uses {runtime}, derived at start-up)" if runtime and fw.uuid is None else ""
+    hint = (
+        f" (the running VMI uses {runtime}, derived at start-up)"
+        if runtime and fw.uuid is None
+        else ""
+    )
     return failed(
         f"VM {vm.ref} does not pin firmware {' or '.join(missing)} in its spec{hint}.",
         severity,
@@ -146,7 +150,7 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
         return not_applicable(f"VM {vm.ref} is not running; no runtime volumes to compare.")
     spec_names = {d.name for d in vm.spec.disks}
     spec_vols = dig(vm.obj, "spec", "template", "spec", "volumes") or []
-    spec_names |= {v.get("name") for v in spec_vols if isinstance(v, dict)}
+    spec_names |= {str(v.get("name")) for v in spec_vols if isinstance(v, dict)}
     runtime = dig(vm.vmi, "spec", "volumes") or []
     statuses = dig(vm.vmi, "status", "volumeStatus") or []
     names = {v.get("name") for v in runtime if isinstance(v, dict)}
@@ -157,7 +161,9 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
             f"VM {vm.ref} runs with volume(s) {', '.join(extra)} that its spec does not list.",
             runtime_only_volumes=extra,
         )
-    return passed(f"Every volume of running VM {vm.ref} is in its spec.", volumes=sorted(spec_names))
+    return passed(
+        f"Every volume of running VM {vm.ref} is in its spec.", volumes=sorted(spec_names)
+    )
 
 
 @check(

@@ -33,9 +33,7 @@ def nads_exist(vm: VMRecord, ctx: CheckContext) -> Result:
     multus = [n for n in vm.spec.nics if n.network_type == "multus"]
     if not multus:
         return not_applicable(f"VM {vm.ref} uses no multus networks.")
-    resolved = {
-        n.name: "/".join(nad_key(vm.namespace, n.network_name or "")) for n in multus
-    }
+    resolved = {n.name: "/".join(nad_key(vm.namespace, n.network_name or "")) for n in multus}
     missing = sorted(
         nad for nad in resolved.values() if tuple(nad.split("/", 1)) not in ctx.index.nads
     )

@@ -33,13 +33,20 @@ def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     if data.state("Backup") is KindState.NOT_INSTALLED:
         return failed("No backup system is installed: the velero.io API group is not served.")
     locations = data.of("BackupStorageLocation")
-    rows = [{"bsl": f"{dig(b, 'metadata', 'namespace')}/{dig(b, 'metadata', 'name')}",
-             "phase": dig(b, "status", "phase"),
-             "last_validated": dig(b, "status", "lastValidationTime")} for b in locations]
+    rows = [
+        {
+            "bsl": f"{dig(b, 'metadata', 'namespace')}/{dig(b, 'metadata', 'name')}",
+            "phase": dig(b, "status", "phase"),
+            "last_validated": dig(b, "status", "lastValidationTime"),
+        }
+        for b in locations
+    ]
     available = [r for r in rows if r["phase"] == "Available"]
     if not available:
         return failed(
-            f"None of the {len(rows)} BackupStorageLocation(s) is Available.", Severity.HIGH, locations=rows
+            f"None of the {len(rows)} BackupStorageLocation(s) is Available.",
+            Severity.HIGH,
+            locations=rows,
         )
     return passed(f"{len(available)} BackupStorageLocation(s) Available.", locations=rows)
 
@@ -62,8 +69,15 @@ def schedules_active(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     if not covering:
         return not_applicable("No Velero Schedule covers any VM.")
     paused = sorted(n for n, s in covering.items() if s.paused)
-    rows = [{"schedule": f"{s.namespace}/{s.name}", "paused": s.paused, "cron": s.cron,
-             "last_backup": format_time(s.last_backup)} for _, s in sorted(covering.items())]
+    rows = [
+        {
+            "schedule": f"{s.namespace}/{s.name}",
+            "paused": s.paused,
+            "cron": s.cron,
+            "last_backup": format_time(s.last_backup),
+        }
+        for _, s in sorted(covering.items())
+    ]
     if paused:
         return failed(f"Schedule(s) {', '.join(paused)} covering VMs are paused.", schedules=rows)
     return passed(f"All {len(rows)} Schedule(s) covering VMs are active.", schedules=rows)
@@ -96,7 +110,9 @@ def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     ev = {"drivers": {d: sorted(v) for d, v in sorted(used.items())}, "missing": missing}
     if missing:
         return failed(f"No VolumeSnapshotClass exists for driver(s) {', '.join(missing)}.", **ev)
-    return passed(f"All {len(used)} CSI driver(s) used by VM disks have a VolumeSnapshotClass.", **ev)
+    return passed(
+        f"All {len(used)} CSI driver(s) used by VM disks have a VolumeSnapshotClass.", **ev
+    )
 
 
 @check(
@@ -108,7 +124,10 @@ def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     "backups skip unlabelled volumes.",
     remediation="Add kubevirt to DataProtectionApplication spec.configuration.velero."
     "defaultPlugins (or install the plugin with velero plugin add).",
-    references=(PLUGIN_DOC, "https://docs.openshift.com/container-platform/latest/backup_and_restore/application_backup_and_restore/installing/installing-oadp-kubevirt.html"),
+    references=(
+        PLUGIN_DOC,
+        "https://docs.openshift.com/container-platform/latest/backup_and_restore/application_backup_and_restore/installing/installing-oadp-kubevirt.html",
+    ),
     requires=("DataProtectionApplication",),
     scope="platform",
 )
@@ -117,8 +136,13 @@ def kubevirt_plugin(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     dpas = ctx.index.data.of("DataProtectionApplication")
     if not dpas:
         return not_applicable("No DataProtectionApplication found; plugin list unknown.")
-    rows = [{"dpa": f"{dig(d, 'metadata', 'namespace')}/{dig(d, 'metadata', 'name')}",
-             "plugins": dig(d, "spec", "configuration", "velero", "defaultPlugins")} for d in dpas]
+    rows = [
+        {
+            "dpa": f"{dig(d, 'metadata', 'namespace')}/{dig(d, 'metadata', 'name')}",
+            "plugins": dig(d, "spec", "configuration", "velero", "defaultPlugins"),
+        }
+        for d in dpas
+    ]
     if ctx.index.kubevirt_plugin:
         return passed("The kubevirt Velero plugin is enabled.", dpas=rows)
     return failed("No DataProtectionApplication enables the kubevirt Velero plugin.", dpas=rows)

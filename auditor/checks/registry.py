@@ -17,7 +17,7 @@ from auditor.config import Thresholds
 from auditor.models import Severity, Status
 
 if TYPE_CHECKING:
-    from auditor.inventory import ClusterIndex, VMRecord
+    from auditor.inventory import ClusterIndex
 
 __all__ = [
     "CheckSpec",
@@ -55,22 +55,22 @@ class Result:
     severity: Severity | None = None
 
 
-def passed(message: str, **evidence: Any) -> Result:
+def passed(message: str, /, **evidence: Any) -> Result:
     """A PASS result."""
     return Result(Status.PASS, message, evidence)
 
 
-def failed(message: str, severity: Severity | None = None, **evidence: Any) -> Result:
+def failed(message: str, severity: Severity | None = None, /, **evidence: Any) -> Result:
     """A FAIL result, optionally at a severity other than the check's default."""
     return Result(Status.FAIL, message, evidence, severity)
 
 
-def not_applicable(message: str, **evidence: Any) -> Result:
+def not_applicable(message: str, /, **evidence: Any) -> Result:
     """A NOT_APPLICABLE result."""
     return Result(Status.NOT_APPLICABLE, message, evidence)
 
 
-def errored(message: str, **evidence: Any) -> Result:
+def errored(message: str, /, **evidence: Any) -> Result:
     """An ERROR result: the check could not be evaluated."""
     return Result(Status.ERROR, message, evidence)
 

@@ -32,7 +32,9 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     max_days = ctx.thresholds.restore_test_max_age_days
     done = [r for r in vm.restores if r.phase not in _IN_FLIGHT]
     if not done:
-        return failed(f"No restore test of VM {vm.ref} exists.", Severity.INFO, max_age_days=max_days)
+        return failed(
+            f"No restore test of VM {vm.ref} exists.", Severity.INFO, max_age_days=max_days
+        )
     r = done[0]
     hours = age_hours(r.completed or r.created, ctx.at)
     ev = {
@@ -51,7 +53,9 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
         except SelectorError:
             ev["persistent_state_restored"] = None
     if r.phase != "Completed":
-        return failed(f"Newest restore test of VM {vm.ref}, {r.name}, is {r.phase}.", Severity.MEDIUM, **ev)
+        return failed(
+            f"Newest restore test of VM {vm.ref}, {r.name}, is {r.phase}.", Severity.MEDIUM, **ev
+        )
     if hours is None or hours > max_days * 24:
         return failed(
             f"Newest restore test of VM {vm.ref}, {r.name}, is older than {max_days} d.",
@@ -61,6 +65,4 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     note = ""
     if ev.get("persistent_state_restored") is False:
         note = f" It did not include PVC {state.name if state else ''}, so the drill VM booted with fresh NVRAM/TPM."
-    return passed(
-        f"Restore {r.name} of VM {vm.ref} completed {hours / 24:.1f} d ago.{note}", **ev
-    )
+    return passed(f"Restore {r.name} of VM {vm.ref} completed {hours / 24:.1f} d ago.{note}", **ev)

@@ -42,17 +42,35 @@ def copies_of(vm: VMRecord, p: PvcRef, disk: str | None) -> list[dict[str, Any]]
     for e in vm.backups:
         for c in e.pvcs:
             if c.pvc == p.name and c.captured:
-                out.append({"kind": "Backup", "name": e.backup.name,
-                            "time": format_time(e.backup.when), "off_cluster": c.method != "CSI snapshot"})
+                out.append(
+                    {
+                        "kind": "Backup",
+                        "name": e.backup.name,
+                        "time": format_time(e.backup.when),
+                        "off_cluster": c.method != "CSI snapshot",
+                    }
+                )
     for s in vm.volume_snapshots.get(p.name, []):
         if dig(s, "status", "readyToUse") is True:
-            out.append({"kind": "VolumeSnapshot", "name": s["metadata"]["name"],
-                        "time": format_time(parse_time(dig(s, "status", "creationTime"))), "off_cluster": False})
+            out.append(
+                {
+                    "kind": "VolumeSnapshot",
+                    "name": s["metadata"]["name"],
+                    "time": format_time(parse_time(dig(s, "status", "creationTime"))),
+                    "off_cluster": False,
+                }
+            )
     for s in vm.vm_snapshots:
         included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
         if dig(s, "status", "readyToUse") is True and disk in included:
-            out.append({"kind": "VirtualMachineSnapshot", "name": s["metadata"]["name"],
-                        "time": format_time(parse_time(dig(s, "status", "creationTime"))), "off_cluster": False})
+            out.append(
+                {
+                    "kind": "VirtualMachineSnapshot",
+                    "name": s["metadata"]["name"],
+                    "time": format_time(parse_time(dig(s, "status", "creationTime"))),
+                    "off_cluster": False,
+                }
+            )
     return out
 
 
@@ -65,8 +83,14 @@ def copies_of(vm: VMRecord, p: PvcRef, disk: str | None) -> list[dict[str, Any]]
     remediation="Back the disk up (Velero with CSI snapshots or the data mover), or take a "
     "VirtualMachineSnapshot, or move it to a Retain storage class.",
     references=(K8S_RECLAIM, K8S_SNAPSHOT, KV_SNAPSHOT),
-    requires=("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "Backup",
-              "VolumeSnapshot", "VirtualMachineSnapshot"),
+    requires=(
+        "PersistentVolumeClaim",
+        "PersistentVolume",
+        "StorageClass",
+        "Backup",
+        "VolumeSnapshot",
+        "VirtualMachineSnapshot",
+    ),
 )
 def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL naming each Delete-reclaim disk PVC with no copy; ERROR if a policy is unknown."""
@@ -81,8 +105,14 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             continue
         policy = reclaim_policy(ctx, p.obj)
         copies = copies_of(vm, p, p.disk)
-        rows.append({"pvc": p.name, "reclaim_policy": policy, "copies": len(copies),
-                     "newest_copy": copies[0] if copies else None})
+        rows.append(
+            {
+                "pvc": p.name,
+                "reclaim_policy": policy,
+                "copies": len(copies),
+                "newest_copy": copies[0] if copies else None,
+            }
+        )
         if policy is None:
             unknown.append(p.name)
         elif policy == "Delete" and not copies:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from auditor.inventory.index import ClusterIndex, meta_labels
+from auditor.inventory.index import ClusterIndex, RestoreView, ScheduleView, meta_labels
 from auditor.inventory.protection import (
     BackupEval,
     PvcRef,
@@ -19,7 +19,6 @@ from auditor.inventory.protection import (
     evaluate_backups,
 )
 from auditor.inventory.vmspec import VMSpec, read_vm_spec
-from auditor.inventory.index import RestoreView, ScheduleView
 from auditor.kubevalues import dig, parse_time
 from auditor.sources.base import ClusterData
 
@@ -89,7 +88,12 @@ def _record(ix: ClusterIndex, vm: dict[str, Any], at: datetime) -> VMRecord:
     spec = read_vm_spec(vm, _preference(ix, vm, namespace))
     problems = list(spec.problems)
     pvcs = [
-        PvcRef(claim, "disk", next(d.name for d in spec.disks if d.claim == claim), ix.pvcs.get((namespace, claim)))
+        PvcRef(
+            claim,
+            "disk",
+            next(d.name for d in spec.disks if d.claim == claim),
+            ix.pvcs.get((namespace, claim)),
+        )
         for claim in spec.claims
     ]
     for state in ix.state_pvcs.get((namespace, name), []):
@@ -98,7 +102,12 @@ def _record(ix: ClusterIndex, vm: dict[str, Any], at: datetime) -> VMRecord:
     created = parse_time(meta.get("creationTimestamp"))
     selector_problems: list[str] = []
     backups = evaluate_backups(
-        ix, namespace=namespace, vm_labels=labels, vm_created=created, pvcs=pvcs, at=at,
+        ix,
+        namespace=namespace,
+        vm_labels=labels,
+        vm_created=created,
+        pvcs=pvcs,
+        at=at,
         problems=selector_problems,
     )
     problems += [("Backup.spec.labelSelector", p) for p in selector_problems]

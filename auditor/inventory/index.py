@@ -130,7 +130,7 @@ class RestoreView:
         return cls(
             name=_name(obj),
             namespace=_ns(obj),
-            phase=status.get("phase") if isinstance(status.get("phase"), str) else "",
+            phase=str(status["phase"]) if isinstance(status.get("phase"), str) else "",
             backup_name=spec.get("backupName") if isinstance(spec.get("backupName"), str) else None,
             schedule_name=spec.get("scheduleName")
             if isinstance(spec.get("scheduleName"), str)
@@ -254,7 +254,10 @@ class ClusterIndex:
             backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
             if backup:
                 self.backup_snapshot_contents.setdefault(backup, []).append(o)
-        for kind, target in (("DataUpload", self.data_uploads), ("PodVolumeBackup", self.pod_volume_backups)):
+        for kind, target in (
+            ("DataUpload", self.data_uploads),
+            ("PodVolumeBackup", self.pod_volume_backups),
+        ):
             for o in data.of(kind):
                 backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
                 if backup:

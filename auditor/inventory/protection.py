@@ -30,12 +30,29 @@ from auditor.inventory.index import BackupView, ClusterIndex, RestoreView, Sched
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
 
-__all__ = ["PvcRef", "PvcCapture", "BackupEval", "evaluate_backups", "USABLE_PHASES", "covering_restores", "covering_schedules"]
+__all__ = [
+    "PvcRef",
+    "PvcCapture",
+    "BackupEval",
+    "evaluate_backups",
+    "USABLE_PHASES",
+    "covering_restores",
+    "covering_schedules",
+]
 
 USABLE_PHASES = frozenset({"Completed", "PartiallyFailed"})
 IN_FLIGHT_PHASES = frozenset(
-    {"New", "InProgress", "WaitingForPluginOperations", "WaitingForPluginOperationsPartiallyFailed",
-     "Finalizing", "FinalizingPartiallyFailed", "Deleting", "Queued", "ReadyToStart"}
+    {
+        "New",
+        "InProgress",
+        "WaitingForPluginOperations",
+        "WaitingForPluginOperationsPartiallyFailed",
+        "Finalizing",
+        "FinalizingPartiallyFailed",
+        "Deleting",
+        "Queued",
+        "ReadyToStart",
+    }
 )
 
 
@@ -121,8 +138,11 @@ def evaluate_backups(
             continue
         try:
             holds = _existed(vm_created, b.began) and b.scope.includes(
-                namespace=namespace, labels=vm_labels, plural="virtualmachines",
-                kind="VirtualMachine", group="kubevirt.io",
+                namespace=namespace,
+                labels=vm_labels,
+                plural="virtualmachines",
+                kind="VirtualMachine",
+                group="kubevirt.io",
             )
             captures = [_capture(ix, b, namespace, p, holds) for p in pvcs]
         except SelectorError as exc:
@@ -137,7 +157,9 @@ def evaluate_backups(
     return evals
 
 
-def _capture(ix: ClusterIndex, b: BackupView, namespace: str, p: PvcRef, vm_held: bool) -> PvcCapture:
+def _capture(
+    ix: ClusterIndex, b: BackupView, namespace: str, p: PvcRef, vm_held: bool
+) -> PvcCapture:
     def result(in_scope: bool, captured: bool, method: str | None, reason: str) -> PvcCapture:
         return PvcCapture(p.name, p.role, in_scope, captured, method, reason)
 
@@ -147,14 +169,24 @@ def _capture(ix: ClusterIndex, b: BackupView, namespace: str, p: PvcRef, vm_held
     if not _existed(created, b.began):
         return result(False, False, None, f"PVC {p.name} was created after Backup {b.name} began")
     selected = b.scope.includes(
-        namespace=namespace, labels=p.labels, plural="persistentvolumeclaims",
-        kind="PersistentVolumeClaim", group="",
+        namespace=namespace,
+        labels=p.labels,
+        plural="persistentvolumeclaims",
+        kind="PersistentVolumeClaim",
+        group="",
     )
-    pulled = vm_held and bool(ix.kubevirt_plugin) and b.scope.resource_included(
-        "persistentvolumeclaims", "PersistentVolumeClaim", ""
+    pulled = (
+        vm_held
+        and bool(ix.kubevirt_plugin)
+        and b.scope.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
     )
     if not selected and not pulled:
-        return result(False, False, None, f"PVC {p.name} is outside Backup {b.name}'s scope (labels or resource filters)")
+        return result(
+            False,
+            False,
+            None,
+            f"PVC {p.name} is outside Backup {b.name}'s scope (labels or resource filters)",
+        )
     if b.phase not in USABLE_PHASES:
         return result(True, False, None, f"Backup {b.name} is {b.phase or 'without a phase'}")
     method, why_not = _method(ix, b, namespace, p)
@@ -166,16 +198,25 @@ def _capture(ix: ClusterIndex, b: BackupView, namespace: str, p: PvcRef, vm_held
 def _method(ix: ClusterIndex, b: BackupView, namespace: str, p: PvcRef) -> tuple[str | None, str]:
     uid = dig(p.obj, "metadata", "uid")
     for du in ix.data_uploads.get(b.name, []):
-        if dig(du, "spec", "sourcePVC") == p.name and dig(du, "spec", "sourceNamespace") == namespace:
+        if (
+            dig(du, "spec", "sourcePVC") == p.name
+            and dig(du, "spec", "sourceNamespace") == namespace
+        ):
             if dig(du, "status", "phase") == "Completed":
                 return "data mover (DataUpload)", ""
-            return None, f"DataUpload for PVC {p.name} is {dig(du, 'status', 'phase') or 'unfinished'}"
+            return (
+                None,
+                f"DataUpload for PVC {p.name} is {dig(du, 'status', 'phase') or 'unfinished'}",
+            )
     for pvb in ix.pod_volume_backups.get(b.name, []):
         tags = dig(pvb, "spec", "tags") or {}
         if isinstance(tags, dict) and (tags.get("pvc-uid") == uid or tags.get("pvc") == p.name):
             if dig(pvb, "status", "phase") == "Completed":
                 return "file-system backup (PodVolumeBackup)", ""
-            return None, f"PodVolumeBackup for PVC {p.name} is {dig(pvb, 'status', 'phase') or 'unfinished'}"
+            return (
+                None,
+                f"PodVolumeBackup for PVC {p.name} is {dig(pvb, 'status', 'phase') or 'unfinished'}",
+            )
     if b.fs_backup_default:
         return "file-system backup (defaultVolumesToFsBackup)", ""
     if b.snapshot_volumes is False:
@@ -184,7 +225,10 @@ def _method(ix: ClusterIndex, b: BackupView, namespace: str, p: PvcRef) -> tuple
     if driver is None:
         return None, f"CSI driver of PVC {p.name} is unknown (no StorageClass/PV found)"
     if driver not in ix.snapshot_class_drivers:
-        return None, f"no VolumeSnapshotClass exists for driver {driver}, so PVC {p.name} cannot be snapshotted"
+        return (
+            None,
+            f"no VolumeSnapshotClass exists for driver {driver}, so PVC {p.name} cannot be snapshotted",
+        )
     return "CSI snapshot", ""
 
 
@@ -212,8 +256,13 @@ def covering_restores(
         if r.backup_name in ix.backups and r.backup_name not in held_by:
             continue
         try:
-            if not r.scope.includes(namespace=namespace, labels=vm_labels, plural="virtualmachines",
-                                    kind="VirtualMachine", group="kubevirt.io"):
+            if not r.scope.includes(
+                namespace=namespace,
+                labels=vm_labels,
+                plural="virtualmachines",
+                kind="VirtualMachine",
+                group="kubevirt.io",
+            ):
                 continue
         except SelectorError:
             continue
@@ -228,13 +277,20 @@ def _stamp(value: datetime | None) -> float:
     return value.timestamp() if value is not None else float("-inf")
 
 
-def covering_schedules(ix: ClusterIndex, *, namespace: str, vm_labels: dict[str, str]) -> list[ScheduleView]:
+def covering_schedules(
+    ix: ClusterIndex, *, namespace: str, vm_labels: dict[str, str]
+) -> list[ScheduleView]:
     """Schedules whose Backup template includes the VM object."""
     out = []
     for s in ix.schedules:
         try:
-            if s.scope.includes(namespace=namespace, labels=vm_labels, plural="virtualmachines",
-                                kind="VirtualMachine", group="kubevirt.io"):
+            if s.scope.includes(
+                namespace=namespace,
+                labels=vm_labels,
+                plural="virtualmachines",
+                kind="VirtualMachine",
+                group="kubevirt.io",
+            ):
                 out.append(s)
         except SelectorError:
             continue

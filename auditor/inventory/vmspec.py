@@ -53,6 +53,16 @@ _VOLUME_TYPES = (
     "sysprep",
     "memoryDump",
 )
+#: Fields that must be mappings when present (a string there is a broken export).
+_MAPPINGS = (
+    "spec.template.spec.domain",
+    "spec.template.spec.domain.devices",
+    "spec.template.spec.domain.firmware",
+    "spec.template.spec.domain.firmware.bootloader",
+    "spec.template.spec.domain.machine",
+    "spec.preference",
+    "spec.instancetype",
+)
 _BINDINGS = ("masquerade", "bridge", "sriov", "slirp", "passt", "macvtap", "binding")
 
 
@@ -163,6 +173,10 @@ def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> V
     if not isinstance(tspec, dict):
         problems.append(("spec.template.spec", "is missing or not a mapping"))
         tspec = {}
+    for path in _MAPPINGS:
+        value = dig(vm, *path.split("."))
+        if value is not None and not isinstance(value, dict):
+            problems.append((path, f"is a {type(value).__name__}, not a mapping"))
     pref = dig(preference_obj, "spec") if preference_obj else None
     pref = pref if isinstance(pref, dict) else {}
     base = "spec.template.spec"
@@ -211,8 +225,8 @@ def _volume_source(volume: dict[str, Any] | None) -> tuple[str | None, str | Non
             continue
         ref = None
         if isinstance(src, dict):
-            ref = src.get("name") or src.get("claimName") or src.get("image") or src.get(
-                "secretName"
+            ref = (
+                src.get("name") or src.get("claimName") or src.get("image") or src.get("secretName")
             )
             if ref is None and vtype == "ephemeral":
                 ref = dig(src, "persistentVolumeClaim", "claimName")
@@ -238,15 +252,21 @@ def _read_disks(
     disks = []
     for entry in listed:
         device = next((d for d in ("disk", "cdrom", "lun") if d in entry), "disk")
-        target = entry.get(device) if isinstance(entry.get(device), dict) else {}
+        raw_target = entry.get(device)
+        target: dict[str, Any] = raw_target if isinstance(raw_target, dict) else {}
         bus, bus_from = target.get("bus"), "vm"
         if not isinstance(bus, str):
             preferred = pref_cdrom_bus if device == "cdrom" else pref_bus
-            bus, bus_from = (preferred, "preference") if isinstance(preferred, str) else (None, "default")
+            bus, bus_from = (
+                (preferred, "preference") if isinstance(preferred, str) else (None, "default")
+            )
         boot = entry.get("bootOrder")
         if boot is not None and (not isinstance(boot, int) or isinstance(boot, bool) or boot < 1):
             problems.append(
-                (f"spec.template.spec.domain.devices.disks[{entry['name']}].bootOrder", "is not a positive integer")
+                (
+                    f"spec.template.spec.domain.devices.disks[{entry['name']}].bootOrder",
+                    "is not a positive integer",
+                )
             )
             boot = None
         vol = volumes.get(entry["name"])
@@ -284,7 +304,9 @@ def _read_nics(
     for entry in listed:
         model, model_from = entry.get("model"), "vm"
         if not isinstance(model, str):
-            model, model_from = (pref_model, "preference") if isinstance(pref_model, str) else (None, "default")
+            model, model_from = (
+                (pref_model, "preference") if isinstance(pref_model, str) else (None, "default")
+            )
         net = networks.get(entry["name"], {})
         net_type = "multus" if "multus" in net else "pod" if "pod" in net else None
         net_name = dig(net, "multus", "networkName") if net_type == "multus" else None
@@ -306,12 +328,14 @@ def _read_nics(
 def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
     fw = dig(tspec, "domain", "firmware")
     fw = fw if isinstance(fw, dict) else {}
-    loader = fw.get("bootloader") if isinstance(fw.get("bootloader"), dict) else {}
+    raw_loader = fw.get("bootloader")
+    loader: dict[str, Any] = raw_loader if isinstance(raw_loader, dict) else {}
     resolved: dict[str, str] = {}
     pref_efi = dig(pref, "firmware", "preferredEfi")
-    pref_bios = dig(pref, "firmware", "preferredUseBios") is True or dig(
-        pref, "firmware", "preferredUseBiosSerial"
-    ) is True
+    pref_bios = (
+        dig(pref, "firmware", "preferredUseBios") is True
+        or dig(pref, "firmware", "preferredUseBiosSerial") is True
+    )
     efi: Any = None
     if "efi" in loader:
         bootloader, efi, resolved["bootloader"] = "efi", loader.get("efi"), "vm"
@@ -330,12 +354,18 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
     if isinstance(tpm_spec, dict) and tpm_spec.get("enabled") is not False:
         tpm, tpm_persistent, resolved["tpm"] = True, tpm_spec.get("persistent") is True, "vm"
     elif isinstance(pref_tpm, dict) and tpm_spec is None:
-        tpm, tpm_persistent, resolved["tpm"] = True, pref_tpm.get("persistent") is True, "preference"
+        tpm, tpm_persistent, resolved["tpm"] = (
+            True,
+            pref_tpm.get("persistent") is True,
+            "preference",
+        )
     machine = dig(tspec, "domain", "machine", "type")
     resolved["machine_type"] = "vm"
     if not isinstance(machine, str) or not machine:
         pm = dig(pref, "machine", "preferredMachineType")
-        machine, resolved["machine_type"] = (pm, "preference") if isinstance(pm, str) else (None, "default")
+        machine, resolved["machine_type"] = (
+            (pm, "preference") if isinstance(pm, str) else (None, "default")
+        )
     secure = efi.get("secureBoot")
     if bootloader == "efi" and secure is None:
         secure = True  # KubeVirt's default for EFI is secure boot on
@@ -363,18 +393,33 @@ def _guess_os(vm: dict[str, Any], tspec: dict[str, Any], pref_obj: dict[str, Any
     labels = dig(vm, "metadata", "labels")
     if isinstance(labels, dict):
         hints += [str(labels.get("vm.kubevirt.io/template", ""))]
-        hints += [k.split("/", 1)[1] for k in labels if str(k).startswith("os.template.kubevirt.io/")]
+        hints += [
+            k.split("/", 1)[1] for k in labels if str(k).startswith("os.template.kubevirt.io/")
+        ]
         hints += [str(labels.get("instancetype.kubevirt.io/default-preference", ""))]
     if pref_obj is not None:
         hints.append(str(dig(pref_obj, "metadata", "name") or ""))
-        hints.append(str(dig(pref_obj, "metadata", "labels", "instancetype.kubevirt.io/os-type") or ""))
+        hints.append(
+            str(dig(pref_obj, "metadata", "labels", "instancetype.kubevirt.io/os-type") or "")
+        )
     ref = dig(vm, "spec", "preference", "name")
     if isinstance(ref, str):
         hints.append(ref)
     text = " ".join(h.lower() for h in hints if h)
     if "win" in text or isinstance(dig(tspec, "domain", "features", "hyperv"), dict):
         return "windows"
-    linux = ("rhel", "centos", "fedora", "ubuntu", "debian", "opensuse", "sles", "linux", "alpine", "cirros")
+    linux = (
+        "rhel",
+        "centos",
+        "fedora",
+        "ubuntu",
+        "debian",
+        "opensuse",
+        "sles",
+        "linux",
+        "alpine",
+        "cirros",
+    )
     if any(word in text for word in linux):
         return "linux"
     return "unknown"

@@ -14,6 +14,7 @@ from auditor.checks.backup import usable
 from auditor.config import AuditSettings
 from auditor.engine import AuditResult, VMResult
 from auditor.inventory.index import meta_labels
+from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Readiness, Severity, Status, readiness_of
 from auditor.recovery_card import recovery_card
@@ -39,7 +40,12 @@ def resolve_owner(settings: AuditSettings, result: AuditResult, vm: VMResult) ->
     keys = settings.ownership.keys
     rec = vm.record
     ns_obj = result.index.namespaces.get(rec.namespace) or {}
-    for source in (rec.labels, rec.annotations, meta_labels(ns_obj), meta_labels(ns_obj, "annotations")):
+    for source in (
+        rec.labels,
+        rec.annotations,
+        meta_labels(ns_obj),
+        meta_labels(ns_obj, "annotations"),
+    ):
         for key in keys:
             if source.get(key):
                 return source[key]
@@ -116,7 +122,10 @@ def build_envelope(
         "cluster": {
             "name": settings.cluster_name or data.info.cluster_name,
             "counts": {k: len(v) for k, v in sorted(data.objects.items())},
-            "kind_states": {k: s.value for k, s in sorted(data.states.items())},
+            # Every kind the auditor reads, so a reader sees what was *not* read too.
+            "kind_states": {
+                k.kind: data.state(k.kind).value for k in sorted(KINDS, key=lambda k: k.kind)
+            },
             "skipped": dict(sorted(data.skipped.items())),
         },
         "collection_problems": problems,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Protocol
 
 from auditor.models import CollectionProblem
@@ -12,7 +12,7 @@ from auditor.models import CollectionProblem
 __all__ = ["ClusterData", "KindState", "Source", "SourceInfo"]
 
 
-class KindState(str, Enum):
+class KindState(StrEnum):
     """How much the source knows about one kind.
 
     ``COMPLETE``: the full list was read (it may be empty).

@@ -17,6 +17,7 @@ from auditor.kinds import BY_KIND, KindSpec, spec_for_file_stem, spec_for_object
 from auditor.models import CollectionProblem
 from auditor.redact import redact
 from auditor.sources.base import ClusterData, KindState, SourceInfo
+from auditor.sources.export import apply_record
 from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES, LoadError, load_documents
 
 __all__ = ["DirectorySource", "ingest_objects"]
@@ -66,13 +67,16 @@ class DirectorySource:
     def collect(self) -> ClusterData:
         """Read every file; see the module docstring for what is accepted."""
         data = ClusterData(
-            info=SourceInfo(type="directory", location=str(self.root), cluster_name=self.cluster_name)
+            info=SourceInfo(
+                type="directory", location=str(self.root), cluster_name=self.cluster_name
+            )
         )
         builder = _Builder(data)
         for path in self.files():
             rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
             builder.read_file(path, rel, self.max_file_bytes)
         builder.finish()
+        apply_record(self.root, data)  # what `auditor collect` could not put in the files
         return data
 
 
@@ -145,7 +149,9 @@ class _Builder:
     def add_object(self, obj: Any, origin: str, where: str | None) -> None:
         loc = f"{origin} {where}" if where else origin
         if not isinstance(obj, dict):
-            self.problem(f"{loc}: item is a {type(obj).__name__}, not an object", file=_file_of(origin))
+            self.problem(
+                f"{loc}: item is a {type(obj).__name__}, not an object", file=_file_of(origin)
+            )
             return
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):

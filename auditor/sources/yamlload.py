@@ -42,7 +42,7 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
     loader.flatten_mapping(node)
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=True)
         try:
             hash(key)
         except TypeError as exc:

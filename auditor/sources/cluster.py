@@ -1,0 +1,309 @@
+"""Read a live cluster through the Kubernetes API, read-only, into :class:`ClusterData`.
+
+Returns exactly what :class:`~auditor.sources.directory.DirectorySource` returns
+for the same objects: the objects go through the same identity/shape rules and
+redaction (:func:`~auditor.sources.directory.ingest_objects`), and are sorted the
+same way. List items get the ``apiVersion``/``kind`` the API leaves out of them,
+and lose ``metadata.managedFields`` (as ``kubectl get -o yaml`` prints them).
+
+Requests: ``GET /version`` and ``GET /apis`` (dynamic client discovery), one GET
+per group version read, then per kind (and per namespace when namespaces are
+given) one GET per page of ``page_size`` items. Nothing per VM, nothing but GET.
+A continue token that expired (410) restarts that list. 429, 5xx and timeouts
+are retried after ``retry_delays``; a list that still fails, or a 403/404, makes
+the kind UNAVAILABLE (PARTIAL when other namespaces were read) with a
+:class:`~auditor.models.CollectionProblem` naming kind, group/version and status.
+
+Raises :class:`~auditor.sources.kubeclient.ClusterAccessError` only when
+discovery itself cannot be read (nothing at all could be audited).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import urllib3
+from kubernetes.client.exceptions import ApiException
+from kubernetes.dynamic import DynamicClient
+
+from auditor.kinds import KINDS, KindSpec
+from auditor.models import CollectionProblem
+from auditor.sources.base import ClusterData, KindState, SourceInfo
+from auditor.sources.directory import ingest_objects
+from auditor.sources.discovery import Discovery, RequestFailed, Resolved, groups_from_dynamic
+from auditor.sources.kubeclient import ClusterAccessError
+from auditor.sources.progress import CollectProgress, NullProgress
+
+__all__ = ["ClusterSource", "CollectOptions"]
+
+_RETRYABLE = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class CollectOptions:
+    """How to read the cluster.
+
+    ``namespaces``: read namespaced kinds only there (empty: all namespaces).
+    ``page_size``: ``limit`` per list request. ``request_timeout``: seconds to
+    wait for one response. ``retry_delays``: seconds to wait before each retry
+    of a 429/5xx/timeout (so ``len + 1`` attempts). ``max_restarts``: how often
+    one list may restart after its continue token expired (410).
+    """
+
+    namespaces: tuple[str, ...] = ()
+    page_size: int = 500
+    request_timeout: float = 30.0
+    retry_delays: tuple[float, ...] = (0.5, 2.0)
+    max_restarts: int = 3
+
+
+class ClusterSource:
+    """A :class:`~auditor.sources.base.Source` over the Kubernetes API.
+
+    Args:
+        api_client: a ``kubernetes.client.ApiClient`` (see
+            :func:`auditor.sources.kubeclient.api_client`).
+        cluster_name: the cluster's name for the report, when known.
+        options: namespaces, paging, timeouts and retries.
+        progress: told about each kind and page (default: silent).
+        kinds: the kinds to read (default: all of :data:`auditor.kinds.KINDS`).
+    """
+
+    def __init__(
+        self,
+        api_client: Any,
+        *,
+        cluster_name: str | None = None,
+        options: CollectOptions | None = None,
+        progress: CollectProgress | None = None,
+        kinds: Sequence[KindSpec] = KINDS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.api_client = api_client
+        self.cluster_name = cluster_name
+        self.options = options or CollectOptions()
+        self.progress = progress or NullProgress()
+        self.kinds = tuple(kinds)
+        self._sleep = sleep
+        self._dyn: Any = None
+
+    @property
+    def host(self) -> str:
+        """The API server URL."""
+        return str(self.api_client.configuration.host)
+
+    def collect(self) -> ClusterData:
+        """Read every kind; see the module docstring for requests and errors."""
+        data = ClusterData(
+            info=SourceInfo(type="cluster", location=self.host, cluster_name=self.cluster_name)
+        )
+        self._dyn = None
+        with tempfile.TemporaryDirectory(prefix="auditor-discovery-") as tmp:
+            self._dyn = self._attempt(
+                "/apis",
+                lambda: DynamicClient(self.api_client, cache_file=str(Path(tmp) / "d.json")),  # type: ignore[no-untyped-call]
+            )
+            discovery = Discovery(groups_from_dynamic(self._dyn.resources), self._get_json)
+            pairs: list[tuple[str, Any]] = []
+            states: dict[str, KindState] = {}
+            self.progress.start(len(self.kinds))
+            for spec in self.kinds:
+                resolved = discovery.resolve(spec)
+                if resolved.state is KindState.COMPLETE:
+                    read, state, problems = self._read_kind(resolved)
+                    pairs.extend(read)
+                else:
+                    state, problems = resolved.state, _discovery_problems(resolved)
+                states[spec.kind] = state
+                data.problems.extend(problems)
+                self.progress.kind_done(spec.kind, state)
+            self.progress.finish()
+        ingest_objects(data, pairs)
+        for kind, state in states.items():
+            if data.states.get(kind) is not KindState.PARTIAL or state is KindState.UNAVAILABLE:
+                data.states[kind] = state
+        return data
+
+    # -- one kind -----------------------------------------------------------------
+    def _read_kind(
+        self, resolved: Resolved
+    ) -> tuple[list[tuple[str, Any]], KindState, list[CollectionProblem]]:
+        spec = resolved.spec
+        namespaces = self.options.namespaces
+        scopes: tuple[str | None, ...] = namespaces if namespaces and spec.namespaced else (None,)
+        pairs: list[tuple[str, Any]] = []
+        problems: list[CollectionProblem] = []
+        if spec.kind == "Namespace" and namespaces:
+            return self._get_namespaces(resolved, namespaces)
+        for ns in scopes:
+            base = f"{resolved.prefix}/namespaces/{ns}" if ns else resolved.prefix
+            path = f"{base}/{spec.plural}"
+            try:
+                items = self._list(path, spec.kind)
+            except RequestFailed as exc:
+                problems.append(_list_problem(resolved, exc, ns))
+                continue
+            pairs.extend(_with_identity(items, resolved, base))
+        if not problems:
+            return pairs, KindState.COMPLETE, problems
+        read_some = len(problems) < len(scopes)
+        return pairs, KindState.PARTIAL if read_some else KindState.UNAVAILABLE, problems
+
+    def _get_namespaces(
+        self, resolved: Resolved, names: tuple[str, ...]
+    ) -> tuple[list[tuple[str, Any]], KindState, list[CollectionProblem]]:
+        """With ``-n``, GET each named Namespace (a namespaced Role may grant that)."""
+        pairs: list[tuple[str, Any]] = []
+        problems: list[CollectionProblem] = []
+        for name in names:
+            path = f"{resolved.prefix}/namespaces/{name}"
+            try:
+                obj = self._get_json(path, [])
+            except RequestFailed as exc:
+                if exc.status != 404:  # a namespace that does not exist holds nothing
+                    problems.append(_list_problem(resolved, exc, name))
+                continue
+            pairs.extend(_with_identity([obj], resolved, resolved.prefix))
+            self.progress.page_read("Namespace", len(pairs))
+        if not problems:
+            return pairs, KindState.COMPLETE, problems
+        state = KindState.PARTIAL if len(problems) < len(names) else KindState.UNAVAILABLE
+        return pairs, state, problems
+
+    def _list(self, path: str, kind: str) -> list[Any]:
+        """Read every page of one list; restart it when the continue token expired."""
+        restarts = 0
+        items: list[Any] = []
+        token: str | None = None
+        while True:
+            query = [("limit", str(self.options.page_size))]
+            if token:
+                query.append(("continue", token))
+            try:
+                page = self._get_json(path, query)
+            except RequestFailed as exc:
+                if exc.status == 410 and token and restarts < self.options.max_restarts:
+                    restarts += 1
+                    items, token = [], None
+                    continue
+                raise
+            batch = page.get("items")
+            items.extend(batch if isinstance(batch, list) else [])
+            self.progress.page_read(kind, len(items))
+            meta = page.get("metadata")
+            token = meta.get("continue") if isinstance(meta, dict) else None
+            if not token:
+                return items
+
+    # -- HTTP ---------------------------------------------------------------------
+    def _get_json(self, path: str, query: list[tuple[str, str]]) -> dict[str, Any]:
+        """GET ``path`` through the dynamic client; return the JSON body (a dict)."""
+        timeout = (min(10.0, self.options.request_timeout), self.options.request_timeout)
+
+        def call() -> dict[str, Any]:
+            resp = self._dyn.request(
+                "get", path, query_params=list(query), serialize=False, _request_timeout=timeout
+            )
+            body = json.loads(resp.data.decode("utf-8"))
+            if not isinstance(body, dict):
+                raise RequestFailed(path, 200, f"body is a {type(body).__name__}, not an object")
+            return body
+
+        result: dict[str, Any] = self._attempt(path, call)
+        return result
+
+    def _attempt(self, path: str, call: Callable[[], Any]) -> Any:
+        """Run ``call`` with retries on 429/5xx/timeouts; raise RequestFailed at the end.
+
+        During discovery (no dynamic client yet) the failure is a ClusterAccessError.
+        """
+        delays = list(self.options.retry_delays)
+        while True:
+            try:
+                return call()
+            except ApiException as exc:
+                failure = RequestFailed(path, exc.status or None, _message(exc))
+                retry = exc.status in _RETRYABLE or not exc.status
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                failure = RequestFailed(path, None, f"{type(exc).__name__}: {exc}")
+                retry = True
+            except ValueError as exc:  # undecodable body or discovery refusing the host
+                failure, retry = RequestFailed(path, None, f"unreadable response: {exc}"), False
+            if retry and delays:
+                self._sleep(delays.pop(0))
+                continue
+            if self._dyn is None:
+                raise ClusterAccessError(
+                    f"cannot read API discovery from {self.host}: {failure}"
+                ) from failure
+            raise failure
+
+
+def _with_identity(items: list[Any], resolved: Resolved, base: str) -> list[tuple[str, Any]]:
+    """Give list items their apiVersion/kind, drop managedFields; pair each with its API path."""
+    out: list[tuple[str, Any]] = []
+    for item in items:
+        if not isinstance(item, dict):
+            out.append((base, item))
+            continue
+        obj = {"apiVersion": resolved.group_version, "kind": resolved.spec.kind, **item}
+        meta = obj.get("metadata")
+        name = "?"
+        if isinstance(meta, dict):
+            obj["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+            name = str(meta.get("name"))
+            ns = meta.get("namespace")
+            if resolved.spec.namespaced and isinstance(ns, str) and ns:
+                path = f"{resolved.prefix}/namespaces/{ns}/{resolved.spec.plural}/{name}"
+                out.append((path, obj))
+                continue
+        out.append((f"{resolved.prefix}/{resolved.spec.plural}/{name}", obj))
+    return out
+
+
+def _list_problem(resolved: Resolved, exc: RequestFailed, ns: str | None) -> CollectionProblem:
+    spec = resolved.spec
+    where = f" in namespace {ns}" if ns else ""
+    what = f"HTTP {exc.status}" if exc.status is not None else "no response"
+    return CollectionProblem(
+        reason=f"could not read {spec.kind} ({resolved.group_version}){where}: GET {exc.path} "
+        f"gave {what}: {exc.detail}; checks that need {spec.kind} give ERROR",
+        kind=spec.kind,
+        namespace=ns,
+        kinds=(spec.kind,),
+    )
+
+
+def _discovery_problems(resolved: Resolved) -> list[CollectionProblem]:
+    if resolved.state is not KindState.UNAVAILABLE:
+        return []  # NOT_INSTALLED is a fact, not a problem
+    return [
+        CollectionProblem(
+            reason=f"could not read {resolved.spec.kind} ({resolved.group_version}): "
+            f"{resolved.reason}; checks that need {resolved.spec.kind} give ERROR",
+            kind=resolved.spec.kind,
+            kinds=(resolved.spec.kind,),
+        )
+    ]
+
+
+def _message(exc: ApiException) -> str:
+    """The server's Status message (or reason), one line, at most 300 characters."""
+    text = str(exc.reason or "")
+    body = exc.body
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    if isinstance(body, str) and body:
+        try:
+            doc = json.loads(body)
+            if isinstance(doc, dict) and doc.get("message"):
+                text = f"{doc.get('reason') or text}: {doc['message']}"
+        except ValueError:
+            text = f"{text}: {body}"
+    return " ".join(text.split())[:300]

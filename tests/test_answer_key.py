@@ -1,0 +1,146 @@
+"""The shared example cluster export audits to its README's answer key.
+
+The key (``../shared/corpus/cluster-export/README.md``) grades each VM per
+column; PASS=READY, WARN=AT_RISK, FAIL=NOT_READY overall, and every WARN/FAIL
+cell must be explained by a FAIL finding above info severity in the column's
+check family.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+COLUMN_FAMILY = {
+    "Coverage": "BKP",
+    "Fresh": "BKP",
+    "Phase": "BKP",
+    "Volumes": "BKP",
+    "Restore test": "RST",
+    "FW id": "FW",
+    "NVRAM": "FW",
+    "MAC": "NIC",
+    "Net": "NET",
+    "Disk order": "DSK",
+    "Storage": "STG",
+}
+OVERALL = {"PASS": "READY", "WARN": "AT_RISK", "FAIL": "NOT_READY"}
+
+
+def answer_key(corpus: Path) -> list[dict[str, str]]:
+    """Rows of the README's answer-key table as {column: cell}."""
+    text = (corpus / "cluster-export" / "README.md").read_text()
+    lines = [ln for ln in text.splitlines() if re.match(r"^\| [a-z0-9-]+ \([a-z0-9-]+\) \|", ln)]
+    header_line = next(ln for ln in text.splitlines() if ln.startswith("| VM (namespace)"))
+    header = [c.strip() for c in header_line.strip("|").split("|")]
+    rows = []
+    for ln in lines:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        if len(cells) == len(header):
+            rows.append(dict(zip(header, cells, strict=True)))
+    return rows
+
+
+def _grade(cell: str) -> str:
+    m = re.search(r"\b(PASS|WARN|FAIL|INFO|N/A)\b", cell.replace("*", ""))
+    return m.group(1) if m else "OTHER"
+
+
+def test_answer_key_parsed(corpus: Path) -> None:
+    rows = answer_key(corpus)
+    assert len(rows) == 12
+    assert {r["VM (namespace)"].split(" ")[0] for r in rows} >= {"fin-db-01", "web-shop-db"}
+
+
+def test_every_vm_matches_answer_key(corpus: Path, export_report: dict) -> None:  # type: ignore[type-arg]
+    vms = {(v["namespace"], v["name"]): v for v in export_report["vms"]}
+    assert len(vms) == 12
+    for row in answer_key(corpus):
+        name, ns = re.match(r"(\S+) \((\S+)\)", row["VM (namespace)"]).groups()  # type: ignore[union-attr]
+        vm = vms[(ns, name)]
+        expected = OVERALL[_grade(row["Expected overall"])]
+        assert vm["readiness"] == expected, (name, vm["readiness"], expected)
+        fails = [f for f in vm["findings"] if f["status"] == "FAIL" and f["severity"] != "info"]
+        for column, family in COLUMN_FAMILY.items():
+            grade = _grade(row[column])
+            if grade in ("WARN", "FAIL") or (column == "Phase" and "**" in row[column]):
+                families = {f["check_id"].split("-")[1] for f in fails}
+                assert family in families, (name, column, row[column])
+            if grade == "FAIL":
+                assert any(
+                    f["check_id"].split("-")[1] == family and f["severity"] in ("high", "critical")
+                    for f in fails
+                ), (name, column, "a FAIL cell needs a high/critical finding")
+
+
+@pytest.mark.parametrize(
+    ("vm", "check_id", "status", "severity"),
+    [
+        ("fin-report-win2k22", "RR-FW-001", "FAIL", "high"),
+        ("fin-batch-01", "RR-FW-002", "FAIL", "medium"),
+        ("web-admin-jump", "RR-FW-002", "PASS", "medium"),
+        ("web-shop-db", "RR-BKP-004", "FAIL", "high"),
+        ("web-frontend-01", "RR-BKP-004", "FAIL", "medium"),
+        ("web-frontend-01", "RR-BKP-003", "FAIL", "medium"),
+        ("web-legacy-cms", "RR-BKP-001", "FAIL", "medium"),
+        ("web-legacy-cms", "RR-BKP-002", "PASS", "high"),
+        ("web-legacy-cms", "RR-BKP-003", "FAIL", "high"),
+        ("web-cache-01", "RR-NET-001", "FAIL", "high"),
+        ("web-admin-jump", "RR-BKP-001", "FAIL", "high"),
+        ("dev-build-01", "RR-BKP-002", "FAIL", "high"),
+        ("dev-k8s-lab-03", "RR-STG-002", "FAIL", "info"),
+        ("dev-k8s-lab-03", "RR-STG-001", "NOT_APPLICABLE", "high"),
+        ("dev-k8s-lab-03", "RR-BKP-004", "NOT_APPLICABLE", "high"),
+        ("fin-db-01", "RR-RST-001", "PASS", "medium"),
+        ("fin-app-01", "RR-RST-001", "FAIL", "info"),
+        ("web-shop-db", "RR-FW-002", "NOT_APPLICABLE", "medium"),
+    ],
+)
+def test_specific_findings(
+    export_report: dict,
+    vm: str,
+    check_id: str,
+    status: str,
+    severity: str,  # type: ignore[type-arg]
+) -> None:
+    entry = next(v for v in export_report["vms"] if v["name"] == vm)
+    finding = next(f for f in entry["findings"] if f["check_id"] == check_id)
+    assert (finding["status"], finding["severity"]) == (status, severity), finding["message"]
+
+
+def test_evidence_names_objects_and_ages(export_report: dict) -> None:  # type: ignore[type-arg]
+    dev = next(v for v in export_report["vms"] if v["name"] == "dev-build-01")
+    fresh = next(f for f in dev["findings"] if f["check_id"] == "RR-BKP-002")
+    assert fresh["evidence"]["backup"] == "openshift-adp/eng-sandbox-weekly-20261115030004"
+    assert fresh["evidence"]["age_hours"] == pytest.approx(362.89, abs=0.01)
+    assert fresh["evidence"]["schedules"][0]["paused"] is True
+    assert "Schedule openshift-adp/eng-sandbox-weekly is paused" in fresh["message"]
+    win = next(v for v in export_report["vms"] if v["name"] == "fin-report-win2k22")
+    fw = next(f for f in win["findings"] if f["check_id"] == "RR-FW-001")
+    assert fw["evidence"]["vmi_runtime_uuid"] == "ec602b1f-2105-52db-9b1b-1c21ba738517"
+    db = next(v for v in export_report["vms"] if v["name"] == "fin-db-01")
+    rst = next(f for f in db["findings"] if f["check_id"] == "RR-RST-001")
+    assert rst["evidence"]["persistent_state_restored"] is False
+    assert db["backup"]["newest_usable"]["name"] == "finance-prod-daily-20261130010019"
+    assert db["backup"]["newest_usable"]["age_hours"] == pytest.approx(4.75, abs=0.01)
+    assert db["backup"]["restore_points"] == 7
+
+
+def test_platform_observations(export_report: dict) -> None:  # type: ignore[type-arg]
+    plt = {f["check_id"]: f for f in export_report["platform_findings"]}
+    assert (
+        plt["RR-PLT-002"]["status"] == "FAIL"
+        and "eng-sandbox-weekly" in plt["RR-PLT-002"]["message"]
+    )
+    assert plt["RR-PLT-003"]["evidence"]["missing"] == ["nfs.csi.k8s.io"]
+    assert plt["RR-PLT-004"]["status"] == "FAIL"
+    assert plt["RR-PLT-001"]["status"] == "PASS"
+    assert export_report["run"]["complete"] is True
+    assert export_report["summary"]["readiness"] == {
+        "READY": 2,
+        "AT_RISK": 2,
+        "NOT_READY": 8,
+        "UNKNOWN": 0,
+    }

@@ -1,0 +1,143 @@
+"""Malformed input gives named collection problems, never a crash or a PASS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from auditor.config import AuditSettings
+from auditor.pipeline import run_audit
+from auditor.sources.directory import DirectorySource
+from tests.conftest import AUDIT_AT
+
+GOOD = Path(__file__).parent / "fixtures" / "checks" / "RR-BKP-001" / "pass.yaml"
+
+
+def _audit(tmp_path: Path, files: dict[str, str]) -> dict:  # type: ignore[type-arg]
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
+
+
+def _vm_doc() -> dict:  # type: ignore[type-arg]
+    return next(d for d in yaml.safe_load_all(GOOD.read_text()) if d["kind"] == "VirtualMachine")
+
+
+CASES = {
+    "not-yaml": ("broken.yaml", "kind: [unclosed\n", "broken.yaml", "YAML error at line"),
+    "scalar-document": ("scalar.yaml", "just a string\n", "scalar.yaml", "not a Kubernetes object"),
+    "no-name": (
+        "noname.yaml",
+        "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {}\n",
+        "noname.yaml",
+        "has no metadata.name",
+    ),
+    "no-kind": (
+        "nokind.yaml",
+        "apiVersion: v1\nmetadata: {name: x}\n",
+        "nokind.yaml",
+        "no apiVersion/kind",
+    ),
+    "spec-is-list": (
+        "listspec.yaml",
+        "apiVersion: velero.io/v1\nkind: Backup\nmetadata: {name: b, namespace: velero}\nspec: [1]\n",
+        "listspec.yaml",
+        "field spec is a list",
+    ),
+    "items-not-list": (
+        "items.yaml",
+        "apiVersion: v1\nkind: List\nitems: {a: 1}\n",
+        "items.yaml",
+        "items is a dict",
+    ),
+    "not-utf8": ("latin1.yaml", "caf\xe9", "latin1.yaml", None),
+    "namespace-not-string": (
+        "nsint.yaml",
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: p, namespace: 5}\n",
+        "nsint.yaml",
+        "metadata.namespace that is not a string",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_malformed_file_is_a_named_problem(tmp_path: Path, case: str) -> None:
+    name, text, file, needle = CASES[case]
+    if case == "not-utf8":
+        (tmp_path / name).write_bytes(b"kind: caf\xe9\xff\n")
+        report = run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
+        needle = "not UTF-8"
+    else:
+        report = _audit(tmp_path, {name: text})
+    problems = [p for p in report["collection_problems"] if p["file"] == file]
+    assert problems, report["collection_problems"]
+    assert needle in problems[0]["reason"]
+    assert report["run"]["complete"] is False
+
+
+def test_broken_vm_spec_errors_instead_of_passing(tmp_path: Path) -> None:
+    vm = _vm_doc()
+    vm["spec"]["template"]["spec"]["domain"]["devices"]["interfaces"] = "eth0"
+    vm["spec"]["template"]["spec"]["domain"]["firmware"] = ["uuid"]
+    others = [d for d in yaml.safe_load_all(GOOD.read_text()) if d["kind"] != "VirtualMachine"]
+    report = _audit(tmp_path, {"all.yaml": yaml.safe_dump_all([*others, vm])})
+    entry = report["vms"][0]
+    statuses = {f["check_id"]: f["status"] for f in entry["findings"]}
+    assert statuses["RR-NIC-001"] == "ERROR"
+    assert statuses["RR-FW-001"] == "ERROR"
+    assert statuses["RR-FW-002"] == "ERROR"
+    fields = {p["field"] for p in report["collection_problems"]}
+    assert "spec.template.spec.domain.devices.interfaces" in fields
+    assert "spec.template.spec.domain.firmware" in fields
+    problem = next(
+        p
+        for p in report["collection_problems"]
+        if p["field"] == "spec.template.spec.domain.firmware"
+    )
+    assert problem["file"].startswith("all.yaml") and problem["name"] == "vm1"
+    assert entry["readiness"] != "READY"
+
+
+def test_garbage_backup_phase_never_protects(tmp_path: Path) -> None:
+    docs = list(yaml.safe_load_all(GOOD.read_text()))
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["status"]["phase"] = {"weird": True}
+            d["status"]["completionTimestamp"] = "not-a-time"
+    report = _audit(tmp_path, {"all.yaml": yaml.safe_dump_all(docs)})
+    statuses = {f["check_id"]: f["status"] for f in report["vms"][0]["findings"]}
+    assert statuses["RR-BKP-001"] == "FAIL"
+    assert statuses["RR-BKP-002"] == "FAIL"
+
+
+def test_duplicate_object_is_named_with_both_files(tmp_path: Path) -> None:
+    text = GOOD.read_text()
+    report = _audit(tmp_path, {"a/one.yaml": text, "b/two.yaml": text})
+    dups = [p for p in report["collection_problems"] if "defined twice" in p["reason"]]
+    vm_dup = next(p for p in dups if p["kind"] == "VirtualMachine")
+    assert "a/one.yaml" in vm_dup["reason"] and "b/two.yaml" in vm_dup["reason"]
+    assert len(report["vms"]) == 1
+
+
+def test_oversized_file_refused(tmp_path: Path) -> None:
+    (tmp_path / "big.yaml").write_text("a: " + "x" * 5000 + "\n")
+    data = DirectorySource(tmp_path, max_file_bytes=1000).collect()
+    assert "above the 1000-byte limit" in data.problems[0].reason
+
+
+def test_alias_bomb_refused(tmp_path: Path) -> None:
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for i in range(1, 10):
+        prev, cur = chr(96 + i), chr(97 + i)
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\n")
+    data = DirectorySource(tmp_path).collect()
+    assert "alias bomb" in data.problems[0].reason
+
+
+def test_missing_directory_raises(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        DirectorySource(tmp_path / "nope").collect()

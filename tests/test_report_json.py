@@ -1,0 +1,187 @@
+"""report.json: deterministic, schema-shaped, secret-free; and the `auditor run` CLI."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from auditor.cli import main
+from auditor.config import AuditSettings
+from auditor.pipeline import dump_report_json, run_audit
+from auditor.sources.directory import DirectorySource
+from tests.conftest import AUDIT_AT, REPO
+
+EXAMPLE = REPO / "examples" / "small-cluster"
+
+
+def test_same_input_same_bytes(corpus: Path) -> None:
+    a = dump_report_json(
+        run_audit(
+            DirectorySource(corpus / "cluster-export").collect(), AuditSettings(), at=AUDIT_AT
+        )
+    )
+    b = dump_report_json(
+        run_audit(
+            DirectorySource(corpus / "cluster-export").collect(), AuditSettings(), at=AUDIT_AT
+        )
+    )
+    assert a == b
+    report = json.loads(a)
+    assert report["run"]["id"].startswith("20261130T060000Z-")
+    assert report["run"]["input_digest"].startswith("sha256:")
+
+
+def test_envelope_shape(export_report: dict) -> None:  # type: ignore[type-arg]
+    assert export_report["schema_version"] == "1.0"
+    assert set(export_report) == {
+        "schema_version",
+        "run",
+        "cluster",
+        "collection_problems",
+        "checks",
+        "platform_findings",
+        "summary",
+        "vms",
+    }
+    assert export_report["cluster"]["name"] == "ocp-prod-east"
+    assert export_report["cluster"]["counts"]["VolumeSnapshotContent"] == 82
+    vm = export_report["vms"][0]
+    assert [f["check_id"] for f in vm["findings"]] == sorted(
+        c["id"] for c in export_report["checks"] if c["scope"] == "vm"
+    )
+    card = next(v for v in export_report["vms"] if v["name"] == "fin-db-01")["recovery_card"]
+    assert card["firmware"]["uuid"] == "3f6d2c1e-8b0a-4f7e-b3c5-6a1d9e2f4b10"
+    assert [d["name"] for d in card["disks"]] == ["rootdisk", "pgdata", "cloudinitdisk"]
+    assert card["disks"][1]["pvc"]["reclaim_policy"] == "Retain"
+    assert card["disks"][1]["pvc"]["size_bytes"] == 200 * 2**30
+    assert card["nics"][1] == {
+        "name": "repl",
+        "mac": "02:5e:a1:00:00:1d",
+        "model": "virtio",
+        "model_from": "vm",
+        "binding": "bridge",
+        "network": {"type": "multus", "name": "finance-prod/finance-db-vlan120"},
+    }
+    jump = next(v for v in export_report["vms"] if v["name"] == "web-admin-jump")["recovery_card"]
+    assert jump["firmware"]["resolved_from"]["bootloader"] == "preference"
+    assert jump["preference"] == {
+        "kind": "VirtualMachineClusterPreference",
+        "name": "windows.11.virtio",
+    }
+
+
+def test_cloud_init_and_ssh_never_in_report(corpus: Path, tmp_path: Path) -> None:
+    canary = "CANARY-s3cr3t-9f8e7d"
+    import yaml
+
+    doc = yaml.safe_load((corpus / "cluster-export" / "virtualmachines.yaml").read_text())
+    planted = 0
+    for vm in doc["items"]:
+        for vol in vm["spec"]["template"]["spec"]["volumes"]:
+            if "cloudInitNoCloud" in vol:
+                vol["cloudInitNoCloud"]["userData"] = f"#cloud-config\npassword: {canary}\n"
+                vol["cloudInitNoCloud"]["networkDataBase64"] = base64.b64encode(
+                    canary.encode()
+                ).decode()
+                planted += 1
+        vm["metadata"].setdefault("annotations", {})["ops/root-password"] = canary
+    assert planted >= 9
+    (tmp_path / "virtualmachines.yaml").write_text(yaml.safe_dump(doc))
+    report = dump_report_json(
+        run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
+    )
+    assert canary.encode() not in report
+    assert base64.b64encode(canary.encode()) not in report
+
+
+def test_cli_run_writes_report(tmp_path: Path, corpus: Path) -> None:
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--from-dir",
+            str(corpus / "cluster-export"),
+            "--at",
+            "2026-11-30T06:00:00Z",
+            "--out",
+            str(tmp_path),
+            "--format",
+            "json",
+            "--cluster-name",
+            "ocp-prod-east",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "READY 2, AT_RISK 2, NOT_READY 8, UNKNOWN 0" in result.output
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["run"]["audit_time"] == "2026-11-30T06:00:00Z"
+
+
+def test_cli_owner_filter_and_fail_on(tmp_path: Path, corpus: Path) -> None:
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--from-dir",
+            str(corpus / "cluster-export"),
+            "--at",
+            "2026-11-30T06:00:00Z",
+            "--out",
+            str(tmp_path),
+            "--format",
+            "json",
+            "--owner",
+            "platform-eng",
+            "--fail-on",
+            "not-ready",
+        ],
+    )
+    assert result.exit_code == 1
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [v["name"] for v in report["vms"]] == ["dev-k8s-lab-03"]
+    assert report["run"]["owner_filter"] == "platform-eng"
+
+
+def test_cli_rejects_bad_at_and_missing_dir(tmp_path: Path) -> None:
+    bad = CliRunner().invoke(main, ["run", "--from-dir", str(tmp_path), "--at", "yesterday"])
+    assert bad.exit_code == 2 and "RFC 3339" in bad.output
+    missing = CliRunner().invoke(main, ["run", "--from-dir", str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_bundled_example_cluster(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--from-dir",
+            str(EXAMPLE),
+            "--at",
+            "2026-11-30T06:00:00Z",
+            "--out",
+            str(tmp_path),
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "report.json").read_text())
+    readiness = {v["name"]: v["readiness"] for v in report["vms"]}
+    assert readiness == {
+        "billing-db": "READY",
+        "billing-win": "NOT_READY",
+        "web-cache": "NOT_READY",
+        "web-api": "AT_RISK",
+        "lab-ephemeral": "NOT_READY",
+    }
+    assert report["run"]["complete"] is True
+
+
+def test_checks_cli_lists_catalog() -> None:
+    out = CliRunner().invoke(main, ["checks", "list"]).output
+    assert "RR-BKP-001" in out and "RR-PLT-004" in out
+    show = CliRunner().invoke(main, ["checks", "show", "rr-fw-001"]).output
+    assert "SMBIOS" in show and "https://" in show

@@ -1,0 +1,108 @@
+"""Unit tests of the value parsers, Velero scope semantics and redaction."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from auditor.kubevalues import parse_duration, parse_quantity, parse_time
+from auditor.redact import REDACTED, redact
+from auditor.scope import Scope, SelectorError, selector_matches
+
+
+def test_parse_time_forms() -> None:
+    assert parse_time("2026-11-30T06:00:00Z") == datetime(2026, 11, 30, 6, tzinfo=UTC)
+    assert parse_time(1796000449004163824) == datetime(2026, 11, 30, 1, 0, 49, 4164, tzinfo=UTC)
+    assert parse_time(datetime(2018, 7, 4, 15, 3, 8)) == datetime(2018, 7, 4, 15, 3, 8, tzinfo=UTC)
+    for bad in ("", "yesterday", None, True, "9" * 100, 10**30):
+        assert parse_time(bad) is None
+
+
+def test_parse_duration_and_quantity() -> None:
+    assert parse_duration("720h0m0s") == timedelta(hours=720)
+    assert parse_duration("1h30m") == timedelta(minutes=90)
+    assert parse_duration("10x") is None
+    assert parse_quantity("40Gi") == 40 * 2**30
+    assert parse_quantity("500M") == 500_000_000
+    assert parse_quantity("-1Gi") is None
+    assert parse_quantity("1Qi") is None
+
+
+def test_scope_namespaces_resources_and_selectors() -> None:
+    s = Scope.from_spec(
+        {
+            "includedNamespaces": ["fin-*"],
+            "excludedNamespaces": ["fin-tmp"],
+            "excludedResources": ["pvc"],
+            "labelSelector": {"matchLabels": {"a": "1"}},
+        }
+    )
+    assert s.namespace_included("fin-prod") and not s.namespace_included("fin-tmp")
+    assert not s.namespace_included("web")
+    assert not s.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
+    assert s.resource_included("virtualmachines", "VirtualMachine", "kubevirt.io")
+    assert s.labels_match({"a": "1"}) and not s.labels_match({"a": "2"})
+    everything = Scope.from_spec({"includedNamespaces": ["*"]})
+    assert everything.includes(
+        namespace="x",
+        labels={},
+        plural="virtualmachines",
+        kind="VirtualMachine",
+        group="kubevirt.io",
+    )
+    only_vms = Scope.from_spec({"includedResources": ["virtualmachines.kubevirt.io"]})
+    assert only_vms.resource_included("virtualmachines", "VirtualMachine", "kubevirt.io")
+    assert not only_vms.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
+    ors = Scope.from_spec(
+        {"orLabelSelectors": [{"matchLabels": {"a": "1"}}, {"matchLabels": {"b": "2"}}]}
+    )
+    assert ors.labels_match({"b": "2"}) and not ors.labels_match({"c": "3"})
+
+
+def test_match_expressions() -> None:
+    sel = {
+        "matchExpressions": [
+            {"key": "tier", "operator": "In", "values": ["db", "web"]},
+            {"key": "skip", "operator": "DoesNotExist"},
+        ]
+    }
+    assert selector_matches(sel, {"tier": "db"})
+    assert not selector_matches(sel, {"tier": "db", "skip": "y"})
+    assert not selector_matches(sel, {"tier": "cache"})
+    with pytest.raises(SelectorError):
+        selector_matches({"matchExpressions": [{"key": "a", "operator": "Near"}]}, {})
+
+
+def test_redact_strips_secrets_keeps_references() -> None:
+    vm = {
+        "kind": "VirtualMachine",
+        "metadata": {"annotations": {"admin-password": "hunter2", "description": "ok"}},
+        "spec": {
+            "template": {
+                "spec": {
+                    "volumes": [
+                        {
+                            "name": "ci",
+                            "cloudInitNoCloud": {
+                                "userData": "pw",
+                                "networkDataBase64": "cHc=",
+                                "secretRef": {"name": "ci-secret"},
+                            },
+                        },
+                        {"name": "sp", "sysprep": {"secret": {"name": "unattend"}, "inline": "x"}},
+                    ]
+                }
+            }
+        },
+    }
+    out = redact(vm)
+    vols = out["spec"]["template"]["spec"]["volumes"]
+    assert vols[0]["cloudInitNoCloud"] == {
+        "userData": REDACTED,
+        "networkDataBase64": REDACTED,
+        "secretRef": {"name": "ci-secret"},
+    }
+    assert vols[1]["sysprep"] == {"secret": {"name": "unattend"}}
+    assert out["metadata"]["annotations"] == {"admin-password": REDACTED, "description": "ok"}
+    assert vm["metadata"]["annotations"]["admin-password"] == "hunter2"  # input untouched
