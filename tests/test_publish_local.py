@@ -8,7 +8,7 @@ from typing import Any
 
 import boto3
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from moto import mock_aws
 from pydantic import ValidationError
 
@@ -27,6 +27,11 @@ from auditor.publish.s3 import S3Store, make_client
 from auditor.publish.spool import pending
 from auditor.publish.trend import compare_reports
 from tests.publish_support import CLUSTER, audit_report, make_run
+
+
+def cli(*args: str) -> Result:
+    """Run ``auditor ARGS`` in-process."""
+    return CliRunner().invoke(main, list(args))
 
 
 def local(tmp_path: Path, **options: Any) -> PublishSettings:
@@ -51,6 +56,8 @@ def test_settings_from_url_and_validation(tmp_path: Path) -> None:
         PublishSettings(bucket="b", object_lock_mode="COMPLIANCE")
     with pytest.raises(ValidationError, match="kms_key_id requires sse: aws:kms"):
         PublishSettings(bucket="b", sse="AES256", kms_key_id="k")
+    with pytest.raises(ValidationError, match="must not contain credentials"):
+        PublishSettings(bucket="b", endpoint_url="https://user:pw@s3.example.test")
     with pytest.raises(ValidationError, match="need an S3 bucket"):
         PublishSettings(sse="AES256")
     with pytest.raises(ValidationError, match="object_lock_days"):
@@ -125,26 +132,15 @@ def test_unreachable_store_spools_and_retry_delivers(tmp_path: Path) -> None:
     settings = local(tmp_path)
     run_dir = make_run(tmp_path / "run", audit_report("2026-11-30T06:00:00Z"))
 
-    out = CliRunner().invoke(
-        main,
-        [
-            "publish",
-            "--from-run",
-            str(run_dir),
-            "--to",
-            str(blocker),
-            "--spool-dir",
-            str(settings.spool_dir),
-            "--no-trend",
-        ],
-    )
+    spool_opt = ["--spool-dir", str(settings.spool_dir)]
+    out = cli("publish", "--from-run", str(run_dir), "--to", str(blocker), *spool_opt, "--no-trend")
     assert out.exit_code == 3, out.output
     assert "NOT published: cannot create publish directory" in out.output
     (entry,) = pending(settings.spool_dir)
     assert (entry.run_dir / "manifest.json").is_file()
 
     blocker.unlink()
-    retry = CliRunner().invoke(main, ["publish", "--retry", "--spool-dir", str(settings.spool_dir)])
+    retry = cli("publish", "--retry", *spool_opt)
     assert retry.exit_code == 0, retry.output
     assert f"published run {entry.run_id}" in retry.output
     assert pending(settings.spool_dir) == []
@@ -155,18 +151,8 @@ def test_cli_publish_writes_trend_from_archive(tmp_path: Path) -> None:
     archive = str(tmp_path / "archive")
     for at in ("2026-11-29T06:00:00Z", "2026-11-30T06:00:00Z"):
         run_dir = make_run(tmp_path / at[:10], audit_report(at))
-        out = CliRunner().invoke(
-            main,
-            [
-                "publish",
-                "--from-run",
-                str(run_dir),
-                "--to",
-                archive,
-                "--spool-dir",
-                str(tmp_path / "spool"),
-            ],
-        )
+        out = cli("publish", "--from-run", str(run_dir), "--to", archive,
+                  "--spool-dir", str(tmp_path / "spool"))  # fmt: skip
         assert out.exit_code == 0, out.output
     trend = json.loads((tmp_path / "2026-11-30" / "trend.json").read_text())
     assert trend["previous"]["audit_time"] == "2026-11-29T06:00:00Z"
@@ -176,7 +162,7 @@ def test_cli_publish_writes_trend_from_archive(tmp_path: Path) -> None:
         "READY": 0,
         "UNKNOWN": 0,
     }
-    hist = CliRunner().invoke(main, ["history", "--cluster", CLUSTER, "--to", archive])
+    hist = cli("history", "--cluster", CLUSTER, "--to", archive)
     assert hist.exit_code == 0 and hist.output.count("fac263bb") == 2
 
 

@@ -274,23 +274,9 @@ def test_history_and_trend_over_three_runs(
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    out = CliRunner().invoke(
-        main,
-        [
-            "history",
-            "--cluster",
-            CLUSTER,
-            "--to",
-            f"s3://{bucket}/evidence",
-            "--endpoint-url",
-            weed.endpoint,
-            "--region",
-            "us-east-1",
-            "--addressing-style",
-            "path",
-            "--json",
-        ],
-    )
+    args = ["history", "--cluster", CLUSTER, "--to", f"s3://{bucket}/evidence"]
+    args += ["--endpoint-url", weed.endpoint, "--addressing-style", "path"]
+    out = CliRunner().invoke(main, [*args, "--region", "us-east-1", "--json"])
     assert out.exit_code == 0, out.output
     listed = json.loads(out.output)
     assert [r["audit_time"] for r in listed] == [
@@ -299,20 +285,7 @@ def test_history_and_trend_over_three_runs(
         "2026-12-03T06:00:00Z",
     ]
     assert listed[1]["readiness"] == {"AT_RISK": 2, "NOT_READY": 8, "READY": 2, "UNKNOWN": 0}
-    table = CliRunner().invoke(
-        main,
-        [
-            "history",
-            "--cluster",
-            CLUSTER,
-            "--to",
-            f"s3://{bucket}/evidence",
-            "--endpoint-url",
-            weed.endpoint,
-            "--addressing-style",
-            "path",
-        ],
-    )
+    table = CliRunner().invoke(main, args)
     assert table.exit_code == 0 and "2026-12-03T06:00:00Z" in table.output
 
 

@@ -79,6 +79,8 @@ class PublishSettings(BaseModel):
             raise ValueError("object_lock_mode and object_lock_days must be set together")
         if self.ca_bundle is not None and not self.verify_tls:
             raise ValueError("ca_bundle is set but verify_tls is false; choose one")
+        if self.endpoint_url and "@" in (urlparse(self.endpoint_url).netloc or ""):
+            raise ValueError("endpoint_url must not contain credentials (user:password@)")
         if self.prefix != self.prefix.strip("/"):
             raise ValueError("prefix must not start or end with '/'")
         return self
