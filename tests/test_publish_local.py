@@ -21,6 +21,7 @@ from auditor.publish import (
     compute_trend,
     list_runs,
     publish_run,
+    trend_for,
 )
 from auditor.publish.local import LocalStore
 from auditor.publish.s3 import S3Store, make_client
@@ -230,6 +231,10 @@ def test_trend_month_window_scope_and_integrity(tmp_path: Path) -> None:
     prev.write_text(prev.read_text().replace('"READY"', '"NOT_READY"', 1))
     with pytest.raises(VerificationError, match="differs from manifest"):
         compute_trend(audit_report("2026-11-30T06:00:00Z"), store)
+    assert trend_for(audit_report("2026-11-30T06:00:00Z"), settings) is None  # logged, not fatal
+    fresh = local(tmp_path / "other")
+    first = trend_for(audit_report("2026-11-30T06:00:00Z"), fresh)
+    assert first is not None and first["previous"] is None and len(first["series"]) == 1
 
 
 def test_sse_kms_and_checksum_fallback_with_moto(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from auditor.publish.manifest import RunManifest, build_manifest
 from auditor.publish.publisher import PublishResult, open_store, publish_run, retry_spool
 from auditor.publish.settings import PublishSettings
 from auditor.publish.store import ObjectInfo, ObjectStore
-from auditor.publish.trend import compute_trend, dump_trend, write_trend
+from auditor.publish.trend import compute_trend, dump_trend, trend_for, write_trend
 
 __all__ = [
     "PublishSettings",
@@ -42,6 +42,7 @@ __all__ = [
     "compute_trend",
     "dump_trend",
     "write_trend",
+    "trend_for",
     "ObjectStore",
     "ObjectInfo",
     "PublishError",

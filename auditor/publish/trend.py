@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import calendar
 import json
+import logging
 from datetime import UTC, datetime, timedelta
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from auditor.publish.errors import RunDirError
+from auditor.publish.errors import PublishError, RunDirError
 from auditor.publish.history import (
     RunEntry,
     iter_entries_newest_first,
@@ -24,6 +25,8 @@ from auditor.publish.history import (
     run_keys,
 )
 from auditor.publish.manifest import cluster_segment, run_prefix
+from auditor.publish.publisher import open_store
+from auditor.publish.settings import PublishSettings
 from auditor.publish.store import ObjectStore
 
 __all__ = [
@@ -31,12 +34,14 @@ __all__ = [
     "compare_reports",
     "dump_trend",
     "write_trend",
+    "trend_for",
     "TREND_NAME",
     "MONTH_TOLERANCE_DAYS",
     "SERIES_LENGTH",
 ]
 
 TREND_NAME = "trend.json"
+log = logging.getLogger(__name__)
 MONTH_TOLERANCE_DAYS = 7
 SERIES_LENGTH = 12
 _FIXED = {"PASS", "NOT_APPLICABLE", "WAIVED"}
@@ -190,3 +195,20 @@ def write_trend(run_dir: Path, store: ObjectStore) -> dict[str, Any]:
     trend = compute_trend(report, store)
     (run_dir / TREND_NAME).write_bytes(dump_trend(trend))
     return trend
+
+
+def trend_for(
+    report: dict[str, Any], target: PublishSettings, *, store: ObjectStore | None = None
+) -> dict[str, Any] | None:
+    """The trend of ``report`` against ``target``'s archive, or None when it cannot be read.
+
+    For ``auditor run --publish``: call before rendering, pass the result to
+    ``write_artifacts(..., trend=...)``, write it as ``trend.json``, then
+    :func:`~auditor.publish.publish_run`. An unreadable archive is logged as a
+    warning, never fatal: the run is still published (or spooled).
+    """
+    try:
+        return compute_trend(report, store if store is not None else open_store(target))
+    except PublishError as exc:
+        log.warning("trend not computed, archive %s unreadable: %s", target.describe(), exc)
+        return None
