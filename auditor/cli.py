@@ -24,9 +24,12 @@ def _register() -> None:
     from auditor.cli_cluster import collect, preflight
     from auditor.cli_publish import history, publish
     from auditor.cli_run import run
+    from auditor.cli_service import serve_command, validate_config_command
 
     main.add_command(run)
     main.add_command(checks)
+    main.add_command(serve_command)
+    main.add_command(validate_config_command)
     main.add_command(collect)
     main.add_command(preflight)
     main.add_command(publish)

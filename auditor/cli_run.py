@@ -42,7 +42,9 @@ def load_config(path: Path | None) -> AuditSettings:
     if path is None:
         return AuditSettings()
     try:
-        return load_settings(path)
+        from auditor.waivers import catalog_check_ids  # service hook: waivers name real checks
+
+        return load_settings(path, known_check_ids=catalog_check_ids())
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
@@ -111,9 +113,15 @@ def run(
     bad = sorted(set(wanted) - set(FORMATS))
     if bad:
         raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
-    if from_dir is None:
+    live_options = bool(kubeconfig or context or namespaces)
+    if from_dir is None and not live_options and settings.source is not None:
+        # service hook: the config's `source` section (the CronJob runs `run --config FILE`)
+        from auditor.sources.from_settings import source_from_settings
+
+        data = source_from_settings(settings).collect()
+    elif from_dir is None:
         data = collect_live(kubeconfig, context, namespaces, settings.cluster_name)
-    elif kubeconfig or context or namespaces:
+    elif live_options:
         raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
     else:
         data = collect_from_dir(from_dir, settings.cluster_name)

@@ -7,39 +7,55 @@ A bad file fails at start with every problem named by its field path
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
+
+from auditor.config_rules import (
+    Policy,
+    PolicyMatch,
+    PolicyOverrides,
+    Strict,
+    Thresholds,
+    Waiver,
+    WaiverSelector,
+)
+from auditor.config_service import (
+    ClusterSourceSettings,
+    DirectorySourceSettings,
+    MetricsSettings,
+    ReportSettings,
+    Schedule,
+    ServiceSettings,
+    SourceSettings,
+)
 
 __all__ = [
     "Thresholds",
     "Ownership",
+    "Policy",
+    "PolicyMatch",
+    "PolicyOverrides",
+    "Waiver",
+    "WaiverSelector",
+    "SourceSettings",
+    "DirectorySourceSettings",
+    "ClusterSourceSettings",
+    "ReportSettings",
+    "Schedule",
+    "ServiceSettings",
+    "MetricsSettings",
     "AuditSettings",
     "ConfigError",
     "load_settings",
+    "parse_settings",
 ]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Thresholds(_Strict):
-    """Recovery policy thresholds (the default policy).
-
-    ``rpo_hours``: newest usable backup must have completed within this many hours.
-    ``restore_test_max_age_days``: a completed restore test must be this recent.
-    ``min_restore_points``: usable backups holding the VM object (reported; not yet a FAIL).
-    """
-
-    rpo_hours: float = Field(default=24.0, gt=0)
-    restore_test_max_age_days: int = Field(default=30, gt=0)
-    min_restore_points: int = Field(default=1, ge=0)
-
-
-class Ownership(_Strict):
+class Ownership(Strict):
     """How a VM's owner is resolved: VM label/annotation, namespace label/annotation, map.
 
     ``keys`` are label or annotation keys tried in order on the VM, then on its
@@ -52,12 +68,51 @@ class Ownership(_Strict):
     default: str = "unassigned"
 
 
-class AuditSettings(_Strict):
-    """Everything an audit run needs beyond its source and audit time."""
+def _no_repeats(values: tuple[Any, ...], attr: str) -> None:
+    first: dict[str, int] = {}
+    for i, item in enumerate(values):
+        key = getattr(item, attr)
+        if key in first:
+            raise ValueError(f"[{i}].{attr} '{key}' repeats [{first[key]}].{attr}")
+        first[key] = i
+
+
+class AuditSettings(Strict):
+    """Everything an audit run or the service needs (one YAML file).
+
+    ``thresholds`` is the default recovery policy; ``policies`` override it for
+    the VMs they match (see :func:`auditor.policy.resolve_policy`). ``publish``
+    is kept loose here (a mapping) and validated by the publishing layer.
+    """
 
     cluster_name: str | None = None
-    thresholds: Thresholds = Field(default_factory=Thresholds)
+    source: SourceSettings | None = None
     ownership: Ownership = Field(default_factory=Ownership)
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    policies: tuple[Policy, ...] = ()
+    waivers: tuple[Waiver, ...] = ()
+    report: ReportSettings = Field(default_factory=ReportSettings)
+    publish: dict[str, Any] | None = None
+    schedules: tuple[Schedule, ...] = ()
+    service: ServiceSettings = Field(default_factory=ServiceSettings)
+
+    @field_validator("policies")
+    @classmethod
+    def _policy_names(cls, value: tuple[Policy, ...]) -> tuple[Policy, ...]:
+        _no_repeats(value, "name")
+        return value
+
+    @field_validator("waivers")
+    @classmethod
+    def _waiver_ids(cls, value: tuple[Waiver, ...]) -> tuple[Waiver, ...]:
+        _no_repeats(value, "id")
+        return value
+
+    @field_validator("schedules")
+    @classmethod
+    def _schedule_ids(cls, value: tuple[Schedule, ...]) -> tuple[Schedule, ...]:
+        _no_repeats(value, "id")
+        return value
 
 
 class ConfigError(Exception):
@@ -74,8 +129,48 @@ class ConfigError(Exception):
         super().__init__(f"invalid configuration {path}:\n{lines}")
 
 
-def load_settings(path: Path) -> AuditSettings:
+_MESSAGES = {
+    "extra_forbidden": "unknown field (not a setting; check its spelling and indentation)",
+    "missing": "required field is missing",
+}
+
+
+def _problems(exc: ValidationError) -> list[tuple[str, str]]:
+    """Turn pydantic errors into ``(dotted.field.path, message)`` pairs."""
+    out: list[tuple[str, str]] = []
+    for err in exc.errors():
+        path = ".".join(str(p) for p in err["loc"]) or "<root>"
+        msg = _MESSAGES.get(err["type"], err["msg"])
+        out.append((path, msg.removeprefix("Value error, ")))
+    return out
+
+
+def parse_settings(
+    raw: Any, *, path: Path, known_check_ids: Collection[str] | None = None
+) -> AuditSettings:
+    """Validate an already parsed YAML mapping (``path`` is only used in errors).
+
+    ``known_check_ids``: when given, a waiver naming another check id is refused.
+
+    Raises:
+        ConfigError: every invalid field, by dotted path.
+    """
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(path, [("<root>", "must be a mapping")])
+    context = {"known_check_ids": None if known_check_ids is None else frozenset(known_check_ids)}
+    try:
+        return AuditSettings.model_validate(raw, context=context)
+    except ValidationError as exc:
+        raise ConfigError(path, _problems(exc)) from exc
+
+
+def load_settings(path: Path, *, known_check_ids: Collection[str] | None = None) -> AuditSettings:
     """Load and validate a YAML settings file.
+
+    ``known_check_ids``: the check catalog's ids; a waiver naming any other id
+    is refused (``None`` checks only the id's form).
 
     Raises:
         ConfigError: the file cannot be read or parsed, or a field is invalid
@@ -87,14 +182,4 @@ def load_settings(path: Path) -> AuditSettings:
         raise ConfigError(path, [("<file>", str(exc))]) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(path, [("<file>", f"not valid YAML: {exc}")]) from exc
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise ConfigError(path, [("<root>", "must be a mapping")])
-    try:
-        return AuditSettings.model_validate(raw)
-    except ValidationError as exc:
-        problems = [
-            (".".join(str(p) for p in err["loc"]) or "<root>", err["msg"]) for err in exc.errors()
-        ]
-        raise ConfigError(path, problems) from exc
+    return parse_settings(raw, path=path, known_check_ids=known_check_ids)

@@ -1,0 +1,89 @@
+"""CLI commands ``auditor serve`` and ``auditor validate-config``."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from auditor.config import AuditSettings, ConfigError, load_settings
+from auditor.waivers import catalog_check_ids, waiver_appendix
+
+__all__ = ["serve_command", "validate_config_command", "load_checked_settings"]
+
+_EXIT_INVALID = 2
+
+
+def load_checked_settings(path: Path) -> AuditSettings:
+    """Load ``path`` and refuse waivers naming checks the catalog does not have.
+
+    Raises:
+        ConfigError: every problem, by field path.
+    """
+    return load_settings(path, known_check_ids=catalog_check_ids())
+
+
+def _print_problems(err: ConfigError) -> None:
+    click.echo(f"{err.path}: {len(err.problems)} problem(s)", err=True)
+    for field, message in err.problems:
+        click.echo(f"  {field}: {message}", err=True)
+
+
+@click.command("validate-config")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+def validate_config_command(file: Path) -> None:
+    """Check a config FILE; print every problem with its field path (exit 2 when invalid)."""
+    try:
+        settings = load_checked_settings(file)
+    except ConfigError as err:
+        _print_problems(err)
+        sys.exit(_EXIT_INVALID)
+    appendix = waiver_appendix(settings, datetime.now(UTC))
+    expired = [w["id"] for w in appendix if w["state"] == "expired"]
+    click.echo(
+        f"{file}: valid ({len(settings.schedules)} schedule(s), {len(settings.policies)} "
+        f"policy override(s), {len(settings.waivers)} waiver(s))"
+    )
+    if expired:
+        click.echo(f"  note: expired waiver(s) no longer apply: {', '.join(expired)}")
+
+
+@click.command("serve")
+@click.option(
+    "--config",
+    "config_file",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The YAML config file (see config/auditor.example.yaml).",
+)
+@click.option(
+    "--log-level",
+    default="INFO",
+    show_default=True,
+    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+)
+def serve_command(config_file: Path, log_level: str) -> None:
+    """Run the scheduled audits from --config until SIGTERM (metrics on /metrics)."""
+    from auditor.service import ServiceLockedError, serve
+
+    logging.basicConfig(
+        level=log_level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        settings = load_checked_settings(config_file)
+    except ConfigError as err:
+        _print_problems(err)
+        sys.exit(_EXIT_INVALID)
+    if not settings.schedules:
+        click.echo(f"{config_file}: 'schedules' is empty; nothing to serve", err=True)
+        sys.exit(_EXIT_INVALID)
+    try:
+        sys.exit(serve(settings))
+    except ServiceLockedError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)

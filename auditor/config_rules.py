@@ -1,0 +1,160 @@
+"""Settings models for recovery policies and waivers (sections ``thresholds``,
+``policies`` and ``waivers`` of the config file).
+
+Re-exported from :mod:`auditor.config`; the matching logic lives in
+:mod:`auditor.policy` and :mod:`auditor.waivers`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+__all__ = [
+    "CHECK_ID_PATTERN",
+    "Strict",
+    "Thresholds",
+    "PolicyOverrides",
+    "PolicyMatch",
+    "Policy",
+    "WaiverSelector",
+    "Waiver",
+]
+
+#: Check ids look like ``RR-BKP-001`` (family letters, three digits).
+CHECK_ID_PATTERN = re.compile(r"^RR-[A-Z]{2,8}-\d{3}$")
+
+
+class Strict(BaseModel):
+    """Base for every settings model: unknown fields are errors, values are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Thresholds(Strict):
+    """One recovery policy's thresholds; the top-level ``thresholds`` is the default policy.
+
+    ``rpo_hours``: newest usable backup must have completed within this many hours.
+    ``min_retention_hours``: usable backups must be kept at least this long (Velero TTL).
+    ``min_restore_points``: usable backups holding the VM object.
+    ``restore_test_max_age_days``: a completed restore test must be this recent.
+    ``require_off_cluster_copy``: a copy outside the cluster (object storage) is required.
+    """
+
+    rpo_hours: float = Field(default=24.0, gt=0)
+    min_retention_hours: float = Field(default=168.0, ge=0)
+    min_restore_points: int = Field(default=1, ge=0)
+    restore_test_max_age_days: int = Field(default=30, gt=0)
+    require_off_cluster_copy: bool = True
+
+
+class PolicyOverrides(Strict):
+    """The thresholds a policy changes; fields left out keep the default policy's value."""
+
+    rpo_hours: float | None = Field(default=None, gt=0)
+    min_retention_hours: float | None = Field(default=None, ge=0)
+    min_restore_points: int | None = Field(default=None, ge=0)
+    restore_test_max_age_days: int | None = Field(default=None, gt=0)
+    require_off_cluster_copy: bool | None = None
+
+
+class PolicyMatch(Strict):
+    """Which VMs a policy covers: namespace globs (any matches) AND equal labels (all match)."""
+
+    namespaces: tuple[str, ...] = ()
+    labels: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> PolicyMatch:
+        if not self.namespaces and not self.labels:
+            raise ValueError("give at least one of 'namespaces' or 'labels'")
+        return self
+
+
+class Policy(Strict):
+    """A named override of the default policy for the VMs it ``match``es."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    match: PolicyMatch
+    thresholds: PolicyOverrides = Field(default_factory=PolicyOverrides)
+
+    @field_validator("name")
+    @classmethod
+    def _not_default(cls, value: str) -> str:
+        if value == "default":
+            raise ValueError(
+                "'default' is reserved for the top-level thresholds; choose another name"
+            )
+        return value
+
+
+class WaiverSelector(Strict):
+    """Which VMs a waiver covers: namespace and name globs and equal labels, all must match."""
+
+    namespace: str = "*"
+    name: str = "*"
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+def _as_utc(value: Any) -> Any:
+    """Turn a YAML date or datetime into an aware UTC datetime (naive means UTC)."""
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if isinstance(value, date):
+        return datetime.combine(value, time(0, 0), tzinfo=UTC)
+    return value
+
+
+class Waiver(Strict):
+    """An accepted risk: findings of ``check`` on selected VMs show as WAIVED until ``expires``.
+
+    ``created`` and ``expires`` are UTC datetimes (a plain date means 00:00 UTC);
+    the waiver applies while ``created <= audit time < expires``.
+    """
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    check: str
+    selector: WaiverSelector
+    reason: str = Field(min_length=1)
+    approver: str = Field(min_length=1)
+    created: datetime
+    expires: datetime
+
+    @field_validator("check")
+    @classmethod
+    def _known_check(cls, value: str, info: ValidationInfo) -> str:
+        if not CHECK_ID_PATTERN.match(value):
+            raise ValueError(f"'{value}' is not a check id (expected RR-<FAMILY>-NNN)")
+        known = (info.context or {}).get("known_check_ids")
+        if known is not None and value not in known:
+            raise ValueError(f"unknown check id '{value}' (see `auditor checks list`)")
+        return value
+
+    @field_validator("reason", "approver")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value.strip()
+
+    @field_validator("created", "expires", mode="before")
+    @classmethod
+    def _date_to_utc(cls, value: Any) -> Any:
+        return _as_utc(value)
+
+    @field_validator("created", "expires", mode="after")
+    @classmethod
+    def _aware_utc(cls, value: datetime) -> datetime:
+        result: datetime = _as_utc(value)
+        return result
+
+    @field_validator("expires")
+    @classmethod
+    def _after_created(cls, value: datetime, info: ValidationInfo) -> datetime:
+        created = info.data.get("created")
+        if isinstance(created, datetime) and value <= created:
+            raise ValueError(f"must be later than created ({created.isoformat()})")
+        return value

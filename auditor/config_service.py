@@ -1,0 +1,164 @@
+"""Settings models for where data comes from and how the service runs (sections
+``source``, ``report``, ``schedules`` and ``service`` of the config file).
+
+Re-exported from :mod:`auditor.config`.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from pathlib import Path
+from typing import Annotated, Literal
+
+from apscheduler.triggers.cron import CronTrigger
+from pydantic import Field, field_validator
+
+from auditor.config_rules import Strict
+
+__all__ = [
+    "DirectorySourceSettings",
+    "ClusterSourceSettings",
+    "SourceSettings",
+    "ReportSettings",
+    "Schedule",
+    "MetricsSettings",
+    "ServiceSettings",
+    "REPORT_FORMATS",
+    "build_trigger",
+]
+
+#: Artifact formats ``report.formats`` may name.
+REPORT_FORMATS = ("json", "html", "pdf", "csv", "cards")
+ReportFormat = Literal["json", "html", "pdf", "csv", "cards"]
+
+_CRON_FIELDS = ("minute", "hour", "day", "month", "day_of_week")
+
+
+class DirectorySourceSettings(Strict):
+    """Audit an exported directory of YAML/JSON (``oc get ... -o yaml`` files)."""
+
+    type: Literal["directory"]
+    path: Path
+
+
+class ClusterSourceSettings(Strict):
+    """Audit a live cluster: in-cluster service account when ``kubeconfig`` is unset.
+
+    ``namespaces``: limit namespaced reads to these (empty: all namespaces).
+    """
+
+    type: Literal["cluster"]
+    kubeconfig: Path | None = None
+    context: str | None = None
+    namespaces: tuple[str, ...] = ()
+
+
+SourceSettings = Annotated[
+    DirectorySourceSettings | ClusterSourceSettings, Field(discriminator="type")
+]
+
+
+class ReportSettings(Strict):
+    """Which artifacts a run writes and where (relative paths: from the working directory)."""
+
+    formats: tuple[ReportFormat, ...] = ("json", "html")
+    out_dir: Path = Path("reports")
+
+    @field_validator("formats")
+    @classmethod
+    def _no_repeats(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(value)) != len(value):
+            raise ValueError("formats must not repeat")
+        return value
+
+
+def build_trigger(cron: str, timezone: str) -> CronTrigger:
+    """Build the APScheduler trigger for a crontab expression.
+
+    Five fields (``minute hour day month day_of_week``) or six with a leading
+    ``second`` field. Day-of-week must use names (``mon-fri``, ``sun``): crontab
+    counts Sunday as 0 but APScheduler 3 counts Monday as 0, so digits are refused.
+
+    Raises:
+        ValueError: wrong field count, numeric day-of-week, an invalid field or time zone.
+    """
+    parts = cron.split()
+    if len(parts) not in (5, 6):
+        raise ValueError(f"cron '{cron}' has {len(parts)} fields; expected 5 (or 6 with seconds)")
+    names = (("second",) if len(parts) == 6 else ()) + _CRON_FIELDS
+    fields = dict(zip(names, parts, strict=True))
+    if any(ch.isdigit() for ch in fields["day_of_week"]):
+        raise ValueError(
+            f"day-of-week '{fields['day_of_week']}' must use names (mon, tue, ... sun): "
+            "crontab numbers Sunday 0, APScheduler numbers Monday 0"
+        )
+    if len(parts) == 5:
+        fields["second"] = "0"
+    try:
+        tz = zoneinfo.ZoneInfo(timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone '{timezone}'") from exc
+    try:
+        return CronTrigger(timezone=tz, **fields)
+    except ValueError as exc:
+        raise ValueError(f"invalid cron '{cron}': {exc}") from exc
+
+
+class Schedule(Strict):
+    """One scheduled audit: a cron expression in a time zone, and what to produce.
+
+    ``formats``: overrides ``report.formats`` for this schedule (e.g. PDF monthly).
+    ``publish``: hand the artifacts to the ``publish`` section's targets.
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=63)
+    cron: str
+    timezone: str = "UTC"
+    formats: tuple[ReportFormat, ...] | None = None
+    publish: bool = False
+
+    @field_validator("timezone")
+    @classmethod
+    def _tz(cls, value: str) -> str:
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone '{value}'") from exc
+        return value
+
+    @field_validator("cron")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        build_trigger(value, "UTC")
+        return value
+
+    def trigger(self) -> CronTrigger:
+        """Return this schedule's trigger (valid: checked at load)."""
+        return build_trigger(self.cron, self.timezone)
+
+
+class MetricsSettings(Strict):
+    """Where ``/metrics``, ``/healthz`` and ``/readyz`` listen (port 0: pick a free one)."""
+
+    host: str = "0.0.0.0"
+    port: int = Field(default=9090, ge=0, le=65535)
+
+
+class ServiceSettings(Strict):
+    """How ``auditor serve`` keeps state.
+
+    ``state_dir``: job store (``jobs.sqlite``), run journal and lock file.
+    ``job_store_url``: SQLAlchemy URL; default ``sqlite:///<state_dir>/jobs.sqlite``.
+    ``misfire_grace_time_seconds``: a run missed by up to this long (downtime) still runs once.
+    ``shutdown_grace_seconds``: on SIGTERM, wait this long for a running audit, then abandon it.
+    """
+
+    state_dir: Path = Path("state")
+    job_store_url: str | None = None
+    misfire_grace_time_seconds: int = Field(default=6 * 3600, ge=1)
+    shutdown_grace_seconds: float = Field(default=20.0, ge=0)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+
+    def store_url(self) -> str:
+        """Return the job store URL."""
+        return self.job_store_url or f"sqlite:///{self.state_dir.absolute() / 'jobs.sqlite'}"

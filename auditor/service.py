@@ -1,0 +1,306 @@
+"""``auditor serve``: APScheduler wiring, signals, health and metrics. No audit logic.
+
+One process, one scheduler, one job store. A BlockingScheduler runs the
+schedules from the config with a persistent SQLAlchemy job store (SQLite in
+``service.state_dir`` by default), ``coalesce=True``, ``max_instances=1`` and a
+generous ``misfire_grace_time``, so a run missed while the service was down
+happens once after it comes back.
+
+A job is added only when the store has none with its id, and rescheduled only
+when its trigger changed: re-adding every job at boot would move its next run
+time past the missed run and lose it.
+
+Two schedulers must never share a job store: ``serve`` takes an exclusive lock
+on ``<state_dir>/serve.lock`` and refuses to start when another process holds it
+(deploy one replica with the Recreate strategy).
+
+SIGTERM or SIGINT stop the scheduler; a running audit gets
+``service.shutdown_grace_seconds`` to finish, else it is abandoned (its partial
+artifacts are never renamed into place) and recorded as such in the journal.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import shutil
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from apscheduler.events import (
+    EVENT_JOB_ERROR,
+    EVENT_JOB_MAX_INSTANCES,
+    EVENT_JOB_MISSED,
+    EVENT_SCHEDULER_STARTED,
+    JobExecutionEvent,
+    JobSubmissionEvent,
+    SchedulerEvent,
+)
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.base import STATE_STOPPED, BaseScheduler
+from apscheduler.schedulers.blocking import BlockingScheduler
+
+from auditor.config import AuditSettings
+from auditor.service_jobs import (
+    Publisher,
+    Runner,
+    ServiceRuntime,
+    install_runtime,
+    pipeline_runner,
+    scheduled_audit,
+    unwired_publisher,
+)
+from auditor.service_journal import RunJournal
+from auditor.service_metrics import HealthServer, ServiceMetrics
+
+__all__ = [
+    "serve",
+    "build_scheduler",
+    "ServiceScheduler",
+    "NoRunAfterShutdown",
+    "sync_jobs",
+    "ServiceLockedError",
+    "JOB_FUNC",
+]
+
+log = logging.getLogger(__name__)
+
+#: The job function's reference as stored in the job store.
+JOB_FUNC = f"{scheduled_audit.__module__}:{scheduled_audit.__name__}"
+
+
+class ServiceLockedError(Exception):
+    """Another ``auditor serve`` holds the state directory's lock."""
+
+
+@contextmanager
+def state_lock(state_dir: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``<state_dir>/serve.lock`` for the block.
+
+    Raises:
+        ServiceLockedError: another process holds it.
+    """
+    state_dir.mkdir(parents=True, exist_ok=True)
+    path = state_dir / "serve.lock"
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise ServiceLockedError(
+                f"{path} is locked by another auditor serve (pid {holder}); "
+                "one job store must not be shared by two schedulers"
+            ) from exc
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class NoRunAfterShutdown(BaseScheduler):  # type: ignore[misc]
+    """Mixin: no job processing once the scheduler is stopped.
+
+    APScheduler 3's main loop processes jobs once more after ``shutdown()``; a job
+    due at that moment fails to submit ("cannot schedule new futures after
+    shutdown", agronholm/apscheduler#285, #985) yet its next run time is advanced
+    in the job store, so that run would be lost for good.
+    """
+
+    def _process_jobs(self) -> float | None:
+        if self.state == STATE_STOPPED:
+            return None
+        wait: float | None = super()._process_jobs()
+        return wait
+
+
+class ServiceScheduler(NoRunAfterShutdown, BlockingScheduler):  # type: ignore[misc]
+    """The BlockingScheduler ``serve`` runs."""
+
+
+def build_scheduler(settings: AuditSettings) -> ServiceScheduler:
+    """Return the scheduler with the persistent job store and safe job defaults."""
+    svc = settings.service
+    return ServiceScheduler(
+        jobstores={"default": SQLAlchemyJobStore(url=svc.store_url())},
+        executors={"default": ThreadPoolExecutor(max_workers=1)},
+        job_defaults={
+            "coalesce": True,
+            "max_instances": 1,
+            "misfire_grace_time": svc.misfire_grace_time_seconds,
+        },
+        timezone=UTC,
+    )
+
+
+def _trigger_key(trigger: Any) -> str:
+    return f"{trigger} tz={getattr(trigger, 'timezone', '')}"
+
+
+def sync_jobs(scheduler: BaseScheduler, settings: AuditSettings) -> dict[str, str]:
+    """Make the started scheduler's jobs match ``settings.schedules``.
+
+    Returns ``{job_id: action}`` with action ``added``, ``kept``, ``rescheduled``,
+    ``updated`` or ``removed``. A kept job keeps its stored next run time, so a run
+    missed during downtime still happens (once, coalesced).
+    """
+    actions: dict[str, str] = {}
+    grace = settings.service.misfire_grace_time_seconds
+    wanted = {s.id: s for s in settings.schedules}
+    for job in scheduler.get_jobs():
+        if job.id not in wanted:
+            scheduler.remove_job(job.id)
+            actions[job.id] = "removed"
+    for sched in settings.schedules:
+        trigger = sched.trigger()
+        job = scheduler.get_job(sched.id)
+        if job is None:
+            scheduler.add_job(
+                scheduled_audit,
+                trigger,
+                id=sched.id,
+                name=f"audit {sched.id}",
+                args=[sched.id],
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=grace,
+            )
+            actions[sched.id] = "added"
+            continue
+        if _trigger_key(job.trigger) != _trigger_key(trigger):
+            scheduler.reschedule_job(sched.id, trigger=trigger)
+            actions[sched.id] = "rescheduled"
+        elif (
+            job.func_ref != JOB_FUNC
+            or list(job.args) != [sched.id]
+            or (job.misfire_grace_time != grace or not job.coalesce or job.max_instances != 1)
+        ):
+            scheduler.modify_job(
+                sched.id,
+                func=scheduled_audit,
+                args=[sched.id],
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=grace,
+            )
+            actions[sched.id] = "updated"
+        else:
+            actions[sched.id] = "kept"
+    for job_id, action in sorted(actions.items()):
+        job = scheduler.get_job(job_id)
+        log.info("job %s %s; next run %s", job_id, action, job.next_run_time if job else "-")
+    return actions
+
+
+def _listen(scheduler: BlockingScheduler, metrics: ServiceMetrics) -> None:
+    def on_event(event: SchedulerEvent) -> None:
+        if isinstance(event, JobExecutionEvent) and event.code == EVENT_JOB_ERROR:
+            log.error(
+                "job %s failed for %s: %r", event.job_id, event.scheduled_run_time, event.exception
+            )
+            metrics.job_errors.labels(event.job_id).inc()
+        elif isinstance(event, JobExecutionEvent) and event.code == EVENT_JOB_MISSED:
+            log.warning(
+                "job %s missed its run at %s (later than misfire_grace_time)",
+                event.job_id,
+                event.scheduled_run_time,
+            )
+            metrics.job_misses.labels(event.job_id, "misfire").inc()
+        elif isinstance(event, JobSubmissionEvent) and event.code == EVENT_JOB_MAX_INSTANCES:
+            log.warning("job %s skipped: its previous run is still going", event.job_id)
+            metrics.job_misses.labels(event.job_id, "max_instances").inc()
+
+    scheduler.add_listener(on_event, EVENT_JOB_ERROR | EVENT_JOB_MISSED | EVENT_JOB_MAX_INSTANCES)
+
+
+def serve(
+    settings: AuditSettings,
+    *,
+    runner: Runner = pipeline_runner,
+    publisher: Publisher = unwired_publisher,
+) -> int:
+    """Run the scheduler until SIGTERM/SIGINT; return the process exit code (0).
+
+    Raises:
+        ServiceLockedError: another ``serve`` uses the same state directory.
+    """
+    svc = settings.service
+    with state_lock(svc.state_dir):
+        metrics = ServiceMetrics()
+        journal = RunJournal(svc.state_dir / "runs.sqlite")
+        _recover(settings, journal, metrics)
+        runtime = ServiceRuntime(settings, journal, metrics, runner=runner, publisher=publisher)
+        install_runtime(runtime)
+        scheduler = build_scheduler(settings)
+        http = HealthServer(
+            metrics, lambda: bool(scheduler.running), host=svc.metrics.host, port=svc.metrics.port
+        )
+        http.start()
+        log.info("metrics and health on http://%s:%d/metrics", svc.metrics.host, http.port)
+        _listen(scheduler, metrics)
+        scheduler.add_listener(lambda _e: sync_jobs(scheduler, settings), EVENT_SCHEDULER_STARTED)
+        stopping = threading.Event()
+
+        def on_signal(signum: int, _frame: FrameType | None) -> None:
+            if stopping.is_set():
+                return
+            stopping.set()
+            log.info("received %s; stopping the scheduler", signal.Signals(signum).name)
+            threading.Thread(target=scheduler.shutdown, kwargs={"wait": False}).start()
+
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        try:
+            scheduler.start()
+        finally:
+            http.stop()
+            _finish_or_abandon(runtime, svc.shutdown_grace_seconds)
+            install_runtime(None)
+    log.info("stopped")
+    return 0
+
+
+def _recover(settings: AuditSettings, journal: RunJournal, metrics: ServiceMetrics) -> None:
+    """At boot: record runs a killed process left unfinished, drop their partial artifacts."""
+    now = datetime.now(UTC)
+    for rec in journal.abandon_unfinished(now, "process ended during the run"):
+        log.warning(
+            "run of %s for slot %s (started %s) was abandoned by a previous process",
+            rec.schedule_id,
+            rec.slot,
+            rec.started,
+        )
+        metrics.runs.labels(rec.schedule_id, "abandoned").inc()
+    out = settings.report.out_dir
+    for partial in sorted(out.glob("*/.partial-*")) if out.is_dir() else []:
+        log.warning("removing partial artifacts %s", partial)
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def _finish_or_abandon(runtime: ServiceRuntime, grace: float) -> None:
+    """Wait up to ``grace`` seconds for a running audit; abandon it and exit hard if it overruns."""
+    if runtime.idle.wait(grace):
+        return
+    current = runtime.current
+    if current is not None:
+        schedule_id, slot, partial = current
+        log.warning("abandoning the run of %s for slot %s after %.0f s", schedule_id, slot, grace)
+        runtime.journal.finish(
+            schedule_id, slot, datetime.now(UTC), "abandoned", "shutdown grace time exceeded"
+        )
+        runtime.metrics.runs.labels(schedule_id, "abandoned").inc()
+        shutil.rmtree(partial, ignore_errors=True)
+    logging.shutdown()
+    os._exit(0)  # the executor thread is not a daemon; do not wait for it

@@ -1,0 +1,139 @@
+"""Config file loading: the example, and invalid files naming the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from auditor.cli import main
+from auditor.config import (
+    ClusterSourceSettings,
+    ConfigError,
+    DirectorySourceSettings,
+    load_settings,
+    parse_settings,
+)
+from tests.service_support import REPO, waiver, write_yaml
+
+EXAMPLE = REPO / "config" / "auditor.example.yaml"
+
+
+def problems_of(raw: Any, **kw: Any) -> dict[str, str]:
+    with pytest.raises(ConfigError) as info:
+        parse_settings(raw, path=Path("t.yaml"), **kw)
+    return dict(info.value.problems)
+
+
+def test_example_loads_with_every_section() -> None:
+    s = load_settings(EXAMPLE, known_check_ids={"RR-BKP-001"})
+    assert s.cluster_name == "ocp-prod-east"
+    assert isinstance(s.source, ClusterSourceSettings)
+    assert s.thresholds.rpo_hours == 24 and s.thresholds.min_retention_hours == 168
+    assert s.thresholds.require_off_cluster_copy is True
+    assert [p.name for p in s.policies] == ["finance-gold", "tier-bronze", "sandbox"]
+    assert s.waivers[0].check == "RR-BKP-001"
+    assert s.waivers[0].expires.isoformat() == "2027-05-01T00:00:00+00:00"
+    assert [x.id for x in s.schedules] == ["daily-audit", "monthly-report"]
+    assert s.schedules[1].formats == ("json", "html", "pdf", "csv")
+    assert s.service.misfire_grace_time_seconds == 21600
+    assert s.service.store_url() == "sqlite:////var/lib/auditor/state/jobs.sqlite"
+
+
+def test_monthly_cron_fires_on_the_first_in_its_time_zone() -> None:
+    s = load_settings(EXAMPLE)
+    from datetime import UTC, datetime
+
+    nxt = s.schedules[1].trigger().get_next_fire_time(None, datetime(2026, 11, 30, 12, tzinfo=UTC))
+    assert nxt.isoformat() == "2026-12-01T07:00:00+01:00"
+
+
+def test_empty_file_gives_defaults(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text("", encoding="utf-8")
+    s = load_settings(tmp_path / "c.yaml")
+    assert s.source is None and s.schedules == () and s.thresholds.min_restore_points == 1
+
+
+def test_directory_source() -> None:
+    s = parse_settings({"source": {"type": "directory", "path": "/x"}}, path=Path("t"))
+    assert isinstance(s.source, DirectorySourceSettings) and str(s.source.path) == "/x"
+
+
+@pytest.mark.parametrize(
+    ("raw", "field", "words"),
+    [
+        ({"schedules": [{"id": "d", "cron": "0 25 * * *"}]}, "schedules.0.cron", "invalid cron"),
+        ({"schedules": [{"id": "d", "cron": "0 6 * *"}]}, "schedules.0.cron", "4 fields"),
+        ({"schedules": [{"id": "d", "cron": "0 6 * * 0"}]}, "schedules.0.cron", "names"),
+        (
+            {"schedules": [{"id": "d", "cron": "0 6 * * *", "timezone": "Mars/Base"}]},
+            "schedules.0.timezone",
+            "unknown time zone",
+        ),
+        ({"waivers": [waiver(expires=None)]}, "waivers.0.expires", "missing"),
+        ({"waivers": [waiver(reason=None)]}, "waivers.0.reason", "missing"),
+        ({"waivers": [waiver(reason="  ")]}, "waivers.0.reason", "blank"),
+        ({"waivers": [waiver(check="backup-001")]}, "waivers.0.check", "not a check id"),
+        ({"waivers": [waiver(expires="2026-10-01")]}, "waivers.0.expires", "later than"),
+        ({"waivers": [waiver(), waiver()]}, "waivers", "repeats"),
+        ({"thresholds": {"rpo_hour": 4}}, "thresholds.rpo_hour", "unknown field"),
+        ({"repot": {}}, "repot", "unknown field"),
+        ({"report": {"formats": ["docx"]}}, "report.formats.0", "'json'"),
+        ({"policies": [{"name": "p", "match": {}}]}, "policies.0.match", "at least one"),
+        (
+            {"policies": [{"name": "default", "match": {"namespaces": ["a"]}}]},
+            "policies.0.name",
+            "reserved",
+        ),
+        ({"source": {"type": "ftp"}}, "source", "tag"),
+    ],
+)
+def test_invalid_config_names_the_field(raw: Any, field: str, words: str) -> None:
+    problems = problems_of(raw)
+    assert field in problems, problems
+    assert words in problems[field]
+
+
+def test_unknown_check_id_refused_when_catalog_known() -> None:
+    raw = {"waivers": [waiver(check="RR-BKP-999")]}
+    problems = problems_of(raw, known_check_ids={"RR-BKP-001"})
+    assert problems == {
+        "waivers.0.check": "unknown check id 'RR-BKP-999' (see `auditor checks list`)"
+    }
+    assert parse_settings(raw, path=Path("t")).waivers[0].check == "RR-BKP-999"
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    raw = {"bogus": 1, "waivers": [waiver(expires=None)], "schedules": [{"id": "x", "cron": "x"}]}
+    assert set(problems_of(raw)) == {"bogus", "waivers.0.expires", "schedules.0.cron"}
+
+
+def test_validate_config_cli(tmp_path: Path) -> None:
+    runner = CliRunner()
+    ok = runner.invoke(main, ["validate-config", str(EXAMPLE)])
+    assert ok.exit_code == 0, ok.output
+    assert "valid (2 schedule(s), 3 policy override(s), 1 waiver(s))" in ok.output
+    bad = write_yaml(
+        tmp_path / "bad.yaml",
+        {
+            "schedules": [{"id": "d", "cron": "61 * * * *"}],
+            "waivers": [waiver(expires=None)],
+            "extra": True,
+        },
+    )
+    res = runner.invoke(main, ["validate-config", str(bad)])
+    assert res.exit_code == 2
+    assert "3 problem(s)" in res.output
+    for field in ("schedules.0.cron:", "waivers.0.expires:", "extra: unknown field"):
+        assert field in res.output
+
+
+def test_validate_config_unreadable_and_not_yaml(tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(main, ["validate-config", str(tmp_path / "missing.yaml")])
+    assert res.exit_code == 2 and "<file>" in res.output
+    (tmp_path / "b.yaml").write_text("a: [1, 2\n", encoding="utf-8")
+    res = runner.invoke(main, ["validate-config", str(tmp_path / "b.yaml")])
+    assert res.exit_code == 2 and "not valid YAML" in res.output
