@@ -13,14 +13,19 @@ from moto import mock_aws
 from pydantic import ValidationError
 
 from auditor.cli import main
+from auditor.config import AuditSettings
 from auditor.publish import (
+    PublishError,
     PublishSettings,
     RunDirError,
+    StoreConfigError,
     VerificationError,
     build_manifest,
     compute_trend,
     list_runs,
     publish_run,
+    publish_settings,
+    service_publisher,
     trend_for,
 )
 from auditor.publish.local import LocalStore
@@ -276,3 +281,26 @@ def test_sse_kms_and_checksum_fallback_with_moto(tmp_path: Path) -> None:
         )
         failed = publish_run(run_dir, locked, store=S3Store(locked, client=store.client))
         assert not failed.published and "has no Object Lock enabled" in (failed.error or "")
+
+
+def test_config_section_and_service_publisher(tmp_path: Path) -> None:
+    with pytest.raises(StoreConfigError, match=r"publish\.object_lock_days: .*greater than 0"):
+        publish_settings({"bucket": "b", "object_lock_mode": "COMPLIANCE", "object_lock_days": 0})
+    with pytest.raises(StoreConfigError, match="publish.url: .*only s3://"):
+        publish_settings({"url": "ftp://x"})
+    target = publish_settings({"url": "s3://bkt/a/b", "region": "eu-west-1"})
+    assert (target.bucket, target.prefix, target.region) == ("bkt", "a/b", "eu-west-1")
+
+    archive, spool = str(tmp_path / "archive"), str(tmp_path / "spool")
+    settings = AuditSettings(publish={"url": archive, "spool_dir": spool})
+    for at in ("2026-11-29T06:00:00Z", "2026-11-30T06:00:00Z"):
+        report = audit_report(at)
+        service_publisher(settings, report, make_run(tmp_path / at[:10], report))
+    trend = json.loads((tmp_path / "2026-11-30" / "trend.json").read_text())
+    assert trend["previous"]["audit_time"] == "2026-11-29T06:00:00Z"
+    blocked = AuditSettings(
+        publish={"url": str(tmp_path / "2026-11-30" / "vms.csv"), "spool_dir": spool}
+    )
+    with pytest.raises(PublishError, match="spooled at"):
+        service_publisher(blocked, report, tmp_path / "2026-11-30")
+    assert [e.run_id for e in pending(Path(spool))] == [report["run"]["id"]]

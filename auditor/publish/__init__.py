@@ -23,6 +23,7 @@ from auditor.publish.errors import (
     VerificationError,
 )
 from auditor.publish.history import RunEntry, list_runs
+from auditor.publish.hooks import publish_settings, service_publisher
 from auditor.publish.manifest import RunManifest, build_manifest
 from auditor.publish.publisher import PublishResult, open_store, publish_run, retry_spool
 from auditor.publish.settings import PublishSettings
@@ -33,6 +34,8 @@ __all__ = [
     "PublishSettings",
     "PublishResult",
     "publish_run",
+    "publish_settings",
+    "service_publisher",
     "retry_spool",
     "open_store",
     "build_manifest",
