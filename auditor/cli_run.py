@@ -24,6 +24,7 @@ from auditor.publish import (
 )
 from auditor.sources.base import ClusterData
 from auditor.sources.directory import DirectorySource
+from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["run"]
 
@@ -77,10 +78,14 @@ def load_config(path: Path | None) -> AuditSettings:
         sys.exit(2)
 
 
-def collect_from_dir(from_dir: Path, cluster_name: str | None) -> ClusterData:
+def collect_from_dir(
+    from_dir: Path, cluster_name: str | None, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> ClusterData:
     """Read an export directory; exits 2 when it does not exist."""
     try:
-        return DirectorySource(from_dir, cluster_name=cluster_name).collect()
+        return DirectorySource(
+            from_dir, cluster_name=cluster_name, max_file_bytes=max_file_bytes
+        ).collect()
     except FileNotFoundError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -105,6 +110,13 @@ def collect_from_dir(from_dir: Path, cluster_name: str | None) -> ClusterData:
     "--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file."
 )
 @click.option("--cluster-name", help="Cluster name for the report (overrides config).")
+@click.option(
+    "--max-file-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_FILE_BYTES,
+    show_default=True,
+    help="Export files larger than this are refused (a collection problem).",
+)
 @cluster_options  # live cluster (used when --from-dir is not given)
 @click.option("--owner", help="Write a report for this owner's VMs only.")
 @click.option(
@@ -128,6 +140,7 @@ def run(
     formats: str,
     config_path: Path | None,
     cluster_name: str | None,
+    max_file_bytes: int,
     owner: str | None,
     publish_url: str | None,
     endpoint_url: str | None,
@@ -160,7 +173,7 @@ def run(
     elif live_options:
         raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
     else:
-        data = collect_from_dir(from_dir, settings.cluster_name)
+        data = collect_from_dir(from_dir, settings.cluster_name, max_file_bytes)
     report = run_audit(data, settings, at=at, owner=owner)
     target = publish_target(publish_url, endpoint_url, settings.publish)
     trend = trend_for(report, target) if target is not None else None

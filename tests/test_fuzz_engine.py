@@ -99,11 +99,6 @@ def test_backup_with_garbage_times_is_not_within_rpo(when: Any) -> None:
     assert got["RR-BKP-002"] != "PASS", (when, got)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lead's auditor/scope.py _str_list reads a non-list includedNamespaces as 'no filter' "
-    "(all namespaces), so a malformed Backup scope counts as covering; it should be unknown (ERROR)",
-)
 @FUZZ
 @given(
     st.one_of(

@@ -178,13 +178,6 @@ def test_file_above_the_size_limit_is_refused_with_a_clear_message(tmp_path: Pat
     assert data.state("Backup") is KindState.PARTIAL
 
 
-PARTIAL_FAIL_IS_NOT_ERROR = pytest.mark.xfail(
-    strict=True,
-    reason="lead's engine keeps a FAIL resting on absence when the Backup list is PARTIAL "
-    "(file unreadable); it should be ERROR (could not evaluate), keeping the FAIL text as evidence",
-)
-
-
 def _split_backups(tmp_path: Path) -> list[dict]:  # type: ignore[type-arg]
     docs = [d for d in yaml.safe_load_all(GOOD_TEXT) if d]
     (tmp_path / "rest.yaml").write_text(
@@ -193,7 +186,6 @@ def _split_backups(tmp_path: Path) -> list[dict]:  # type: ignore[type-arg]
     return [d for d in docs if d["kind"] == "Backup"]
 
 
-@PARTIAL_FAIL_IS_NOT_ERROR
 def test_unreadable_backups_file_gives_error_not_pass(tmp_path: Path) -> None:
     backups = _split_backups(tmp_path)
     (tmp_path / "backups.yaml").write_text("bad: [unclosed\n---\n" + yaml.safe_dump_all(backups))
@@ -203,7 +195,6 @@ def test_unreadable_backups_file_gives_error_not_pass(tmp_path: Path) -> None:
     )
 
 
-@PARTIAL_FAIL_IS_NOT_ERROR
 def test_partly_read_backups_prove_coverage_but_never_absence(tmp_path: Path) -> None:
     # Documents before a syntax error are read: a usable backup among them is real evidence
     # (PASS is earned), but a stale one cannot prove there is no newer one (ERROR, not FAIL).

@@ -22,7 +22,7 @@ import yaml
 
 __all__ = ["LoadError", "load_documents", "DEFAULT_MAX_FILE_BYTES", "MAX_EXPANDED_NODES"]
 
-DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024 * 1024  # a 10,000-VM export has ~310 MB lists
 #: Upper bound on the number of nodes a document may expand to through aliases.
 MAX_EXPANDED_NODES = 5_000_000
 #: Upper bound on nesting depth.
