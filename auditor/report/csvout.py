@@ -1,0 +1,143 @@
+"""CSV exports: ``findings.csv`` (one row per FAIL/ERROR finding) and ``vms.csv`` (one row per VM).
+
+For spreadsheets: UTF-8, RFC 4180 quoting, CRLF line ends, a header row, rows
+in a fixed order, so the same report.json gives byte-identical files. Cells
+that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR
+first) get a leading apostrophe: cluster names and messages are attacker-
+influenced.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from auditor.report.formatting import SEVERITY_ORDER, fmt_evidence, fmt_value
+from auditor.report.vmview import vm_row
+
+__all__ = ["FINDINGS_COLUMNS", "VMS_COLUMNS", "findings_csv", "vms_csv"]
+
+FINDINGS_COLUMNS = (
+    "owner",
+    "namespace",
+    "vm",
+    "readiness",
+    "check_id",
+    "status",
+    "severity",
+    "title",
+    "message",
+    "remediation",
+    "evidence",
+)
+VMS_COLUMNS = (
+    "namespace",
+    "vm",
+    "owner",
+    "os",
+    "readiness",
+    "newest_usable_backup",
+    "backup_completed",
+    "backup_age_hours",
+    "rpo_hours",
+    "within_rpo",
+    "restore_points",
+    "identity_gaps",
+    "failing_checks",
+    "uid",
+)
+_FORMULA_START = ("=", "+", "@", "\t", "\r", "-")
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else (value if isinstance(value, str) else fmt_value(value))
+    if text.startswith(_FORMULA_START) and not _is_number(text) and text != "-":
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _write(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
+    buf = io.StringIO(newline="")
+    writer = csv.writer(buf, lineterminator="\r\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(v) for v in row])
+    return buf.getvalue().encode("utf-8")
+
+
+def _sev_rank(severity: Any) -> int:
+    return SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
+
+
+def findings_csv(report: Mapping[str, Any]) -> bytes:
+    """Return ``findings.csv``: FAIL/ERROR findings of every VM, then platform findings.
+
+    Rows sort by owner, namespace, VM, severity (critical first), check id.
+    Platform findings have VM ``(platform)`` and no owner.
+    """
+    checks = {str(c.get("id")): c for c in report.get("checks") or []}
+    rows: list[tuple[Any, ...]] = []
+    entries = [(vm, vm.get("findings") or []) for vm in report.get("vms") or []]
+    entries.append(({"vm": "(platform)"}, report.get("platform_findings") or []))
+    for vm, findings in entries:
+        for f in findings:
+            if f.get("status") not in ("FAIL", "ERROR"):
+                continue
+            check = checks.get(str(f.get("check_id")), {})
+            rows.append(
+                (
+                    vm.get("owner", ""),
+                    vm.get("namespace", ""),
+                    vm.get("name", vm.get("vm", "")),
+                    vm.get("readiness", ""),
+                    f.get("check_id", ""),
+                    f.get("status", ""),
+                    f.get("severity", ""),
+                    check.get("title", ""),
+                    f.get("message", ""),
+                    check.get("remediation", ""),
+                    fmt_evidence(f.get("evidence")),
+                )
+            )
+    rows.sort(key=lambda r: (str(r[0]), str(r[1]), str(r[2]), _sev_rank(r[6]), str(r[4])))
+    return _write(FINDINGS_COLUMNS, rows)
+
+
+def vms_csv(report: Mapping[str, Any]) -> bytes:
+    """Return ``vms.csv``: one row per VM in report order (namespace, name); ages in hours."""
+    checks = {str(c.get("id")): c for c in report.get("checks") or []}
+    rows = []
+    for i, vm in enumerate(report.get("vms") or []):
+        row = vm_row(i, vm, checks)
+        backup = vm.get("backup") or {}
+        newest = backup.get("newest_usable") or {}
+        within = backup.get("within_rpo")
+        rows.append(
+            (
+                row.namespace,
+                row.name,
+                row.owner,
+                row.os,
+                row.readiness,
+                newest.get("name", ""),
+                newest.get("completed", ""),
+                newest.get("age_hours", ""),
+                backup.get("rpo_hours", ""),
+                "" if within is None else ("yes" if within else "no"),
+                backup.get("restore_points", ""),
+                " ".join(row.identity_gaps),
+                " ".join(row.failing_checks),
+                vm.get("uid", ""),
+            )
+        )
+    return _write(VMS_COLUMNS, rows)

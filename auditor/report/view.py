@@ -1,0 +1,293 @@
+"""Everything the report templates show, prepared from the report.json dict.
+
+:func:`build_view` groups, sorts and formats; templates only loop and print.
+Input is the envelope of ``docs/report-schema.md`` (``--owner`` filtering was
+done by the engine: ``run.owner_filter``). Output is a frozen
+:class:`ReportView`; building it twice from the same dict gives equal views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.report.appendixview import (
+    CheckRow,
+    WaivedRow,
+    WaiverRow,
+    catalog,
+    problems,
+    read_counts,
+    waived_findings,
+    waivers,
+)
+from auditor.report.formatting import (
+    READINESS_COLOR,
+    READINESS_LABEL,
+    READINESS_ORDER,
+    evidence_pairs,
+    fmt_value,
+)
+from auditor.report.trendview import TrendView, trend_view
+from auditor.report.vmview import FindingView, VmDetail, VmRow, finding_view, vm_detail
+
+__all__ = ["PDF_DETAIL_LIMIT", "PDF_ROW_CAP", "ReportView", "build_view"]
+
+#: Above this many VMs the PDF lists VMs compactly and leaves per-VM detail to HTML/CSV.
+PDF_DETAIL_LIMIT = 300
+#: At most this many VM rows in a compact PDF (worst readiness first).
+PDF_ROW_CAP = 3000
+#: Width in CSS px of the readiness chart's longest bar.
+CHART_WIDTH = 360
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Cover:
+    """Facts on the first page."""
+
+    cluster: str
+    audit_time: str
+    source: str
+    tool_version: str
+    run_id: str
+    input_digest: str
+    schema_version: str
+    complete: bool
+    incomplete_checks: tuple[str, ...]
+    problem_count: int
+    owner_filter: str | None
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One readiness state in the chart: ``width`` in px, ``y`` its row offset in px."""
+
+    state: str
+    label: str
+    color: str
+    count: int
+    percent: str
+    width: float
+    y: int
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """VM counts of one namespace or owner, in ``READINESS_ORDER``."""
+
+    name: str
+    counts: tuple[int, ...]
+    total: int
+
+
+@dataclass(frozen=True)
+class GapRow:
+    """One check's FAIL count across the VMs."""
+
+    check_id: str
+    title: str
+    severity: str
+    count: int
+
+
+@dataclass(frozen=True)
+class OwnerGroup:
+    """The VMs (detailed) or rows (compact) of one owner in the PDF."""
+
+    owner: str
+    details: tuple[VmDetail, ...]
+    rows: tuple[VmRow, ...]
+
+
+@dataclass(frozen=True)
+class PdfPlan:
+    """What the PDF holds: full detail for small estates, compact rows for large ones."""
+
+    detailed: bool
+    groups: tuple[OwnerGroup, ...]
+    ready_rows: tuple[VmRow, ...]
+    ready_count: int
+    omitted: int
+    detail_limit: int
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """The whole report, ready to print. ``trend`` is None when no trend was given."""
+
+    title: str
+    cover: Cover
+    total_vms: int
+    bars: tuple[Bar, ...]
+    chart_height: int
+    readiness_states: tuple[tuple[str, str], ...]
+    state_colors: tuple[str, ...]
+    gaps: tuple[GapRow, ...]
+    namespaces: tuple[GroupRow, ...]
+    owners: tuple[GroupRow, ...]
+    rows: tuple[VmRow, ...]
+    details: tuple[VmDetail, ...]
+    platform_findings: tuple[FindingView, ...]
+    checks: tuple[CheckRow, ...]
+    problems: tuple[Pairs, ...]
+    method: Pairs
+    read_counts: Pairs
+    thresholds: Pairs
+    waivers: tuple[WaiverRow, ...]
+    waived: tuple[WaivedRow, ...]
+    pdf: PdfPlan
+    trend: TrendView | None
+
+
+def _cover(report: Mapping[str, Any]) -> Cover:
+    run = report.get("run") or {}
+    source = run.get("source") or {}
+    return Cover(
+        cluster=str((report.get("cluster") or {}).get("name") or "unnamed cluster"),
+        audit_time=str(run.get("audit_time", "-")),
+        source=f"{source.get('type', '-')}: {source.get('location', '-')}",
+        tool_version=str(run.get("tool_version", "-")),
+        run_id=str(run.get("id", "-")),
+        input_digest=str(run.get("input_digest", "-")),
+        schema_version=str(report.get("schema_version", "-")),
+        complete=bool(run.get("complete", False)),
+        incomplete_checks=tuple(str(c) for c in run.get("incomplete_checks") or []),
+        problem_count=len(report.get("collection_problems") or []),
+        owner_filter=None if run.get("owner_filter") is None else str(run["owner_filter"]),
+    )
+
+
+def _bars(readiness: Mapping[str, int], total: int) -> tuple[Bar, ...]:
+    top = max([int(readiness.get(s, 0)) for s in READINESS_ORDER] + [1])
+    return tuple(
+        Bar(
+            state=s,
+            label=READINESS_LABEL[s],
+            color=READINESS_COLOR[s],
+            count=int(readiness.get(s, 0)),
+            percent=f"{100 * int(readiness.get(s, 0)) / total:.1f}" if total else "0.0",
+            width=round(CHART_WIDTH * int(readiness.get(s, 0)) / top, 1),
+            y=28 * i,
+        )
+        for i, s in enumerate(READINESS_ORDER)
+    )
+
+
+def _groups(by: Mapping[str, Mapping[str, int]]) -> tuple[GroupRow, ...]:
+    rows = [
+        GroupRow(
+            name=str(name),
+            counts=tuple(int(c.get(s, 0)) for s in READINESS_ORDER),
+            total=sum(int(c.get(s, 0)) for s in READINESS_ORDER),
+        )
+        for name, c in by.items()
+    ]
+    # worst first: most NOT_READY, then AT_RISK, then UNKNOWN; ties by name
+    return tuple(sorted(rows, key=lambda r: (*(-n for n in r.counts[:3]), r.name)))
+
+
+def _gaps(report: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]) -> tuple[GapRow, ...]:
+    by_check = (report.get("summary") or {}).get("fails_by_check") or {}
+    rows = [
+        GapRow(
+            check_id=str(cid),
+            title=str(checks.get(cid, {}).get("title", "")),
+            severity=str(checks.get(cid, {}).get("severity", "")),
+            count=int(n),
+        )
+        for cid, n in by_check.items()
+        if int(n) > 0
+    ]
+    return tuple(sorted(rows, key=lambda g: (-g.count, g.check_id))[:10])
+
+
+def _pdf_plan(details: Sequence[VmDetail], limit: int, cap: int) -> PdfPlan:
+    ready = [d for d in details if d.row.readiness == "READY"]
+    others = [d for d in details if d.row.readiness != "READY"]
+    detailed = len(details) <= limit
+    if not detailed:
+        others.sort(
+            key=lambda d: (
+                READINESS_ORDER.index(d.row.readiness) if d.row.readiness in READINESS_ORDER else 0
+            )
+        )
+    kept, omitted = (others, 0) if detailed else (others[:cap], max(0, len(others) - cap))
+    by_owner: dict[str, list[VmDetail]] = {}
+    for d in kept:
+        by_owner.setdefault(d.row.owner, []).append(d)
+    groups = tuple(
+        OwnerGroup(
+            owner=owner,
+            details=tuple(ds) if detailed else (),
+            rows=tuple(sorted((d.row for d in ds), key=lambda r: (r.namespace, r.name))),
+        )
+        for owner, ds in sorted(by_owner.items())
+    )
+    return PdfPlan(
+        detailed=detailed,
+        groups=groups,
+        ready_rows=tuple(d.row for d in ready) if detailed else (),
+        ready_count=len(ready),
+        omitted=omitted,
+        detail_limit=limit,
+    )
+
+
+def build_view(
+    report: Mapping[str, Any],
+    *,
+    trend: Mapping[str, Any] | None = None,
+    pdf_detail_limit: int = PDF_DETAIL_LIMIT,
+    pdf_row_cap: int = PDF_ROW_CAP,
+) -> ReportView:
+    """Return the presentation of ``report`` (a report.json dict, schema 1.0).
+
+    ``trend`` is the optional history summary (``docs/publishing.md``); missing
+    keys are tolerated. Raises nothing for missing optional keys; a report
+    without ``vms`` renders as an empty estate.
+    """
+    checks = {str(c.get("id")): c for c in report.get("checks") or []}
+    summary = report.get("summary") or {}
+    run = report.get("run") or {}
+    vms = list(report.get("vms") or [])
+    details = tuple(vm_detail(i, vm, checks) for i, vm in enumerate(vms))
+    cover = _cover(report)
+    cluster = report.get("cluster") or {}
+    return ReportView(
+        title=f"Recovery readiness: {cover.cluster}, {cover.audit_time}",
+        cover=cover,
+        total_vms=len(vms),
+        bars=_bars(summary.get("readiness") or {}, len(vms)),
+        chart_height=28 * len(READINESS_ORDER),
+        readiness_states=tuple((s, READINESS_LABEL[s]) for s in READINESS_ORDER),
+        state_colors=tuple(READINESS_COLOR[s] for s in READINESS_ORDER),
+        gaps=_gaps(report, checks),
+        namespaces=_groups(summary.get("by_namespace") or {}),
+        owners=_groups(summary.get("by_owner") or {}),
+        rows=tuple(d.row for d in details),
+        details=details,
+        platform_findings=tuple(
+            finding_view(f, checks) for f in report.get("platform_findings") or []
+        ),
+        checks=catalog(checks.values()),
+        problems=problems(report),
+        method=(
+            ("Source", cover.source),
+            ("Audit time (UTC)", cover.audit_time),
+            ("Run id", cover.run_id),
+            ("Input digest", cover.input_digest),
+            ("Tool version", cover.tool_version),
+            ("Report schema", cover.schema_version),
+            ("Owner filter", fmt_value(run.get("owner_filter"))),
+            ("Kinds not audited", fmt_value(cluster.get("skipped") or {})),
+        ),
+        read_counts=read_counts(cluster),
+        thresholds=evidence_pairs(run.get("thresholds") or {}),
+        waivers=waivers(report),
+        waived=waived_findings(details),
+        pdf=_pdf_plan(details, pdf_detail_limit, pdf_row_cap),
+        trend=trend_view(trend) if trend is not None else None,
+    )
