@@ -22,6 +22,7 @@ def main() -> None:
 def _register() -> None:
     from auditor.cli_checks import checks
     from auditor.cli_cluster import collect, preflight
+    from auditor.cli_publish import history, publish
     from auditor.cli_run import run
     from auditor.cli_service import serve_command, validate_config_command
 
@@ -31,6 +32,8 @@ def _register() -> None:
     main.add_command(validate_config_command)
     main.add_command(collect)
     main.add_command(preflight)
+    main.add_command(publish)
+    main.add_command(history)
 
 
 _register()

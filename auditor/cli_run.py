@@ -6,6 +6,7 @@ import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,14 +14,41 @@ from auditor.cli_cluster import cluster_options, collect_live
 from auditor.config import AuditSettings, ConfigError, load_settings
 from auditor.kubevalues import parse_time
 from auditor.pipeline import FORMATS, run_audit, write_artifacts
+from auditor.publish import (
+    PublishError,
+    PublishSettings,
+    dump_trend,
+    publish_run,
+    publish_settings,
+    trend_for,
+)
 from auditor.sources.base import ClusterData
 from auditor.sources.directory import DirectorySource
+from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["run"]
 
 log = logging.getLogger("auditor")
 
 DEFAULT_FORMATS = "json"
+
+
+def publish_target(
+    url: str | None, endpoint_url: str | None, section: dict[str, Any] | None
+) -> PublishSettings | None:
+    """The publish target from ``--publish`` (with ``--endpoint-url``) or the config's section.
+
+    Raises:
+        click.BadParameter: the URL or section is invalid (message names the field).
+    """
+    try:
+        if url:
+            return PublishSettings.from_url(url, endpoint_url=endpoint_url)
+        if section:
+            return publish_settings(section)
+    except (ValueError, PublishError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--publish / publish:") from exc
+    return None
 
 
 def parse_at(value: str | None) -> datetime:
@@ -50,10 +78,14 @@ def load_config(path: Path | None) -> AuditSettings:
         sys.exit(2)
 
 
-def collect_from_dir(from_dir: Path, cluster_name: str | None) -> ClusterData:
+def collect_from_dir(
+    from_dir: Path, cluster_name: str | None, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> ClusterData:
     """Read an export directory; exits 2 when it does not exist."""
     try:
-        return DirectorySource(from_dir, cluster_name=cluster_name).collect()
+        return DirectorySource(
+            from_dir, cluster_name=cluster_name, max_file_bytes=max_file_bytes
+        ).collect()
     except FileNotFoundError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -78,8 +110,22 @@ def collect_from_dir(from_dir: Path, cluster_name: str | None) -> ClusterData:
     "--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file."
 )
 @click.option("--cluster-name", help="Cluster name for the report (overrides config).")
+@click.option(
+    "--max-file-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_FILE_BYTES,
+    show_default=True,
+    help="Export files larger than this are refused (a collection problem).",
+)
 @cluster_options  # live cluster (used when --from-dir is not given)
 @click.option("--owner", help="Write a report for this owner's VMs only.")
+@click.option(
+    "--publish",
+    "publish_url",
+    metavar="URL",
+    help="Publish the run as evidence: s3://BUCKET/PREFIX or a directory (overrides config).",
+)
+@click.option("--endpoint-url", help="S3-compatible endpoint for --publish (e.g. MinIO, Ceph RGW).")
 @click.option(
     "--fail-on",
     type=click.Choice(["never", "not-ready", "at-risk"]),
@@ -94,7 +140,10 @@ def run(
     formats: str,
     config_path: Path | None,
     cluster_name: str | None,
+    max_file_bytes: int,
     owner: str | None,
+    publish_url: str | None,
+    endpoint_url: str | None,
     fail_on: str,
     kubeconfig: Path | None,
     context: str | None,
@@ -124,9 +173,13 @@ def run(
     elif live_options:
         raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
     else:
-        data = collect_from_dir(from_dir, settings.cluster_name)
+        data = collect_from_dir(from_dir, settings.cluster_name, max_file_bytes)
     report = run_audit(data, settings, at=at, owner=owner)
-    paths = write_artifacts(report, out_dir, wanted)
+    target = publish_target(publish_url, endpoint_url, settings.publish)
+    trend = trend_for(report, target) if target is not None else None
+    paths = write_artifacts(report, out_dir, wanted, trend=trend)
+    if trend is not None:
+        (out_dir / "trend.json").write_bytes(dump_trend(trend))
     summary = report["summary"]["readiness"]
     click.echo(
         f"audited {report['summary']['vms']} VMs at {report['run']['audit_time']}: "
@@ -139,6 +192,12 @@ def run(
     )
     for path in paths:
         click.echo(f"wrote {path}")
+    if target is not None:
+        result = publish_run(out_dir, target)
+        if not result.published:
+            click.echo(f"publish: not delivered, run kept in the spool ({result.error})", err=True)
+            sys.exit(3)
+        click.echo(f"published run {report['run']['id']} to {target.describe()}")
     if fail_on == "not-ready" and summary["NOT_READY"]:
         sys.exit(1)
     if fail_on == "at-risk" and (summary["NOT_READY"] or summary["AT_RISK"]):

@@ -47,7 +47,7 @@ class AuditResult:
 def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> AuditResult:
     """Pair, check and waive. ``at`` is the audit instant (UTC)."""
     index, records = build_inventory(data, at)
-    problems = list(data.problems)
+    problems = list(data.problems) + index.problems
     incomplete: set[str] = set()
     vm_checks = [c for c in CATALOG.values() if c.scope == "vm"]
     results = []
@@ -94,7 +94,9 @@ def _run(
     vms: list[VMRecord] | None = None,
 ) -> Finding:
     unavailable = [k for k in spec.requires if data.state(k) is KindState.UNAVAILABLE]
-    partial = [k for k in spec.requires if data.state(k) is KindState.PARTIAL]
+    partial = [
+        k for k in spec.requires if data.state(k) is KindState.PARTIAL or k in ctx.index.partial
+    ]
     if unavailable or partial:
         incomplete.add(spec.id)
     if unavailable:
@@ -129,6 +131,20 @@ def _run(
             f"Check {spec.id} could not evaluate {'VM ' + vm.ref if vm else 'the cluster'}: "
             f"{type(exc).__name__}.",
             {"exception": type(exc).__name__},
+        )
+    if partial and result.status is Status.FAIL:
+        # A FAIL may rest on an object being absent, and the unread objects may be the very
+        # ones that would satisfy it: the check cannot conclude. A PASS found its evidence.
+        what = f"VM {vm.ref}" if vm else "the cluster"
+        return _finding(
+            spec,
+            Result(
+                Status.ERROR,
+                f"Cannot conclude {spec.id} for {what}: some {', '.join(partial)} objects could "
+                f"not be read. Without them: {result.message}",
+                {**result.evidence, "incomplete_kinds": partial, "would_fail": result.message},
+                result.severity,
+            ),
         )
     if partial:
         result = Result(

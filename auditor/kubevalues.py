@@ -59,6 +59,8 @@ def parse_time(value: Any) -> datetime | None:
     if not isinstance(value, str) or not value or len(value) > 64:
         return None
     text = value.strip().replace("z", "Z")
+    if "T" not in text and " " not in text:
+        return None  # a bare date is not a Kubernetes timestamp; midnight would be a guess
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
     try:

@@ -1,7 +1,9 @@
 """Strip secret values from cluster objects before anything else sees them.
 
 VM definitions carry cloud-init ``userData``/``networkData`` (plain or base64),
-Windows ``sysprep`` answers and sometimes passwords in annotations. Sources call
+Windows ``sysprep`` answers and sometimes passwords in annotations; the
+``kubectl.kubernetes.io/last-applied-configuration`` annotation repeats the
+whole object, secrets included, so its value is dropped too. Sources call
 :func:`redact` on every object they return, so no later layer (inventory,
 report, logs, the ``collect`` export) can leak them. Secret *references* (a
 Secret's name) are kept: a restorer needs to know which Secret to bring back.
@@ -37,6 +39,9 @@ _SECRET_KEY = re.compile(
     r"(pass(word|wd)?|secret|token|credential|private[-_.]?key|api[-_.]?key)", re.I
 )
 
+# Annotations that hold a whole copy of the object as applied, secrets included.
+_OBJECT_COPY_KEY = re.compile(r"last-applied-configuration$")
+
 # Kinds whose ``data`` key is a payload; elsewhere ``data`` can be innocent structure.
 _DATA_PAYLOAD_KINDS = frozenset({"Secret", "ConfigMap"})
 
@@ -57,7 +62,7 @@ def _walk(value: Any, data_is_payload: bool, path: tuple[str, ...]) -> Any:
         in_meta_map = len(path) >= 1 and path[-1] in ("annotations", "labels")
         for key, item in value.items():
             skey = str(key)
-            if in_meta_map and _SECRET_KEY.search(skey):
+            if in_meta_map and (_SECRET_KEY.search(skey) or _OBJECT_COPY_KEY.search(skey)):
                 out[key] = REDACTED
             elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
                 out[key] = REDACTED if item not in (None, "", {}, []) else item

@@ -35,10 +35,19 @@ class SelectorError(ValueError):
     """A label selector is malformed (unknown operator, wrong types)."""
 
 
-def _str_list(value: Any) -> list[str]:
-    if not isinstance(value, list):
+def _str_list(spec: dict[str, Any], key: str) -> list[str]:
+    """A list-of-strings filter field; absent or null means no filter.
+
+    Raises:
+        SelectorError: the field is present but not a list of strings (a malformed
+            filter must never widen into "everything").
+    """
+    value = spec.get(key)
+    if value is None:
         return []
-    return [str(v) for v in value if isinstance(v, str | int | float)]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SelectorError(f"{key} is not a list of strings")
+    return list(value)
 
 
 @dataclass(frozen=True)
@@ -54,15 +63,28 @@ class Scope:
 
     @classmethod
     def from_spec(cls, spec: Any) -> Scope:
-        """Build from a Backup/Restore ``spec`` (or a Schedule's ``spec.template``)."""
-        spec = spec if isinstance(spec, dict) else {}
+        """Build from a Backup/Restore ``spec`` (or a Schedule's ``spec.template``).
+
+        Raises:
+            SelectorError: a filter field has the wrong type (the object's scope is unknown).
+        """
+        if spec is None:
+            spec = {}
+        if not isinstance(spec, dict):
+            raise SelectorError("spec is not a mapping")
         ls = spec.get("labelSelector")
         ors = spec.get("orLabelSelectors")
+        if ls is not None and not isinstance(ls, dict):
+            raise SelectorError("labelSelector is not a mapping")
+        if ors is not None and not (
+            isinstance(ors, list) and all(isinstance(s, dict) for s in ors)
+        ):
+            raise SelectorError("orLabelSelectors is not a list of selectors")
         return cls(
-            included_namespaces=tuple(_str_list(spec.get("includedNamespaces"))),
-            excluded_namespaces=tuple(_str_list(spec.get("excludedNamespaces"))),
-            included_resources=tuple(r.lower() for r in _str_list(spec.get("includedResources"))),
-            excluded_resources=tuple(r.lower() for r in _str_list(spec.get("excludedResources"))),
+            included_namespaces=tuple(_str_list(spec, "includedNamespaces")),
+            excluded_namespaces=tuple(_str_list(spec, "excludedNamespaces")),
+            included_resources=tuple(r.lower() for r in _str_list(spec, "includedResources")),
+            excluded_resources=tuple(r.lower() for r in _str_list(spec, "excludedResources")),
             label_selector=ls if isinstance(ls, dict) else None,
             or_label_selectors=tuple(s for s in ors if isinstance(s, dict))
             if isinstance(ors, list)

@@ -141,3 +141,43 @@ def test_alias_bomb_refused(tmp_path: Path) -> None:
 def test_missing_directory_raises(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="does not exist"):
         DirectorySource(tmp_path / "nope").collect()
+
+
+def test_malformed_backup_scope_is_a_problem_and_an_error(tmp_path: Path) -> None:
+    docs = list(yaml.safe_load_all(GOOD.read_text()))
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["spec"]["includedNamespaces"] = "app"  # a string, not a list
+    report = _audit(tmp_path, {"all.yaml": yaml.safe_dump_all(docs)})
+    problem = next(p for p in report["collection_problems"] if p["kind"] == "Backup")
+    assert "includedNamespaces is not a list of strings" in problem["reason"]
+    assert problem["file"].startswith("all.yaml")
+    statuses = {f["check_id"]: f for f in report["vms"][0]["findings"]}
+    assert statuses["RR-BKP-001"]["status"] == "ERROR"
+    assert "would_fail" in statuses["RR-BKP-001"]["evidence"]
+    assert report["vms"][0]["readiness"] == "UNKNOWN"
+
+
+def test_cli_max_file_bytes(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "vms.yaml").write_text(GOOD.read_text())
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--from-dir",
+            str(tmp_path / "in"),
+            "--out",
+            str(tmp_path / "out"),
+            "--format",
+            "json",
+            "--max-file-bytes",
+            "100",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "INCOMPLETE (1 collection problem(s))" in result.output

@@ -9,16 +9,19 @@ considered for every VM).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from auditor.kubevalues import dig, parse_duration, parse_time
-from auditor.scope import Scope
+from auditor.models import CollectionProblem
+from auditor.scope import Scope, SelectorError
 from auditor.sources.base import ClusterData
 
 __all__ = ["BackupView", "RestoreView", "ScheduleView", "ClusterIndex", "meta_labels"]
 
+_V = TypeVar("_V")
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
 
@@ -200,6 +203,9 @@ class ClusterIndex:
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
+    #: objects whose scope could not be read, and the kinds that makes incomplete
+    problems: list[CollectionProblem] = field(default_factory=list)
+    partial: set[str] = field(default_factory=set)
 
     @classmethod
     def build(cls, data: ClusterData) -> ClusterIndex:
@@ -242,7 +248,9 @@ class ClusterIndex:
 
     def _index_velero(self, data: ClusterData) -> None:
         for o in data.of("Backup"):
-            view = BackupView.parse(o)
+            view = self._parse(BackupView.parse, "Backup", o)
+            if view is None:
+                continue
             self.backups[view.name] = view
             explicit = view.scope.included_namespaces
             if explicit and not any(any(c in p for c in "*?[") for p in explicit):
@@ -262,13 +270,40 @@ class ClusterIndex:
                 backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
                 if backup:
                     target.setdefault(backup, []).append(o)
-        self.restores = [RestoreView.parse(o) for o in data.of("Restore")]
-        self.schedules = [ScheduleView.parse(o) for o in data.of("Schedule")]
+        self.restores = [
+            r for o in data.of("Restore") if (r := self._parse(RestoreView.parse, "Restore", o))
+        ]
+        self.schedules = [
+            s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
+        ]
         for dpa in data.of("DataProtectionApplication"):
             plugins = dig(dpa, "spec", "configuration", "velero", "defaultPlugins")
             if isinstance(plugins, list):
                 enabled = "kubevirt" in plugins
                 self.kubevirt_plugin = bool(self.kubevirt_plugin) or enabled
+
+    def _parse(
+        self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
+    ) -> _V | None:
+        """Parse a Velero object; a malformed scope is a collection problem, never "everything"."""
+        try:
+            return parse(obj)
+        except SelectorError as exc:
+            ns, name = _ns(obj), _name(obj)
+            self.partial.add(kind)
+            self.problems.append(
+                CollectionProblem(
+                    reason=f"{kind} {ns}/{name} has a malformed scope ({exc}); ignored, so "
+                    f"checks that rely on the absence of a {kind} cannot conclude",
+                    file=self.data.origins.get((kind, ns, name)),
+                    kind=kind,
+                    namespace=ns,
+                    name=name,
+                    field="spec",
+                    kinds=(kind,),
+                )
+            )
+            return None
 
     def backups_for_namespace(self, namespace: str) -> list[BackupView]:
         """Backups that could include objects of ``namespace`` (explicit + wildcard ones)."""

@@ -18,8 +18,8 @@ from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Readiness, Severity, Status, readiness_of
 from auditor.recovery_card import recovery_card
-from auditor.waivers import waiver_appendix
 from auditor.sources.base import ClusterData
+from auditor.waivers import waiver_appendix
 
 __all__ = ["SCHEMA_VERSION", "build_envelope", "input_digest", "resolve_owner"]
 

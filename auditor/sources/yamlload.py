@@ -13,6 +13,7 @@ Stricter than ``yaml.safe_load_all`` in the ways that matter for evidence:
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import yaml
 
 __all__ = ["LoadError", "load_documents", "DEFAULT_MAX_FILE_BYTES", "MAX_EXPANDED_NODES"]
 
-DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024 * 1024  # a 10,000-VM export has ~310 MB lists
 #: Upper bound on the number of nodes a document may expand to through aliases.
 MAX_EXPANDED_NODES = 5_000_000
 #: Upper bound on nesting depth.
@@ -72,14 +73,38 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
-def _check_size(doc: Any) -> None:
-    """Raise LoadError if ``doc`` expands to too many nodes or nests too deep.
+def _next_document(loader: _StrictLoader) -> Any:
+    """Construct the next document with Python's cyclic GC paused.
+
+    Building a large tree of fresh dicts triggers collection after collection
+    that finds nothing (parsed documents hold no garbage cycles); pausing it
+    makes a 300 MB export load about three times faster.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return loader.get_data()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _check_size(doc: Any, limit: int = MAX_EXPANDED_NODES) -> None:
+    """Raise LoadError if ``doc`` expands to more than ``limit`` nodes or nests too deep.
+
+    Callers pass ``max(MAX_EXPANDED_NODES, file size in bytes)``: without
+    aliases a node takes at least one byte of the file, so an honest document
+    (a 300 MB ``volumesnapshotcontents.yaml`` of 10,000 VMs) never reaches the
+    bound, while an alias bomb expands far beyond its size.
 
     Shared subtrees (YAML aliases) are counted once per reference, the way a
     consumer walking the document would see them, but measured with a memo so
-    the check itself stays linear in the number of distinct nodes.
+    the check itself stays linear in the number of distinct nodes. A node
+    that contains itself (``&a [*a]``) is refused: no Kubernetes object is
+    cyclic and every later walk would never end.
     """
     memo: dict[int, tuple[int, int]] = {}
+    active: set[int] = set()
 
     def measure(node: Any) -> tuple[int, int]:
         if not isinstance(node, dict | list):
@@ -87,21 +112,24 @@ def _check_size(doc: Any) -> None:
         ident = id(node)
         if ident in memo:
             return memo[ident]
-        memo[ident] = (1, 0)  # guards recursive aliases (a node containing itself)
+        if ident in active:
+            # Every later walk (redaction, digest, checks) would loop forever.
+            raise LoadError("document has a recursive alias (a node that contains itself); refused")
+        active.add(ident)
         children = node.values() if isinstance(node, dict) else node
         total, depth = 1, 0
         for child in children:
             n, d = measure(child)
             total += n
             depth = max(depth, d)
-            if total > MAX_EXPANDED_NODES:
+            if total > limit:
                 raise LoadError(
-                    f"document expands to more than {MAX_EXPANDED_NODES} nodes "
-                    "(alias bomb?); refused"
+                    f"document expands to more than {limit} nodes (alias bomb?); refused"
                 )
         depth += 1
         if depth > MAX_DEPTH:
             raise LoadError(f"document nests deeper than {MAX_DEPTH} levels; refused")
+        active.discard(ident)
         memo[ident] = (total, depth)
         return total, depth
 
@@ -135,8 +163,8 @@ def load_documents(path: Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> It
     loader = _StrictLoader(text)
     try:
         while loader.check_data():
-            doc = loader.get_data()
-            _check_size(doc)
+            doc = _next_document(loader)
+            _check_size(doc, max(MAX_EXPANDED_NODES, size))
             yield doc
     except yaml.YAMLError as exc:
         raise LoadError(_describe(exc) + _lenient_hint(text, exc)) from exc

@@ -1,0 +1,188 @@
+"""``auditor publish`` and ``auditor history``: move runs to the archive, read it back.
+
+Exit codes of ``publish``: 0 published and verified; 3 not published (the run
+was spooled, nothing lost; the message says why); 2 bad usage or run directory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from pydantic import ValidationError
+
+from auditor.publish import (
+    PublishError,
+    PublishResult,
+    PublishSettings,
+    RunDirError,
+    list_runs,
+    open_store,
+    publish_run,
+    retry_spool,
+    write_trend,
+)
+from auditor.publish.settings import default_spool_dir
+
+__all__ = ["publish", "history", "target_options", "settings_from_options"]
+
+EXIT_SPOOLED = 3
+
+_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+    click.option("--endpoint-url", help="S3 endpoint, e.g. https://s3.example.com:9000."),
+    click.option("--region", help="Region name for signing (e.g. us-east-1)."),
+    click.option("--addressing-style", type=click.Choice(["auto", "path", "virtual"])),
+    click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path)),
+    click.option(
+        "--no-verify-tls",
+        "no_verify_tls",
+        is_flag=True,
+        default=None,
+        help="Do not verify the endpoint's TLS certificate.",
+    ),
+    click.option(
+        "--sse",
+        type=click.Choice(["AES256", "aws:kms"]),
+        help="Server-side encryption: AES256 (SSE-S3) or aws:kms (SSE-KMS).",
+    ),
+    click.option("--kms-key-id", help="KMS key id/ARN with --sse aws:kms."),
+    click.option("--object-lock-mode", type=click.Choice(["GOVERNANCE", "COMPLIANCE"])),
+    click.option("--object-lock-days", type=int, help="Retention in days from upload."),
+    click.option(
+        "--spool-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        help=f"Where undeliverable runs wait (default {default_spool_dir()}).",
+    ),
+    click.option("--retry-mode", type=click.Choice(["standard", "adaptive"])),
+    click.option("--max-attempts", type=int, help="botocore attempts per request."),
+]
+
+
+def target_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the S3 target options (all optional) to a click command."""
+    for option in reversed(_OPTIONS):
+        fn = option(fn)
+    return fn
+
+
+def settings_from_options(url: str, options: dict[str, Any]) -> PublishSettings:
+    """Build :class:`PublishSettings` from ``--to URL`` and the target options.
+
+    Raises:
+        click.UsageError: invalid URL or option combination (field named).
+    """
+    values = {k: v for k, v in options.items() if v is not None}
+    if values.pop("no_verify_tls", None):
+        values["verify_tls"] = False
+    try:
+        return PublishSettings.from_url(url, **values)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'target'}: {e['msg']}" for e in exc.errors()
+        )
+        raise click.UsageError(f"invalid publish target: {problems}") from None
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _report(result: PublishResult) -> None:
+    for run_id in result.delivered_from_spool:
+        click.echo(f"delivered spooled run {run_id}")
+    if result.published:
+        click.echo(
+            f"published run {result.run_id} to {result.location} "
+            f"({len(result.uploaded)} uploaded, {len(result.already_present)} already present, "
+            "all verified)"
+        )
+    else:
+        click.echo(f"run {result.run_id} NOT published: {result.error}", err=True)
+        click.echo(
+            f"kept in spool {result.spooled}; deliver with: auditor publish --retry", err=True
+        )
+
+
+def _spool_dir_of(options: dict[str, Any]) -> Path:
+    return options["spool_dir"] or default_spool_dir()
+
+
+@click.command("publish")
+@click.option(
+    "--from-run",
+    "run_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Run directory holding report.json and its artifacts.",
+)
+@click.option("--to", "url", help="s3://BUCKET/PREFIX or a local directory.")
+@click.option("--retry", is_flag=True, help="Deliver spooled runs (only those for --to if given).")
+@click.option(
+    "--trend/--no-trend",
+    default=True,
+    show_default=True,
+    help="Write trend.json (from the archive) into the run before publishing.",
+)
+@target_options
+def publish(
+    run_dir: Path | None, url: str | None, retry: bool, trend: bool, **options: Any
+) -> None:
+    """Publish an audit run as verified evidence, or deliver spooled runs."""
+    if retry:
+        target = settings_from_options(url, options) if url else None
+        results = retry_spool(_spool_dir_of(options), target=target)
+        if not results:
+            click.echo("spool is empty")
+        for result in results:
+            _report(result)
+        if any(not r.published for r in results):
+            raise SystemExit(EXIT_SPOOLED)
+        return
+    if run_dir is None or url is None:
+        raise click.UsageError("give --from-run DIR and --to URL, or --retry")
+    target = settings_from_options(url, options)
+    store = open_store(target)
+    try:
+        if trend and not (run_dir / "trend.json").exists():
+            try:
+                write_trend(run_dir, store)
+            except PublishError as exc:
+                click.echo(f"trend not computed (archive unreadable): {exc}", err=True)
+        result = publish_run(run_dir, target, store=store)
+    except RunDirError as exc:
+        raise click.UsageError(str(exc)) from None
+    _report(result)
+    if not result.published:
+        raise SystemExit(EXIT_SPOOLED)
+
+
+@click.command("history")
+@click.option("--cluster", required=True, help="Cluster name as in report.json.")
+@click.option("--to", "url", required=True, help="s3://BUCKET/PREFIX or a local directory.")
+@click.option("--limit", type=int, default=30, show_default=True, help="Newest N runs.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@target_options
+def history(cluster: str, url: str, limit: int, as_json: bool, **options: Any) -> None:
+    """List the published runs of a cluster, oldest first."""
+    target = settings_from_options(url, options)
+    try:
+        entries = list_runs(open_store(target), cluster, limit=limit)
+    except PublishError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps([e.brief() for e in entries], indent=2, sort_keys=True))
+        return
+    if not entries:
+        click.echo(f"no published runs for cluster {cluster} in {target.describe()}")
+        return
+    click.echo(
+        f"{'RUN ID':<27} {'AUDIT TIME':<21} {'VMS':>4} {'READY':>6} {'AT_RISK':>8} "
+        f"{'NOT_READY':>10} {'UNKNOWN':>8}"
+    )
+    for e in entries:
+        r = e.readiness
+        click.echo(
+            f"{e.run_id:<27} {e.audit_time:<21} {e.vms if e.vms is not None else '?':>4} "
+            f"{r.get('READY', 0):>6} {r.get('AT_RISK', 0):>8} {r.get('NOT_READY', 0):>10} "
+            f"{r.get('UNKNOWN', 0):>8}"
+        )

@@ -1,0 +1,155 @@
+"""Read the archive back: published runs of a cluster (``auditor history``).
+
+A run is listed only when its ``manifest.json`` is in the store, which the
+publisher writes after every artifact verified. Keys are
+``<cluster>/YYYY/MM/DD/<run-id>/manifest.json``; run ids start with the audit
+time, so key order is chronological and only the manifests needed are read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.publish.errors import VerificationError
+from auditor.publish.manifest import MANIFEST_NAME, cluster_segment, sha256_hex
+from auditor.publish.store import ObjectStore
+
+__all__ = [
+    "RunEntry",
+    "RunKey",
+    "run_keys",
+    "load_entry",
+    "list_runs",
+    "iter_entries_newest_first",
+    "read_report",
+]
+
+_MANIFEST_KEY = re.compile(
+    r"^(?P<prefix>[^/]+/\d{4}/\d{2}/\d{2}/(?P<run>\d{8}T\d{6}Z-[0-9a-f]+))/manifest\.json$"
+)
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """A run found by listing: id and key prefix (``<cluster>/YYYY/MM/DD/<run-id>``)."""
+
+    run_id: str
+    prefix: str
+
+    @property
+    def stamp(self) -> str:
+        """Audit time as in the run id, ``YYYYMMDDTHHMMSSZ`` (sorts chronologically)."""
+        return self.run_id[:16]
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    """A published run as its manifest describes it.
+
+    ``readiness``: counts per readiness state; ``artifacts``: path -> sha256 hex.
+    """
+
+    run_id: str
+    audit_time: str
+    cluster: str
+    prefix: str
+    tool_version: str | None
+    owner_filter: str | None
+    vms: int | None
+    readiness: dict[str, int]
+    artifacts: dict[str, str]
+
+    def brief(self) -> dict[str, Any]:
+        """JSON-ready summary: run_id, audit_time, vms, readiness, prefix."""
+        return {
+            "run_id": self.run_id,
+            "audit_time": self.audit_time,
+            "vms": self.vms,
+            "readiness": dict(self.readiness),
+            "prefix": self.prefix + "/",
+        }
+
+
+def run_keys(store: ObjectStore, cluster: str) -> list[RunKey]:
+    """Every published run of ``cluster`` (key-safe name), oldest first."""
+    found = []
+    for key in store.list_keys(f"{cluster_segment(cluster)}/"):
+        match = _MANIFEST_KEY.match(key)
+        if match:
+            found.append(RunKey(match["run"], match["prefix"]))
+    return sorted(found, key=lambda k: k.run_id)
+
+
+def load_entry(store: ObjectStore, key: RunKey) -> RunEntry:
+    """Read and parse the manifest of ``key``.
+
+    Raises:
+        VerificationError: the manifest is missing, not JSON, or names another run.
+    """
+    url = store.url_for(f"{key.prefix}/{MANIFEST_NAME}")
+    raw = store.get(f"{key.prefix}/{MANIFEST_NAME}")
+    try:
+        if raw is None:
+            raise VerificationError(f"{url}: manifest is missing")
+        doc: dict[str, Any] = json.loads(raw)
+        run = doc["run"]
+        if run["id"] != key.run_id:
+            raise VerificationError(f"{url}: names run {run['id']}, expected {key.run_id}")
+        summary = doc.get("summary") or {}
+        return RunEntry(
+            run_id=run["id"],
+            audit_time=run["audit_time"],
+            cluster=doc["cluster"],
+            prefix=key.prefix,
+            tool_version=run.get("tool_version"),
+            owner_filter=run.get("owner_filter"),
+            vms=summary.get("vms"),
+            readiness=dict(summary.get("readiness") or {}),
+            artifacts={a["path"]: a["sha256"] for a in doc["artifacts"]},
+        )
+    except (TypeError, KeyError, ValueError) as exc:
+        raise VerificationError(f"{url}: unreadable manifest ({exc!r})") from None
+
+
+def list_runs(store: ObjectStore, cluster: str, *, limit: int | None = None) -> list[RunEntry]:
+    """The newest ``limit`` published runs of ``cluster`` (all when None), oldest first."""
+    keys = run_keys(store, cluster)
+    if limit is not None:
+        keys = keys[-limit:] if limit > 0 else []
+    return [load_entry(store, k) for k in keys]
+
+
+def iter_entries_newest_first(
+    store: ObjectStore, keys: list[RunKey], accept: Callable[[RunEntry], bool]
+) -> Iterator[RunEntry]:
+    """Load manifests of ``keys`` from the newest back, yielding those ``accept`` keeps."""
+    for key in reversed(keys):
+        entry = load_entry(store, key)
+        if accept(entry):
+            yield entry
+
+
+def read_report(store: ObjectStore, entry: RunEntry) -> dict[str, Any]:
+    """Download the run's report.json and check it against the manifest's SHA-256.
+
+    Raises:
+        VerificationError: report.json is missing, differs from the manifest, or is not JSON.
+    """
+    key = f"{entry.prefix}/report.json"
+    data = store.get(key)
+    expected = entry.artifacts.get("report.json")
+    if data is None or expected is None:
+        raise VerificationError(f"{store.url_for(key)}: missing from the archive or manifest")
+    if sha256_hex(data) != expected:
+        raise VerificationError(
+            f"{store.url_for(key)}: sha256 {sha256_hex(data)} differs from manifest {expected}"
+        )
+    try:
+        report: dict[str, Any] = json.loads(data)
+    except ValueError as exc:
+        raise VerificationError(f"{store.url_for(key)}: not JSON ({exc})") from None
+    return report

@@ -1,0 +1,75 @@
+"""Entry points for the rest of the auditor: the ``publish:`` config section and ``serve``.
+
+``publish:`` in the YAML config is a mapping with the fields of
+:class:`~auditor.publish.settings.PublishSettings`, plus an optional ``url``
+(``s3://BUCKET/PREFIX`` or a directory) instead of ``bucket``/``prefix``/``local_dir``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from auditor.config import AuditSettings
+from auditor.publish.errors import PublishError, StoreConfigError
+from auditor.publish.publisher import PublishResult, open_store, publish_run
+from auditor.publish.settings import PublishSettings
+from auditor.publish.trend import TREND_NAME, dump_trend, trend_for
+
+__all__ = ["publish_settings", "service_publisher"]
+
+log = logging.getLogger(__name__)
+
+
+def publish_settings(raw: Mapping[str, Any]) -> PublishSettings:
+    """Validate the ``publish:`` config mapping.
+
+    Raises:
+        StoreConfigError: a field is invalid; every problem is named
+            ``publish.<field>: <message>``.
+    """
+    values = dict(raw)
+    url = values.pop("url", None)
+    try:
+        if url is not None:
+            if not isinstance(url, str):
+                raise StoreConfigError("publish.url: must be a string")
+            return PublishSettings.from_url(url, **values)
+        return PublishSettings.model_validate(values)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"publish.{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise StoreConfigError(problems) from None
+    except ValueError as exc:
+        raise StoreConfigError(f"publish.url: {exc}") from None
+
+
+def service_publisher(settings: AuditSettings, report: dict[str, Any], artifacts: Path) -> None:
+    """Publish a finished run directory for ``auditor serve`` (its ``Publisher`` signature).
+
+    Writes ``trend.json`` first when missing (best effort), then
+    :func:`publish_run`. The HTML/PDF of a scheduled run do not show the trend
+    unless the runner rendered them with it.
+
+    Raises:
+        PublishError: no ``publish:`` section, invalid settings, or the run was
+            not published (it is in the spool; the next run delivers it first).
+    """
+    if settings.publish is None:
+        raise StoreConfigError("no publish: section in the configuration")
+    target = publish_settings(settings.publish)
+    store = open_store(target)
+    if not (artifacts / TREND_NAME).exists():
+        trend = trend_for(report, target, store=store)
+        if trend is not None:
+            (artifacts / TREND_NAME).write_bytes(dump_trend(trend))
+    result: PublishResult = publish_run(artifacts, target, store=store)
+    if not result.published:
+        raise PublishError(f"run {result.run_id} spooled at {result.spooled}: {result.error}")
+    log.info("published run %s to %s", result.run_id, result.location)

@@ -1,0 +1,155 @@
+"""``manifest.json``: what a published run consists of, with a SHA-256 per artifact.
+
+Shape (``manifest_version`` "1.0"; keys sorted, two-space indent, UTF-8)::
+
+    {
+      "manifest_version": "1.0",
+      "run": {"id": "20261130T060000Z-3f2a9c1b", "audit_time": "2026-11-30T06:00:00Z",
+              "tool_version": "0.1.0", "input_digest": "sha256:<hex>",
+              "complete": true, "owner_filter": null},
+      "cluster": "ocp-prod-east",
+      "summary": {"vms": 12, "readiness": {"READY": 2, "AT_RISK": 2, "NOT_READY": 8, "UNKNOWN": 0}},
+      "artifacts": [{"path": "report.json", "size": 48213, "sha256": "<hex>"}, ...]
+    }
+
+``run`` is copied from report.json's ``run`` section; ``artifacts`` lists every
+regular file under the run directory (recursively, ``/``-separated paths,
+sorted), except ``manifest.json`` itself. The same run directory always gives
+the same manifest bytes, so re-publishing is idempotent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from auditor.publish.errors import RunDirError
+
+__all__ = [
+    "MANIFEST_NAME",
+    "Artifact",
+    "RunManifest",
+    "build_manifest",
+    "cluster_segment",
+    "run_prefix",
+    "sha256_hex",
+]
+
+MANIFEST_NAME = "manifest.json"
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[0-9a-f]+$")
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lowercase hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def cluster_segment(name: Any) -> str:
+    """Key-safe cluster name: report's ``cluster.name`` or ``unknown-cluster``."""
+    text = _SAFE.sub("-", str(name)).strip("-.") if name else ""
+    return text or "unknown-cluster"
+
+
+def run_prefix(cluster: str, run_id: str, audit_time: str) -> str:
+    """Key prefix of a run: ``<cluster>/<YYYY>/<MM>/<DD>/<run-id>`` (audit time's UTC date)."""
+    return f"{cluster}/{audit_time[0:4]}/{audit_time[5:7]}/{audit_time[8:10]}/{run_id}"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One file of a run: ``path`` relative to the run dir (``/``-separated), bytes, hex digest."""
+
+    path: str
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class RunManifest:
+    """A parsed run directory: identity, artifacts and the manifest document."""
+
+    run_id: str
+    audit_time: str
+    cluster: str
+    artifacts: tuple[Artifact, ...]
+    document: dict[str, Any]
+
+    @property
+    def run_prefix(self) -> str:
+        """``<cluster>/<YYYY>/<MM>/<DD>/<run-id>`` (date of the audit time, UTC)."""
+        return run_prefix(self.cluster, self.run_id, self.audit_time)
+
+    def key(self, path: str) -> str:
+        """Store key of an artifact path within this run."""
+        return f"{self.run_prefix}/{path}"
+
+    def to_bytes(self) -> bytes:
+        """Canonical JSON bytes of the manifest (sorted keys, two-space indent, newline)."""
+        return (json.dumps(self.document, indent=2, sort_keys=True) + "\n").encode()
+
+
+def _read_report(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "report.json"
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunDirError(f"{path}: not found; is {run_dir} an audit run directory?") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RunDirError(f"{path}: cannot read report: {exc}") from None
+    if not isinstance(report, dict):
+        raise RunDirError(f"{path}: top level must be an object")
+    return report
+
+
+def _run_field(report: dict[str, Any], name: str, path: Path) -> str:
+    value = (report.get("run") or {}).get(name)
+    if not isinstance(value, str) or not value:
+        raise RunDirError(f"{path}: field run.{name} is missing or not a string")
+    return value
+
+
+def build_manifest(run_dir: Path) -> RunManifest:
+    """Hash every artifact of ``run_dir`` and build its manifest.
+
+    Raises:
+        RunDirError: report.json is missing/invalid, or run.id / run.audit_time
+            is missing or malformed.
+    """
+    report = _read_report(run_dir)
+    report_path = run_dir / "report.json"
+    run_id = _run_field(report, "id", report_path)
+    audit_time = _run_field(report, "audit_time", report_path)
+    if not _RUN_ID.match(run_id):
+        raise RunDirError(f"{report_path}: run.id {run_id!r} is not '<YYYYMMDDTHHMMSSZ>-<hex>'")
+    if not re.match(r"^\d{4}-\d{2}-\d{2}T", audit_time):
+        raise RunDirError(f"{report_path}: run.audit_time {audit_time!r} is not RFC 3339")
+    artifacts = []
+    for file in sorted(run_dir.rglob("*")):
+        rel = file.relative_to(run_dir).as_posix()
+        if not file.is_file() or file.is_symlink() or rel == MANIFEST_NAME:
+            continue
+        data = file.read_bytes()
+        artifacts.append(Artifact(path=rel, size=len(data), sha256=sha256_hex(data)))
+    run = report["run"]
+    summary = report.get("summary") or {}
+    cluster = cluster_segment((report.get("cluster") or {}).get("name"))
+    document: dict[str, Any] = {
+        "manifest_version": "1.0",
+        "run": {
+            "id": run_id,
+            "audit_time": audit_time,
+            "tool_version": run.get("tool_version"),
+            "input_digest": run.get("input_digest"),
+            "complete": run.get("complete"),
+            "owner_filter": run.get("owner_filter"),
+        },
+        "cluster": cluster,
+        "summary": {"vms": summary.get("vms"), "readiness": summary.get("readiness")},
+        "artifacts": [{"path": a.path, "size": a.size, "sha256": a.sha256} for a in artifacts],
+    }
+    return RunManifest(run_id, audit_time, cluster, tuple(artifacts), document)

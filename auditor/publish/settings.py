@@ -1,0 +1,124 @@
+"""Where and how a run is published: :class:`PublishSettings` (pydantic).
+
+Credentials are never part of these settings: boto3 finds them through its
+standard chain (environment, shared credentials/config files, web identity
+token, container/instance metadata). A config that tries to carry them fails
+validation with a message saying so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["PublishSettings", "default_spool_dir"]
+
+_CREDENTIAL_WORDS = ("access_key", "secret", "session_token", "password", "credential")
+
+
+def default_spool_dir() -> Path:
+    """``$XDG_CACHE_HOME/vm-recovery-auditor/spool`` (``~/.cache`` when unset)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "vm-recovery-auditor" / "spool"
+
+
+class PublishSettings(BaseModel):
+    """A publish target: an S3 bucket (``bucket`` set) or a local directory.
+
+    ``prefix``: key prefix inside the bucket (or sub-directory of ``local_dir``),
+    no leading/trailing ``/``. ``object_lock_days``: retention in days from the
+    upload time (UTC). ``max_attempts``: botocore's total attempts per request.
+    ``connect_timeout``/``read_timeout``: seconds.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bucket: str | None = None
+    prefix: str = ""
+    local_dir: Path = Path("published")
+    endpoint_url: str | None = None
+    region: str | None = None
+    addressing_style: Literal["auto", "path", "virtual"] = "auto"
+    verify_tls: bool = True
+    ca_bundle: Path | None = None
+    sse: Literal["AES256", "aws:kms"] | None = None
+    kms_key_id: str | None = None
+    object_lock_mode: Literal["GOVERNANCE", "COMPLIANCE"] | None = None
+    object_lock_days: int | None = Field(default=None, gt=0, le=36500)
+    spool_dir: Path = Field(default_factory=default_spool_dir)
+    retry_mode: Literal["standard", "adaptive"] = "standard"
+    max_attempts: int = Field(default=5, ge=1, le=20)
+    connect_timeout: float = Field(default=10.0, gt=0)
+    read_timeout: float = Field(default=60.0, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_credentials(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in data:
+                if any(word in str(key).lower() for word in _CREDENTIAL_WORDS):
+                    raise ValueError(
+                        f"'{key}': credentials are not read from the configuration; "
+                        "boto3's standard chain supplies them (AWS_ACCESS_KEY_ID/"
+                        "AWS_SECRET_ACCESS_KEY, shared credentials file, web identity)"
+                    )
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PublishSettings:
+        if self.bucket is None and (self.sse or self.object_lock_mode):
+            raise ValueError("sse and object_lock_mode need an S3 bucket, not a local directory")
+        if self.kms_key_id and self.sse != "aws:kms":
+            raise ValueError("kms_key_id requires sse: aws:kms")
+        if (self.object_lock_mode is None) != (self.object_lock_days is None):
+            raise ValueError("object_lock_mode and object_lock_days must be set together")
+        if self.ca_bundle is not None and not self.verify_tls:
+            raise ValueError("ca_bundle is set but verify_tls is false; choose one")
+        if self.endpoint_url and "@" in (urlparse(self.endpoint_url).netloc or ""):
+            raise ValueError("endpoint_url must not contain credentials (user:password@)")
+        if self.prefix != self.prefix.strip("/"):
+            raise ValueError("prefix must not start or end with '/'")
+        return self
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> PublishSettings:
+        """Build settings from ``s3://BUCKET[/PREFIX]`` or a directory path/``file://`` URL.
+
+        Raises:
+            ValueError: the URL has another scheme or no bucket.
+        """
+        parsed = urlparse(url)
+        if parsed.scheme == "s3":
+            if not parsed.netloc:
+                raise ValueError(f"publish URL {url!r} names no bucket")
+            return cls(bucket=parsed.netloc, prefix=parsed.path.strip("/"), **options)
+        if parsed.scheme == "file":
+            return cls(local_dir=Path(parsed.path), **options)
+        if parsed.scheme:
+            raise ValueError(f"publish URL {url!r}: only s3:// and directories are supported")
+        return cls(local_dir=Path(url), **options)
+
+    @property
+    def is_s3(self) -> bool:
+        """True when publishing to a bucket, False for a local directory."""
+        return self.bucket is not None
+
+    def describe(self) -> str:
+        """Human-readable target, e.g. ``s3://audit/evidence (http://127.0.0.1:8333)``."""
+        if self.bucket is None:
+            return str(self.local_dir / self.prefix) if self.prefix else str(self.local_dir)
+        url = f"s3://{self.bucket}/{self.prefix}".rstrip("/")
+        return f"{url} ({self.endpoint_url})" if self.endpoint_url else url
+
+    def target_id(self) -> str:
+        """Short stable id of the destination (bucket+prefix+endpoint or directory)."""
+        if self.bucket is None:
+            ident = f"file:{self.local_dir.resolve()}/{self.prefix}"
+        else:
+            ident = f"s3:{self.endpoint_url or ''}/{self.bucket}/{self.prefix}"
+        return hashlib.sha256(ident.encode()).hexdigest()[:12]

@@ -1,0 +1,107 @@
+"""Local spool: runs that could not be delivered wait here, nothing is lost.
+
+Layout::
+
+    <spool_dir>/<run-id>__<target-id>/
+        spool.json      {"run_id", "audit_time", "cluster", "target": <PublishSettings>}
+        run/            a copy of the run directory, manifest.json included
+
+An entry is written to ``.<name>.tmp`` and renamed, so a half-copied run is
+never delivered; it is removed only after every object was verified in the
+store. Settings hold no credentials, so ``spool.json`` holds none either.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from auditor.publish.errors import PublishError
+from auditor.publish.manifest import MANIFEST_NAME, RunManifest
+from auditor.publish.settings import PublishSettings
+
+__all__ = ["SpoolEntry", "spool_run", "pending", "remove"]
+
+
+@dataclass(frozen=True)
+class SpoolEntry:
+    """A spooled run: its directory copy, identity and original target."""
+
+    path: Path
+    run_id: str
+    audit_time: str
+    cluster: str
+    target: PublishSettings
+
+    @property
+    def run_dir(self) -> Path:
+        """The spooled copy of the run directory."""
+        return self.path / "run"
+
+
+def spool_run(
+    spool_dir: Path, run_dir: Path, manifest: RunManifest, target: PublishSettings
+) -> Path:
+    """Copy ``run_dir`` (with its manifest) into the spool; return the entry path.
+
+    Idempotent: an existing entry for the same run and target is kept.
+
+    Raises:
+        PublishError: the spool directory cannot be written.
+    """
+    name = f"{manifest.run_id}__{target.target_id()}"
+    final = spool_dir / name
+    if (final / "spool.json").is_file():
+        return final
+    tmp = spool_dir / f".{name}.tmp"
+    try:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        shutil.copytree(run_dir, tmp / "run", symlinks=False)
+        (tmp / "run" / MANIFEST_NAME).write_bytes(manifest.to_bytes())
+        meta = {
+            "run_id": manifest.run_id,
+            "audit_time": manifest.audit_time,
+            "cluster": manifest.cluster,
+            "target": target.model_dump(mode="json"),
+        }
+        (tmp / "spool.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+    except OSError as exc:
+        raise PublishError(f"cannot spool run {manifest.run_id} to {spool_dir}: {exc}") from exc
+    return final
+
+
+def pending(spool_dir: Path, target: PublishSettings | None = None) -> list[SpoolEntry]:
+    """Spooled runs, oldest audit first; only those for ``target`` when given.
+
+    Entries whose ``spool.json`` is unreadable are skipped (they are left on disk).
+    """
+    if not spool_dir.is_dir():
+        return []
+    entries = []
+    for meta_path in spool_dir.glob("*/spool.json"):
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            entry = SpoolEntry(
+                path=meta_path.parent,
+                run_id=meta["run_id"],
+                audit_time=meta["audit_time"],
+                cluster=meta["cluster"],
+                target=PublishSettings.model_validate(meta["target"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if target is None or entry.target.target_id() == target.target_id():
+            entries.append(entry)
+    return sorted(entries, key=lambda e: (e.audit_time, e.run_id))
+
+
+def remove(entry: SpoolEntry) -> None:
+    """Delete a delivered entry from the spool."""
+    shutil.rmtree(entry.path, ignore_errors=True)

@@ -1,0 +1,1 @@
+"""Benchmarks and the synthetic estate generator shared by the scale and report benches."""

@@ -1,0 +1,129 @@
+"""No artifact carries a secret: canaries planted in every secret-bearing field never come out.
+
+Checked: the objects a source returns, report.json, every other format
+``write_artifacts`` knows (HTML, PDF text, CSV, recovery cards: each runs as
+soon as its writer exists), the ``collect`` export, the CLI's output and every
+log record, in raw, base64, JSON-, HTML- and URL-escaped form.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from auditor.cli import main as cli
+from auditor.config import AuditSettings
+from auditor.pipeline import FORMATS, dump_report_json, run_audit, write_artifacts
+from auditor.sources.directory import DirectorySource
+from bench.generate import generate
+from tests.canary_support import CORES, canary_objects, leaks, plant, scan_tree
+from tests.conftest import AUDIT_AT
+
+
+@pytest.fixture()
+def canary_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "export"
+    root.mkdir()
+    (root / "cluster.yaml").write_text(yaml.safe_dump_all(canary_objects(), sort_keys=True))
+    return root
+
+
+def test_the_export_really_carries_every_canary(canary_dir: Path) -> None:
+    found = leaks((canary_dir / "cluster.yaml").read_bytes())
+    assert {d.split(" ")[0] for d in found} == set(CORES)
+
+
+def test_source_output_holds_no_canary(canary_dir: Path) -> None:
+    data = DirectorySource(canary_dir).collect()
+    assert data.of("VirtualMachine"), data.problems
+    assert leaks(json.dumps(data.objects, default=str)) == []
+    assert leaks(json.dumps([p.to_dict() for p in data.problems])) == []
+
+
+def test_report_json_holds_no_canary(canary_dir: Path) -> None:
+    report = run_audit(DirectorySource(canary_dir).collect(), AuditSettings(), at=AUDIT_AT)
+    assert report["vms"] and report["vms"][0]["name"] == "vm1"
+    assert leaks(dump_report_json(report)) == []
+
+
+def _writer_ready(fmt: str, tmp_path: Path, report: dict) -> bool:  # type: ignore[type-arg]
+    try:
+        write_artifacts(report, tmp_path / "probe", [fmt])
+    except (ImportError, NotImplementedError):
+        return False
+    return True
+
+
+@pytest.mark.parametrize("fmt", [f for f in FORMATS if f != "json"])
+def test_every_other_artifact_format_holds_no_canary(
+    canary_dir: Path, tmp_path: Path, fmt: str
+) -> None:
+    report = run_audit(DirectorySource(canary_dir).collect(), AuditSettings(), at=AUDIT_AT)
+    if not _writer_ready(fmt, tmp_path, report):
+        pytest.skip(f"the {fmt} writer has not landed on main yet")
+    out = tmp_path / "out"
+    paths = write_artifacts(report, out, [fmt])
+    assert paths
+    assert scan_tree(out) == {}
+
+
+def test_collect_export_holds_no_canary(canary_dir: Path, tmp_path: Path) -> None:
+    from auditor.sources.export import write_export
+
+    out = tmp_path / "collected"
+    write_export(DirectorySource(canary_dir).collect(), out)
+    assert any(out.iterdir())
+    assert scan_tree(out) == {}
+
+
+def test_cli_run_output_and_logs_hold_no_canary(
+    canary_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    out = tmp_path / "out"
+    caplog.set_level(logging.DEBUG)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "--from-dir",
+            str(canary_dir),
+            "--at",
+            "2026-11-30T06:00:00Z",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert leaks(result.output) == []
+    assert leaks("\n".join(r.getMessage() + str(r.args) for r in caplog.records)) == []
+    assert scan_tree(out) == {}
+
+
+def test_broken_file_with_secrets_does_not_echo_them_in_problems(tmp_path: Path) -> None:
+    # A YAML error message quotes the neighbourhood of the error; the secret must not be in it.
+    root = tmp_path / "export"
+    root.mkdir()
+    lines = yaml.safe_dump_all(canary_objects(), sort_keys=True).splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("userData:"))
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    lines.insert(at, f"{indent}bad: [unclosed\n")
+    (root / "virtualmachines.yaml").write_text("".join(lines))
+    data = DirectorySource(root).collect()
+    assert data.problems
+    report = run_audit(data, AuditSettings(), at=AUDIT_AT)
+    assert leaks(dump_report_json(report)) == []
+
+
+def test_canaries_in_a_generated_estate_stay_out_of_report_json(tmp_path: Path) -> None:
+    generate(tmp_path / "estate", 40, seed=5, vm_hook=plant)
+    assert leaks((tmp_path / "estate" / "virtualmachines.yaml").read_bytes())
+    report = run_audit(DirectorySource(tmp_path / "estate").collect(), AuditSettings(), at=AUDIT_AT)
+    assert len(report["vms"]) == 40
+    assert leaks(dump_report_json(report)) == []
