@@ -30,7 +30,7 @@ __all__ = ["run"]
 
 log = logging.getLogger("auditor")
 
-DEFAULT_FORMATS = "json"
+DEFAULT_FORMATS = ",".join(FORMATS)
 
 
 def publish_target(

@@ -17,13 +17,15 @@ from auditor.report.writers import write_formats
 from tests.reports_support import HOSTILE_SCRIPT, sample_report
 
 CHROMIUM = shutil.which("chromium")
-TREND = {
-    "runs": [
+TREND = {  # the trend.json shape of docs/publishing.md
+    "series": [
         {"audit_time": "2026-10-31T06:00:00Z", "readiness": {"READY": 4, "NOT_READY": 1}},
         {"audit_time": "2026-11-30T06:00:00Z", "readiness": {"READY": 2, "NOT_READY": 3}},
     ],
-    "newly_not_ready": [{"namespace": "lab", "name": "lab-01", "owner": "unassigned"}],
-    "fixed": [{"namespace": "hr-prod", "name": "hr-app-01", "check_id": "RR-BKP-001"}],
+    "vs_previous": {
+        "became_not_ready": [{"namespace": "lab", "name": "lab-01", "was": "READY"}],
+        "gaps_fixed": [{"namespace": "hr-prod", "name": "hr-app-01", "check_id": "RR-BKP-001"}],
+    },
 }
 
 
@@ -61,7 +63,7 @@ def test_cover_summary_table_and_appendices_present() -> None:
         "Appendix C: Method",
         "rpo_hours",
         'id="trend-table"',
-        "lab/lab-01 unassigned",
+        "lab/lab-01 READY",
         "hr-prod/hr-app-01 RR-BKP-001",
         "Recovery card",
         "02:00:00:01:01:02",

@@ -99,25 +99,33 @@ def test_pdf_plan_large_estate_is_compact_worst_first_and_capped() -> None:
 
 
 def test_trend_tolerates_missing_and_odd_keys() -> None:
-    view = build_view(sample_report(), trend={"runs": [{"readiness": "bad"}, 7], "fixed": [None]})
+    view = build_view(
+        sample_report(),
+        trend={"series": [{"readiness": "bad"}, 7], "vs_previous": {"gaps_fixed": [None]}},
+    )
     assert view.trend is not None
     assert [(r.label, r.counts) for r in view.trend.runs] == [("-", (0, 0, 0, 0))]
     assert view.trend.fixed == () and view.trend.newly_not_ready == ()
     full = build_view(
         sample_report(),
         trend={
-            "runs": [
+            "series": [
                 {"run_id": "r1", "readiness": {"READY": 1, "NOT_READY": 3}},
                 {"audit_time": "2026-11-30T06:00:00Z", "readiness": {"READY": 4}},
             ],
-            "newly_not_ready": [{"namespace": "a", "name": "b", "owner": "t"}, "c/d"],
-            "gaps_fixed": [{"namespace": "a", "name": "e", "check_id": "RR-BKP-001"}],
+            "vs_previous": {
+                "became_not_ready": [{"namespace": "a", "name": "b", "was": "READY"}, "c/d"],
+                "gaps_fixed": [{"namespace": "a", "name": "e", "check_id": "RR-BKP-001"}],
+            },
+            "month_ago": {"audit_time": "2026-10-30T06:00:00Z"},
+            "vs_month_ago": {"became_not_ready": [], "gaps_fixed": [{"name": "x"}, {"name": "y"}]},
         },
     ).trend
     assert full is not None
     assert [(r.label, r.total) for r in full.runs] == [("r1", 4), ("2026-11-30T06:00:00Z", 4)]
     assert full.runs[0].bars[0] == (20.0, 60.0, "#c62828")
-    assert full.newly_not_ready == ("a/b t", "c/d") and full.fixed == ("a/e RR-BKP-001",)
+    assert full.newly_not_ready == ("a/b READY", "c/d") and full.fixed == ("a/e RR-BKP-001",)
+    assert full.month_ago == "2026-10-30T06:00:00Z" and full.month_fixed == 2
     assert build_view(sample_report()).trend is None
 
 

@@ -60,3 +60,32 @@ def test_run_rejects_bad_publish_url(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "--publish" in result.output
+
+
+def test_published_trend_reaches_the_html(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    for day in ("2026-11-28", "2026-11-30"):
+        result = CliRunner().invoke(
+            main,
+            [
+                "run",
+                "--from-dir",
+                str(REPO / "examples" / "small-cluster"),
+                "--at",
+                f"{day}T06:00:00Z",
+                "--out",
+                str(tmp_path / day),
+                "--format",
+                "json,html",
+                "--cluster-name",
+                "example-cluster",
+                "--publish",
+                str(archive),
+            ],
+        )
+        assert result.exit_code == 0, result.output
+    html = (tmp_path / "2026-11-30" / "report.html").read_text()
+    assert 'id="trend-table"' in html
+    assert html.count("2026-11-28T06:00:00Z") >= 1
+    # billing-db's backup ages past the RPO in neither run; lab-ephemeral is not ready in both:
+    assert "None since the previous run." in html

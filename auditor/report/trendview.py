@@ -44,6 +44,10 @@ class TrendView:
     chart_height: int
     newly_not_ready: tuple[str, ...]
     fixed: tuple[str, ...]
+    new_gaps: tuple[str, ...] = ()
+    month_ago: str | None = None
+    month_newly_not_ready: tuple[str, ...] = ()
+    month_fixed: int = 0
 
 
 def _describe(item: Any, *keys: str) -> str:
@@ -70,8 +74,10 @@ def _stack(counts: tuple[int, ...], top: int) -> tuple[tuple[float, float, str],
 
 
 def trend_view(trend: Mapping[str, Any]) -> TrendView:
-    """Return the presentation of ``trend`` (tolerant of missing or odd keys)."""
-    raw_runs = [r for r in trend.get("runs") or [] if isinstance(r, Mapping)]
+    """Return the presentation of ``trend`` (the ``trend.json`` of ``docs/publishing.md``:
+    ``series`` of run briefs, ``vs_previous`` / ``vs_month_ago`` comparisons), tolerant of
+    missing or odd keys."""
+    raw_runs = [r for r in trend.get("series") or [] if isinstance(r, Mapping)]
     counted = []
     for r in raw_runs:
         raw = r.get("readiness")
@@ -90,11 +96,26 @@ def trend_view(trend: Mapping[str, Any]) -> TrendView:
         )
         for i, (label, counts) in enumerate(counted)
     )
-    fixed = trend.get("fixed", trend.get("gaps_fixed")) or []
+    prev = _mapping(trend.get("vs_previous"))
+    month = _mapping(trend.get("vs_month_ago"))
+    month_brief = _mapping(trend.get("month_ago"))
     return TrendView(
         runs=runs,
         chart_width=max(24 * len(runs), 24),
         chart_height=TREND_HEIGHT,
-        newly_not_ready=tuple(_describe(v, "owner") for v in trend.get("newly_not_ready") or []),
-        fixed=tuple(_describe(v, "check_id") for v in fixed if v is not None),
+        newly_not_ready=tuple(_describe(v, "was") for v in _items(prev, "became_not_ready")),
+        fixed=tuple(_describe(v, "check_id") for v in _items(prev, "gaps_fixed")),
+        new_gaps=tuple(_describe(v, "check_id") for v in _items(prev, "new_gaps")),
+        month_ago=fmt_value(month_brief.get("audit_time")) if month_brief else None,
+        month_newly_not_ready=tuple(_describe(v, "was") for v in _items(month, "became_not_ready")),
+        month_fixed=len(_items(month, "gaps_fixed")),
     )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _items(section: Mapping[str, Any], key: str) -> list[Any]:
+    value = section.get(key)
+    return [v for v in value if v is not None] if isinstance(value, list) else []
