@@ -28,12 +28,15 @@ def test_groups_sorted_worst_first_then_name() -> None:
     assert [n.name for n in view.namespaces] == ["finance-prod", "lab", "hr-prod"]
 
 
-def test_top_gaps_by_count_then_id() -> None:
+def test_top_gaps_by_worst_failed_severity_then_count() -> None:
     gaps = build_view(sample_report()).gaps
-    assert [(g.check_id, g.count) for g in gaps][:3] == [
-        ("RR-BKP-001", 2),
-        ("RR-BKP-003", 2),
-        ("RR-FW-001", 2),
+    assert [(g.check_id, g.severity, g.count) for g in gaps] == [
+        ("RR-BKP-001", "high", 2),
+        ("RR-FW-001", "high", 2),
+        ("RR-BKP-003", "medium", 2),
+        ("RR-NIC-001", "medium", 1),
+        ("RR-RST-001", "medium", 1),
+        ("RR-STO-001", "info", 2),
     ]
     assert gaps[0].title == "Every VM has a usable backup newer than the RPO"
 

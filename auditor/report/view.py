@@ -189,19 +189,35 @@ def _groups(by: Mapping[str, Mapping[str, int]]) -> tuple[GroupRow, ...]:
     return tuple(sorted(rows, key=lambda r: (*(-n for n in r.counts[:3]), r.name)))
 
 
+_SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+
+
 def _gaps(report: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]) -> tuple[GapRow, ...]:
+    """Top 10 failing checks, worst severity actually failed first, then most VMs.
+
+    The severity shown is the worst among that check's FAIL findings (a check can
+    fail at a severity other than its default, e.g. RR-RST-001 "none yet" is info).
+    """
     by_check = (report.get("summary") or {}).get("fails_by_check") or {}
+    worst: dict[str, str] = {}
+    for vm in report.get("vms") or []:
+        for f in vm.get("findings") or []:
+            if f.get("status") == "FAIL":
+                cid, sev = str(f.get("check_id")), str(f.get("severity"))
+                if _SEVERITY_RANK.get(sev, 9) < _SEVERITY_RANK.get(worst.get(cid, ""), 9):
+                    worst[cid] = sev
     rows = [
         GapRow(
             check_id=str(cid),
             title=str(checks.get(cid, {}).get("title", "")),
-            severity=str(checks.get(cid, {}).get("severity", "")),
+            severity=worst.get(str(cid), str(checks.get(cid, {}).get("severity", ""))),
             count=int(n),
         )
         for cid, n in by_check.items()
         if int(n) > 0
     ]
-    return tuple(sorted(rows, key=lambda g: (-g.count, g.check_id))[:10])
+    rows.sort(key=lambda g: (_SEVERITY_RANK.get(g.severity, 9), -g.count, g.check_id))
+    return tuple(rows[:10])
 
 
 def _pdf_plan(details: Sequence[VmDetail], limit: int, cap: int) -> PdfPlan:
