@@ -177,19 +177,24 @@ def run(
     report = run_audit(data, settings, at=at, owner=owner)
     target = publish_target(publish_url, endpoint_url, settings.publish)
     trend = trend_for(report, target) if target is not None else None
-    paths = write_artifacts(report, out_dir, wanted, trend=trend)
+    try:
+        paths = write_artifacts(report, out_dir, wanted, trend=trend)
+    except OSError as exc:
+        click.echo(
+            f"error: cannot write reports to --out {out_dir}: {exc.strerror or exc}", err=True
+        )
+        sys.exit(2)
     if trend is not None:
         (out_dir / "trend.json").write_bytes(dump_trend(trend))
     summary = report["summary"]["readiness"]
     click.echo(
         f"audited {report['summary']['vms']} VMs at {report['run']['audit_time']}: "
         + ", ".join(f"{k} {v}" for k, v in summary.items())
-        + (
-            ""
-            if report["run"]["complete"]
-            else f"; INCOMPLETE ({len(report['collection_problems'])} collection problem(s))"
-        )
+        + incomplete_note(report)
     )
+    if not report["vms"]:
+        why = f" for owner {owner!r}" if owner else ""
+        click.echo(f"warning: no VirtualMachine was audited{why}", err=True)
     for path in paths:
         click.echo(f"wrote {path}")
     if target is not None:
@@ -198,7 +203,32 @@ def run(
             click.echo(f"publish: not delivered, run kept in the spool ({result.error})", err=True)
             sys.exit(3)
         click.echo(f"published run {report['run']['id']} to {target.describe()}")
-    if fail_on == "not-ready" and summary["NOT_READY"]:
+    if fail_on != "never" and gate_fails(report, fail_on):
         sys.exit(1)
-    if fail_on == "at-risk" and (summary["NOT_READY"] or summary["AT_RISK"]):
-        sys.exit(1)
+
+
+def incomplete_note(report: dict[str, Any]) -> str:
+    """``""`` for a complete audit, else what made it incomplete (problems, unread kinds)."""
+    if report["run"]["complete"]:
+        return ""
+    unread = sorted(k for k, s in report["cluster"]["kind_states"].items() if s == "unavailable")
+    parts = [f"{len(report['collection_problems'])} collection problem(s)"]
+    if unread:
+        parts.append(f"{len(unread)} kind(s) not read: {', '.join(unread[:6])}")
+        if len(unread) > 6:
+            parts[-1] += ", ..."
+    return f"; INCOMPLETE ({'; '.join(parts)})"
+
+
+def gate_fails(report: dict[str, Any], fail_on: str) -> bool:
+    """True when the ``--fail-on`` gate must fail the run.
+
+    UNKNOWN counts as failing at every level (missing data is never compliant),
+    and so does an audit that found no VM while the VM list itself was not read.
+    """
+    summary = report["summary"]["readiness"]
+    bad = summary["NOT_READY"] + summary["UNKNOWN"]
+    if fail_on == "at-risk":
+        bad += summary["AT_RISK"]
+    vm_list_unknown = report["cluster"]["kind_states"].get("VirtualMachine") != "complete"
+    return bad > 0 or (not report["vms"] and vm_list_unknown)

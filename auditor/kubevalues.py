@@ -76,7 +76,9 @@ def format_time(value: datetime | None) -> str | None:
     """Format as RFC 3339 UTC with a ``Z`` suffix, second precision (None stays None)."""
     if value is None:
         return None
-    return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    v = value.astimezone(UTC)
+    # Not strftime: "%Y" drops the zero padding of years before 1000 on glibc.
+    return f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}Z"
 
 
 def age_hours(then: datetime | None, now: datetime) -> float | None:

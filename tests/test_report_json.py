@@ -225,3 +225,46 @@ def test_waivers_keep_facts_and_fill_the_appendix(corpus: Path) -> None:
     assert net["status"] == "FAIL", "an expired waiver stops applying"
     states = {w["id"]: w["state"] for w in report["waivers"]}
     assert states == {"W-1": "active", "W-2": "expired"}
+
+
+def test_cli_gate_fails_on_unknown_and_on_unread_vm_list(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--from-dir",
+            str(empty),
+            "--out",
+            str(tmp_path / "o1"),
+            "--format",
+            "json",
+            "--fail-on",
+            "not-ready",
+        ],
+    )
+    assert result.exit_code == 1
+    assert "no VirtualMachine was audited" in result.output
+    assert "kind(s) not read: Backup" in result.output
+
+
+def test_cli_out_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    result = CliRunner().invoke(
+        main, ["run", "--from-dir", str(EXAMPLE), "--out", str(blocker), "--format", "json"]
+    )
+    assert result.exit_code == 2
+    assert "cannot write reports to --out" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_unparseable_kubeconfig_is_a_clear_error(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kc"
+    kubeconfig.write_text("garbage: [\n")
+    for args in (["preflight"], ["run", "--out", str(tmp_path / "o")]):
+        result = CliRunner().invoke(main, [*args, "--kubeconfig", str(kubeconfig)])
+        assert result.exit_code == 2, (args, result.output)
+        assert "cannot load cluster credentials" in result.output
+        assert "Traceback" not in result.output

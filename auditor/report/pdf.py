@@ -103,6 +103,7 @@ def render_pdf(
                 f"PDF rendering of {out_path.name} exceeded the time limit of {timeout_s:g} s"
             ) from exc
         _raise_for(proc, out_path, timeout_s, memory_bytes)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; match the other artifacts
         os.replace(tmp, out_path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
@@ -58,7 +59,7 @@ def api_client(settings: ClientSettings) -> Any:
                 client_configuration=cfg,
                 persist_config=False,
             )
-    except (k8s_config.ConfigException, OSError, ValueError, TypeError) as exc:
+    except (k8s_config.ConfigException, OSError, ValueError, TypeError, yaml.YAMLError) as exc:
         where = settings.kubeconfig or os.environ.get("KUBECONFIG", "~/.kube/config")
         raise ClusterAccessError(f"cannot load cluster credentials from {where}: {exc}") from exc
     cfg.retries = False
