@@ -180,4 +180,4 @@ def test_cli_max_file_bytes(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "INCOMPLETE (1 collection problem(s))" in result.output
+    assert "INCOMPLETE (1 collection problem(s)" in result.output
