@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import http.server
+import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,3 +38,37 @@ def export_report(corpus: Path) -> dict:  # type: ignore[type-arg]
 
     data = DirectorySource(corpus / "cluster-export", cluster_name="ocp-prod-east").collect()
     return run_audit(data, AuditSettings(), at=AUDIT_AT)
+
+
+class _RecordingHandler(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with an empty PNG and records the path asked for."""
+
+    hits: list[str]
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server API)
+        self.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        return
+
+
+@pytest.fixture()
+def recording_server() -> Iterator[tuple[str, list[str]]]:
+    """A real HTTP server on 127.0.0.1: ``(base_url, hits)``, hits being the paths requested.
+
+    Renderers must never call out: tests put this URL into hostile values and assert
+    ``hits`` stays empty.
+    """
+    hits: list[str] = []
+    handler = type("Recorder", (_RecordingHandler,), {"hits": hits})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    finally:
+        server.shutdown()
+        server.server_close()

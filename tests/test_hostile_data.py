@@ -7,9 +7,6 @@ may make the auditor fetch anything, whatever URLs the cluster data holds.
 
 from __future__ import annotations
 
-import http.server
-import threading
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -22,34 +19,6 @@ from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT
 from tests.hostile_support import HOSTILE_VM_NAMES, hostile_strings, write_hostile_export
 from tests.scale_support import strict_json
-
-
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server API)
-        self.hits.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "image/png")
-        self.end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        return
-
-
-@pytest.fixture()
-def fetch_server() -> Iterator[tuple[str, list[str]]]:
-    """A real HTTP server on 127.0.0.1 recording the paths it was asked for."""
-    hits: list[str] = []
-    handler = type("Recorder", (_Recorder,), {"hits": hits})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", hits
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _report(root: Path) -> dict[str, Any]:
@@ -128,8 +97,10 @@ def test_html_renders_hostile_data_as_inert_text(tmp_path: Path) -> None:
     assert "<script>document.title" not in text
 
 
-def test_pdf_renderer_fetches_nothing(tmp_path: Path, fetch_server: tuple[str, list[str]]) -> None:
-    url, hits = fetch_server
+def test_pdf_renderer_fetches_nothing(
+    tmp_path: Path, recording_server: tuple[str, list[str]]
+) -> None:
+    url, hits = recording_server
     report = _report(write_hostile_export(tmp_path / "export", fetch_url=url))
     paths = _needs("pdf", report, tmp_path)
     [pdf] = [p for p in paths if p.suffix == ".pdf"]

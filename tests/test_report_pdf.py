@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import http.server
 import re
 import shutil
 import subprocess
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,34 +14,6 @@ from pypdf import PdfReader
 from auditor.report.pdf import PdfLimitError, render_pdf
 from auditor.report.writers import write_formats
 from tests.reports_support import sample_report, synthetic_report
-
-
-class _CountingHandler(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server API)
-        type(self).hits.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "image/png")
-        self.end_headers()
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        return
-
-
-@pytest.fixture()
-def loopback_url() -> Iterator[tuple[str, list[str]]]:
-    """A real HTTP server on 127.0.0.1 that records every request path."""
-    hits: list[str] = []
-    handler = type("Handler", (_CountingHandler,), {"hits": hits})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", hits
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -102,18 +71,18 @@ def test_pdf_page_rendered_by_pdftoppm_shows_chart(sample_pdf: Path, tmp_path: P
 
 
 def test_pdf_makes_no_request_even_with_urls_in_values(
-    loopback_url: tuple[str, list[str]], tmp_path: Path
+    recording_server: tuple[str, list[str]], tmp_path: Path
 ) -> None:
-    url, hits = loopback_url
+    url, hits = recording_server
     write_formats(sample_report(hostile=True, url=f"{url}/leak.png"), tmp_path, ["pdf"])
     assert (tmp_path / "report.pdf").stat().st_size > 10_000
     assert hits == []
 
 
 def test_fetcher_refuses_every_scheme_but_data(
-    loopback_url: tuple[str, list[str]], tmp_path: Path
+    recording_server: tuple[str, list[str]], tmp_path: Path
 ) -> None:
-    url, hits = loopback_url
+    url, hits = recording_server
     pixel = (
         "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4"
         "z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
