@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,16 @@ def test_redact_strips_secrets_keeps_references() -> None:
     assert vols[1]["sysprep"] == {"secret": {"name": "unattend"}}
     assert out["metadata"]["annotations"] == {"admin-password": REDACTED, "description": "ok"}
     assert vm["metadata"]["annotations"]["admin-password"] == "hunter2"  # input untouched
+
+
+def test_loader_allows_merge_overrides_but_not_duplicates(tmp_path: Path) -> None:
+    from auditor.sources.yamlload import LoadError, load_documents
+
+    ok = tmp_path / "merge.yaml"
+    ok.write_text("base: &b {a: 1, b: 2}\nchild:\n  <<: *b\n  b: 3\n")
+    [doc] = list(load_documents(ok))
+    assert doc["child"] == {"a": 1, "b": 3}
+    dup = tmp_path / "dup.yaml"
+    dup.write_text("kind: A\nname: x\nkind: B\n")
+    with pytest.raises(LoadError, match="duplicate key 'kind' \\(first at line 1\\)"):
+        list(load_documents(dup))

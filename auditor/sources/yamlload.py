@@ -40,25 +40,36 @@ class _StrictLoader(_BaseLoader):  # type: ignore[valid-type,misc]
 
 
 def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
-    loader.flatten_mapping(node)
+    """Construct a mapping, refusing a key written twice in the same mapping.
+
+    Keys brought in by a YAML merge (``<<: *anchor``) may be overridden locally, as
+    the YAML merge spec allows, so only the keys written in this mapping are compared.
+    Scalar keys are compared by (tag, text) without constructing them (the hot path).
+    """
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            hash(key)
-        except TypeError as exc:
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping",
-                node.start_mark,
-                "found unhashable key",
-                key_node.start_mark,
-            ) from exc
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        if isinstance(key_node, yaml.ScalarNode):
+            key: Any = (key_node.tag, key_node.value)
+        else:
+            key = loader.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError as exc:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found unhashable key",
+                    key_node.start_mark,
+                ) from exc
         if key in seen:
             first = seen[key].start_mark
+            shown = key[1] if isinstance(key_node, yaml.ScalarNode) else key
             raise yaml.constructor.ConstructorError(
                 "while constructing a mapping",
                 node.start_mark,
-                f"found duplicate key {key!r} (first at line {first.line + 1})",
+                f"found duplicate key {shown!r} (first at line {first.line + 1})",
                 key_node.start_mark,
             )
         seen[key] = key_node
