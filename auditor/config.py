@@ -11,7 +11,6 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from auditor.config_rules import (
@@ -176,10 +175,16 @@ def load_settings(path: Path, *, known_check_ids: Collection[str] | None = None)
         ConfigError: the file cannot be read or parsed, or a field is invalid
             (every invalid field is listed with its dotted path).
     """
+    # The same strict loader as exports: a key written twice is an error, not "last wins".
+    from auditor.sources.yamlload import LoadError, load_documents
+
     try:
-        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(path, [("<file>", str(exc))]) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(path, [("<file>", f"not valid YAML: {exc}")]) from exc
+        docs = list(load_documents(path, max_bytes=16 * 1024 * 1024))
+    except LoadError as exc:
+        text = str(exc)
+        text = f"not valid YAML: {text}" if text.startswith("YAML error") else text
+        raise ConfigError(path, [("<file>", text)]) from exc
+    if len(docs) > 1:
+        raise ConfigError(path, [("<file>", f"holds {len(docs)} YAML documents; expected one")])
+    raw: Any = docs[0] if docs else None
     return parse_settings(raw, path=path, known_check_ids=known_check_ids)

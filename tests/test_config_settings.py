@@ -137,3 +137,12 @@ def test_validate_config_unreadable_and_not_yaml(tmp_path: Path) -> None:
     (tmp_path / "b.yaml").write_text("a: [1, 2\n", encoding="utf-8")
     res = runner.invoke(main, ["validate-config", str(tmp_path / "b.yaml")])
     assert res.exit_code == 2 and "not valid YAML" in res.output
+
+
+def test_duplicate_key_in_config_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "dup.yaml"
+    path.write_text("cluster_name: a\ncluster_name: b\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(path)
+    field, message = info.value.problems[0]
+    assert field == "<file>" and "duplicate key 'cluster_name'" in message
