@@ -7,11 +7,26 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 AUDIT_AT = datetime(2026, 11, 30, 6, 0, 0, tzinfo=UTC)
+
+
+def invoke_run(from_dir: Path, out: Path, *extra: str, at: str = "2026-11-30T06:00:00Z") -> Any:
+    """Invoke ``auditor run --from-dir FROM --at AT --out OUT --format json EXTRA...`` in-process.
+
+    Returns click's ``Result`` (``exit_code``, ``output``); a later ``--format`` in
+    ``extra`` overrides the json default.
+    """
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    args = ["run", "--from-dir", str(from_dir), "--at", at, "--out", str(out), "--format", "json"]
+    return CliRunner().invoke(main, [*args, *extra])
 
 
 def find_corpus() -> Path:

@@ -12,7 +12,7 @@ from auditor.cli import main
 from auditor.config import AuditSettings
 from auditor.pipeline import dump_report_json, run_audit
 from auditor.sources.directory import DirectorySource
-from tests.conftest import AUDIT_AT, REPO
+from tests.conftest import AUDIT_AT, REPO, invoke_run
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 
@@ -99,22 +99,7 @@ def test_cloud_init_and_ssh_never_in_report(corpus: Path, tmp_path: Path) -> Non
 
 
 def test_cli_run_writes_report(tmp_path: Path, corpus: Path) -> None:
-    result = CliRunner().invoke(
-        main,
-        [
-            "run",
-            "--from-dir",
-            str(corpus / "cluster-export"),
-            "--at",
-            "2026-11-30T06:00:00Z",
-            "--out",
-            str(tmp_path),
-            "--format",
-            "json",
-            "--cluster-name",
-            "ocp-prod-east",
-        ],
-    )
+    result = invoke_run(corpus / "cluster-export", tmp_path, "--cluster-name", "ocp-prod-east")
     assert result.exit_code == 0, result.output
     assert "READY 2, AT_RISK 2, NOT_READY 8, UNKNOWN 0" in result.output
     report = json.loads((tmp_path / "report.json").read_text())
@@ -122,23 +107,8 @@ def test_cli_run_writes_report(tmp_path: Path, corpus: Path) -> None:
 
 
 def test_cli_owner_filter_and_fail_on(tmp_path: Path, corpus: Path) -> None:
-    result = CliRunner().invoke(
-        main,
-        [
-            "run",
-            "--from-dir",
-            str(corpus / "cluster-export"),
-            "--at",
-            "2026-11-30T06:00:00Z",
-            "--out",
-            str(tmp_path),
-            "--format",
-            "json",
-            "--owner",
-            "platform-eng",
-            "--fail-on",
-            "not-ready",
-        ],
+    result = invoke_run(
+        corpus / "cluster-export", tmp_path, "--owner", "platform-eng", "--fail-on", "not-ready"
     )
     assert result.exit_code == 1
     report = json.loads((tmp_path / "report.json").read_text())
