@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES as DEFAULT_LIMIT
 from bench.generate import generate
 
 __all__ = ["measure", "main"]
 
 TIME_RATIO, MEM_RATIO, SCALE_RATIO = 1.5, 2.0, 11.0
-DEFAULT_LIMIT = 256 * 1024 * 1024
 
 
 def measure(args: list[str]) -> dict[str, Any]:
