@@ -18,7 +18,12 @@ from auditor.models import CollectionProblem
 from auditor.redact import redact
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.export import apply_record
-from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES, LoadError, load_documents
+from auditor.sources.yamlload import (
+    DEFAULT_MAX_FILE_BYTES,
+    LoadError,
+    load_documents,
+    paused_gc,
+)
 
 __all__ = ["DirectorySource", "ingest_objects"]
 
@@ -72,10 +77,11 @@ class DirectorySource:
             )
         )
         builder = _Builder(data)
-        for path in self.files():
-            rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
-            builder.read_file(path, rel, self.max_file_bytes)
-        builder.finish()
+        with paused_gc():
+            for path in self.files():
+                rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
+                builder.read_file(path, rel, self.max_file_bytes)
+            builder.finish()
         apply_record(self.root, data)  # what `auditor collect` could not put in the files
         return data
 

@@ -15,12 +15,19 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["LoadError", "load_documents", "DEFAULT_MAX_FILE_BYTES", "MAX_EXPANDED_NODES"]
+__all__ = [
+    "paused_gc",
+    "LoadError",
+    "load_documents",
+    "DEFAULT_MAX_FILE_BYTES",
+    "MAX_EXPANDED_NODES",
+]
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024 * 1024  # a 10,000-VM export has ~310 MB lists
 #: Upper bound on the number of nodes a document may expand to through aliases.
@@ -84,20 +91,29 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
-def _next_document(loader: _StrictLoader) -> Any:
-    """Construct the next document with Python's cyclic GC paused.
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the block (re-entrant).
 
-    Building a large tree of fresh dicts triggers collection after collection
-    that finds nothing (parsed documents hold no garbage cycles); pausing it
-    makes a 300 MB export load about three times faster.
+    Loading and auditing build millions of long-lived, acyclic dicts; every
+    automatic collection rescans that growing heap and finds nothing, which
+    makes the whole run superlinear in the estate size. Reference counting
+    still frees everything that is not in a cycle; cycles made meanwhile are
+    collected once the collector runs again.
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return loader.get_data()
+        yield
     finally:
         if enabled:
             gc.enable()
+
+
+def _next_document(loader: _StrictLoader) -> Any:
+    """Construct the next document with the cyclic GC paused (see :func:`paused_gc`)."""
+    with paused_gc():
+        return loader.get_data()
 
 
 def _check_size(doc: Any, limit: int = MAX_EXPANDED_NODES) -> None:
