@@ -82,10 +82,8 @@ def serve_command(config_file: Path, log_level: str) -> None:
     if not settings.schedules:
         click.echo(f"{config_file}: 'schedules' is empty; nothing to serve", err=True)
         sys.exit(_EXIT_INVALID)
-    from auditor.publish import service_publisher
-
     try:
-        sys.exit(serve(settings, publisher=service_publisher))
+        sys.exit(serve(settings))
     except ServiceLockedError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)

@@ -29,8 +29,13 @@ class VMResult:
     """One VM with its findings (one per VM-scope check, sorted by check id)."""
 
     record: VMRecord
-    policy: str
+    context: CheckContext
     findings: list[Finding]
+
+    @property
+    def policy(self) -> str:
+        """Name of the recovery policy whose thresholds applied."""
+        return self.context.policy
 
 
 @dataclass
@@ -75,7 +80,7 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
             settings=settings,
             at=at,
         )
-        results.append(VMResult(vm, policy, sorted(findings, key=lambda f: f.check_id)))
+        results.append(VMResult(vm, ctx, sorted(findings, key=lambda f: f.check_id)))
     ctx = CheckContext(at=at, thresholds=settings.thresholds, index=index)
     platform = [
         _run(spec, ctx, data, incomplete, None, records)

@@ -49,6 +49,7 @@ from apscheduler.schedulers.base import STATE_STOPPED, BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from auditor.config import AuditSettings
+from auditor.publish import service_publisher
 from auditor.service_jobs import (
     Publisher,
     Runner,
@@ -56,7 +57,6 @@ from auditor.service_jobs import (
     install_runtime,
     pipeline_runner,
     scheduled_audit,
-    unwired_publisher,
 )
 from auditor.service_journal import RunJournal
 from auditor.service_metrics import HealthServer, ServiceMetrics
@@ -229,7 +229,7 @@ def serve(
     settings: AuditSettings,
     *,
     runner: Runner = pipeline_runner,
-    publisher: Publisher = unwired_publisher,
+    publisher: Publisher = service_publisher,
 ) -> int:
     """Run the scheduler until SIGTERM/SIGINT; return the process exit code (0).
 

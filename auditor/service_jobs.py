@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from apscheduler.triggers.cron import CronTrigger
 
 from auditor.config import AuditSettings, Schedule
+from auditor.publish import service_publisher
 from auditor.service_journal import RunJournal
 from auditor.service_metrics import ServiceMetrics
 
@@ -38,7 +39,6 @@ __all__ = [
     "current_slot",
     "slot_name",
     "pipeline_runner",
-    "unwired_publisher",
 ]
 
 log = logging.getLogger(__name__)
@@ -67,11 +67,6 @@ def pipeline_runner(
     report: dict[str, Any] = pipeline.run_audit(data, settings, at=at)
     pipeline.write_artifacts(report, out_dir, list(formats))
     return report
-
-
-def unwired_publisher(settings: AuditSettings, report: dict[str, Any], artifacts: Path) -> None:
-    """Placeholder until publishing is wired: refuse loudly (counted as a publish failure)."""
-    raise RuntimeError("publishing is not available in this build (auditor.publish)")
 
 
 def slot_name(slot: datetime) -> str:
@@ -110,7 +105,7 @@ class ServiceRuntime:
     journal: RunJournal
     metrics: ServiceMetrics
     runner: Runner = pipeline_runner
-    publisher: Publisher = unwired_publisher
+    publisher: Publisher = service_publisher
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     #: ``(schedule_id, slot, partial_dir)`` of the run in progress
     current: tuple[str, datetime, Path] | None = None

@@ -36,23 +36,8 @@ PVC_VOLUME_TYPES = frozenset({"dataVolume", "persistentVolumeClaim"})
 #: Volume sources whose data does not survive a restart (nothing to back up).
 EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "ephemeral", "emptyDisk", "hostDisk"})
 
-_VOLUME_TYPES = (
-    "dataVolume",
-    "persistentVolumeClaim",
-    "containerDisk",
-    "ephemeral",
-    "emptyDisk",
-    "hostDisk",
-    "cloudInitNoCloud",
-    "cloudInitConfigDrive",
-    "configMap",
-    "secret",
-    "serviceAccount",
-    "downwardAPI",
-    "downwardMetrics",
-    "sysprep",
-    "memoryDump",
-)
+#: Every volume source key read (a volume names exactly one of them).
+_VOLUME_TYPES = tuple(sorted(PVC_VOLUME_TYPES | EPHEMERAL_VOLUME_TYPES | NON_BOOT_VOLUME_TYPES))
 #: Fields that must be mappings when present (a string there is a broken export).
 _MAPPINGS = (
     "spec.template.spec.domain",

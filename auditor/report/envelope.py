@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from auditor import __version__
-from auditor.checks import CATALOG, CheckContext
+from auditor.checks import CATALOG
 from auditor.checks.backup import usable
 from auditor.config import AuditSettings
 from auditor.engine import AuditResult, VMResult
@@ -53,8 +53,9 @@ def resolve_owner(settings: AuditSettings, result: AuditResult, vm: VMResult) ->
     return settings.ownership.namespaces.get(rec.namespace, settings.ownership.default)
 
 
-def _vm_entry(vm: VMResult, owner: str, ctx: CheckContext, rpo: float) -> dict[str, Any]:
-    rec = vm.record
+def _vm_entry(vm: VMResult, owner: str) -> dict[str, Any]:
+    rec, ctx = vm.record, vm.context
+    rpo = ctx.thresholds.rpo_hours
     good = usable(rec)
     newest = good[0] if good else None
     hours = age_hours(newest.backup.when, ctx.at) if newest else None
@@ -95,17 +96,13 @@ def build_envelope(
     owner: str | None = None,
 ) -> dict[str, Any]:
     """Assemble the envelope; ``owner`` keeps only that owner's VMs (summary follows)."""
-    from auditor.policy import resolve_policy
-
     digest = input_digest(data)
     vms = []
     for vm in result.vms:
         who = resolve_owner(settings, result, vm)
         if owner is not None and who != owner:
             continue
-        _, thresholds = resolve_policy(settings, vm.record.namespace, vm.record.labels)
-        ctx = CheckContext(at=at, thresholds=thresholds, index=result.index, policy=vm.policy)
-        vms.append(_vm_entry(vm, who, ctx, thresholds.rpo_hours))
+        vms.append(_vm_entry(vm, who))
     problems = [p.to_dict() for p in result.problems]
     return {
         "schema_version": SCHEMA_VERSION,
