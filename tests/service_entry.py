@@ -15,10 +15,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from auditor.cli_service import load_checked_settings
+from auditor.cli.service import load_checked_settings
 from auditor.config import AuditSettings
 from auditor.service import serve
-from auditor.service_jobs import pipeline_runner
+from auditor.service.jobs import pipeline_runner
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from auditor.cli import main
-from auditor.cli_cluster import RichProgress, progress_for
+from auditor.cli.cluster import RichProgress, progress_for
 from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 from auditor.sources.export import RECORD_NAME

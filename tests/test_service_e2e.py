@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from auditor.config_service import build_trigger
-from auditor.service_journal import RunJournal, RunRecord
+from auditor.config.service import build_trigger
+from auditor.service.journal import RunJournal, RunRecord
 from tests.service_support import REPO, corpus_dir, free_port, write_yaml
 
 T = TypeVar("T")

@@ -14,17 +14,17 @@ import pytest
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from auditor.config import AuditSettings, parse_settings
-from auditor.config_service import build_trigger
-from auditor.service import (
+from auditor.config.service import build_trigger
+from auditor.service.jobs import ServiceRuntime, current_slot, pipeline_runner, slot_name
+from auditor.service.journal import RunJournal
+from auditor.service.metrics import HealthServer, ServiceMetrics
+from auditor.service.scheduler import (
     NoRunAfterShutdown,
     ServiceLockedError,
     build_scheduler,
     state_lock,
     sync_jobs,
 )
-from auditor.service_jobs import ServiceRuntime, current_slot, pipeline_runner, slot_name
-from auditor.service_journal import RunJournal
-from auditor.service_metrics import HealthServer, ServiceMetrics
 from tests.service_support import corpus_dir
 
 T0 = datetime(2026, 11, 30, 6, 0, 7, 500000, tzinfo=UTC)

@@ -14,6 +14,7 @@ Errors: see :mod:`auditor.publish.errors`.
 
 from __future__ import annotations
 
+from auditor.config.publish import PublishSettings
 from auditor.publish.errors import (
     PublishError,
     RunDirError,
@@ -26,7 +27,6 @@ from auditor.publish.history import RunEntry, list_runs
 from auditor.publish.hooks import publish_settings, service_publisher
 from auditor.publish.manifest import RunManifest, build_manifest
 from auditor.publish.publisher import PublishResult, open_store, publish_run, retry_spool
-from auditor.publish.settings import PublishSettings
 from auditor.publish.store import ObjectInfo, ObjectStore
 from auditor.publish.trend import compute_trend, dump_trend, trend_for, write_trend
 

@@ -1,7 +1,7 @@
 """Entry points for the rest of the auditor: the ``publish:`` config section and ``serve``.
 
 ``publish:`` in the YAML config is a mapping with the fields of
-:class:`~auditor.publish.settings.PublishSettings`, plus an optional ``url``
+:class:`~auditor.config.publish.PublishSettings`, plus an optional ``url``
 (``s3://BUCKET/PREFIX`` or a directory) instead of ``bucket``/``prefix``/``local_dir``.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from auditor.config import AuditSettings
+from auditor.config.publish import PublishSettings
 from auditor.publish.errors import PublishError, StoreConfigError
 from auditor.publish.publisher import PublishResult, open_store, publish_run
-from auditor.publish.settings import PublishSettings
 from auditor.publish.trend import TREND_NAME, dump_trend, trend_for
 
 __all__ = ["publish_settings", "service_publisher"]

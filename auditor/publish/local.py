@@ -13,8 +13,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from auditor.config.publish import PublishSettings
 from auditor.publish.errors import PublishError, StoreConfigError
-from auditor.publish.settings import PublishSettings
 from auditor.publish.store import ObjectInfo
 
 __all__ = ["LocalStore"]

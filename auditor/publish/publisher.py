@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from auditor.config.publish import PublishSettings
 from auditor.publish import spool
 from auditor.publish.errors import PublishError, RunDirError, VerificationError
 from auditor.publish.local import LocalStore
 from auditor.publish.manifest import MANIFEST_NAME, RunManifest, build_manifest, sha256_hex
-from auditor.publish.settings import PublishSettings
 from auditor.publish.store import ObjectStore
 
 __all__ = ["PublishResult", "open_store", "deliver", "publish_run", "retry_spool"]

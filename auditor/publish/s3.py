@@ -32,13 +32,13 @@ from botocore.exceptions import (
     ConnectionError as BotoConnectionError,
 )
 
+from auditor.config.publish import PublishSettings
 from auditor.publish.errors import (
     PublishError,
     StoreAuthError,
     StoreConfigError,
     StoreUnreachable,
 )
-from auditor.publish.settings import PublishSettings
 from auditor.publish.store import ObjectInfo
 
 __all__ = ["S3Store", "make_client"]

@@ -19,9 +19,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from auditor.config.publish import PublishSettings
 from auditor.publish.errors import PublishError
 from auditor.publish.manifest import MANIFEST_NAME, RunManifest
-from auditor.publish.settings import PublishSettings
 
 __all__ = ["SpoolEntry", "spool_run", "pending", "remove"]
 

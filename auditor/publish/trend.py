@@ -17,6 +17,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from auditor.config.publish import PublishSettings
 from auditor.publish.errors import PublishError, RunDirError
 from auditor.publish.history import (
     RunEntry,
@@ -26,7 +27,6 @@ from auditor.publish.history import (
 )
 from auditor.publish.manifest import cluster_segment, run_prefix
 from auditor.publish.publisher import open_store
-from auditor.publish.settings import PublishSettings
 from auditor.publish.store import ObjectStore
 
 __all__ = [

@@ -1,7 +1,7 @@
 """What a source reports while it reads, and a silent default.
 
 The cluster source calls these hooks; the CLI shows them with rich (see
-:mod:`auditor.cli_cluster`). Counts are objects read so far for the kind.
+:mod:`auditor.cli.cluster`). Counts are objects read so far for the kind.
 """
 
 from __future__ import annotations

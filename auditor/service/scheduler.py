@@ -50,7 +50,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 
 from auditor.config import AuditSettings
 from auditor.publish import service_publisher
-from auditor.service_jobs import (
+from auditor.service.jobs import (
     Publisher,
     Runner,
     ServiceRuntime,
@@ -58,8 +58,8 @@ from auditor.service_jobs import (
     pipeline_runner,
     scheduled_audit,
 )
-from auditor.service_journal import RunJournal
-from auditor.service_metrics import HealthServer, ServiceMetrics
+from auditor.service.journal import RunJournal
+from auditor.service.metrics import HealthServer, ServiceMetrics
 
 __all__ = [
     "serve",

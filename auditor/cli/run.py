@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from auditor.cli_cluster import cluster_options, collect_live
+from auditor.cli.cluster import cluster_options, collect_live
 from auditor.config import AuditSettings, ConfigError, load_settings
 from auditor.kubevalues import parse_time
 from auditor.pipeline import FORMATS, run_audit, write_artifacts

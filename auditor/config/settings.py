@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 
-from auditor.config_rules import (
+from auditor.config.rules import (
     Policy,
     PolicyMatch,
     PolicyOverrides,
@@ -22,7 +22,7 @@ from auditor.config_rules import (
     Waiver,
     WaiverSelector,
 )
-from auditor.config_service import (
+from auditor.config.service import (
     ClusterSourceSettings,
     DirectorySourceSettings,
     MetricsSettings,

@@ -14,6 +14,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
+from auditor.config.publish import default_spool_dir
 from auditor.publish import (
     PublishError,
     PublishResult,
@@ -25,7 +26,6 @@ from auditor.publish import (
     retry_spool,
     write_trend,
 )
-from auditor.publish.settings import default_spool_dir
 
 __all__ = ["publish", "history", "target_options", "settings_from_options"]
 

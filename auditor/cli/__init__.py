@@ -20,11 +20,11 @@ def main() -> None:
 
 
 def _register() -> None:
-    from auditor.cli_checks import checks
-    from auditor.cli_cluster import collect, preflight
-    from auditor.cli_publish import history, publish
-    from auditor.cli_run import run
-    from auditor.cli_service import serve_command, validate_config_command
+    from auditor.cli.checks import checks
+    from auditor.cli.cluster import collect, preflight
+    from auditor.cli.publish import history, publish
+    from auditor.cli.run import run
+    from auditor.cli.service import serve_command, validate_config_command
 
     main.add_command(run)
     main.add_command(checks)

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import Field, field_validator
 
-from auditor.config_rules import Strict
+from auditor.config.rules import Strict
 
 __all__ = [
     "DirectorySourceSettings",

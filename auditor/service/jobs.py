@@ -27,8 +27,8 @@ from apscheduler.triggers.cron import CronTrigger
 
 from auditor.config import AuditSettings, Schedule
 from auditor.publish import service_publisher
-from auditor.service_journal import RunJournal
-from auditor.service_metrics import ServiceMetrics
+from auditor.service.journal import RunJournal
+from auditor.service.metrics import ServiceMetrics
 
 __all__ = [
     "Runner",
