@@ -157,6 +157,7 @@ def _run(
             result.message,
             {**result.evidence, "incomplete_kinds": partial},
             result.severity,
+            result.basis,
         )
     return _finding(spec, result)
 
@@ -168,4 +169,5 @@ def _finding(spec: CheckSpec, result: Result) -> Finding:
         severity=result.severity or spec.severity,
         message=result.message,
         evidence=result.evidence,
+        basis=result.basis,
     )

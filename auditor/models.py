@@ -16,6 +16,7 @@ __all__ = [
     "Status",
     "Severity",
     "Readiness",
+    "Basis",
     "Finding",
     "CollectionProblem",
     "readiness_of",
@@ -63,6 +64,19 @@ class Readiness(StrEnum):
     UNKNOWN = "UNKNOWN"
 
 
+class Basis(StrEnum):
+    """What a finding's conclusion rests on.
+
+    ``OBSERVED``: objects, counters or backup contents the auditor read say so
+    (the evidence names them). ``INFERRED``: deduced from configuration (scope,
+    capability) without a record that the thing happened; an inferred capture
+    never by itself makes a VM READY.
+    """
+
+    OBSERVED = "observed"
+    INFERRED = "inferred"
+
+
 @dataclass(frozen=True)
 class Finding:
     """The result of one check on one VM (or on the platform).
@@ -78,6 +92,7 @@ class Finding:
     message: str
     evidence: dict[str, Any] = field(default_factory=dict)
     waiver: dict[str, Any] | None = None
+    basis: Basis | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report.json form of this finding."""
@@ -87,6 +102,7 @@ class Finding:
             "severity": self.severity.value,
             "message": self.message,
             "evidence": self.evidence,
+            "basis": self.basis.value if self.basis is not None else None,
         }
         if self.waiver is not None:
             out["waiver"] = self.waiver
@@ -127,15 +143,22 @@ class CollectionProblem:
 def readiness_of(findings: list[Finding]) -> Readiness:
     """Derive a VM's readiness from its findings.
 
-    NOT_READY if any FAIL is high or critical; else AT_RISK if any FAIL is
-    medium or low; else UNKNOWN if any check ERRORed; else READY. FAILs of
-    severity info and WAIVED findings do not lower readiness.
+    The rule never rewards ignorance: NOT_READY if any FAIL is high or
+    critical; else UNKNOWN if any high/critical check ERRORed (it could hide a
+    NOT_READY, so a remaining medium FAIL must not make the VM look merely
+    AT_RISK); else AT_RISK if any FAIL is medium or low; else UNKNOWN if any
+    check ERRORed; else READY. FAILs of severity info and WAIVED findings do not
+    lower readiness.
     """
+    grave = (Severity.CRITICAL, Severity.HIGH)
     fails = [f.severity for f in findings if f.status is Status.FAIL]
-    if any(s in (Severity.CRITICAL, Severity.HIGH) for s in fails):
+    errors = [f.severity for f in findings if f.status is Status.ERROR]
+    if any(s in grave for s in fails):
         return Readiness.NOT_READY
+    if any(s in grave for s in errors):
+        return Readiness.UNKNOWN
     if any(s in (Severity.MEDIUM, Severity.LOW) for s in fails):
         return Readiness.AT_RISK
-    if any(f.status is Status.ERROR for f in findings):
+    if errors:
         return Readiness.UNKNOWN
     return Readiness.READY

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from auditor.config import Thresholds
-from auditor.models import Severity, Status
+from auditor.models import Basis, Severity, Status
 
 if TYPE_CHECKING:
     from auditor.inventory import ClusterIndex
@@ -53,6 +53,11 @@ class Result:
     message: str
     evidence: dict[str, Any] = field(default_factory=dict)
     severity: Severity | None = None
+    basis: Basis | None = None
+
+    def on(self, basis: Basis) -> Result:
+        """This result, saying whether it rests on observed or inferred facts."""
+        return replace(self, basis=basis)
 
 
 def passed(message: str, /, **evidence: Any) -> Result:

@@ -14,7 +14,16 @@ from typing import Any
 
 from auditor.kubevalues import dig
 
-__all__ = ["Disk", "Nic", "Firmware", "VMSpec", "read_vm_spec", "NON_BOOT_VOLUME_TYPES"]
+__all__ = [
+    "Disk",
+    "Nic",
+    "Firmware",
+    "VMSpec",
+    "read_vm_spec",
+    "volume_class",
+    "NON_BOOT_VOLUME_TYPES",
+    "VOLUME_CLASSES",
+]
 
 #: Volume sources that carry configuration, not a bootable OS image.
 NON_BOOT_VOLUME_TYPES = frozenset(
@@ -34,10 +43,43 @@ NON_BOOT_VOLUME_TYPES = frozenset(
 #: Volume sources whose data is persistent cluster storage (restorable from a backup).
 PVC_VOLUME_TYPES = frozenset({"dataVolume", "persistentVolumeClaim"})
 #: Volume sources whose data does not survive a restart (nothing to back up).
-EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "ephemeral", "emptyDisk", "hostDisk"})
+EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "ephemeral", "emptyDisk"})
+
+#: What a volume's data is, for protection (https://kubevirt.io/user-guide/storage/disks_and_volumes/):
+#: ``data`` must be protected (PVC, DataVolume and node-local hostDisk, which no Velero method
+#: can capture); ``image`` is rebuilt from an image (containerDisk, ephemeral overlays);
+#: ``generated`` is produced from the VM definition or other objects (cloud-init, sysprep,
+#: configMap, secret, serviceAccount, downwardAPI/downwardMetrics); ``scratch`` is blank
+#: (emptyDisk) or an output target (memoryDump); ``unknown`` when the volume is missing or of a
+#: source the auditor does not know.
+VOLUME_CLASSES: dict[str, str] = {
+    **{t: "data" for t in ("dataVolume", "persistentVolumeClaim", "hostDisk")},
+    **{t: "image" for t in ("containerDisk", "ephemeral")},
+    **{
+        t: "generated"
+        for t in (
+            "cloudInitNoCloud",
+            "cloudInitConfigDrive",
+            "sysprep",
+            "configMap",
+            "secret",
+            "serviceAccount",
+            "downwardAPI",
+            "downwardMetrics",
+        )
+    },
+    **{t: "scratch" for t in ("emptyDisk", "memoryDump")},
+}
 
 #: Every volume source key read (a volume names exactly one of them).
-_VOLUME_TYPES = tuple(sorted(PVC_VOLUME_TYPES | EPHEMERAL_VOLUME_TYPES | NON_BOOT_VOLUME_TYPES))
+_VOLUME_TYPES = tuple(sorted(VOLUME_CLASSES))
+
+
+def volume_class(volume_type: str | None) -> str:
+    """``data``, ``image``, ``generated``, ``scratch`` or ``unknown`` for a volume source key."""
+    return VOLUME_CLASSES.get(volume_type or "", "unknown")
+
+
 #: Fields that must be mappings when present (a string there is a broken export).
 _MAPPINGS = (
     "spec.template.spec.domain",
@@ -70,6 +112,11 @@ class Disk:
     volume_name: str | None
     claim: str | None
     hotpluggable: bool = False
+
+    @property
+    def volume_class(self) -> str:
+        """What the disk's data is: see :data:`VOLUME_CLASSES`."""
+        return volume_class(self.volume_type)
 
     @property
     def bootable(self) -> bool:
@@ -130,8 +177,8 @@ class VMSpec:
 
     @property
     def ephemeral(self) -> bool:
-        """True when no disk is backed by persistent storage."""
-        return not self.claims
+        """True when no disk holds data to protect (no PVC, DataVolume or hostDisk)."""
+        return not any(d.volume_class == "data" for d in self.disks)
 
 
 def _list(obj: Any, path: str, problems: list[tuple[str, str]]) -> list[dict[str, Any]]:

@@ -9,7 +9,14 @@ from typing import Any, Protocol
 
 from auditor.models import CollectionProblem
 
-__all__ = ["ClusterData", "KindState", "Source", "SourceInfo"]
+__all__ = [
+    "BackupContents",
+    "ClusterData",
+    "KindState",
+    "Source",
+    "SourceInfo",
+    "StoredVolume",
+]
 
 
 class KindState(StrEnum):
@@ -38,6 +45,52 @@ class SourceInfo:
     cluster_name: str | None = None
 
 
+@dataclass(frozen=True)
+class StoredVolume:
+    """One PVC's data as a backup's own records in object storage describe it.
+
+    Read from ``<name>-volumeinfo.json.gz`` (Velero >= 1.13), else from the
+    per-method files (``-podvolumebackups``, ``-csi-volumesnapshotcontents``,
+    ``-volumesnapshots``) and ``-itemoperations``. ``method`` is one of
+    ``csi-snapshot``, ``csi-data-mover``, ``fs-backup``, ``native-snapshot``;
+    ``outcome`` is ``captured`` or ``failed``; ``detail`` is a short reason
+    (an error text, a phase); ``size_bytes`` is the snapshot/upload size in bytes.
+    """
+
+    namespace: str
+    pvc: str
+    method: str
+    outcome: str
+    detail: str = ""
+    size_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class BackupContents:
+    """What one Backup's objects in its BackupStorageLocation bucket say.
+
+    ``state``: ``read`` (the metadata was read), ``missing`` (the Backup's objects
+    are gone from the bucket: deleted or lifecycle-expired; not a restore point)
+    or ``error`` (could not be read; ``detail`` names location and reason).
+    ``resources`` holds ``(group-resource, namespace, name)`` from
+    ``<name>-resource-list.json.gz``, e.g. ``("virtualmachines.kubevirt.io",
+    "apps", "db01")``; None when the file is absent (older Velero: less
+    evidence, not an error). ``volumes`` is None when no volume record exists.
+    ``vm_manifests`` maps ``(namespace, name)`` to the backed-up VirtualMachine
+    (secret-stripped) from ``<name>.tar.gz``, for identity drift.
+    """
+
+    backup: str
+    location: str
+    state: str
+    detail: str = ""
+    resources: frozenset[tuple[str, str, str]] | None = None
+    volumes: tuple[StoredVolume, ...] | None = None
+    vm_manifests: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    errors: int | None = None
+    warnings: int | None = None
+
+
 @dataclass
 class ClusterData:
     """A snapshot of the cluster objects the audit reads.
@@ -56,6 +109,9 @@ class ClusterData:
     skipped: dict[str, int] = field(default_factory=dict)
     #: (kind, namespace or "", name) -> where the object was read (file and item, or API path)
     origins: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    #: Backup name -> its contents read from object storage; None when bucket reading is not
+    #: configured (capture evidence then comes from the cluster only).
+    backup_contents: dict[str, BackupContents] | None = None
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         """Return the objects of ``kind`` (empty list when none were read)."""
