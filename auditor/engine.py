@@ -107,7 +107,10 @@ def _run(
 ) -> Finding:
     unavailable = [k for k in spec.requires if data.state(k) is KindState.UNAVAILABLE]
     partial = [
-        k for k in spec.requires if data.state(k) is KindState.PARTIAL or k in ctx.index.partial
+        k
+        for k in spec.requires
+        if data.state(k) is KindState.PARTIAL
+        or (ctx.index.partial_for(k, vm.namespace) if vm else k in ctx.index.partial)
     ]
     if unavailable or partial:
         incomplete.add(spec.id)
@@ -131,17 +134,25 @@ def _run(
         result = _crashed(spec, vm, exc, crashes)
     if malformed:
         return _finding(spec, _malformed_error(spec, vm, malformed, result))
-    if partial and result.status is Status.FAIL:
+    unsure = result.status is Status.FAIL or (vm is not None and result.status is Status.PASS)
+    if partial and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very
-        # ones that would satisfy it: the check cannot conclude. A PASS found its evidence.
+        # ones that would satisfy it. For a VM, a PASS may rest on the newest object being
+        # good, and an unread one may be newer: neither can conclude.
         what = f"VM {vm.ref}" if vm else "the cluster"
+        would = {"would_fail": result.message} if result.status is Status.FAIL else {}
         return _finding(
             spec,
             Result(
                 Status.ERROR,
                 f"Cannot conclude {spec.id} for {what}: some {', '.join(partial)} objects could "
-                f"not be read. Without them: {result.message}",
-                {**result.evidence, "incomplete_kinds": partial, "would_fail": result.message},
+                f"not be read. Without them: {result.status.value}: {result.message}",
+                {
+                    **result.evidence,
+                    "incomplete_kinds": partial,
+                    **would,
+                    "would_be": {"status": result.status.value, "message": result.message},
+                },
                 result.severity,
             ),
         )
