@@ -304,3 +304,18 @@ def test_run_command_reads_the_bucket_from_config(weed: WeedServer, tmp_path: Pa
     assert report["run"]["backup_storage"]["backups"] == {"missing": 1, "read": 6}
     f = finding(report, "web/web-api", "RR-BKP-010")
     assert f["status"] == "FAIL" and NEWEST_WEB in f["message"]
+
+
+def test_older_velero_without_volume_info_or_resource_list(
+    weed: WeedServer, tmp_path: Path
+) -> None:
+    data, report = audit(weed, tmp_path, Mutations(old_velero={NEWEST_BILLING}))
+    assert data.backup_contents is not None
+    old = data.backup_contents[NEWEST_BILLING]
+    assert (old.state, old.resources, old.volumes) == ("read", None, None)
+    assert "-volumeinfo.json.gz" in old.detail and "older Velero" in old.detail
+    # the archive is still read in full when no resource list names the VMs
+    assert set(old.vm_manifests) == {("billing", "billing-db"), ("billing", "billing-win")}
+    f = finding(report, "billing/billing-db", "RR-BKP-008")
+    assert f["status"] == "NOT_APPLICABLE" and "no resource list" in f["message"]
+    assert finding(report, "billing/billing-db", "RR-BKP-009")["status"] == "PASS"
