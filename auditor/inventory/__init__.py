@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from auditor.inventory.drills import DrillEval, evaluate_drills
 from auditor.inventory.index import ClusterIndex, RestoreView, ScheduleView, meta_labels
 from auditor.inventory.protection import (
     BackupEval,
     Pairing,
     PvcRef,
     VMFacts,
-    covering_restores,
     covering_schedules,
 )
 from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
@@ -31,7 +31,8 @@ class VMRecord:
     """One VM and everything paired with it.
 
     ``pvcs`` lists the PVCs the VM needs (disks first, then the
-    ``persistent-state-for-<vm>`` PVC); ``backups`` is newest first;
+    ``persistent-state-for-<vm>`` PVC); ``backups`` is newest first; ``drills`` are the
+    Restores of the VM, newest first, with what each proves (``restores`` their views);
     ``problems`` are field-level defects in this VM's objects
     (``(field path, reason)``) that make some checks unable to evaluate.
     """
@@ -64,6 +65,8 @@ class VMRecord:
     def unknown_disks(self) -> list[Disk]:
         """Disks whose volume is missing or of a source the auditor does not know."""
         return [d for d in self.spec.disks if d.volume_class == "unknown"]
+
+    drills: list[DrillEval] = field(default_factory=list)
 
     @property
     def ref(self) -> str:
@@ -160,7 +163,15 @@ def _record(
     selector_problems: list[str] = []
     backups = pairing.evaluate(facts, pvcs, selector_problems)
     problems += [("Backup.spec.labelSelector", p) for p in selector_problems]
-    held = {e.backup.name for e in backups if e.holds_object}
+    drills = evaluate_drills(
+        ix,
+        namespace=namespace,
+        name=name,
+        vm_labels=facts.labels,
+        pvcs=pvcs,
+        backups=backups,
+        at=pairing.at,
+    )
     snaps = {p.name: ix.volume_snapshots.get((namespace, p.name), []) for p in pvcs}
     uid = vm["metadata"].get("uid")
     return VMRecord(
@@ -176,10 +187,11 @@ def _record(
         vmi=facts.vmi,
         pvcs=pvcs,
         backups=backups,
-        restores=covering_restores(ix, namespace=namespace, vm_labels=facts.labels, held_by=held),
+        restores=[d.restore for d in drills],
         schedules=covering_schedules(ix, namespace=namespace, vm_labels=facts.labels),
         volume_snapshots=snaps,
         vm_snapshots=ix.vm_snapshots.get((namespace, name), []),
         problems=problems,
         running=facts.running,
+        drills=drills,
     )

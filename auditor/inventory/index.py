@@ -43,6 +43,9 @@ def excluded_from_backup(obj: dict[str, Any] | None) -> bool:
     return obj is not None and meta_labels(obj).get(EXCLUDE_LABEL) == "true"
 
 
+VELERO_RESTORE_LABEL = "velero.io/restore-name"
+
+
 def meta_labels(obj: dict[str, Any], key: str = "labels") -> dict[str, str]:
     """Return ``metadata.labels`` (or annotations) as ``str -> str``, ignoring junk."""
     raw = dig(obj, "metadata", key)
@@ -154,6 +157,8 @@ class RestoreView:
     created: datetime | None
     completed: datetime | None
     namespace_mapping: dict[str, str]
+    labels: dict[str, str] = field(default_factory=dict)
+    restore_pvs: bool | None = None
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> RestoreView:
@@ -175,6 +180,8 @@ class RestoreView:
             namespace_mapping={str(k): str(v) for k, v in mapping.items()}
             if isinstance(mapping, dict)
             else {},
+            labels=meta_labels(obj),
+            restore_pvs=spec["restorePVs"] if isinstance(spec.get("restorePVs"), bool) else None,
         )
 
 
@@ -244,6 +251,9 @@ class ClusterIndex:
     csi_enabled: bool | None = None
     #: names of the DPAs read, for evidence
     dpa_names: list[str] = field(default_factory=list)
+    #: PodVolumeRestores and DataDownloads by their ``velero.io/restore-name`` label
+    pod_volume_restores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    data_downloads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
@@ -328,6 +338,14 @@ class ClusterIndex:
                 backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
                 if backup:
                     target.setdefault(backup, []).append(o)
+        for kind, target in (
+            ("PodVolumeRestore", self.pod_volume_restores),
+            ("DataDownload", self.data_downloads),
+        ):
+            for o in data.of(kind):
+                restore = meta_labels(o).get(VELERO_RESTORE_LABEL)
+                if restore:
+                    target.setdefault(restore, []).append(o)
         self.restores = [
             r for o in data.of("Restore") if (r := self._parse(RestoreView.parse, "Restore", o))
         ]

@@ -34,7 +34,6 @@ from auditor.inventory.capture import (
 from auditor.inventory.index import (
     BackupView,
     ClusterIndex,
-    RestoreView,
     ScheduleView,
     excluded_from_backup,
     meta_labels,
@@ -50,7 +49,6 @@ __all__ = [
     "Pairing",
     "USABLE_PHASES",
     "IN_FLIGHT_PHASES",
-    "covering_restores",
     "covering_schedules",
     "pvc_driver",
 ]
@@ -432,35 +430,6 @@ class Pairing:
             )
         evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)
         return evals
-
-
-def covering_restores(
-    ix: ClusterIndex, *, namespace: str, vm_labels: dict[str, str], held_by: set[str]
-) -> list[RestoreView]:
-    """Restores whose Backup held this VM and whose own filters include it, newest first.
-
-    ``held_by`` is the set of Backup names known to hold the VM object.
-    """
-    out = []
-    for r in ix.restores:
-        if r.backup_name in ix.backups and r.backup_name not in held_by:
-            continue
-        try:
-            if not r.scope.includes(
-                namespace=namespace,
-                labels=vm_labels,
-                plural="virtualmachines",
-                kind="VirtualMachine",
-                group="kubevirt.io",
-            ):
-                continue
-        except SelectorError:
-            continue
-        if r.backup_name not in ix.backups:
-            continue  # nothing tells us the Backup held this VM
-        out.append(r)
-    out.sort(key=lambda r: (_stamp(r.completed or r.created), r.name), reverse=True)
-    return out
 
 
 def covering_schedules(
