@@ -14,6 +14,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from auditor.inventory.records import (
+    DataVolumeRecord,
+    PersistentVolumeClaimRecord,
+    PersistentVolumeRecord,
+    StorageClassRecord,
+    VirtualMachineInstanceRecord,
+    parse_record,
+)
 from auditor.kubevalues import dig, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
@@ -30,6 +38,7 @@ __all__ = [
 ]
 
 _V = TypeVar("_V")
+_CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass"})
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
 #: Velero skips any item carrying this label, additional items from plugins included
@@ -257,6 +266,16 @@ class ClusterIndex:
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
+    #: typed slim records (validated while parsed) of the non-Velero kinds checks read
+    pv_records: dict[str, PersistentVolumeRecord] = field(default_factory=dict)
+    pvc_records: dict[tuple[str, str], PersistentVolumeClaimRecord] = field(default_factory=dict)
+    sc_records: dict[str, StorageClassRecord] = field(default_factory=dict)
+    vmi_records: dict[tuple[str, str], VirtualMachineInstanceRecord] = field(default_factory=dict)
+    dv_records: dict[tuple[str, str], DataVolumeRecord] = field(default_factory=dict)
+    #: (kind, namespace or "", name) -> malformed fields of that object (also in ``problems``)
+    object_problems: dict[tuple[str, str, str], list[CollectionProblem]] = field(
+        default_factory=dict
+    )
     #: objects whose scope could not be read, and the kinds that makes incomplete
     problems: list[CollectionProblem] = field(default_factory=list)
     partial: set[str] = field(default_factory=set)
@@ -265,23 +284,19 @@ class ClusterIndex:
     def build(cls, data: ClusterData) -> ClusterIndex:
         """Index every kind once."""
         ix = cls(data=data)
+        ix._index_records(data)
         for o in data.of("PersistentVolumeClaim"):
             ix.pvcs[(_ns(o), _name(o))] = o
             ix.pvcs_by_ns.setdefault(_ns(o), []).append(o)
-            owner_vms = [
-                r.get("name")
-                for r in (dig(o, "metadata", "ownerReferences") or [])
-                if isinstance(r, dict) and r.get("kind") == "VirtualMachine"
-            ]
+        for (ns, pvc_name), pvc in ix.pvc_records.items():
             # KubeVirt >= 1.4 labels the backend-storage PVC persistent-state-for=<vm>; older
             # ones only name it so (kubevirt-velero-plugin pkg/util/kvgraph/util.go addBackendPVC).
-            labelled = meta_labels(o).get("persistent-state-for")
+            labelled = meta_labels(ix.pvcs[(ns, pvc_name)]).get("persistent-state-for")
             if labelled:
-                ix.state_pvcs.setdefault((_ns(o), labelled), []).append(o)
-            elif _name(o).startswith("persistent-state-for-"):
-                for vm in owner_vms or [_state_pvc_vm_guess(_name(o))]:
-                    if isinstance(vm, str):
-                        ix.state_pvcs.setdefault((_ns(o), vm), []).append(o)
+                ix.state_pvcs.setdefault((ns, labelled), []).append(ix.pvcs[(ns, pvc_name)])
+            elif pvc_name.startswith("persistent-state-for-"):
+                for vm in pvc.owner_vms or (_state_pvc_vm_guess(pvc_name),):
+                    ix.state_pvcs.setdefault((ns, vm), []).append(ix.pvcs[(ns, pvc_name)])
         ix.pvs = {_name(o): o for o in data.of("PersistentVolume")}
         ix.storage_classes = {_name(o): o for o in data.of("StorageClass")}
         drivers: dict[str, list[str]] = defaultdict(list)
@@ -313,6 +328,28 @@ class ClusterIndex:
                 ix.vm_snapshots.setdefault((_ns(o), src), []).append(o)
         ix._index_velero(data)
         return ix
+
+    def _index_records(self, data: ClusterData) -> None:
+        """Parse the non-Velero kinds checks read into records; malformed fields become problems."""
+        targets: dict[str, dict[Any, Any]] = {
+            "PersistentVolume": self.pv_records,
+            "PersistentVolumeClaim": self.pvc_records,
+            "StorageClass": self.sc_records,
+            "VirtualMachineInstance": self.vmi_records,
+            "DataVolume": self.dv_records,
+        }
+        for kind, target in targets.items():
+            for o in data.of(kind):
+                ns, name = _ns(o), _name(o)
+                record, problems = parse_record(kind, o, data.origins.get((kind, ns, name)))
+                target[name if kind in _CLUSTER_SCOPED else (ns, name)] = record
+                if problems:
+                    self.object_problems[(kind, ns, name)] = problems
+                    self.problems.extend(problems)
+
+    def record_problems(self, kind: str, namespace: str, name: str) -> list[CollectionProblem]:
+        """Malformed-field problems of one object ([] when none or not indexed)."""
+        return self.object_problems.get((kind, namespace, name), [])
 
     def _index_velero(self, data: ClusterData) -> None:
         for o in data.of("Backup"):
