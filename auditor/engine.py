@@ -134,11 +134,13 @@ def _run(
         result = _crashed(spec, vm, exc, crashes)
     if malformed:
         return _finding(spec, _malformed_error(spec, vm, malformed, result))
-    unsure = result.status is Status.FAIL or (vm is not None and result.status is Status.PASS)
+    unsure = result.status is Status.FAIL or (
+        vm is not None and result.status is Status.PASS and spec.id in JUDGES_NEWEST
+    )
     if partial and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very
-        # ones that would satisfy it. For a VM, a PASS may rest on the newest object being
-        # good, and an unread one may be newer: neither can conclude.
+        # ones that would satisfy it. A PASS that judges the newest object may be contradicted
+        # by an unread newer one. A PASS that found a good object (existence) is earned.
         what = f"VM {vm.ref}" if vm else "the cluster"
         would = {"would_fail": result.message} if result.status is Status.FAIL else {}
         return _finding(
@@ -167,6 +169,12 @@ def _run(
     return _finding(spec, result)
 
 
+#: Checks whose PASS judges the *newest* Backup/Restore of a VM (phase, PVCs, retention,
+#: off-cluster copy, restore drill): with some objects of a required kind unread, an unread
+#: one may be newer, so their PASS cannot conclude either (issue 17).
+JUDGES_NEWEST = frozenset(
+    {"RR-BKP-003", "RR-BKP-004", "RR-BKP-006", "RR-BKP-007", "RR-RST-001", "RR-RST-002"}
+)
 #: Reading one kind means reading these too (a PVC's reclaim policy and CSI driver come
 #: from its PersistentVolume, else its StorageClass).
 _IMPLIED_KINDS = {"PersistentVolumeClaim": ("PersistentVolume", "StorageClass")}
