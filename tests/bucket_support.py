@@ -154,6 +154,28 @@ def _volume_info(
     return out
 
 
+def _vscs(data: ClusterData, backup: str, pvcs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The static VolumeSnapshotContents Velero keeps for CSI snapshots, one per PVC with a PV."""
+    pvs = {p["metadata"]["name"]: p for p in data.of("PersistentVolume")}
+    out = []
+    for p in pvcs:
+        handle = dig(pvs.get(dig(p, "spec", "volumeName") or ""), "spec", "csi", "volumeHandle")
+        if isinstance(handle, str):
+            out.append(
+                {
+                    "apiVersion": "snapshot.storage.k8s.io/v1",
+                    "kind": "VolumeSnapshotContent",
+                    "metadata": {
+                        "name": f"snapcontent-{p['metadata']['name']}",
+                        "labels": {"velero.io/backup-name": backup},
+                    },
+                    "spec": {"source": {"volumeHandle": handle}, "driver": "csi.example"},
+                    "status": {"readyToUse": True, "restoreSize": 10 * 1024**3},
+                }  # fmt: skip
+            )
+    return out
+
+
 def _tarball(items: list[tuple[str, bytes]]) -> bytes:
     """``(member path, body)`` items -> tar.gz bytes, after Velero's ``metadata/version``."""
     buf = io.BytesIO()
@@ -213,7 +235,7 @@ def write_velero_bucket(
             f"{name}-itemoperations.json.gz": _gz([]),
             f"{name}-podvolumebackups.json.gz": _gz([]),
             f"{name}-volumesnapshots.json.gz": _gz([]),
-            f"{name}-csi-volumesnapshotcontents.json.gz": _gz([]),
+            f"{name}-csi-volumesnapshotcontents.json.gz": _gz(_vscs(data, name, pvcs)),
         }
         if name not in m.old_velero:
             files[f"{name}-resource-list.json.gz"] = _gz(
