@@ -331,3 +331,48 @@ def test_older_velero_without_volume_info_or_resource_list(
     f = finding(report, "billing/billing-db", "RR-BKP-008")
     assert f["status"] == "NOT_APPLICABLE" and "no resource list" in f["message"]
     assert finding(report, "billing/billing-db", "RR-BKP-009")["status"] == "PASS"
+
+
+def test_shared_export_bucket(weed: WeedServer, tmp_path: Path) -> None:
+    """The shared cluster export's backups, laid out in a bucket and read back."""
+    from tests.conftest import find_corpus
+
+    try:
+        export = find_corpus() / "cluster-export"
+    except FileNotFoundError:
+        pytest.skip("shared corpus absent (examples/small-cluster cases cover the same rules)")
+    if not export.is_dir():
+        pytest.skip("shared corpus has no cluster-export")
+    data = DirectorySource(export).collect()
+    client = weed.client()
+    bucket = f"velero-{next(_names)}"
+    client.create_bucket(Bucket=bucket)
+    written = write_velero_bucket(client, bucket, "velero", data, "dpa-primary-1")
+    settings = AuditSettings.model_validate(
+        {
+            "backup_storage": {
+                "locations": {
+                    "dpa-primary-1": {
+                        "endpoint_url": weed.endpoint,
+                        "addressing_style": "path",
+                        "bucket": bucket,
+                    }
+                },
+                "cache_dir": str(tmp_path / "cache"),
+            }
+        }
+    )
+    read_backup_storage(data, settings, sessions={"dpa-primary-1": weed.session()})
+    assert data.backup_contents is not None and data.storage_locations is not None
+    # the BSL's own spec gives the prefix (objectStorage.prefix: velero)
+    assert data.storage_locations["dpa-primary-1"].prefix == "velero"
+    assert len(written) == 17
+    assert {n for n, c in data.backup_contents.items() if c.state == "read"} == set(written)
+    # the FailedValidation Backup names location "default", which is not configured: no entry
+    assert "web-admin-jump-adhoc-20261118" not in data.backup_contents
+    newest = data.backup_contents["finance-prod-daily-20261130010019"]
+    assert ("finance-prod", "fin-db-01") in newest.vm_manifests
+    report = run_audit(data, settings, at=AUDIT_AT)
+    for check in ("RR-BKP-008", "RR-BKP-009", "RR-BKP-010"):
+        f = finding(report, "finance-prod/fin-db-01", check)
+        assert f["status"] == "PASS", f["message"]
