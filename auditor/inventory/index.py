@@ -14,6 +14,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from auditor.inventory.records import (
+    DataVolumeRecord,
+    PersistentVolumeClaimRecord,
+    PersistentVolumeRecord,
+    StorageClassRecord,
+    VirtualMachineInstanceRecord,
+    parse_record,
+)
 from auditor.kubevalues import dig, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
@@ -22,6 +30,7 @@ from auditor.sources.base import ClusterData
 __all__ = ["BackupView", "RestoreView", "ScheduleView", "ClusterIndex", "meta_labels"]
 
 _V = TypeVar("_V")
+_CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass"})
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
 VELERO_RESTORE_LABEL = "velero.io/restore-name"
@@ -211,6 +220,16 @@ class ClusterIndex:
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
+    #: typed slim records (validated while parsed) of the non-Velero kinds checks read
+    pv_records: dict[str, PersistentVolumeRecord] = field(default_factory=dict)
+    pvc_records: dict[tuple[str, str], PersistentVolumeClaimRecord] = field(default_factory=dict)
+    sc_records: dict[str, StorageClassRecord] = field(default_factory=dict)
+    vmi_records: dict[tuple[str, str], VirtualMachineInstanceRecord] = field(default_factory=dict)
+    dv_records: dict[tuple[str, str], DataVolumeRecord] = field(default_factory=dict)
+    #: (kind, namespace or "", name) -> malformed fields of that object (also in ``problems``)
+    object_problems: dict[tuple[str, str, str], list[CollectionProblem]] = field(
+        default_factory=dict
+    )
     #: objects whose scope could not be read, and the kinds that makes incomplete
     problems: list[CollectionProblem] = field(default_factory=list)
     partial: set[str] = field(default_factory=set)
@@ -219,17 +238,13 @@ class ClusterIndex:
     def build(cls, data: ClusterData) -> ClusterIndex:
         """Index every kind once."""
         ix = cls(data=data)
+        ix._index_records(data)
         for o in data.of("PersistentVolumeClaim"):
             ix.pvcs[(_ns(o), _name(o))] = o
-            owner_vms = [
-                r.get("name")
-                for r in (dig(o, "metadata", "ownerReferences") or [])
-                if isinstance(r, dict) and r.get("kind") == "VirtualMachine"
-            ]
-            if _name(o).startswith("persistent-state-for-"):
-                for vm in owner_vms or [_state_pvc_vm_guess(_name(o))]:
-                    if isinstance(vm, str):
-                        ix.state_pvcs.setdefault((_ns(o), vm), []).append(o)
+        for (ns, pvc_name), pvc in ix.pvc_records.items():
+            if pvc_name.startswith("persistent-state-for-"):
+                for vm in pvc.owner_vms or (_state_pvc_vm_guess(pvc_name),):
+                    ix.state_pvcs.setdefault((ns, vm), []).append(ix.pvcs[(ns, pvc_name)])
         ix.pvs = {_name(o): o for o in data.of("PersistentVolume")}
         ix.storage_classes = {_name(o): o for o in data.of("StorageClass")}
         drivers: dict[str, list[str]] = defaultdict(list)
@@ -253,6 +268,28 @@ class ClusterIndex:
                 ix.vm_snapshots.setdefault((_ns(o), src), []).append(o)
         ix._index_velero(data)
         return ix
+
+    def _index_records(self, data: ClusterData) -> None:
+        """Parse the non-Velero kinds checks read into records; malformed fields become problems."""
+        targets: dict[str, dict[Any, Any]] = {
+            "PersistentVolume": self.pv_records,
+            "PersistentVolumeClaim": self.pvc_records,
+            "StorageClass": self.sc_records,
+            "VirtualMachineInstance": self.vmi_records,
+            "DataVolume": self.dv_records,
+        }
+        for kind, target in targets.items():
+            for o in data.of(kind):
+                ns, name = _ns(o), _name(o)
+                record, problems = parse_record(kind, o, data.origins.get((kind, ns, name)))
+                target[name if kind in _CLUSTER_SCOPED else (ns, name)] = record
+                if problems:
+                    self.object_problems[(kind, ns, name)] = problems
+                    self.problems.extend(problems)
+
+    def record_problems(self, kind: str, namespace: str, name: str) -> list[CollectionProblem]:
+        """Malformed-field problems of one object ([] when none or not indexed)."""
+        return self.object_problems.get((kind, namespace, name), [])
 
     def _index_velero(self, data: ClusterData) -> None:
         for o in data.of("Backup"):
