@@ -117,7 +117,7 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
         pvcs.append(PvcRef(str(state["metadata"]["name"]), "state", None, state))
     templates = {
         dig(t, "metadata", "name")
-        for t in (dig(vm, "spec", "dataVolumeTemplates") or [])
+        for t in _as_list(dig(vm, "spec", "dataVolumeTemplates"))
         if isinstance(t, dict)
     }
     fw = spec.firmware
@@ -195,3 +195,8 @@ def _record(
         running=facts.running,
         drills=drills,
     )
+
+
+def _as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else [] (vmvalidate reports the malformed field)."""
+    return value if isinstance(value, list) else []
