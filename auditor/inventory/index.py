@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from auditor.inventory.identities import IdentityIndex
 from auditor.kubevalues import dig, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
@@ -211,6 +212,8 @@ class ClusterIndex:
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
+    #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
+    identities: IdentityIndex = field(default_factory=IdentityIndex)
     #: objects whose scope could not be read, and the kinds that makes incomplete
     problems: list[CollectionProblem] = field(default_factory=list)
     partial: set[str] = field(default_factory=set)
@@ -240,6 +243,7 @@ class ClusterIndex:
         ix.datavolumes = {(_ns(o), _name(o)): o for o in data.of("DataVolume")}
         ix.nads = {(_ns(o), _name(o)) for o in data.of("NetworkAttachmentDefinition")}
         ix.vmis = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstance")}
+        ix.identities = IdentityIndex.build(data.of("VirtualMachine"), ix.vmis)
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
         ix.cluster_preferences = {_name(o): o for o in data.of("VirtualMachineClusterPreference")}
         ix.preferences = {(_ns(o), _name(o)): o for o in data.of("VirtualMachinePreference")}
