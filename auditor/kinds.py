@@ -9,6 +9,7 @@ order of preference, plural, scope).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["KindSpec", "KINDS", "BY_KIND", "spec_for_object", "spec_for_file_stem"]
 
@@ -22,6 +23,16 @@ class KindSpec:
     versions: tuple[str, ...]
     plural: str
     namespaced: bool
+    #: ``key=value`` label selector: only such objects are listed and read (ConfigMaps)
+    label_selector: str | None = None
+
+    def selects(self, obj: dict[str, Any]) -> bool:
+        """True when ``obj`` matches :attr:`label_selector` (always, without one)."""
+        if self.label_selector is None:
+            return True
+        key, _, value = self.label_selector.partition("=")
+        labels = (obj.get("metadata") or {}).get("labels")
+        return isinstance(labels, dict) and labels.get(key) == value
 
     @property
     def group_label(self) -> str:
@@ -38,6 +49,15 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec("PersistentVolumeClaim", "", ("v1",), "persistentvolumeclaims", True),
     KindSpec("PersistentVolume", "", ("v1",), "persistentvolumes", False),
     KindSpec("Service", "", ("v1",), "services", True),
+    # only Velero's change-storage-class plugin ConfigMaps: nothing else is read or stored
+    KindSpec(
+        "ConfigMap",
+        "",
+        ("v1",),
+        "configmaps",
+        True,
+        label_selector="velero.io/change-storage-class=RestoreItemAction",
+    ),
     KindSpec("Namespace", "", ("v1",), "namespaces", False),
     KindSpec("StorageClass", "storage.k8s.io", ("v1", "v1beta1"), "storageclasses", False),
     KindSpec(

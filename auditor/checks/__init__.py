@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from auditor.checks import (
     backup,
+    consistency,
     duplicates,
     identity,
     network,
     platform,
+    provisioning,
     restore,
     retention,
     storage,
@@ -16,4 +18,15 @@ from auditor.checks.registry import CATALOG, CheckContext, CheckSpec, Result
 
 __all__ = ["CATALOG", "CheckContext", "CheckSpec", "Result", "MODULES"]
 
-MODULES = (backup, retention, restore, identity, duplicates, network, storage, platform)
+MODULES = (
+    backup,
+    retention,
+    consistency,
+    restore,
+    identity,
+    duplicates,
+    network,
+    storage,
+    provisioning,
+    platform,
+)
