@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from auditor.checks import (
     backup,
+    bucket,
     consistency,
     duplicates,
     identity,
@@ -29,4 +30,5 @@ MODULES = (
     storage,
     provisioning,
     platform,
+    bucket,
 )

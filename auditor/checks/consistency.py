@@ -1,4 +1,4 @@
-"""BKP-008: are backups of a running VM application-consistent (a guest agent to freeze it)?
+"""BKP-011: are backups of a running VM application-consistent (a guest agent to freeze it)?
 
 A snapshot of a running VM is taken while the guest writes. Only the QEMU guest agent can
 freeze the guest's filesystems first (``virt-freezer`` in a Velero pre-hook, or KubeVirt's own
@@ -31,7 +31,7 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
 
 
 @check(
-    "RR-BKP-008",
+    "RR-BKP-011",
     title="Backups of the running VM can freeze its filesystems (guest agent connected)",
     severity=Severity.MEDIUM,
     rationale="Without a connected QEMU guest agent nothing can freeze the guest's filesystems "

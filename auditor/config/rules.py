@@ -44,6 +44,8 @@ class Thresholds(Strict):
     ``require_off_cluster_copy``: a copy outside the cluster (object storage) is required.
     ``require_application_consistent``: a running VM without a connected guest agent (its
     backups are crash-consistent only) is a medium failure instead of an info notice.
+    ``require_immutable_backups``: a BackupStorageLocation bucket without Object Lock
+    (default retention) is a failing finding, not a notice (RR-PLT-005).
     """
 
     rpo_hours: float = Field(default=24.0, gt=0)
@@ -52,6 +54,7 @@ class Thresholds(Strict):
     restore_test_max_age_days: int = Field(default=30, gt=0)
     require_off_cluster_copy: bool = False
     require_application_consistent: bool = False
+    require_immutable_backups: bool = False
 
 
 class PolicyOverrides(Strict):
@@ -63,6 +66,7 @@ class PolicyOverrides(Strict):
     restore_test_max_age_days: int | None = Field(default=None, gt=0)
     require_off_cluster_copy: bool | None = None
     require_application_consistent: bool | None = None
+    require_immutable_backups: bool | None = None
 
 
 class PolicyMatch(Strict):
