@@ -23,16 +23,18 @@ class KindSpec:
     versions: tuple[str, ...]
     plural: str
     namespaced: bool
-    #: ``key=value`` label selector: only such objects are listed and read (ConfigMaps)
+    #: ``key=value`` or ``key`` (exists) label selector: only such objects are listed and read
     label_selector: str | None = None
 
     def selects(self, obj: dict[str, Any]) -> bool:
         """True when ``obj`` matches :attr:`label_selector` (always, without one)."""
         if self.label_selector is None:
             return True
-        key, _, value = self.label_selector.partition("=")
+        key, eq, value = self.label_selector.partition("=")
         labels = (obj.get("metadata") or {}).get("labels")
-        return isinstance(labels, dict) and labels.get(key) == value
+        if not isinstance(labels, dict):
+            return False
+        return labels.get(key) == value if eq else key in labels
 
     @property
     def group_label(self) -> str:
@@ -49,6 +51,15 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec("PersistentVolumeClaim", "", ("v1",), "persistentvolumeclaims", True),
     KindSpec("PersistentVolume", "", ("v1",), "persistentvolumes", False),
     KindSpec("Service", "", ("v1",), "services", True),
+    # only KubeVirt's instancetype/preference revisions, not every StatefulSet's history
+    KindSpec(
+        "ControllerRevision",
+        "apps",
+        ("v1",),
+        "controllerrevisions",
+        True,
+        label_selector="instancetype.kubevirt.io/object-kind",
+    ),
     # only Velero's change-storage-class plugin ConfigMaps: nothing else is read or stored
     KindSpec(
         "ConfigMap",

@@ -240,6 +240,10 @@ class ClusterIndex:
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster_preferences: dict[str, dict[str, Any]] = field(default_factory=dict)
     preferences: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    cluster_instancetypes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    instancetypes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: KubeVirt's instancetype/preference ControllerRevisions by (namespace, name)
+    controller_revisions: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     state_pvcs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     volume_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     vm_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
@@ -315,6 +319,11 @@ class ClusterIndex:
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
         ix.cluster_preferences = {_name(o): o for o in data.of("VirtualMachineClusterPreference")}
         ix.preferences = {(_ns(o), _name(o)): o for o in data.of("VirtualMachinePreference")}
+        ix.cluster_instancetypes = {
+            _name(o): o for o in data.of("VirtualMachineClusterInstancetype")
+        }
+        ix.instancetypes = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstancetype")}
+        ix.controller_revisions = {(_ns(o), _name(o)): o for o in data.of("ControllerRevision")}
         for o in data.of("VolumeSnapshot"):
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
