@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import Any
 
 from auditor.inventory.drills import DrillEval, evaluate_drills
-from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.index import ClusterIndex, RestoreView, ScheduleView, meta_labels
 from auditor.inventory.protection import (
     BackupEval,
@@ -20,6 +19,7 @@ from auditor.inventory.protection import (
     VMFacts,
     covering_schedules,
 )
+from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, parse_time
 from auditor.sources.base import ClusterData
