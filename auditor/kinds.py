@@ -54,6 +54,7 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec(
         "VirtualMachineInstance", "kubevirt.io", ("v1", "v1alpha3"), "virtualmachineinstances", True
     ),
+    KindSpec("KubeVirt", "kubevirt.io", ("v1",), "kubevirts", True),
     KindSpec("DataVolume", "cdi.kubevirt.io", ("v1beta1", "v1alpha1"), "datavolumes", True),
     KindSpec("PersistentVolumeClaim", "", ("v1",), "persistentvolumeclaims", True),
     KindSpec("PersistentVolume", "", ("v1",), "persistentvolumes", False),

@@ -8,6 +8,7 @@ from auditor.checks import (
     consistency,
     duplicates,
     identity,
+    kvconfig,
     network,
     platform,
     provisioning,
@@ -30,5 +31,6 @@ MODULES = (
     storage,
     provisioning,
     platform,
+    kvconfig,
     bucket,
 )
