@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from auditor.inventory.fields import FieldIssue, read_enum, read_str, read_time, to_problem
+from auditor.inventory.identities import IdentityIndex
 from auditor.inventory.records import (
     DataVolumeRecord,
     PersistentVolumeClaimRecord,
@@ -272,6 +273,10 @@ class ClusterIndex:
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster_preferences: dict[str, dict[str, Any]] = field(default_factory=dict)
     preferences: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    cluster_instancetypes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    instancetypes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: KubeVirt's instancetype/preference ControllerRevisions by (namespace, name)
+    controller_revisions: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     state_pvcs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     volume_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     vm_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
@@ -299,6 +304,8 @@ class ClusterIndex:
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
+    #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
+    identities: IdentityIndex = field(default_factory=IdentityIndex)
     #: typed slim records (validated while parsed) of the non-Velero kinds checks read
     pv_records: dict[str, PersistentVolumeRecord] = field(default_factory=dict)
     pvc_records: dict[tuple[str, str], PersistentVolumeClaimRecord] = field(default_factory=dict)
@@ -343,9 +350,15 @@ class ClusterIndex:
         ix.datavolumes = {(_ns(o), _name(o)): o for o in data.of("DataVolume")}
         ix.nads = {(_ns(o), _name(o)) for o in data.of("NetworkAttachmentDefinition")}
         ix.vmis = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstance")}
+        ix.identities = IdentityIndex.build(data.of("VirtualMachine"), ix.vmis)
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
         ix.cluster_preferences = {_name(o): o for o in data.of("VirtualMachineClusterPreference")}
         ix.preferences = {(_ns(o), _name(o)): o for o in data.of("VirtualMachinePreference")}
+        ix.cluster_instancetypes = {
+            _name(o): o for o in data.of("VirtualMachineClusterInstancetype")
+        }
+        ix.instancetypes = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstancetype")}
+        ix.controller_revisions = {(_ns(o), _name(o)): o for o in data.of("ControllerRevision")}
         for o in data.of("VolumeSnapshot"):
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
