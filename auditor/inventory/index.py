@@ -395,6 +395,20 @@ class ClusterIndex:
                     self.object_problems[(kind, ns, name)] = problems
                     self.problems.extend(problems)
         self._check_velero_fields(data)
+        for kind, objects in data.objects.items():
+            for o in objects:
+                issues = [
+                    FieldIssue(key, f"is a {type(o[key]).__name__}, not a mapping", True)
+                    for key in ("spec", "status")
+                    if key in o and o[key] is not None and not isinstance(o[key], dict)
+                ]
+                if not isinstance(o["metadata"].get("namespace", ""), str | None):
+                    issues.append(FieldIssue("metadata.namespace", "is not a string", True))
+                if issues:
+                    # An object whose namespace or body cannot be read is as good as unread.
+                    if (kind, _ns(o), _name(o)) not in self.object_problems:
+                        self._object_issues(kind, o, issues)
+                    self._mark_partial(kind, o)
 
     def _check_velero_fields(self, data: ClusterData) -> None:
         """Phases outside Velero's enums (or missing once an object started), unreadable
