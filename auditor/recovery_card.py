@@ -68,6 +68,7 @@ def recovery_card(vm: VMRecord, ctx: CheckContext, owner: str) -> dict[str, Any]
         "owner": owner,
         "instancetype": vm.spec.instancetype,
         "preference": vm.spec.preference,
+        "revisions": [r.to_dict() for _, r in sorted(vm.revisions.items())],
         "firmware": {
             "uuid": fw.uuid,
             "serial": fw.serial,
