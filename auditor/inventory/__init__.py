@@ -123,7 +123,7 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
         pvcs.append(PvcRef(str(state["metadata"]["name"]), "state", None, state))
     templates = {
         dig(t, "metadata", "name")
-        for t in (dig(vm, "spec", "dataVolumeTemplates") or [])
+        for t in _as_list(dig(vm, "spec", "dataVolumeTemplates"))
         if isinstance(t, dict)
     }
     fw = spec.firmware
@@ -221,3 +221,8 @@ def _record(
             vm, namespace, spec.nics, ix.nad_objects, ix.services_by_ns.get(namespace, [])
         ),
     )
+
+
+def _as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else [] (vmvalidate reports the malformed field)."""
+    return value if isinstance(value, list) else []
