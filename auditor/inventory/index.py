@@ -271,6 +271,7 @@ class ClusterIndex:
     nads: set[tuple[str, str]] = field(default_factory=set)
     nad_objects: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     services_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    routes_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     vmis: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster_preferences: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -354,6 +355,8 @@ class ClusterIndex:
         ix.nad_objects = {(_ns(o), _name(o)): o for o in data.of("NetworkAttachmentDefinition")}
         for o in data.of("Service"):
             ix.services_by_ns.setdefault(_ns(o), []).append(o)
+        for o in data.of("Route"):
+            ix.routes_by_ns.setdefault(_ns(o), []).append(o)
         ix.vmis = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstance")}
         ix.identities = IdentityIndex.build(data.of("VirtualMachine"), ix.vmis)
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
