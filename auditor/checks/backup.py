@@ -6,6 +6,7 @@ from typing import Any
 
 from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
 from auditor.inventory import VMRecord
+from auditor.inventory.facts import usable
 from auditor.inventory.protection import IN_FLIGHT_PHASES, BackupEval
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Severity
@@ -32,11 +33,6 @@ def backup_evidence(e: BackupEval, ctx: CheckContext) -> dict[str, Any]:
         "schedule": b.schedule,
         "storage_location": b.storage_location,
     }
-
-
-def usable(vm: VMRecord) -> list[BackupEval]:
-    """Backups holding the VM object in a restorable phase, newest first."""
-    return [e for e in vm.backups if e.usable]
 
 
 def _age_text(hours: float | None) -> str:

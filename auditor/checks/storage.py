@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from auditor.checks.registry import (
     CheckContext,
     Result,
@@ -14,64 +12,13 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.inventory.protection import PvcRef
-from auditor.kubevalues import dig, format_time, parse_time
+from auditor.inventory.facts import copies_of, reclaim_policy
 from auditor.models import Severity
 
 K8S_RECLAIM = "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reclaiming"
 K8S_SNAPSHOT = "https://kubernetes.io/docs/concepts/storage/volume-snapshots/"
 KV_SNAPSHOT = "https://kubevirt.io/user-guide/storage/snapshot_restore_api/"
 KV_CONTAINERDISK = "https://kubevirt.io/user-guide/storage/disks_and_volumes/#containerdisk"
-
-
-def reclaim_policy(ctx: CheckContext, pvc: dict[str, Any]) -> str | None:
-    """The PV's reclaim policy, else the StorageClass's (default Delete); None if unknown."""
-    pv = ctx.index.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
-    if pv is not None and isinstance(dig(pv, "spec", "persistentVolumeReclaimPolicy"), str):
-        return str(pv["spec"]["persistentVolumeReclaimPolicy"])
-    sc = ctx.index.storage_classes.get(str(dig(pvc, "spec", "storageClassName") or ""))
-    if sc is not None:
-        policy = sc.get("reclaimPolicy")
-        return policy if isinstance(policy, str) else "Delete"
-    return None
-
-
-def copies_of(vm: VMRecord, p: PvcRef, disk: str | None) -> list[dict[str, Any]]:
-    """Every restorable copy of one PVC's data: backups, VolumeSnapshots, VM snapshots."""
-    out: list[dict[str, Any]] = []
-    for e in vm.backups:
-        for c in e.pvcs:
-            if c.pvc == p.name and c.captured:
-                out.append(
-                    {
-                        "kind": "Backup",
-                        "name": e.backup.name,
-                        "time": format_time(e.backup.when),
-                        "off_cluster": c.method != "CSI snapshot",
-                    }
-                )
-    for s in vm.volume_snapshots.get(p.name, []):
-        if dig(s, "status", "readyToUse") is True:
-            out.append(
-                {
-                    "kind": "VolumeSnapshot",
-                    "name": s["metadata"]["name"],
-                    "time": format_time(parse_time(dig(s, "status", "creationTime"))),
-                    "off_cluster": False,
-                }
-            )
-    for s in vm.vm_snapshots:
-        included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
-        if dig(s, "status", "readyToUse") is True and disk in included:
-            out.append(
-                {
-                    "kind": "VirtualMachineSnapshot",
-                    "name": s["metadata"]["name"],
-                    "time": format_time(parse_time(dig(s, "status", "creationTime"))),
-                    "off_cluster": False,
-                }
-            )
-    return out
 
 
 @check(
@@ -103,7 +50,7 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             bare.append(p.name)
             rows.append({"pvc": p.name, "exists": False})
             continue
-        policy = reclaim_policy(ctx, p.obj)
+        policy = reclaim_policy(ctx.index, p.obj)
         copies = copies_of(vm, p, p.disk)
         rows.append(
             {

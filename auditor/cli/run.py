@@ -174,11 +174,12 @@ def run(
         raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
     else:
         data = collect_from_dir(from_dir, settings.cluster_name, max_file_bytes)
-    report = run_audit(data, settings, at=at, owner=owner)
+    audit = run_audit(data, settings, at=at, owner=owner)
+    report = audit.model_dump(mode="json")
     target = publish_target(publish_url, endpoint_url, settings.publish)
     trend = trend_for(report, target) if target is not None else None
     try:
-        paths = write_artifacts(report, out_dir, wanted, trend=trend)
+        paths = write_artifacts(audit, out_dir, wanted, trend=trend)
     except OSError as exc:
         click.echo(
             f"error: cannot write reports to --out {out_dir}: {exc.strerror or exc}", err=True

@@ -64,9 +64,9 @@ def pipeline_runner(
     from auditor.sources.from_settings import source_from_settings
 
     data = source_from_settings(settings).collect()
-    report: dict[str, Any] = pipeline.run_audit(data, settings, at=at)
+    report = pipeline.run_audit(data, settings, at=at)
     pipeline.write_artifacts(report, out_dir, list(formats))
-    return report
+    return report.model_dump(mode="json")
 
 
 def slot_name(slot: datetime) -> str:
