@@ -105,6 +105,8 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec("BackupStorageLocation", "velero.io", ("v1",), "backupstoragelocations", True),
     KindSpec("PodVolumeBackup", "velero.io", ("v1",), "podvolumebackups", True),
     KindSpec("DataUpload", "velero.io", ("v2alpha1",), "datauploads", True),
+    KindSpec("PodVolumeRestore", "velero.io", ("v1",), "podvolumerestores", True),
+    KindSpec("DataDownload", "velero.io", ("v2alpha1",), "datadownloads", True),
     KindSpec(
         "NetworkAttachmentDefinition",
         "k8s.cni.cncf.io",

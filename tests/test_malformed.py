@@ -182,5 +182,7 @@ def test_cli_max_file_bytes(tmp_path: Path) -> None:
             "100",
         ],
     )
-    assert result.exit_code == 0, result.output
-    assert "INCOMPLETE (1 collection problem(s)" in result.output
+    # the only file was refused, so no VM was read: exit 4, not a clean empty report (issue 14)
+    assert result.exit_code == 4, result.output
+    assert "no VirtualMachine objects found" in result.output
+    assert "1 collection problem(s)" in result.output

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from auditor.checks import backup, identity, network, platform, restore, retention, storage
+from auditor.checks import (
+    backup,
+    bucket,
+    identity,
+    network,
+    platform,
+    restore,
+    retention,
+    storage,
+)
 from auditor.checks.registry import CATALOG, CheckContext, CheckSpec, Result
 
 __all__ = ["CATALOG", "CheckContext", "CheckSpec", "Result", "MODULES"]
 
-MODULES = (backup, retention, restore, identity, network, storage, platform)
+MODULES = (backup, retention, restore, identity, network, storage, platform, bucket)

@@ -17,14 +17,21 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
+from auditor.cli.exitcodes import EXIT_NOTHING_AUDITED, EXIT_USAGE
 from auditor.sources.base import ClusterData, KindState
 from auditor.sources.cluster import ClusterSource, CollectOptions
 from auditor.sources.export import ExportError, write_export
-from auditor.sources.kubeclient import ClientSettings, ClusterAccessError, api_client
+from auditor.sources.kubeclient import (
+    ClientSettings,
+    ClusterAccessError,
+    ClusterLostError,
+    api_client,
+)
 from auditor.sources.preflight import Permission, check_permissions
 from auditor.sources.progress import CollectProgress, NullProgress
 
 __all__ = [
+    "NothingAudited",
     "collect",
     "preflight",
     "cluster_options",
@@ -39,7 +46,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _Fatal(click.ClickException):
     """The cluster or the output directory could not be used (exit code 2)."""
 
-    exit_code = 2
+    exit_code = EXIT_USAGE
+
+
+class NothingAudited(click.ClickException):
+    """Nothing trustworthy was read: no VM, VM list unreadable, server lost (exit code 4)."""
+
+    exit_code = EXIT_NOTHING_AUDITED
 
 
 def cluster_options(func: F) -> F:
@@ -130,9 +143,14 @@ def collect_live(
     namespaces: tuple[str, ...],
     cluster_name: str | None,
 ) -> ClusterData:
-    """Read the live cluster for ``auditor run``; exits 2 when it cannot be reached."""
+    """Read the live cluster for ``auditor run``.
+
+    Exits 2 when it cannot be reached, 4 when it was lost during the collection.
+    """
     try:
         return cluster_source(kubeconfig, context, namespaces, cluster_name=cluster_name).collect()
+    except ClusterLostError as exc:
+        raise NothingAudited(str(exc)) from exc
     except ClusterAccessError as exc:
         raise _Fatal(str(exc)) from exc
 
@@ -176,6 +194,8 @@ def collect(
         )
         data = source.collect()
         files = write_export(data, out)
+    except ClusterLostError as exc:
+        raise NothingAudited(str(exc)) from exc
     except (ClusterAccessError, ExportError) as exc:
         raise _Fatal(str(exc)) from exc
     click.echo(_summary(data), err=True)

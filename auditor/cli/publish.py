@@ -26,6 +26,7 @@ from auditor.publish import (
     retry_spool,
     write_trend,
 )
+from auditor.publish.signing import SigningError
 
 __all__ = ["publish", "history", "target_options", "settings_from_options"]
 
@@ -123,9 +124,19 @@ def _spool_dir_of(options: dict[str, Any]) -> Path:
     show_default=True,
     help="Write trend.json (from the archive) into the run before publishing.",
 )
+@click.option(
+    "--signing-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Ed25519 private key (PEM, e.g. a mounted Secret) that signs manifest.json.",
+)
 @target_options
 def publish(
-    run_dir: Path | None, url: str | None, retry: bool, trend: bool, **options: Any
+    run_dir: Path | None,
+    url: str | None,
+    retry: bool,
+    trend: bool,
+    signing_key: Path | None,
+    **options: Any,
 ) -> None:
     """Publish an audit run as verified evidence, or deliver spooled runs."""
     if retry:
@@ -141,6 +152,8 @@ def publish(
     if run_dir is None or url is None:
         raise click.UsageError("give --from-run DIR and --to URL, or --retry")
     target = settings_from_options(url, options)
+    if signing_key is not None:
+        target = target.model_copy(update={"signing_key_file": signing_key})
     store = open_store(target)
     try:
         if trend and not (run_dir / "trend.json").exists():
@@ -149,7 +162,7 @@ def publish(
             except PublishError as exc:
                 click.echo(f"trend not computed (archive unreadable): {exc}", err=True)
         result = publish_run(run_dir, target, store=store)
-    except RunDirError as exc:
+    except (RunDirError, SigningError) as exc:
         raise click.UsageError(str(exc)) from None
     _report(result)
     if not result.published:

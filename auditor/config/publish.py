@@ -33,7 +33,9 @@ class PublishSettings(BaseModel):
     ``prefix``: key prefix inside the bucket (or sub-directory of ``local_dir``),
     no leading/trailing ``/``. ``object_lock_days``: retention in days from the
     upload time (UTC). ``max_attempts``: botocore's total attempts per request.
-    ``connect_timeout``/``read_timeout``: seconds.
+    ``connect_timeout``/``read_timeout``: seconds. ``signing_key_file``: an
+    Ed25519 private key (PEM) that signs ``manifest.json``, e.g. a file of a
+    mounted Kubernetes Secret; its contents are never logged.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -55,6 +57,7 @@ class PublishSettings(BaseModel):
     max_attempts: int = Field(default=5, ge=1, le=20)
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=60.0, gt=0)
+    signing_key_file: Path | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 
+from auditor.config.bucket import BackupStorageSettings, BucketLocationSettings
 from auditor.config.rules import (
     Policy,
     PolicyMatch,
@@ -33,6 +34,8 @@ from auditor.config.service import (
 )
 
 __all__ = [
+    "BackupStorageSettings",
+    "BucketLocationSettings",
     "Thresholds",
     "Ownership",
     "Policy",
@@ -82,6 +85,8 @@ class AuditSettings(Strict):
     ``thresholds`` is the default recovery policy; ``policies`` override it for
     the VMs they match (see :func:`auditor.policy.resolve_policy`). ``publish``
     is kept loose here (a mapping) and validated by the publishing layer.
+    ``backup_storage`` (None: not configured) lets the audit read Velero's
+    buckets for capture evidence (:mod:`auditor.sources.bucket`).
     """
 
     cluster_name: str | None = None
@@ -94,6 +99,7 @@ class AuditSettings(Strict):
     publish: dict[str, Any] | None = None
     schedules: tuple[Schedule, ...] = ()
     service: ServiceSettings = Field(default_factory=ServiceSettings)
+    backup_storage: BackupStorageSettings | None = None
 
     @field_validator("policies")
     @classmethod

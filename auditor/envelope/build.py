@@ -19,6 +19,7 @@ from auditor.envelope.card import recovery_card
 from auditor.envelope.model import (
     SCHEMA_VERSION,
     AuditReport,
+    BackupStorageRun,
     BackupSummary,
     CheckEntry,
     Cluster,
@@ -37,6 +38,7 @@ from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Finding, Readiness, Severity, Status, readiness_of
 from auditor.sources.base import ClusterData
+from auditor.sources.bucket import run_summary as bucket_run_summary
 from auditor.waivers import waiver_appendix
 
 __all__ = ["build_envelope", "input_digest", "resolve_owner", "finding_entry"]
@@ -137,6 +139,7 @@ def build_envelope(
             incomplete_checks=result.incomplete_checks,
             thresholds=settings.thresholds,
             owner_filter=owner,
+            backup_storage=BackupStorageRun.model_validate(bucket_run_summary(data)),
         ),
         cluster=Cluster(
             name=settings.cluster_name or data.info.cluster_name,

@@ -25,6 +25,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "Part",
     "Source",
+    "StorageLocationRun",
+    "BackupStorageRun",
     "Run",
     "Cluster",
     "CollectionProblemEntry",
@@ -71,6 +73,43 @@ class Source(Part):
     location: str
 
 
+class StorageLocationRun(Part):
+    """What was read from one BackupStorageLocation's bucket this run."""
+
+    location: str
+    bucket: str
+    prefix: str
+    endpoint: str | None
+    state: str = Field(description="read or error")
+    detail: str
+    versioning: str | None
+    object_lock: bool | None
+    lock_mode: str | None
+    lock_days: int | None
+    requests: int = Field(description="HTTP requests sent, retries included")
+    bytes_read: int
+    backups_read: int
+    cached: int = Field(description="answered from the ETag cache")
+    bucket_only: int = Field(description="backups in the bucket the cluster does not list")
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class BackupStorageRun(Part):
+    """``run.backup_storage``: whether buckets were configured and what was read from them."""
+
+    configured: bool
+    note: str | None = Field(default=None, exclude_if=_absent)
+    locations: list[StorageLocationRun] | None = Field(default=None, exclude_if=_absent)
+    backups: dict[str, int] | None = Field(
+        default=None, exclude_if=_absent, description="Backup content state -> count"
+    )
+    requests: int | None = Field(default=None, exclude_if=_absent)
+    bytes_read: int | None = Field(default=None, exclude_if=_absent)
+
+
 class Run(Part):
     """One audit run: when, by which version, on what input, and how complete."""
 
@@ -87,6 +126,7 @@ class Run(Part):
     incomplete_checks: list[str] = Field(description="checks whose input was missing or partial")
     thresholds: Thresholds = Field(description="the default policy's thresholds")
     owner_filter: str | None = Field(description="set when --owner limited the report")
+    backup_storage: BackupStorageRun
 
 
 class Cluster(Part):
@@ -167,7 +207,7 @@ class FindingEntry(Part):
         default=None, description="observed or inferred; null when not stated"
     )
     waiver: WaiverRecord | None = Field(
-        default=None, exclude_if=lambda v: v is None, description="only on WAIVED findings"
+        default=None, exclude_if=_absent, description="only on WAIVED findings"
     )
 
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from auditor.inventory.drills import DrillEval, evaluate_drills
 from auditor.inventory.index import ClusterIndex, RestoreView, ScheduleView, meta_labels
 from auditor.inventory.protection import (
     BackupEval,
     PvcRef,
-    covering_restores,
     covering_schedules,
     evaluate_backups,
 )
@@ -30,7 +30,8 @@ class VMRecord:
     """One VM and everything paired with it.
 
     ``pvcs`` lists the PVCs the VM needs (disks first, then the
-    ``persistent-state-for-<vm>`` PVC); ``backups`` is newest first;
+    ``persistent-state-for-<vm>`` PVC); ``backups`` is newest first; ``drills`` are the
+    Restores of the VM, newest first, with what each proves (``restores`` their views);
     ``problems`` are field-level defects in this VM's objects
     (``(field path, reason)``) that make some checks unable to evaluate.
     """
@@ -52,6 +53,7 @@ class VMRecord:
     volume_snapshots: dict[str, list[dict[str, Any]]]
     vm_snapshots: list[dict[str, Any]]
     problems: list[tuple[str, str]] = field(default_factory=list)
+    drills: list[DrillEval] = field(default_factory=list)
 
     @property
     def ref(self) -> str:
@@ -111,7 +113,9 @@ def _record(ix: ClusterIndex, vm: dict[str, Any], at: datetime) -> VMRecord:
         problems=selector_problems,
     )
     problems += [("Backup.spec.labelSelector", p) for p in selector_problems]
-    held = {e.backup.name for e in backups if e.holds_object}
+    drills = evaluate_drills(
+        ix, namespace=namespace, name=name, vm_labels=labels, pvcs=pvcs, backups=backups, at=at
+    )
     snaps = {p.name: ix.volume_snapshots.get((namespace, p.name), []) for p in pvcs}
     uid = meta.get("uid")
     return VMRecord(
@@ -127,9 +131,10 @@ def _record(ix: ClusterIndex, vm: dict[str, Any], at: datetime) -> VMRecord:
         vmi=ix.vmis.get((namespace, name)),
         pvcs=pvcs,
         backups=backups,
-        restores=covering_restores(ix, namespace=namespace, vm_labels=labels, held_by=held),
+        restores=[d.restore for d in drills],
         schedules=covering_schedules(ix, namespace=namespace, vm_labels=labels),
         volume_snapshots=snaps,
         vm_snapshots=ix.vm_snapshots.get((namespace, name), []),
         problems=problems,
+        drills=drills,
     )

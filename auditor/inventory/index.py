@@ -24,6 +24,7 @@ __all__ = ["BackupView", "RestoreView", "ScheduleView", "ClusterIndex", "meta_la
 _V = TypeVar("_V")
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
+VELERO_RESTORE_LABEL = "velero.io/restore-name"
 
 
 def meta_labels(obj: dict[str, Any], key: str = "labels") -> dict[str, str]:
@@ -123,6 +124,8 @@ class RestoreView:
     created: datetime | None
     completed: datetime | None
     namespace_mapping: dict[str, str]
+    labels: dict[str, str] = field(default_factory=dict)
+    restore_pvs: bool | None = None
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> RestoreView:
@@ -144,6 +147,8 @@ class RestoreView:
             namespace_mapping={str(k): str(v) for k, v in mapping.items()}
             if isinstance(mapping, dict)
             else {},
+            labels=meta_labels(obj),
+            restore_pvs=spec["restorePVs"] if isinstance(spec.get("restorePVs"), bool) else None,
         )
 
 
@@ -200,6 +205,9 @@ class ClusterIndex:
     backup_snapshot_contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     data_uploads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     pod_volume_backups: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: PodVolumeRestores and DataDownloads by their ``velero.io/restore-name`` label
+    pod_volume_restores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    data_downloads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
@@ -270,6 +278,14 @@ class ClusterIndex:
                 backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
                 if backup:
                     target.setdefault(backup, []).append(o)
+        for kind, target in (
+            ("PodVolumeRestore", self.pod_volume_restores),
+            ("DataDownload", self.data_downloads),
+        ):
+            for o in data.of(kind):
+                restore = meta_labels(o).get(VELERO_RESTORE_LABEL)
+                if restore:
+                    target.setdefault(restore, []).append(o)
         self.restores = [
             r for o in data.of("Restore") if (r := self._parse(RestoreView.parse, "Restore", o))
         ]

@@ -19,7 +19,14 @@ from auditor.config.publish import PublishSettings
 from auditor.publish import spool
 from auditor.publish.errors import PublishError, RunDirError, VerificationError
 from auditor.publish.local import LocalStore
-from auditor.publish.manifest import MANIFEST_NAME, RunManifest, build_manifest, sha256_hex
+from auditor.publish.manifest import (
+    MANIFEST_NAME,
+    SIGNATURE_NAME,
+    RunManifest,
+    build_manifest,
+    seal_run,
+    sha256_hex,
+)
 from auditor.publish.store import ObjectStore
 
 __all__ = ["PublishResult", "open_store", "deliver", "publish_run", "retry_spool"]
@@ -133,6 +140,9 @@ def deliver(store: ObjectStore, run_dir: Path, manifest: RunManifest) -> Publish
         if sha256_hex(data) != art.sha256:
             raise VerificationError(f"{run_dir / art.path}: changed since the manifest was built")
         _put_verified(store, manifest.key(art.path), data, result)
+    sig = run_dir / SIGNATURE_NAME
+    if sig.is_file():
+        _put_verified(store, manifest.key(SIGNATURE_NAME), sig.read_bytes(), result)
     _put_verified(store, manifest.key(MANIFEST_NAME), manifest.to_bytes(), result)
     _update_latest(store, manifest)
     result.published = True
@@ -166,11 +176,15 @@ def publish_run(
     Never raises for store failures: the run is spooled and the result says
     ``published=False`` with the error (see :class:`PublishResult`).
 
+    ``manifest.json`` (signed with ``target.signing_key_file`` when set) is
+    (re)written into ``run_dir`` first, so the folder and the archive agree.
+
     Raises:
         RunDirError: ``run_dir`` has no valid report.json.
+        auditor.publish.signing.SigningError: the signing key is unusable.
         PublishError: the store failed *and* the run could not be spooled.
     """
-    manifest = build_manifest(run_dir)
+    manifest = seal_run(run_dir, target.signing_key_file)
     result = PublishResult(manifest.run_id, manifest.cluster, target.describe(), False)
     delivered: list[str] = []
     try:

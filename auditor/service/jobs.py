@@ -59,11 +59,19 @@ Publisher = Callable[[AuditSettings, dict[str, Any], Path], None]
 def pipeline_runner(
     settings: AuditSettings, *, at: datetime, out_dir: Path, formats: Sequence[str]
 ) -> dict[str, Any]:
-    """The production runner: source -> :func:`auditor.pipeline.run_audit` -> artifacts."""
+    """The production runner: source -> :func:`auditor.pipeline.run_audit` -> artifacts.
+
+    Raises:
+        auditor.sources.usable.NothingToAudit: no VirtualMachine found or the VM
+            list unreadable (the run is a failure, never a clean empty report).
+        auditor.sources.kubeclient.ClusterAccessError: the cluster is unreachable or lost.
+    """
     from auditor import pipeline
     from auditor.sources.from_settings import source_from_settings
+    from auditor.sources.usable import require_vms
 
     data = source_from_settings(settings).collect()
+    require_vms(data)
     report = pipeline.run_audit(data, settings, at=at)
     pipeline.write_artifacts(report, out_dir, list(formats))
     return report.model_dump(mode="json")

@@ -14,8 +14,14 @@ are retried after ``retry_delays``; a list that still fails, or a 403/404, makes
 the kind UNAVAILABLE (PARTIAL when other namespaces were read) with a
 :class:`~auditor.models.CollectionProblem` naming kind, group/version and status.
 
-Raises :class:`~auditor.sources.kubeclient.ClusterAccessError` only when
-discovery itself cannot be read (nothing at all could be audited).
+A connection that is refused or reset (the server is gone, not slow) is retried
+after ``retry_delays`` once, for the request that met it, and then ends the
+collection with :class:`~auditor.sources.kubeclient.ClusterLostError`: the total
+retry time is bounded by ``sum(retry_delays)``, not paid again for every kind left.
+
+Raises :class:`~auditor.sources.kubeclient.ClusterAccessError` when discovery
+itself cannot be read (nothing at all could be audited), and its subclass
+:class:`~auditor.sources.kubeclient.ClusterLostError` when the server is lost later.
 """
 
 from __future__ import annotations
@@ -37,12 +43,24 @@ from auditor.models import CollectionProblem
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.directory import ingest_objects
 from auditor.sources.discovery import Discovery, RequestFailed, Resolved, groups_from_dynamic
-from auditor.sources.kubeclient import ClusterAccessError
+from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.progress import CollectProgress, NullProgress
 
 __all__ = ["ClusterSource", "CollectOptions"]
 
 _RETRYABLE = frozenset({429, 500, 502, 503, 504})
+#: The server is gone (nothing listens, or it dropped the connection): not a slow list.
+_GONE = (
+    urllib3.exceptions.NewConnectionError,
+    urllib3.exceptions.ProtocolError,
+    ConnectionError,
+)
+
+
+def _server_gone(exc: BaseException) -> bool:
+    if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason is not None:
+        return _server_gone(exc.reason)
+    return isinstance(exc, _GONE)
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,7 @@ class ClusterSource:
         self.kinds = tuple(kinds)
         self._sleep = sleep
         self._dyn: Any = None
+        self._kinds_read = 0
 
     @property
     def host(self) -> str:
@@ -104,6 +123,7 @@ class ClusterSource:
             info=SourceInfo(type="cluster", location=self.host, cluster_name=self.cluster_name)
         )
         self._dyn = None
+        self._kinds_read = 0
         with tempfile.TemporaryDirectory(prefix="auditor-discovery-") as tmp:
             self._dyn = self._attempt(
                 "/apis",
@@ -122,6 +142,7 @@ class ClusterSource:
                     state, problems = resolved.state, _discovery_problems(resolved)
                 states[spec.kind] = state
                 data.problems.extend(problems)
+                self._kinds_read += 1
                 self.progress.kind_done(spec.kind, state)
             self.progress.finish()
         ingest_objects(data, pairs)
@@ -218,6 +239,26 @@ class ClusterSource:
         result: dict[str, Any] = self._attempt(path, call)
         return result
 
+    def _lost(self, path: str, failure: RequestFailed, delays: list[float]) -> None:
+        """The connection was refused/reset: wait out the retry delays once, then give up.
+
+        Raises:
+            ClusterLostError: the server still does not answer ``GET /version``.
+        """
+        for delay in delays:
+            self._sleep(delay)
+            try:
+                self._dyn.request("get", "/version", serialize=False, _request_timeout=(5.0, 5.0))
+                return  # it answers again: retry the request as usual
+            except ApiException:
+                return  # an HTTP answer of any status: the server is there
+            except (urllib3.exceptions.HTTPError, OSError):
+                continue
+        raise ClusterLostError(
+            f"lost the API server {self.host} during collection after {self._kinds_read} of "
+            f"{len(self.kinds)} kinds: GET {path}: {failure.detail}"
+        ) from failure
+
     def _attempt(self, path: str, call: Callable[[], Any]) -> Any:
         """Run ``call`` with retries on 429/5xx/timeouts; raise RequestFailed at the end.
 
@@ -233,6 +274,8 @@ class ClusterSource:
             except (urllib3.exceptions.HTTPError, OSError) as exc:
                 failure = RequestFailed(path, None, f"{type(exc).__name__}: {exc}")
                 retry = True
+                if self._dyn is not None and _server_gone(exc):
+                    self._lost(path, failure, delays)
             except ValueError as exc:  # undecodable body or discovery refusing the host
                 failure, retry = RequestFailed(path, None, f"unreadable response: {exc}"), False
             if retry and delays:
