@@ -238,7 +238,7 @@ def audit_report(at: str) -> dict[str, Any]:
 
 def artifact_count(run_dir: Path) -> int:
     """How many artifact files a run directory holds (what a publish uploads, manifest aside)."""
-    return sum(1 for p in run_dir.rglob("*") if p.is_file())
+    return sum(1 for p in run_dir.rglob("*") if p.is_file() and p.name != "manifest.json")
 
 
 def make_run(out: Path, report: dict[str, Any], trend: dict[str, Any] | None = None) -> Path:

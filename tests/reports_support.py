@@ -329,6 +329,7 @@ def envelope(
                 "min_restore_points": 1,
             },
             "owner_filter": None,
+            "backup_storage": {"configured": False, "note": "no backup_storage configured"},
         },
         "cluster": {
             "name": cluster,
