@@ -161,6 +161,8 @@ def _card(ns: str, name: str, owner: str, i: int, *, windows: bool) -> dict[str,
                     "time": "2026-11-30T01:15:00Z",
                     "age_hours": 4.75,
                     "off_cluster": True,
+                    "survives_namespace_loss": True,
+                    "basis": "observed",
                 },
             },
             {

@@ -12,7 +12,6 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.kubevalues import dig
 from auditor.models import Severity
 
 KV_FIRMWARE = "https://kubevirt.io/user-guide/compute/virtual_hardware/#biosuefi"
@@ -47,12 +46,18 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     'oc patch vm NAME --type merge -p \'{"spec":{"template":{"spec":{"domain":'
     '{"firmware":{"uuid":"...","serial":"..."}}}}}}\'.',
     references=(KV_FIRMWARE, "https://github.com/kubevirt/kubevirt/issues/2398"),
-    reads=("spec.template.spec",),
+    reads=(
+        "spec.template.spec.domain.firmware",
+        "spec.template.spec.domain.features",
+        "spec.template.metadata",
+        "spec.preference",
+    ),
 )
 def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL medium for a missing uuid or serial; high for a missing uuid on Windows."""
     fw = vm.spec.firmware
-    runtime = dig(vm.vmi, "spec", "domain", "firmware", "uuid") if vm.vmi else None
+    vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
+    runtime = vmi.firmware_uuid if vmi else None
     ev = {"uuid": fw.uuid, "serial": fw.serial, "os": vm.spec.os, "vmi_runtime_uuid": runtime}
     missing = [n for n, v in (("uuid", fw.uuid), ("serial", fw.serial)) if v is None]
     if not missing:
@@ -146,15 +151,16 @@ def boot_order(vm: VMRecord, ctx: CheckContext) -> Result:
 )
 def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     """Compare the running VMI's volumes with the VM spec's volumes."""
-    if vm.vmi is None:
+    vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
+    if vm.vmi is None or vmi is None:
         return not_applicable(f"VM {vm.ref} is not running; no runtime volumes to compare.")
     spec_names = {d.name for d in vm.spec.disks}
-    spec_vols = dig(vm.obj, "spec", "template", "spec", "volumes") or []
-    spec_names |= {str(v.get("name")) for v in spec_vols if isinstance(v, dict)}
-    runtime = dig(vm.vmi, "spec", "volumes") or []
-    statuses = dig(vm.vmi, "status", "volumeStatus") or []
-    names = {v.get("name") for v in runtime if isinstance(v, dict)}
-    names |= {s.get("name") for s in statuses if isinstance(s, dict) and "hotplugVolume" in s}
+    if vmi.volumes is None:
+        return errored(
+            f"The volume list of running VMI {vm.ref} (spec.volumes) is unreadable.",
+            malformed_objects=[{"kind": "VirtualMachineInstance", "field": "spec.volumes"}],
+        )
+    names = set(vmi.volumes) | set(vmi.hotplug_volumes)
     extra = sorted(str(n) for n in names - spec_names if n)
     if extra:
         return failed(

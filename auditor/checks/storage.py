@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from auditor.checks.registry import (
     CheckContext,
     Result,
@@ -13,7 +15,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import copies_of, reclaim_policy
-from auditor.models import Severity
+from auditor.models import Basis, Severity
 
 K8S_RECLAIM = "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reclaiming"
 K8S_SNAPSHOT = "https://kubernetes.io/docs/concepts/storage/volume-snapshots/"
@@ -29,12 +31,19 @@ KV_CONTAINERDISK = "https://kubevirt.io/user-guide/storage/disks_and_volumes/#co
     "destroys the volume; without a backup or snapshot the data is gone for good.",
     remediation="Back the disk up (Velero with CSI snapshots or the data mover), or take a "
     "VirtualMachineSnapshot, or move it to a Retain storage class.",
-    references=(K8S_RECLAIM, K8S_SNAPSHOT, KV_SNAPSHOT),
+    references=(
+        K8S_RECLAIM,
+        K8S_SNAPSHOT,
+        KV_SNAPSHOT,
+        "https://github.com/kubevirt/kubevirt/issues/10481",
+        "https://kubernetes.io/docs/concepts/storage/volume-snapshots/#delete",
+    ),
     requires=(
         "PersistentVolumeClaim",
         "PersistentVolume",
         "StorageClass",
         "Backup",
+        "BackupStorageLocation",
         "VolumeSnapshot",
         "VirtualMachineSnapshot",
     ),
@@ -44,19 +53,22 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
     disks = [p for p in vm.pvcs if p.role == "disk"]
     if not disks:
         return not_applicable(f"VM {vm.ref} has no PVC disks.")
-    rows, bare, unknown = [], [], []
+    rows: list[dict[str, Any]] = []
+    bare, weak, unknown = [], [], []
     for p in disks:
         if p.obj is None:
             bare.append(p.name)
             rows.append({"pvc": p.name, "exists": False})
             continue
         policy = reclaim_policy(ctx.index, p.obj)
-        copies = copies_of(vm, p, p.disk)
+        copies = [c for c in copies_of(vm, p, p.disk, ctx.index) if c.get("restorable", True)]
+        durable = [c for c in copies if c["survives_namespace_loss"]]
         rows.append(
             {
                 "pvc": p.name,
                 "reclaim_policy": policy,
                 "copies": len(copies),
+                "copies_surviving_namespace_loss": len(durable),
                 "newest_copy": copies[0] if copies else None,
             }
         )
@@ -64,20 +76,40 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             unknown.append(p.name)
         elif policy == "Delete" and not copies:
             bare.append(p.name)
-    if bare:
+        elif policy == "Delete" and not durable:
+            weak.append(p.name)
+    lost = [d.name for d in vm.uncapturable]
+    if bare or lost:
+        names = bare + [f"{d} (hostDisk)" for d in lost]
         return failed(
-            f"VM {vm.ref} disk PVC(s) {', '.join(bare)} sit on Delete-reclaim storage (or are "
-            "missing) with no backup or snapshot of their data.",
+            f"VM {vm.ref} disk(s) {', '.join(names)} have no copy of their data: Delete-reclaim "
+            "(or missing) PVCs with no evidenced backup or ready snapshot"
+            + (", and hostDisk files no Velero method copies" if lost else "")
+            + ".",
             unprotected=bare,
+            uncapturable_disks=lost,
             disks=rows,
-        )
+        ).on(Basis.OBSERVED)
     if unknown:
         return errored(
             f"Reclaim policy of PVC(s) {', '.join(unknown)} of VM {vm.ref} is unknown "
             "(PV and StorageClass not found).",
             disks=rows,
         )
-    return passed(f"Every disk of VM {vm.ref} is on Retain storage or has a copy.", disks=rows)
+    if weak:
+        return failed(
+            f"VM {vm.ref} disk PVC(s) {', '.join(weak)} on Delete-reclaim storage are copied only "
+            "by snapshots inside the namespace (VirtualMachineSnapshot, or VolumeSnapshot whose "
+            "content has deletionPolicy Delete): deleting the namespace loses disk and copies.",
+            Severity.MEDIUM,
+            namespace_bound=weak,
+            disks=rows,
+        ).on(Basis.OBSERVED)
+    return passed(
+        f"Every disk of VM {vm.ref} is on Retain storage or has a copy that outlives its "
+        "namespace.",
+        disks=rows,
+    ).on(Basis.OBSERVED)
 
 
 @check(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pydantic import TypeAdapter
+
 from auditor.envelope.model import (
     CardVm,
     CopyCard,
@@ -50,14 +52,20 @@ def _pvc(index: ClusterIndex, p: PvcRef | None) -> PvcCard | None:
     )
 
 
-def _newest_copy(vm: VMRecord, p: PvcRef | None, disk: str, at: datetime) -> CopyCard | None:
+_COPY: TypeAdapter[CopyCard] = TypeAdapter(CopyCard)
+
+
+def _newest_copy(
+    vm: VMRecord, p: PvcRef | None, disk: str, index: ClusterIndex, at: datetime
+) -> CopyCard | None:
     if p is None:
         return None
-    copies = copies_of(vm, p, disk)
+    copies = copies_of(vm, p, disk, index)
     if not copies:
         return None
     best = max(copies, key=lambda c: c["time"] or "")
-    return CopyCard(**best, age_hours=age_hours(parse_time(best["time"]), at))
+    row = {**best, "age_hours": age_hours(parse_time(best["time"]), at)}
+    return _COPY.validate_python(row)
 
 
 def _ref(value: dict[str, str] | None) -> ObjectRef | None:
@@ -101,7 +109,7 @@ def recovery_card(vm: VMRecord, index: ClusterIndex, at: datetime, owner: str) -
                 serial=d.serial,
                 volume=VolumeRef(type=d.volume_type, name=d.volume_name),
                 pvc=_pvc(index, by_claim.get(d.claim or "")),
-                newest_copy=_newest_copy(vm, by_claim.get(d.claim or ""), d.name, at),
+                newest_copy=_newest_copy(vm, by_claim.get(d.claim or ""), d.name, index, at),
             )
             for d in disks
         ],

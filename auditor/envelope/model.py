@@ -13,7 +13,7 @@ the original Kubernetes quantity string.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,6 +40,9 @@ __all__ = [
     "ObjectRef",
     "FirmwareCard",
     "PvcCard",
+    "BackupCopy",
+    "VolumeSnapshotCopy",
+    "VmSnapshotCopy",
     "CopyCard",
     "VolumeRef",
     "DiskCard",
@@ -265,14 +268,41 @@ class PvcCard(Part):
     volume_name: str | None
 
 
-class CopyCard(Part):
-    """The newest restorable copy of a disk's data."""
+class _CopyBase(Part):
+    """A restorable copy of a disk's data (the newest one is on the card)."""
 
-    kind: str = Field(description="Backup, VolumeSnapshot or VirtualMachineSnapshot")
     name: str
     time: str | None = Field(description="RFC 3339 UTC")
     off_cluster: bool
+    survives_namespace_loss: bool
     age_hours: float | None
+
+
+class BackupCopy(_CopyBase):
+    """A usable Velero Backup that captured the disk's PVC."""
+
+    kind: Literal["Backup"]
+    basis: str | None = Field(description="observed or inferred capture")
+
+
+class VolumeSnapshotCopy(_CopyBase):
+    """A ready CSI VolumeSnapshot of the disk's PVC."""
+
+    kind: Literal["VolumeSnapshot"]
+    deletion_policy: str | None = Field(description="its VolumeSnapshotContent's deletionPolicy")
+
+
+class VmSnapshotCopy(_CopyBase):
+    """A ready VirtualMachineSnapshot including the disk."""
+
+    kind: Literal["VirtualMachineSnapshot"]
+    indications: list[Any]
+    restorable: bool
+    not_restorable_reason: str | None
+
+
+#: The newest copy of a disk, by kind.
+CopyCard = Annotated[BackupCopy | VolumeSnapshotCopy | VmSnapshotCopy, Field(discriminator="kind")]
 
 
 class VolumeRef(Part):

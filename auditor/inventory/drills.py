@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from auditor.inventory.capture import Method
 from auditor.inventory.index import ClusterIndex, RestoreView
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig
@@ -190,7 +191,7 @@ def _disk(
         why = capture.reason if capture else "not in scope"
         return res(False, f"Backup {ev.backup.name} did not capture PVC {p.name}: {why}")
     method = capture.method if capture else None
-    if method and ("DataUpload" in method or "file-system" in method):
+    if method in (Method.CSI_DATA_MOVER, Method.FS_BACKUP):
         if unreadable:
             return res(None, f"{' and '.join(unreadable)} not readable; data restore unknown")
         return res(
@@ -200,7 +201,7 @@ def _disk(
         return res(False, f"Restore {r.name} has restorePVs: false")
     if ev is None:
         return res(True, f"PVC {p.name} in Restore {r.name}'s filters (Backup gone: inferred)")
-    return res(True, f"PVC {p.name} restored from {method}")
+    return res(True, f"PVC {p.name} restored from {method.value if method else 'the backup'}")
 
 
 def _data_ops(

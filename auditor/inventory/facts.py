@@ -42,13 +42,19 @@ def reclaim_policy(index: ClusterIndex, pvc: dict[str, Any]) -> str | None:
     return None
 
 
-def copies_of(vm: VMRecord, p: PvcRef, disk: str | None) -> list[dict[str, Any]]:
-    """Every restorable copy of one PVC's data: backups, VolumeSnapshots, VM snapshots.
+def copies_of(vm: VMRecord, p: PvcRef, disk: str | None, ix: ClusterIndex) -> list[dict[str, Any]]:
+    """Every restorable copy of one PVC's data, newest backups first.
 
-    Each copy is ``{"kind", "name", "time" (RFC 3339 UTC or None), "off_cluster"}``.
+    Each copy says whether it ``survives_namespace_loss``: a Velero backup does (object
+    storage, Retain snapshot contents); a VolumeSnapshot in the VM's namespace whose content
+    has ``deletionPolicy: Delete`` dies with the namespace, and so does a
+    VirtualMachineSnapshot (a namespaced object). Only evidenced backup captures, ready
+    VolumeSnapshots and ready, restorable VirtualMachineSnapshots count.
     """
     out: list[dict[str, Any]] = []
     for e in vm.backups:
+        if not e.usable:
+            continue
         for c in e.pvcs:
             if c.pvc == p.name and c.captured:
                 out.append(
@@ -56,31 +62,68 @@ def copies_of(vm: VMRecord, p: PvcRef, disk: str | None) -> list[dict[str, Any]]
                         "kind": "Backup",
                         "name": e.backup.name,
                         "time": format_time(e.backup.when),
-                        "off_cluster": c.method != "CSI snapshot",
+                        "off_cluster": bool(c.method and c.method.off_cluster),
+                        "survives_namespace_loss": True,
+                        "basis": c.basis,
                     }
                 )
     for s in vm.volume_snapshots.get(p.name, []):
-        if dig(s, "status", "readyToUse") is True:
-            out.append(
-                {
-                    "kind": "VolumeSnapshot",
-                    "name": s["metadata"]["name"],
-                    "time": format_time(parse_time(dig(s, "status", "creationTime"))),
-                    "off_cluster": False,
-                }
-            )
+        if dig(s, "status", "readyToUse") is not True:
+            continue
+        content = ix.snapshot_contents.get(
+            str(dig(s, "status", "boundVolumeSnapshotContentName") or "")
+        )
+        policy = dig(content, "spec", "deletionPolicy") if content else None
+        out.append(
+            {
+                "kind": "VolumeSnapshot",
+                "name": s["metadata"]["name"],
+                "time": format_time(parse_time(dig(s, "status", "creationTime"))),
+                "off_cluster": False,
+                "deletion_policy": policy,
+                "survives_namespace_loss": policy == "Retain",
+            }
+        )
     for s in vm.vm_snapshots:
-        included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
-        if dig(s, "status", "readyToUse") is True and disk in included:
-            out.append(
-                {
-                    "kind": "VirtualMachineSnapshot",
-                    "name": s["metadata"]["name"],
-                    "time": format_time(parse_time(dig(s, "status", "creationTime"))),
-                    "off_cluster": False,
-                }
-            )
+        row = _vm_snapshot_copy(vm, s, disk, ix)
+        if row is not None:
+            out.append(row)
     return out
+
+
+def _vm_snapshot_copy(
+    vm: VMRecord, s: dict[str, Any], disk: str | None, ix: ClusterIndex
+) -> dict[str, Any] | None:
+    """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None."""
+    included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
+    if dig(s, "status", "readyToUse") is not True or disk not in included:
+        return None
+    if dig(s, "status", "phase") not in (None, "Succeeded"):
+        return None
+    name = str(dig(s, "status", "virtualMachineSnapshotContentName") or "")
+    content = ix.vm_snapshot_contents.get((vm.namespace, name))
+    if ix.data.known("VirtualMachineSnapshotContent") and (
+        content is None or dig(content, "status", "readyToUse") is not True
+    ):
+        return None
+    cpu = dig(
+        content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain", "cpu"
+    )
+    hotplug = isinstance(cpu, dict) and cpu.get("maxSockets") is not None
+    indications = dig(s, "status", "indications")
+    return {
+        "kind": "VirtualMachineSnapshot",
+        "name": s["metadata"]["name"],
+        "time": format_time(parse_time(dig(s, "status", "creationTime"))),
+        "off_cluster": False,
+        "survives_namespace_loss": False,
+        "indications": indications if isinstance(indications, list) else [],
+        "restorable": not hotplug,
+        "not_restorable_reason": "an online snapshot of a CPU-hotplug VM (maxSockets in its "
+        "content) is refused on restore (kubevirt#10481)"
+        if hotplug
+        else None,
+    }
 
 
 def nad_key(vm_namespace: str, network_name: str) -> tuple[str, str]:

@@ -9,21 +9,49 @@ considered for every VM).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from auditor.inventory.records import (
+    DataVolumeRecord,
+    PersistentVolumeClaimRecord,
+    PersistentVolumeRecord,
+    StorageClassRecord,
+    VirtualMachineInstanceRecord,
+    parse_record,
+)
 from auditor.kubevalues import dig, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
 from auditor.sources.base import ClusterData
 
-__all__ = ["BackupView", "RestoreView", "ScheduleView", "ClusterIndex", "meta_labels"]
+__all__ = [
+    "BackupView",
+    "RestoreView",
+    "ScheduleView",
+    "ClusterIndex",
+    "meta_labels",
+    "EXCLUDE_LABEL",
+    "excluded_from_backup",
+]
 
 _V = TypeVar("_V")
+_CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass"})
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
+#: Velero skips any item carrying this label, additional items from plugins included
+#: (velero pkg/backup/item_backupper.go; https://velero.io/docs/main/resource-filtering/).
+EXCLUDE_LABEL = "velero.io/exclude-from-backup"
+PVC_UID_LABEL = "velero.io/pvc-uid"
+
+
+def excluded_from_backup(obj: dict[str, Any] | None) -> bool:
+    """True when ``obj`` carries ``velero.io/exclude-from-backup=true``."""
+    return obj is not None and meta_labels(obj).get(EXCLUDE_LABEL) == "true"
+
+
 VELERO_RESTORE_LABEL = "velero.io/restore-name"
 
 
@@ -64,6 +92,14 @@ class BackupView:
     warnings: int | None
     csi_attempted: int | None
     csi_completed: int | None
+    #: Velero status counters are ``omitempty``: an absent counter is 0 (velero
+    #: pkg/apis/velero/v1/backup_types.go BackupStatus).
+    native_attempted: int = 0
+    native_completed: int = 0
+    item_ops_attempted: int = 0
+    item_ops_completed: int = 0
+    item_ops_failed: int = 0
+    annotations: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def when(self) -> datetime | None:
@@ -108,6 +144,12 @@ class BackupView:
             warnings=_int(status.get("warnings")),
             csi_attempted=_int(status.get("csiVolumeSnapshotsAttempted")),
             csi_completed=_int(status.get("csiVolumeSnapshotsCompleted")),
+            native_attempted=_int(status.get("volumeSnapshotsAttempted")) or 0,
+            native_completed=_int(status.get("volumeSnapshotsCompleted")) or 0,
+            item_ops_attempted=_int(status.get("backupItemOperationsAttempted")) or 0,
+            item_ops_completed=_int(status.get("backupItemOperationsCompleted")) or 0,
+            item_ops_failed=_int(status.get("backupItemOperationsFailed")) or 0,
+            annotations=meta_labels(obj, "annotations"),
         )
 
 
@@ -190,6 +232,7 @@ class ClusterIndex:
     pvs: dict[str, dict[str, Any]] = field(default_factory=dict)
     storage_classes: dict[str, dict[str, Any]] = field(default_factory=dict)
     snapshot_class_drivers: dict[str, list[str]] = field(default_factory=dict)
+    snapshot_classes_by_driver: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     datavolumes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     nads: set[tuple[str, str]] = field(default_factory=set)
     vmis: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
@@ -199,18 +242,40 @@ class ClusterIndex:
     state_pvcs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     volume_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     vm_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    vm_snapshot_contents: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    snapshot_contents: dict[str, dict[str, Any]] = field(default_factory=dict)
     backups_by_ns: dict[str, list[BackupView]] = field(default_factory=dict)
     backups_any_ns: list[BackupView] = field(default_factory=list)
     backups: dict[str, BackupView] = field(default_factory=dict)
     backup_snapshot_contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     data_uploads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     pod_volume_backups: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Backup name -> VolumeSnapshots Velero made for it (Velero < 1.14 leaves them in place)
+    backup_volume_snapshots: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: (namespace, name) -> BackupStorageLocation phase ("" when it has none)
+    storage_locations: dict[tuple[str, str], str] = field(default_factory=dict)
+    pvcs_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: True/False when a DataProtectionApplication says whether Velero's CSI support is on
+    #: (``csi`` in defaultPlugins or the ``EnableCSI`` feature flag); None when no DPA is seen
+    csi_enabled: bool | None = None
+    #: names of the DPAs read, for evidence
+    dpa_names: list[str] = field(default_factory=list)
     #: PodVolumeRestores and DataDownloads by their ``velero.io/restore-name`` label
     pod_volume_restores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     data_downloads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
+    #: typed slim records (validated while parsed) of the non-Velero kinds checks read
+    pv_records: dict[str, PersistentVolumeRecord] = field(default_factory=dict)
+    pvc_records: dict[tuple[str, str], PersistentVolumeClaimRecord] = field(default_factory=dict)
+    sc_records: dict[str, StorageClassRecord] = field(default_factory=dict)
+    vmi_records: dict[tuple[str, str], VirtualMachineInstanceRecord] = field(default_factory=dict)
+    dv_records: dict[tuple[str, str], DataVolumeRecord] = field(default_factory=dict)
+    #: (kind, namespace or "", name) -> malformed fields of that object (also in ``problems``)
+    object_problems: dict[tuple[str, str, str], list[CollectionProblem]] = field(
+        default_factory=dict
+    )
     #: objects whose scope could not be read, and the kinds that makes incomplete
     problems: list[CollectionProblem] = field(default_factory=list)
     partial: set[str] = field(default_factory=set)
@@ -219,23 +284,26 @@ class ClusterIndex:
     def build(cls, data: ClusterData) -> ClusterIndex:
         """Index every kind once."""
         ix = cls(data=data)
+        ix._index_records(data)
         for o in data.of("PersistentVolumeClaim"):
             ix.pvcs[(_ns(o), _name(o))] = o
-            owner_vms = [
-                r.get("name")
-                for r in (dig(o, "metadata", "ownerReferences") or [])
-                if isinstance(r, dict) and r.get("kind") == "VirtualMachine"
-            ]
-            if _name(o).startswith("persistent-state-for-"):
-                for vm in owner_vms or [_state_pvc_vm_guess(_name(o))]:
-                    if isinstance(vm, str):
-                        ix.state_pvcs.setdefault((_ns(o), vm), []).append(o)
+            ix.pvcs_by_ns.setdefault(_ns(o), []).append(o)
+        for (ns, pvc_name), pvc in ix.pvc_records.items():
+            # KubeVirt >= 1.4 labels the backend-storage PVC persistent-state-for=<vm>; older
+            # ones only name it so (kubevirt-velero-plugin pkg/util/kvgraph/util.go addBackendPVC).
+            labelled = meta_labels(ix.pvcs[(ns, pvc_name)]).get("persistent-state-for")
+            if labelled:
+                ix.state_pvcs.setdefault((ns, labelled), []).append(ix.pvcs[(ns, pvc_name)])
+            elif pvc_name.startswith("persistent-state-for-"):
+                for vm in pvc.owner_vms or (_state_pvc_vm_guess(pvc_name),):
+                    ix.state_pvcs.setdefault((ns, vm), []).append(ix.pvcs[(ns, pvc_name)])
         ix.pvs = {_name(o): o for o in data.of("PersistentVolume")}
         ix.storage_classes = {_name(o): o for o in data.of("StorageClass")}
         drivers: dict[str, list[str]] = defaultdict(list)
         for o in data.of("VolumeSnapshotClass"):
             if isinstance(o.get("driver"), str):
                 drivers[o["driver"]].append(_name(o))
+                ix.snapshot_classes_by_driver.setdefault(o["driver"], []).append(o)
         ix.snapshot_class_drivers = dict(drivers)
         ix.datavolumes = {(_ns(o), _name(o)): o for o in data.of("DataVolume")}
         ix.nads = {(_ns(o), _name(o)) for o in data.of("NetworkAttachmentDefinition")}
@@ -247,12 +315,41 @@ class ClusterIndex:
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
                 ix.volume_snapshots.setdefault((_ns(o), pvc), []).append(o)
+            backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
+            if backup:
+                ix.backup_volume_snapshots.setdefault(backup, []).append(o)
+        ix.vm_snapshot_contents = {
+            (_ns(o), _name(o)): o for o in data.of("VirtualMachineSnapshotContent")
+        }
+        ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
         for o in data.of("VirtualMachineSnapshot"):
             src = dig(o, "spec", "source", "name")
             if isinstance(src, str):
                 ix.vm_snapshots.setdefault((_ns(o), src), []).append(o)
         ix._index_velero(data)
         return ix
+
+    def _index_records(self, data: ClusterData) -> None:
+        """Parse the non-Velero kinds checks read into records; malformed fields become problems."""
+        targets: dict[str, dict[Any, Any]] = {
+            "PersistentVolume": self.pv_records,
+            "PersistentVolumeClaim": self.pvc_records,
+            "StorageClass": self.sc_records,
+            "VirtualMachineInstance": self.vmi_records,
+            "DataVolume": self.dv_records,
+        }
+        for kind, target in targets.items():
+            for o in data.of(kind):
+                ns, name = _ns(o), _name(o)
+                record, problems = parse_record(kind, o, data.origins.get((kind, ns, name)))
+                target[name if kind in _CLUSTER_SCOPED else (ns, name)] = record
+                if problems:
+                    self.object_problems[(kind, ns, name)] = problems
+                    self.problems.extend(problems)
+
+    def record_problems(self, kind: str, namespace: str, name: str) -> list[CollectionProblem]:
+        """Malformed-field problems of one object ([] when none or not indexed)."""
+        return self.object_problems.get((kind, namespace, name), [])
 
     def _index_velero(self, data: ClusterData) -> None:
         for o in data.of("Backup"):
@@ -292,11 +389,24 @@ class ClusterIndex:
         self.schedules = [
             s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
         ]
+        for o in data.of("BackupStorageLocation"):
+            phase = dig(o, "status", "phase")
+            self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
         for dpa in data.of("DataProtectionApplication"):
-            plugins = dig(dpa, "spec", "configuration", "velero", "defaultPlugins")
-            if isinstance(plugins, list):
+            self.dpa_names.append(f"{_ns(dpa)}/{_name(dpa)}")
+            velero = dig(dpa, "spec", "configuration", "velero")
+            plugins = dig(velero, "defaultPlugins")
+            flags = dig(velero, "featureFlags")
+            plugins = plugins if isinstance(plugins, list) else []
+            flags = flags if isinstance(flags, list) else []
+            if isinstance(dig(velero, "defaultPlugins"), list):
                 enabled = "kubevirt" in plugins
                 self.kubevirt_plugin = bool(self.kubevirt_plugin) or enabled
+            # OADP turns Velero's CSI support on with the csi plugin or the EnableCSI flag
+            # (https://docs.openshift.com/container-platform/latest/backup_and_restore/
+            # application_backup_and_restore/installing/oadp-installing-dpa.html).
+            csi = "csi" in plugins or "EnableCSI" in flags
+            self.csi_enabled = bool(self.csi_enabled) or csi
 
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
