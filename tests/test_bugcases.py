@@ -16,7 +16,7 @@ import pytest
 from auditor.config import AuditSettings
 from auditor.pipeline import run_audit
 from auditor.sources.directory import DirectorySource
-from tests.conftest import AUDIT_AT, find_corpus
+from tests.conftest import AUDIT_AT, find_corpus, report_doc
 
 
 def _cases() -> list[Path]:
@@ -38,7 +38,9 @@ CASES = _cases()
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_bug_case_verdict(case: Path) -> None:
     expected = json.loads((case / "expected.json").read_text())
-    report = run_audit(DirectorySource(case / "export").collect(), AuditSettings(), at=AUDIT_AT)
+    report = report_doc(
+        run_audit(DirectorySource(case / "export").collect(), AuditSettings(), at=AUDIT_AT)
+    )
     ns, name = expected["vm"].split("/")
     vm = next(v for v in report["vms"] if (v["namespace"], v["name"]) == (ns, name))
     assert vm["readiness"] in expected["readiness"], [
