@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KindSpec", "KINDS", "BY_KIND", "spec_for_object", "spec_for_file_stem"]
+__all__ = [
+    "KindSpec",
+    "KINDS",
+    "BY_KIND",
+    "spec_for_object",
+    "spec_for_file_stem",
+    "unsupported_version",
+]
 
 
 @dataclass(frozen=True)
@@ -142,6 +149,17 @@ def spec_for_object(api_version: str, kind: str) -> KindSpec | None:
     if spec is None or version not in spec.versions:
         return None
     return spec
+
+
+def unsupported_version(api_version: str, kind: str) -> KindSpec | None:
+    """The spec of a kind the auditor reads when ``api_version`` is one it does not read.
+
+    ``snapshot.kubevirt.io/v2alpha1 VirtualMachineSnapshot`` gives the VirtualMachineSnapshot
+    spec; an unknown kind, or a known version, gives None.
+    """
+    group, _, version = api_version.rpartition("/")
+    spec = _BY_GROUP_KIND.get((group, kind))
+    return spec if spec is not None and version not in spec.versions else None
 
 
 def spec_for_file_stem(stem: str) -> KindSpec | None:

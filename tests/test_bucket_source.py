@@ -150,12 +150,16 @@ def test_manifests_in_the_bucket_are_secret_stripped(weed: WeedServer, tmp_path:
 
 def test_failed_volume_in_volume_info(weed: WeedServer, tmp_path: Path) -> None:
     m = Mutations(failed_pvcs={(NEWEST_BILLING, "billing", "billing-db-data")})
-    data, _ = audit(weed, tmp_path, m)
+    data, report = audit(weed, tmp_path, m)
     assert data.backup_contents is not None
     vols = {v.pvc: v for v in data.backup_contents[NEWEST_BILLING].volumes or ()}
     assert vols["billing-db-data"].outcome == "failed"
     assert vols["billing-db-data"].detail == "result failed"
     assert vols["billing-db-root"].outcome == "captured"
+    # the capture evaluation takes the bucket's word over the cluster's Completed phase
+    f = finding(report, "billing/billing-db", "RR-BKP-004")
+    assert f["status"] == "FAIL" and "billing-db-data failed in backup" in f["message"]
+    assert readiness(report, "billing/billing-db") == "NOT_READY"
 
 
 def test_resource_list_without_the_vms_nad(weed: WeedServer, tmp_path: Path) -> None:
@@ -185,6 +189,8 @@ def test_backup_whose_objects_are_gone(weed: WeedServer, tmp_path: Path) -> None
         NEWEST_WEB,
         "web-nightly-20261129",
     }
+    # the newest Backup is no restore point any more: the newest usable one is two days old
+    assert finding(report, "web/web-api", "RR-BKP-002")["status"] == "FAIL"
 
 
 def test_backed_up_mac_differs_from_live(weed: WeedServer, tmp_path: Path) -> None:
@@ -305,3 +311,18 @@ def test_run_command_reads_the_bucket_from_config(weed: WeedServer, tmp_path: Pa
     assert report["run"]["backup_storage"]["backups"] == {"missing": 1, "read": 6}
     f = finding(report, "web/web-api", "RR-BKP-010")
     assert f["status"] == "FAIL" and NEWEST_WEB in f["message"]
+
+
+def test_older_velero_without_volume_info_or_resource_list(
+    weed: WeedServer, tmp_path: Path
+) -> None:
+    data, report = audit(weed, tmp_path, Mutations(old_velero={NEWEST_BILLING}))
+    assert data.backup_contents is not None
+    old = data.backup_contents[NEWEST_BILLING]
+    assert (old.state, old.resources, old.volumes) == ("read", None, None)
+    assert "-volumeinfo.json.gz" in old.detail and "older Velero" in old.detail
+    # the archive is still read in full when no resource list names the VMs
+    assert set(old.vm_manifests) == {("billing", "billing-db"), ("billing", "billing-win")}
+    f = finding(report, "billing/billing-db", "RR-BKP-008")
+    assert f["status"] == "NOT_APPLICABLE" and "no resource list" in f["message"]
+    assert finding(report, "billing/billing-db", "RR-BKP-009")["status"] == "PASS"

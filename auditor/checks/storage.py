@@ -72,7 +72,10 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
                 "newest_copy": copies[0] if copies else None,
             }
         )
-        if policy is None:
+        maybe = any(
+            c.pvc == p.name and c.unresolved for e in vm.backups if e.usable for c in e.pvcs
+        )
+        if policy is None or (policy == "Delete" and not copies and maybe):
             unknown.append(p.name)
         elif policy == "Delete" and not copies:
             bare.append(p.name)
@@ -92,10 +95,11 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
         ).on(Basis.OBSERVED)
     if unknown:
         return errored(
-            f"Reclaim policy of PVC(s) {', '.join(unknown)} of VM {vm.ref} is unknown "
-            "(PV and StorageClass not found).",
+            f"Whether PVC(s) {', '.join(unknown)} of VM {vm.ref} have a copy is unknown: their "
+            "reclaim policy could not be read (PV and StorageClass not found), or a backup may "
+            "hold their data but nothing evidences it.",
             disks=rows,
-        )
+        ).on(Basis.INFERRED)
     if weak:
         return failed(
             f"VM {vm.ref} disk PVC(s) {', '.join(weak)} on Delete-reclaim storage are copied only "

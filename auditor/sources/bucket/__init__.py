@@ -29,7 +29,9 @@ def run_summary(data: ClusterData) -> dict[str, Any]:
     lock, ``requests`` (HTTP requests sent, retries included), ``bytes_read``
     (response bytes), ``backups_read`` (read from the bucket this run),
     ``cached`` (answered from the ETag cache) and ``bucket_only`` (count of
-    backups in the bucket the cluster does not list). Totals summed over locations.
+    backups in the bucket the cluster does not list). ``backup_records``: per
+    Backup what its bucket objects say (state, object count, VM manifests read,
+    per-PVC volume records, error/warning counts). Totals summed over locations.
     """
     locations = data.storage_locations
     if locations is None:
@@ -58,9 +60,35 @@ def run_summary(data: ClusterData) -> dict[str, Any]:
         }
         for _, s in sorted(locations.items())
     ]
+    records = [
+        {
+            "backup": c.backup,
+            "location": c.location,
+            "state": c.state,
+            "detail": c.detail,
+            "objects": None if c.resources is None else len(c.resources),
+            "vm_manifests": sorted(f"{ns}/{n}" for ns, n in c.vm_manifests),
+            "errors": c.errors,
+            "warnings": c.warnings,
+            "volumes": None
+            if c.volumes is None
+            else [
+                {
+                    "pvc": f"{v.namespace}/{v.pvc}",
+                    "method": v.method,
+                    "outcome": v.outcome,
+                    "detail": v.detail,
+                    "size_bytes": v.size_bytes,
+                }  # fmt: skip
+                for v in c.volumes
+            ],
+        }
+        for _, c in sorted(contents.items())
+    ]
     return {
         "configured": True,
         "locations": rows,
+        "backup_records": records,
         "backups": dict(sorted(states.items())),
         "requests": sum(r["requests"] for r in rows),
         "bytes_read": sum(r["bytes_read"] for r in rows),

@@ -189,10 +189,15 @@ def _from_native(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
 def volumes_from_method_files(
     operations: Any, pvbs: Any, native: Any, lookup: VolumeLookup
 ) -> tuple[StoredVolume, ...] | None:
-    """Records from the per-method files (Velero < 1.13 has no volume info); None if none."""
-    if operations is None and pvbs is None and native is None:
-        return None
+    """Records from the per-method files (Velero < 1.13 has no volume info).
+
+    None when they name no PVC: older CSI snapshots (``-csi-volumesnapshots``)
+    name VolumeSnapshots, not PVCs, so an empty result is "no record", never
+    "nothing captured".
+    """
     vols = _from_operations(operations) + _from_pvbs(pvbs, lookup) + _from_native(native, lookup)
+    if not vols:
+        return None
     return tuple(sorted(set(vols), key=lambda v: (v.namespace, v.pvc, v.method, v.outcome)))
 
 
