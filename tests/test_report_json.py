@@ -268,3 +268,26 @@ def test_report_json_round_trips_through_the_model_and_ships_its_schema(tmp_path
     assert (tmp_path / "report.schema.json").read_bytes() == dump_report_schema()
     waived = json.loads(raw)["vms"][0]["findings"][0]
     assert "waiver" not in waived and waived["basis"] in ("observed", "inferred", None)
+
+
+def test_deeply_nested_evidence_is_cut_not_a_crash() -> None:
+    from auditor.envelope import dump_report_json as dump
+    from auditor.envelope.build import EVIDENCE_DEPTH, finding_entry
+    from auditor.models import Finding, Severity, Status
+
+    deep: Any = "leaf"
+    for _ in range(300):
+        deep = [deep]
+    entry = finding_entry(Finding("RR-PLT-004", Status.FAIL, Severity.HIGH, "m", {"plugins": deep}))
+    value = entry.evidence["plugins"]
+    for _ in range(EVIDENCE_DEPTH - 1):
+        value = value[0]
+    assert value == f"(nested deeper than {EVIDENCE_DEPTH} levels; cut)"
+    doc = json.loads(dump(_report_with(entry)))
+    assert doc["platform_findings"][0]["evidence"]["plugins"][0][0][0]
+
+
+def _report_with(entry: Any) -> Any:
+    from tests.reports_support import sample_report
+
+    return sample_report().model_copy(update={"platform_findings": [entry]})

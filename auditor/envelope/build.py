@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections import Counter
 from datetime import datetime
+from typing import Any
 
 from auditor import __version__
 from auditor.checks import CATALOG
@@ -71,9 +72,27 @@ def resolve_owner(settings: AuditSettings, result: AuditResult, vm: VMResult) ->
     return settings.ownership.namespaces.get(rec.namespace, settings.ownership.default)
 
 
+#: Evidence nested deeper than this is cut (hostile input can nest hundreds of levels, which no
+#: reader needs and pydantic's serialiser refuses).
+EVIDENCE_DEPTH = 32
+
+
+def _bounded(value: Any, depth: int = 0) -> Any:
+    """``value`` with containers below :data:`EVIDENCE_DEPTH` levels replaced by a note."""
+    if isinstance(value, dict | list | tuple) and depth >= EVIDENCE_DEPTH:
+        return f"(nested deeper than {EVIDENCE_DEPTH} levels; cut)"
+    if isinstance(value, dict):
+        return {k: _bounded(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bounded(v, depth + 1) for v in value]
+    return value
+
+
 def finding_entry(f: Finding) -> FindingEntry:
-    """The envelope form of one engine finding."""
-    return FindingEntry.model_validate(f.to_dict())
+    """The envelope form of one engine finding (evidence depth bounded, see :data:`EVIDENCE_DEPTH`)."""
+    row = f.to_dict()
+    row["evidence"] = _bounded(row["evidence"])
+    return FindingEntry.model_validate(row)
 
 
 def _vm_entry(vm: VMResult, owner: str) -> VmEntry:

@@ -26,6 +26,8 @@ __all__ = [
     "Part",
     "Source",
     "StorageLocationRun",
+    "StoredVolumeRun",
+    "BackupRecordRun",
     "BackupStorageRun",
     "Run",
     "Cluster",
@@ -96,6 +98,30 @@ class StorageLocationRun(Part):
     bucket_only: int = Field(description="backups in the bucket the cluster does not list")
 
 
+class StoredVolumeRun(Part):
+    """One PVC's data as a Backup's bucket objects record it."""
+
+    pvc: str = Field(description="namespace/name")
+    method: str
+    outcome: str
+    detail: str
+    size_bytes: int | None
+
+
+class BackupRecordRun(Part):
+    """What one Backup's bucket objects say."""
+
+    backup: str
+    location: str
+    state: str
+    detail: str
+    objects: int | None = Field(description="objects in the resource list; null when unread")
+    vm_manifests: list[str] = Field(description="namespace/name of VM manifests read")
+    errors: int | None
+    warnings: int | None
+    volumes: list[StoredVolumeRun] | None
+
+
 def _absent(value: object) -> bool:
     return value is None
 
@@ -106,6 +132,7 @@ class BackupStorageRun(Part):
     configured: bool
     note: str | None = Field(default=None, exclude_if=_absent)
     locations: list[StorageLocationRun] | None = Field(default=None, exclude_if=_absent)
+    backup_records: list[BackupRecordRun] | None = Field(default=None, exclude_if=_absent)
     backups: dict[str, int] | None = Field(
         default=None, exclude_if=_absent, description="Backup content state -> count"
     )
