@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditor.inventory.needs import restore_needs
 from auditor.kinds import KINDS
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import Scope, SelectorError
@@ -32,6 +33,9 @@ __all__ = ["Mutations", "write_velero_bucket", "backups_in"]
 
 _GROUP_PLURAL = {k.kind: (k.group, k.plural) for k in KINDS}
 _GROUP_PLURAL["NetworkAttachmentDefinition"] = ("k8s.cni.cncf.io", "network-attachment-definitions")
+_GROUP_PLURAL["Secret"] = ("", "secrets")
+_GROUP_PLURAL["ConfigMap"] = ("", "configmaps")
+_GROUP_PLURAL["ControllerRevision"] = ("apps", "controllerrevisions")
 
 
 @dataclass
@@ -113,7 +117,33 @@ def _held(data: ClusterData, backup: dict[str, Any]) -> list[dict[str, Any]]:
                     out.append(obj)
             except SelectorError:
                 continue
-    return out
+    return out + _named_stubs(out, scope)
+
+
+def _named_stubs(held: list[dict[str, Any]], scope: Scope) -> list[dict[str, Any]]:
+    """Secrets, ConfigMaps and ControllerRevisions the held VMs name, as name-only stubs.
+
+    An export carries no Secrets (and often no ControllerRevisions), but Velero backs up
+    every unlabelled object of an included namespace when the Backup has no label selector.
+    """
+    kinds = {"secrets": ("v1", "Secret"), "configmaps": ("v1", "ConfigMap"),
+             "controllerrevisions.apps": ("apps/v1", "ControllerRevision")}  # fmt: skip
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for vm in (o for o in held if o.get("kind") == "VirtualMachine"):
+        ns, name = vm["metadata"]["namespace"], vm["metadata"]["name"]
+        for gr, _, oname, _ in restore_needs(vm, ns, name, []):
+            if gr not in kinds:
+                continue
+            api, kind = kinds[gr]
+            plural, _, group = gr.partition(".")
+            try:
+                if scope.includes(namespace=ns, labels={}, plural=plural, kind=kind, group=group):
+                    meta = {"name": oname, "namespace": ns}
+                    stub = {"apiVersion": api, "kind": kind, "metadata": meta}
+                    out[(kind, ns, oname)] = stub
+            except SelectorError:
+                continue
+    return list(out.values())
 
 
 def _volume_info(
@@ -151,6 +181,28 @@ def _volume_info(
                                         "driver": "csi.example", "vscName": f"snapcontent-{pvc}",
                                         "ReadyToUse": not bad}  # fmt: skip
         out.append(entry)
+    return out
+
+
+def _vscs(data: ClusterData, backup: str, pvcs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The static VolumeSnapshotContents Velero keeps for CSI snapshots, one per PVC with a PV."""
+    pvs = {p["metadata"]["name"]: p for p in data.of("PersistentVolume")}
+    out = []
+    for p in pvcs:
+        handle = dig(pvs.get(dig(p, "spec", "volumeName") or ""), "spec", "csi", "volumeHandle")
+        if isinstance(handle, str):
+            out.append(
+                {
+                    "apiVersion": "snapshot.storage.k8s.io/v1",
+                    "kind": "VolumeSnapshotContent",
+                    "metadata": {
+                        "name": f"snapcontent-{p['metadata']['name']}",
+                        "labels": {"velero.io/backup-name": backup},
+                    },
+                    "spec": {"source": {"volumeHandle": handle}, "driver": "csi.example"},
+                    "status": {"readyToUse": True, "restoreSize": 10 * 1024**3},
+                }  # fmt: skip
+            )
     return out
 
 
@@ -213,7 +265,7 @@ def write_velero_bucket(
             f"{name}-itemoperations.json.gz": _gz([]),
             f"{name}-podvolumebackups.json.gz": _gz([]),
             f"{name}-volumesnapshots.json.gz": _gz([]),
-            f"{name}-csi-volumesnapshotcontents.json.gz": _gz([]),
+            f"{name}-csi-volumesnapshotcontents.json.gz": _gz(_vscs(data, name, pvcs)),
         }
         if name not in m.old_velero:
             files[f"{name}-resource-list.json.gz"] = _gz(

@@ -78,11 +78,21 @@ def test_method_files_for_older_velero() -> None:
          "status": {"phase": "Completed", "progress": {"totalBytes": 42}}},
     ]  # fmt: skip
     native = [{"spec": {"persistentVolumeName": "pv-n"}, "status": {"phase": "Completed"}}]
-    lookup = VolumeLookup(pv_claims={"pv-n": ("ns", "native")}, pvc_uids={"uid-fs": ("ns", "fs")})
-    assert volumes_from_method_files(ops, pvbs, native, lookup) == (
+    vscs = [
+        {"spec": {"source": {"volumeHandle": "h-snap"}}, "status": {"readyToUse": True}},
+        {"spec": {"source": {"volumeHandle": "h-old"}}, "status": {"restoreSize": 9}},
+    ]
+    lookup = VolumeLookup(
+        pv_claims={"pv-n": ("ns", "native")},
+        pvc_uids={"uid-fs": ("ns", "fs")},
+        handle_claims={"h-snap": ("ns", "snap"), "h-old": ("ns", "old")},
+    )
+    assert volumes_from_method_files(ops, pvbs, native, lookup, vscs) == (
         StoredVolume("ns", "fs", "fs-backup", "captured", "PodVolumeBackup Completed", 42),
         StoredVolume("ns", "moved", "csi-data-mover", "captured", "operation Completed"),
         StoredVolume("ns", "native", "native-snapshot", "captured", "phase Completed"),
+        StoredVolume("ns", "old", "csi-snapshot", "failed", "VolumeSnapshotContent not ready", 9),
+        # the failed async operation outranks a snapshot content for the same PVC
         StoredVolume("ns", "snap", "csi-snapshot", "failed", "operation Failed: timed out"),
     )
     # nothing naming a PVC is "no record", never "nothing captured"

@@ -91,3 +91,13 @@ def test_cli_run_with_api_server_lost_mid_run_exits_4(tmp_path: Path) -> None:
     output = _nothing(result, tmp_path)
     assert "lost the API server" in output
     assert "No check failed" not in output
+
+
+def test_cli_run_with_a_forbidden_vm_list_exits_4(tmp_path: Path) -> None:
+    with serve(tmp_path, root=EXAMPLE, faults=Faults(forbidden={"VirtualMachine"})) as live:
+        result = CliRunner().invoke(
+            main,
+            ["run", "--kubeconfig", str(live.kubeconfig), "--out", str(tmp_path / "out")],
+        )
+    output = _nothing(result, tmp_path)
+    assert "the VirtualMachine list could not be read" in output and "HTTP 403" in output

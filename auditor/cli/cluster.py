@@ -35,6 +35,7 @@ __all__ = [
     "collect",
     "preflight",
     "cluster_options",
+    "velero_option",
     "cluster_source",
     "collect_live",
     "RichProgress",
@@ -74,6 +75,17 @@ def cluster_options(func: F) -> F:
         help="Kubeconfig file (default: in-cluster service account, $KUBECONFIG, ~/.kube/config).",
     )(func)
     return func
+
+
+def velero_option(func: F) -> F:
+    """Add repeatable ``--velero-namespace`` (where Velero/OADP objects live, with ``-n``)."""
+    return click.option(
+        "--velero-namespace",
+        "velero_namespaces",
+        multiple=True,
+        help="With -n: the namespace holding Velero/OADP objects (default: found from "
+        "DataProtectionApplications/BackupStorageLocations; else backup checks give ERROR).",
+    )(func)
 
 
 class RichProgress:
@@ -121,6 +133,7 @@ def cluster_source(
     *,
     cluster_name: str | None = None,
     console: Console | None = None,
+    velero_namespaces: tuple[str, ...] = (),
 ) -> ClusterSource:
     """Build the live source from CLI options (progress on ``console`` if a terminal).
 
@@ -132,7 +145,9 @@ def cluster_source(
     return ClusterSource(
         client,
         cluster_name=cluster_name or context,
-        options=CollectOptions(namespaces=tuple(namespaces)),
+        options=CollectOptions(
+            namespaces=tuple(namespaces), velero_namespaces=tuple(velero_namespaces)
+        ),
         progress=progress_for(console),
     )
 
@@ -142,13 +157,20 @@ def collect_live(
     context: str | None,
     namespaces: tuple[str, ...],
     cluster_name: str | None,
+    velero_namespaces: tuple[str, ...] = (),
 ) -> ClusterData:
     """Read the live cluster for ``auditor run``.
 
     Exits 2 when it cannot be reached, 4 when it was lost during the collection.
     """
     try:
-        return cluster_source(kubeconfig, context, namespaces, cluster_name=cluster_name).collect()
+        return cluster_source(
+            kubeconfig,
+            context,
+            namespaces,
+            cluster_name=cluster_name,
+            velero_namespaces=velero_namespaces,
+        ).collect()
     except ClusterLostError as exc:
         raise NothingAudited(str(exc)) from exc
     except ClusterAccessError as exc:
@@ -167,6 +189,7 @@ def _summary(data: ClusterData) -> str:
 
 @click.command()
 @cluster_options
+@velero_option
 @click.option(
     "--out",
     "out",
@@ -179,6 +202,7 @@ def collect(
     kubeconfig: Path | None,
     context: str | None,
     namespaces: tuple[str, ...],
+    velero_namespaces: tuple[str, ...],
     out: Path,
     cluster_name: str | None,
 ) -> None:
@@ -190,7 +214,12 @@ def collect(
     console = Console(stderr=True)
     try:
         source = cluster_source(
-            kubeconfig, context, namespaces, cluster_name=cluster_name, console=console
+            kubeconfig,
+            context,
+            namespaces,
+            cluster_name=cluster_name,
+            console=console,
+            velero_namespaces=velero_namespaces,
         )
         data = source.collect()
         files = write_export(data, out)

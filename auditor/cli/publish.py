@@ -90,13 +90,18 @@ def settings_from_options(url: str, options: dict[str, Any]) -> PublishSettings:
 
 
 def _report(result: PublishResult) -> None:
-    for run_id in result.delivered_from_spool:
-        click.echo(f"delivered spooled run {run_id}")
+    for earlier in result.earlier:
+        _report(earlier)
     if result.published:
         click.echo(
             f"published run {result.run_id} to {result.location} "
             f"({len(result.uploaded)} uploaded, {len(result.already_present)} already present, "
             "all verified)"
+        )
+    elif result.quarantined is not None:
+        click.echo(f"run {result.run_id} QUARANTINED: {result.error}", err=True)
+        click.echo(
+            f"kept in {result.quarantined} (not retried; other runs are not blocked)", err=True
         )
     else:
         click.echo(f"run {result.run_id} NOT published: {result.error}", err=True)
@@ -146,6 +151,13 @@ def publish(
             click.echo("spool is empty")
         for result in results:
             _report(result)
+        if results:
+            done = sum(r.published for r in results)
+            quarantined = sum(r.quarantined is not None for r in results)
+            click.echo(
+                f"{len(results)} spooled run(s): {done} published, "
+                f"{len(results) - done - quarantined} still spooled, {quarantined} quarantined"
+            )
         if any(not r.published for r in results):
             raise SystemExit(EXIT_SPOOLED)
         return

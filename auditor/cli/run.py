@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from auditor.cli.cluster import NothingAudited, cluster_options, collect_live
+from auditor.cli.cluster import NothingAudited, cluster_options, collect_live, velero_option
 from auditor.cli.exitcodes import EXIT_GATE, EXIT_NOT_PUBLISHED, EXIT_USAGE
 from auditor.cli.publish import target_options
 from auditor.config import AuditSettings, ConfigError, load_settings
@@ -140,6 +140,7 @@ def collect_from_dir(
     help="Export files larger than this are refused (a collection problem).",
 )
 @cluster_options  # live cluster (used when --from-dir is not given)
+@velero_option
 @click.option("--owner", help="Write a report for this owner's VMs only.")
 @click.option(
     "--publish",
@@ -175,6 +176,7 @@ def run(
     kubeconfig: Path | None,
     context: str | None,
     namespaces: tuple[str, ...],
+    velero_namespaces: tuple[str, ...],
     **target_flags: Any,
 ) -> None:
     """Audit every VirtualMachine once and write the reports to --out.
@@ -201,6 +203,7 @@ def run(
         kubeconfig=kubeconfig,
         context=context,
         namespaces=namespaces,
+        velero_namespaces=velero_namespaces,
     )
     try:
         require_vms(data)
@@ -264,12 +267,13 @@ def collect_data(
     kubeconfig: Path | None,
     context: str | None,
     namespaces: tuple[str, ...],
+    velero_namespaces: tuple[str, ...] = (),
 ) -> ClusterData:
     """Read --from-dir, the live cluster, or the config's ``source`` section.
 
     Exits 2 when the input cannot be used, 4 when the cluster was lost mid-run.
     """
-    live_options = bool(kubeconfig or context or namespaces)
+    live_options = bool(kubeconfig or context or namespaces or velero_namespaces)
     if from_dir is not None and live_options:
         raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
     if from_dir is not None:
@@ -285,7 +289,7 @@ def collect_data(
         except (ClusterAccessError, FileNotFoundError) as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_USAGE)
-    return collect_live(kubeconfig, context, namespaces, settings.cluster_name)
+    return collect_live(kubeconfig, context, namespaces, settings.cluster_name, velero_namespaces)
 
 
 def incomplete_note(report: dict[str, Any]) -> str:

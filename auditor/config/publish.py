@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-__all__ = ["PublishSettings", "default_spool_dir"]
+__all__ = ["PublishSettings", "default_spool_dir", "publish_problems"]
 
 _CREDENTIAL_WORDS = ("access_key", "secret", "session_token", "password", "credential")
 
@@ -125,3 +125,44 @@ class PublishSettings(BaseModel):
         else:
             ident = f"s3:{self.endpoint_url or ''}/{self.bucket}/{self.prefix}"
         return hashlib.sha256(ident.encode()).hexdigest()[:12]
+
+
+def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
+    """Every problem of the ``publish:`` section and of ``schedules[].publish``, by field path.
+
+    ``publish`` is the raw section (a mapping with :class:`PublishSettings` fields, or
+    ``url`` instead of ``bucket``/``prefix``/``local_dir``); ``schedules`` the raw list.
+    A schedule with ``publish: true`` and no ``publish:`` section is a problem.
+    """
+    problems: list[tuple[str, str]] = []
+    if publish is not None and not isinstance(publish, dict):
+        problems.append(("publish", "must be a mapping"))
+    elif publish is not None:
+        values = dict(publish)
+        url = values.pop("url", None)
+        try:
+            if url is not None and not isinstance(url, str):
+                problems.append(("publish.url", "must be a string"))
+            elif url is not None:
+                PublishSettings.from_url(url, **values)
+            else:
+                PublishSettings.model_validate(values)
+        except ValidationError as exc:
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"])
+                message = str(err["msg"]).removeprefix("Value error, ")
+                if err["type"] == "extra_forbidden":
+                    message = "unknown field (not a publish setting; check its spelling)"
+                problems.append((f"publish.{where}" if where else "publish", message))
+        except ValueError as exc:
+            problems.append(("publish.url", str(exc)))
+    if publish is None and isinstance(schedules, list | tuple):
+        for i, sched in enumerate(schedules):
+            if isinstance(sched, dict) and sched.get("publish") is True:
+                problems.append(
+                    (
+                        f"schedules.{i}.publish",
+                        "true, but the config has no publish: section naming a target",
+                    )
+                )
+    return problems

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 
 from auditor.config.bucket import BackupStorageSettings, BucketLocationSettings
+from auditor.config.publish import publish_problems
 from auditor.config.rules import (
     Policy,
     PolicyMatch,
@@ -165,10 +166,15 @@ def parse_settings(
     if not isinstance(raw, dict):
         raise ConfigError(path, [("<root>", "must be a mapping")])
     context = {"known_check_ids": None if known_check_ids is None else frozenset(known_check_ids)}
+    # the publish: section is checked here too, so validate-config and serve name its problems
+    extra = publish_problems(raw.get("publish"), raw.get("schedules"))
     try:
-        return AuditSettings.model_validate(raw, context=context)
+        settings = AuditSettings.model_validate(raw, context=context)
     except ValidationError as exc:
-        raise ConfigError(path, _problems(exc)) from exc
+        raise ConfigError(path, _problems(exc) + extra) from exc
+    if extra:
+        raise ConfigError(path, extra)
+    return settings
 
 
 def load_settings(path: Path, *, known_check_ids: Collection[str] | None = None) -> AuditSettings:

@@ -19,6 +19,12 @@ after ``retry_delays`` once, for the request that met it, and then ends the
 collection with :class:`~auditor.sources.kubeclient.ClusterLostError`: the total
 retry time is bounded by ``sum(retry_delays)``, not paid again for every kind left.
 
+With ``namespaces`` (``-n``), the Velero/OADP kinds are still read where they
+live: in ``velero_namespaces`` when given, else in the namespaces that hold a
+DataProtectionApplication or a BackupStorageLocation (one cluster-wide list
+each). When that cannot be found, those kinds are UNAVAILABLE with a problem
+saying so: their checks give ERROR, never a false NOT_READY from "no backup".
+
 Raises :class:`~auditor.sources.kubeclient.ClusterAccessError` when discovery
 itself cannot be read (nothing at all could be audited), and its subclass
 :class:`~auditor.sources.kubeclient.ClusterLostError` when the server is lost later.
@@ -49,6 +55,10 @@ from auditor.sources.progress import CollectProgress, NullProgress
 __all__ = ["ClusterSource", "CollectOptions"]
 
 _RETRYABLE = frozenset({429, 500, 502, 503, 504})
+#: Kinds that live in Velero's (OADP's) namespace, not in the VMs' namespaces.
+_VELERO_GROUPS = frozenset({"velero.io", "oadp.openshift.io"})
+#: Kinds whose namespaces locate Velero, in the order they are tried.
+_VELERO_MARKERS = ("DataProtectionApplication", "BackupStorageLocation")
 #: The server is gone (nothing listens, or it dropped the connection): not a slow list.
 _GONE = (
     urllib3.exceptions.NewConnectionError,
@@ -68,6 +78,8 @@ class CollectOptions:
     """How to read the cluster.
 
     ``namespaces``: read namespaced kinds only there (empty: all namespaces).
+    ``velero_namespaces``: with ``namespaces``, where the Velero/OADP kinds are
+    read (empty: found from DataProtectionApplications/BackupStorageLocations).
     ``page_size``: ``limit`` per list request. ``request_timeout``: seconds to
     wait for one response. ``retry_delays``: seconds to wait before each retry
     of a 429/5xx/timeout (so ``len + 1`` attempts). ``max_restarts``: how often
@@ -75,6 +87,7 @@ class CollectOptions:
     """
 
     namespaces: tuple[str, ...] = ()
+    velero_namespaces: tuple[str, ...] = ()
     page_size: int = 500
     request_timeout: float = 30.0
     retry_delays: tuple[float, ...] = (0.5, 2.0)
@@ -124,6 +137,8 @@ class ClusterSource:
         )
         self._dyn = None
         self._kinds_read = 0
+        self._velero_ns: tuple[str, ...] | None = None
+        self._velero_why = ""
         with tempfile.TemporaryDirectory(prefix="auditor-discovery-") as tmp:
             self._dyn = self._attempt(
                 "/apis",
@@ -132,6 +147,8 @@ class ClusterSource:
             discovery = Discovery(groups_from_dynamic(self._dyn.resources), self._get_json)
             pairs: list[tuple[str, Any]] = []
             states: dict[str, KindState] = {}
+            if self.options.namespaces:
+                self._velero_ns = self._find_velero(discovery)
             self.progress.start(len(self.kinds))
             for spec in self.kinds:
                 resolved = discovery.resolve(spec)
@@ -157,6 +174,10 @@ class ClusterSource:
     ) -> tuple[list[tuple[str, Any]], KindState, list[CollectionProblem]]:
         spec = resolved.spec
         namespaces = self.options.namespaces
+        if namespaces and spec.group in _VELERO_GROUPS:
+            if self._velero_ns is None:
+                return [], KindState.UNAVAILABLE, [self._velero_unknown(resolved)]
+            namespaces = self._velero_ns
         scopes: tuple[str | None, ...] = namespaces if namespaces and spec.namespaced else (None,)
         pairs: list[tuple[str, Any]] = []
         problems: list[CollectionProblem] = []
@@ -175,6 +196,48 @@ class ClusterSource:
             return pairs, KindState.COMPLETE, problems
         read_some = len(problems) < len(scopes)
         return pairs, KindState.PARTIAL if read_some else KindState.UNAVAILABLE, problems
+
+    def _find_velero(self, discovery: Discovery) -> tuple[str, ...] | None:
+        """Velero's namespaces: the option, else where DPAs/BSLs are; None when unknown."""
+        if self.options.velero_namespaces:
+            return tuple(self.options.velero_namespaces)
+        reasons = []
+        for kind in _VELERO_MARKERS:
+            spec = next((k for k in self.kinds if k.kind == kind), None)
+            if spec is None:
+                continue
+            resolved = discovery.resolve(spec)
+            if resolved.state is not KindState.COMPLETE:
+                reasons.append(f"{kind} {resolved.state.value}")
+                continue
+            try:
+                items = self._list(f"{resolved.prefix}/{spec.plural}", kind)
+            except RequestFailed as exc:
+                reasons.append(f"{kind} list gave {exc.status or 'no response'}")
+                continue
+            found = {
+                str(i["metadata"]["namespace"])
+                for i in items
+                if isinstance(i, dict)
+                and isinstance(i.get("metadata"), dict)
+                and i["metadata"].get("namespace")
+            }
+            if found:
+                return tuple(sorted(found))
+            reasons.append(f"no {kind}")
+        self._velero_why = "; ".join(reasons)
+        return None
+
+    def _velero_unknown(self, resolved: Resolved) -> CollectionProblem:
+        spec = resolved.spec
+        return CollectionProblem(
+            reason=f"could not read {spec.kind} ({resolved.group_version}): with -n "
+            f"{', '.join(self.options.namespaces)} the namespace that holds Velero/OADP is "
+            f"unknown ({self._velero_why or 'not found'}); give --velero-namespace; checks "
+            f"that need {spec.kind} give ERROR",
+            kind=spec.kind,
+            kinds=(spec.kind,),
+        )
 
     def _get_namespaces(
         self, resolved: Resolved, names: tuple[str, ...]

@@ -23,6 +23,9 @@ The shapes follow Velero's Go types (vmware-tanzu/velero):
   ``velero.io/pvc-uid`` (``pkg/podvolume/backupper.go``).
 - ``<name>-volumesnapshots.json.gz``: native snapshots naming the PV
   (``internal/volume/native_snapshot.go``).
+- ``<name>-csi-volumesnapshotcontents.json.gz``: VolumeSnapshotContents whose
+  ``spec.source.volumeHandle`` is the PV's CSI volume handle
+  (``pkg/persistence/object_store.go`` ``GetCSIVolumeSnapshotContents``).
 
 Every function takes already decoded JSON and never raises on odd shapes: what
 it cannot read is left out (less evidence).
@@ -61,6 +64,8 @@ class VolumeLookup:
 
     pv_claims: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     pvc_uids: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: CSI volume handle -> (namespace, pvc), from the PVs' ``spec.csi.volumeHandle``
+    handle_claims: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def group_resource(api_version_kind: str) -> str:
@@ -186,16 +191,33 @@ def _from_native(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
     return out
 
 
+def _from_vscs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
+    out = []
+    for vsc in raw if isinstance(raw, list) else []:
+        handle = _dig(vsc, "spec", "source", "volumeHandle")
+        claim = lookup.handle_claims.get(handle) if isinstance(handle, str) else None
+        if claim is None:
+            continue
+        ready = _dig(vsc, "status", "readyToUse") is True
+        size = _int(_dig(vsc, "status", "restoreSize"))
+        detail = "VolumeSnapshotContent readyToUse" if ready else "VolumeSnapshotContent not ready"
+        outcome = "captured" if ready else "failed"
+        out.append(StoredVolume(claim[0], claim[1], "csi-snapshot", outcome, detail, size))
+    return out
+
+
 def volumes_from_method_files(
-    operations: Any, pvbs: Any, native: Any, lookup: VolumeLookup
+    operations: Any, pvbs: Any, native: Any, lookup: VolumeLookup, vscs: Any = None
 ) -> tuple[StoredVolume, ...] | None:
     """Records from the per-method files (Velero < 1.13 has no volume info).
 
-    None when they name no PVC: older CSI snapshots (``-csi-volumesnapshots``)
-    name VolumeSnapshots, not PVCs, so an empty result is "no record", never
-    "nothing captured".
+    None when they name no PVC the cluster still knows (VolumeSnapshotContents
+    and native snapshots are matched through the PVs): an empty result is "no
+    record", never "nothing captured".
     """
     vols = _from_operations(operations) + _from_pvbs(pvbs, lookup) + _from_native(native, lookup)
+    claimed = {(v.namespace, v.pvc) for v in vols}  # an async operation outranks its snapshot
+    vols += [v for v in _from_vscs(vscs, lookup) if (v.namespace, v.pvc) not in claimed]
     if not vols:
         return None
     return tuple(sorted(set(vols), key=lambda v: (v.namespace, v.pvc, v.method, v.outcome)))

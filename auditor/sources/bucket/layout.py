@@ -19,20 +19,24 @@ From Velero's own source (vmware-tanzu/velero):
   ``resources/<resource.group>/<version>-preferredversion/namespaces/...``.
 
 Older Velero versions write fewer files (no volume info before 1.13, no
-resource list before 1.9): less evidence, never an error.
+resource list in the oldest): less evidence, never an error.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["BackupKeys", "backups_prefix", "VM_MEMBER", "SMALL_FILES"]
+__all__ = ["BackupKeys", "backups_prefix", "VM_MEMBER", "SMALL_FILES", "METHOD_FILES"]
 
-#: The small metadata files read per backup (suffix after ``<name>``), gzip'd JSON unless noted.
+#: The small metadata files read for every backup (suffix after ``<name>``), gzip'd JSON.
 SMALL_FILES = (
     "-resource-list.json.gz",
     "-volumeinfo.json.gz",
     "-results.gz",
+)
+
+#: Per-method files, read only when ``-volumeinfo.json.gz`` is absent or unreadable.
+METHOD_FILES = (
     "-itemoperations.json.gz",
     "-podvolumebackups.json.gz",
     "-csi-volumesnapshotcontents.json.gz",

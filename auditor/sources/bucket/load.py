@@ -56,12 +56,17 @@ def _lookup(data: ClusterData) -> VolumeLookup:
         ref = dig(pv, "spec", "claimRef")
         if isinstance(ref, dict) and isinstance(ref.get("name"), str):
             pv_claims[_name(pv)] = (str(ref.get("namespace") or ""), ref["name"])
+    handles: dict[str, tuple[str, str]] = {}
+    for pv in data.of("PersistentVolume"):
+        handle = dig(pv, "spec", "csi", "volumeHandle")
+        if isinstance(handle, str) and _name(pv) in pv_claims:
+            handles[handle] = pv_claims[_name(pv)]
     uids = {
         str(dig(p, "metadata", "uid")): (str(dig(p, "metadata", "namespace") or ""), _name(p))
         for p in data.of("PersistentVolumeClaim")
         if isinstance(dig(p, "metadata", "uid"), str)
     }
-    return VolumeLookup(pv_claims, uids)
+    return VolumeLookup(pv_claims, uids, handles)
 
 
 def read_backup_storage(

@@ -3,7 +3,8 @@
 Requests per location: 2 for versioning and Object Lock, ``ceil(objects / 1000)``
 for one recursive listing of ``<prefix>/backups/`` (it yields every file's ETag,
 so missing or partly deleted backups need no further request), then per
-backup not in the cache at most 7 small GETs (:data:`layout.SMALL_FILES`) plus
+backup not in the cache 3 small GETs (:data:`layout.SMALL_FILES`; 4 more of
+:data:`layout.METHOD_FILES` only when volume info is absent, Velero < 1.13) plus
 one streamed GET of ``<name>.tar.gz`` that stops as soon as the VM manifests
 named in the resource list have been seen. Backups are read by a bounded
 thread pool; the archive is never held in memory or on disk.
@@ -32,7 +33,13 @@ from auditor.sources.bucket.decode import (
     volumes_from_method_files,
     volumes_from_volumeinfo,
 )
-from auditor.sources.bucket.layout import SMALL_FILES, VM_MEMBER, BackupKeys, backups_prefix
+from auditor.sources.bucket.layout import (
+    METHOD_FILES,
+    SMALL_FILES,
+    VM_MEMBER,
+    BackupKeys,
+    backups_prefix,
+)
 
 __all__ = ["LocationReader", "Listing"]
 
@@ -198,6 +205,10 @@ class LocationReader:
             for suffix in SMALL_FILES:
                 if f"{name}{suffix}" in files:
                     raw[suffix] = self._get_json(keys.file(suffix), gz=True)
+            if not isinstance(raw.get("-volumeinfo.json.gz"), list):
+                for suffix in METHOD_FILES:
+                    if f"{name}{suffix}" in files:
+                        raw[suffix] = self._get_json(keys.file(suffix), gz=True)
             resources = resources_from_list(raw.get("-resource-list.json.gz"))
             manifests: dict[tuple[str, str], dict[str, Any]] = {}
             wanted = (
@@ -219,9 +230,12 @@ class LocationReader:
                 raw.get("-podvolumebackups.json.gz"),
                 raw.get("-volumesnapshots.json.gz"),
                 self.lookup,
+                raw.get("-csi-volumesnapshotcontents.json.gz"),
             )
         errors, warnings = result_counts(raw.get("-results.gz"))
         absent = [s for s in SMALL_FILES if f"{name}{s}" not in files]
+        if "-volumeinfo.json.gz" in absent:
+            absent += [s for s in METHOD_FILES if f"{name}{s}" not in files]
         detail = "; ".join(
             x
             for x in (
