@@ -373,7 +373,7 @@ def test_shared_export_bucket(weed: WeedServer, tmp_path: Path) -> None:
     assert "web-admin-jump-adhoc-20261118" not in data.backup_contents
     newest = data.backup_contents["finance-prod-daily-20261130010019"]
     assert ("finance-prod", "fin-db-01") in newest.vm_manifests
-    report = run_audit(data, settings, at=AUDIT_AT)
+    report = report_doc(run_audit(data, settings, at=AUDIT_AT))
     for check in ("RR-BKP-008", "RR-BKP-009", "RR-BKP-010"):
         f = finding(report, "finance-prod/fin-db-01", check)
         assert f["status"] == "PASS", f["message"]
