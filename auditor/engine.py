@@ -107,7 +107,10 @@ def _run(
 ) -> Finding:
     unavailable = [k for k in spec.requires if data.state(k) is KindState.UNAVAILABLE]
     partial = [
-        k for k in spec.requires if data.state(k) is KindState.PARTIAL or k in ctx.index.partial
+        k
+        for k in spec.requires
+        if data.state(k) is KindState.PARTIAL
+        or (ctx.index.partial_for(k, vm.namespace) if vm else k in ctx.index.partial)
     ]
     if unavailable or partial:
         incomplete.add(spec.id)
@@ -131,17 +134,27 @@ def _run(
         result = _crashed(spec, vm, exc, crashes)
     if malformed:
         return _finding(spec, _malformed_error(spec, vm, malformed, result))
-    if partial and result.status is Status.FAIL:
+    unsure = result.status is Status.FAIL or (
+        vm is not None and result.status is Status.PASS and spec.id in JUDGES_NEWEST
+    )
+    if partial and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very
-        # ones that would satisfy it: the check cannot conclude. A PASS found its evidence.
+        # ones that would satisfy it. A PASS that judges the newest object may be contradicted
+        # by an unread newer one. A PASS that found a good object (existence) is earned.
         what = f"VM {vm.ref}" if vm else "the cluster"
+        would = {"would_fail": result.message} if result.status is Status.FAIL else {}
         return _finding(
             spec,
             Result(
                 Status.ERROR,
                 f"Cannot conclude {spec.id} for {what}: some {', '.join(partial)} objects could "
-                f"not be read. Without them: {result.message}",
-                {**result.evidence, "incomplete_kinds": partial, "would_fail": result.message},
+                f"not be read. Without them: {result.status.value}: {result.message}",
+                {
+                    **result.evidence,
+                    "incomplete_kinds": partial,
+                    **would,
+                    "would_be": {"status": result.status.value, "message": result.message},
+                },
                 result.severity,
             ),
         )
@@ -156,6 +169,12 @@ def _run(
     return _finding(spec, result)
 
 
+#: Checks whose PASS judges the *newest* Backup/Restore of a VM (phase, PVCs, retention,
+#: off-cluster copy, restore drill): with some objects of a required kind unread, an unread
+#: one may be newer, so their PASS cannot conclude either (issue 17).
+JUDGES_NEWEST = frozenset(
+    {"RR-BKP-003", "RR-BKP-004", "RR-BKP-006", "RR-BKP-007", "RR-RST-001", "RR-RST-002"}
+)
 #: Reading one kind means reading these too (a PVC's reclaim policy and CSI driver come
 #: from its PersistentVolume, else its StorageClass).
 _IMPLIED_KINDS = {"PersistentVolumeClaim": ("PersistentVolume", "StorageClass")}

@@ -9,6 +9,7 @@ order of preference, plural, scope).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "KindSpec",
@@ -29,6 +30,18 @@ class KindSpec:
     versions: tuple[str, ...]
     plural: str
     namespaced: bool
+    #: ``key=value`` or ``key`` (exists) label selector: only such objects are listed and read
+    label_selector: str | None = None
+
+    def selects(self, obj: dict[str, Any]) -> bool:
+        """True when ``obj`` matches :attr:`label_selector` (always, without one)."""
+        if self.label_selector is None:
+            return True
+        key, eq, value = self.label_selector.partition("=")
+        labels = (obj.get("metadata") or {}).get("labels")
+        if not isinstance(labels, dict):
+            return False
+        return labels.get(key) == value if eq else key in labels
 
     @property
     def group_label(self) -> str:
@@ -41,10 +54,29 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec(
         "VirtualMachineInstance", "kubevirt.io", ("v1", "v1alpha3"), "virtualmachineinstances", True
     ),
+    KindSpec("KubeVirt", "kubevirt.io", ("v1",), "kubevirts", True),
     KindSpec("DataVolume", "cdi.kubevirt.io", ("v1beta1", "v1alpha1"), "datavolumes", True),
     KindSpec("PersistentVolumeClaim", "", ("v1",), "persistentvolumeclaims", True),
     KindSpec("PersistentVolume", "", ("v1",), "persistentvolumes", False),
     KindSpec("Service", "", ("v1",), "services", True),
+    # only KubeVirt's instancetype/preference revisions, not every StatefulSet's history
+    KindSpec(
+        "ControllerRevision",
+        "apps",
+        ("v1",),
+        "controllerrevisions",
+        True,
+        label_selector="instancetype.kubevirt.io/object-kind",
+    ),
+    # only Velero's change-storage-class plugin ConfigMaps: nothing else is read or stored
+    KindSpec(
+        "ConfigMap",
+        "",
+        ("v1",),
+        "configmaps",
+        True,
+        label_selector="velero.io/change-storage-class=RestoreItemAction",
+    ),
     KindSpec("Namespace", "", ("v1",), "namespaces", False),
     KindSpec("StorageClass", "storage.k8s.io", ("v1", "v1beta1"), "storageclasses", False),
     KindSpec(

@@ -53,7 +53,36 @@ def redact(obj: dict[str, Any]) -> dict[str, Any]:
     or a Template embedding VMs, is covered too. Non-dict input is returned as is.
     """
     kind = obj.get("kind") if isinstance(obj, dict) else None
+    if kind == "ConfigMap" and _is_storage_class_map(obj):
+        return _storage_class_map(obj)
     return _walk(obj, str(kind) in _DATA_PAYLOAD_KINDS, path=())  # type: ignore[no-any-return]
+
+
+# Velero's change-storage-class plugin ConfigMap: ``data`` maps StorageClass names to
+# StorageClass names (https://velero.io/docs/main/restore-reference/). Only entries whose key
+# and value are both valid object names are kept; anything else is redacted like any payload.
+_CHANGE_SC = ("velero.io/change-storage-class", "RestoreItemAction")
+_OBJECT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+
+
+def _is_storage_class_map(obj: dict[str, Any]) -> bool:
+    labels = (obj.get("metadata") or {}).get("labels")
+    return isinstance(labels, dict) and labels.get(_CHANGE_SC[0]) == _CHANGE_SC[1]
+
+
+def _storage_class_map(obj: dict[str, Any]) -> dict[str, Any]:
+    data = obj.get("data")
+    rest = _walk({k: v for k, v in obj.items() if k != "data"}, True, path=())
+    if isinstance(data, dict):
+        rest["data"] = {
+            str(k): v
+            if isinstance(v, str) and _OBJECT_NAME.match(str(k)) and _OBJECT_NAME.match(v)
+            else REDACTED
+            for k, v in data.items()
+        }
+    elif "data" in obj:
+        rest["data"] = REDACTED
+    return rest  # type: ignore[no-any-return]
 
 
 def _walk(value: Any, data_is_payload: bool, path: tuple[str, ...]) -> Any:

@@ -377,3 +377,68 @@ def test_shared_export_bucket(weed: WeedServer, tmp_path: Path) -> None:
     for check in ("RR-BKP-008", "RR-BKP-009", "RR-BKP-010"):
         f = finding(report, "finance-prod/fin-db-01", check)
         assert f["status"] == "PASS", f["message"]
+
+
+def _config(
+    weed: WeedServer, bucket: str, tmp: Path, creds: Path, **location: Any
+) -> dict[str, Any]:
+    return {
+        "backup_storage": {
+            "locations": {
+                "default": {
+                    "endpoint_url": weed.endpoint,
+                    "addressing_style": "path",
+                    "bucket": bucket,
+                    "prefix": "velero",
+                    "profile": "velero-ro",
+                    "credentials_file": str(creds),
+                    **location,
+                }
+            },
+            "cache_dir": str(tmp / "cache"),
+            "max_attempts": 1,
+        }
+    }
+
+
+def _credentials(tmp: Path) -> Path:
+    creds = tmp / "credentials"
+    creds.write_text(
+        f"[velero-ro]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n"
+    )
+    return creds
+
+
+def test_scheduled_service_runner_reads_the_bucket(weed: WeedServer, tmp_path: Path) -> None:
+    """The service's production runner goes through the same run_audit."""
+    from auditor.service.jobs import pipeline_runner
+
+    data = DirectorySource(EXAMPLE).collect()
+    bucket = make_bucket(weed, data, Mutations(delete={NEWEST_WEB}))
+    raw = _config(weed, bucket, tmp_path, _credentials(tmp_path))
+    raw["source"] = {"type": "directory", "path": str(EXAMPLE)}
+    settings = AuditSettings.model_validate(raw)
+    report = pipeline_runner(settings, at=AUDIT_AT, out_dir=tmp_path / "out", formats=["json"])
+    assert report["run"]["backup_storage"]["backups"] == {"missing": 1, "read": 6}
+    assert finding(report, "web/web-api", "RR-BKP-010")["status"] == "FAIL"
+
+
+def test_tls_endpoint_needs_the_ca_bundle(weed: WeedServer, tmp_path: Path) -> None:
+    data = DirectorySource(EXAMPLE).collect()
+    bucket = make_bucket(weed, data)
+    creds = _credentials(tmp_path)
+    https = {"endpoint_url": weed.https_endpoint}
+    without = AuditSettings.model_validate(_config(weed, bucket, tmp_path / "a", creds, **https))
+    read_backup_storage(data, without)
+    assert data.storage_locations is not None
+    status = data.storage_locations["default"]
+    assert status.state == "error" and "TLS verification failed" in status.detail
+    assert "BackupStorageLocation default" in status.detail
+
+    data = DirectorySource(EXAMPLE).collect()
+    ca = {**https, "ca_bundle": str(weed.ca_file)}
+    with_ca = AuditSettings.model_validate(_config(weed, bucket, tmp_path / "b", creds, **ca))
+    read_backup_storage(data, with_ca)
+    assert data.storage_locations is not None
+    assert data.storage_locations["default"].state == "read"
+    assert {c.state for c in (data.backup_contents or {}).values()} == {"read"}

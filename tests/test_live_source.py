@@ -15,6 +15,9 @@ from tests.kubeapi_server import Faults
 from tests.live_support import comparable, export_dir, fast_options, serve
 
 UNEXPORTED = {
+    "KubeVirt",
+    "ControllerRevision",
+    "ConfigMap",
     "VirtualMachineInstancetype",
     "VirtualMachinePreference",
     "PodVolumeRestore",
@@ -35,6 +38,9 @@ def test_same_cluster_data_as_directory_source(tmp_path: Path) -> None:
     # why; the directory source simply has no file. Nothing else differs.
     assert want["problems"] == []
     assert [p.kinds for p in data.problems] == [
+        ("KubeVirt",),
+        ("ControllerRevision",),
+        ("ConfigMap",),
         ("VirtualMachineInstancetype",),
         ("VirtualMachinePreference",),
         ("PodVolumeRestore",),

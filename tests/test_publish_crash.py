@@ -197,3 +197,14 @@ def test_runs_delivered_from_the_spool_get_trend(tmp_path: Path) -> None:
     trend: dict[str, Any] = json.loads(trends[0].read_text())
     assert trend["previous"]["audit_time"] == "2026-11-30T06:00:00Z"
     assert trend["current"]["audit_time"] == "2026-12-01T06:00:00Z"
+
+
+def test_an_unwritable_spool_refuses_to_publish_without_a_traceback(tmp_path: Path) -> None:
+    run = audit(tmp_path / "run")
+    blocker = tmp_path / "spool-is-a-file"
+    blocker.write_text("x")
+    args = ["publish", "--from-run", str(run), "--to", str(tmp_path / "archive")]
+    result = CliRunner().invoke(main, [*args, "--spool-dir", str(blocker / "spool"), "--no-trend"])
+    assert result.exit_code == 3, result.output
+    assert "NOT published and NOT spooled" in result.output
+    assert not list((tmp_path / "archive").rglob("manifest.json")), "nothing uploaded unspooled"

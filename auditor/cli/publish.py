@@ -166,8 +166,8 @@ def publish(
     target = settings_from_options(url, options)
     if signing_key is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
-    store = open_store(target)
     try:
+        store = open_store(target)
         if trend and not (run_dir / "trend.json").exists():
             try:
                 write_trend(run_dir, store)
@@ -176,6 +176,9 @@ def publish(
         result = publish_run(run_dir, target, store=store)
     except (RunDirError, SigningError) as exc:
         raise click.UsageError(str(exc)) from None
+    except PublishError as exc:  # the run could not even be spooled
+        click.echo(f"run NOT published and NOT spooled: {exc}", err=True)
+        raise SystemExit(EXIT_SPOOLED) from None
     _report(result)
     if not result.published:
         raise SystemExit(EXIT_SPOOLED)

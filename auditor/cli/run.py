@@ -248,6 +248,9 @@ def run(
         except (RunDirError, SigningError) as exc:
             click.echo(f"error: cannot publish: {exc}", err=True)
             sys.exit(EXIT_USAGE)
+        except PublishError as exc:  # the run could not even be spooled
+            click.echo(f"publish: not delivered and not spooled: {exc}", err=True)
+            sys.exit(EXIT_NOT_PUBLISHED)
         if not result.published:
             click.echo(f"publish: not delivered, run kept in the spool ({result.error})", err=True)
             sys.exit(EXIT_NOT_PUBLISHED)

@@ -22,6 +22,7 @@ from auditor.envelope.model import (
     ObjectRef,
     PvcCard,
     RecoveryCard,
+    RevisionRef,
     VolumeRef,
 )
 from auditor.inventory import ClusterIndex, VMRecord
@@ -88,6 +89,9 @@ def recovery_card(vm: VMRecord, index: ClusterIndex, at: datetime, owner: str) -
         owner=owner,
         instancetype=_ref(vm.spec.instancetype),
         preference=_ref(vm.spec.preference),
+        revisions=[
+            RevisionRef.model_validate(r.to_dict()) for _, r in sorted(vm.revisions.items())
+        ],
         firmware=FirmwareCard(
             uuid=fw.uuid,
             serial=fw.serial,

@@ -40,6 +40,7 @@ __all__ = [
     "NewestBackup",
     "BackupSummary",
     "ObjectRef",
+    "RevisionRef",
     "FirmwareCard",
     "PvcCard",
     "BackupCopy",
@@ -268,6 +269,17 @@ class ObjectRef(Part):
     name: str | None = None
 
 
+class RevisionRef(Part):
+    """The instancetype or preference a VM resolved, and from where."""
+
+    what: str = Field(description="instancetype or preference")
+    kind: str
+    name: str
+    revision: str | None = Field(description="the pinned ControllerRevision name")
+    resolved_from: str = Field(description="revision, live or missing")
+    note: str
+
+
 class FirmwareCard(Part):
     """Firmware identity and boot state; ``resolved_from`` says where values came from."""
 
@@ -388,6 +400,7 @@ class RecoveryCard(Part):
     owner: str
     instancetype: ObjectRef | None
     preference: ObjectRef | None
+    revisions: list[RevisionRef] = Field(description="sorted by what")
     firmware: FirmwareCard
     disks: list[DiskCard] = Field(description="boot order first, then as listed")
     persistent_state_pvc: PvcCard | None

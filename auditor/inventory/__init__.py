@@ -19,6 +19,7 @@ from auditor.inventory.protection import (
     VMFacts,
     covering_schedules,
 )
+from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, parse_time
 from auditor.sources.base import ClusterData
@@ -67,6 +68,8 @@ class VMRecord:
         return [d for d in self.spec.disks if d.volume_class == "unknown"]
 
     drills: list[DrillEval] = field(default_factory=list)
+    #: ``instancetype``/``preference`` -> how it was resolved (pinned revision or live)
+    revisions: dict[str, PinnedRef] = field(default_factory=dict)
 
     @property
     def ref(self) -> str:
@@ -145,14 +148,30 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
     return facts, spec, pvcs
 
 
+def pinned_refs(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[str, PinnedRef]:
+    """The VM's instancetype and preference, from the ControllerRevisions it is pinned to."""
+    state = ix.data.state("ControllerRevision")
+    out: dict[str, PinnedRef] = {}
+    for what, cluster, local in (
+        ("instancetype", ix.cluster_instancetypes, ix.instancetypes),
+        ("preference", ix.cluster_preferences, ix.preferences),
+    ):
+        name = dig(vm, "spec", what, "name")
+        if not isinstance(name, str):
+            continue
+        live = {
+            f"virtualmachinecluster{what}": cluster.get(name),
+            f"virtualmachine{what}": local.get((namespace, name)),
+        }
+        ref = resolve_pinned(state, ix.controller_revisions, live, vm, namespace, what)
+        if ref is not None:
+            out[what] = ref
+    return out
+
+
 def _preference(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[str, Any] | None:
-    ref = dig(vm, "spec", "preference")
-    if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
-        return None
-    kind = str(ref.get("kind") or "VirtualMachineClusterPreference").lower()
-    if kind == "virtualmachinepreference":
-        return ix.preferences.get((namespace, ref["name"]))
-    return ix.cluster_preferences.get(ref["name"])
+    ref = pinned_refs(ix, vm, namespace).get("preference")
+    return ref.obj if ref else None
 
 
 def _record(
@@ -194,4 +213,5 @@ def _record(
         problems=problems,
         running=facts.running,
         drills=drills,
+        revisions=pinned_refs(ix, vm, namespace),
     )

@@ -139,6 +139,31 @@ class BackupPlan:
     expected: dict[Method, set[tuple[str, str]]] = field(default_factory=dict)
     #: CSI driver -> how many expected CSI snapshots are of that driver
     csi_by_driver: dict[str, int] = field(default_factory=dict)
+    #: (namespace, pvc) -> intended_method's answer, for every PVC in the Backup's scope
+    methods: dict[tuple[str, str], tuple[Method | None, bool, str]] = field(default_factory=dict)
+    #: VM name -> (held, why not) for the VMs of the Backup's namespaces
+    held: dict[tuple[str, str], tuple[bool, str]] = field(default_factory=dict)
+    _contents: dict[str | None, tuple[int, list[str]]] = field(default_factory=dict)
+    _classes: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
+    _items: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
+
+    def snapshot_contents(self, ix: ClusterIndex, driver: str | None) -> tuple[int, list[str]]:
+        """``(count, names of the ready ones)`` of the VolumeSnapshotContents labelled with this
+        Backup's name, for ``driver`` (all drivers when None); computed once per driver."""
+        cached = self._contents.get(driver)
+        if cached is None:
+            mine = [
+                c
+                for c in ix.backup_snapshot_contents.get(self.backup.name, [])
+                if driver is None or dig(c, "spec", "driver") == driver
+            ]
+            ready = [
+                str(dig(c, "metadata", "name"))
+                for c in mine
+                if dig(c, "status", "readyToUse") is True
+            ]
+            cached = self._contents[driver] = (len(mine), ready)
+        return cached
 
 
 def pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
@@ -179,7 +204,11 @@ def select_snapshot_class(
 
 
 def intended_method(
-    ix: ClusterIndex, b: BackupView, pvc: dict[str, Any], pod_mounted: bool | None
+    ix: ClusterIndex,
+    b: BackupView,
+    pvc: dict[str, Any],
+    pod_mounted: bool | None,
+    classes: dict[tuple[str, str | None], str | None] | None = None,
 ) -> tuple[Method | None, bool, str]:
     """The method Velero would use for ``pvc`` in ``b``: ``(method, certain, why_not)``.
 
@@ -210,7 +239,15 @@ def intended_method(
     driver = pvc_driver(ix, pvc)
     if driver is None:
         return None, False, f"CSI driver of PVC {name} is unknown (no PV or StorageClass found)"
-    if select_snapshot_class(ix, driver, b, pvc) is None:
+    wanted = meta_labels(pvc, "annotations").get(CLASS_LABEL)
+    key = (driver, wanted)
+    if classes is None or key not in classes:
+        chosen = select_snapshot_class(ix, driver, b, pvc)
+        if classes is not None:
+            classes[key] = chosen
+    else:
+        chosen = classes[key]
+    if chosen is None:
         return (
             None,
             True,
@@ -266,58 +303,78 @@ def _phase_status(phase: Any) -> CaptureStatus:
     return CaptureStatus.UNKNOWN
 
 
+def _item_keys(kind: str, o: dict[str, Any]) -> list[tuple[str, str]]:
+    """The ``(namespace, pvc name)`` or ``("uid", pvc uid)`` keys a per-item object names."""
+    if kind == "DataUpload":
+        ns, pvc = dig(o, "spec", "sourceNamespace"), dig(o, "spec", "sourcePVC")
+        return [(str(ns), str(pvc))]
+    if kind == "VolumeSnapshot":
+        pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
+        return [(str(dig(o, "metadata", "namespace")), str(pvc))]
+    tags = dig(o, "spec", "tags")
+    tags = tags if isinstance(tags, dict) else {}
+    keys = [("uid", str(u)) for u in {meta_labels(o).get(PVC_UID_LABEL), tags.get("pvc-uid")} if u]
+    if tags.get("pvc"):
+        keys.append((str(dig(o, "spec", "pod", "namespace") or "*"), str(tags["pvc"])))
+    return keys
+
+
+def _item_index(
+    ix: ClusterIndex, plan: BackupPlan
+) -> dict[tuple[str, str], tuple[str, dict[str, Any]]]:
+    """Per-item evidence of one Backup by the PVC it names (first object of each kind wins)."""
+    if plan._items is None:
+        index: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+        name = plan.backup.name
+        for kind, objs in (
+            ("DataUpload", ix.data_uploads.get(name, [])),
+            ("PodVolumeBackup", ix.pod_volume_backups.get(name, [])),
+            ("VolumeSnapshot", ix.backup_volume_snapshots.get(name, [])),
+        ):
+            for o in objs:
+                for key in _item_keys(kind, o):
+                    index.setdefault(key, (kind, o))
+        plan._items = index
+    return plan._items
+
+
+_ITEM_METHOD = {
+    "DataUpload": Method.CSI_DATA_MOVER,
+    "PodVolumeBackup": Method.FS_BACKUP,
+    "VolumeSnapshot": Method.CSI_SNAPSHOT,
+}
+
+
 def _from_items(
-    ix: ClusterIndex, b: BackupView, ns: str, pvc: dict[str, Any]
+    ix: ClusterIndex, plan: BackupPlan, ns: str, pvc: dict[str, Any]
 ) -> tuple[CaptureStatus, Method, str, tuple[str, ...]] | None:
     name = str(dig(pvc, "metadata", "name"))
     uid = dig(pvc, "metadata", "uid")
-    for du in ix.data_uploads.get(b.name, []):
-        if dig(du, "spec", "sourcePVC") == name and dig(du, "spec", "sourceNamespace") == ns:
-            phase = dig(du, "status", "phase")
-            st = _phase_status(phase)
-            return (
-                st,
-                Method.CSI_DATA_MOVER,
-                f"DataUpload for PVC {name} is {phase}",
-                (f"{_ref('DataUpload', du)} status.phase={phase}",),
-            )
-    for pvb in ix.pod_volume_backups.get(b.name, []):
-        tags = dig(pvb, "spec", "tags")
-        tags = tags if isinstance(tags, dict) else {}
-        same_uid = uid is not None and uid in (
-            meta_labels(pvb).get(PVC_UID_LABEL),
-            tags.get("pvc-uid"),
+    index = _item_index(ix, plan)
+    hit = index.get((ns, name)) or index.get(("uid", str(uid))) or index.get(("*", name))
+    if hit is None:
+        return None
+    kind, o = hit
+    if kind == "VolumeSnapshot":
+        ready = dig(o, "status", "readyToUse")
+        err = dig(o, "status", "error", "message")
+        st = (
+            CaptureStatus.CAPTURED
+            if ready is True
+            else CaptureStatus.FAILED
+            if err
+            else CaptureStatus.UNKNOWN
         )
-        same_name = tags.get("pvc") == name and dig(pvb, "spec", "pod", "namespace") in (ns, None)
-        if same_uid or same_name:
-            phase = dig(pvb, "status", "phase")
-            return (
-                _phase_status(phase),
-                Method.FS_BACKUP,
-                f"PodVolumeBackup for PVC {name} is {phase}",
-                (f"{_ref('PodVolumeBackup', pvb)} status.phase={phase}",),
-            )
-    for vs in ix.backup_volume_snapshots.get(b.name, []):
-        if (
-            dig(vs, "metadata", "namespace") == ns
-            and dig(vs, "spec", "source", "persistentVolumeClaimName") == name
-        ):
-            ready = dig(vs, "status", "readyToUse")
-            err = dig(vs, "status", "error", "message")
-            st = (
-                CaptureStatus.CAPTURED
-                if ready is True
-                else CaptureStatus.FAILED
-                if err
-                else CaptureStatus.UNKNOWN
-            )
-            return (
-                st,
-                Method.CSI_SNAPSHOT,
-                f"VolumeSnapshot of PVC {name}: readyToUse={ready}",
-                (f"{_ref('VolumeSnapshot', vs)} status.readyToUse={ready}",),
-            )
-    return None
+        what = f"readyToUse={ready}"
+    else:
+        phase = dig(o, "status", "phase")
+        st, what = _phase_status(phase), f"phase={phase}"
+    return (
+        st,
+        _ITEM_METHOD[kind],
+        f"{kind} for PVC {name}: {what}",
+        (f"{_ref(kind, o)} status.{what}",),
+    )
 
 
 def _counted(
@@ -337,16 +394,11 @@ def _counted(
         )
     else:
         done, tried, field_name = b.item_ops_completed, b.item_ops_attempted, "backupItemOperations"
-    contents = [
-        c
-        for c in ix.backup_snapshot_contents.get(b.name, [])
-        if driver is None or dig(c, "spec", "driver") == driver
-    ]
-    ready = [c for c in contents if dig(c, "status", "readyToUse") is True]
+    n_contents, ready = plan.snapshot_contents(ix, driver)
     counters = (
         f"Backup {b.namespace}/{b.name} status.{field_name}Attempted={tried}, Completed={done}"
     )
-    proof = (counters, *(f"{_ref('VolumeSnapshotContent', c)} readyToUse" for c in ready[:8]))
+    proof = (counters, *(f"VolumeSnapshotContent {c} readyToUse" for c in ready[:3]))
     if n and done >= n and (method is not Method.CSI_DATA_MOVER or b.item_ops_failed == 0):
         return (
             CaptureStatus.CAPTURED,
@@ -361,7 +413,7 @@ def _counted(
             f"Backup account for all {per_driver} PVC(s) of that driver it would snapshot",
             (*proof[1:], counters),
         )
-    if tried == 0 and not contents:
+    if tried == 0 and not n_contents:
         return (
             CaptureStatus.NOT_ATTEMPTED,
             f"backup {b.name} records no {method.value} at all ({field_name}Attempted is 0 and no "
@@ -390,11 +442,14 @@ def capture_evidence(
     if bucket is not None:
         st, m, why, proof = bucket
         return st, m, "bucket", why, proof
-    item = _from_items(ix, b, ns, pvc)
+    item = _from_items(ix, plan, ns, pvc)
     if item is not None:
         st, m, why, proof = item
         return st, m, "item", why, proof
-    method, certain, why_not = intended_method(ix, b, pvc, pod_mounted)
+    known = plan.methods.get((ns, name))
+    method, certain, why_not = (
+        known if known is not None else intended_method(ix, b, pvc, pod_mounted, plan._classes)
+    )
     if method is None:
         st = (
             CaptureStatus.FAILED

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from auditor.inventory.fields import FieldIssue, read_enum, read_str, read_time, to_problem
+from auditor.inventory.identities import IdentityIndex
 from auditor.inventory.records import (
     DataVolumeRecord,
     PersistentVolumeClaimRecord,
@@ -39,6 +41,38 @@ __all__ = [
 
 _V = TypeVar("_V")
 _CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass"})
+#: Velero's BackupPhase / RestorePhase values (velero.io/v1 backup_types.go, restore_types.go).
+_COMMON_PHASES = (
+    "New",
+    "FailedValidation",
+    "InProgress",
+    "WaitingForPluginOperations",
+    "WaitingForPluginOperationsPartiallyFailed",
+    "Finalizing",
+    "FinalizingPartiallyFailed",
+    "Completed",
+    "PartiallyFailed",
+    "Failed",
+)
+BACKUP_PHASES = (*_COMMON_PHASES, "Deleting", "Queued", "ReadyToStart")
+RESTORE_PHASES = BACKUP_PHASES  # the newest Velero queues restores too
+#: velero.io/v2alpha1 DataUploadPhase.
+DATA_MOVER_PHASES = (
+    "New",
+    "Accepted",
+    "Prepared",
+    "InProgress",
+    "Canceling",
+    "Canceled",
+    "Completed",
+    "Failed",
+)
+_VELERO_TIMES = (
+    "metadata.creationTimestamp",
+    "status.startTimestamp",
+    "status.completionTimestamp",
+    "status.expiration",
+)
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
 #: Velero skips any item carrying this label, additional items from plugins included
@@ -239,6 +273,10 @@ class ClusterIndex:
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster_preferences: dict[str, dict[str, Any]] = field(default_factory=dict)
     preferences: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    cluster_instancetypes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    instancetypes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: KubeVirt's instancetype/preference ControllerRevisions by (namespace, name)
+    controller_revisions: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     state_pvcs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     volume_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     vm_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
@@ -266,6 +304,8 @@ class ClusterIndex:
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
+    #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
+    identities: IdentityIndex = field(default_factory=IdentityIndex)
     #: typed slim records (validated while parsed) of the non-Velero kinds checks read
     pv_records: dict[str, PersistentVolumeRecord] = field(default_factory=dict)
     pvc_records: dict[tuple[str, str], PersistentVolumeClaimRecord] = field(default_factory=dict)
@@ -279,6 +319,8 @@ class ClusterIndex:
     #: objects whose scope could not be read, and the kinds that makes incomplete
     problems: list[CollectionProblem] = field(default_factory=list)
     partial: set[str] = field(default_factory=set)
+    #: kind -> namespaces its unread objects could cover (None: any namespace)
+    partial_namespaces: dict[str, set[str] | None] = field(default_factory=dict)
 
     @classmethod
     def build(cls, data: ClusterData) -> ClusterIndex:
@@ -308,9 +350,15 @@ class ClusterIndex:
         ix.datavolumes = {(_ns(o), _name(o)): o for o in data.of("DataVolume")}
         ix.nads = {(_ns(o), _name(o)) for o in data.of("NetworkAttachmentDefinition")}
         ix.vmis = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstance")}
+        ix.identities = IdentityIndex.build(data.of("VirtualMachine"), ix.vmis)
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
         ix.cluster_preferences = {_name(o): o for o in data.of("VirtualMachineClusterPreference")}
         ix.preferences = {(_ns(o), _name(o)): o for o in data.of("VirtualMachinePreference")}
+        ix.cluster_instancetypes = {
+            _name(o): o for o in data.of("VirtualMachineClusterInstancetype")
+        }
+        ix.instancetypes = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstancetype")}
+        ix.controller_revisions = {(_ns(o), _name(o)): o for o in data.of("ControllerRevision")}
         for o in data.of("VolumeSnapshot"):
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
@@ -346,6 +394,73 @@ class ClusterIndex:
                 if problems:
                     self.object_problems[(kind, ns, name)] = problems
                     self.problems.extend(problems)
+        self._check_velero_fields(data)
+
+    def _check_velero_fields(self, data: ClusterData) -> None:
+        """Phases outside Velero's enums (or missing once an object started), unreadable
+        timestamps and a non-mapping namespaceMapping are problems; the object then counts
+        as unread for the namespaces it could cover. A VolumeSnapshotClass without a driver
+        is named too."""
+        for kind, phases in (
+            ("Backup", BACKUP_PHASES),
+            ("Restore", RESTORE_PHASES),
+            ("DataUpload", DATA_MOVER_PHASES),
+        ):
+            for o in data.of(kind):
+                issues: list[FieldIssue] = []
+                phase = read_enum(o, "status.phase", phases, issues)
+                if phase is None and not issues and dig(o, "status", "startTimestamp") is not None:
+                    issues.append(
+                        FieldIssue(
+                            "status.phase", "is missing although status.startTimestamp is set"
+                        )
+                    )
+                for path in _VELERO_TIMES:
+                    read_time(o, path, issues)
+                mapping = dig(o, "spec", "namespaceMapping")
+                if mapping is not None and not isinstance(mapping, dict):
+                    issues.append(FieldIssue("spec.namespaceMapping", "is not a mapping", True))
+                if issues:
+                    self._object_issues(kind, o, issues)
+                    self._mark_partial(kind, o)
+        for o in data.of("VolumeSnapshotClass"):
+            issues = []
+            read_str(o, "driver", issues, required=True)
+            if issues:
+                self._object_issues("VolumeSnapshotClass", o, issues)
+
+    def _object_issues(self, kind: str, obj: dict[str, Any], issues: list[FieldIssue]) -> None:
+        ns, name = _ns(obj), _name(obj)
+        origin = self.data.origins.get((kind, ns, name))
+        self.problems += [
+            to_problem(i, kind=kind, namespace=ns, name=name, file=origin) for i in issues
+        ]
+
+    def _mark_partial(self, kind: str, obj: dict[str, Any]) -> None:
+        """Record that ``obj`` of ``kind`` was not read; keep which namespaces it could cover."""
+        self.partial.add(kind)
+        spec = obj.get("spec")
+        if kind == "Schedule":
+            spec = dig(spec, "template")
+        names = dig(spec, "includedNamespaces") if isinstance(spec, dict) else None
+        known: set[str] | None = None
+        if (
+            isinstance(names, list)
+            and names
+            and all(isinstance(n, str) and n and not any(c in n for c in "*?[") for n in names)
+        ):
+            known = set(names)
+        if kind in self.partial_namespaces:
+            current = self.partial_namespaces[kind]
+            known = None if current is None or known is None else current | known
+        self.partial_namespaces[kind] = known
+
+    def partial_for(self, kind: str, namespace: str) -> bool:
+        """True when unread objects of ``kind`` could concern a VM in ``namespace``."""
+        if kind not in self.partial_namespaces:
+            return False
+        covered = self.partial_namespaces[kind]
+        return covered is None or namespace in covered
 
     def record_problems(self, kind: str, namespace: str, name: str) -> list[CollectionProblem]:
         """Malformed-field problems of one object ([] when none or not indexed)."""
@@ -416,7 +531,7 @@ class ClusterIndex:
             return parse(obj)
         except SelectorError as exc:
             ns, name = _ns(obj), _name(obj)
-            self.partial.add(kind)
+            self._mark_partial(kind, obj)
             self.problems.append(
                 CollectionProblem(
                     reason=f"{kind} {ns}/{name} has a malformed scope ({exc}); ignored, so "

@@ -328,10 +328,11 @@ class Pairing:
             pulled: set[str] = set()
             for vm in self.vms.get(ns, []):
                 try:
-                    held = self.vm_held(b, vm)[0]
+                    verdict = self.vm_held(b, vm)
                 except SelectorError:
-                    held = False
-                pulled |= self._pulled(b, vm, held)
+                    continue  # reported when the VM itself is evaluated
+                plan.held[(ns, vm.name)] = verdict
+                pulled |= self._pulled(b, vm, verdict[0])
             for pvc in self.ix.pvcs_by_ns.get(ns, []):
                 name = str(dig(pvc, "metadata", "name"))
                 try:
@@ -341,7 +342,9 @@ class Pairing:
                     continue
                 user = self.users.get((ns, name))
                 mounted = user.running if user is not None else None
-                method, certain, _ = intended_method(self.ix, b, pvc, mounted)
+                decided = intended_method(self.ix, b, pvc, mounted, plan._classes)
+                plan.methods[(ns, name)] = decided
+                method, certain, _ = decided
                 methods = [method] if method is not None else []
                 if not certain and b.snapshot_volumes is not False:
                     # fs backup or a snapshot: count it wherever it might be (upper bound)
@@ -371,18 +374,21 @@ class Pairing:
             return rec(
                 False, CaptureStatus.NOT_ATTEMPTED, None, "scope", f"PVC {p.name} does not exist"
             )
-        why = self.namespace_reason(b, vm.namespace) or self.pvc_scope(
-            b, vm.namespace, p.obj, p.name in self._pulled(b, vm, held)
-        )
-        if why:
-            return rec(False, CaptureStatus.NOT_ATTEMPTED, None, "scope", why)
-        if b.phase not in USABLE_PHASES:
+        usable_phase = b.phase in USABLE_PHASES
+        plan = self.plan(b) if usable_phase else None
+        if plan is None or (vm.namespace, p.name) not in plan.methods:
+            why = self.namespace_reason(b, vm.namespace) or self.pvc_scope(
+                b, vm.namespace, p.obj, p.name in self._pulled(b, vm, held)
+            )
+            if why:
+                return rec(False, CaptureStatus.NOT_ATTEMPTED, None, "scope", why)
+        if plan is None:
             status = CaptureStatus.UNKNOWN if b.phase in IN_FLIGHT_PHASES else CaptureStatus.FAILED
             return rec(
                 True, status, None, "counters", f"backup {b.name} is {b.phase or 'without a phase'}"
             )
         status, method, basis, reason, proof = capture_evidence(
-            self.ix, self.plan(b), vm.namespace, p.obj, vm.running
+            self.ix, plan, vm.namespace, p.obj, vm.running
         )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
 
@@ -403,7 +409,9 @@ class Pairing:
             ):
                 continue
             try:
-                holds, why = self.vm_held(b, vm)
+                plan = self.plan(b) if b.phase in USABLE_PHASES else None
+                known = plan.held.get((vm.namespace, vm.name)) if plan is not None else None
+                holds, why = known if known is not None else self.vm_held(b, vm)
                 captures = [self._capture(b, vm, p, holds) for p in pvcs]
             except SelectorError as exc:
                 problems.append(

@@ -226,19 +226,18 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     issues: list[FieldIssue] = []
     namespace, name = _names(obj)
     volumes = read_list(obj, "spec.volumes", issues)
+    if volumes is None and not _failed(issues, "spec.volumes"):
+        # A VMI started from a VirtualMachine always carries the template's volumes.
+        issues.append(
+            FieldIssue("spec.volumes", "is missing (a VMI started from a VM lists its volumes)")
+        )
     statuses = read_list(obj, "status.volumeStatus", issues) or []
     interfaces = read_list(obj, "spec.domain.devices.interfaces", issues) or []
     return VirtualMachineInstanceRecord(
         namespace=namespace,
         name=name,
         phase=read_enum(obj, "status.phase", VMI_PHASES, issues),
-        volumes=(
-            tuple(v["name"] for v in volumes)
-            if volumes is not None
-            else None
-            if _failed(issues, "spec.volumes")
-            else ()
-        ),
+        volumes=(tuple(v["name"] for v in volumes) if volumes is not None else None),
         hotplug_volumes=tuple(s["name"] for s in statuses if "hotplugVolume" in s),
         interfaces=tuple(i["name"] for i in interfaces),
         firmware_uuid=read_uuid(obj, "spec.domain.firmware.uuid", issues),
@@ -285,7 +284,18 @@ def parse_record(
     """
     record = PARSERS[kind](obj)
     namespace, name = _names(obj)
+    issues = list(_containers(obj)) + list(record.issues)
     problems = [
-        to_problem(i, kind=kind, namespace=namespace, name=name, file=origin) for i in record.issues
+        to_problem(i, kind=kind, namespace=namespace, name=name, file=origin) for i in issues
     ]
     return record, problems
+
+
+def _containers(obj: dict[str, Any]) -> list[FieldIssue]:
+    """``metadata``, ``spec`` and ``status`` must be mappings (fields under a broken one
+    read as absent, which must not pass for "not set")."""
+    return [
+        FieldIssue(key, f"is a {type(obj[key]).__name__}, not a mapping", True)
+        for key in ("metadata", "spec", "status")
+        if key in obj and not isinstance(obj[key], dict)
+    ]

@@ -163,8 +163,9 @@ def _check_network(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
         )
         return
     net_names = {n["name"] for n in networks}
+    implicit = not networks and [i["name"] for i in ifaces] == ["default"]
     for i in ifaces:
-        if i["name"] not in net_names and networks:
+        if i["name"] not in net_names and not implicit:
             problems.append(
                 (f"{_DEVICES}.interfaces[{i['name']}]", f"names no network of that name{_REJECTED}")
             )
@@ -199,9 +200,28 @@ def _check_formats(
                     f"is {uuid!r:.60}, not a UUID (libvirt needs one for the SMBIOS UUID)",
                 )
             )
+        loader = fw.get("bootloader")
+        efi = dig(loader, "efi")
+        if loader is not None and not isinstance(loader, dict):
+            problems.append((f"{_BASE}.domain.firmware.bootloader", "is not a mapping"))
+        elif efi is not None and not isinstance(efi, dict):
+            problems.append((f"{_BASE}.domain.firmware.bootloader.efi", "is not a mapping"))
+        elif isinstance(efi, dict):
+            for key in ("persistent", "secureBoot"):
+                if efi.get(key) is not None and not isinstance(efi[key], bool):
+                    problems.append(
+                        (f"{_BASE}.domain.firmware.bootloader.efi.{key}", "is not a boolean")
+                    )
         serial = fw.get("serial")
         if serial is not None and not isinstance(serial, str):
             problems.append((f"{_BASE}.domain.firmware.serial", "is not a string"))
+    tpm = dig(tspec, "domain", "devices", "tpm")
+    if tpm is not None and not isinstance(tpm, dict):
+        problems.append((f"{_DEVICES}.tpm", "is not a mapping"))
+    elif isinstance(tpm, dict):
+        for key in ("persistent", "enabled"):
+            if tpm.get(key) is not None and not isinstance(tpm[key], bool):
+                problems.append((f"{_DEVICES}.tpm.{key}", "is not a boolean"))
     for i in _named(dig(tspec, "domain", "devices", "interfaces")):
         mac = i.get("macAddress")
         if mac is not None and not (isinstance(mac, str) and (mac == "" or MAC_RE.match(mac))):

@@ -44,7 +44,7 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic import DynamicClient
 
-from auditor.kinds import KINDS, KindSpec
+from auditor.kinds import BY_KIND, KINDS, KindSpec
 from auditor.models import CollectionProblem
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.directory import ingest_objects
@@ -267,6 +267,9 @@ class ClusterSource:
         token: str | None = None
         while True:
             query = [("limit", str(self.options.page_size))]
+            selector = BY_KIND[kind].label_selector if kind in BY_KIND else None
+            if selector:
+                query.append(("labelSelector", selector))
             if token:
                 query.append(("continue", token))
             try:

@@ -174,7 +174,7 @@ class _Builder:
             )
             return
         spec = spec_for_object(api_version, kind)
-        if spec is None:
+        if spec is None or not spec.selects(obj):  # unknown kind, or a ConfigMap not for Velero
             key = f"{api_version} {kind}"
             self.data.skipped[key] = self.data.skipped.get(key, 0) + 1
             known = unsupported_version(api_version, kind)
