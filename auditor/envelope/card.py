@@ -33,6 +33,11 @@ from auditor.kubevalues import age_hours, dig, format_time, parse_quantity, pars
 __all__ = ["recovery_card"]
 
 
+def _text(value: object) -> str | None:
+    """A string field as read; a wrong-typed value (the object is malformed) shows as unknown."""
+    return value if isinstance(value, str) else None
+
+
 def _pvc(index: ClusterIndex, p: PvcRef | None) -> PvcCard | None:
     if p is None or p.obj is None:
         return None
@@ -45,11 +50,11 @@ def _pvc(index: ClusterIndex, p: PvcRef | None) -> PvcCard | None:
         name=p.name,
         size=size if isinstance(size, str) else None,
         size_bytes=parse_quantity(size),
-        storage_class=dig(o, "spec", "storageClassName"),
-        volume_mode=dig(o, "spec", "volumeMode") or "Filesystem",
+        storage_class=_text(dig(o, "spec", "storageClassName")),
+        volume_mode=_text(dig(o, "spec", "volumeMode")) or "Filesystem",
         access_modes=[m for m in modes if isinstance(m, str)] if isinstance(modes, list) else [],
         reclaim_policy=reclaim_policy(index, o),
-        volume_name=dig(o, "spec", "volumeName"),
+        volume_name=_text(dig(o, "spec", "volumeName")),
     )
 
 
