@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,12 +71,14 @@ def test_live_path_gives_the_directory_verdicts(tmp_path: Path) -> None:
 
     for case in CASES:
         root = case / "export"
-        direct = run_audit(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
+        direct = report_doc(
+            run_audit(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
+        )
         (tmp_path / case.name).mkdir()
         with serve(tmp_path / case.name, root=root) as live:
-            over_http = run_audit(live.collect(), AuditSettings(), at=AUDIT_AT)
+            over_http = report_doc(run_audit(live.collect(), AuditSettings(), at=AUDIT_AT))
 
-        def verdicts(report: dict) -> dict[str, tuple[str, list[str]]]:  # type: ignore[type-arg]
+        def verdicts(report: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
             return {
                 f"{v['namespace']}/{v['name']}": (
                     v["readiness"],
