@@ -131,6 +131,7 @@ def _card(ns: str, name: str, owner: str, i: int, *, windows: bool) -> dict[str,
             else None
         ),
         "revisions": [],
+        "network_identity": {"hostname": None, "subdomain": None, "nics": [], "services": []},
         "firmware": {
             "uuid": None if i % 3 == 2 else f"6a1f{i:04d}-0000-4000-8000-000000000000",
             "serial": f"SER{i:05d}",

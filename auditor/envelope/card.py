@@ -17,6 +17,7 @@ from auditor.envelope.model import (
     CopyCard,
     DiskCard,
     FirmwareCard,
+    NetworkIdentityCard,
     NetworkRef,
     NicCard,
     ObjectRef,
@@ -94,6 +95,7 @@ def recovery_card(vm: VMRecord, index: ClusterIndex, at: datetime, owner: str) -
         owner=owner,
         instancetype=_ref(vm.spec.instancetype),
         preference=_ref(vm.spec.preference),
+        network_identity=NetworkIdentityCard.model_validate(vm.network.to_dict()),
         revisions=[
             RevisionRef.model_validate(r.to_dict()) for _, r in sorted(vm.revisions.items())
         ],

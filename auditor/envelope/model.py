@@ -41,6 +41,8 @@ __all__ = [
     "BackupSummary",
     "ObjectRef",
     "RevisionRef",
+    "NicIdentityCard",
+    "NetworkIdentityCard",
     "FirmwareCard",
     "PvcCard",
     "BackupCopy",
@@ -280,6 +282,28 @@ class RevisionRef(Part):
     note: str
 
 
+class NicIdentityCard(Part):
+    """One NIC's network identity: binding, MAC, NAD and whether its addresses are static."""
+
+    name: str
+    binding: str | None
+    mac: str | None
+    network: str | None = Field(description="pod or multus")
+    nad: str | None = Field(description="namespace/name of the NetworkAttachmentDefinition")
+    nad_found: bool | None
+    nad_config: dict[str, Any] | None = Field(description="cni_type, bridge, vlan, topology...")
+    static_addresses: bool | None = Field(description="from cloud-init; null when unknown")
+
+
+class NetworkIdentityCard(Part):
+    """Hostname, subdomain, NICs and the Services selecting the VM's pods."""
+
+    hostname: str | None
+    subdomain: str | None
+    nics: list[NicIdentityCard]
+    services: list[dict[str, Any]]
+
+
 class FirmwareCard(Part):
     """Firmware identity and boot state; ``resolved_from`` says where values came from."""
 
@@ -401,6 +425,7 @@ class RecoveryCard(Part):
     instancetype: ObjectRef | None
     preference: ObjectRef | None
     revisions: list[RevisionRef] = Field(description="sorted by what")
+    network_identity: NetworkIdentityCard
     firmware: FirmwareCard
     disks: list[DiskCard] = Field(description="boot order first, then as listed")
     persistent_state_pvc: PvcCard | None
