@@ -296,12 +296,13 @@ class NicIdentityCard(Part):
 
 
 class NetworkIdentityCard(Part):
-    """Hostname, subdomain, NICs and the Services selecting the VM's pods."""
+    """Hostname, subdomain, NICs, the Services selecting the VM's pods and their Routes."""
 
     hostname: str | None
     subdomain: str | None
     nics: list[NicIdentityCard]
     services: list[dict[str, Any]]
+    routes: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class FirmwareCard(Part):
