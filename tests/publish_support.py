@@ -40,12 +40,10 @@ CLUSTER = "ocp-prod-east"
 
 
 def corpus_dir() -> Path:
-    """/work/shared/corpus/cluster-export, found by walking up from this file."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "corpus" / "cluster-export"
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("shared/corpus/cluster-export not found above " + __file__)
+    """``shared/corpus/cluster-export`` beside the clone (skips the caller where absent)."""
+    from tests.conftest import find_corpus
+
+    return find_corpus() / "cluster-export"
 
 
 def free_port() -> int:

@@ -12,12 +12,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def corpus_dir() -> Path:
-    """Return /work/shared/corpus (found by walking up to a sibling ``shared/corpus``)."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "corpus"
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("no shared/corpus directory above the tests")
+    """``shared/corpus`` beside the clone (skips the caller where absent)."""
+    from tests.conftest import find_corpus
+
+    return find_corpus()
 
 
 def write_yaml(path: Path, data: Any) -> Path:
