@@ -11,10 +11,11 @@ Secret's name) are kept: a restorer needs to know which Secret to bring back.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
-__all__ = ["REDACTED", "redact", "SECRET_FIELD_NAMES"]
+__all__ = ["REDACTED", "redact", "redact_in_place", "SECRET_FIELD_NAMES"]
 
 REDACTED = "<redacted>"
 
@@ -42,6 +43,9 @@ _SECRET_KEY = re.compile(
 # Annotations that hold a whole copy of the object as applied, secrets included.
 _OBJECT_COPY_KEY = re.compile(r"last-applied-configuration$")
 
+# Maps whose keys are checked for credential-looking names.
+_META_MAPS = frozenset({"annotations", "labels"})
+
 # Kinds whose ``data`` key is a payload; elsewhere ``data`` can be innocent structure.
 _DATA_PAYLOAD_KINDS = frozenset({"Secret", "ConfigMap"})
 
@@ -52,28 +56,39 @@ def redact(obj: dict[str, Any]) -> dict[str, Any]:
     Handles any depth, so a VirtualMachineSnapshotContent embedding a VM spec,
     or a Template embedding VMs, is covered too. Non-dict input is returned as is.
     """
+    return redact_in_place(copy.deepcopy(obj))
+
+
+def redact_in_place(obj: dict[str, Any]) -> dict[str, Any]:
+    """Replace every secret value in ``obj`` by ``<redacted>``, in place; return ``obj``.
+
+    For freshly parsed objects that nothing else holds (the sources): no copy
+    of a 400,000-object estate is made. Same rules as :func:`redact`.
+    """
     kind = obj.get("kind") if isinstance(obj, dict) else None
-    return _walk(obj, str(kind) in _DATA_PAYLOAD_KINDS, path=())  # type: ignore[no-any-return]
+    if isinstance(obj, dict | list):
+        _walk(obj, str(kind) in _DATA_PAYLOAD_KINDS, False)
+    return obj
 
 
-def _walk(value: Any, data_is_payload: bool, path: tuple[str, ...]) -> Any:
-    if isinstance(value, dict):
-        out: dict[Any, Any] = {}
-        in_meta_map = len(path) >= 1 and path[-1] in ("annotations", "labels")
-        for key, item in value.items():
-            skey = str(key)
-            if in_meta_map and (_SECRET_KEY.search(skey) or _OBJECT_COPY_KEY.search(skey)):
-                out[key] = REDACTED
-            elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
-                out[key] = REDACTED if item not in (None, "", {}, []) else item
-            elif skey == "sysprep" and isinstance(item, dict):
-                out[key] = _sysprep(item)
-            else:
-                out[key] = _walk(item, data_is_payload, path + (skey,))
-        return out
+def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
+    """Redact ``value`` (a dict or list) in place; ``in_meta_map``: it is (in) annotations or labels."""
     if isinstance(value, list):
-        return [_walk(v, data_is_payload, path) for v in value]
-    return value
+        for item in value:
+            if isinstance(item, dict | list):
+                _walk(item, data_is_payload, in_meta_map)
+        return
+    for key, item in value.items():
+        skey = key if isinstance(key, str) else str(key)
+        if in_meta_map and (_SECRET_KEY.search(skey) or _OBJECT_COPY_KEY.search(skey)):
+            value[key] = REDACTED
+        elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
+            if item not in (None, "", {}, []):
+                value[key] = REDACTED
+        elif skey == "sysprep" and isinstance(item, dict):
+            value[key] = _sysprep(item)
+        elif isinstance(item, dict | list):
+            _walk(item, data_is_payload, skey in _META_MAPS)
 
 
 def _sysprep(item: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from auditor.kinds import BY_KIND, KindSpec, spec_for_file_stem, spec_for_object
 from auditor.models import CollectionProblem
-from auditor.redact import redact
+from auditor.redact import redact, redact_in_place
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.export import apply_record
 from auditor.sources.yamlload import (
@@ -76,7 +76,7 @@ class DirectorySource:
                 type="directory", location=str(self.root), cluster_name=self.cluster_name
             )
         )
-        builder = _Builder(data)
+        builder = _Builder(data, owned=True)
         with paused_gc():
             for path in self.files():
                 rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
@@ -99,10 +99,15 @@ def ingest_objects(data: ClusterData, objects: list[tuple[str, Any]]) -> None:
 
 
 class _Builder:
-    """Accumulates objects into a :class:`ClusterData`, enforcing identity and shape."""
+    """Accumulates objects into a :class:`ClusterData`, enforcing identity and shape.
 
-    def __init__(self, data: ClusterData) -> None:
+    ``owned``: the objects were parsed for this builder alone, so redaction
+    and dropping ``managedFields`` happen in place instead of on a copy.
+    """
+
+    def __init__(self, data: ClusterData, *, owned: bool = False) -> None:
         self.data = data
+        self.owned = owned
         self.seen: dict[tuple[str, str, str], str] = {}
         self.partial: set[str] = set()
         self.present: set[str] = set()
@@ -206,7 +211,11 @@ class _Builder:
             )
             return
         self.seen[ident] = loc
-        clean = redact(obj)
+        if self.owned:
+            meta.pop("managedFields", None)  # write history: large, never audited
+            clean = redact_in_place(obj)
+        else:
+            clean = redact(obj)
         if spec.namespaced and meta.get("namespace") != namespace:
             clean["metadata"] = {**clean["metadata"], "namespace": namespace}
         self.data.objects.setdefault(spec.kind, []).append(clean)
