@@ -71,7 +71,11 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
             )
         policy, thresholds = resolve_policy(settings, vm.namespace, vm.labels)
         ctx = CheckContext(at=at, thresholds=thresholds, index=index, policy=policy)
-        findings = [_run(spec, ctx, data, incomplete, vm) for spec in vm_checks]
+        related = related_problems(vm, index)
+        findings = [
+            _run(spec, ctx, data, incomplete, vm, related=related, crashes=problems)
+            for spec in vm_checks
+        ]
         findings = apply_waivers(
             findings,
             namespace=vm.namespace,
@@ -83,7 +87,7 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
         results.append(VMResult(vm, ctx, sorted(findings, key=lambda f: f.check_id)))
     ctx = CheckContext(at=at, thresholds=settings.thresholds, index=index)
     platform = [
-        _run(spec, ctx, data, incomplete, None, records)
+        _run(spec, ctx, data, incomplete, None, records, crashes=problems)
         for spec in CATALOG.values()
         if spec.scope == "platform"
     ]
@@ -97,10 +101,16 @@ def _run(
     incomplete: set[str],
     vm: VMRecord | None,
     vms: list[VMRecord] | None = None,
+    *,
+    related: list[CollectionProblem] | None = None,
+    crashes: list[CollectionProblem],
 ) -> Finding:
     unavailable = [k for k in spec.requires if data.state(k) is KindState.UNAVAILABLE]
     partial = [
-        k for k in spec.requires if data.state(k) is KindState.PARTIAL or k in ctx.index.partial
+        k
+        for k in spec.requires
+        if data.state(k) is KindState.PARTIAL
+        or (ctx.index.partial_for(k, vm.namespace) if vm else k in ctx.index.partial)
     ]
     if unavailable or partial:
         incomplete.add(spec.id)
@@ -115,39 +125,36 @@ def _run(
                 {"unavailable_kinds": unavailable},
             ),
         )
+    malformed: list[dict[str, str]] = []
     if vm is not None:
-        broken = [p for p, _ in vm.problems if any(p.startswith(r) for r in spec.reads)]
-        if broken:
-            return _finding(
-                spec,
-                Result(
-                    Status.ERROR,
-                    f"Cannot evaluate {spec.id} for VM {vm.ref}: field(s) {', '.join(broken)} are "
-                    "malformed.",
-                    {"malformed_fields": broken},
-                ),
-            )
+        malformed = _malformed_inputs(spec, vm, related or [])
     try:
         result = spec.func(vm, ctx) if vm is not None else spec.func(ctx, vms or [])
     except Exception as exc:  # a check bug must not crash the audit or become a PASS
-        log.exception("check %s failed on %s", spec.id, vm.ref if vm else "platform")
-        result = Result(
-            Status.ERROR,
-            f"Check {spec.id} could not evaluate {'VM ' + vm.ref if vm else 'the cluster'}: "
-            f"{type(exc).__name__}.",
-            {"exception": type(exc).__name__},
-        )
-    if partial and result.status is Status.FAIL:
+        result = _crashed(spec, vm, exc, crashes)
+    if malformed:
+        return _finding(spec, _malformed_error(spec, vm, malformed, result))
+    unsure = result.status is Status.FAIL or (
+        vm is not None and result.status is Status.PASS and spec.id in JUDGES_NEWEST
+    )
+    if partial and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very
-        # ones that would satisfy it: the check cannot conclude. A PASS found its evidence.
+        # ones that would satisfy it. A PASS that judges the newest object may be contradicted
+        # by an unread newer one. A PASS that found a good object (existence) is earned.
         what = f"VM {vm.ref}" if vm else "the cluster"
+        would = {"would_fail": result.message} if result.status is Status.FAIL else {}
         return _finding(
             spec,
             Result(
                 Status.ERROR,
                 f"Cannot conclude {spec.id} for {what}: some {', '.join(partial)} objects could "
-                f"not be read. Without them: {result.message}",
-                {**result.evidence, "incomplete_kinds": partial, "would_fail": result.message},
+                f"not be read. Without them: {result.status.value}: {result.message}",
+                {
+                    **result.evidence,
+                    "incomplete_kinds": partial,
+                    **would,
+                    "would_be": {"status": result.status.value, "message": result.message},
+                },
                 result.severity,
             ),
         )
@@ -160,6 +167,124 @@ def _run(
             result.basis,
         )
     return _finding(spec, result)
+
+
+#: Checks whose PASS judges the *newest* Backup/Restore of a VM (phase, PVCs, retention,
+#: off-cluster copy, restore drill): with some objects of a required kind unread, an unread
+#: one may be newer, so their PASS cannot conclude either (issue 17).
+JUDGES_NEWEST = frozenset(
+    {"RR-BKP-003", "RR-BKP-004", "RR-BKP-006", "RR-BKP-007", "RR-RST-001", "RR-RST-002"}
+)
+#: Reading one kind means reading these too (a PVC's reclaim policy and CSI driver come
+#: from its PersistentVolume, else its StorageClass).
+_IMPLIED_KINDS = {"PersistentVolumeClaim": ("PersistentVolume", "StorageClass")}
+
+
+#: Kinds paired with a VM through its metadata (namespace, labels, creation time).
+_PAIRING_KINDS = frozenset({"Backup", "Restore", "Schedule", "VolumeSnapshot"})
+
+
+def _overlaps(path: str, read: str) -> bool:
+    """True when ``path`` lies under ``read`` or contains it (a broken parent breaks its fields)."""
+    short, long = sorted((path, read), key=len)
+    return long == short or long.startswith(short + ".") or long.startswith(short + "[")
+
+
+def related_problems(vm: VMRecord, index: ClusterIndex) -> list[CollectionProblem]:
+    """Malformed-field problems of the objects this VM's checks read about it.
+
+    Those are its VirtualMachineInstance, its PVCs (disks and persistent state) with
+    their PersistentVolumes and StorageClasses, and its DataVolumes.
+    """
+    out = list(index.record_problems("VirtualMachineInstance", vm.namespace, vm.name))
+    for p in vm.pvcs:
+        out += index.record_problems("PersistentVolumeClaim", vm.namespace, p.name)
+        pvc = index.pvc_records.get((vm.namespace, p.name))
+        if pvc is not None and pvc.volume_name:
+            out += index.record_problems("PersistentVolume", "", pvc.volume_name)
+        if pvc is not None and pvc.storage_class:
+            out += index.record_problems("StorageClass", "", pvc.storage_class)
+    for d in vm.spec.disks:
+        if d.volume_type == "dataVolume" and d.volume_name:
+            out += index.record_problems("DataVolume", vm.namespace, d.volume_name)
+    return out
+
+
+def _malformed_inputs(
+    spec: CheckSpec, vm: VMRecord, related: list[CollectionProblem]
+) -> list[dict[str, str]]:
+    """The malformed fields ``spec`` reads for ``vm``: VM fields under its ``reads`` (and
+    ``metadata``, which pairing reads for every check) and fields of related objects of the
+    kinds it requires."""
+    pairs = bool(_PAIRING_KINDS.intersection(spec.requires))
+    out = [
+        {"kind": "VirtualMachine", "object": vm.ref, "field": path, "reason": reason}
+        for path, reason in vm.problems
+        if (path.startswith("metadata.") and pairs) or any(_overlaps(path, r) for r in spec.reads)
+    ]
+    kinds = set(spec.requires)
+    for kind in spec.requires:
+        kinds.update(_IMPLIED_KINDS.get(kind, ()))
+    seen: set[tuple[str, str, str]] = set()
+    for p in related:
+        ref = f"{p.namespace}/{p.name}" if p.namespace else str(p.name)
+        key = (str(p.kind), ref, str(p.field))
+        if p.kind in kinds and key not in seen:
+            seen.add(key)
+            out.append({"kind": key[0], "object": ref, "field": key[2], "reason": p.reason})
+    return out
+
+
+def _malformed_error(
+    spec: CheckSpec, vm: VMRecord | None, malformed: list[dict[str, str]], would: Result
+) -> Result:
+    """ERROR naming each malformed field, with what the check gives without them."""
+    names = ", ".join(
+        f"{m['field']}"
+        if m["kind"] == "VirtualMachine"
+        else f"{m['kind']} {m['object']} {m['field']}"
+        for m in malformed
+    )
+    ref = vm.ref if vm else "the cluster"
+    without = (
+        f" Without them: {would.status.value}: {would.message}"
+        if would.status is not Status.ERROR
+        else ""
+    )
+    return Result(
+        Status.ERROR,
+        f"Cannot evaluate {spec.id} for VM {ref}: malformed field(s) {names}.{without}",
+        {
+            "malformed_fields": [m["field"] for m in malformed if m["kind"] == "VirtualMachine"],
+            "malformed_objects": malformed,
+            "would_be": {"status": would.status.value, "message": would.message},
+        },
+        would.severity,
+    )
+
+
+def _crashed(
+    spec: CheckSpec, vm: VMRecord | None, exc: Exception, crashes: list[CollectionProblem]
+) -> Result:
+    """ERROR for a check that raised; the traceback goes to the debug log only."""
+    what = f"VM {vm.ref}" if vm else "the cluster"
+    log.debug("check %s raised on %s", spec.id, what, exc_info=exc)
+    reads = ", ".join([*spec.reads, *spec.requires]) if vm else ", ".join(spec.requires)
+    detail = str(exc)[:120]
+    reason = (
+        f"Check {spec.id} could not evaluate {what}: {type(exc).__name__} ({detail}) while "
+        f"reading {reads or 'its inputs'}; some of them are malformed"
+    )
+    crashes.append(
+        CollectionProblem(
+            reason=reason,
+            kind="VirtualMachine" if vm else None,
+            namespace=vm.namespace if vm else None,
+            name=vm.name if vm else None,
+            field=", ".join(spec.reads) if vm else None,
+        )
+    )
+    return Result(Status.ERROR, reason + ".", {"exception": type(exc).__name__, "reads": reads})
 
 
 def _finding(spec: CheckSpec, result: Result) -> Finding:

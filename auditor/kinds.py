@@ -9,8 +9,16 @@ order of preference, plural, scope).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["KindSpec", "KINDS", "BY_KIND", "spec_for_object", "spec_for_file_stem"]
+__all__ = [
+    "KindSpec",
+    "KINDS",
+    "BY_KIND",
+    "spec_for_object",
+    "spec_for_file_stem",
+    "unsupported_version",
+]
 
 
 @dataclass(frozen=True)
@@ -22,6 +30,18 @@ class KindSpec:
     versions: tuple[str, ...]
     plural: str
     namespaced: bool
+    #: ``key=value`` or ``key`` (exists) label selector: only such objects are listed and read
+    label_selector: str | None = None
+
+    def selects(self, obj: dict[str, Any]) -> bool:
+        """True when ``obj`` matches :attr:`label_selector` (always, without one)."""
+        if self.label_selector is None:
+            return True
+        key, eq, value = self.label_selector.partition("=")
+        labels = (obj.get("metadata") or {}).get("labels")
+        if not isinstance(labels, dict):
+            return False
+        return labels.get(key) == value if eq else key in labels
 
     @property
     def group_label(self) -> str:
@@ -34,10 +54,29 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec(
         "VirtualMachineInstance", "kubevirt.io", ("v1", "v1alpha3"), "virtualmachineinstances", True
     ),
+    KindSpec("KubeVirt", "kubevirt.io", ("v1",), "kubevirts", True),
     KindSpec("DataVolume", "cdi.kubevirt.io", ("v1beta1", "v1alpha1"), "datavolumes", True),
     KindSpec("PersistentVolumeClaim", "", ("v1",), "persistentvolumeclaims", True),
     KindSpec("PersistentVolume", "", ("v1",), "persistentvolumes", False),
     KindSpec("Service", "", ("v1",), "services", True),
+    # only KubeVirt's instancetype/preference revisions, not every StatefulSet's history
+    KindSpec(
+        "ControllerRevision",
+        "apps",
+        ("v1",),
+        "controllerrevisions",
+        True,
+        label_selector="instancetype.kubevirt.io/object-kind",
+    ),
+    # only Velero's change-storage-class plugin ConfigMaps: nothing else is read or stored
+    KindSpec(
+        "ConfigMap",
+        "",
+        ("v1",),
+        "configmaps",
+        True,
+        label_selector="velero.io/change-storage-class=RestoreItemAction",
+    ),
     KindSpec("Namespace", "", ("v1",), "namespaces", False),
     KindSpec("StorageClass", "storage.k8s.io", ("v1", "v1beta1"), "storageclasses", False),
     KindSpec(
@@ -105,6 +144,8 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec("BackupStorageLocation", "velero.io", ("v1",), "backupstoragelocations", True),
     KindSpec("PodVolumeBackup", "velero.io", ("v1",), "podvolumebackups", True),
     KindSpec("DataUpload", "velero.io", ("v2alpha1",), "datauploads", True),
+    KindSpec("PodVolumeRestore", "velero.io", ("v1",), "podvolumerestores", True),
+    KindSpec("DataDownload", "velero.io", ("v2alpha1",), "datadownloads", True),
     KindSpec(
         "NetworkAttachmentDefinition",
         "k8s.cni.cncf.io",
@@ -140,6 +181,17 @@ def spec_for_object(api_version: str, kind: str) -> KindSpec | None:
     if spec is None or version not in spec.versions:
         return None
     return spec
+
+
+def unsupported_version(api_version: str, kind: str) -> KindSpec | None:
+    """The spec of a kind the auditor reads when ``api_version`` is one it does not read.
+
+    ``snapshot.kubevirt.io/v2alpha1 VirtualMachineSnapshot`` gives the VirtualMachineSnapshot
+    spec; an unknown kind, or a known version, gives None.
+    """
+    group, _, version = api_version.rpartition("/")
+    spec = _BY_GROUP_KIND.get((group, kind))
+    return spec if spec is not None and version not in spec.versions else None
 
 
 def spec_for_file_stem(stem: str) -> KindSpec | None:

@@ -30,8 +30,15 @@ def run_audit(
     """Audit ``data`` at instant ``at`` (UTC) and return the report.json envelope.
 
     ``owner`` limits the report to one owner's VMs. Never raises for bad
-    cluster data: it becomes collection problems and ERROR findings.
+    cluster data: it becomes collection problems and ERROR findings. When
+    ``settings.backup_storage`` is set and ``data.backup_contents`` is still
+    None, the BackupStorageLocation buckets are read first (read-only, S3
+    requests; :func:`auditor.sources.bucket.read_backup_storage`).
     """
+    if settings.backup_storage is not None and data.backup_contents is None:
+        from auditor.sources.bucket.load import read_backup_storage
+
+        read_backup_storage(data, settings)
     with paused_gc():  # see paused_gc: keeps a 10,000-VM audit linear in the VM count
         result = evaluate(data, settings, at=at)
         return build_envelope(data, result, settings, at=at, owner=owner)

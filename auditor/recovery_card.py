@@ -7,7 +7,6 @@ the volumes' types and referenced objects.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from auditor.checks.network import nad_key
@@ -40,10 +39,13 @@ def _pvc(ctx: CheckContext, p: PvcRef | None) -> dict[str, Any] | None:
     }
 
 
-def _newest_copy(vm: VMRecord, p: PvcRef | None, disk: str, at: datetime) -> dict[str, Any] | None:
+def _newest_copy(
+    vm: VMRecord, p: PvcRef | None, disk: str, ctx: CheckContext
+) -> dict[str, Any] | None:
     if p is None:
         return None
-    copies = copies_of(vm, p, disk)
+    at = ctx.at
+    copies = copies_of(vm, p, disk, ctx.index)
     if not copies:
         return None
     best = max(copies, key=lambda c: c["time"] or "")
@@ -66,6 +68,7 @@ def recovery_card(vm: VMRecord, ctx: CheckContext, owner: str) -> dict[str, Any]
         "owner": owner,
         "instancetype": vm.spec.instancetype,
         "preference": vm.spec.preference,
+        "revisions": [r.to_dict() for _, r in sorted(vm.revisions.items())],
         "firmware": {
             "uuid": fw.uuid,
             "serial": fw.serial,
@@ -87,7 +90,7 @@ def recovery_card(vm: VMRecord, ctx: CheckContext, owner: str) -> dict[str, Any]
                 "serial": d.serial,
                 "volume": {"type": d.volume_type, "name": d.volume_name},
                 "pvc": _pvc(ctx, by_claim.get(d.claim or "")),
-                "newest_copy": _newest_copy(vm, by_claim.get(d.claim or ""), d.name, ctx.at),
+                "newest_copy": _newest_copy(vm, by_claim.get(d.claim or ""), d.name, ctx),
             }
             for d in disks
         ],

@@ -66,8 +66,38 @@ def redact_in_place(obj: dict[str, Any]) -> dict[str, Any]:
     of a 400,000-object estate is made. Same rules as :func:`redact`.
     """
     kind = obj.get("kind") if isinstance(obj, dict) else None
+    if isinstance(obj, dict) and kind == "ConfigMap" and _is_storage_class_map(obj):
+        return _storage_class_map(obj)
     if isinstance(obj, dict | list):
         _walk(obj, str(kind) in _DATA_PAYLOAD_KINDS, False)
+    return obj
+
+
+# Velero's change-storage-class plugin ConfigMap: ``data`` maps StorageClass names to
+# StorageClass names (https://velero.io/docs/main/restore-reference/). Only entries whose key
+# and value are both valid object names are kept; anything else is redacted like any payload.
+_CHANGE_SC = ("velero.io/change-storage-class", "RestoreItemAction")
+_OBJECT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+
+
+def _is_storage_class_map(obj: dict[str, Any]) -> bool:
+    labels = (obj.get("metadata") or {}).get("labels")
+    return isinstance(labels, dict) and labels.get(_CHANGE_SC[0]) == _CHANGE_SC[1]
+
+
+def _storage_class_map(obj: dict[str, Any]) -> dict[str, Any]:
+    had_data = "data" in obj
+    data = obj.pop("data", None)
+    _walk(obj, True, False)
+    if isinstance(data, dict):
+        obj["data"] = {
+            str(k): v
+            if isinstance(v, str) and _OBJECT_NAME.match(str(k)) and _OBJECT_NAME.match(v)
+            else REDACTED
+            for k, v in data.items()
+        }
+    elif had_data:
+        obj["data"] = REDACTED
     return obj
 
 

@@ -98,6 +98,19 @@ class Scope:
             return False
         return not any(fnmatchcase(namespace, pat) for pat in self.excluded_namespaces)
 
+    def namespace_by_pattern_only(self, namespace: str) -> bool:
+        """True if ``namespace`` is included only through a glob other than ``*``.
+
+        Velero before 1.18 does not expand such patterns when it collects items: it
+        lists the literal namespace ``team-*`` and backs up nothing
+        (https://github.com/vmware-tanzu/velero/blob/main/changelogs/CHANGELOG-1.18.md,
+        "Implement wildcard namespace pattern expansion", velero#9255).
+        """
+        inc = self.included_namespaces
+        if not inc or "*" in inc or namespace in inc:
+            return False
+        return any(fnmatchcase(namespace, pat) for pat in inc)
+
     def resource_included(self, plural: str, kind: str, group: str) -> bool:
         """True if the resource type passes ``includedResources``/``excludedResources``."""
         names = {plural, kind.lower(), kind.lower() + "s"}

@@ -48,6 +48,8 @@ class Faults:
     ``delay``: kind -> seconds to sleep before answering a list. ``versions``:
     group -> versions served (preferred first), overriding the kinds table.
     ``ssar_denied``: plural resources whose SelfSubjectAccessReview is denied.
+    ``vanish_after``: the server stops listening (later connections are refused)
+    when this many list requests were answered; 0 = right after discovery.
     """
 
     forbidden: set[str] = field(default_factory=set)
@@ -59,6 +61,7 @@ class Faults:
     delay: dict[str, float] = field(default_factory=dict)
     versions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ssar_denied: set[str] = field(default_factory=set)
+    vanish_after: int | None = None
 
 
 def load_export(root: Path) -> tuple[dict[str, list[dict[str, Any]]], set[str]]:
@@ -103,6 +106,9 @@ class FakeKubeAPI:
         self.faults = faults or Faults()
         self.log: list[tuple[str, str]] = []
         self._lock = threading.Lock()
+        self.lists_answered = 0
+        #: set by :func:`running`: stops the server (used by ``Faults.vanish_after``)
+        self.vanish: Any = None
         self._routes: dict[tuple[str, str], tuple[KindSpec, str]] = {}
         for spec in KINDS:
             for version in self.group_versions(spec.group):
@@ -340,6 +346,12 @@ class _Handler(BaseHTTPRequestHandler):
         if found is not None:
             self._send(200, found)
         elif route is not None:
+            limit = self.api.faults.vanish_after
+            if limit is not None and self.api.lists_answered >= limit:
+                self.api.vanish()  # the connection closes without an answer
+                self.close_connection = True
+                return
+            self.api.lists_answered += 1
             self._send(*self.api.list_response(path, route, query))
         elif path.startswith("/api/v1/namespaces/") and path.count("/") == 4:
             self._send(*self.api.get_namespace(path.rsplit("/", 1)[1]))
@@ -371,6 +383,17 @@ def running(api: FakeKubeAPI) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    gone = threading.Event()
+
+    def vanish() -> None:  # stop accepting, then close the listening socket: refused from now
+        if not gone.is_set():
+            gone.set()
+            threading.Thread(target=lambda: (server.shutdown(), server.server_close())).start()
+            deadline = time.monotonic() + 5
+            while server.socket.fileno() != -1 and time.monotonic() < deadline:
+                time.sleep(0.01)
+
+    api.vanish = vanish
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -3,6 +3,10 @@
 Each file under ``tests/fixtures/checks/<CHECK-ID>/`` is a small export whose
 header says what the check must report: ``# expect: <check> <ns/vm|platform>
 <STATUS> [severity]``; ``# unavailable: <Kind>`` marks a kind as unreadable.
+Bucket evidence (``ClusterData.backup_contents``/``storage_locations``) comes
+from ``# backup-contents: <json list>`` and ``# storage-location: <json>``
+headers (the shapes of :mod:`auditor.sources.bucket.cache` and
+:class:`~auditor.sources.base.StorageLocationStatus`).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from auditor.checks import CATALOG
 from auditor.config import AuditSettings
 from auditor.kinds import BY_KIND
 from auditor.pipeline import run_audit
-from auditor.sources.base import KindState
+from auditor.sources.base import ClusterData, KindState, StorageLocationStatus
+from auditor.sources.bucket.cache import contents_from_dict
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT
 
@@ -47,10 +52,23 @@ def _header(path: Path) -> tuple[tuple[str, str, str, str | None], list[str]]:
     return expect, unavailable
 
 
+def _bucket_headers(path: Path, data: ClusterData) -> None:
+    for line in path.read_text().splitlines():
+        if line.startswith("# backup-contents: "):
+            rows = json.loads(line.split(": ", 1)[1])
+            data.backup_contents = data.backup_contents or {}
+            data.backup_contents.update({r["backup"]: contents_from_dict(r) for r in rows})
+        elif line.startswith("# storage-location: "):
+            raw = json.loads(line.split(": ", 1)[1])
+            data.storage_locations = data.storage_locations or {}
+            data.storage_locations[raw["location"]] = StorageLocationStatus(**raw)
+
+
 def audit_fixture(path: Path) -> dict:  # type: ignore[type-arg]
     """Audit one fixture file as a complete cluster except the kinds marked unavailable."""
     _, unavailable = _header(path)
     data = DirectorySource(path).collect()
+    _bucket_headers(path, data)
     for kind in BY_KIND:
         data.states[kind] = KindState.UNAVAILABLE if kind in unavailable else KindState.COMPLETE
     return run_audit(data, _settings(path), at=AUDIT_AT)

@@ -39,16 +39,17 @@ def instructions(path: Path) -> list[tuple[str, str]]:
 
 def test_containerfile_instructions() -> None:
     ins = instructions(REPO / "Containerfile")
-    froms = [a for i, a in ins if i == "FROM"]
+    args = dict(a.split("=", 1) for i, a in ins if i == "ARG" and "=" in a)
+    froms = [a.split()[0].replace("${BASE}", args.get("BASE", "")) for i, a in ins if i == "FROM"]
+    # issue 14: Red Hat UBI 9 Python, pinned by digest (never a moving tag)
     assert froms and all(
-        a.split()[0].startswith(
-            ("docker.io/library/python:3.11-slim", "registry.access.redhat.com/ubi9/python")
-        )
-        for a in froms
-    )
+        f.startswith("registry.access.redhat.com/ubi9/python-311@sha256:")
+        and len(f.rsplit(":", 1)[1]) == 64
+        for f in froms
+    ), froms
     final = ins[max(n for n, (i, _) in enumerate(ins) if i == "FROM") :]
     runs = " ".join(a for i, a in final if i == "RUN")
-    for package in ("libpango-1.0-0", "libpangoft2-1.0-0", "fonts-dejavu-core", "fontconfig"):
+    for package in ("pango", "harfbuzz", "fontconfig", "dejavu-sans-fonts"):
         assert package in runs
     assert "chgrp -R 0 /var/lib/auditor" in runs and "chmod -R g=u /var/lib/auditor" in runs
     users = [a for i, a in final if i == "USER"]
@@ -56,7 +57,13 @@ def test_containerfile_instructions() -> None:
     assert users[-1].endswith(":0")  # group 0: OpenShift's arbitrary UIDs write there
     assert json.loads(dict(final)["ENTRYPOINT"]) == ["auditor"]
     env = " ".join(a for i, a in final if i == "ENV")
-    assert "PYTHONDONTWRITEBYTECODE=1" in env and "XDG_CACHE_HOME=/tmp/" in env
+    # the spool (under XDG_CACHE_HOME by default) must be on the volume, not /tmp
+    assert "PYTHONDONTWRITEBYTECODE=1" in env and "XDG_CACHE_HOME=/var/lib/auditor/" in env
+    build = ins[: max(n for n, (i, _) in enumerate(ins) if i == "FROM")]
+    installs = " ".join(a for i, a in build if i == "RUN")
+    assert "-c constraints.txt" in installs and (REPO / "constraints.txt").is_file()
+    pins = (REPO / "constraints.txt").read_text()
+    assert "\ncryptography==" in pins and "\nboto3==" in pins
     assert dict(final)["WORKDIR"] == "/var/lib/auditor"
     assert not any(i == "ADD" for i, _ in ins)  # COPY only, nothing fetched by the build
 
@@ -105,7 +112,8 @@ def pod_checks(pod: dict[str, Any], args_start: str) -> None:
     assert sc["readOnlyRootFilesystem"] is True and sc["allowPrivilegeEscalation"] is False
     assert sc["capabilities"] == {"drop": ["ALL"]}
     mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
-    assert set(mounts) == {"/etc/auditor", "/var/lib/auditor", "/tmp"}
+    assert set(mounts) == {"/etc/auditor", "/etc/auditor-signing", "/var/lib/auditor", "/tmp"}
+    assert mounts["/etc/auditor-signing"]["readOnly"] is True
     assert mounts["/etc/auditor"]["readOnly"] is True
     volumes = {v["name"]: v for v in pod["volumes"]}
     assert volumes[mounts["/var/lib/auditor"]["name"]]["persistentVolumeClaim"] == {
@@ -115,7 +123,11 @@ def pod_checks(pod: dict[str, Any], args_start: str) -> None:
     [secret] = c["envFrom"]
     assert secret["secretRef"] == {"name": "auditor-s3-credentials", "optional": True}
     env = {e["name"]: e["value"] for e in c["env"]}
-    assert env["HOME"].startswith("/var/lib/auditor") and env["XDG_CACHE_HOME"].startswith("/tmp")
+    # spool and caches on the PVC (issue 14), never on the /tmp emptyDir
+    assert env["HOME"].startswith("/var/lib/auditor")
+    assert env["XDG_CACHE_HOME"].startswith("/var/lib/auditor/")
+    limit = c["resources"]["limits"]["memory"]
+    assert limit.endswith("Gi") and int(limit[:-2]) >= 2, "above the PDF child's 1 GiB cap"
 
 
 def test_deployment_runs_serve_single_replica_recreate() -> None:

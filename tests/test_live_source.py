@@ -14,7 +14,15 @@ from auditor.sources.kubeclient import ClientSettings, ClusterAccessError, api_c
 from tests.kubeapi_server import Faults
 from tests.live_support import comparable, export_dir, fast_options, serve
 
-UNEXPORTED = {"VirtualMachineInstancetype", "VirtualMachinePreference"}
+UNEXPORTED = {
+    "KubeVirt",
+    "ControllerRevision",
+    "ConfigMap",
+    "VirtualMachineInstancetype",
+    "VirtualMachinePreference",
+    "PodVolumeRestore",
+    "DataDownload",
+}
 
 
 def test_same_cluster_data_as_directory_source(tmp_path: Path) -> None:
@@ -26,12 +34,17 @@ def test_same_cluster_data_as_directory_source(tmp_path: Path) -> None:
     assert got["states"] == want["states"]
     assert got["skipped"] == want["skipped"] == {}
     assert sum(len(v) for v in data.objects.values()) == 210
-    # The two kinds the export lacks are forbidden on the server: the live source says
+    # The kinds the export lacks are forbidden on the server: the live source says
     # why; the directory source simply has no file. Nothing else differs.
     assert want["problems"] == []
     assert [p.kinds for p in data.problems] == [
+        ("KubeVirt",),
+        ("ControllerRevision",),
+        ("ConfigMap",),
         ("VirtualMachineInstancetype",),
         ("VirtualMachinePreference",),
+        ("PodVolumeRestore",),
+        ("DataDownload",),
     ]
     for problem in data.problems:
         spec = BY_KIND[problem.kind or ""]

@@ -109,8 +109,14 @@ def test_garbage_backup_phase_never_protects(tmp_path: Path) -> None:
             d["status"]["completionTimestamp"] = "not-a-time"
     report = _audit(tmp_path, {"all.yaml": yaml.safe_dump_all(docs)})
     statuses = {f["check_id"]: f["status"] for f in report["vms"][0]["findings"]}
-    assert statuses["RR-BKP-001"] == "FAIL"
-    assert statuses["RR-BKP-002"] == "FAIL"
+    # The phase is outside Velero's enum: a named problem, and the checks cannot conclude.
+    assert statuses["RR-BKP-001"] == "ERROR"
+    assert statuses["RR-BKP-002"] == "ERROR"
+    assert report["vms"][0]["readiness"] == "UNKNOWN"
+    assert any(
+        p["kind"] == "Backup" and p["field"] == "status.phase"
+        for p in report["collection_problems"]
+    )
 
 
 def test_duplicate_object_is_named_with_both_files(tmp_path: Path) -> None:
@@ -179,5 +185,7 @@ def test_cli_max_file_bytes(tmp_path: Path) -> None:
             "100",
         ],
     )
-    assert result.exit_code == 0, result.output
-    assert "INCOMPLETE (1 collection problem(s)" in result.output
+    # the only file was refused, so no VM was read: exit 4, not a clean empty report (issue 14)
+    assert result.exit_code == 4, result.output
+    assert "no VirtualMachine objects found" in result.output
+    assert "1 collection problem(s)" in result.output

@@ -214,9 +214,9 @@ def test_cli_gate_fails_on_unknown_and_on_unread_vm_list(tmp_path: Path) -> None
             "not-ready",
         ],
     )
-    assert result.exit_code == 1
-    assert "no VirtualMachine was audited" in result.output
-    assert "kind(s) not read: Backup" in result.output
+    assert result.exit_code == 4, "nothing audited is not the gate's exit 1 (issue 14)"
+    assert "no VirtualMachine objects found" in result.output
+    assert not (tmp_path / "o1" / "report.json").exists()
 
 
 def test_cli_out_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:

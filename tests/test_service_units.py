@@ -179,11 +179,13 @@ def test_publish_failure_is_counted_not_fatal(tmp_path: Path) -> None:
     s = make_settings(
         tmp_path,
         [{"id": "m", "cron": "0 7 1 * *", "publish": True}],
-        publish={"s3": {"bucket": "b"}},
+        publish={"url": str(tmp_path / "archive"), "spool_dir": str(tmp_path / "spool")},
     )
     calls: list[Path] = []
 
-    def publisher(settings: AuditSettings, report: dict[str, Any], artifacts: Path) -> None:
+    def publisher(
+        settings: AuditSettings, report: dict[str, Any], artifacts: Path, **_: Any
+    ) -> None:
         calls.append(artifacts)
         raise ConnectionError("endpoint down")
 
@@ -191,6 +193,10 @@ def test_publish_failure_is_counted_not_fatal(tmp_path: Path) -> None:
     assert rt.run("m") == "success"
     assert calls == [tmp_path / "reports" / "m" / "20261101T070000Z"]
     assert _value(rt.metrics, "auditor_publish_failures_total", schedule="m") == 1
+    # issue 14: a run whose publication failed is not a successful run, and the journal says so
+    assert _value(rt.metrics, "auditor_last_run_success", schedule="m") == 0
+    [rec] = rt.journal.records("m")
+    assert rec.outcome == "success" and rec.publish == "spooled: endpoint down"
 
 
 def test_pipeline_runner_audits_the_corpus(tmp_path: Path) -> None:
@@ -240,3 +246,46 @@ def test_health_server_routes() -> None:
         assert _get(base + "/nope")[0] == 404
     finally:
         server.stop()
+
+
+def test_tick_delivers_the_spool_and_journal_says_published_after_verification(
+    tmp_path: Path,
+) -> None:
+    """A run a killed publisher left in the spool is delivered at the next tick (issue 14)."""
+    from auditor.publish import publish_run, publish_settings
+    from auditor.publish.spool import pending
+    from auditor.service.jobs import pipeline_runner
+    from tests.conftest import REPO
+
+    example = REPO / "examples" / "small-cluster"
+    publish = {"url": str(tmp_path / "archive"), "spool_dir": str(tmp_path / "spool")}
+    s = make_settings(
+        tmp_path,
+        [{"id": "d", "cron": "0 6 * * *", "publish": True}],
+        publish=publish,
+        cluster_name="example",
+    ).model_copy(update={"source": None})
+    s = parse_settings(
+        {**s.model_dump(mode="json"), "source": {"type": "directory", "path": str(example)}},
+        path=tmp_path / "c.yaml",
+    )
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    pipeline_runner(s, at=datetime(2026, 11, 29, 6, tzinfo=UTC), out_dir=earlier, formats=["json"])
+    target = publish_settings(publish)
+    killed = publish_run(earlier, target, should_stop=lambda: True)  # stopped before any object
+    assert not killed.published and len(pending(target.spool_dir)) == 1
+
+    rt = _runtime(tmp_path, s)
+    assert rt.run("d") == "success"
+    assert pending(target.spool_dir) == []
+    [rec] = rt.journal.records("d")
+    assert rec.publish == "published" and rec.run_id is not None
+    manifests = sorted((tmp_path / "archive").rglob("manifest.json"))
+    assert len(manifests) == 2, "the spooled run and the tick's run"
+    assert _value(rt.metrics, "auditor_spool_backlog_runs") == 0
+    assert (_value(rt.metrics, "auditor_last_publish_success_timestamp_seconds") or 0) > 0
+    owners = rt.metrics.registry.get_sample_value(
+        "auditor_owner_vms", {"cluster": "example", "owner": "unassigned", "readiness": "READY"}
+    )
+    assert owners is not None

@@ -2,9 +2,35 @@
 
 from __future__ import annotations
 
-from auditor.checks import backup, identity, network, platform, restore, retention, storage
+from auditor.checks import (
+    backup,
+    bucket,
+    consistency,
+    duplicates,
+    identity,
+    kvconfig,
+    network,
+    platform,
+    provisioning,
+    restore,
+    retention,
+    storage,
+)
 from auditor.checks.registry import CATALOG, CheckContext, CheckSpec, Result
 
 __all__ = ["CATALOG", "CheckContext", "CheckSpec", "Result", "MODULES"]
 
-MODULES = (backup, retention, restore, identity, network, storage, platform)
+MODULES = (
+    backup,
+    retention,
+    consistency,
+    restore,
+    identity,
+    duplicates,
+    network,
+    storage,
+    provisioning,
+    platform,
+    kvconfig,
+    bucket,
+)

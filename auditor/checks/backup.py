@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
 from auditor.inventory import VMRecord
 from auditor.inventory.protection import IN_FLIGHT_PHASES, BackupEval
 from auditor.kubevalues import age_hours, format_time
-from auditor.models import Severity
+from auditor.models import Basis, Severity
 
 VELERO_BACKUP_DOC = "https://velero.io/docs/main/api-types/backup/"
 VELERO_FILTER_DOC = "https://velero.io/docs/main/resource-filtering/"
@@ -17,7 +25,29 @@ OADP_VIRT_DOC = (
     "https://docs.openshift.com/container-platform/latest/backup_and_restore/"
     "application_backup_and_restore/installing/installing-oadp-kubevirt.html"
 )
-_BACKUP_KINDS = ("Backup", "PersistentVolumeClaim", "StorageClass", "VolumeSnapshotClass")
+VELERO_FS_DOC = "https://velero.io/docs/main/file-system-backup/"
+VELERO_CSI_DOC = "https://velero.io/docs/main/csi/"
+VELERO_CSI_CLASS_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/util/csi/volume_snapshot.go"
+)
+VELERO_EXCLUDE_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
+VELERO_FS_BLOCK_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/podvolume/backupper.go"
+VELERO_NS_PATTERN = "https://github.com/vmware-tanzu/velero/blob/main/changelogs/CHANGELOG-1.18.md"
+PLUGIN_SRC = (
+    "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/"
+    "vm_backup_item_action.go"
+)
+PLUGIN_GRAPH_SRC = (
+    "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/kvgraph/util.go"
+)
+HOSTDISK_ISSUE = "https://github.com/vmware-tanzu/velero/issues/2822"
+_BACKUP_KINDS = (
+    "Backup",
+    "BackupStorageLocation",
+    "PersistentVolumeClaim",
+    "StorageClass",
+    "VolumeSnapshotClass",
+)
 
 
 def backup_evidence(e: BackupEval, ctx: CheckContext) -> dict[str, Any]:
@@ -35,8 +65,20 @@ def backup_evidence(e: BackupEval, ctx: CheckContext) -> dict[str, Any]:
 
 
 def usable(vm: VMRecord) -> list[BackupEval]:
-    """Backups holding the VM object in a restorable phase, newest first."""
+    """Backups holding the VM object in a restorable phase on an Available location, newest first."""
     return [e for e in vm.backups if e.usable]
+
+
+def capture_rows(e: BackupEval) -> list[dict[str, Any]]:
+    """The per-PVC capture records of one Backup, for evidence."""
+    return [c.to_evidence() for c in e.pvcs]
+
+
+def _unusable(vm: VMRecord) -> list[dict[str, Any]]:
+    """Why each (newest first, at most 10) Backup that could cover the VM is no restore point."""
+    return [
+        {"backup": e.backup.name, "why": e.unusable_reason} for e in vm.backups if not e.usable
+    ][:10]
 
 
 def _age_text(hours: float | None) -> str:
@@ -53,43 +95,96 @@ def _age_text(hours: float | None) -> str:
     "only the VirtualMachine object restores a VM with no disks.",
     remediation="Include the VM's namespace (and a label selector matching the VM, its "
     "DataVolumes and PVCs) in a Velero Schedule, or enable the kubevirt Velero plugin.",
-    references=(VELERO_BACKUP_DOC, KUBEVIRT_VELERO, OADP_VIRT_DOC),
+    references=(
+        VELERO_BACKUP_DOC,
+        KUBEVIRT_VELERO,
+        OADP_VIRT_DOC,
+        VELERO_CSI_DOC,
+        VELERO_CSI_CLASS_SRC,
+        VELERO_EXCLUDE_SRC,
+        VELERO_FS_BLOCK_SRC,
+        VELERO_NS_PATTERN,
+        PLUGIN_SRC,
+        HOSTDISK_ISSUE,
+        "https://velero.io/docs/main/api-types/backupstoragelocation/",
+    ),
     requires=_BACKUP_KINDS,
 )
 def covered(vm: VMRecord, ctx: CheckContext) -> Result:
-    """PASS when a usable Backup holds the VM object and disk data (RR-BKP-004 judges
-    whether *every* PVC is there); FAIL medium when backups hold the object only."""
+    """PASS when a usable Backup holds the VM object and, on evidence, every disk's data.
+
+    FAIL high without a usable backup (a Backup on an unavailable BackupStorageLocation is
+    none: the RR-PLT-001 finding is linked); FAIL medium when backups hold the object only;
+    ERROR when disk data is in a backup only by inference (not evidenced). RR-BKP-004 judges
+    the newest backup PVC by PVC.
+    """
     good = usable(vm)
     if not good:
-        attempted = [e.backup.name for e in vm.backups if e.holds_object]
+        unusable = _unusable(vm)
+        linked = any(e.location_ok is False for e in vm.backups if e.holds_object)
+        extra = f" {unusable[0]['why'][0].upper()}{unusable[0]['why'][1:]}." if unusable else ""
         return failed(
-            f"VM {vm.ref} is in no usable backup (Completed or PartiallyFailed with its data).",
-            backups_seen=attempted,
-        )
-    full = [e for e in good if any(c.captured for c in e.pvcs if c.role == "disk")]
+            f"VM {vm.ref} is in no usable backup (Completed or PartiallyFailed, on an Available "
+            f"location).{extra}",
+            backups_seen=[e.backup.name for e in vm.backups if e.holds_object],
+            unusable=unusable,
+            platform_findings=["RR-PLT-001"] if linked else [],
+        ).on(Basis.OBSERVED)
     if vm.spec.ephemeral:
         return passed(
             f"VM {vm.ref} has no persistent disks; its definition is in backup "
             f"{good[0].backup.name}.",
             restore_points=len(good),
             **backup_evidence(good[0], ctx),
-        )
-    if not full:
-        missing = sorted({c.pvc for c in good[0].pvcs if c.role == "disk" and not c.captured})
-        return failed(
-            f"VM {vm.ref} object is in backup {good[0].backup.name}, but no backup holds the "
-            f"data of its disks ({', '.join(missing)}).",
-            Severity.MEDIUM,
-            object_only=True,
-            missing_pvcs=missing,
-            **backup_evidence(good[0], ctx),
-        )
-    return passed(
-        f"VM {vm.ref} and disk data are in {len(full)} usable backup(s); newest "
-        f"{full[0].backup.name}.",
-        restore_points=len(full),
-        **backup_evidence(full[0], ctx),
-    )
+        ).on(Basis.OBSERVED)
+    lost = [d.name for d in vm.uncapturable]
+    full = [e for e in good if any(c.captured for c in e.pvcs if c.role == "disk")]
+    if full:
+        e = full[0]
+        disks = [c for c in e.pvcs if c.role == "disk"]
+        held = [c.pvc for c in disks if c.captured]
+        rest = len(disks) - len(held) + len(lost)
+        tail = f"; RR-BKP-004 judges the other {rest} disk(s)" if rest else ""
+        return passed(
+            f"VM {vm.ref} and the data of {len(held)} of its {len(disks) + len(lost)} disk(s) "
+            f"are in {len(full)} usable backup(s); newest {e.backup.name} (evidence: "
+            f"{_proof_text(e)}){tail}.",
+            restore_points=len(full),
+            pvcs=capture_rows(e),
+            **backup_evidence(e, ctx),
+        ).on(Basis.OBSERVED)
+    e = good[0]
+    unresolved = [c for c in e.pvcs if c.role == "disk" and c.unresolved]
+    if (
+        unresolved
+        and not lost
+        and all(c.captured or c.unresolved for c in e.pvcs if c.role == "disk")
+    ):
+        return errored(
+            f"VM {vm.ref} object is in backup {e.backup.name}, but nothing evidences its disk "
+            f"data: {unresolved[0].reason}.",
+            not_evidenced=[c.pvc for c in unresolved],
+            pvcs=capture_rows(e),
+            **backup_evidence(e, ctx),
+        ).on(Basis.INFERRED)
+    missing = sorted({c.pvc for c in e.pvcs if c.role == "disk" and not c.captured} | set(lost))
+    why = next((c.reason for c in e.pvcs if c.role == "disk" and not c.captured), "")
+    if lost:
+        why = f"disk {lost[0]} is a hostDisk (node-local file) that no Velero method captures"
+    return failed(
+        f"VM {vm.ref} object is in backup {e.backup.name}, but no backup holds the data of "
+        f"disk(s) {', '.join(missing)}: {why}.",
+        Severity.MEDIUM,
+        object_only=True,
+        missing_pvcs=missing,
+        pvcs=capture_rows(e),
+        **backup_evidence(e, ctx),
+    ).on(Basis.OBSERVED)
+
+
+def _proof_text(e: BackupEval) -> str:
+    proof = sorted({p for c in e.pvcs if c.captured for p in c.proof[:1]})
+    return "; ".join(proof[:3]) or "per-PVC records"
 
 
 @check(
@@ -120,7 +215,8 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
             f"VM {vm.ref} has never been captured by a usable backup; RPO is {rpo:g} h.",
             rpo_hours=rpo,
             schedules=schedules,
-        )
+            unusable=_unusable(vm),
+        ).on(Basis.OBSERVED)
     newest = good[0]
     hours = age_hours(newest.backup.when, ctx.at)
     ev = {"rpo_hours": rpo, "schedules": schedules, **backup_evidence(newest, ctx)}
@@ -162,20 +258,30 @@ def phase(vm: VMRecord, ctx: CheckContext) -> Result:
     if ph == "Completed":
         return passed(f"Newest backup covering VM {vm.ref}, {name}, is Completed.", **ev)
     if ph == "PartiallyFailed":
-        lost = sorted(c.pvc for c in e.pvcs if c.role == "disk" and not c.captured and c.in_scope)
+        disks = [c for c in e.pvcs if c.role == "disk" and c.in_scope]
+        lost = sorted(c.pvc for c in disks if not c.captured and not c.unresolved)
+        ev["pvcs"] = capture_rows(e)
         if lost:
             return failed(
                 f"Newest backup covering VM {vm.ref}, {name}, is PartiallyFailed and did not "
                 f"capture disk(s) {', '.join(lost)}.",
                 failed_pvcs=lost,
                 **ev,
-            )
+            ).on(Basis.OBSERVED)
+        unknown = sorted(c.pvc for c in disks if c.unresolved)
+        if unknown:
+            return errored(
+                f"Newest backup covering VM {vm.ref}, {name}, is PartiallyFailed ({e.backup.errors} "
+                f"error(s)) and nothing says whether disk(s) {', '.join(unknown)} are among them.",
+                not_evidenced=unknown,
+                **ev,
+            ).on(Basis.INFERRED)
         return failed(
-            f"Newest backup covering VM {vm.ref}, {name}, is PartiallyFailed; this VM's disks "
-            "were captured, the errors belong to other items.",
+            f"Newest backup covering VM {vm.ref}, {name}, is PartiallyFailed; the evidence shows "
+            "this VM's disks captured, so its errors hit other items.",
             Severity.MEDIUM,
             **ev,
-        )
+        ).on(Basis.OBSERVED)
     return failed(
         f"Newest backup covering VM {vm.ref}, {name}, is {ph}; it protects nothing.", **ev
     )
@@ -199,46 +305,71 @@ def _in_flight(e: BackupEval) -> bool:
         VELERO_FILTER_DOC,
         KUBEVIRT_VELERO,
         "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/",
+        VELERO_FS_DOC,
+        VELERO_CSI_CLASS_SRC,
+        VELERO_EXCLUDE_SRC,
+        VELERO_FS_BLOCK_SRC,
+        PLUGIN_SRC,
+        PLUGIN_GRAPH_SRC,
+        HOSTDISK_ISSUE,
     ),
     requires=_BACKUP_KINDS,
 )
 def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
-    """Every needed PVC captured by the newest usable Backup; a missing state PVC is medium."""
-    if not vm.pvcs:
+    """Every data disk and needed PVC captured, on evidence, by the newest usable Backup.
+
+    FAIL high for a disk that is not captured (out of scope, excluded, failed, no method ran,
+    or a hostDisk no Velero method copies); medium for a missing persistent-state PVC only;
+    ERROR when a disk's capture is not evidenced or its volume is unknown.
+    """
+    lost = vm.uncapturable
+    if not vm.pvcs and not lost:
         return not_applicable(f"VM {vm.ref} has no PVCs (ephemeral disks only).")
     good = usable(vm)
+    hostdisk = [{"disk": d.name, "volume_type": d.volume_type, "path": d.volume_name} for d in lost]
     if not good:
+        names = [p.name for p in vm.pvcs] + [d.name for d in lost]
         return failed(
-            f"No usable backup holds VM {vm.ref}, so none of its PVCs "
-            f"({', '.join(p.name for p in vm.pvcs)}) is protected.",
+            f"No usable backup holds VM {vm.ref}, so none of its disks ({', '.join(names)}) "
+            "is protected.",
             missing_pvcs=[p.name for p in vm.pvcs],
-        )
+            uncapturable_disks=hostdisk,
+        ).on(Basis.OBSERVED)
     e = good[0]
-    missing = [c for c in e.pvcs if not c.captured]
     ev = {
         **backup_evidence(e, ctx),
-        "pvcs": [
-            {
-                "pvc": c.pvc,
-                "role": c.role,
-                "captured": c.captured,
-                "method": c.method,
-                "reason": c.reason,
-            }
-            for c in e.pvcs
-        ],
+        "pvcs": capture_rows(e),
+        "uncapturable_disks": hostdisk,
         "velero_snapshot_contents": e.snapshot_contents,
     }
-    if not missing:
-        return passed(
-            f"Backup {e.backup.name} holds all {len(e.pvcs)} PVC(s) of VM {vm.ref}.", **ev
+    missing = [c for c in e.pvcs if not c.captured and not c.unresolved]
+    if missing or lost:
+        names = [c.pvc for c in missing] + [f"{d.name} (hostDisk)" for d in lost]
+        why = (
+            missing[0].reason
+            if missing
+            else f"disk {lost[0].name} is a hostDisk ({lost[0].volume_name or 'node path'}): "
+            "node-local data that no Velero method (CSI, data mover, file-system backup) captures"
         )
-    names = ", ".join(c.pvc for c in missing)
-    severity = Severity.HIGH if any(c.role == "disk" for c in missing) else Severity.MEDIUM
-    return failed(
-        f"Newest usable backup {e.backup.name} of VM {vm.ref} lacks PVC(s) {names}: "
-        f"{missing[0].reason}.",
-        severity,
-        missing_pvcs=[c.pvc for c in missing],
+        grave = lost or any(c.role == "disk" for c in missing)
+        return failed(
+            f"Newest usable backup {e.backup.name} of VM {vm.ref} lacks {', '.join(names)}: {why}.",
+            Severity.HIGH if grave else Severity.MEDIUM,
+            missing_pvcs=[c.pvc for c in missing],
+            **ev,
+        ).on(Basis.OBSERVED)
+    unresolved = [c for c in e.pvcs if c.unresolved]
+    if unresolved or vm.unknown_disks:
+        what = [c.pvc for c in unresolved] + [d.name for d in vm.unknown_disks]
+        reason = unresolved[0].reason if unresolved else "the disk's volume is missing or unknown"
+        return errored(
+            f"Backup {e.backup.name} may hold {', '.join(what)} of VM {vm.ref}, but nothing "
+            f"evidences it (not evidenced): {reason}.",
+            not_evidenced=what,
+            **ev,
+        ).on(Basis.INFERRED)
+    return passed(
+        f"Backup {e.backup.name} holds all {len(e.pvcs)} PVC(s) of VM {vm.ref}, each on "
+        f"evidence ({_proof_text(e)}).",
         **ev,
-    )
+    ).on(Basis.OBSERVED)

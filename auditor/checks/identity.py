@@ -12,7 +12,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.kubevalues import dig
+from auditor.inventory.identities import legacy_firmware_uuid
 from auditor.models import Severity
 
 KV_FIRMWARE = "https://kubevirt.io/user-guide/compute/virtual_hardware/#biosuefi"
@@ -37,36 +37,66 @@ def _preference_gap(vm: VMRecord) -> Result | None:
 
 @check(
     "RR-FW-001",
-    title="Firmware UUID and serial are pinned in the VM spec",
+    title="The firmware UUID is pinned in the VM spec, so every restore keeps it",
     severity=Severity.MEDIUM,
-    rationale="Without spec.template.spec.domain.firmware.uuid/serial KubeVirt derives the "
-    "SMBIOS UUID from the VM name at start-up (the VMI shows it, the VM does not keep it); a "
-    "restore under another name or by tooling that recreates the VM changes it. Windows "
-    "activation and licensing follow the SMBIOS UUID, so on Windows a missing UUID is high.",
-    remediation="Copy the running VMI's firmware.uuid (and a serial) into the VM spec, e.g. "
+    rationale="Without spec.template.spec.domain.firmware.uuid KubeVirt derives the SMBIOS UUID "
+    "from the VM name alone (uuid5; up to KubeVirt 1.5 at every start, from 1.6 written once "
+    "into the spec): a restore under the same name gets the same UUID, a restore, clone or "
+    "migration under another name a new one, and a VMI whose UUID is not the name-derived one "
+    "loses it on any restore. Windows activation and licensing follow the SMBIOS UUID, so on "
+    "Windows a missing UUID is high. KubeVirt never generates a serial: an unset serial stays "
+    "unset after a restore, which keeps it stable.",
+    remediation="Copy the running VMI's firmware.uuid into the VM spec, e.g. "
     'oc patch vm NAME --type merge -p \'{"spec":{"template":{"spec":{"domain":'
-    '{"firmware":{"uuid":"...","serial":"..."}}}}}}\'.',
-    references=(KV_FIRMWARE, "https://github.com/kubevirt/kubevirt/issues/2398"),
-    reads=("spec.template.spec",),
+    '{"firmware":{"uuid":"..."}}}}}}\'.',
+    references=(
+        KV_FIRMWARE,
+        "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-controller/watch/vm/firmware.go",
+        "https://github.com/kubevirt/kubevirt/pull/14130",
+        "https://github.com/kubevirt/kubevirt/issues/2398",
+    ),
+    reads=(
+        "spec.template.spec.domain.firmware",
+        "spec.template.spec.domain.features",
+        "spec.template.metadata",
+        "spec.preference",
+    ),
 )
 def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
-    """FAIL medium for a missing uuid or serial; high for a missing uuid on Windows."""
+    """FAIL medium for a missing uuid (high on Windows); an unset serial alone passes."""
     fw = vm.spec.firmware
-    runtime = dig(vm.vmi, "spec", "domain", "firmware", "uuid") if vm.vmi else None
-    ev = {"uuid": fw.uuid, "serial": fw.serial, "os": vm.spec.os, "vmi_runtime_uuid": runtime}
-    missing = [n for n, v in (("uuid", fw.uuid), ("serial", fw.serial)) if v is None]
-    if not missing:
-        return passed(f"VM {vm.ref} pins firmware uuid {fw.uuid} and serial {fw.serial}.", **ev)
-    severity = Severity.HIGH if "uuid" in missing and vm.spec.os == "windows" else Severity.MEDIUM
-    hint = (
-        f" (the running VMI uses {runtime}, derived at start-up)"
-        if runtime and fw.uuid is None
-        else ""
+    vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
+    runtime = vmi.firmware_uuid if vmi else None
+    derived = legacy_firmware_uuid(vm.name)
+    ev = {
+        "uuid": fw.uuid,
+        "serial": fw.serial,
+        "os": vm.spec.os,
+        "vmi_runtime_uuid": runtime,
+        "name_derived_uuid": derived,
+    }
+    serial = (
+        f"serial {fw.serial}"
+        if fw.serial
+        else "no serial (KubeVirt never generates one, so it stays unset)"
     )
+    if fw.uuid is not None:
+        return passed(f"VM {vm.ref} pins firmware uuid {fw.uuid}; {serial}.", **ev)
+    severity = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
+    if runtime and runtime.lower() != derived:
+        hint = (
+            f" and its running VMI uses {runtime}, not the name-derived {derived}: any restore "
+            "changes it"
+        )
+    else:
+        hint = (
+            f"; KubeVirt derives {derived} from the name, so only a restore under the same "
+            "name keeps it"
+        )
     return failed(
-        f"VM {vm.ref} does not pin firmware {' or '.join(missing)} in its spec{hint}.",
+        f"VM {vm.ref} does not pin its firmware uuid in its spec{hint}.",
         severity,
-        missing=missing,
+        missing=["uuid"],
         **ev,
     )
 
@@ -146,15 +176,16 @@ def boot_order(vm: VMRecord, ctx: CheckContext) -> Result:
 )
 def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     """Compare the running VMI's volumes with the VM spec's volumes."""
-    if vm.vmi is None:
+    vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
+    if vm.vmi is None or vmi is None:
         return not_applicable(f"VM {vm.ref} is not running; no runtime volumes to compare.")
     spec_names = {d.name for d in vm.spec.disks}
-    spec_vols = dig(vm.obj, "spec", "template", "spec", "volumes") or []
-    spec_names |= {str(v.get("name")) for v in spec_vols if isinstance(v, dict)}
-    runtime = dig(vm.vmi, "spec", "volumes") or []
-    statuses = dig(vm.vmi, "status", "volumeStatus") or []
-    names = {v.get("name") for v in runtime if isinstance(v, dict)}
-    names |= {s.get("name") for s in statuses if isinstance(s, dict) and "hotplugVolume" in s}
+    if vmi.volumes is None:
+        return errored(
+            f"The volume list of running VMI {vm.ref} (spec.volumes) is unreadable.",
+            malformed_objects=[{"kind": "VirtualMachineInstance", "field": "spec.volumes"}],
+        )
+    names = set(vmi.volumes) | set(vmi.hotplug_volumes)
     extra = sorted(str(n) for n in names - spec_names if n)
     if extra:
         return failed(

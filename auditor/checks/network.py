@@ -29,11 +29,14 @@ def nad_key(vm_namespace: str, network_name: str) -> tuple[str, str]:
     reads=("spec.template.spec.networks",),
 )
 def nads_exist(vm: VMRecord, ctx: CheckContext) -> Result:
-    """N/A without multus networks; FAIL naming every missing ``ns/name``."""
-    multus = [n for n in vm.spec.nics if n.network_type == "multus"]
+    """N/A without multus networks; FAIL naming every missing ``ns/name``.
+
+    Reads ``spec.template.spec.networks`` itself, so broken interfaces never hide a network.
+    """
+    multus = [n for n in vm.spec.networks if n.type == "multus"]
     if not multus:
         return not_applicable(f"VM {vm.ref} uses no multus networks.")
-    resolved = {n.name: "/".join(nad_key(vm.namespace, n.network_name or "")) for n in multus}
+    resolved = {n.name: "/".join(nad_key(vm.namespace, n.multus_name or "")) for n in multus}
     missing = sorted(
         nad for nad in resolved.values() if tuple(nad.split("/", 1)) not in ctx.index.nads
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
 from auditor.inventory import VMRecord
-from auditor.inventory.protection import pvc_driver
+from auditor.inventory.protection import USABLE_PHASES, pvc_driver
 from auditor.kubevalues import dig, format_time
 from auditor.models import Severity
 from auditor.sources.base import KindState
@@ -28,7 +28,11 @@ PLUGIN_DOC = "https://github.com/kubevirt/kubevirt-velero-plugin"
     scope="platform",
 )
 def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
-    """FAIL critical when Velero's API is not installed; high when no BSL is Available."""
+    """FAIL (critical) when Velero's API is not installed or no BSL is Available.
+
+    The finding names every VM whose backups sit on a location that is not Available: their
+    VM-level backup checks (RR-BKP-001/002) do not count those backups as restore points.
+    """
     data = ctx.index.data
     if data.state("Backup") is KindState.NOT_INSTALLED:
         return failed("No backup system is installed: the velero.io API group is not served.")
@@ -41,12 +45,29 @@ def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
         }
         for b in locations
     ]
+    hurt = sorted(
+        {
+            vm.ref
+            for vm in vms
+            for e in vm.backups
+            if e.holds_object and e.backup.phase in USABLE_PHASES and e.location_ok is False
+        }
+    )
     available = [r for r in rows if r["phase"] == "Available"]
     if not available:
         return failed(
-            f"None of the {len(rows)} BackupStorageLocation(s) is Available.",
+            f"None of the {len(rows)} BackupStorageLocation(s) is Available: no backup can be "
+            f"restored or written; {len(hurt)} VM(s) lose their restore points.",
+            locations=rows,
+            affected_vms=hurt,
+        )
+    if hurt:
+        return failed(
+            f"{len(available)} BackupStorageLocation(s) Available, but the backups of "
+            f"{len(hurt)} VM(s) sit on a location that is not.",
             Severity.HIGH,
             locations=rows,
+            affected_vms=hurt,
         )
     return passed(f"{len(available)} BackupStorageLocation(s) Available.", locations=rows)
 
@@ -101,7 +122,7 @@ def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     for vm in vms:
         for p in vm.pvcs:
             if p.obj is not None:
-                driver = pvc_driver(ctx.index, p)
+                driver = pvc_driver(ctx.index, p.obj)
                 if driver:
                     used.setdefault(driver, set()).add(vm.ref)
     if not used:

@@ -1,50 +1,52 @@
-"""RST checks: has anyone proven the VM can be restored?"""
+"""RST checks: has anyone proven the VM can be restored, and did restoring keep its identity?"""
 
 from __future__ import annotations
 
-from auditor.checks.registry import CheckContext, Result, check, failed, passed
+from typing import Any
+
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    failed,
+    not_applicable,
+    passed,
+)
 from auditor.inventory import VMRecord
+from auditor.inventory.drills import CLEAR_MAC_LABEL, NEW_UUID_LABEL, DrillEval
 from auditor.kubevalues import age_hours, format_time
-from auditor.models import Severity
+from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
 
 VELERO_RESTORE_DOC = "https://velero.io/docs/main/api-types/restore/"
-_IN_FLIGHT = {"New", "InProgress", "WaitingForPluginOperations", "Finalizing", ""}
-
-
-@check(
-    "RR-RST-001",
-    title="A restore of the VM completed within the restore-test window",
-    severity=Severity.MEDIUM,
-    rationale="An untested backup is a hope, not a recovery plan: restore drills find missing "
-    "volumes, NADs, MAC conflicts and firmware state before an outage does.",
-    remediation="Run a Velero Restore of the VM from a recent Backup into a drill namespace "
-    "(namespaceMapping), boot it, and record the result.",
-    references=(VELERO_RESTORE_DOC, "https://velero.io/docs/main/restore-reference/"),
-    requires=("Restore", "Backup"),
+VELERO_RESTORE_REF = "https://velero.io/docs/main/restore-reference/"
+PLUGIN_LABELS = "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/util.go"
+PLUGIN_VM_ACTION = (
+    "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/"
+    "vm_restore_item_action.go"
 )
-def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
-    """PASS for a Completed Restore of this VM within ``restore_test_max_age_days``.
+KV_LEGACY_UUID = (
+    "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-controller/watch/vm/firmware.go"
+)
+_IN_FLIGHT = {"New", "InProgress", "WaitingForPluginOperations", "Finalizing", ""}
+#: bindings whose MAC is seen on a shared L2 segment (masquerade/passt stay inside the pod)
+L2_BINDINGS = frozenset({"bridge", "sriov", "macvtap"})
 
-    None at all is an info FAIL; a newest test that did not complete is medium;
-    a completed but stale test is low.
-    """
-    max_days = ctx.thresholds.restore_test_max_age_days
-    done = [r for r in vm.restores if r.phase not in _IN_FLIGHT]
-    if not done:
-        return failed(
-            f"No restore test of VM {vm.ref} exists.", Severity.INFO, max_age_days=max_days
-        )
-    r = done[0]
-    hours = age_hours(r.completed or r.created, ctx.at)
-    ev = {
+
+def _drill_evidence(vm: VMRecord, d: DrillEval, ctx: CheckContext) -> dict[str, Any]:
+    r = d.restore
+    ev: dict[str, Any] = {
         "restore": f"{r.namespace}/{r.name}",
         "backup": r.backup_name,
+        "backup_present": d.backup_present,
         "phase": r.phase,
         "completed": format_time(r.completed),
-        "age_hours": hours,
-        "max_age_days": max_days,
+        "age_hours": age_hours(r.completed or r.created, ctx.at),
+        "max_age_days": ctx.thresholds.restore_test_max_age_days,
         "namespace_mapping": r.namespace_mapping,
+        "restore_pvs": r.restore_pvs,
+        "disks": [x.to_dict() for x in d.disks],
+        "failed_data_operations": list(d.failed_data_ops),
     }
     state = vm.state_pvc
     if state is not None:
@@ -52,17 +54,141 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
             ev["persistent_state_restored"] = r.scope.labels_match(state.labels)
         except SelectorError:
             ev["persistent_state_restored"] = None
-    if r.phase != "Completed":
+    return ev
+
+
+@check(
+    "RR-RST-001",
+    title="A restore of the VM and its disk data completed within the restore-test window",
+    severity=Severity.MEDIUM,
+    rationale="An untested backup is a hope, not a recovery plan: restore drills find missing "
+    "volumes, NADs, MAC conflicts and firmware state before an outage does. A Restore that "
+    "brought back only the VM object (label or resource filters that skip the PVCs, "
+    "restorePVs: false, a failed PodVolumeRestore or DataDownload) proves nothing about the data.",
+    remediation="Run a Velero Restore of the VM and its PVCs (restorePVs: true, filters that "
+    "include the disks) from a recent Backup into a drill namespace (namespaceMapping), boot "
+    "it, and record the result.",
+    references=(VELERO_RESTORE_DOC, VELERO_RESTORE_REF, PLUGIN_VM_ACTION),
+    requires=("Restore", "Backup"),
+)
+def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
+    """PASS for a Completed Restore of this VM and every disk's data within the window.
+
+    None at all, or none that brought the disk data back, is an info FAIL; a newest test
+    that did not complete or whose data movement failed is medium; a stale one is low.
+    A drill whose Backup has expired still counts, on an inferred basis.
+    """
+    max_days = ctx.thresholds.restore_test_max_age_days
+    done = [d for d in vm.drills if d.restore.phase not in _IN_FLIGHT]
+    if not done:
         return failed(
-            f"Newest restore test of VM {vm.ref}, {r.name}, is {r.phase}.", Severity.MEDIUM, **ev
+            f"No restore test of VM {vm.ref} exists.", Severity.INFO, max_age_days=max_days
         )
+    newest = done[0]
+    ev = _drill_evidence(vm, newest, ctx)
+    name = newest.restore.name
+    if newest.restore.phase != "Completed":
+        msg = f"Newest restore test of VM {vm.ref}, {name}, is {newest.restore.phase}."
+        return failed(msg, Severity.MEDIUM, **ev)
+    if newest.failed_data_ops:
+        msg = f"Restore {name} of VM {vm.ref} did not finish restoring disk data: " + ", ".join(
+            newest.failed_data_ops
+        )
+        return failed(f"{msg}.", Severity.MEDIUM, **ev)
+    proving = [d for d in done if d.restore.phase == "Completed" and d.data_restored]
+    if not proving:
+        gaps = [f"{x.pvc}: {x.reason}" for x in newest.disks if x.restored is not True]
+        msg = f"Restore {name} of VM {vm.ref} did not bring back all disk data ({'; '.join(gaps)})"
+        return failed(f"{msg}, so no drill proves the data restores.", Severity.INFO, **ev)
+    d = proving[0]
+    ev = _drill_evidence(vm, d, ctx)
+    hours = ev["age_hours"]
+    basis = Basis.OBSERVED if d.backup_present else Basis.INFERRED
     if hours is None or hours > max_days * 24:
-        return failed(
-            f"Newest restore test of VM {vm.ref}, {r.name}, is older than {max_days} d.",
-            Severity.LOW,
-            **ev,
-        )
+        msg = f"Newest restore test of VM {vm.ref}, {d.restore.name}, is older than {max_days} d."
+        return failed(msg, Severity.LOW, **ev).on(basis)
     note = ""
-    if ev.get("persistent_state_restored") is False:
-        note = f" It did not include PVC {state.name if state else ''}, so the drill VM booted with fresh NVRAM/TPM."
-    return passed(f"Restore {r.name} of VM {vm.ref} completed {hours / 24:.1f} d ago.{note}", **ev)
+    if not d.backup_present:
+        note += f" Its Backup {d.restore.backup_name} is gone; judged on the Restore's filters."
+    if ev.get("persistent_state_restored") is False and vm.state_pvc is not None:
+        note += (
+            f" It did not include PVC {vm.state_pvc.name}, so the drill VM booted with fresh "
+            "NVRAM/TPM."
+        )
+    msg = f"Restore {d.restore.name} of VM {vm.ref} and its disks completed {hours / 24:.1f} d ago."
+    return passed(msg + note, **ev).on(basis)
+
+
+def _l2_macs(vm: VMRecord) -> list[str]:
+    return [n.name for n in vm.spec.nics if n.mac and n.binding in L2_BINDINGS]
+
+
+@check(
+    "RR-RST-002",
+    title="Restores of the VM keep its identity in place and clone it safely beside it",
+    severity=Severity.MEDIUM,
+    rationale="The kubevirt-velero-plugin acts on two Restore labels: "
+    f"{CLEAR_MAC_LABEL} empties every interface's MAC and {NEW_UUID_LABEL} gives the VM a new "
+    "random firmware UUID. A drill restored beside the original in the same cluster needs both "
+    "(or KubeMacPool allocating new MACs): otherwise two machines answer on one MAC on the "
+    "bridged network and share one SMBIOS UUID. A restore of the VM itself (same namespace) "
+    "must use neither: a new UUID re-triggers Windows activation and licences keyed on it, and "
+    "new MACs break DHCP reservations and firewall rules.",
+    remediation=f"Label drill Restores with {CLEAR_MAC_LABEL}: 'true' and {NEW_UUID_LABEL}: "
+    "'true' (needs the kubevirt Velero plugin); never label a disaster-recovery Restore of the "
+    "VM itself with them.",
+    references=(PLUGIN_LABELS, PLUGIN_VM_ACTION, KV_LEGACY_UUID, VELERO_RESTORE_REF),
+    requires=("Restore",),
+)
+def restore_identity(vm: VMRecord, ctx: CheckContext) -> Result:
+    """Judge the newest finished Restore of the VM by where it restored and its plugin labels.
+
+    In place with a plugin label: FAIL medium (high on Windows for the UUID). Beside the
+    original without them: FAIL info (it happened in the past; a copy that still exists is
+    RR-FW-003's finding). The labels only act when the kubevirt plugin is enabled.
+    """
+    done = [d for d in vm.drills if d.restore.phase not in _IN_FLIGHT]
+    if not done:
+        return not_applicable(f"VM {vm.ref} has no finished Restore.")
+    d = done[0]
+    plugin = ctx.index.kubevirt_plugin
+    clear_mac = d.label(CLEAR_MAC_LABEL) and plugin is not False
+    new_uuid = d.label(NEW_UUID_LABEL) and plugin is not False
+    l2 = _l2_macs(vm)
+    ev = {
+        "restore": f"{d.restore.namespace}/{d.restore.name}",
+        "target_namespace": d.target_namespace,
+        "beside_original": d.beside_original,
+        "labels": {k: d.restore.labels.get(k) for k in (CLEAR_MAC_LABEL, NEW_UUID_LABEL)},
+        "kubevirt_plugin": plugin,
+        "pinned_l2_macs": l2,
+        "target_namespace_labels": _ns_labels(ctx, d.target_namespace),
+    }
+    who = f"Restore {d.restore.name} of VM {vm.ref}"
+    if not d.beside_original:
+        changed = [w for w, on in (("firmware UUID", new_uuid), ("MAC addresses", clear_mac)) if on]
+        if changed:
+            sev = Severity.HIGH if new_uuid and vm.spec.os == "windows" else Severity.MEDIUM
+            msg = f"{who} restored it in place but gave it new {' and '.join(changed)}."
+            return failed(msg, sev, **ev).on(Basis.OBSERVED)
+        return passed(f"{who} restored it in place with its identity kept.", **ev)
+    clones = []
+    if l2 and not clear_mac:
+        clones.append(f"the MACs of {', '.join(l2)}")
+    if not new_uuid:
+        clones.append("its firmware UUID")
+    if clones:
+        msg = (
+            f"{who} put a copy beside the original (namespace {d.target_namespace}) with "
+            f"{' and '.join(clones)}; label drills with {CLEAR_MAC_LABEL} and {NEW_UUID_LABEL}."
+        )
+        return failed(msg, Severity.INFO, **ev).on(Basis.OBSERVED)
+    return passed(f"{who} cloned it beside the original with new MACs and UUID.", **ev)
+
+
+def _ns_labels(ctx: CheckContext, namespace: str) -> dict[str, str] | None:
+    obj = ctx.index.namespaces.get(namespace)
+    if obj is None:
+        return None
+    labels = (obj.get("metadata") or {}).get("labels")
+    return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}

@@ -15,7 +15,6 @@ from auditor.models import Severity
 VELERO_DEFAULT_TTL = timedelta(hours=720)
 DATA_MOVER_DOC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
 FS_BACKUP_DOC = "https://velero.io/docs/main/file-system-backup/"
-_OFF_CLUSTER = ("data mover", "file-system backup")
 
 
 @check(
@@ -118,8 +117,9 @@ def off_cluster(vm: VMRecord, ctx: CheckContext) -> Result:
             f"VM {vm.ref} has no usable backup, so no off-cluster copy.", missing_pvcs=disks
         )
     e = good[0]
-    methods = {c.pvc: c.method for c in e.pvcs if c.role == "disk"}
-    in_cluster = sorted(p for p in disks if not (methods.get(p) or "").startswith(_OFF_CLUSTER))
+    methods = {c.pvc: (c.method.value if c.method else None) for c in e.pvcs if c.role == "disk"}
+    off = {c.pvc for c in e.pvcs if c.captured and c.method is not None and c.method.off_cluster}
+    in_cluster = sorted(p for p in disks if p not in off)
     ev = {**backup_evidence(e, ctx), "methods": methods, "policy": ctx.policy}
     if in_cluster:
         return failed(

@@ -13,10 +13,10 @@ from auditor.checks.registry import (
     not_applicable,
     passed,
 )
-from auditor.inventory import VMRecord
+from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.protection import PvcRef
 from auditor.kubevalues import dig, format_time, parse_time
-from auditor.models import Severity
+from auditor.models import Basis, Severity
 
 K8S_RECLAIM = "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reclaiming"
 K8S_SNAPSHOT = "https://kubernetes.io/docs/concepts/storage/volume-snapshots/"
@@ -36,10 +36,19 @@ def reclaim_policy(ctx: CheckContext, pvc: dict[str, Any]) -> str | None:
     return None
 
 
-def copies_of(vm: VMRecord, p: PvcRef, disk: str | None) -> list[dict[str, Any]]:
-    """Every restorable copy of one PVC's data: backups, VolumeSnapshots, VM snapshots."""
+def copies_of(vm: VMRecord, p: PvcRef, disk: str | None, ix: ClusterIndex) -> list[dict[str, Any]]:
+    """Every restorable copy of one PVC's data, newest backups first.
+
+    Each copy says whether it ``survives_namespace_loss``: a Velero backup does (object
+    storage, Retain snapshot contents); a VolumeSnapshot in the VM's namespace whose content
+    has ``deletionPolicy: Delete`` dies with the namespace, and so does a
+    VirtualMachineSnapshot (a namespaced object). Only evidenced backup captures, ready
+    VolumeSnapshots and ready, restorable VirtualMachineSnapshots count.
+    """
     out: list[dict[str, Any]] = []
     for e in vm.backups:
+        if not e.usable:
+            continue
         for c in e.pvcs:
             if c.pvc == p.name and c.captured:
                 out.append(
@@ -47,31 +56,68 @@ def copies_of(vm: VMRecord, p: PvcRef, disk: str | None) -> list[dict[str, Any]]
                         "kind": "Backup",
                         "name": e.backup.name,
                         "time": format_time(e.backup.when),
-                        "off_cluster": c.method != "CSI snapshot",
+                        "off_cluster": bool(c.method and c.method.off_cluster),
+                        "survives_namespace_loss": True,
+                        "basis": c.basis,
                     }
                 )
     for s in vm.volume_snapshots.get(p.name, []):
-        if dig(s, "status", "readyToUse") is True:
-            out.append(
-                {
-                    "kind": "VolumeSnapshot",
-                    "name": s["metadata"]["name"],
-                    "time": format_time(parse_time(dig(s, "status", "creationTime"))),
-                    "off_cluster": False,
-                }
-            )
+        if dig(s, "status", "readyToUse") is not True:
+            continue
+        content = ix.snapshot_contents.get(
+            str(dig(s, "status", "boundVolumeSnapshotContentName") or "")
+        )
+        policy = dig(content, "spec", "deletionPolicy") if content else None
+        out.append(
+            {
+                "kind": "VolumeSnapshot",
+                "name": s["metadata"]["name"],
+                "time": format_time(parse_time(dig(s, "status", "creationTime"))),
+                "off_cluster": False,
+                "deletion_policy": policy,
+                "survives_namespace_loss": policy == "Retain",
+            }
+        )
     for s in vm.vm_snapshots:
-        included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
-        if dig(s, "status", "readyToUse") is True and disk in included:
-            out.append(
-                {
-                    "kind": "VirtualMachineSnapshot",
-                    "name": s["metadata"]["name"],
-                    "time": format_time(parse_time(dig(s, "status", "creationTime"))),
-                    "off_cluster": False,
-                }
-            )
+        row = _vm_snapshot_copy(vm, s, disk, ix)
+        if row is not None:
+            out.append(row)
     return out
+
+
+def _vm_snapshot_copy(
+    vm: VMRecord, s: dict[str, Any], disk: str | None, ix: ClusterIndex
+) -> dict[str, Any] | None:
+    """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None."""
+    included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
+    if dig(s, "status", "readyToUse") is not True or disk not in included:
+        return None
+    if dig(s, "status", "phase") not in (None, "Succeeded"):
+        return None
+    name = str(dig(s, "status", "virtualMachineSnapshotContentName") or "")
+    content = ix.vm_snapshot_contents.get((vm.namespace, name))
+    if ix.data.known("VirtualMachineSnapshotContent") and (
+        content is None or dig(content, "status", "readyToUse") is not True
+    ):
+        return None
+    cpu = dig(
+        content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain", "cpu"
+    )
+    hotplug = isinstance(cpu, dict) and cpu.get("maxSockets") is not None
+    indications = dig(s, "status", "indications")
+    return {
+        "kind": "VirtualMachineSnapshot",
+        "name": s["metadata"]["name"],
+        "time": format_time(parse_time(dig(s, "status", "creationTime"))),
+        "off_cluster": False,
+        "survives_namespace_loss": False,
+        "indications": indications if isinstance(indications, list) else [],
+        "restorable": not hotplug,
+        "not_restorable_reason": "an online snapshot of a CPU-hotplug VM (maxSockets in its "
+        "content) is refused on restore (kubevirt#10481)"
+        if hotplug
+        else None,
+    }
 
 
 @check(
@@ -82,12 +128,19 @@ def copies_of(vm: VMRecord, p: PvcRef, disk: str | None) -> list[dict[str, Any]]
     "destroys the volume; without a backup or snapshot the data is gone for good.",
     remediation="Back the disk up (Velero with CSI snapshots or the data mover), or take a "
     "VirtualMachineSnapshot, or move it to a Retain storage class.",
-    references=(K8S_RECLAIM, K8S_SNAPSHOT, KV_SNAPSHOT),
+    references=(
+        K8S_RECLAIM,
+        K8S_SNAPSHOT,
+        KV_SNAPSHOT,
+        "https://github.com/kubevirt/kubevirt/issues/10481",
+        "https://kubernetes.io/docs/concepts/storage/volume-snapshots/#delete",
+    ),
     requires=(
         "PersistentVolumeClaim",
         "PersistentVolume",
         "StorageClass",
         "Backup",
+        "BackupStorageLocation",
         "VolumeSnapshot",
         "VirtualMachineSnapshot",
     ),
@@ -97,40 +150,67 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
     disks = [p for p in vm.pvcs if p.role == "disk"]
     if not disks:
         return not_applicable(f"VM {vm.ref} has no PVC disks.")
-    rows, bare, unknown = [], [], []
+    rows: list[dict[str, Any]] = []
+    bare, weak, unknown = [], [], []
     for p in disks:
         if p.obj is None:
             bare.append(p.name)
             rows.append({"pvc": p.name, "exists": False})
             continue
         policy = reclaim_policy(ctx, p.obj)
-        copies = copies_of(vm, p, p.disk)
+        copies = [c for c in copies_of(vm, p, p.disk, ctx.index) if c.get("restorable", True)]
+        durable = [c for c in copies if c["survives_namespace_loss"]]
         rows.append(
             {
                 "pvc": p.name,
                 "reclaim_policy": policy,
                 "copies": len(copies),
+                "copies_surviving_namespace_loss": len(durable),
                 "newest_copy": copies[0] if copies else None,
             }
         )
-        if policy is None:
+        maybe = any(
+            c.pvc == p.name and c.unresolved for e in vm.backups if e.usable for c in e.pvcs
+        )
+        if policy is None or (policy == "Delete" and not copies and maybe):
             unknown.append(p.name)
         elif policy == "Delete" and not copies:
             bare.append(p.name)
-    if bare:
+        elif policy == "Delete" and not durable:
+            weak.append(p.name)
+    lost = [d.name for d in vm.uncapturable]
+    if bare or lost:
+        names = bare + [f"{d} (hostDisk)" for d in lost]
         return failed(
-            f"VM {vm.ref} disk PVC(s) {', '.join(bare)} sit on Delete-reclaim storage (or are "
-            "missing) with no backup or snapshot of their data.",
+            f"VM {vm.ref} disk(s) {', '.join(names)} have no copy of their data: Delete-reclaim "
+            "(or missing) PVCs with no evidenced backup or ready snapshot"
+            + (", and hostDisk files no Velero method copies" if lost else "")
+            + ".",
             unprotected=bare,
+            uncapturable_disks=lost,
             disks=rows,
-        )
+        ).on(Basis.OBSERVED)
     if unknown:
         return errored(
-            f"Reclaim policy of PVC(s) {', '.join(unknown)} of VM {vm.ref} is unknown "
-            "(PV and StorageClass not found).",
+            f"Whether PVC(s) {', '.join(unknown)} of VM {vm.ref} have a copy is unknown: their "
+            "reclaim policy could not be read (PV and StorageClass not found), or a backup may "
+            "hold their data but nothing evidences it.",
             disks=rows,
-        )
-    return passed(f"Every disk of VM {vm.ref} is on Retain storage or has a copy.", disks=rows)
+        ).on(Basis.INFERRED)
+    if weak:
+        return failed(
+            f"VM {vm.ref} disk PVC(s) {', '.join(weak)} on Delete-reclaim storage are copied only "
+            "by snapshots inside the namespace (VirtualMachineSnapshot, or VolumeSnapshot whose "
+            "content has deletionPolicy Delete): deleting the namespace loses disk and copies.",
+            Severity.MEDIUM,
+            namespace_bound=weak,
+            disks=rows,
+        ).on(Basis.OBSERVED)
+    return passed(
+        f"Every disk of VM {vm.ref} is on Retain storage or has a copy that outlives its "
+        "namespace.",
+        disks=rows,
+    ).on(Basis.OBSERVED)
 
 
 @check(

@@ -25,6 +25,7 @@ def _register() -> None:
     from auditor.cli.publish import history, publish
     from auditor.cli.run import run
     from auditor.cli.service import serve_command, validate_config_command
+    from auditor.cli.verify import verify
 
     main.add_command(run)
     main.add_command(checks)
@@ -34,6 +35,7 @@ def _register() -> None:
     main.add_command(preflight)
     main.add_command(publish)
     main.add_command(history)
+    main.add_command(verify)
 
 
 _register()

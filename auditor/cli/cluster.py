@@ -17,17 +17,25 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
+from auditor.cli.exitcodes import EXIT_NOTHING_AUDITED, EXIT_USAGE
 from auditor.sources.base import ClusterData, KindState
 from auditor.sources.cluster import ClusterSource, CollectOptions
 from auditor.sources.export import ExportError, write_export
-from auditor.sources.kubeclient import ClientSettings, ClusterAccessError, api_client
+from auditor.sources.kubeclient import (
+    ClientSettings,
+    ClusterAccessError,
+    ClusterLostError,
+    api_client,
+)
 from auditor.sources.preflight import Permission, check_permissions
 from auditor.sources.progress import CollectProgress, NullProgress
 
 __all__ = [
+    "NothingAudited",
     "collect",
     "preflight",
     "cluster_options",
+    "velero_option",
     "cluster_source",
     "collect_live",
     "RichProgress",
@@ -39,7 +47,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _Fatal(click.ClickException):
     """The cluster or the output directory could not be used (exit code 2)."""
 
-    exit_code = 2
+    exit_code = EXIT_USAGE
+
+
+class NothingAudited(click.ClickException):
+    """Nothing trustworthy was read: no VM, VM list unreadable, server lost (exit code 4)."""
+
+    exit_code = EXIT_NOTHING_AUDITED
 
 
 def cluster_options(func: F) -> F:
@@ -61,6 +75,17 @@ def cluster_options(func: F) -> F:
         help="Kubeconfig file (default: in-cluster service account, $KUBECONFIG, ~/.kube/config).",
     )(func)
     return func
+
+
+def velero_option(func: F) -> F:
+    """Add repeatable ``--velero-namespace`` (where Velero/OADP objects live, with ``-n``)."""
+    return click.option(
+        "--velero-namespace",
+        "velero_namespaces",
+        multiple=True,
+        help="With -n: the namespace holding Velero/OADP objects (default: found from "
+        "DataProtectionApplications/BackupStorageLocations; else backup checks give ERROR).",
+    )(func)
 
 
 class RichProgress:
@@ -108,6 +133,7 @@ def cluster_source(
     *,
     cluster_name: str | None = None,
     console: Console | None = None,
+    velero_namespaces: tuple[str, ...] = (),
 ) -> ClusterSource:
     """Build the live source from CLI options (progress on ``console`` if a terminal).
 
@@ -119,7 +145,9 @@ def cluster_source(
     return ClusterSource(
         client,
         cluster_name=cluster_name or context,
-        options=CollectOptions(namespaces=tuple(namespaces)),
+        options=CollectOptions(
+            namespaces=tuple(namespaces), velero_namespaces=tuple(velero_namespaces)
+        ),
         progress=progress_for(console),
     )
 
@@ -129,10 +157,22 @@ def collect_live(
     context: str | None,
     namespaces: tuple[str, ...],
     cluster_name: str | None,
+    velero_namespaces: tuple[str, ...] = (),
 ) -> ClusterData:
-    """Read the live cluster for ``auditor run``; exits 2 when it cannot be reached."""
+    """Read the live cluster for ``auditor run``.
+
+    Exits 2 when it cannot be reached, 4 when it was lost during the collection.
+    """
     try:
-        return cluster_source(kubeconfig, context, namespaces, cluster_name=cluster_name).collect()
+        return cluster_source(
+            kubeconfig,
+            context,
+            namespaces,
+            cluster_name=cluster_name,
+            velero_namespaces=velero_namespaces,
+        ).collect()
+    except ClusterLostError as exc:
+        raise NothingAudited(str(exc)) from exc
     except ClusterAccessError as exc:
         raise _Fatal(str(exc)) from exc
 
@@ -149,6 +189,7 @@ def _summary(data: ClusterData) -> str:
 
 @click.command()
 @cluster_options
+@velero_option
 @click.option(
     "--out",
     "out",
@@ -161,6 +202,7 @@ def collect(
     kubeconfig: Path | None,
     context: str | None,
     namespaces: tuple[str, ...],
+    velero_namespaces: tuple[str, ...],
     out: Path,
     cluster_name: str | None,
 ) -> None:
@@ -172,10 +214,17 @@ def collect(
     console = Console(stderr=True)
     try:
         source = cluster_source(
-            kubeconfig, context, namespaces, cluster_name=cluster_name, console=console
+            kubeconfig,
+            context,
+            namespaces,
+            cluster_name=cluster_name,
+            console=console,
+            velero_namespaces=velero_namespaces,
         )
         data = source.collect()
         files = write_export(data, out)
+    except ClusterLostError as exc:
+        raise NothingAudited(str(exc)) from exc
     except (ClusterAccessError, ExportError) as exc:
         raise _Fatal(str(exc)) from exc
     click.echo(_summary(data), err=True)

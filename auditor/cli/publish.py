@@ -26,6 +26,7 @@ from auditor.publish import (
     retry_spool,
     write_trend,
 )
+from auditor.publish.signing import SigningError
 
 __all__ = ["publish", "history", "target_options", "settings_from_options"]
 
@@ -89,13 +90,18 @@ def settings_from_options(url: str, options: dict[str, Any]) -> PublishSettings:
 
 
 def _report(result: PublishResult) -> None:
-    for run_id in result.delivered_from_spool:
-        click.echo(f"delivered spooled run {run_id}")
+    for earlier in result.earlier:
+        _report(earlier)
     if result.published:
         click.echo(
             f"published run {result.run_id} to {result.location} "
             f"({len(result.uploaded)} uploaded, {len(result.already_present)} already present, "
             "all verified)"
+        )
+    elif result.quarantined is not None:
+        click.echo(f"run {result.run_id} QUARANTINED: {result.error}", err=True)
+        click.echo(
+            f"kept in {result.quarantined} (not retried; other runs are not blocked)", err=True
         )
     else:
         click.echo(f"run {result.run_id} NOT published: {result.error}", err=True)
@@ -123,9 +129,19 @@ def _spool_dir_of(options: dict[str, Any]) -> Path:
     show_default=True,
     help="Write trend.json (from the archive) into the run before publishing.",
 )
+@click.option(
+    "--signing-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Ed25519 private key (PEM, e.g. a mounted Secret) that signs manifest.json.",
+)
 @target_options
 def publish(
-    run_dir: Path | None, url: str | None, retry: bool, trend: bool, **options: Any
+    run_dir: Path | None,
+    url: str | None,
+    retry: bool,
+    trend: bool,
+    signing_key: Path | None,
+    **options: Any,
 ) -> None:
     """Publish an audit run as verified evidence, or deliver spooled runs."""
     if retry:
@@ -135,22 +151,34 @@ def publish(
             click.echo("spool is empty")
         for result in results:
             _report(result)
+        if results:
+            done = sum(r.published for r in results)
+            quarantined = sum(r.quarantined is not None for r in results)
+            click.echo(
+                f"{len(results)} spooled run(s): {done} published, "
+                f"{len(results) - done - quarantined} still spooled, {quarantined} quarantined"
+            )
         if any(not r.published for r in results):
             raise SystemExit(EXIT_SPOOLED)
         return
     if run_dir is None or url is None:
         raise click.UsageError("give --from-run DIR and --to URL, or --retry")
     target = settings_from_options(url, options)
-    store = open_store(target)
+    if signing_key is not None:
+        target = target.model_copy(update={"signing_key_file": signing_key})
     try:
+        store = open_store(target)
         if trend and not (run_dir / "trend.json").exists():
             try:
                 write_trend(run_dir, store)
             except PublishError as exc:
                 click.echo(f"trend not computed (archive unreadable): {exc}", err=True)
         result = publish_run(run_dir, target, store=store)
-    except RunDirError as exc:
+    except (RunDirError, SigningError) as exc:
         raise click.UsageError(str(exc)) from None
+    except PublishError as exc:  # the run could not even be spooled
+        click.echo(f"run NOT published and NOT spooled: {exc}", err=True)
+        raise SystemExit(EXIT_SPOOLED) from None
     _report(result)
     if not result.published:
         raise SystemExit(EXIT_SPOOLED)

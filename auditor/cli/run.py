@@ -10,20 +10,27 @@ from typing import Any
 
 import click
 
-from auditor.cli.cluster import cluster_options, collect_live
+from auditor.cli.cluster import NothingAudited, cluster_options, collect_live, velero_option
+from auditor.cli.exitcodes import EXIT_GATE, EXIT_NOT_PUBLISHED, EXIT_USAGE
+from auditor.cli.publish import target_options
 from auditor.config import AuditSettings, ConfigError, load_settings
 from auditor.kubevalues import parse_time
 from auditor.pipeline import FORMATS, run_audit, write_artifacts
 from auditor.publish import (
     PublishError,
     PublishSettings,
+    RunDirError,
     dump_trend,
     publish_run,
     publish_settings,
     trend_for,
 )
+from auditor.publish.manifest import seal_run
+from auditor.publish.signing import SigningError
 from auditor.sources.base import ClusterData
 from auditor.sources.directory import DirectorySource
+from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
+from auditor.sources.usable import NothingToAudit, require_vms, vm_list_gap
 from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["run"]
@@ -34,21 +41,36 @@ DEFAULT_FORMATS = ",".join(FORMATS)
 
 
 def publish_target(
-    url: str | None, endpoint_url: str | None, section: dict[str, Any] | None
+    url: str | None, options: dict[str, Any], section: dict[str, Any] | None
 ) -> PublishSettings | None:
-    """The publish target from ``--publish`` (with ``--endpoint-url``) or the config's section.
+    """The publish target: the config's ``publish:`` section, ``--publish URL`` overriding
+    where it goes, and the target flags (``--sse``, ``--object-lock-mode``...) overriding
+    single fields. One set of settings: the config's Object Lock and SSE stay in force.
 
     Raises:
-        click.BadParameter: the URL or section is invalid (message names the field).
+        click.BadParameter: the URL, a flag or the section is invalid (field named).
+        click.UsageError: target flags without --publish or a ``publish:`` section.
     """
+    flags = {k: v for k, v in options.items() if v is not None}
+    if flags.pop("no_verify_tls", None):
+        flags["verify_tls"] = False
+    if not url and not section:
+        if flags:
+            raise click.UsageError(
+                f"--{next(iter(flags)).replace('_', '-')} needs --publish URL or a publish: "
+                "section in the config"
+            )
+        return None
+    values = dict(section or {})
+    if url:
+        for key in ("url", "bucket", "prefix", "local_dir"):
+            values.pop(key, None)
+        values["url"] = url
+    values.update(flags)
     try:
-        if url:
-            return PublishSettings.from_url(url, endpoint_url=endpoint_url)
-        if section:
-            return publish_settings(section)
+        return publish_settings(values)
     except (ValueError, PublishError) as exc:
         raise click.BadParameter(str(exc), param_hint="--publish / publish:") from exc
-    return None
 
 
 def parse_at(value: str | None) -> datetime:
@@ -88,7 +110,7 @@ def collect_from_dir(
         ).collect()
     except FileNotFoundError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(EXIT_USAGE)
 
 
 @click.command()
@@ -118,6 +140,7 @@ def collect_from_dir(
     help="Export files larger than this are refused (a collection problem).",
 )
 @cluster_options  # live cluster (used when --from-dir is not given)
+@velero_option
 @click.option("--owner", help="Write a report for this owner's VMs only.")
 @click.option(
     "--publish",
@@ -125,7 +148,12 @@ def collect_from_dir(
     metavar="URL",
     help="Publish the run as evidence: s3://BUCKET/PREFIX or a directory (overrides config).",
 )
-@click.option("--endpoint-url", help="S3-compatible endpoint for --publish (e.g. MinIO, Ceph RGW).")
+@target_options
+@click.option(
+    "--signing-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Ed25519 private key (PEM) that signs manifest.json (default: publish.signing_key_file).",
+)
 @click.option(
     "--fail-on",
     type=click.Choice(["never", "not-ready", "at-risk"]),
@@ -143,16 +171,22 @@ def run(
     max_file_bytes: int,
     owner: str | None,
     publish_url: str | None,
-    endpoint_url: str | None,
+    signing_key: Path | None,
     fail_on: str,
     kubeconfig: Path | None,
     context: str | None,
     namespaces: tuple[str, ...],
+    velero_namespaces: tuple[str, ...],
+    **target_flags: Any,
 ) -> None:
     """Audit every VirtualMachine once and write the reports to --out.
 
     Reads --from-dir, or else the live cluster (read-only) through --kubeconfig/--context,
     the in-cluster service account, or the default kubeconfig.
+
+    Exit codes: 0 done; 1 the --fail-on gate failed; 2 bad option, config or
+    input; 3 not published (spooled); 4 nothing trustworthy audited (no
+    VirtualMachine found, VM list unreadable or incomplete, API server lost).
     """
     at = parse_at(at_text)
     settings = load_config(config_path)
@@ -162,20 +196,24 @@ def run(
     bad = sorted(set(wanted) - set(FORMATS))
     if bad:
         raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
-    live_options = bool(kubeconfig or context or namespaces)
-    if from_dir is None and not live_options and settings.source is not None:
-        # service hook: the config's `source` section (the CronJob runs `run --config FILE`)
-        from auditor.sources.from_settings import source_from_settings
-
-        data = source_from_settings(settings).collect()
-    elif from_dir is None:
-        data = collect_live(kubeconfig, context, namespaces, settings.cluster_name)
-    elif live_options:
-        raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
-    else:
-        data = collect_from_dir(from_dir, settings.cluster_name, max_file_bytes)
+    data = collect_data(
+        settings,
+        from_dir,
+        max_file_bytes,
+        kubeconfig=kubeconfig,
+        context=context,
+        namespaces=namespaces,
+        velero_namespaces=velero_namespaces,
+    )
+    try:
+        require_vms(data)
+    except NothingToAudit as exc:
+        raise NothingAudited(f"{exc}; no report written") from exc
     report = run_audit(data, settings, at=at, owner=owner)
-    target = publish_target(publish_url, endpoint_url, settings.publish)
+    target = publish_target(publish_url, target_flags, settings.publish)
+    if signing_key is not None and target is not None:
+        target = target.model_copy(update={"signing_key_file": signing_key})
+    key_file = signing_key or (target.signing_key_file if target is not None else None)
     trend = trend_for(report, target) if target is not None else None
     try:
         paths = write_artifacts(report, out_dir, wanted, trend=trend)
@@ -186,6 +224,12 @@ def run(
         sys.exit(2)
     if trend is not None:
         (out_dir / "trend.json").write_bytes(dump_trend(trend))
+    try:
+        seal_run(out_dir, key_file)
+    except (RunDirError, SigningError) as exc:
+        click.echo(f"error: cannot write manifest.json: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    paths.append(out_dir / "manifest.json")
     summary = report["summary"]["readiness"]
     click.echo(
         f"audited {report['summary']['vms']} VMs at {report['run']['audit_time']}: "
@@ -198,13 +242,56 @@ def run(
     for path in paths:
         click.echo(f"wrote {path}")
     if target is not None:
-        result = publish_run(out_dir, target)
+        try:
+            result = publish_run(out_dir, target)
+        except (RunDirError, SigningError) as exc:
+            click.echo(f"error: cannot publish: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except PublishError as exc:  # the run could not even be spooled
+            click.echo(f"publish: not delivered and not spooled: {exc}", err=True)
+            sys.exit(EXIT_NOT_PUBLISHED)
         if not result.published:
             click.echo(f"publish: not delivered, run kept in the spool ({result.error})", err=True)
-            sys.exit(3)
+            sys.exit(EXIT_NOT_PUBLISHED)
         click.echo(f"published run {report['run']['id']} to {target.describe()}")
+    gap = vm_list_gap(data)
+    if gap is not None:
+        raise NothingAudited(f"{gap}; the report covers only the VMs that were read")
     if fail_on != "never" and gate_fails(report, fail_on):
-        sys.exit(1)
+        sys.exit(EXIT_GATE)
+
+
+def collect_data(
+    settings: AuditSettings,
+    from_dir: Path | None,
+    max_file_bytes: int,
+    *,
+    kubeconfig: Path | None,
+    context: str | None,
+    namespaces: tuple[str, ...],
+    velero_namespaces: tuple[str, ...] = (),
+) -> ClusterData:
+    """Read --from-dir, the live cluster, or the config's ``source`` section.
+
+    Exits 2 when the input cannot be used, 4 when the cluster was lost mid-run.
+    """
+    live_options = bool(kubeconfig or context or namespaces or velero_namespaces)
+    if from_dir is not None and live_options:
+        raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
+    if from_dir is not None:
+        return collect_from_dir(from_dir, settings.cluster_name, max_file_bytes)
+    if not live_options and settings.source is not None:
+        # service hook: the config's `source` section (the CronJob runs `run --config FILE`)
+        from auditor.sources.from_settings import source_from_settings
+
+        try:
+            return source_from_settings(settings).collect()
+        except ClusterLostError as exc:
+            raise NothingAudited(str(exc)) from exc
+        except (ClusterAccessError, FileNotFoundError) as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+    return collect_live(kubeconfig, context, namespaces, settings.cluster_name, velero_namespaces)
 
 
 def incomplete_note(report: dict[str, Any]) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from auditor.config.settings import (
     AuditSettings,
+    BackupStorageSettings,
+    BucketLocationSettings,
     ClusterSourceSettings,
     ConfigError,
     DirectorySourceSettings,
@@ -29,6 +31,8 @@ from auditor.config.settings import (
 )
 
 __all__ = [
+    "BackupStorageSettings",
+    "BucketLocationSettings",
     "Thresholds",
     "Ownership",
     "Policy",

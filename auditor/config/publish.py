@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-__all__ = ["PublishSettings", "default_spool_dir"]
+__all__ = ["PublishSettings", "default_spool_dir", "publish_problems"]
 
 _CREDENTIAL_WORDS = ("access_key", "secret", "session_token", "password", "credential")
 
@@ -33,7 +33,9 @@ class PublishSettings(BaseModel):
     ``prefix``: key prefix inside the bucket (or sub-directory of ``local_dir``),
     no leading/trailing ``/``. ``object_lock_days``: retention in days from the
     upload time (UTC). ``max_attempts``: botocore's total attempts per request.
-    ``connect_timeout``/``read_timeout``: seconds.
+    ``connect_timeout``/``read_timeout``: seconds. ``signing_key_file``: an
+    Ed25519 private key (PEM) that signs ``manifest.json``, e.g. a file of a
+    mounted Kubernetes Secret; its contents are never logged.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -55,6 +57,7 @@ class PublishSettings(BaseModel):
     max_attempts: int = Field(default=5, ge=1, le=20)
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=60.0, gt=0)
+    signing_key_file: Path | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -122,3 +125,44 @@ class PublishSettings(BaseModel):
         else:
             ident = f"s3:{self.endpoint_url or ''}/{self.bucket}/{self.prefix}"
         return hashlib.sha256(ident.encode()).hexdigest()[:12]
+
+
+def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
+    """Every problem of the ``publish:`` section and of ``schedules[].publish``, by field path.
+
+    ``publish`` is the raw section (a mapping with :class:`PublishSettings` fields, or
+    ``url`` instead of ``bucket``/``prefix``/``local_dir``); ``schedules`` the raw list.
+    A schedule with ``publish: true`` and no ``publish:`` section is a problem.
+    """
+    problems: list[tuple[str, str]] = []
+    if publish is not None and not isinstance(publish, dict):
+        problems.append(("publish", "must be a mapping"))
+    elif publish is not None:
+        values = dict(publish)
+        url = values.pop("url", None)
+        try:
+            if url is not None and not isinstance(url, str):
+                problems.append(("publish.url", "must be a string"))
+            elif url is not None:
+                PublishSettings.from_url(url, **values)
+            else:
+                PublishSettings.model_validate(values)
+        except ValidationError as exc:
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"])
+                message = str(err["msg"]).removeprefix("Value error, ")
+                if err["type"] == "extra_forbidden":
+                    message = "unknown field (not a publish setting; check its spelling)"
+                problems.append((f"publish.{where}" if where else "publish", message))
+        except ValueError as exc:
+            problems.append(("publish.url", str(exc)))
+    if publish is None and isinstance(schedules, list | tuple):
+        for i, sched in enumerate(schedules):
+            if isinstance(sched, dict) and sched.get("publish") is True:
+                problems.append(
+                    (
+                        f"schedules.{i}.publish",
+                        "true, but the config has no publish: section naming a target",
+                    )
+                )
+    return problems

@@ -42,6 +42,10 @@ class Thresholds(Strict):
     ``min_restore_points``: usable backups holding the VM object.
     ``restore_test_max_age_days``: a completed restore test must be this recent.
     ``require_off_cluster_copy``: a copy outside the cluster (object storage) is required.
+    ``require_application_consistent``: a running VM without a connected guest agent (its
+    backups are crash-consistent only) is a medium failure instead of an info notice.
+    ``require_immutable_backups``: a BackupStorageLocation bucket without Object Lock
+    (default retention) is a failing finding, not a notice (RR-PLT-005).
     """
 
     rpo_hours: float = Field(default=24.0, gt=0)
@@ -49,6 +53,8 @@ class Thresholds(Strict):
     min_restore_points: int = Field(default=1, ge=0)
     restore_test_max_age_days: int = Field(default=30, gt=0)
     require_off_cluster_copy: bool = False
+    require_application_consistent: bool = False
+    require_immutable_backups: bool = False
 
 
 class PolicyOverrides(Strict):
@@ -59,6 +65,8 @@ class PolicyOverrides(Strict):
     min_restore_points: int | None = Field(default=None, ge=0)
     restore_test_max_age_days: int | None = Field(default=None, gt=0)
     require_off_cluster_copy: bool | None = None
+    require_application_consistent: bool | None = None
+    require_immutable_backups: bool | None = None
 
 
 class PolicyMatch(Strict):

@@ -45,12 +45,15 @@ class ClusterSourceSettings(Strict):
     """Audit a live cluster: in-cluster service account when ``kubeconfig`` is unset.
 
     ``namespaces``: limit namespaced reads to these (empty: all namespaces).
+    ``velero_namespaces``: with ``namespaces``, where Velero/OADP objects live
+    (empty: found from DataProtectionApplications/BackupStorageLocations).
     """
 
     type: Literal["cluster"]
     kubeconfig: Path | None = None
     context: str | None = None
     namespaces: tuple[str, ...] = ()
+    velero_namespaces: tuple[str, ...] = ()
 
 
 SourceSettings = Annotated[

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 
+from auditor.config.bucket import BackupStorageSettings, BucketLocationSettings
+from auditor.config.publish import publish_problems
 from auditor.config.rules import (
     Policy,
     PolicyMatch,
@@ -33,6 +35,8 @@ from auditor.config.service import (
 )
 
 __all__ = [
+    "BackupStorageSettings",
+    "BucketLocationSettings",
     "Thresholds",
     "Ownership",
     "Policy",
@@ -82,6 +86,8 @@ class AuditSettings(Strict):
     ``thresholds`` is the default recovery policy; ``policies`` override it for
     the VMs they match (see :func:`auditor.policy.resolve_policy`). ``publish``
     is kept loose here (a mapping) and validated by the publishing layer.
+    ``backup_storage`` (None: not configured) lets the audit read Velero's
+    buckets for capture evidence (:mod:`auditor.sources.bucket`).
     """
 
     cluster_name: str | None = None
@@ -94,6 +100,7 @@ class AuditSettings(Strict):
     publish: dict[str, Any] | None = None
     schedules: tuple[Schedule, ...] = ()
     service: ServiceSettings = Field(default_factory=ServiceSettings)
+    backup_storage: BackupStorageSettings | None = None
 
     @field_validator("policies")
     @classmethod
@@ -159,10 +166,15 @@ def parse_settings(
     if not isinstance(raw, dict):
         raise ConfigError(path, [("<root>", "must be a mapping")])
     context = {"known_check_ids": None if known_check_ids is None else frozenset(known_check_ids)}
+    # the publish: section is checked here too, so validate-config and serve name its problems
+    extra = publish_problems(raw.get("publish"), raw.get("schedules"))
     try:
-        return AuditSettings.model_validate(raw, context=context)
+        settings = AuditSettings.model_validate(raw, context=context)
     except ValidationError as exc:
-        raise ConfigError(path, _problems(exc)) from exc
+        raise ConfigError(path, _problems(exc) + extra) from exc
+    if extra:
+        raise ConfigError(path, extra)
+    return settings
 
 
 def load_settings(path: Path, *, known_check_ids: Collection[str] | None = None) -> AuditSettings:

@@ -10,15 +10,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from auditor.inventory.drills import DrillEval, evaluate_drills
 from auditor.inventory.index import ClusterIndex, RestoreView, ScheduleView, meta_labels
 from auditor.inventory.protection import (
     BackupEval,
+    Pairing,
     PvcRef,
-    covering_restores,
+    VMFacts,
     covering_schedules,
-    evaluate_backups,
 )
-from auditor.inventory.vmspec import VMSpec, read_vm_spec
+from auditor.inventory.revisions import PinnedRef, resolve_pinned
+from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, parse_time
 from auditor.sources.base import ClusterData
 
@@ -30,7 +32,8 @@ class VMRecord:
     """One VM and everything paired with it.
 
     ``pvcs`` lists the PVCs the VM needs (disks first, then the
-    ``persistent-state-for-<vm>`` PVC); ``backups`` is newest first;
+    ``persistent-state-for-<vm>`` PVC); ``backups`` is newest first; ``drills`` are the
+    Restores of the VM, newest first, with what each proves (``restores`` their views);
     ``problems`` are field-level defects in this VM's objects
     (``(field path, reason)``) that make some checks unable to evaluate.
     """
@@ -52,6 +55,21 @@ class VMRecord:
     volume_snapshots: dict[str, list[dict[str, Any]]]
     vm_snapshots: list[dict[str, Any]]
     problems: list[tuple[str, str]] = field(default_factory=list)
+    running: bool = False
+
+    @property
+    def uncapturable(self) -> list[Disk]:
+        """Disks holding data that no Velero method captures (hostDisk: node-local files)."""
+        return [d for d in self.spec.disks if d.volume_class == "data" and d.claim is None]
+
+    @property
+    def unknown_disks(self) -> list[Disk]:
+        """Disks whose volume is missing or of a source the auditor does not know."""
+        return [d for d in self.spec.disks if d.volume_class == "unknown"]
+
+    drills: list[DrillEval] = field(default_factory=list)
+    #: ``instancetype``/``preference`` -> how it was resolved (pinned revision or live)
+    revisions: dict[str, PinnedRef] = field(default_factory=dict)
 
     @property
     def ref(self) -> str:
@@ -65,28 +83,30 @@ class VMRecord:
 
 
 def build_inventory(data: ClusterData, at: datetime) -> tuple[ClusterIndex, list[VMRecord]]:
-    """Index ``data`` and pair every VirtualMachine, sorted by namespace and name."""
+    """Index ``data`` and pair every VirtualMachine, sorted by namespace and name.
+
+    Two passes: every VM's facts first (a Backup's plan spans all VMs it holds), then pairing.
+    """
     ix = ClusterIndex.build(data)
-    records = [_record(ix, vm, at) for vm in data.of("VirtualMachine")]
+    staged = [_stage(ix, vm) for vm in data.of("VirtualMachine")]
+    pairing = Pairing(ix, (facts for facts, _, _ in staged), at)
+    records = [_record(ix, pairing, facts, spec, pvcs) for facts, spec, pvcs in staged]
     records.sort(key=lambda r: (r.namespace, r.name))
     return ix, records
 
 
-def _preference(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[str, Any] | None:
-    ref = dig(vm, "spec", "preference")
-    if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
-        return None
-    kind = str(ref.get("kind") or "VirtualMachineClusterPreference").lower()
-    if kind == "virtualmachinepreference":
-        return ix.preferences.get((namespace, ref["name"]))
-    return ix.cluster_preferences.get(ref["name"])
+def _running(vm: dict[str, Any], vmi: dict[str, Any] | None) -> bool:
+    """True when a virt-launcher pod runs the VM (the kubevirt plugin reads printableStatus)."""
+    status = dig(vm, "status", "printableStatus")
+    if isinstance(status, str):
+        return status in ("Running", "Starting")
+    return vmi is not None and dig(vmi, "status", "phase") in ("Running", "Scheduled")
 
 
-def _record(ix: ClusterIndex, vm: dict[str, Any], at: datetime) -> VMRecord:
+def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[PvcRef]]:
     meta = vm["metadata"]
     namespace, name = str(meta.get("namespace") or ""), str(meta["name"])
     spec = read_vm_spec(vm, _preference(ix, vm, namespace))
-    problems = list(spec.problems)
     pvcs = [
         PvcRef(
             claim,
@@ -98,38 +118,100 @@ def _record(ix: ClusterIndex, vm: dict[str, Any], at: datetime) -> VMRecord:
     ]
     for state in ix.state_pvcs.get((namespace, name), []):
         pvcs.append(PvcRef(str(state["metadata"]["name"]), "state", None, state))
-    labels = meta_labels(vm)
-    created = parse_time(meta.get("creationTimestamp"))
+    templates = {
+        dig(t, "metadata", "name")
+        for t in (dig(vm, "spec", "dataVolumeTemplates") or [])
+        if isinstance(t, dict)
+    }
+    fw = spec.firmware
+    vmi = ix.vmis.get((namespace, name))
+    facts = VMFacts(
+        namespace=namespace,
+        name=name,
+        labels=meta_labels(vm),
+        created=parse_time(meta.get("creationTimestamp")),
+        running=_running(vm, vmi),
+        claims=tuple(spec.claims),
+        plugin_checked=tuple(
+            d.claim
+            for d in spec.disks
+            if d.claim and (d.volume_type == "persistentVolumeClaim" or d.claim not in templates)
+        ),
+        state_pvcs=tuple(p.name for p in pvcs if p.role == "state"),
+        template_persistence=(
+            fw.resolved_from.get("bootloader") == "vm" and fw.efi_persistent is True
+        )
+        or (fw.resolved_from.get("tpm") == "vm" and fw.tpm_persistent is True),
+        obj=vm,
+        vmi=vmi,
+    )
+    return facts, spec, pvcs
+
+
+def pinned_refs(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[str, PinnedRef]:
+    """The VM's instancetype and preference, from the ControllerRevisions it is pinned to."""
+    state = ix.data.state("ControllerRevision")
+    out: dict[str, PinnedRef] = {}
+    for what, cluster, local in (
+        ("instancetype", ix.cluster_instancetypes, ix.instancetypes),
+        ("preference", ix.cluster_preferences, ix.preferences),
+    ):
+        name = dig(vm, "spec", what, "name")
+        if not isinstance(name, str):
+            continue
+        live = {
+            f"virtualmachinecluster{what}": cluster.get(name),
+            f"virtualmachine{what}": local.get((namespace, name)),
+        }
+        ref = resolve_pinned(state, ix.controller_revisions, live, vm, namespace, what)
+        if ref is not None:
+            out[what] = ref
+    return out
+
+
+def _preference(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[str, Any] | None:
+    ref = pinned_refs(ix, vm, namespace).get("preference")
+    return ref.obj if ref else None
+
+
+def _record(
+    ix: ClusterIndex, pairing: Pairing, facts: VMFacts, spec: VMSpec, pvcs: list[PvcRef]
+) -> VMRecord:
+    namespace, name, vm = facts.namespace, facts.name, facts.obj
+    problems = list(spec.problems)
     selector_problems: list[str] = []
-    backups = evaluate_backups(
+    backups = pairing.evaluate(facts, pvcs, selector_problems)
+    problems += [("Backup.spec.labelSelector", p) for p in selector_problems]
+    drills = evaluate_drills(
         ix,
         namespace=namespace,
-        vm_labels=labels,
-        vm_created=created,
+        name=name,
+        vm_labels=facts.labels,
         pvcs=pvcs,
-        at=at,
-        problems=selector_problems,
+        backups=backups,
+        at=pairing.at,
     )
-    problems += [("Backup.spec.labelSelector", p) for p in selector_problems]
-    held = {e.backup.name for e in backups if e.holds_object}
     snaps = {p.name: ix.volume_snapshots.get((namespace, p.name), []) for p in pvcs}
-    uid = meta.get("uid")
+    uid = vm["metadata"].get("uid")
     return VMRecord(
         obj=vm,
         namespace=namespace,
         name=name,
         uid=uid if isinstance(uid, str) else None,
-        created=created,
-        labels=labels,
+        created=facts.created,
+        labels=facts.labels,
         annotations=meta_labels(vm, "annotations"),
         spec=spec,
         origin=ix.data.origins.get(("VirtualMachine", namespace, name)),
-        vmi=ix.vmis.get((namespace, name)),
+        vmi=facts.vmi,
         pvcs=pvcs,
         backups=backups,
-        restores=covering_restores(ix, namespace=namespace, vm_labels=labels, held_by=held),
-        schedules=covering_schedules(ix, namespace=namespace, vm_labels=labels),
+        restores=[d.restore for d in drills],
+        schedules=covering_schedules(ix, namespace=namespace, vm_labels=facts.labels),
         volume_snapshots=snaps,
         vm_snapshots=ix.vm_snapshots.get((namespace, name), []),
         problems=problems,
+        running=facts.running,
+        drills=drills,
+        revisions=pinned_refs(ix, vm, namespace),
     )

@@ -9,21 +9,84 @@ considered for every VM).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from auditor.inventory.fields import FieldIssue, read_enum, read_str, read_time, to_problem
+from auditor.inventory.identities import IdentityIndex
+from auditor.inventory.records import (
+    DataVolumeRecord,
+    PersistentVolumeClaimRecord,
+    PersistentVolumeRecord,
+    StorageClassRecord,
+    VirtualMachineInstanceRecord,
+    parse_record,
+)
 from auditor.kubevalues import dig, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
 from auditor.sources.base import ClusterData
 
-__all__ = ["BackupView", "RestoreView", "ScheduleView", "ClusterIndex", "meta_labels"]
+__all__ = [
+    "BackupView",
+    "RestoreView",
+    "ScheduleView",
+    "ClusterIndex",
+    "meta_labels",
+    "EXCLUDE_LABEL",
+    "excluded_from_backup",
+]
 
 _V = TypeVar("_V")
+_CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass"})
+#: Velero's BackupPhase / RestorePhase values (velero.io/v1 backup_types.go, restore_types.go).
+_COMMON_PHASES = (
+    "New",
+    "FailedValidation",
+    "InProgress",
+    "WaitingForPluginOperations",
+    "WaitingForPluginOperationsPartiallyFailed",
+    "Finalizing",
+    "FinalizingPartiallyFailed",
+    "Completed",
+    "PartiallyFailed",
+    "Failed",
+)
+BACKUP_PHASES = (*_COMMON_PHASES, "Deleting", "Queued", "ReadyToStart")
+RESTORE_PHASES = BACKUP_PHASES  # the newest Velero queues restores too
+#: velero.io/v2alpha1 DataUploadPhase.
+DATA_MOVER_PHASES = (
+    "New",
+    "Accepted",
+    "Prepared",
+    "InProgress",
+    "Canceling",
+    "Canceled",
+    "Completed",
+    "Failed",
+)
+_VELERO_TIMES = (
+    "metadata.creationTimestamp",
+    "status.startTimestamp",
+    "status.completionTimestamp",
+    "status.expiration",
+)
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
+#: Velero skips any item carrying this label, additional items from plugins included
+#: (velero pkg/backup/item_backupper.go; https://velero.io/docs/main/resource-filtering/).
+EXCLUDE_LABEL = "velero.io/exclude-from-backup"
+PVC_UID_LABEL = "velero.io/pvc-uid"
+
+
+def excluded_from_backup(obj: dict[str, Any] | None) -> bool:
+    """True when ``obj`` carries ``velero.io/exclude-from-backup=true``."""
+    return obj is not None and meta_labels(obj).get(EXCLUDE_LABEL) == "true"
+
+
+VELERO_RESTORE_LABEL = "velero.io/restore-name"
 
 
 def meta_labels(obj: dict[str, Any], key: str = "labels") -> dict[str, str]:
@@ -63,6 +126,14 @@ class BackupView:
     warnings: int | None
     csi_attempted: int | None
     csi_completed: int | None
+    #: Velero status counters are ``omitempty``: an absent counter is 0 (velero
+    #: pkg/apis/velero/v1/backup_types.go BackupStatus).
+    native_attempted: int = 0
+    native_completed: int = 0
+    item_ops_attempted: int = 0
+    item_ops_completed: int = 0
+    item_ops_failed: int = 0
+    annotations: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def when(self) -> datetime | None:
@@ -107,6 +178,12 @@ class BackupView:
             warnings=_int(status.get("warnings")),
             csi_attempted=_int(status.get("csiVolumeSnapshotsAttempted")),
             csi_completed=_int(status.get("csiVolumeSnapshotsCompleted")),
+            native_attempted=_int(status.get("volumeSnapshotsAttempted")) or 0,
+            native_completed=_int(status.get("volumeSnapshotsCompleted")) or 0,
+            item_ops_attempted=_int(status.get("backupItemOperationsAttempted")) or 0,
+            item_ops_completed=_int(status.get("backupItemOperationsCompleted")) or 0,
+            item_ops_failed=_int(status.get("backupItemOperationsFailed")) or 0,
+            annotations=meta_labels(obj, "annotations"),
         )
 
 
@@ -123,6 +200,8 @@ class RestoreView:
     created: datetime | None
     completed: datetime | None
     namespace_mapping: dict[str, str]
+    labels: dict[str, str] = field(default_factory=dict)
+    restore_pvs: bool | None = None
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> RestoreView:
@@ -144,6 +223,8 @@ class RestoreView:
             namespace_mapping={str(k): str(v) for k, v in mapping.items()}
             if isinstance(mapping, dict)
             else {},
+            labels=meta_labels(obj),
+            restore_pvs=spec["restorePVs"] if isinstance(spec.get("restorePVs"), bool) else None,
         )
 
 
@@ -185,66 +266,205 @@ class ClusterIndex:
     pvs: dict[str, dict[str, Any]] = field(default_factory=dict)
     storage_classes: dict[str, dict[str, Any]] = field(default_factory=dict)
     snapshot_class_drivers: dict[str, list[str]] = field(default_factory=dict)
+    snapshot_classes_by_driver: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     datavolumes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     nads: set[tuple[str, str]] = field(default_factory=set)
     vmis: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster_preferences: dict[str, dict[str, Any]] = field(default_factory=dict)
     preferences: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    cluster_instancetypes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    instancetypes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: KubeVirt's instancetype/preference ControllerRevisions by (namespace, name)
+    controller_revisions: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     state_pvcs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     volume_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     vm_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    vm_snapshot_contents: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    snapshot_contents: dict[str, dict[str, Any]] = field(default_factory=dict)
     backups_by_ns: dict[str, list[BackupView]] = field(default_factory=dict)
     backups_any_ns: list[BackupView] = field(default_factory=list)
     backups: dict[str, BackupView] = field(default_factory=dict)
     backup_snapshot_contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     data_uploads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     pod_volume_backups: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Backup name -> VolumeSnapshots Velero made for it (Velero < 1.14 leaves them in place)
+    backup_volume_snapshots: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: (namespace, name) -> BackupStorageLocation phase ("" when it has none)
+    storage_locations: dict[tuple[str, str], str] = field(default_factory=dict)
+    pvcs_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: True/False when a DataProtectionApplication says whether Velero's CSI support is on
+    #: (``csi`` in defaultPlugins or the ``EnableCSI`` feature flag); None when no DPA is seen
+    csi_enabled: bool | None = None
+    #: names of the DPAs read, for evidence
+    dpa_names: list[str] = field(default_factory=list)
+    #: PodVolumeRestores and DataDownloads by their ``velero.io/restore-name`` label
+    pod_volume_restores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    data_downloads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     kubevirt_plugin: bool | None = None
+    #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
+    identities: IdentityIndex = field(default_factory=IdentityIndex)
+    #: typed slim records (validated while parsed) of the non-Velero kinds checks read
+    pv_records: dict[str, PersistentVolumeRecord] = field(default_factory=dict)
+    pvc_records: dict[tuple[str, str], PersistentVolumeClaimRecord] = field(default_factory=dict)
+    sc_records: dict[str, StorageClassRecord] = field(default_factory=dict)
+    vmi_records: dict[tuple[str, str], VirtualMachineInstanceRecord] = field(default_factory=dict)
+    dv_records: dict[tuple[str, str], DataVolumeRecord] = field(default_factory=dict)
+    #: (kind, namespace or "", name) -> malformed fields of that object (also in ``problems``)
+    object_problems: dict[tuple[str, str, str], list[CollectionProblem]] = field(
+        default_factory=dict
+    )
     #: objects whose scope could not be read, and the kinds that makes incomplete
     problems: list[CollectionProblem] = field(default_factory=list)
     partial: set[str] = field(default_factory=set)
+    #: kind -> namespaces its unread objects could cover (None: any namespace)
+    partial_namespaces: dict[str, set[str] | None] = field(default_factory=dict)
 
     @classmethod
     def build(cls, data: ClusterData) -> ClusterIndex:
         """Index every kind once."""
         ix = cls(data=data)
+        ix._index_records(data)
         for o in data.of("PersistentVolumeClaim"):
             ix.pvcs[(_ns(o), _name(o))] = o
-            owner_vms = [
-                r.get("name")
-                for r in (dig(o, "metadata", "ownerReferences") or [])
-                if isinstance(r, dict) and r.get("kind") == "VirtualMachine"
-            ]
-            if _name(o).startswith("persistent-state-for-"):
-                for vm in owner_vms or [_state_pvc_vm_guess(_name(o))]:
-                    if isinstance(vm, str):
-                        ix.state_pvcs.setdefault((_ns(o), vm), []).append(o)
+            ix.pvcs_by_ns.setdefault(_ns(o), []).append(o)
+        for (ns, pvc_name), pvc in ix.pvc_records.items():
+            # KubeVirt >= 1.4 labels the backend-storage PVC persistent-state-for=<vm>; older
+            # ones only name it so (kubevirt-velero-plugin pkg/util/kvgraph/util.go addBackendPVC).
+            labelled = meta_labels(ix.pvcs[(ns, pvc_name)]).get("persistent-state-for")
+            if labelled:
+                ix.state_pvcs.setdefault((ns, labelled), []).append(ix.pvcs[(ns, pvc_name)])
+            elif pvc_name.startswith("persistent-state-for-"):
+                for vm in pvc.owner_vms or (_state_pvc_vm_guess(pvc_name),):
+                    ix.state_pvcs.setdefault((ns, vm), []).append(ix.pvcs[(ns, pvc_name)])
         ix.pvs = {_name(o): o for o in data.of("PersistentVolume")}
         ix.storage_classes = {_name(o): o for o in data.of("StorageClass")}
         drivers: dict[str, list[str]] = defaultdict(list)
         for o in data.of("VolumeSnapshotClass"):
             if isinstance(o.get("driver"), str):
                 drivers[o["driver"]].append(_name(o))
+                ix.snapshot_classes_by_driver.setdefault(o["driver"], []).append(o)
         ix.snapshot_class_drivers = dict(drivers)
         ix.datavolumes = {(_ns(o), _name(o)): o for o in data.of("DataVolume")}
         ix.nads = {(_ns(o), _name(o)) for o in data.of("NetworkAttachmentDefinition")}
         ix.vmis = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstance")}
+        ix.identities = IdentityIndex.build(data.of("VirtualMachine"), ix.vmis)
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
         ix.cluster_preferences = {_name(o): o for o in data.of("VirtualMachineClusterPreference")}
         ix.preferences = {(_ns(o), _name(o)): o for o in data.of("VirtualMachinePreference")}
+        ix.cluster_instancetypes = {
+            _name(o): o for o in data.of("VirtualMachineClusterInstancetype")
+        }
+        ix.instancetypes = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstancetype")}
+        ix.controller_revisions = {(_ns(o), _name(o)): o for o in data.of("ControllerRevision")}
         for o in data.of("VolumeSnapshot"):
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
                 ix.volume_snapshots.setdefault((_ns(o), pvc), []).append(o)
+            backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
+            if backup:
+                ix.backup_volume_snapshots.setdefault(backup, []).append(o)
+        ix.vm_snapshot_contents = {
+            (_ns(o), _name(o)): o for o in data.of("VirtualMachineSnapshotContent")
+        }
+        ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
         for o in data.of("VirtualMachineSnapshot"):
             src = dig(o, "spec", "source", "name")
             if isinstance(src, str):
                 ix.vm_snapshots.setdefault((_ns(o), src), []).append(o)
         ix._index_velero(data)
         return ix
+
+    def _index_records(self, data: ClusterData) -> None:
+        """Parse the non-Velero kinds checks read into records; malformed fields become problems."""
+        targets: dict[str, dict[Any, Any]] = {
+            "PersistentVolume": self.pv_records,
+            "PersistentVolumeClaim": self.pvc_records,
+            "StorageClass": self.sc_records,
+            "VirtualMachineInstance": self.vmi_records,
+            "DataVolume": self.dv_records,
+        }
+        for kind, target in targets.items():
+            for o in data.of(kind):
+                ns, name = _ns(o), _name(o)
+                record, problems = parse_record(kind, o, data.origins.get((kind, ns, name)))
+                target[name if kind in _CLUSTER_SCOPED else (ns, name)] = record
+                if problems:
+                    self.object_problems[(kind, ns, name)] = problems
+                    self.problems.extend(problems)
+        self._check_velero_fields(data)
+
+    def _check_velero_fields(self, data: ClusterData) -> None:
+        """Phases outside Velero's enums (or missing once an object started), unreadable
+        timestamps and a non-mapping namespaceMapping are problems; the object then counts
+        as unread for the namespaces it could cover. A VolumeSnapshotClass without a driver
+        is named too."""
+        for kind, phases in (
+            ("Backup", BACKUP_PHASES),
+            ("Restore", RESTORE_PHASES),
+            ("DataUpload", DATA_MOVER_PHASES),
+        ):
+            for o in data.of(kind):
+                issues: list[FieldIssue] = []
+                phase = read_enum(o, "status.phase", phases, issues)
+                if phase is None and not issues and dig(o, "status", "startTimestamp") is not None:
+                    issues.append(
+                        FieldIssue(
+                            "status.phase", "is missing although status.startTimestamp is set"
+                        )
+                    )
+                for path in _VELERO_TIMES:
+                    read_time(o, path, issues)
+                mapping = dig(o, "spec", "namespaceMapping")
+                if mapping is not None and not isinstance(mapping, dict):
+                    issues.append(FieldIssue("spec.namespaceMapping", "is not a mapping", True))
+                if issues:
+                    self._object_issues(kind, o, issues)
+                    self._mark_partial(kind, o)
+        for o in data.of("VolumeSnapshotClass"):
+            issues = []
+            read_str(o, "driver", issues, required=True)
+            if issues:
+                self._object_issues("VolumeSnapshotClass", o, issues)
+
+    def _object_issues(self, kind: str, obj: dict[str, Any], issues: list[FieldIssue]) -> None:
+        ns, name = _ns(obj), _name(obj)
+        origin = self.data.origins.get((kind, ns, name))
+        self.problems += [
+            to_problem(i, kind=kind, namespace=ns, name=name, file=origin) for i in issues
+        ]
+
+    def _mark_partial(self, kind: str, obj: dict[str, Any]) -> None:
+        """Record that ``obj`` of ``kind`` was not read; keep which namespaces it could cover."""
+        self.partial.add(kind)
+        spec = obj.get("spec")
+        if kind == "Schedule":
+            spec = dig(spec, "template")
+        names = dig(spec, "includedNamespaces") if isinstance(spec, dict) else None
+        known: set[str] | None = None
+        if (
+            isinstance(names, list)
+            and names
+            and all(isinstance(n, str) and n and not any(c in n for c in "*?[") for n in names)
+        ):
+            known = set(names)
+        if kind in self.partial_namespaces:
+            current = self.partial_namespaces[kind]
+            known = None if current is None or known is None else current | known
+        self.partial_namespaces[kind] = known
+
+    def partial_for(self, kind: str, namespace: str) -> bool:
+        """True when unread objects of ``kind`` could concern a VM in ``namespace``."""
+        if kind not in self.partial_namespaces:
+            return False
+        covered = self.partial_namespaces[kind]
+        return covered is None or namespace in covered
+
+    def record_problems(self, kind: str, namespace: str, name: str) -> list[CollectionProblem]:
+        """Malformed-field problems of one object ([] when none or not indexed)."""
+        return self.object_problems.get((kind, namespace, name), [])
 
     def _index_velero(self, data: ClusterData) -> None:
         for o in data.of("Backup"):
@@ -270,17 +490,38 @@ class ClusterIndex:
                 backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
                 if backup:
                     target.setdefault(backup, []).append(o)
+        for kind, target in (
+            ("PodVolumeRestore", self.pod_volume_restores),
+            ("DataDownload", self.data_downloads),
+        ):
+            for o in data.of(kind):
+                restore = meta_labels(o).get(VELERO_RESTORE_LABEL)
+                if restore:
+                    target.setdefault(restore, []).append(o)
         self.restores = [
             r for o in data.of("Restore") if (r := self._parse(RestoreView.parse, "Restore", o))
         ]
         self.schedules = [
             s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
         ]
+        for o in data.of("BackupStorageLocation"):
+            phase = dig(o, "status", "phase")
+            self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
         for dpa in data.of("DataProtectionApplication"):
-            plugins = dig(dpa, "spec", "configuration", "velero", "defaultPlugins")
-            if isinstance(plugins, list):
+            self.dpa_names.append(f"{_ns(dpa)}/{_name(dpa)}")
+            velero = dig(dpa, "spec", "configuration", "velero")
+            plugins = dig(velero, "defaultPlugins")
+            flags = dig(velero, "featureFlags")
+            plugins = plugins if isinstance(plugins, list) else []
+            flags = flags if isinstance(flags, list) else []
+            if isinstance(dig(velero, "defaultPlugins"), list):
                 enabled = "kubevirt" in plugins
                 self.kubevirt_plugin = bool(self.kubevirt_plugin) or enabled
+            # OADP turns Velero's CSI support on with the csi plugin or the EnableCSI flag
+            # (https://docs.openshift.com/container-platform/latest/backup_and_restore/
+            # application_backup_and_restore/installing/oadp-installing-dpa.html).
+            csi = "csi" in plugins or "EnableCSI" in flags
+            self.csi_enabled = bool(self.csi_enabled) or csi
 
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
@@ -290,7 +531,7 @@ class ClusterIndex:
             return parse(obj)
         except SelectorError as exc:
             ns, name = _ns(obj), _name(obj)
-            self.partial.add(kind)
+            self._mark_partial(kind, obj)
             self.problems.append(
                 CollectionProblem(
                     reason=f"{kind} {ns}/{name} has a malformed scope ({exc}); ignored, so "

@@ -1,32 +1,43 @@
-"""Pair a VM with the Velero Backups, Restores, Schedules and snapshots that protect it.
+"""Pair a VM with the Velero Backups, Restores and Schedules that protect it.
 
-Rules (see ``../shared/corpus/cluster-export/README.md`` for the traps they handle):
+Rules (each cited where applied; ``../shared/corpus/cluster-export/README.md`` lists the traps):
 
-- A Backup can only hold a VM or PVC that existed when the Backup began.
-- Only ``Completed`` and ``PartiallyFailed`` Backups hold anything; an expired
-  Backup (``status.expiration`` before the audit time) has been garbage
-  collected by Velero and holds nothing.
-- A PVC's *data* is captured when the PVC is in scope (namespace, resource and
-  label filters applied to the PVC itself: a label selector silently skips an
-  unlabelled PVC unless the kubevirt Velero plugin pulls the VM's volumes in)
-  and a capture method exists: a DataUpload or PodVolumeBackup naming it,
-  file-system backup by default, or a CSI snapshot, which needs a
-  VolumeSnapshotClass for the PVC's CSI driver (``snapshotVolumes`` not false).
-- In a ``PartiallyFailed`` Backup, a PVC without a working capture method is
-  taken to be among the errors; the others count as captured.
-
-Velero 1.14 deletes the VolumeSnapshots after a CSI backup and leaves static
-VolumeSnapshotContents labelled ``velero.io/backup-name`` that do not name the
-PVC, so per-PVC evidence comes from scope + method + the Backup's counters.
+- A Backup holds only objects that existed when it began, in its namespaces (Velero before
+  1.18 expands no namespace pattern but ``*``), resources and label selectors, without the
+  ``velero.io/exclude-from-backup=true`` label. With the kubevirt Velero plugin, a running VM
+  is refused when the Backup leaves out ``virtualmachineinstances``, or ``pods`` while
+  including PVCs, or when a volume it needs is excluded; the plugin pulls in the VM's PVCs
+  and, when the VM's own template sets EFI/TPM persistence, its ``persistent-state-for``
+  PVC (kubevirt-velero-plugin pkg/plugin/vm_backup_item_action.go, pkg/util/kvgraph).
+- Only ``Completed`` and ``PartiallyFailed`` Backups restore anything; an expired Backup is
+  gone; a Backup on a BackupStorageLocation that is not ``Available`` (or whose objects are
+  missing from the bucket) is not a usable restore point.
+- A PVC's data counts as captured only on evidence (:mod:`auditor.inventory.capture`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from auditor.inventory.index import BackupView, ClusterIndex, RestoreView, ScheduleView, meta_labels
+from auditor.inventory.capture import (
+    BackupPlan,
+    CaptureStatus,
+    Method,
+    PvcCapture,
+    capture_evidence,
+    intended_method,
+    pvc_driver,
+)
+from auditor.inventory.index import (
+    BackupView,
+    ClusterIndex,
+    ScheduleView,
+    excluded_from_backup,
+    meta_labels,
+)
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
 
@@ -34,10 +45,12 @@ __all__ = [
     "PvcRef",
     "PvcCapture",
     "BackupEval",
-    "evaluate_backups",
+    "VMFacts",
+    "Pairing",
     "USABLE_PHASES",
-    "covering_restores",
+    "IN_FLIGHT_PHASES",
     "covering_schedules",
+    "pvc_driver",
 ]
 
 USABLE_PHASES = frozenset({"Completed", "PartiallyFailed"})
@@ -54,6 +67,11 @@ IN_FLIGHT_PHASES = frozenset(
         "ReadyToStart",
     }
 )
+PLUGIN_SRC = (
+    "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/"
+    "vm_backup_item_action.go"
+)
+METADATA_BACKUP_LABEL = "velero.kubevirt.io/metadataBackup"
 
 
 @dataclass(frozen=True)
@@ -72,39 +90,82 @@ class PvcRef:
 
 
 @dataclass(frozen=True)
-class PvcCapture:
-    """Whether one Backup holds one PVC's data, and why (a factual reason)."""
+class VMFacts:
+    """What pairing needs of one VM, known for every VM before any is judged.
 
-    pvc: str
-    role: str
-    in_scope: bool
-    captured: bool
-    method: str | None
-    reason: str
+    ``claims`` are the disk PVC names; ``plugin_checked`` those the kubevirt plugin requires to
+    be in the backup (PVC volumes and DataVolumes outside ``dataVolumeTemplates``);
+    ``state_pvcs`` the ``persistent-state-for`` PVCs; ``template_persistence`` whether the VM's
+    own template (not a preference) sets EFI or TPM persistence.
+    """
+
+    namespace: str
+    name: str
+    labels: dict[str, str]
+    created: datetime | None
+    running: bool
+    claims: tuple[str, ...]
+    plugin_checked: tuple[str, ...]
+    state_pvcs: tuple[str, ...]
+    template_persistence: bool
+    obj: dict[str, Any]
+    vmi: dict[str, Any] | None
 
 
 @dataclass
 class BackupEval:
-    """One Backup judged against one VM."""
+    """One Backup judged against one VM.
+
+    ``holds_object`` says whether the VM definition is in it (``object_reason`` why not);
+    ``location_phase`` is its BackupStorageLocation's phase (None when that list was not read);
+    ``stored`` the bucket state (``read``/``missing``/``error``, None when not configured).
+    """
 
     backup: BackupView
     holds_object: bool
+    object_reason: str = ""
     pvcs: list[PvcCapture] = field(default_factory=list)
     snapshot_contents: int = 0
+    location_phase: str | None = None
+    stored: str | None = None
+
+    @property
+    def location_ok(self) -> bool | None:
+        """True when the BackupStorageLocation is Available; None when unknown."""
+        return None if self.location_phase is None else self.location_phase == "Available"
+
+    @property
+    def unusable_reason(self) -> str | None:
+        """Why this Backup is no restore point for the VM (None when it is one)."""
+        b = self.backup
+        if not self.holds_object:
+            return self.object_reason or f"backup {b.name} does not hold the VM"
+        if b.phase not in USABLE_PHASES:
+            return f"backup {b.name} is {b.phase or 'without a phase'}"
+        if self.location_ok is False:
+            where = b.storage_location or "(none named)"
+            phase = self.location_phase or "missing"
+            return (
+                f"backup {b.name} is on BackupStorageLocation {where}, which is {phase}: nothing "
+                "can be restored from it (see RR-PLT-001)"
+            )
+        if self.stored == "missing":
+            return f"the objects of backup {b.name} are gone from its bucket"
+        return None
 
     @property
     def usable(self) -> bool:
-        """The Backup holds the VM object and is in a phase that restores."""
-        return self.holds_object and self.backup.phase in USABLE_PHASES
+        """The Backup holds the VM object, restores, and its location is not known to be down."""
+        return self.unusable_reason is None
 
     @property
     def disks_captured(self) -> bool:
-        """Every disk PVC's data is in this Backup (True for a VM without PVC disks)."""
+        """Every disk PVC's data is in this Backup on evidence (True without PVC disks)."""
         return all(p.captured for p in self.pvcs if p.role == "disk")
 
     @property
     def all_captured(self) -> bool:
-        """Every needed PVC (disks and persistent state) is in this Backup."""
+        """Every needed PVC (disks and persistent state) is in this Backup on evidence."""
         return all(p.captured for p in self.pvcs)
 
 
@@ -112,169 +173,271 @@ def _existed(created: datetime | None, began: datetime | None) -> bool:
     return created is None or began is None or created <= began
 
 
-def evaluate_backups(
-    ix: ClusterIndex,
-    *,
-    namespace: str,
-    vm_labels: dict[str, str],
-    vm_created: datetime | None,
-    pvcs: list[PvcRef],
-    at: datetime,
-    problems: list[str],
-) -> list[BackupEval]:
-    """Judge every Backup that could include the VM, newest first.
-
-    Backups that began before the VM existed or have expired are left out.
-    Malformed selectors are appended to ``problems`` and that Backup is
-    treated as holding nothing.
-    """
-    evals: list[BackupEval] = []
-    for b in ix.backups_for_namespace(namespace):
-        if not b.scope.namespace_included(namespace):
-            continue
-        if b.expiration is not None and b.expiration <= at:
-            continue
-        if b.began is not None and b.began > at:
-            continue
-        try:
-            holds = _existed(vm_created, b.began) and b.scope.includes(
-                namespace=namespace,
-                labels=vm_labels,
-                plural="virtualmachines",
-                kind="VirtualMachine",
-                group="kubevirt.io",
-            )
-            captures = [_capture(ix, b, namespace, p, holds) for p in pvcs]
-        except SelectorError as exc:
-            problems.append(f"Backup {b.namespace}/{b.name} has a malformed label selector: {exc}")
-            continue
-        if not holds and not any(c.in_scope for c in captures):
-            continue
-        evals.append(
-            BackupEval(b, holds, captures, len(ix.backup_snapshot_contents.get(b.name, [])))
-        )
-    evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)
-    return evals
-
-
-def _capture(
-    ix: ClusterIndex, b: BackupView, namespace: str, p: PvcRef, vm_held: bool
-) -> PvcCapture:
-    def result(in_scope: bool, captured: bool, method: str | None, reason: str) -> PvcCapture:
-        return PvcCapture(p.name, p.role, in_scope, captured, method, reason)
-
-    if p.obj is None:
-        return result(False, False, None, f"PVC {p.name} does not exist")
-    created = parse_time(dig(p.obj, "metadata", "creationTimestamp"))
-    if not _existed(created, b.began):
-        return result(False, False, None, f"PVC {p.name} was created after Backup {b.name} began")
-    selected = b.scope.includes(
-        namespace=namespace,
-        labels=p.labels,
-        plural="persistentvolumeclaims",
-        kind="PersistentVolumeClaim",
-        group="",
-    )
-    pulled = (
-        vm_held
-        and bool(ix.kubevirt_plugin)
-        and b.scope.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
-    )
-    if not selected and not pulled:
-        return result(
-            False,
-            False,
-            None,
-            f"PVC {p.name} is outside Backup {b.name}'s scope (labels or resource filters)",
-        )
-    if b.phase not in USABLE_PHASES:
-        return result(True, False, None, f"Backup {b.name} is {b.phase or 'without a phase'}")
-    method, why_not = _method(ix, b, namespace, p)
-    if method is None:
-        return result(True, False, None, why_not)
-    return result(True, True, method, f"PVC {p.name} captured by {method}")
-
-
-def _method(ix: ClusterIndex, b: BackupView, namespace: str, p: PvcRef) -> tuple[str | None, str]:
-    uid = dig(p.obj, "metadata", "uid")
-    for du in ix.data_uploads.get(b.name, []):
-        if (
-            dig(du, "spec", "sourcePVC") == p.name
-            and dig(du, "spec", "sourceNamespace") == namespace
-        ):
-            if dig(du, "status", "phase") == "Completed":
-                return "data mover (DataUpload)", ""
-            return (
-                None,
-                f"DataUpload for PVC {p.name} is {dig(du, 'status', 'phase') or 'unfinished'}",
-            )
-    for pvb in ix.pod_volume_backups.get(b.name, []):
-        tags = dig(pvb, "spec", "tags") or {}
-        if isinstance(tags, dict) and (tags.get("pvc-uid") == uid or tags.get("pvc") == p.name):
-            if dig(pvb, "status", "phase") == "Completed":
-                return "file-system backup (PodVolumeBackup)", ""
-            return (
-                None,
-                f"PodVolumeBackup for PVC {p.name} is {dig(pvb, 'status', 'phase') or 'unfinished'}",
-            )
-    if b.fs_backup_default:
-        return "file-system backup (defaultVolumesToFsBackup)", ""
-    if b.snapshot_volumes is False:
-        return None, f"Backup {b.name} has snapshotVolumes: false and no file-system backup"
-    driver = pvc_driver(ix, p)
-    if driver is None:
-        return None, f"CSI driver of PVC {p.name} is unknown (no StorageClass/PV found)"
-    if driver not in ix.snapshot_class_drivers:
-        return (
-            None,
-            f"no VolumeSnapshotClass exists for driver {driver}, so PVC {p.name} cannot be snapshotted",
-        )
-    return "CSI snapshot", ""
-
-
-def pvc_driver(ix: ClusterIndex, p: PvcRef) -> str | None:
-    """The CSI driver of a PVC: its PV's csi.driver, else its StorageClass's provisioner."""
-    pv = ix.pvs.get(str(dig(p.obj, "spec", "volumeName") or ""))
-    driver = dig(pv, "spec", "csi", "driver") if pv else None
-    if isinstance(driver, str):
-        return driver
-    sc = ix.storage_classes.get(str(dig(p.obj, "spec", "storageClassName") or ""))
-    prov = sc.get("provisioner") if sc else None
-    return prov if isinstance(prov, str) else None
-
-
-def covering_restores(
-    ix: ClusterIndex, *, namespace: str, vm_labels: dict[str, str], held_by: set[str]
-) -> list[RestoreView]:
-    """Restores whose Backup held this VM and whose own filters include it, newest first.
-
-    ``held_by`` is the set of Backup names known to hold the VM object. A
-    Restore of a Backup that no longer exists is matched on its own filters only.
-    """
-    out = []
-    for r in ix.restores:
-        if r.backup_name in ix.backups and r.backup_name not in held_by:
-            continue
-        try:
-            if not r.scope.includes(
-                namespace=namespace,
-                labels=vm_labels,
-                plural="virtualmachines",
-                kind="VirtualMachine",
-                group="kubevirt.io",
-            ):
-                continue
-        except SelectorError:
-            continue
-        if r.backup_name not in ix.backups:
-            continue  # nothing tells us the Backup held this VM
-        out.append(r)
-    out.sort(key=lambda r: (_stamp(r.completed or r.created), r.name), reverse=True)
-    return out
-
-
 def _stamp(value: datetime | None) -> float:
     return value.timestamp() if value is not None else float("-inf")
+
+
+class Pairing:
+    """Judges Backups against VMs, with backup-wide plans computed once and cached.
+
+    ``facts`` must hold every VM of the cluster (the kubevirt plugin pulls PVCs in through
+    the VMs a Backup holds, and counters are attributed over the whole Backup).
+    """
+
+    def __init__(self, ix: ClusterIndex, facts: Iterable[VMFacts], at: datetime) -> None:
+        self.ix, self.at = ix, at
+        self.vms: dict[str, list[VMFacts]] = {}
+        self.users: dict[tuple[str, str], VMFacts] = {}
+        for f in facts:
+            self.vms.setdefault(f.namespace, []).append(f)
+            for claim in (*f.claims, *f.state_pvcs):
+                self.users.setdefault((f.namespace, claim), f)
+        self._plans: dict[str, BackupPlan] = {}
+
+    # -- the VM object -------------------------------------------------------------------
+    def namespace_reason(self, b: BackupView, ns: str) -> str | None:
+        """Why ``b`` holds nothing of namespace ``ns`` (None when it may)."""
+        if not b.scope.namespace_included(ns):
+            return f"namespace {ns} is outside backup {b.name}'s namespaces"
+        if b.scope.namespace_by_pattern_only(ns) and not self._expanded(b, ns):
+            pats = ", ".join(b.scope.included_namespaces)
+            return (
+                f"backup {b.name} names namespaces by pattern ({pats}); Velero before 1.18 does "
+                f"not expand patterns, and nothing shows that it backed up namespace {ns}"
+            )
+        return None
+
+    def _expanded(self, b: BackupView, ns: str) -> bool:
+        contents = (self.ix.data.backup_contents or {}).get(b.name)
+        if contents is not None and contents.resources is not None:
+            return any(r[1] == ns for r in contents.resources)
+        items = (
+            *self.ix.data_uploads.get(b.name, []),
+            *self.ix.pod_volume_backups.get(b.name, []),
+            *self.ix.backup_volume_snapshots.get(b.name, []),
+        )
+        return any(
+            ns in (dig(o, "spec", "sourceNamespace"), dig(o, "metadata", "namespace"))
+            for o in items
+        )
+
+    def vm_held(self, b: BackupView, vm: VMFacts) -> tuple[bool, str]:
+        """Whether ``b`` holds the VM definition, and why not.
+
+        Raises:
+            SelectorError: the Backup's label selector is malformed.
+        """
+        why = self.namespace_reason(b, vm.namespace)
+        if why:
+            return False, why
+        if not _existed(vm.created, b.began):
+            return False, f"VM {vm.name} was created after backup {b.name} began"
+        if excluded_from_backup(vm.obj):
+            return False, f"VM {vm.name} carries velero.io/exclude-from-backup=true"
+        if not b.scope.includes(
+            namespace=vm.namespace,
+            labels=vm.labels,
+            plural="virtualmachines",
+            kind="VirtualMachine",
+            group="kubevirt.io",
+        ):
+            return False, f"VM {vm.name} is outside backup {b.name}'s resource or label filters"
+        refused = self._plugin_refusal(b, vm)
+        if refused:
+            return False, refused
+        return True, ""
+
+    def _plugin_refusal(self, b: BackupView, vm: VMFacts) -> str | None:
+        if not self.ix.kubevirt_plugin:
+            return None
+        sc = b.scope
+        pvcs_in = sc.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
+        why = None
+        if vm.running:
+            if not sc.resource_included("virtualmachineinstances", "VirtualMachineInstance", ""):
+                why = "the backup leaves out virtualmachineinstances"
+            elif excluded_from_backup(vm.vmi):
+                why = "its VirtualMachineInstance carries the exclude label"
+            elif pvcs_in and not sc.resource_included("pods", "Pod", ""):
+                why = "the backup leaves out pods while including PVCs"
+        if why is None and b.annotations.get(METADATA_BACKUP_LABEL) is None:
+            for claim in vm.plugin_checked:
+                key = (vm.namespace, claim)
+                if (
+                    not pvcs_in
+                    or excluded_from_backup(self.ix.pvcs.get(key))
+                    or excluded_from_backup(self.ix.datavolumes.get(key))
+                ):
+                    why = f"volume {claim} would not be in the backup (excluded or filtered out)"
+                    break
+        if why is None:
+            return None
+        return (
+            f"the kubevirt Velero plugin refuses VM {vm.name} in backup {b.name}: {why} "
+            f"({PLUGIN_SRC})"
+        )
+
+    # -- PVCs ----------------------------------------------------------------------------
+    def pvc_scope(self, b: BackupView, ns: str, pvc: dict[str, Any], pulled: bool) -> str | None:
+        """Why ``b`` does not take PVC ``pvc`` (None when it is in scope).
+
+        Raises:
+            SelectorError: the Backup's label selector is malformed.
+        """
+        name = str(dig(pvc, "metadata", "name"))
+        if not _existed(parse_time(dig(pvc, "metadata", "creationTimestamp")), b.began):
+            return f"PVC {name} was created after backup {b.name} began"
+        if excluded_from_backup(pvc):
+            return f"PVC {name} carries velero.io/exclude-from-backup=true"
+        if b.scope.includes(
+            namespace=ns,
+            labels=meta_labels(pvc),
+            plural="persistentvolumeclaims",
+            kind="PersistentVolumeClaim",
+            group="",
+        ):
+            return None
+        if pulled and b.scope.resource_included(
+            "persistentvolumeclaims", "PersistentVolumeClaim", ""
+        ):
+            return None
+        return f"PVC {name} is outside backup {b.name}'s scope (labels or resource filters)"
+
+    def _pulled(self, b: BackupView, vm: VMFacts, held: bool) -> set[str]:
+        if not (held and self.ix.kubevirt_plugin):
+            return set()
+        out = set(vm.claims)
+        if vm.template_persistence:
+            out |= set(vm.state_pvcs)
+        return out
+
+    def plan(self, b: BackupView) -> BackupPlan:
+        """The PVCs ``b`` would copy, per method, over its whole scope (cached)."""
+        cached = self._plans.get(b.name)
+        if cached is not None:
+            return cached
+        plan = BackupPlan(b)
+        namespaces = (
+            list(b.scope.included_namespaces)
+            if b.scope.included_namespaces and "*" not in b.scope.included_namespaces
+            else list(self.ix.pvcs_by_ns)
+        )
+        for ns in dict.fromkeys(namespaces):
+            if self.namespace_reason(b, ns):
+                continue
+            pulled: set[str] = set()
+            for vm in self.vms.get(ns, []):
+                try:
+                    verdict = self.vm_held(b, vm)
+                except SelectorError:
+                    continue  # reported when the VM itself is evaluated
+                plan.held[(ns, vm.name)] = verdict
+                pulled |= self._pulled(b, vm, verdict[0])
+            for pvc in self.ix.pvcs_by_ns.get(ns, []):
+                name = str(dig(pvc, "metadata", "name"))
+                try:
+                    if self.pvc_scope(b, ns, pvc, name in pulled):
+                        continue
+                except SelectorError:
+                    continue
+                user = self.users.get((ns, name))
+                mounted = user.running if user is not None else None
+                decided = intended_method(self.ix, b, pvc, mounted, plan._classes)
+                plan.methods[(ns, name)] = decided
+                method, certain, _ = decided
+                methods = [method] if method is not None else []
+                if not certain and b.snapshot_volumes is not False:
+                    # fs backup or a snapshot: count it wherever it might be (upper bound)
+                    methods += [
+                        Method.CSI_DATA_MOVER if b.snapshot_move_data else Method.CSI_SNAPSHOT
+                    ]
+                for m in methods:
+                    plan.expected.setdefault(m, set()).add((ns, name))
+                    if m is Method.CSI_SNAPSHOT:
+                        driver = pvc_driver(self.ix, pvc) or ""
+                        plan.csi_by_driver[driver] = plan.csi_by_driver.get(driver, 0) + 1
+        self._plans[b.name] = plan
+        return plan
+
+    def _capture(self, b: BackupView, vm: VMFacts, p: PvcRef, held: bool) -> PvcCapture:
+        def rec(
+            in_scope: bool,
+            status: CaptureStatus,
+            method: Method | None,
+            basis: str,
+            reason: str,
+            proof: tuple[str, ...] = (),
+        ) -> PvcCapture:
+            return PvcCapture(p.name, p.role, in_scope, status, method, basis, reason, proof)
+
+        if p.obj is None:
+            return rec(
+                False, CaptureStatus.NOT_ATTEMPTED, None, "scope", f"PVC {p.name} does not exist"
+            )
+        usable_phase = b.phase in USABLE_PHASES
+        plan = self.plan(b) if usable_phase else None
+        if plan is None or (vm.namespace, p.name) not in plan.methods:
+            why = self.namespace_reason(b, vm.namespace) or self.pvc_scope(
+                b, vm.namespace, p.obj, p.name in self._pulled(b, vm, held)
+            )
+            if why:
+                return rec(False, CaptureStatus.NOT_ATTEMPTED, None, "scope", why)
+        if plan is None:
+            status = CaptureStatus.UNKNOWN if b.phase in IN_FLIGHT_PHASES else CaptureStatus.FAILED
+            return rec(
+                True, status, None, "counters", f"backup {b.name} is {b.phase or 'without a phase'}"
+            )
+        status, method, basis, reason, proof = capture_evidence(
+            self.ix, plan, vm.namespace, p.obj, vm.running
+        )
+        return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
+
+    def evaluate(self, vm: VMFacts, pvcs: list[PvcRef], problems: list[str]) -> list[BackupEval]:
+        """Judge every Backup that could include the VM, newest first.
+
+        Backups that began before the VM existed or have expired are left out. A malformed
+        selector is appended to ``problems`` and that Backup is treated as holding nothing.
+        """
+        ix, at = self.ix, self.at
+        contents = ix.data.backup_contents
+        evals: list[BackupEval] = []
+        for b in ix.backups_for_namespace(vm.namespace):
+            if not b.scope.namespace_included(vm.namespace):
+                continue
+            if (b.expiration is not None and b.expiration <= at) or (
+                b.began is not None and b.began > at
+            ):
+                continue
+            try:
+                plan = self.plan(b) if b.phase in USABLE_PHASES else None
+                known = plan.held.get((vm.namespace, vm.name)) if plan is not None else None
+                holds, why = known if known is not None else self.vm_held(b, vm)
+                captures = [self._capture(b, vm, p, holds) for p in pvcs]
+            except SelectorError as exc:
+                problems.append(
+                    f"Backup {b.namespace}/{b.name} has a malformed label selector: {exc}"
+                )
+                continue
+            pattern = b.scope.namespace_by_pattern_only(vm.namespace)
+            if not holds and not pattern and not any(c.in_scope for c in captures):
+                continue
+            location = None
+            if ix.data.known("BackupStorageLocation"):
+                location = ix.storage_locations.get((b.namespace, b.storage_location or ""), "")
+            stored = contents.get(b.name) if contents is not None else None
+            evals.append(
+                BackupEval(
+                    b,
+                    holds,
+                    why,
+                    captures,
+                    len(ix.backup_snapshot_contents.get(b.name, [])),
+                    location,
+                    stored.state if stored is not None else None,
+                )
+            )
+        evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)
+        return evals
 
 
 def covering_schedules(

@@ -12,12 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditor.inventory.fields import MAC_RE, UUID_RE
+from auditor.inventory.vmvalidate import validate_vm
 from auditor.kubevalues import dig
 
 __all__ = [
     "Disk",
     "Nic",
     "Firmware",
+    "Network",
     "VMSpec",
     "read_vm_spec",
     "volume_class",
@@ -99,7 +102,9 @@ class Disk:
 
     ``volume_type`` is the volume source key (``dataVolume``, ``containerDisk``...),
     ``claim`` the PVC name for DataVolume/PVC volumes (a DataVolume's PVC has
-    the DataVolume's name), ``device`` one of disk/cdrom/lun.
+    the DataVolume's name), ``device`` one of disk/cdrom/lun, or ``filesystem``
+    (a virtiofs share) or ``unattached`` for a volume no disk names (kept so its
+    data is still paired and protected).
     """
 
     name: str
@@ -121,7 +126,10 @@ class Disk:
     @property
     def bootable(self) -> bool:
         """True if the disk could hold a boot loader (not cloud-init, config or blank)."""
-        return self.volume_type not in NON_BOOT_VOLUME_TYPES
+        return (
+            self.device in ("disk", "cdrom", "lun")
+            and self.volume_type not in NON_BOOT_VOLUME_TYPES
+        )
 
 
 @dataclass
@@ -135,6 +143,18 @@ class Nic:
     binding: str | None
     network_type: str | None
     network_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """One entry of ``spec.template.spec.networks``: ``type`` is pod, multus or None (other).
+
+    ``multus_name`` is the NetworkAttachmentDefinition reference (``ns/name`` or a bare name).
+    """
+
+    name: str
+    type: str | None
+    multus_name: str | None
 
 
 @dataclass
@@ -165,6 +185,7 @@ class VMSpec:
     preference_found: bool | None
     run_strategy: str | None
     problems: list[tuple[str, str]] = field(default_factory=list)
+    networks: list[Network] = field(default_factory=list)
 
     @property
     def claims(self) -> list[str]:
@@ -218,6 +239,7 @@ def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> V
     firmware = _read_firmware(tspec, pref)
     ref = dig(vm, "spec", "preference")
     itype = dig(vm, "spec", "instancetype")
+    problems += [p for p in validate_vm(vm) if p not in problems]
     run_strategy = dig(vm, "spec", "runStrategy")
     if run_strategy is None and isinstance(dig(vm, "spec", "running"), bool):
         run_strategy = "Always" if dig(vm, "spec", "running") else "Halted"
@@ -231,7 +253,18 @@ def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> V
         preference_found=None if not isinstance(ref, dict) else preference_obj is not None,
         run_strategy=run_strategy if isinstance(run_strategy, str) else None,
         problems=problems,
+        networks=_read_networks(vm),
     )
+
+
+def _read_networks(vm: dict[str, Any]) -> list[Network]:
+    out = []
+    for n in _list(vm, "spec.template.spec.networks", []):
+        multus = n.get("multus")
+        name = dig(multus, "networkName")
+        kind = "multus" if multus is not None else "pod" if n.get("pod") is not None else None
+        out.append(Network(n["name"], kind, name if isinstance(name, str) and name else None))
+    return out
 
 
 def _ref(value: Any, default_kind: str) -> dict[str, str] | None:
@@ -318,6 +351,27 @@ def _read_disks(
                 hotpluggable=bool(isinstance(vol, dict) and dig(vol, vtype or "", "hotpluggable")),
             )
         )
+    listed_names = {d.name for d in disks}
+    filesystems = {
+        f["name"] for f in _list(vm, "spec.template.spec.domain.devices.filesystems", problems)
+    }
+    for vname, vol in volumes.items():
+        if vname in listed_names:
+            continue
+        vtype, ref, claim = _volume_source(vol)
+        disks.append(
+            Disk(
+                name=vname,
+                device="filesystem" if vname in filesystems else "unattached",
+                bus=None,
+                bus_from="default",
+                boot_order=None,
+                serial=None,
+                volume_type=vtype,
+                volume_name=ref,
+                claim=claim,
+            )
+        )
     return disks
 
 
@@ -346,7 +400,7 @@ def _read_nics(
         nics.append(
             Nic(
                 name=entry["name"],
-                mac=mac if isinstance(mac, str) and mac else None,
+                mac=mac if isinstance(mac, str) and MAC_RE.match(mac) else None,
                 model=model,
                 model_from=model_from,
                 binding=next((b for b in _BINDINGS if b in entry), None),
@@ -403,7 +457,7 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
         secure = True  # KubeVirt's default for EFI is secure boot on
     uuid, serial = fw.get("uuid"), fw.get("serial")
     return Firmware(
-        uuid=uuid if isinstance(uuid, str) and uuid else None,
+        uuid=uuid if isinstance(uuid, str) and UUID_RE.match(uuid) else None,
         serial=serial if isinstance(serial, str) and serial else None,
         bootloader=bootloader,
         secure_boot=secure if isinstance(secure, bool) and bootloader == "efi" else None,

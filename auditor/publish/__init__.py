@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from auditor.config.publish import PublishSettings
 from auditor.publish.errors import (
+    ConflictError,
     PublishError,
+    PublishInterrupted,
     RunDirError,
     StoreAuthError,
     StoreConfigError,
@@ -49,6 +51,8 @@ __all__ = [
     "ObjectStore",
     "ObjectInfo",
     "PublishError",
+    "PublishInterrupted",
+    "ConflictError",
     "RunDirError",
     "StoreAuthError",
     "StoreConfigError",

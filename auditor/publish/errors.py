@@ -7,7 +7,9 @@
     ├── StoreAuthError           no credentials, wrong key/secret, access denied
     ├── StoreConfigError         no such bucket, bucket lacks Object Lock or versioning,
     │                            KMS key refused, invalid target settings
+    ├── PublishInterrupted       stopped between objects (shutdown grace ended); resumes later
     └── VerificationError        an object's size/SHA-256/retention differs from the manifest
+        └── ConflictError        a different object already held the key before upload
 
 Messages name the bucket/key or file; they never contain credentials.
 """
@@ -20,6 +22,8 @@ __all__ = [
     "StoreAuthError",
     "StoreConfigError",
     "VerificationError",
+    "ConflictError",
+    "PublishInterrupted",
     "RunDirError",
 ]
 
@@ -42,6 +46,14 @@ class StoreConfigError(PublishError):
 
 class VerificationError(PublishError):
     """A stored object does not match the manifest (size, SHA-256 or retention)."""
+
+
+class ConflictError(VerificationError):
+    """Different bytes already sit at a key of this run (a conflicting run: quarantined)."""
+
+
+class PublishInterrupted(PublishError):
+    """Publishing stopped between two objects because the process is shutting down."""
 
 
 class RunDirError(ValueError):

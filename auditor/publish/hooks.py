@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +50,21 @@ def publish_settings(raw: Mapping[str, Any]) -> PublishSettings:
         raise StoreConfigError(f"publish.url: {exc}") from None
 
 
-def service_publisher(settings: AuditSettings, report: dict[str, Any], artifacts: Path) -> None:
+def service_publisher(
+    settings: AuditSettings,
+    report: dict[str, Any],
+    artifacts: Path,
+    *,
+    should_stop: Callable[[], bool] | None = None,
+) -> None:
     """Publish a finished run directory for ``auditor serve`` (its ``Publisher`` signature).
 
     Writes ``trend.json`` first when missing (best effort), then
     :func:`publish_run`. The HTML/PDF of a scheduled run do not show the trend
     unless the runner rendered them with it.
+
+    ``should_stop`` is checked between objects: when the shutdown grace ended,
+    publishing stops and the run waits in the spool for the next start.
 
     Raises:
         PublishError: no ``publish:`` section, invalid settings, or the run was
@@ -69,7 +78,9 @@ def service_publisher(settings: AuditSettings, report: dict[str, Any], artifacts
         trend = trend_for(report, target, store=store)
         if trend is not None:
             (artifacts / TREND_NAME).write_bytes(dump_trend(trend))
-    result: PublishResult = publish_run(artifacts, target, store=store)
+    result: PublishResult = publish_run(
+        artifacts, target, store=store, should_stop=should_stop or (lambda: False)
+    )
     if not result.published:
         raise PublishError(f"run {result.run_id} spooled at {result.spooled}: {result.error}")
     log.info("published run %s to %s", result.run_id, result.location)

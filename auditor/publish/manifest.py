@@ -14,7 +14,8 @@ Shape (``manifest_version`` "1.0"; keys sorted, two-space indent, UTF-8)::
 
 ``run`` is copied from report.json's ``run`` section; ``artifacts`` lists every
 regular file under the run directory (recursively, ``/``-separated paths,
-sorted), except ``manifest.json`` itself. The same run directory always gives
+sorted), except ``manifest.json`` itself and its signature ``manifest.json.sig``
+(:mod:`auditor.publish.signing`). :func:`seal_run` writes both into the run folder. The same run directory always gives
 the same manifest bytes, so re-publishing is idempotent.
 """
 
@@ -31,6 +32,8 @@ from auditor.publish.errors import RunDirError
 
 __all__ = [
     "MANIFEST_NAME",
+    "SIGNATURE_NAME",
+    "seal_run",
     "Artifact",
     "RunManifest",
     "build_manifest",
@@ -40,6 +43,7 @@ __all__ = [
 ]
 
 MANIFEST_NAME = "manifest.json"
+SIGNATURE_NAME = "manifest.json.sig"
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[0-9a-f]+$")
 
@@ -131,7 +135,7 @@ def build_manifest(run_dir: Path) -> RunManifest:
     artifacts = []
     for file in sorted(run_dir.rglob("*")):
         rel = file.relative_to(run_dir).as_posix()
-        if not file.is_file() or file.is_symlink() or rel == MANIFEST_NAME:
+        if not file.is_file() or file.is_symlink() or rel in (MANIFEST_NAME, SIGNATURE_NAME):
             continue
         data = file.read_bytes()
         artifacts.append(Artifact(path=rel, size=len(data), sha256=sha256_hex(data)))
@@ -153,3 +157,42 @@ def build_manifest(run_dir: Path) -> RunManifest:
         "artifacts": [{"path": a.path, "size": a.size, "sha256": a.sha256} for a in artifacts],
     }
     return RunManifest(run_id, audit_time, cluster, tuple(artifacts), document)
+
+
+def seal_run(run_dir: Path, signing_key: Path | None = None) -> RunManifest:
+    """Write ``manifest.json`` (and, with ``signing_key``, ``manifest.json.sig``) into ``run_dir``.
+
+    Every run folder is sealed, published or not, so ``auditor verify`` can check
+    it. A signature left from an earlier, different manifest is removed when no
+    key is given (it would no longer verify). Files are written to a temporary
+    name and renamed.
+
+    Raises:
+        RunDirError: see :func:`build_manifest`; also when a file cannot be written.
+        auditor.publish.signing.SigningError: the key file is unusable.
+    """
+    manifest = build_manifest(run_dir)
+    data = manifest.to_bytes()
+    target = run_dir / MANIFEST_NAME
+    sig_path = run_dir / SIGNATURE_NAME
+    try:
+        old = target.read_bytes() if target.is_file() else None
+        signature = None
+        if signing_key is not None:
+            from auditor.publish.signing import load_private_key, sign_manifest
+
+            signature = sign_manifest(data, load_private_key(signing_key))
+        _write_atomic(target, data)
+        if signature is not None:
+            _write_atomic(sig_path, signature)
+        elif old != data and sig_path.exists():
+            sig_path.unlink()
+    except OSError as exc:
+        raise RunDirError(f"{run_dir}: cannot write {MANIFEST_NAME}: {exc}") from None
+    return manifest
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)

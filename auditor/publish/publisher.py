@@ -1,31 +1,64 @@
-"""Deliver a run's artifacts to a store, verify each, spool on failure.
+"""Deliver a run's artifacts to a store, verify each; crash-safe through the spool.
 
-Order for one run: every artifact (upload unless an identical object is
-already there, then verify size + SHA-256 and, with Object Lock, retention),
-then ``manifest.json`` (same), then ``<cluster>/latest.json`` when the run is
-the newest. A run whose ``manifest.json`` is in the store is therefore
-complete and verified: history lists only such runs.
+Order for one run:
+
+1. ``manifest.json`` (signed when a key is set) is written into the run folder,
+   and the run is copied into the spool *before the first upload*, so a process
+   killed at any point leaves an entry the next start (or scheduler tick) delivers.
+2. Every artifact (upload unless an identical object is already there, then
+   verify size + SHA-256 and, with Object Lock, retention), then the signature,
+   then ``manifest.json`` (same), then ``<cluster>/latest.json`` when the run is
+   the newest and the pointer changed.
+3. The spool entry is removed only after all of that verified.
+
+A run whose ``manifest.json`` is in the store is therefore complete and
+verified: history lists only such runs. Delivery checks ``should_stop`` between
+objects and stops with :class:`~auditor.publish.errors.PublishInterrupted`
+(the entry stays, the next start resumes it). A run whose bytes differ from an
+object already at its key (:class:`~auditor.publish.errors.ConflictError`) is
+moved to ``<spool_dir>/quarantine/`` with the error, and blocks nothing else.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from auditor.config.publish import PublishSettings
 from auditor.publish import spool
-from auditor.publish.errors import PublishError, RunDirError, VerificationError
+from auditor.publish.errors import (
+    ConflictError,
+    PublishError,
+    PublishInterrupted,
+    RunDirError,
+    VerificationError,
+)
 from auditor.publish.local import LocalStore
-from auditor.publish.manifest import MANIFEST_NAME, RunManifest, build_manifest, sha256_hex
+from auditor.publish.manifest import (
+    MANIFEST_NAME,
+    SIGNATURE_NAME,
+    RunManifest,
+    seal_run,
+    sha256_hex,
+)
 from auditor.publish.store import ObjectStore
 
 __all__ = ["PublishResult", "open_store", "deliver", "publish_run", "retry_spool"]
 
 log = logging.getLogger(__name__)
 StoreFactory = Callable[[PublishSettings], ObjectStore]
+StopCheck = Callable[[], bool]
+
+#: One delivery at a time per process (a scheduler tick and the start-up drain may overlap).
+_DELIVERY = threading.RLock()
+
+
+def _never() -> bool:
+    return False
 
 
 def open_store(target: PublishSettings) -> ObjectStore:
@@ -39,12 +72,15 @@ def open_store(target: PublishSettings) -> ObjectStore:
 
 @dataclass
 class PublishResult:
-    """Outcome of :func:`publish_run`.
+    """Outcome of :func:`publish_run` or of one run in :func:`retry_spool`.
 
     ``published``: every object of the run verified in the store. When False,
-    ``error`` says why and ``spooled`` is the spool entry holding the run.
+    ``error`` says why and ``spooled`` is the spool entry holding the run, or
+    ``quarantined`` the quarantine folder when it conflicts with the archive.
     ``uploaded``/``already_present``: store keys (relative to the prefix).
-    ``delivered_from_spool``: run ids of earlier spooled runs delivered first.
+    ``delivered_from_spool``: run ids of earlier spooled runs delivered first;
+    ``earlier``: the result of every earlier spooled run tried first.
+    ``latest_updated``: ``<cluster>/latest.json`` was (re)written.
     """
 
     run_id: str
@@ -54,8 +90,11 @@ class PublishResult:
     uploaded: list[str] = field(default_factory=list)
     already_present: list[str] = field(default_factory=list)
     delivered_from_spool: list[str] = field(default_factory=list)
+    earlier: list[PublishResult] = field(default_factory=list)
     spooled: Path | None = None
+    quarantined: Path | None = None
     error: str | None = None
+    latest_updated: bool = False
 
 
 def _verify(store: ObjectStore, key: str, size: int, sha256: str, *, evidence: bool) -> bool:
@@ -83,9 +122,21 @@ def _verify(store: ObjectStore, key: str, size: int, sha256: str, *, evidence: b
     return True
 
 
-def _put_verified(store: ObjectStore, key: str, data: bytes, result: PublishResult) -> None:
+def _put_verified(
+    store: ObjectStore, key: str, data: bytes, result: PublishResult, stop: StopCheck
+) -> None:
+    if stop():
+        raise PublishInterrupted(
+            f"publishing stopped before {store.url_for(key)} (shutdown); resumes from the spool"
+        )
     digest = sha256_hex(data)
-    if _verify(store, key, len(data), digest, evidence=True):
+    try:
+        present = _verify(store, key, len(data), digest, evidence=True)
+    except VerificationError as exc:
+        raise ConflictError(
+            f"{exc}: a different object already holds this key; evidence is never overwritten"
+        ) from None
+    if present:
         result.already_present.append(key)
         return
     store.put(key, data, sha256=digest, evidence=True)
@@ -94,7 +145,8 @@ def _put_verified(store: ObjectStore, key: str, data: bytes, result: PublishResu
     result.uploaded.append(key)
 
 
-def _update_latest(store: ObjectStore, manifest: RunManifest) -> None:
+def _update_latest(store: ObjectStore, manifest: RunManifest) -> bool:
+    """Point ``<cluster>/latest.json`` at this run when it is the newest; True when written."""
     key = f"{manifest.cluster}/latest.json"
     current = store.get(key)
     if current is not None:
@@ -103,7 +155,7 @@ def _update_latest(store: ObjectStore, manifest: RunManifest) -> None:
         except (ValueError, AttributeError):
             newest = ""
         if isinstance(newest, str) and newest > manifest.audit_time:
-            return  # a newer run is already latest (we are delivering a spooled older one)
+            return False  # a newer run is already latest (we are delivering a spooled older one)
     doc = {
         "run_id": manifest.run_id,
         "audit_time": manifest.audit_time,
@@ -112,18 +164,25 @@ def _update_latest(store: ObjectStore, manifest: RunManifest) -> None:
         "manifest_sha256": sha256_hex(manifest.to_bytes()),
     }
     data = (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
+    if current == data:
+        return False  # unchanged: no new object version
     digest = sha256_hex(data)
     store.put(key, data, sha256=digest, evidence=False)
     if not _verify(store, key, len(data), digest, evidence=False):
         raise VerificationError(f"{store.url_for(key)}: not found right after upload")
+    return True
 
 
-def deliver(store: ObjectStore, run_dir: Path, manifest: RunManifest) -> PublishResult:
-    """Upload and verify one run (artifacts, manifest, latest.json); idempotent.
+def deliver(
+    store: ObjectStore, run_dir: Path, manifest: RunManifest, *, should_stop: StopCheck = _never
+) -> PublishResult:
+    """Upload and verify one run (artifacts, signature, manifest, latest.json); idempotent.
 
     Raises:
         PublishError: any store failure; VerificationError when a file changed
-            since the manifest was built or a stored object differs.
+            since the manifest was built or a stored object differs
+            (ConflictError when it differed before upload); PublishInterrupted
+            when ``should_stop`` said so between two objects.
     """
     result = PublishResult(
         manifest.run_id, manifest.cluster, store.url_for(manifest.run_prefix + "/"), False
@@ -132,60 +191,114 @@ def deliver(store: ObjectStore, run_dir: Path, manifest: RunManifest) -> Publish
         data = (run_dir / art.path).read_bytes()
         if sha256_hex(data) != art.sha256:
             raise VerificationError(f"{run_dir / art.path}: changed since the manifest was built")
-        _put_verified(store, manifest.key(art.path), data, result)
-    _put_verified(store, manifest.key(MANIFEST_NAME), manifest.to_bytes(), result)
-    _update_latest(store, manifest)
+        _put_verified(store, manifest.key(art.path), data, result, should_stop)
+    sig = run_dir / SIGNATURE_NAME
+    if sig.is_file():
+        _put_verified(store, manifest.key(SIGNATURE_NAME), sig.read_bytes(), result, should_stop)
+    _put_verified(store, manifest.key(MANIFEST_NAME), manifest.to_bytes(), result, should_stop)
+    result.latest_updated = _update_latest(store, manifest)
     result.published = True
     return result
 
 
-def _deliver_spooled(
-    store: ObjectStore, target: PublishSettings, result: PublishResult | None
-) -> list[str]:
-    delivered = []
-    for entry in spool.pending(target.spool_dir, target):
-        if result is not None and entry.run_id == result.run_id:
-            continue  # the current run is delivered by the caller
-        try:
-            manifest = build_manifest(entry.run_dir)
-        except RunDirError as exc:
-            log.error("spool entry %s is unusable, left in place: %s", entry.path, exc)
-            continue
-        deliver(store, entry.run_dir, manifest)
-        spool.remove(entry)
-        log.info("delivered spooled run %s to %s", entry.run_id, store.describe())
-        delivered.append(entry.run_id)
-    return delivered
+def _prepare_spooled(store: ObjectStore, entry: spool.SpoolEntry, add_trend: bool) -> RunManifest:
+    """Give a spooled run its trend.json (unless its manifest is already stored); reseal it."""
+    run_dir = entry.run_dir
+    if add_trend and not (run_dir / "trend.json").exists():
+        from auditor.publish.manifest import build_manifest
+        from auditor.publish.trend import write_trend
+
+        stored = store.stat(build_manifest(run_dir).key(MANIFEST_NAME))
+        if stored is None:
+            try:
+                write_trend(run_dir, store)
+            except PublishError as exc:
+                log.warning("spooled run %s: trend not computed: %s", entry.run_id, exc)
+    return seal_run(run_dir, entry.target.signing_key_file)
+
+
+def _deliver_entry(
+    store: ObjectStore, entry: spool.SpoolEntry, should_stop: StopCheck, *, add_trend: bool = True
+) -> PublishResult:
+    """Deliver one spool entry; a conflict quarantines it; other failures leave it spooled.
+
+    Raises:
+        PublishInterrupted: ``should_stop`` said so (the entry stays).
+        StoreUnreachable, StoreAuthError, StoreConfigError: the store itself fails
+            (no use trying the next entry).
+    """
+    try:
+        manifest = _prepare_spooled(store, entry, add_trend)
+        result = deliver(store, entry.run_dir, manifest, should_stop=should_stop)
+    except ConflictError as exc:
+        moved = spool.quarantine(entry, str(exc))
+        log.error("run %s quarantined at %s: %s", entry.run_id, moved, exc)
+        return PublishResult(
+            entry.run_id,
+            entry.cluster,
+            entry.target.describe(),
+            False,
+            quarantined=moved,
+            error=str(exc),
+        )
+    except (VerificationError, RunDirError) as exc:
+        log.error("spooled run %s not delivered, left in the spool: %s", entry.run_id, exc)
+        return PublishResult(
+            entry.run_id,
+            entry.cluster,
+            entry.target.describe(),
+            False,
+            spooled=entry.path,
+            error=str(exc),
+        )
+    spool.remove(entry)
+    log.info("delivered run %s to %s", entry.run_id, store.describe())
+    return result
 
 
 def publish_run(
-    run_dir: Path, target: PublishSettings, *, store: ObjectStore | None = None
+    run_dir: Path,
+    target: PublishSettings,
+    *,
+    store: ObjectStore | None = None,
+    should_stop: StopCheck = _never,
 ) -> PublishResult:
-    """Publish ``run_dir`` to ``target``, delivering earlier spooled runs first.
+    """Publish ``run_dir`` to ``target`` through the spool, delivering earlier spooled runs first.
 
-    Never raises for store failures: the run is spooled and the result says
-    ``published=False`` with the error (see :class:`PublishResult`).
+    Never raises for store failures: the run stays in the spool and the result
+    says ``published=False`` with the error (see :class:`PublishResult`).
 
     Raises:
-        RunDirError: ``run_dir`` has no valid report.json.
-        PublishError: the store failed *and* the run could not be spooled.
+        RunDirError: ``run_dir`` has no valid report.json, or manifest.json
+            cannot be written into it.
+        auditor.publish.signing.SigningError: the signing key is unusable.
+        PublishError: the run could not be copied into the spool.
     """
-    manifest = build_manifest(run_dir)
+    manifest = seal_run(run_dir, target.signing_key_file)
+    entry = spool.spool_run(target.spool_dir, run_dir, manifest, target)
     result = PublishResult(manifest.run_id, manifest.cluster, target.describe(), False)
-    delivered: list[str] = []
-    try:
-        store = store if store is not None else open_store(target)
-        store.preflight()
-        delivered = _deliver_spooled(store, target, result)
-        result = deliver(store, run_dir, manifest)
-        for entry in spool.pending(target.spool_dir, target):
-            if entry.run_id == manifest.run_id:
-                spool.remove(entry)
-    except PublishError as exc:
-        result.error = str(exc)
-        result.spooled = spool.spool_run(target.spool_dir, run_dir, manifest, target)
-        log.warning("run %s not published (%s); spooled at %s", result.run_id, exc, result.spooled)
-    result.delivered_from_spool = delivered
+    earlier: list[PublishResult] = []
+    with _DELIVERY:
+        try:
+            store = store if store is not None else open_store(target)
+            store.preflight()
+            for pending in spool.pending(target.spool_dir, target):
+                if pending.path == entry:
+                    continue
+                earlier.append(_deliver_entry(store, pending, should_stop))
+            current = next(
+                (e for e in spool.pending(target.spool_dir, target) if e.path == entry), None
+            )
+            if current is None:  # delivered by a concurrent drain meanwhile
+                result.published = True
+            else:
+                result = _deliver_entry(store, current, should_stop, add_trend=False)
+        except PublishError as exc:
+            result.error = str(exc)
+            result.spooled = entry
+            log.warning("run %s not published (%s); spooled at %s", result.run_id, exc, entry)
+    result.earlier = earlier
+    result.delivered_from_spool = [r.run_id for r in earlier if r.published]
     return result
 
 
@@ -194,26 +307,38 @@ def retry_spool(
     *,
     target: PublishSettings | None = None,
     store_factory: StoreFactory = open_store,
+    should_stop: StopCheck = _never,
 ) -> list[PublishResult]:
     """Deliver every spooled run (only those for ``target`` when given), oldest first.
 
-    A run that fails stays in the spool; its result carries the error.
+    One result per run: delivered, still spooled (with the error) or quarantined.
+    A run that fails stays in the spool; a conflicting run is quarantined; neither
+    stops the others. A shutdown (``should_stop``) ends the loop between objects.
     """
     results = []
-    for entry in spool.pending(spool_dir, target):
-        try:
-            store = store_factory(entry.target)
-            store.preflight()
-            result = deliver(store, entry.run_dir, build_manifest(entry.run_dir))
-            spool.remove(entry)
-        except (PublishError, RunDirError) as exc:
-            result = PublishResult(
-                entry.run_id,
-                entry.cluster,
-                entry.target.describe(),
-                False,
-                spooled=entry.path,
-                error=str(exc),
-            )
-        results.append(result)
+    with _DELIVERY:
+        for entry in spool.pending(spool_dir, target):
+            if should_stop():
+                break
+            try:
+                store = store_factory(entry.target)
+                store.preflight()
+                result = _deliver_entry(store, entry, should_stop)
+            except PublishInterrupted as exc:
+                results.append(_still_spooled(entry, exc))
+                break
+            except PublishError as exc:
+                result = _still_spooled(entry, exc)
+            results.append(result)
     return results
+
+
+def _still_spooled(entry: spool.SpoolEntry, exc: Exception) -> PublishResult:
+    return PublishResult(
+        entry.run_id,
+        entry.cluster,
+        entry.target.describe(),
+        False,
+        spooled=entry.path,
+        error=str(exc),
+    )

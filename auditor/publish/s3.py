@@ -172,17 +172,7 @@ class S3Store:
             raise StoreConfigError(f"bucket {self.bucket!r} does not exist: {exc}") from None
         if self.settings.object_lock_mode is None:
             return
-        try:
-            conf = self._call(
-                "GetObjectLockConfiguration",
-                lambda: self.client.get_object_lock_configuration(Bucket=self.bucket),
-            )
-            enabled = conf.get("ObjectLockConfiguration", {}).get("ObjectLockEnabled")
-        except (StoreAuthError, StoreUnreachable):
-            raise
-        except PublishError:  # ObjectLockConfigurationNotFoundError and kin
-            enabled = None
-        if enabled != "Enabled":
+        if not self.lock_enabled():
             raise StoreConfigError(
                 f"bucket {self.bucket!r} has no Object Lock enabled, so "
                 f"{self.settings.object_lock_mode} retention cannot be applied; Object Lock is "
@@ -196,6 +186,23 @@ class S3Store:
                 f"bucket {self.bucket!r} has versioning {versioning.get('Status', 'never enabled')}"
                 "; Object Lock retention needs versioning Enabled"
             )
+
+    def lock_enabled(self) -> bool:
+        """True when the bucket has Object Lock enabled.
+
+        Raises:
+            StoreAuthError, StoreUnreachable: the configuration cannot be read.
+        """
+        try:
+            conf = self._call(
+                "GetObjectLockConfiguration",
+                lambda: self.client.get_object_lock_configuration(Bucket=self.bucket),
+            )
+        except (StoreAuthError, StoreUnreachable):
+            raise
+        except PublishError:  # ObjectLockConfigurationNotFoundError and kin
+            return False
+        return bool(conf.get("ObjectLockConfiguration", {}).get("ObjectLockEnabled") == "Enabled")
 
     def put(self, key: str, data: bytes, *, sha256: str, evidence: bool) -> None:
         params: dict[str, Any] = {

@@ -6,9 +6,14 @@ Layout::
         spool.json      {"run_id", "audit_time", "cluster", "target": <PublishSettings>}
         run/            a copy of the run directory, manifest.json included
 
+    quarantine/<run-id>__<target-id>/
+        spool.json, run/, error.txt    a run that conflicts with the archive (kept, not retried)
+
+:func:`~auditor.publish.publisher.publish_run` writes the entry *before* the
+first upload and removes it only after every object was verified in the store,
+so a publisher killed at any point leaves an entry that the next start delivers.
 An entry is written to ``.<name>.tmp`` and renamed, so a half-copied run is
-never delivered; it is removed only after every object was verified in the
-store. Settings hold no credentials, so ``spool.json`` holds none either.
+never delivered. Settings hold no credentials, so ``spool.json`` holds none either.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from auditor.config.publish import PublishSettings
 from auditor.publish.errors import PublishError
 from auditor.publish.manifest import MANIFEST_NAME, RunManifest
 
-__all__ = ["SpoolEntry", "spool_run", "pending", "remove"]
+__all__ = ["SpoolEntry", "spool_run", "pending", "remove", "quarantine", "quarantined"]
+
+QUARANTINE = "quarantine"
 
 
 @dataclass(frozen=True)
@@ -47,7 +54,8 @@ def spool_run(
 ) -> Path:
     """Copy ``run_dir`` (with its manifest) into the spool; return the entry path.
 
-    Idempotent: an existing entry for the same run and target is kept.
+    Idempotent: an existing entry for the same run and target with the same
+    manifest is kept; one with another manifest (the run folder changed) is replaced.
 
     Raises:
         PublishError: the spool directory cannot be written.
@@ -55,7 +63,11 @@ def spool_run(
     name = f"{manifest.run_id}__{target.target_id()}"
     final = spool_dir / name
     if (final / "spool.json").is_file():
-        return final
+        try:
+            if (final / "run" / MANIFEST_NAME).read_bytes() == manifest.to_bytes():
+                return final
+        except OSError:
+            pass
     tmp = spool_dir / f".{name}.tmp"
     try:
         if tmp.exists():
@@ -86,6 +98,8 @@ def pending(spool_dir: Path, target: PublishSettings | None = None) -> list[Spoo
         return []
     entries = []
     for meta_path in spool_dir.glob("*/spool.json"):
+        if meta_path.parent.name.startswith(".") or meta_path.parent.name == QUARANTINE:
+            continue  # half-written (.tmp) entries are never delivered
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             entry = SpoolEntry(
@@ -105,3 +119,27 @@ def pending(spool_dir: Path, target: PublishSettings | None = None) -> list[Spoo
 def remove(entry: SpoolEntry) -> None:
     """Delete a delivered entry from the spool."""
     shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def quarantine(entry: SpoolEntry, error: str) -> Path:
+    """Move ``entry`` to ``<spool_dir>/quarantine/`` with ``error.txt``; return its new path.
+
+    A quarantined run is kept (nothing is lost) but no longer retried, so it
+    blocks no other run. Raises nothing: when the move fails the entry stays.
+    """
+    dest = entry.path.parent / QUARANTINE / entry.path.name
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(entry.path, dest)
+        (dest / "error.txt").write_text(error + "\n", encoding="utf-8")
+    except OSError:
+        return entry.path
+    return dest
+
+
+def quarantined(spool_dir: Path) -> list[Path]:
+    """Quarantined entries, sorted by name."""
+    folder = spool_dir / QUARANTINE
+    return sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []

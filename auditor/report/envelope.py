@@ -19,6 +19,7 @@ from auditor.kubevalues import age_hours, format_time
 from auditor.models import Readiness, Severity, Status, readiness_of
 from auditor.recovery_card import recovery_card
 from auditor.sources.base import ClusterData
+from auditor.sources.bucket import run_summary as bucket_run_summary
 from auditor.waivers import waiver_appendix
 
 __all__ = ["SCHEMA_VERSION", "build_envelope", "input_digest", "resolve_owner"]
@@ -116,6 +117,7 @@ def build_envelope(
             "incomplete_checks": result.incomplete_checks,
             "thresholds": settings.thresholds.model_dump(),
             "owner_filter": owner,
+            "backup_storage": bucket_run_summary(data),
         },
         "cluster": {
             "name": settings.cluster_name or data.info.cluster_name,

@@ -26,7 +26,9 @@ from typing import Any, Protocol
 from apscheduler.triggers.cron import CronTrigger
 
 from auditor.config import AuditSettings, Schedule
-from auditor.publish import service_publisher
+from auditor.publish import publish_settings, retry_spool, service_publisher
+from auditor.publish.manifest import seal_run
+from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal
 from auditor.service.metrics import ServiceMetrics
 
@@ -52,21 +54,48 @@ class Runner(Protocol):
     ) -> dict[str, Any]: ...
 
 
-#: Publish a finished run's artifacts: ``(settings, report, artifact_dir)``; raises on failure.
-Publisher = Callable[[AuditSettings, dict[str, Any], Path], None]
+class Publisher(Protocol):
+    """Publish a finished run's artifacts; raise on failure (the run then waits in the spool).
+
+    ``should_stop`` is checked between objects: True once the shutdown grace is over.
+    """
+
+    def __call__(
+        self,
+        settings: AuditSettings,
+        report: dict[str, Any],
+        artifacts: Path,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None: ...
 
 
 def pipeline_runner(
     settings: AuditSettings, *, at: datetime, out_dir: Path, formats: Sequence[str]
 ) -> dict[str, Any]:
-    """The production runner: source -> :func:`auditor.pipeline.run_audit` -> artifacts."""
+    """The production runner: source -> :func:`auditor.pipeline.run_audit` -> artifacts.
+
+    Raises:
+        auditor.sources.usable.NothingToAudit: no VirtualMachine found or the VM
+            list unreadable (the run is a failure, never a clean empty report).
+        auditor.sources.kubeclient.ClusterAccessError: the cluster is unreachable or lost.
+    """
     from auditor import pipeline
     from auditor.sources.from_settings import source_from_settings
+    from auditor.sources.usable import require_vms
 
     data = source_from_settings(settings).collect()
+    require_vms(data)
     report: dict[str, Any] = pipeline.run_audit(data, settings, at=at)
     pipeline.write_artifacts(report, out_dir, list(formats))
+    seal_run(out_dir, _signing_key(settings))
     return report
+
+
+def _signing_key(settings: AuditSettings) -> Path | None:
+    """``publish.signing_key_file`` from the config, when there is one."""
+    raw = (settings.publish or {}).get("signing_key_file")
+    return Path(raw) if isinstance(raw, str | Path) and str(raw) else None
 
 
 def slot_name(slot: datetime) -> str:
@@ -107,12 +136,48 @@ class ServiceRuntime:
     runner: Runner = pipeline_runner
     publisher: Publisher = service_publisher
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    #: ``(schedule_id, slot, partial_dir)`` of the run in progress
+    #: ``(schedule_id, slot, partial_dir)`` of the audit in progress
     current: tuple[str, datetime, Path] | None = None
+    #: set when no audit or publication is running
     idle: threading.Event = field(default_factory=threading.Event)
+    #: ``time.monotonic()`` after which publishing stops between objects (shutdown)
+    stop_deadline: float | None = None
 
     def __post_init__(self) -> None:
         self.idle.set()
+
+    def should_stop(self) -> bool:
+        """True once the shutdown grace is over: publishing stops between objects."""
+        return self.stop_deadline is not None and time.monotonic() >= self.stop_deadline
+
+    def drain_spool(self) -> None:
+        """Deliver runs left in the spool (a killed publish, an outage); update journal, metrics.
+
+        Called at start and at every tick. Never raises: failures stay in the spool.
+        """
+        if self.settings.publish is None:
+            return
+        try:
+            target = publish_settings(self.settings.publish)
+            results = retry_spool(target.spool_dir, target=target, should_stop=self.should_stop)
+        except Exception:
+            log.exception("delivering the spool failed")
+            return
+        for result in results:
+            if result.published:
+                self.journal.mark_published(result.run_id)
+                self.metrics.last_publish.set(time.time())
+                log.info("delivered spooled run %s", result.run_id)
+            elif result.quarantined is not None:
+                self.journal.mark_published(result.run_id, f"quarantined: {result.error}")
+            else:
+                log.warning("spooled run %s still not delivered: %s", result.run_id, result.error)
+        self.record_spool(target.spool_dir, target)
+
+    def record_spool(self, spool_dir: Path, target: Any) -> None:
+        """Set the spool backlog gauges."""
+        self.metrics.spool_backlog.set(len(pending(spool_dir, target)))
+        self.metrics.spool_quarantined.set(len(quarantined(spool_dir)))
 
     def schedule(self, schedule_id: str) -> Schedule:
         """Return the schedule named ``schedule_id``; KeyError if the config no longer has it."""
@@ -142,7 +207,24 @@ class ServiceRuntime:
         partial.mkdir(parents=True)
         formats = sched.formats or self.settings.report.formats
         self.idle.clear()
-        self.current = (schedule_id, slot, partial)
+        try:
+            self.drain_spool()
+            self.current = (schedule_id, slot, partial)
+            return self._audit_and_publish(schedule_id, sched, slot, now, partial, final, formats)
+        finally:
+            self.current = None
+            self.idle.set()
+
+    def _audit_and_publish(
+        self,
+        schedule_id: str,
+        sched: Schedule,
+        slot: datetime,
+        now: datetime,
+        partial: Path,
+        final: Path,
+        formats: Sequence[str],
+    ) -> str:
         start = time.monotonic()
         log.info("schedule %s: audit for slot %s started", schedule_id, slot_name(slot))
         try:
@@ -154,11 +236,12 @@ class ServiceRuntime:
             shutil.rmtree(partial, ignore_errors=True)
             self._ended(schedule_id, slot, "failure", start, f"{type(exc).__name__}: {exc}")
             raise
+        self.current = None  # the audit is done; what follows is publishing
         self._ended(schedule_id, slot, "success", start, str(final))
         self.metrics.record_report(report)
         log.info("schedule %s: slot %s written to %s", schedule_id, slot_name(slot), final)
         if sched.publish and self.settings.publish is not None:
-            self._publish(schedule_id, report, final)
+            self._publish(schedule_id, slot, report, final)
         return "success"
 
     def _ended(
@@ -168,15 +251,29 @@ class ServiceRuntime:
         self.metrics.record_run(
             schedule_id, outcome, ended=time.time(), duration=time.monotonic() - start
         )
-        self.current = None
-        self.idle.set()
 
-    def _publish(self, schedule_id: str, report: dict[str, Any], artifacts: Path) -> None:
+    def _publish(
+        self, schedule_id: str, slot: datetime, report: dict[str, Any], artifacts: Path
+    ) -> None:
+        """Publish; the journal says ``published`` only when the publisher returned (verified)."""
+        run_id = str(report.get("run", {}).get("id", "")) or None
+        self.journal.set_publish(schedule_id, slot, "pending", run_id)
         try:
-            self.publisher(self.settings, report, artifacts)
-        except Exception:
+            self.publisher(self.settings, report, artifacts, should_stop=self.should_stop)
+        except Exception as exc:
             log.exception("schedule %s: publishing %s failed", schedule_id, artifacts)
+            self.journal.set_publish(schedule_id, slot, f"spooled: {exc}")
             self.metrics.publish_failures.labels(schedule_id).inc()
+            self.metrics.last_run_success.labels(schedule_id).set(0.0)
+        else:
+            self.journal.set_publish(schedule_id, slot, "published")
+            self.metrics.last_publish.set(time.time())
+        if self.settings.publish is not None:
+            try:
+                target = publish_settings(self.settings.publish)
+                self.record_spool(target.spool_dir, target)
+            except Exception:
+                log.exception("cannot read the spool")
 
 
 _RUNTIME: ServiceRuntime | None = None

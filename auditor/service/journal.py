@@ -6,7 +6,11 @@ was killed mid-way is found (``started`` without ``finished``) at the next boot.
 
 Table ``runs``: ``schedule_id`` TEXT, ``slot`` TEXT (RFC 3339 UTC), ``started``
 and ``finished`` TEXT (RFC 3339 UTC), ``outcome`` TEXT (running, success,
-failure, abandoned), ``detail`` TEXT; primary key ``(schedule_id, slot)``.
+failure, abandoned), ``detail`` TEXT; primary key ``(schedule_id, slot)``;
+``run_id`` TEXT (report.json's run id) and ``publish`` TEXT: NULL (not
+published), ``pending`` (in the spool, being delivered), ``published`` (set
+only after the manifest verified in the store), ``spooled: <error>`` or
+``quarantined: <error>``. Columns added later are added to an old file at start.
 """
 
 from __future__ import annotations
@@ -27,9 +31,12 @@ CREATE TABLE IF NOT EXISTS runs (
   finished TEXT,
   outcome TEXT NOT NULL,
   detail TEXT,
+  run_id TEXT,
+  publish TEXT,
   PRIMARY KEY (schedule_id, slot)
 )
 """
+_COLUMNS = "schedule_id, slot, started, finished, outcome, detail, run_id, publish"
 
 
 def rfc3339(value: datetime) -> str:
@@ -47,6 +54,8 @@ class RunRecord:
     finished: str | None
     outcome: str
     detail: str | None
+    run_id: str | None = None
+    publish: str | None = None
 
 
 class RunJournal:
@@ -58,6 +67,10 @@ class RunJournal:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.execute(_SCHEMA)
+            have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+            for column in ("run_id", "publish"):
+                if column not in have:
+                    db.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=10)
@@ -72,7 +85,7 @@ class RunJournal:
             if row is not None and row[0] == "success":
                 return False
             db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, NULL, 'running', NULL)",
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, NULL, 'running', NULL, NULL, NULL)",
                 (schedule_id, rfc3339(slot), rfc3339(now)),
             )
             return True
@@ -88,14 +101,30 @@ class RunJournal:
                 (rfc3339(now), outcome, detail or None, schedule_id, rfc3339(slot)),
             )
 
+    def set_publish(
+        self, schedule_id: str, slot: datetime, state: str, run_id: str | None = None
+    ) -> None:
+        """Record the publish state of a slot's run (see the module docstring)."""
+        with self._lock, self._connect() as db:
+            db.execute(
+                "UPDATE runs SET publish = ?, run_id = COALESCE(?, run_id) "
+                "WHERE schedule_id = ? AND slot = ?",
+                (state, run_id, schedule_id, rfc3339(slot)),
+            )
+
+    def mark_published(self, run_id: str, state: str = "published") -> int:
+        """Set the publish state of the run with ``run_id`` (delivered from the spool)."""
+        with self._lock, self._connect() as db:
+            cur = db.execute("UPDATE runs SET publish = ? WHERE run_id = ?", (state, run_id))
+            return int(cur.rowcount)
+
     def abandon_unfinished(self, now: datetime, detail: str) -> list[RunRecord]:
         """Mark every ``running`` row as ``abandoned`` and return them (as they were)."""
         with self._lock, self._connect() as db:
             rows = [
                 RunRecord(*r)
                 for r in db.execute(
-                    "SELECT schedule_id, slot, started, finished, outcome, detail FROM runs "
-                    "WHERE outcome = 'running' ORDER BY slot"
+                    f"SELECT {_COLUMNS} FROM runs WHERE outcome = 'running' ORDER BY slot"
                 )
             ]
             db.execute(
@@ -107,7 +136,7 @@ class RunJournal:
 
     def records(self, schedule_id: str | None = None) -> list[RunRecord]:
         """Return rows (of one schedule, or all), oldest slot first."""
-        query = "SELECT schedule_id, slot, started, finished, outcome, detail FROM runs"
+        query = f"SELECT {_COLUMNS} FROM runs"
         args: tuple[str, ...] = ()
         if schedule_id is not None:
             query += " WHERE schedule_id = ?"

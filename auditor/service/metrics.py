@@ -1,8 +1,9 @@
 """Prometheus metrics and the small HTTP endpoint of ``auditor serve``.
 
 Routes: ``/metrics`` (Prometheus text format), ``/healthz`` (200 while the
-process serves), ``/readyz`` (200 once the scheduler runs, 503 before and while
-shutting down). Metrics live in their own registry, never the global one.
+scheduler's thread is alive and the scheduler has not died after starting, else
+503), ``/readyz`` (200 once the scheduler runs, 503 before and while shutting
+down). Metrics live in their own registry, never the global one.
 """
 
 from __future__ import annotations
@@ -89,6 +90,25 @@ class ServiceMetrics:
         self.findings = Gauge(
             "auditor_findings", "Findings per status in the last report", ["status"], registry=r
         )
+        self.vms_by_owner = Gauge(
+            "auditor_owner_vms",
+            "VMs per cluster, owner and readiness in the last report",
+            ["cluster", "owner", "readiness"],
+            registry=r,
+        )
+        self.last_publish = Gauge(
+            "auditor_last_publish_success_timestamp_seconds",
+            "Unix time a run was last published and verified",
+            registry=r,
+        )
+        self.spool_backlog = Gauge(
+            "auditor_spool_backlog_runs", "Runs waiting in the spool to be published", registry=r
+        )
+        self.spool_quarantined = Gauge(
+            "auditor_spool_quarantined_runs",
+            "Runs quarantined because they conflict with the archive",
+            registry=r,
+        )
 
     def record_report(self, report: dict[str, Any]) -> None:
         """Set the report gauges from a report.json envelope's ``summary``."""
@@ -100,6 +120,17 @@ class ServiceMetrics:
         ):
             for key in keys:
                 gauge.labels(key).set(float(source.get(key, 0)))
+        cluster = str((report.get("cluster") or {}).get("name") or "unknown")
+        counts: dict[tuple[str, str], int] = {}
+        for vm in report.get("vms", []):
+            owner = str(vm.get("owner") or "unassigned")
+            for readiness in _READINESS:
+                counts.setdefault((owner, readiness), 0)
+            slot = (owner, str(vm.get("readiness")))
+            counts[slot] = counts.get(slot, 0) + 1
+        self.vms_by_owner.clear()
+        for (owner, readiness), count in counts.items():
+            self.vms_by_owner.labels(cluster, owner, readiness).set(float(count))
 
     def record_run(self, schedule: str, outcome: str, *, ended: float, duration: float) -> None:
         """Count a finished run; ``ended`` is Unix time, ``duration`` seconds."""
@@ -124,10 +155,17 @@ class HealthServer:
     """Serve ``/metrics``, ``/healthz`` and ``/readyz`` on ``host:port`` in a daemon thread."""
 
     def __init__(
-        self, metrics: ServiceMetrics, ready: Callable[[], bool], *, host: str, port: int
+        self,
+        metrics: ServiceMetrics,
+        ready: Callable[[], bool],
+        *,
+        host: str,
+        port: int,
+        alive: Callable[[], bool] = lambda: True,
     ) -> None:
         self._metrics_app = make_wsgi_app(metrics.registry)
         self._ready = ready
+        self._alive = alive
         self._server = make_server(
             host, port, self._app, server_class=_ThreadingServer, handler_class=_QuietHandler
         )
@@ -142,7 +180,12 @@ class HealthServer:
             body: Iterable[bytes] = self._metrics_app(environ, start_response)
             return body
         if path == "/healthz":
-            code, text = "200 OK", b"ok\n"
+            ok = self._alive()
+            code, text = (
+                ("200 OK", b"ok\n")
+                if ok
+                else ("503 Service Unavailable", b"scheduler thread not running\n")
+            )
         elif path == "/readyz":
             ok = self._ready()
             code, text = (

@@ -17,6 +17,8 @@ on ``<state_dir>/serve.lock`` and refuses to start when another process holds it
 SIGTERM or SIGINT stop the scheduler; a running audit gets
 ``service.shutdown_grace_seconds`` to finish, else it is abandoned (its partial
 artifacts are never renamed into place) and recorded as such in the journal.
+Publishing stops between objects two seconds before the grace ends; the run
+stays in the spool, which is delivered when the scheduler starts again.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import os
 import shutil
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -244,19 +247,42 @@ def serve(
         runtime = ServiceRuntime(settings, journal, metrics, runner=runner, publisher=publisher)
         install_runtime(runtime)
         scheduler = build_scheduler(settings)
+        started = threading.Event()
+        scheduler_thread = threading.current_thread()  # BlockingScheduler runs here
+
+        def alive() -> bool:
+            """The scheduler's thread lives, and the scheduler runs once it was started."""
+            if not scheduler_thread.is_alive():
+                return False
+            return bool(scheduler.running) or not started.is_set() or stopping.is_set()
+
         http = HealthServer(
-            metrics, lambda: bool(scheduler.running), host=svc.metrics.host, port=svc.metrics.port
+            metrics,
+            lambda: bool(scheduler.running),
+            host=svc.metrics.host,
+            port=svc.metrics.port,
+            alive=alive,
         )
         http.start()
         log.info("metrics and health on http://%s:%d/metrics", svc.metrics.host, http.port)
         _listen(scheduler, metrics)
-        scheduler.add_listener(lambda _e: sync_jobs(scheduler, settings), EVENT_SCHEDULER_STARTED)
         stopping = threading.Event()
+
+        def on_start(_event: SchedulerEvent) -> None:
+            sync_jobs(scheduler, settings)
+            started.set()
+            # runs a killed publish left in the spool resume now, not at the next tick
+            threading.Thread(target=runtime.drain_spool, name="auditor-spool", daemon=True).start()
+
+        scheduler.add_listener(on_start, EVENT_SCHEDULER_STARTED)
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             if stopping.is_set():
                 return
             stopping.set()
+            # publishing stops between objects just before the grace ends (then resumes
+            # from the spool at the next start), so the hard exit never cuts an upload
+            runtime.stop_deadline = time.monotonic() + max(svc.shutdown_grace_seconds - 2, 0)
             log.info("received %s; stopping the scheduler", signal.Signals(signum).name)
             threading.Thread(target=scheduler.shutdown, kwargs={"wait": False}).start()
 

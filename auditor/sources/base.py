@@ -15,6 +15,7 @@ __all__ = [
     "KindState",
     "Source",
     "SourceInfo",
+    "StorageLocationStatus",
     "StoredVolume",
 ]
 
@@ -91,6 +92,38 @@ class BackupContents:
     warnings: int | None = None
 
 
+@dataclass(frozen=True)
+class StorageLocationStatus:
+    """What the auditor learnt about one BackupStorageLocation's bucket.
+
+    ``state``: ``read`` (listed) or ``error`` (``detail`` names the location and
+    the reason: denied, no such bucket, unreachable). ``versioning``: the bucket's
+    versioning status (``Enabled``, ``Suspended``, ``""`` never enabled; None
+    unknown). ``object_lock``: Object Lock enabled (None unknown);
+    ``lock_mode``/``lock_days``: its default retention (None: no default rule, so
+    Velero's objects are not locked). ``requests`` and ``bytes_read`` count this
+    run's S3 calls and response bytes for the location; ``cached`` counts backups
+    answered from the ETag cache; ``bucket_only`` names backups found in the bucket
+    that the cluster does not list.
+    """
+
+    location: str
+    bucket: str
+    prefix: str
+    endpoint: str | None
+    state: str
+    detail: str = ""
+    versioning: str | None = None
+    object_lock: bool | None = None
+    lock_mode: str | None = None
+    lock_days: int | None = None
+    requests: int = 0
+    bytes_read: int = 0
+    backups_read: int = 0
+    cached: int = 0
+    bucket_only: tuple[str, ...] = ()
+
+
 @dataclass
 class ClusterData:
     """A snapshot of the cluster objects the audit reads.
@@ -112,6 +145,9 @@ class ClusterData:
     #: Backup name -> its contents read from object storage; None when bucket reading is not
     #: configured (capture evidence then comes from the cluster only).
     backup_contents: dict[str, BackupContents] | None = None
+    #: BackupStorageLocation name -> its bucket's status (immutability, requests); None when
+    #: bucket reading is not configured.
+    storage_locations: dict[str, StorageLocationStatus] | None = None
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         """Return the objects of ``kind`` (empty list when none were read)."""

@@ -14,8 +14,20 @@ are retried after ``retry_delays``; a list that still fails, or a 403/404, makes
 the kind UNAVAILABLE (PARTIAL when other namespaces were read) with a
 :class:`~auditor.models.CollectionProblem` naming kind, group/version and status.
 
-Raises :class:`~auditor.sources.kubeclient.ClusterAccessError` only when
-discovery itself cannot be read (nothing at all could be audited).
+A connection that is refused or reset (the server is gone, not slow) is retried
+after ``retry_delays`` once, for the request that met it, and then ends the
+collection with :class:`~auditor.sources.kubeclient.ClusterLostError`: the total
+retry time is bounded by ``sum(retry_delays)``, not paid again for every kind left.
+
+With ``namespaces`` (``-n``), the Velero/OADP kinds are still read where they
+live: in ``velero_namespaces`` when given, else in the namespaces that hold a
+DataProtectionApplication or a BackupStorageLocation (one cluster-wide list
+each). When that cannot be found, those kinds are UNAVAILABLE with a problem
+saying so: their checks give ERROR, never a false NOT_READY from "no backup".
+
+Raises :class:`~auditor.sources.kubeclient.ClusterAccessError` when discovery
+itself cannot be read (nothing at all could be audited), and its subclass
+:class:`~auditor.sources.kubeclient.ClusterLostError` when the server is lost later.
 """
 
 from __future__ import annotations
@@ -32,17 +44,33 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic import DynamicClient
 
-from auditor.kinds import KINDS, KindSpec
+from auditor.kinds import BY_KIND, KINDS, KindSpec
 from auditor.models import CollectionProblem
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.directory import ingest_objects
 from auditor.sources.discovery import Discovery, RequestFailed, Resolved, groups_from_dynamic
-from auditor.sources.kubeclient import ClusterAccessError
+from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.progress import CollectProgress, NullProgress
 
 __all__ = ["ClusterSource", "CollectOptions"]
 
 _RETRYABLE = frozenset({429, 500, 502, 503, 504})
+#: Kinds that live in Velero's (OADP's) namespace, not in the VMs' namespaces.
+_VELERO_GROUPS = frozenset({"velero.io", "oadp.openshift.io"})
+#: Kinds whose namespaces locate Velero, in the order they are tried.
+_VELERO_MARKERS = ("DataProtectionApplication", "BackupStorageLocation")
+#: The server is gone (nothing listens, or it dropped the connection): not a slow list.
+_GONE = (
+    urllib3.exceptions.NewConnectionError,
+    urllib3.exceptions.ProtocolError,
+    ConnectionError,
+)
+
+
+def _server_gone(exc: BaseException) -> bool:
+    if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason is not None:
+        return _server_gone(exc.reason)
+    return isinstance(exc, _GONE)
 
 
 @dataclass(frozen=True)
@@ -50,6 +78,8 @@ class CollectOptions:
     """How to read the cluster.
 
     ``namespaces``: read namespaced kinds only there (empty: all namespaces).
+    ``velero_namespaces``: with ``namespaces``, where the Velero/OADP kinds are
+    read (empty: found from DataProtectionApplications/BackupStorageLocations).
     ``page_size``: ``limit`` per list request. ``request_timeout``: seconds to
     wait for one response. ``retry_delays``: seconds to wait before each retry
     of a 429/5xx/timeout (so ``len + 1`` attempts). ``max_restarts``: how often
@@ -57,6 +87,7 @@ class CollectOptions:
     """
 
     namespaces: tuple[str, ...] = ()
+    velero_namespaces: tuple[str, ...] = ()
     page_size: int = 500
     request_timeout: float = 30.0
     retry_delays: tuple[float, ...] = (0.5, 2.0)
@@ -92,6 +123,7 @@ class ClusterSource:
         self.kinds = tuple(kinds)
         self._sleep = sleep
         self._dyn: Any = None
+        self._kinds_read = 0
 
     @property
     def host(self) -> str:
@@ -104,6 +136,9 @@ class ClusterSource:
             info=SourceInfo(type="cluster", location=self.host, cluster_name=self.cluster_name)
         )
         self._dyn = None
+        self._kinds_read = 0
+        self._velero_ns: tuple[str, ...] | None = None
+        self._velero_why = ""
         with tempfile.TemporaryDirectory(prefix="auditor-discovery-") as tmp:
             self._dyn = self._attempt(
                 "/apis",
@@ -112,6 +147,8 @@ class ClusterSource:
             discovery = Discovery(groups_from_dynamic(self._dyn.resources), self._get_json)
             pairs: list[tuple[str, Any]] = []
             states: dict[str, KindState] = {}
+            if self.options.namespaces:
+                self._velero_ns = self._find_velero(discovery)
             self.progress.start(len(self.kinds))
             for spec in self.kinds:
                 resolved = discovery.resolve(spec)
@@ -122,6 +159,7 @@ class ClusterSource:
                     state, problems = resolved.state, _discovery_problems(resolved)
                 states[spec.kind] = state
                 data.problems.extend(problems)
+                self._kinds_read += 1
                 self.progress.kind_done(spec.kind, state)
             self.progress.finish()
         ingest_objects(data, pairs)
@@ -136,6 +174,10 @@ class ClusterSource:
     ) -> tuple[list[tuple[str, Any]], KindState, list[CollectionProblem]]:
         spec = resolved.spec
         namespaces = self.options.namespaces
+        if namespaces and spec.group in _VELERO_GROUPS:
+            if self._velero_ns is None:
+                return [], KindState.UNAVAILABLE, [self._velero_unknown(resolved)]
+            namespaces = self._velero_ns
         scopes: tuple[str | None, ...] = namespaces if namespaces and spec.namespaced else (None,)
         pairs: list[tuple[str, Any]] = []
         problems: list[CollectionProblem] = []
@@ -154,6 +196,48 @@ class ClusterSource:
             return pairs, KindState.COMPLETE, problems
         read_some = len(problems) < len(scopes)
         return pairs, KindState.PARTIAL if read_some else KindState.UNAVAILABLE, problems
+
+    def _find_velero(self, discovery: Discovery) -> tuple[str, ...] | None:
+        """Velero's namespaces: the option, else where DPAs/BSLs are; None when unknown."""
+        if self.options.velero_namespaces:
+            return tuple(self.options.velero_namespaces)
+        reasons = []
+        for kind in _VELERO_MARKERS:
+            spec = next((k for k in self.kinds if k.kind == kind), None)
+            if spec is None:
+                continue
+            resolved = discovery.resolve(spec)
+            if resolved.state is not KindState.COMPLETE:
+                reasons.append(f"{kind} {resolved.state.value}")
+                continue
+            try:
+                items = self._list(f"{resolved.prefix}/{spec.plural}", kind)
+            except RequestFailed as exc:
+                reasons.append(f"{kind} list gave {exc.status or 'no response'}")
+                continue
+            found = {
+                str(i["metadata"]["namespace"])
+                for i in items
+                if isinstance(i, dict)
+                and isinstance(i.get("metadata"), dict)
+                and i["metadata"].get("namespace")
+            }
+            if found:
+                return tuple(sorted(found))
+            reasons.append(f"no {kind}")
+        self._velero_why = "; ".join(reasons)
+        return None
+
+    def _velero_unknown(self, resolved: Resolved) -> CollectionProblem:
+        spec = resolved.spec
+        return CollectionProblem(
+            reason=f"could not read {spec.kind} ({resolved.group_version}): with -n "
+            f"{', '.join(self.options.namespaces)} the namespace that holds Velero/OADP is "
+            f"unknown ({self._velero_why or 'not found'}); give --velero-namespace; checks "
+            f"that need {spec.kind} give ERROR",
+            kind=spec.kind,
+            kinds=(spec.kind,),
+        )
 
     def _get_namespaces(
         self, resolved: Resolved, names: tuple[str, ...]
@@ -183,6 +267,9 @@ class ClusterSource:
         token: str | None = None
         while True:
             query = [("limit", str(self.options.page_size))]
+            selector = BY_KIND[kind].label_selector if kind in BY_KIND else None
+            if selector:
+                query.append(("labelSelector", selector))
             if token:
                 query.append(("continue", token))
             try:
@@ -218,6 +305,26 @@ class ClusterSource:
         result: dict[str, Any] = self._attempt(path, call)
         return result
 
+    def _lost(self, path: str, failure: RequestFailed, delays: list[float]) -> None:
+        """The connection was refused/reset: wait out the retry delays once, then give up.
+
+        Raises:
+            ClusterLostError: the server still does not answer ``GET /version``.
+        """
+        for delay in delays:
+            self._sleep(delay)
+            try:
+                self._dyn.request("get", "/version", serialize=False, _request_timeout=(5.0, 5.0))
+                return  # it answers again: retry the request as usual
+            except ApiException:
+                return  # an HTTP answer of any status: the server is there
+            except (urllib3.exceptions.HTTPError, OSError):
+                continue
+        raise ClusterLostError(
+            f"lost the API server {self.host} during collection after {self._kinds_read} of "
+            f"{len(self.kinds)} kinds: GET {path}: {failure.detail}"
+        ) from failure
+
     def _attempt(self, path: str, call: Callable[[], Any]) -> Any:
         """Run ``call`` with retries on 429/5xx/timeouts; raise RequestFailed at the end.
 
@@ -233,6 +340,8 @@ class ClusterSource:
             except (urllib3.exceptions.HTTPError, OSError) as exc:
                 failure = RequestFailed(path, None, f"{type(exc).__name__}: {exc}")
                 retry = True
+                if self._dyn is not None and _server_gone(exc):
+                    self._lost(path, failure, delays)
             except ValueError as exc:  # undecodable body or discovery refusing the host
                 failure, retry = RequestFailed(path, None, f"unreadable response: {exc}"), False
             if retry and delays:

@@ -13,7 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from auditor.kinds import BY_KIND, KindSpec, spec_for_file_stem, spec_for_object
+from auditor.kinds import (
+    BY_KIND,
+    KindSpec,
+    spec_for_file_stem,
+    spec_for_object,
+    unsupported_version,
+)
 from auditor.models import CollectionProblem
 from auditor.redact import redact, redact_in_place
 from auditor.sources.base import ClusterData, KindState, SourceInfo
@@ -173,9 +179,29 @@ class _Builder:
             )
             return
         spec = spec_for_object(api_version, kind)
-        if spec is None:
+        if spec is None or not spec.selects(obj):  # unknown kind, or a ConfigMap not for Velero
             key = f"{api_version} {kind}"
             self.data.skipped[key] = self.data.skipped.get(key, 0) + 1
+            known = unsupported_version(api_version, kind)
+            if known is not None:
+                # Never evidence: the list of that kind is incomplete, so no check may rely on
+                # the absence of such an object either.
+                self.partial.add(known.kind)
+                meta = obj.get("metadata")
+                meta = meta if isinstance(meta, dict) else {}
+                ns, name = meta.get("namespace"), meta.get("name")
+                self.problem(
+                    f"{loc}: {kind} {_qual(ns if isinstance(ns, str) else None, str(name))} is "
+                    f"at apiVersion {api_version}, which the auditor does not read (it reads "
+                    f"{', '.join(known.group + '/' + v for v in known.versions)}); not counted "
+                    "as evidence",
+                    file=_file_of(origin),
+                    kind=known.kind,
+                    namespace=ns if isinstance(ns, str) else None,
+                    name=name if isinstance(name, str) else None,
+                    field="apiVersion",
+                    kinds=(known.kind,),
+                )
             return
         self.present.add(spec.kind)
         meta = obj.get("metadata")

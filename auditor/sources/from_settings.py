@@ -30,6 +30,8 @@ def source_from_settings(settings: AuditSettings) -> Source:
         return ClusterSource(
             client,
             cluster_name=settings.cluster_name or cfg.context,
-            options=CollectOptions(namespaces=cfg.namespaces),
+            options=CollectOptions(
+                namespaces=cfg.namespaces, velero_namespaces=cfg.velero_namespaces
+            ),
         )
     return DirectorySource(cfg.path, cluster_name=settings.cluster_name)

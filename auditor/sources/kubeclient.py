@@ -18,13 +18,21 @@ import yaml
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
-__all__ = ["ClusterAccessError", "ClientSettings", "api_client"]
+__all__ = ["ClusterAccessError", "ClusterLostError", "ClientSettings", "api_client"]
 
 
 class ClusterAccessError(Exception):
     """The cluster cannot be reached or its API discovery read (nothing can be audited).
 
     The message names the API server URL (or kubeconfig) and the reason.
+    """
+
+
+class ClusterLostError(ClusterAccessError):
+    """The API server stopped answering (connection refused/reset) after discovery.
+
+    What was read before is not a complete picture, so nothing is audited; the
+    message names the server, the request and how many kinds were read.
     """
 
 

@@ -1,0 +1,63 @@
+"""BKP-011: are backups of a running VM application-consistent (a guest agent to freeze it)?
+
+A snapshot of a running VM is taken while the guest writes. Only the QEMU guest agent can
+freeze the guest's filesystems first (``virt-freezer`` in a Velero pre-hook, or KubeVirt's own
+online snapshot); the VMI condition ``AgentConnected`` says whether one answers. Without it
+every backup is crash-consistent: like pulling the power cord, databases replay or lose their
+last transactions. A stopped VM's disks are at rest, so its backups are consistent anyway.
+"""
+
+from __future__ import annotations
+
+from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
+from auditor.inventory import VMRecord
+from auditor.kubevalues import dig
+from auditor.models import Basis, Severity
+
+KV_FREEZE = "https://github.com/kubevirt/kubevirt/blob/main/docs/freeze.md"
+KV_SNAPSHOT = "https://kubevirt.io/user-guide/storage/snapshot_restore_api/"
+VELERO_HOOKS = "https://velero.io/docs/main/backup-hooks/"
+
+
+def agent_connected(vmi: dict[str, object] | None) -> bool | None:
+    """The VMI's ``AgentConnected`` condition: True, False (absent or not True), None (no VMI)."""
+    if vmi is None:
+        return None
+    conds = dig(vmi, "status", "conditions")
+    for c in conds if isinstance(conds, list) else []:
+        if isinstance(c, dict) and c.get("type") == "AgentConnected":
+            return c.get("status") == "True"
+    return False
+
+
+@check(
+    "RR-BKP-011",
+    title="Backups of the running VM can freeze its filesystems (guest agent connected)",
+    severity=Severity.MEDIUM,
+    rationale="Without a connected QEMU guest agent nothing can freeze the guest's filesystems "
+    "before a snapshot, so every backup of the running VM is crash-consistent: databases and "
+    "journals must recover as after a power cut, and may lose their last writes.",
+    remediation="Install and start qemu-guest-agent in the guest (the VMI then shows condition "
+    "AgentConnected) and freeze with a virt-freezer pre/post backup hook; or set "
+    "require_application_consistent: false for VMs where crash consistency is accepted.",
+    references=(KV_FREEZE, KV_SNAPSHOT, VELERO_HOOKS),
+    requires=("VirtualMachineInstance",),
+)
+def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
+    """N/A for a stopped VM; FAIL info without an agent (medium with the policy option)."""
+    connected = agent_connected(vm.vmi)
+    required = ctx.thresholds.require_application_consistent
+    ev = {"agent_connected": connected, "require_application_consistent": required}
+    if connected is None:
+        return not_applicable(f"VM {vm.ref} is not running; its disks are at rest.", **ev)
+    if connected:
+        return passed(
+            f"VM {vm.ref} has a connected guest agent, so backups can freeze its filesystems.",
+            **ev,
+        ).on(Basis.OBSERVED)
+    sev = Severity.MEDIUM if required else Severity.INFO
+    msg = (
+        f"VM {vm.ref} runs without a connected guest agent (no AgentConnected condition): its "
+        "backups are crash-consistent only."
+    )
+    return failed(msg, sev, **ev).on(Basis.OBSERVED)

@@ -1,0 +1,124 @@
+"""PLT-006: does KubeVirt's configuration let persistent EFI/TPM VMs start after a restore?
+
+VMs with ``efi.persistent``/``tpm.persistent`` keep that state in a ``persistent-state-for-<vm>``
+PVC. KubeVirt rejects them unless the ``VMPersistentState`` feature gate is on (GA, always on,
+from KubeVirt 1.5), and creates the PVC on ``spec.configuration.vmStateStorageClass`` (else the
+default virt class, else the cluster default) when a restore did not bring it back.
+Sources: https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/,
+https://github.com/kubevirt/kubevirt/blob/main/pkg/storage/backend-storage/backend-storage.go,
+https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-config/featuregate/inactive.go
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
+from auditor.inventory import VMRecord
+from auditor.kubevalues import dig
+from auditor.models import Basis, Severity
+from auditor.sources.base import KindState
+
+KV_PERSISTENT = "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/"
+KV_BACKEND_SRC = (
+    "https://github.com/kubevirt/kubevirt/blob/main/pkg/storage/backend-storage/backend-storage.go"
+)
+KV_GATES_SRC = (
+    "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-config/featuregate/inactive.go"
+)
+GATE = "VMPersistentState"
+_VERSION = re.compile(r"v?(\d+)\.(\d+)")
+
+
+def kubevirt_settings(obj: dict[str, Any]) -> dict[str, Any]:
+    """The facts PLT-006 reads from one KubeVirt CR (version as (major, minor) or None)."""
+    conf = dig(obj, "spec", "configuration") or {}
+    gates = dig(conf, "developerConfiguration", "featureGates")
+    raw = dig(obj, "status", "observedKubeVirtVersion")
+    m = _VERSION.match(raw) if isinstance(raw, str) else None
+    return {
+        "kubevirt": f"{dig(obj, 'metadata', 'namespace')}/{dig(obj, 'metadata', 'name')}",
+        "version": raw if isinstance(raw, str) else None,
+        "version_tuple": (int(m.group(1)), int(m.group(2))) if m else None,
+        "feature_gates": [g for g in gates if isinstance(g, str)]
+        if isinstance(gates, list)
+        else [],
+        "vm_state_storage_class": conf.get("vmStateStorageClass")
+        if isinstance(conf, dict) and isinstance(conf.get("vmStateStorageClass"), str)
+        else None,
+    }
+
+
+@check(
+    "RR-PLT-006",
+    title="KubeVirt can start VMs with persistent EFI/TPM state",
+    severity=Severity.HIGH,
+    rationale="A VM with persistent EFI NVRAM or TPM only starts when KubeVirt has the "
+    "VMPersistentState feature (a gate before 1.5), and a restore that did not bring back its "
+    "persistent-state PVC needs vmStateStorageClass (or a default class) to create a new one.",
+    remediation="Enable the VMPersistentState feature gate (KubeVirt < 1.5) and set "
+    "spec.configuration.vmStateStorageClass to an existing RWX Filesystem class.",
+    references=(KV_PERSISTENT, KV_BACKEND_SRC, KV_GATES_SRC),
+    scope="platform",
+)
+def persistent_state_config(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+    """N/A without persistent-state VMs; ERROR when the KubeVirt CR is not read.
+
+    FAIL when the gate is needed and off, or vmStateStorageClass names a missing class.
+    """
+    users = [
+        vm.ref
+        for vm in vms
+        if vm.spec.firmware.efi_persistent
+        or (vm.spec.firmware.tpm and vm.spec.firmware.tpm_persistent)
+    ]
+    if not users:
+        return not_applicable("No VM keeps persistent EFI/TPM state.")
+    data = ctx.index.data
+    crs = data.of("KubeVirt")
+    if data.state("KubeVirt") is not KindState.COMPLETE or not crs:
+        return errored(
+            f"{len(users)} VM(s) keep persistent EFI/TPM state, but the KubeVirt CR was not read: "
+            "whether KubeVirt can start them after a restore is unknown.",
+            vms=users,
+        )
+    kv = kubevirt_settings(crs[0])
+    state_classes = sorted(
+        {
+            str(dig(p.obj, "spec", "storageClassName"))
+            for vm in vms
+            if (p := vm.state_pvc) is not None and p.obj is not None
+        }
+    )
+    ev = {**kv, "vms": users, "state_pvc_classes": state_classes}
+    ev.pop("version_tuple")
+    problems = []
+    version = kv["version_tuple"]
+    if GATE not in kv["feature_gates"] and version is None:
+        return errored(
+            f"KubeVirt's version is unknown (no status.observedKubeVirtVersion) and {GATE} is "
+            "not among its feature gates: whether it starts persistent-state VMs is unknown.",
+            **ev,
+        )
+    if GATE not in kv["feature_gates"] and version is not None and version < (1, 5):
+        problems.append(f"feature gate {GATE} is off and KubeVirt is {kv['version']} (GA from 1.5)")
+    cls = kv["vm_state_storage_class"]
+    if cls and cls not in ctx.index.storage_classes:
+        problems.append(f"vmStateStorageClass {cls} does not exist")
+    if problems:
+        msg = f"KubeVirt cannot start {len(users)} persistent-state VM(s): {'; '.join(problems)}."
+        return failed(msg, **ev).on(Basis.OBSERVED)
+    note = f"on {cls}" if cls else "on the default virt/cluster class (vmStateStorageClass unset)"
+    return passed(
+        f"KubeVirt {kv['version'] or ''} starts persistent-state VMs and creates their state {note}.",
+        **ev,
+    ).on(Basis.OBSERVED)

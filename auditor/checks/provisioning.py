@@ -1,0 +1,161 @@
+"""STG-003: can each of the VM's PVCs be provisioned again when it is restored?
+
+Velero recreates a PVC with its ``spec.storageClassName`` unless a ConfigMap in Velero's
+namespace labelled ``velero.io/change-storage-class: RestoreItemAction`` maps the class to
+another (``data: {old: new}``). A class that exists neither way leaves the PVC Pending and the
+VM without its disk. A mapped class must also offer the PVC's volumeMode and access modes: a
+Block disk restored from a snapshot onto a Filesystem-only class fails, and a live-migratable
+VM needs ReadWriteMany. That a class offers a mode is taken from evidence: a Bound PVC of that
+class with that mode (the class provisioned it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
+from auditor.inventory import VMRecord
+from auditor.inventory.protection import PvcRef
+from auditor.kubevalues import dig
+from auditor.models import Basis, Severity
+from auditor.redact import REDACTED
+from auditor.sources.base import KindState
+
+VELERO_CHANGE_SC = "https://velero.io/docs/main/restore-reference/#changing-pvpvc-storage-classes"
+VELERO_CHANGE_SC_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/change_storageclass_action.go"
+KV_LIVE_MIGRATION = "https://kubevirt.io/user-guide/compute/live_migration/#limitations"
+CHANGE_SC_LABEL = "velero.io/change-storage-class"
+
+
+def storage_class_mapping(ctx: CheckContext) -> dict[str, str]:
+    """Velero's class mapping: old -> new from labelled ConfigMaps in Velero's namespace(s).
+
+    Velero's namespace is where its BackupStorageLocations and Backups live.
+    """
+    data = ctx.index.data
+    velero_ns = {
+        str(dig(o, "metadata", "namespace"))
+        for k in ("BackupStorageLocation", "Backup")
+        for o in data.of(k)
+    }
+    out: dict[str, str] = {}
+    for cm in data.of("ConfigMap"):
+        labels = dig(cm, "metadata", "labels") or {}
+        if not isinstance(labels, dict) or labels.get(CHANGE_SC_LABEL) != "RestoreItemAction":
+            continue
+        if dig(cm, "metadata", "namespace") not in velero_ns:
+            continue
+        payload = cm.get("data")
+        for old, new in (payload if isinstance(payload, dict) else {}).items():
+            if isinstance(new, str) and new != REDACTED:
+                out[str(old)] = new
+    return out
+
+
+def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
+    """A Bound PVC of class ``cls`` with ``mode`` and every access mode in ``access`` exists.
+
+    Scans the PVCs once per mapped PVC: only VMs whose class a mapping changes pay for it.
+    """
+    for pvc in ctx.index.pvcs.values():
+        spec = pvc.get("spec") or {}
+        if spec.get("storageClassName") != cls or dig(pvc, "status", "phase") != "Bound":
+            continue
+        if (spec.get("volumeMode") or "Filesystem") != mode:
+            continue
+        have = spec.get("accessModes")
+        if isinstance(have, list) and access <= {str(a) for a in have}:
+            return True
+    return False
+
+
+def _live_migratable(vm: VMRecord) -> bool:
+    conds = dig(vm.vmi, "status", "conditions") if vm.vmi else None
+    for c in conds if isinstance(conds, list) else []:
+        if isinstance(c, dict) and c.get("type") == "LiveMigratable":
+            return c.get("status") == "True"
+    strategy = dig(vm.obj, "spec", "template", "spec", "evictionStrategy")
+    return strategy in ("LiveMigrate", "LiveMigrateIfPossible")
+
+
+def _judge(
+    ctx: CheckContext, p: PvcRef, mapping: dict[str, str], cms_known: bool, rwx: bool
+) -> dict[str, Any]:
+    spec = (p.obj or {}).get("spec") or {}
+    cls = spec.get("storageClassName")
+    row: dict[str, Any] = {"pvc": p.name, "role": p.role, "storage_class": cls}
+    if not isinstance(cls, str) or not cls:
+        row.update(verdict="ok", reason="no class: Velero rebinds the restored PV")
+        return row
+    target = mapping.get(cls, cls)
+    row["restore_class"] = target
+    if target not in ctx.index.storage_classes:
+        if target == cls and not cms_known:
+            row.update(verdict="unknown", reason=f"class {cls} is gone; mapping ConfigMaps unread")
+        else:
+            via = f" (mapped from {cls})" if target != cls else ""
+            row.update(verdict="missing", reason=f"StorageClass {target}{via} does not exist")
+        return row
+    if target == cls:
+        row.update(verdict="ok", reason=f"StorageClass {cls} exists")
+        return row
+    mode = str(spec.get("volumeMode") or "Filesystem")
+    access = {str(a) for a in spec.get("accessModes") or [] if isinstance(a, str)}
+    if rwx:
+        access.add("ReadWriteMany")
+    if _offers(ctx, target, mode, access):
+        row.update(verdict="ok", reason=f"{target} holds a Bound {mode} {sorted(access)} PVC")
+    else:
+        row.update(
+            verdict="unproven",
+            reason=f"no Bound {mode} {sorted(access)} PVC shows that {target} offers them",
+        )
+    return row
+
+
+@check(
+    "RR-STG-003",
+    title="Every PVC of the VM can be provisioned on restore",
+    severity=Severity.HIGH,
+    rationale="Velero recreates each PVC on its StorageClass, or on the class a "
+    "change-storage-class ConfigMap maps it to. A class that no longer exists leaves the "
+    "restored PVC Pending and the VM without its disk; a mapped class that lacks the disk's "
+    "volumeMode or ReadWriteMany (needed for live migration) fails or degrades the restore.",
+    remediation="Recreate the StorageClass, or map it in a ConfigMap in Velero's namespace "
+    "labelled velero.io/change-storage-class: RestoreItemAction to a class offering the same "
+    "volumeMode and access modes.",
+    references=(VELERO_CHANGE_SC, VELERO_CHANGE_SC_SRC, KV_LIVE_MIGRATION),
+    requires=("StorageClass", "PersistentVolumeClaim"),
+)
+def restore_provisioning(vm: VMRecord, ctx: CheckContext) -> Result:
+    """FAIL high for a missing class; ERROR when a gone class's mapping or a mapped class's
+    modes cannot be shown; N/A without PVCs."""
+    pvcs = [p for p in vm.pvcs if p.obj is not None]
+    if not pvcs:
+        return not_applicable(f"VM {vm.ref} has no PVCs to provision.")
+    cms_known = ctx.index.data.state("ConfigMap") is KindState.COMPLETE
+    mapping = storage_class_mapping(ctx)
+    rwx = _live_migratable(vm)
+    rows = [_judge(ctx, p, mapping, cms_known, rwx) for p in pvcs]
+    ev = {"pvcs": rows, "mapping": mapping, "mapping_read": cms_known, "live_migratable": rwx}
+    missing = [r for r in rows if r["verdict"] == "missing"]
+    if missing:
+        what = "; ".join(f"{r['pvc']}: {r['reason']}" for r in missing)
+        return failed(f"VM {vm.ref} cannot be provisioned on restore: {what}.", **ev).on(
+            Basis.OBSERVED
+        )
+    open_ = [r for r in rows if r["verdict"] in ("unknown", "unproven")]
+    if open_:
+        what = "; ".join(f"{r['pvc']}: {r['reason']}" for r in open_)
+        return errored(f"Cannot show that VM {vm.ref}'s PVCs provision on restore: {what}.", **ev)
+    return passed(f"Every PVC of VM {vm.ref} has a StorageClass to restore onto.", **ev).on(
+        Basis.OBSERVED
+    )

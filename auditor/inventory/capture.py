@@ -1,0 +1,518 @@
+"""Per-(Backup, PVC) capture records: did a method *run* for this PVC, and what proves it?
+
+A PVC counts as captured only on evidence, strongest first:
+
+1. ``bucket``: the Backup's own records in its BackupStorageLocation
+   (:attr:`ClusterData.backup_contents`: volume info, item operations).
+2. ``item``: per-item objects labelled ``velero.io/backup-name``: a DataUpload naming the PVC
+   (``spec.sourceNamespace``/``sourcePVC``, ``status.phase``), a PodVolumeBackup (label
+   ``velero.io/pvc-uid`` or ``spec.tags``), a VolumeSnapshot of the PVC (``readyToUse``).
+3. ``counters``: the Backup's status counters (``csiVolumeSnapshotsCompleted``,
+   ``volumeSnapshotsCompleted``, ``backupItemOperationsCompleted/Failed``, all ``omitempty``
+   so absent means 0) and the VolumeSnapshotContents labelled with its name, reconciled against
+   the set of PVCs Velero would attempt with that method (:class:`BackupPlan`). A count covers a
+   PVC only when it accounts for *every* PVC in that set: N of M never says which N.
+4. ``inferred``: scope and capability alone. Never counted as captured ("not evidenced").
+
+Velero's rules that stop a method, each cited where it is applied: the exclude label, file-system
+backup only for volumes a running pod mounts and never ``volumeMode: Block``,
+``snapshotVolumes: false``, CSI needing Velero's CSI support and a selectable
+VolumeSnapshotClass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from auditor.inventory.index import (
+    PVC_UID_LABEL,
+    BackupView,
+    ClusterIndex,
+    excluded_from_backup,
+    meta_labels,
+)
+from auditor.kubevalues import dig
+from auditor.sources.base import KindState
+
+__all__ = [
+    "CaptureStatus",
+    "PvcCapture",
+    "BackupPlan",
+    "Method",
+    "capture_evidence",
+    "intended_method",
+    "pvc_driver",
+    "select_snapshot_class",
+]
+
+FS_BLOCK_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/podvolume/backupper.go"
+CSI_CLASS_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/util/csi/volume_snapshot.go"
+#: the Kubernetes default-class annotation Velero falls back to
+DEFAULT_CLASS_ANNOTATION = "snapshot.storage.kubernetes.io/is-default-class"
+CLASS_LABEL = "velero.io/csi-volumesnapshot-class"
+
+
+class CaptureStatus(StrEnum):
+    """Whether one Backup holds one PVC's data."""
+
+    CAPTURED = "captured"
+    FAILED = "failed"
+    NOT_ATTEMPTED = "not_attempted"
+    UNKNOWN = "unknown"
+
+
+class Method(StrEnum):
+    """How Velero copies a PVC's data."""
+
+    CSI_SNAPSHOT = "csi-snapshot"
+    CSI_DATA_MOVER = "csi-data-mover"
+    FS_BACKUP = "fs-backup"
+    NATIVE_SNAPSHOT = "native-snapshot"
+
+    @property
+    def off_cluster(self) -> bool:
+        """True when the data lands in object storage or the provider, not a CSI snapshot."""
+        return self is not Method.CSI_SNAPSHOT
+
+
+#: basis values whose capture is evidenced (observed)
+EVIDENCED = frozenset({"bucket", "item", "counters"})
+
+
+@dataclass(frozen=True)
+class PvcCapture:
+    """One (Backup, PVC) capture record.
+
+    ``role`` is ``disk`` or ``state``; ``in_scope`` whether the Backup's filters take the PVC
+    at all; ``basis`` is ``bucket``, ``item``, ``counters``, ``inferred`` or ``scope`` (the
+    PVC is outside the Backup); ``proof`` names the objects and fields behind the record.
+    """
+
+    pvc: str
+    role: str
+    in_scope: bool
+    status: CaptureStatus
+    method: Method | None
+    basis: str
+    reason: str
+    proof: tuple[str, ...] = ()
+
+    @property
+    def captured(self) -> bool:
+        """True only for an evidenced capture (an inferred one is not a copy)."""
+        return self.status is CaptureStatus.CAPTURED and self.basis in EVIDENCED
+
+    @property
+    def unresolved(self) -> bool:
+        """True when nothing says whether the data is in the Backup (unknown or inferred)."""
+        return self.status is CaptureStatus.UNKNOWN or (
+            self.status is CaptureStatus.CAPTURED and self.basis not in EVIDENCED
+        )
+
+    def to_evidence(self) -> dict[str, Any]:
+        """JSON-ready form for finding evidence."""
+        return {
+            "pvc": self.pvc,
+            "role": self.role,
+            "status": self.status.value,
+            "captured": self.captured,
+            "method": self.method.value if self.method else None,
+            "basis": self.basis,
+            "reason": self.reason,
+            "proof": list(self.proof),
+        }
+
+
+@dataclass
+class BackupPlan:
+    """What one Backup should have done, for attributing its counters.
+
+    ``expected`` maps a method to the ``(namespace, pvc)`` pairs Velero would attempt with it
+    (an upper bound: PVCs whose method cannot be told are counted in every set they might
+    belong to, so a count that covers the set covers each member).
+    """
+
+    backup: BackupView
+    expected: dict[Method, set[tuple[str, str]]] = field(default_factory=dict)
+    #: CSI driver -> how many expected CSI snapshots are of that driver
+    csi_by_driver: dict[str, int] = field(default_factory=dict)
+    #: (namespace, pvc) -> intended_method's answer, for every PVC in the Backup's scope
+    methods: dict[tuple[str, str], tuple[Method | None, bool, str]] = field(default_factory=dict)
+    #: VM name -> (held, why not) for the VMs of the Backup's namespaces
+    held: dict[tuple[str, str], tuple[bool, str]] = field(default_factory=dict)
+    _contents: dict[str | None, tuple[int, list[str]]] = field(default_factory=dict)
+    _classes: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
+    _items: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
+
+    def snapshot_contents(self, ix: ClusterIndex, driver: str | None) -> tuple[int, list[str]]:
+        """``(count, names of the ready ones)`` of the VolumeSnapshotContents labelled with this
+        Backup's name, for ``driver`` (all drivers when None); computed once per driver."""
+        cached = self._contents.get(driver)
+        if cached is None:
+            mine = [
+                c
+                for c in ix.backup_snapshot_contents.get(self.backup.name, [])
+                if driver is None or dig(c, "spec", "driver") == driver
+            ]
+            ready = [
+                str(dig(c, "metadata", "name"))
+                for c in mine
+                if dig(c, "status", "readyToUse") is True
+            ]
+            cached = self._contents[driver] = (len(mine), ready)
+        return cached
+
+
+def pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
+    """The CSI driver of a PVC: its PV's ``csi.driver``, else its StorageClass's provisioner."""
+    pv = ix.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
+    driver = dig(pv, "spec", "csi", "driver") if pv else None
+    if isinstance(driver, str):
+        return driver
+    sc = ix.storage_classes.get(str(dig(pvc, "spec", "storageClassName") or ""))
+    prov = sc.get("provisioner") if sc else None
+    return prov if isinstance(prov, str) else None
+
+
+def select_snapshot_class(
+    ix: ClusterIndex, driver: str, b: BackupView, pvc: dict[str, Any] | None
+) -> str | None:
+    """The VolumeSnapshotClass Velero would use for ``driver``, or None.
+
+    Order (velero pkg/util/csi/volume_snapshot.go GetVolumeSnapshotClass): the PVC annotation
+    ``velero.io/csi-volumesnapshot-class``, the Backup annotation
+    ``velero.io/csi-volumesnapshot-class_<driver>``, a class for the driver labelled
+    ``velero.io/csi-volumesnapshot-class``, one annotated as the Kubernetes default, else the
+    only class for the driver. Two or more unlabelled classes without a default: none.
+    """
+    classes = ix.snapshot_classes_by_driver.get(driver, [])
+    by_name = {str(dig(c, "metadata", "name")): c for c in classes}
+    for wanted in (
+        meta_labels(pvc, "annotations").get(CLASS_LABEL) if pvc else None,
+        b.annotations.get(f"{CLASS_LABEL}_{driver.lower()}"),
+    ):
+        if wanted:
+            return wanted if wanted in by_name else None
+    for key, where in ((CLASS_LABEL, "labels"), (DEFAULT_CLASS_ANNOTATION, "annotations")):
+        for name, c in by_name.items():
+            if key in meta_labels(c, where):
+                return name
+    return next(iter(by_name)) if len(by_name) == 1 else None
+
+
+def intended_method(
+    ix: ClusterIndex,
+    b: BackupView,
+    pvc: dict[str, Any],
+    pod_mounted: bool | None,
+    classes: dict[tuple[str, str | None], str | None] | None = None,
+) -> tuple[Method | None, bool, str]:
+    """The method Velero would use for ``pvc`` in ``b``: ``(method, certain, why_not)``.
+
+    ``pod_mounted`` says whether a running pod mounts the PVC (None: unknown, e.g. a PVC no VM
+    uses). ``method`` None means no method runs, and ``why_not`` says why. ``certain`` is False
+    when the choice between file-system backup and a snapshot cannot be told.
+    """
+    name = str(dig(pvc, "metadata", "name"))
+    if b.fs_backup_default and pod_mounted is not False:
+        if str(dig(pvc, "spec", "volumeMode")) == "Block":
+            return (
+                None,
+                pod_mounted is True,
+                f"Backup {b.name} uses file-system backup (defaultVolumesToFsBackup), which never "
+                f"copies Block-mode volumes such as PVC {name} ({FS_BLOCK_SRC})",
+            )
+        return Method.FS_BACKUP, pod_mounted is True, ""
+    if b.snapshot_volumes is False:
+        return (
+            None,
+            True,
+            f"Backup {b.name} has snapshotVolumes: false and PVC {name} is not mounted by a running "
+            "pod for file-system backup",
+        )
+    pv = ix.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
+    if pv is not None and not isinstance(dig(pv, "spec", "csi"), dict):
+        return Method.NATIVE_SNAPSHOT, True, ""
+    driver = pvc_driver(ix, pvc)
+    if driver is None:
+        return None, False, f"CSI driver of PVC {name} is unknown (no PV or StorageClass found)"
+    wanted = meta_labels(pvc, "annotations").get(CLASS_LABEL)
+    key = (driver, wanted)
+    if classes is None or key not in classes:
+        chosen = select_snapshot_class(ix, driver, b, pvc)
+        if classes is not None:
+            classes[key] = chosen
+    else:
+        chosen = classes[key]
+    if chosen is None:
+        return (
+            None,
+            True,
+            f"Velero finds no VolumeSnapshotClass it can select for driver {driver} (labelled "
+            f"{CLASS_LABEL}, default, or the only one), so it cannot snapshot PVC {name} "
+            f"({CSI_CLASS_SRC})",
+        )
+    return (Method.CSI_DATA_MOVER if b.snapshot_move_data else Method.CSI_SNAPSHOT), True, ""
+
+
+def _ref(kind: str, obj: dict[str, Any]) -> str:
+    ns = dig(obj, "metadata", "namespace")
+    return f"{kind} {ns + '/' if ns else ''}{dig(obj, 'metadata', 'name')}"
+
+
+def _from_bucket(
+    ix: ClusterIndex, b: BackupView, ns: str, name: str
+) -> tuple[CaptureStatus, Method | None, str, tuple[str, ...]] | None:
+    contents = (ix.data.backup_contents or {}).get(b.name)
+    if contents is None or contents.state != "read" or contents.volumes is None:
+        return None
+    where = f"bucket {contents.location}: backups/{b.name} volume records"
+    for v in contents.volumes:
+        if v.namespace == ns and v.pvc == name:
+            try:
+                method: Method | None = Method(v.method)
+            except ValueError:
+                method = None
+            if v.outcome == "captured":
+                return CaptureStatus.CAPTURED, method, f"PVC {name} captured ({where})", (where,)
+            return (
+                CaptureStatus.FAILED,
+                method,
+                f"PVC {name} failed in backup {b.name}: {v.detail or v.outcome} ({where})",
+                (where,),
+            )
+    return (
+        CaptureStatus.NOT_ATTEMPTED,
+        None,
+        f"the volume records of backup {b.name} list no data for PVC {name} ({where})",
+        (where,),
+    )
+
+
+_BAD = {"Failed", "Canceled", "PartiallyFailed"}
+
+
+def _phase_status(phase: Any) -> CaptureStatus:
+    if phase == "Completed":
+        return CaptureStatus.CAPTURED
+    if phase in _BAD:
+        return CaptureStatus.FAILED
+    return CaptureStatus.UNKNOWN
+
+
+def _item_keys(kind: str, o: dict[str, Any]) -> list[tuple[str, str]]:
+    """The ``(namespace, pvc name)`` or ``("uid", pvc uid)`` keys a per-item object names."""
+    if kind == "DataUpload":
+        ns, pvc = dig(o, "spec", "sourceNamespace"), dig(o, "spec", "sourcePVC")
+        return [(str(ns), str(pvc))]
+    if kind == "VolumeSnapshot":
+        pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
+        return [(str(dig(o, "metadata", "namespace")), str(pvc))]
+    tags = dig(o, "spec", "tags")
+    tags = tags if isinstance(tags, dict) else {}
+    keys = [("uid", str(u)) for u in {meta_labels(o).get(PVC_UID_LABEL), tags.get("pvc-uid")} if u]
+    if tags.get("pvc"):
+        keys.append((str(dig(o, "spec", "pod", "namespace") or "*"), str(tags["pvc"])))
+    return keys
+
+
+def _item_index(
+    ix: ClusterIndex, plan: BackupPlan
+) -> dict[tuple[str, str], tuple[str, dict[str, Any]]]:
+    """Per-item evidence of one Backup by the PVC it names (first object of each kind wins)."""
+    if plan._items is None:
+        index: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+        name = plan.backup.name
+        for kind, objs in (
+            ("DataUpload", ix.data_uploads.get(name, [])),
+            ("PodVolumeBackup", ix.pod_volume_backups.get(name, [])),
+            ("VolumeSnapshot", ix.backup_volume_snapshots.get(name, [])),
+        ):
+            for o in objs:
+                for key in _item_keys(kind, o):
+                    index.setdefault(key, (kind, o))
+        plan._items = index
+    return plan._items
+
+
+_ITEM_METHOD = {
+    "DataUpload": Method.CSI_DATA_MOVER,
+    "PodVolumeBackup": Method.FS_BACKUP,
+    "VolumeSnapshot": Method.CSI_SNAPSHOT,
+}
+
+
+def _from_items(
+    ix: ClusterIndex, plan: BackupPlan, ns: str, pvc: dict[str, Any]
+) -> tuple[CaptureStatus, Method, str, tuple[str, ...]] | None:
+    name = str(dig(pvc, "metadata", "name"))
+    uid = dig(pvc, "metadata", "uid")
+    index = _item_index(ix, plan)
+    hit = index.get((ns, name)) or index.get(("uid", str(uid))) or index.get(("*", name))
+    if hit is None:
+        return None
+    kind, o = hit
+    if kind == "VolumeSnapshot":
+        ready = dig(o, "status", "readyToUse")
+        err = dig(o, "status", "error", "message")
+        st = (
+            CaptureStatus.CAPTURED
+            if ready is True
+            else CaptureStatus.FAILED
+            if err
+            else CaptureStatus.UNKNOWN
+        )
+        what = f"readyToUse={ready}"
+    else:
+        phase = dig(o, "status", "phase")
+        st, what = _phase_status(phase), f"phase={phase}"
+    return (
+        st,
+        _ITEM_METHOD[kind],
+        f"{kind} for PVC {name}: {what}",
+        (f"{_ref(kind, o)} status.{what}",),
+    )
+
+
+def _counted(
+    ix: ClusterIndex, plan: BackupPlan, method: Method, driver: str | None
+) -> tuple[CaptureStatus, str, tuple[str, ...]]:
+    """Attribute the Backup's counters to one PVC of the expected set for ``method``."""
+    b = plan.backup
+    expected = plan.expected.get(method, set())
+    n = len(expected)
+    if method is Method.NATIVE_SNAPSHOT:
+        done, tried, field_name = b.native_completed, b.native_attempted, "volumeSnapshots"
+    elif method is Method.CSI_SNAPSHOT:
+        done, tried, field_name = (
+            b.csi_completed or 0,
+            b.csi_attempted or 0,
+            "csiVolumeSnapshots",
+        )
+    else:
+        done, tried, field_name = b.item_ops_completed, b.item_ops_attempted, "backupItemOperations"
+    n_contents, ready = plan.snapshot_contents(ix, driver)
+    counters = (
+        f"Backup {b.namespace}/{b.name} status.{field_name}Attempted={tried}, Completed={done}"
+    )
+    proof = (counters, *(f"VolumeSnapshotContent {c} readyToUse" for c in ready[:3]))
+    if n and done >= n and (method is not Method.CSI_DATA_MOVER or b.item_ops_failed == 0):
+        return (
+            CaptureStatus.CAPTURED,
+            f"the Backup's counters account for all {n} PVC(s) it would copy by {method.value}",
+            proof,
+        )
+    per_driver = plan.csi_by_driver.get(driver or "", 0)
+    if method is Method.CSI_SNAPSHOT and per_driver and len(ready) >= per_driver:
+        return (
+            CaptureStatus.CAPTURED,
+            f"{len(ready)} ready VolumeSnapshotContent(s) of driver {driver} labelled for the "
+            f"Backup account for all {per_driver} PVC(s) of that driver it would snapshot",
+            (*proof[1:], counters),
+        )
+    if tried == 0 and not n_contents:
+        return (
+            CaptureStatus.NOT_ATTEMPTED,
+            f"backup {b.name} records no {method.value} at all ({field_name}Attempted is 0 and no "
+            "VolumeSnapshotContent carries its name)",
+            proof,
+        )
+    return (
+        CaptureStatus.UNKNOWN,
+        f"backup {b.name} completed {done} of the {n} {method.value}(s) it would take; the "
+        "counters do not say which PVCs they cover",
+        proof,
+    )
+
+
+def capture_evidence(
+    ix: ClusterIndex,
+    plan: BackupPlan,
+    ns: str,
+    pvc: dict[str, Any],
+    pod_mounted: bool | None,
+) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
+    """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``."""
+    b = plan.backup
+    name = str(dig(pvc, "metadata", "name"))
+    bucket = _from_bucket(ix, b, ns, name)
+    if bucket is not None:
+        st, m, why, proof = bucket
+        return st, m, "bucket", why, proof
+    item = _from_items(ix, plan, ns, pvc)
+    if item is not None:
+        st, m, why, proof = item
+        return st, m, "item", why, proof
+    known = plan.methods.get((ns, name))
+    method, certain, why_not = (
+        known if known is not None else intended_method(ix, b, pvc, pod_mounted, plan._classes)
+    )
+    if method is None:
+        st = (
+            CaptureStatus.FAILED
+            if "VolumeSnapshotClass" in why_not
+            else CaptureStatus.NOT_ATTEMPTED
+        )
+        return (st if certain else CaptureStatus.UNKNOWN), None, "inferred", why_not, ()
+    if method is Method.FS_BACKUP:
+        if ix.data.known("PodVolumeBackup") and certain:
+            return (
+                CaptureStatus.NOT_ATTEMPTED,
+                method,
+                "inferred",
+                f"backup {b.name} uses file-system backup but no PodVolumeBackup names PVC {name}",
+                (),
+            )
+        return (
+            CaptureStatus.UNKNOWN,
+            method,
+            "inferred",
+            (f"no PodVolumeBackup for PVC {name} was read; file-system backup is not evidenced"),
+            (),
+        )
+    if (
+        method is Method.CSI_DATA_MOVER
+        and ix.data.known("DataUpload")
+        and not ix.data_uploads.get(b.name)
+        and b.item_ops_attempted == 0
+    ):
+        return (
+            CaptureStatus.NOT_ATTEMPTED,
+            method,
+            "counters",
+            f"backup {b.name} uses the data mover but has no DataUpload and no item operation",
+            (f"Backup {b.namespace}/{b.name} status.backupItemOperationsAttempted=0",),
+        )
+    if method is Method.CSI_SNAPSHOT and ix.csi_enabled is False:
+        dpas = ", ".join(ix.dpa_names)
+        st, why, proof = _counted(ix, plan, method, pvc_driver(ix, pvc))
+        if st is not CaptureStatus.CAPTURED:
+            return (
+                CaptureStatus.NOT_ATTEMPTED,
+                method,
+                "counters",
+                f"Velero's CSI support is off (DataProtectionApplication {dpas} has neither the csi "
+                f"plugin nor the EnableCSI flag) and {why}",
+                proof,
+            )
+        return st, method, "counters", why, proof
+    st, why, proof = _counted(ix, plan, method, pvc_driver(ix, pvc))
+    return st, method, "counters", why, proof
+
+
+def kinds_known(ix: ClusterIndex, kinds: Iterable[str]) -> bool:
+    """True when every kind's list was read completely."""
+    return all(ix.data.state(k) in (KindState.COMPLETE, KindState.NOT_INSTALLED) for k in kinds)
+
+
+def exclusion(objs: Iterable[tuple[str, dict[str, Any] | None]]) -> str | None:
+    """The first ``kind name`` among ``objs`` that carries the exclude label, or None."""
+    for kind, obj in objs:
+        if excluded_from_backup(obj):
+            return (
+                f"{kind} {dig(obj, 'metadata', 'name')} carries velero.io/exclude-from-backup=true"
+            )
+    return None

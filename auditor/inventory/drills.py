@@ -1,0 +1,228 @@
+"""Pair a VM with its Velero Restores and judge what each one proves.
+
+A Restore is a drill of a VM when its own filters include the VM and its Backup held the VM.
+It *proves* the VM can come back only when it also brought back every disk's data:
+
+- the Restore includes the disk's PVC (its namespace, resource and label filters applied to the
+  PVC; or the kubevirt Velero plugin, which returns the VM's volumes as additional items);
+- ``restorePVs`` is not false, or a PodVolumeRestore / DataDownload restored the volume;
+- the Backup captured the PVC (when the Backup still exists to say so);
+- every PodVolumeRestore / DataDownload of the Restore for this VM's volumes completed.
+
+Velero keeps Restore objects after their Backup expires, and ``spec.backupName`` still names
+it. Velero refuses (``FailedValidation``) a Restore whose Backup does not exist, so a finished
+Restore proves the Backup existed then; what it held can no longer be read, so such a drill is
+judged on the Restore's own filters and counts with an *inferred* basis.
+Sources: https://velero.io/docs/main/api-types/restore/,
+https://velero.io/docs/main/restore-reference/,
+https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/vm_restore_item_action.go
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from auditor.inventory.capture import Method
+from auditor.inventory.index import ClusterIndex, RestoreView
+from auditor.inventory.protection import BackupEval, PvcRef
+from auditor.kubevalues import dig
+from auditor.scope import SelectorError
+from auditor.sources.base import KindState
+
+__all__ = ["DiskRestore", "DrillEval", "evaluate_drills", "CLEAR_MAC_LABEL", "NEW_UUID_LABEL"]
+
+#: kubevirt-velero-plugin Restore labels (pkg/util/util.go); presence, any value, turns them on
+CLEAR_MAC_LABEL = "velero.kubevirt.io/clear-mac-address"
+NEW_UUID_LABEL = "velero.kubevirt.io/generate-new-firmware-uuid"
+_DATA_KINDS = ("PodVolumeRestore", "DataDownload")
+
+
+@dataclass(frozen=True)
+class DiskRestore:
+    """Whether one disk PVC's data came back in one Restore (``restored`` None = unknown)."""
+
+    pvc: str
+    restored: bool | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Evidence form."""
+        return {"pvc": self.pvc, "restored": self.restored, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class DrillEval:
+    """One Restore judged against one VM.
+
+    ``backup_present``: the named Backup is still there to read (else its contents are
+    inferred from the Restore's filters); ``source_namespace`` is the VM's, ``target_namespace``
+    where the Restore put it (namespace mapping applied); ``failed_data_ops``: PodVolumeRestores/DataDownloads for this VM
+    that did not complete, as ``Kind name (phase)``.
+    """
+
+    restore: RestoreView
+    backup_present: bool
+    disks: tuple[DiskRestore, ...]
+    failed_data_ops: tuple[str, ...]
+    source_namespace: str
+    target_namespace: str
+
+    @property
+    def data_restored(self) -> bool:
+        """Every disk's data came back and no data movement failed."""
+        return all(d.restored is True for d in self.disks) and not self.failed_data_ops
+
+    @property
+    def beside_original(self) -> bool:
+        """The Restore put the VM into another namespace of this cluster (a drill copy)."""
+        return self.target_namespace != self.source_namespace
+
+    def label(self, key: str) -> bool:
+        """True when the Restore carries ``key`` (the plugin tests presence, not the value)."""
+        return key in self.restore.labels
+
+
+def evaluate_drills(
+    ix: ClusterIndex,
+    *,
+    namespace: str,
+    name: str,
+    vm_labels: dict[str, str],
+    pvcs: list[PvcRef],
+    backups: list[BackupEval],
+    at: datetime,
+) -> list[DrillEval]:
+    """Restores whose filters include the VM and whose Backup held it (or is gone), newest first.
+
+    ``backups`` are the VM's evaluated Backups (:func:`evaluate_backups`); a Backup that
+    still exists, has not expired and did not hold the VM object rules its Restores out.
+    """
+    by_name = {e.backup.name: e for e in backups}
+    out: list[DrillEval] = []
+    for r in ix.restores:
+        try:
+            if not r.scope.includes(
+                namespace=namespace,
+                labels=vm_labels,
+                plural="virtualmachines",
+                kind="VirtualMachine",
+                group="kubevirt.io",
+            ):
+                continue
+        except SelectorError:
+            continue
+        backup = ix.backups.get(r.backup_name or "")
+        ev = by_name.get(r.backup_name or "")
+        expired = backup is not None and backup.expiration is not None and backup.expiration <= at
+        if backup is not None and not expired and (ev is None or not ev.holds_object):
+            continue
+        present = ev is not None
+        disks, failed = _disks(ix, r, namespace, name, pvcs, ev)
+        target = r.namespace_mapping.get(namespace, namespace)
+        out.append(DrillEval(r, present, tuple(disks), tuple(failed), namespace, target))
+    out.sort(key=lambda d: (_stamp(d.restore.completed or d.restore.created), d.restore.name))
+    out.reverse()
+    return out
+
+
+def _disks(
+    ix: ClusterIndex,
+    r: RestoreView,
+    namespace: str,
+    vm_name: str,
+    pvcs: list[PvcRef],
+    ev: BackupEval | None,
+) -> tuple[list[DiskRestore], list[str]]:
+    ops = _data_ops(ix, r, vm_name, pvcs)
+    failed = [
+        f"{kind} {dig(o, 'metadata', 'name')} ({dig(o, 'status', 'phase') or 'no phase'})"
+        for kind, _, o in ops
+        if dig(o, "status", "phase") != "Completed"
+    ]
+    unreadable = [k for k in _DATA_KINDS if ix.data.state(k) is not KindState.COMPLETE]
+    out = []
+    for p in pvcs:
+        if p.role != "disk":
+            continue
+        mine = [(kind, o) for kind, pvc, o in ops if pvc == p.name]
+        out.append(_disk(ix, r, namespace, p, ev, mine, unreadable))
+    return out, failed
+
+
+def _disk(
+    ix: ClusterIndex,
+    r: RestoreView,
+    namespace: str,
+    p: PvcRef,
+    ev: BackupEval | None,
+    ops: list[tuple[str, dict[str, Any]]],
+    unreadable: list[str],
+) -> DiskRestore:
+    def res(restored: bool | None, reason: str) -> DiskRestore:
+        return DiskRestore(p.name, restored, reason)
+
+    if p.obj is None:
+        return res(None, f"PVC {p.name} does not exist, so its labels are unknown")
+    try:
+        selected = r.scope.includes(
+            namespace=namespace,
+            labels=p.labels,
+            plural="persistentvolumeclaims",
+            kind="PersistentVolumeClaim",
+            group="",
+        )
+    except SelectorError as exc:
+        return res(None, f"Restore {r.name} has a malformed selector: {exc}")
+    pulled = bool(ix.kubevirt_plugin) and r.scope.resource_included(
+        "persistentvolumeclaims", "PersistentVolumeClaim", ""
+    )
+    if not selected and not pulled:
+        return res(False, f"PVC {p.name} is outside Restore {r.name}'s filters")
+    for kind, o in ops:
+        phase = dig(o, "status", "phase")
+        if phase != "Completed":
+            return res(False, f"{kind} {dig(o, 'metadata', 'name')} is {phase or 'unfinished'}")
+    if ops:
+        return res(True, f"restored by {ops[0][0]} {dig(ops[0][1], 'metadata', 'name')}")
+    capture = next((c for c in ev.pvcs if c.pvc == p.name), None) if ev else None
+    if ev is not None and (capture is None or not capture.captured):
+        why = capture.reason if capture else "not in scope"
+        return res(False, f"Backup {ev.backup.name} did not capture PVC {p.name}: {why}")
+    method = capture.method if capture else None
+    if method in (Method.CSI_DATA_MOVER, Method.FS_BACKUP):
+        if unreadable:
+            return res(None, f"{' and '.join(unreadable)} not readable; data restore unknown")
+        return res(
+            False, f"no PodVolumeRestore/DataDownload of Restore {r.name} names PVC {p.name}"
+        )
+    if r.restore_pvs is False:
+        return res(False, f"Restore {r.name} has restorePVs: false")
+    if ev is None:
+        return res(True, f"PVC {p.name} in Restore {r.name}'s filters (Backup gone: inferred)")
+    return res(True, f"PVC {p.name} restored from {method.value if method else 'the backup'}")
+
+
+def _data_ops(
+    ix: ClusterIndex, r: RestoreView, vm_name: str, pvcs: list[PvcRef]
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """(kind, PVC name, object) for this Restore's PodVolumeRestores/DataDownloads of the VM."""
+    by_disk = {p.disk: p.name for p in pvcs if p.disk}
+    names = {p.name for p in pvcs}
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    for o in ix.data_downloads.get(r.name, []):
+        pvc = dig(o, "spec", "targetVolume", "pvc")
+        if isinstance(pvc, str) and pvc in names:
+            out.append(("DataDownload", pvc, o))
+    launcher = f"virt-launcher-{vm_name}-"
+    for o in ix.pod_volume_restores.get(r.name, []):
+        pod = dig(o, "spec", "pod", "name")
+        volume = dig(o, "spec", "volume")
+        if isinstance(pod, str) and pod.startswith(launcher) and volume in by_disk:
+            out.append(("PodVolumeRestore", by_disk[str(volume)], o))
+    return out
+
+
+def _stamp(value: datetime | None) -> float:
+    return value.timestamp() if value is not None else float("-inf")

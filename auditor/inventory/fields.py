@@ -1,0 +1,211 @@
+"""Field readers that validate while they read: type, enum and format, with a named issue.
+
+Each reader takes the object, a dotted field path and a list to append
+:class:`FieldIssue` to; it returns the value when valid, else None (never a
+guess). The records in :mod:`auditor.inventory.records` are built from them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from auditor.kubevalues import dig, parse_quantity, parse_time
+from auditor.models import CollectionProblem
+
+__all__ = [
+    "FieldIssue",
+    "read_str",
+    "read_enum",
+    "read_time",
+    "read_labels",
+    "read_quantity",
+    "read_uuid",
+    "read_list",
+    "to_problem",
+    "UUID_RE",
+    "MAC_RE",
+]
+
+UUID_RE = re.compile(
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+)
+#: Ethernet MAC as KubeVirt accepts it (colon or dash separated, 6 octets).
+MAC_RE = re.compile(r"^[0-9a-fA-F]{2}([:-])[0-9a-fA-F]{2}(\1[0-9a-fA-F]{2}){4}$")
+_REJECT = "; the API server would reject this object, so the export is damaged or hand-edited"
+_SERVER_SET = "; the API server always sets it, so the export is damaged or hand-edited"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldIssue:
+    """One malformed field: dotted ``field`` path, ``reason`` (a phrase after the field name).
+
+    ``rejected`` is True when Kubernetes (or KubeVirt's admission webhook) would
+    refuse an object with this value, so the value cannot be what the cluster holds.
+    """
+
+    field: str
+    reason: str
+    rejected: bool = False
+
+    @property
+    def text(self) -> str:
+        """The reason with the rejection note appended."""
+        return self.reason + (_REJECT if self.rejected else "")
+
+
+def _get(obj: Any, path: str) -> tuple[bool, Any]:
+    """(present, value) of a dotted path; a non-mapping on the way counts as absent."""
+    parts = path.split(".")
+    parent = dig(obj, *parts[:-1]) if len(parts) > 1 else obj
+    if not isinstance(parent, dict) or parts[-1] not in parent:
+        return False, None
+    return True, parent[parts[-1]]
+
+
+def _kind_of(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def read_str(
+    obj: Any,
+    path: str,
+    issues: list[FieldIssue],
+    *,
+    required: bool = False,
+    server_set: bool = False,
+) -> str | None:
+    """A non-empty string at ``path``; a wrong type, empty or (if ``required``) absent value is an issue."""
+    present, value = _get(obj, path)
+    if not present or value is None:
+        if required or (present and server_set):
+            issues.append(
+                FieldIssue(path, "is missing" + (_SERVER_SET if server_set else ""), not server_set)
+            )
+        elif present:
+            return None
+        return None
+    if not isinstance(value, str):
+        issues.append(FieldIssue(path, f"is a {_kind_of(value)}, not a string", True))
+        return None
+    if not value:
+        issues.append(FieldIssue(path, "is an empty string", required))
+        return None
+    return value
+
+
+def read_enum(
+    obj: Any,
+    path: str,
+    allowed: Iterable[str],
+    issues: list[FieldIssue],
+    *,
+    required: bool = False,
+    server_set: bool = False,
+) -> str | None:
+    """A string at ``path`` that is one of ``allowed`` (case-sensitive, as the API is)."""
+    value = read_str(obj, path, issues, required=required, server_set=server_set)
+    options = tuple(allowed)
+    if value is not None and value not in options:
+        issues.append(FieldIssue(path, f"is {value!r}, not one of {', '.join(options)}", True))
+        return None
+    return value
+
+
+def read_time(
+    obj: Any, path: str, issues: list[FieldIssue], *, server_set: bool = False
+) -> datetime | None:
+    """An RFC 3339 timestamp (UTC) at ``path``; unreadable or (if ``server_set``) absent is an issue."""
+    present, value = _get(obj, path)
+    if not present or value is None:
+        if server_set:
+            issues.append(FieldIssue(path, "is missing" + _SERVER_SET))
+        return None
+    parsed = parse_time(value) if isinstance(value, str | datetime) else None
+    if parsed is None:
+        issues.append(FieldIssue(path, f"is {_show(value)}, not an RFC 3339 timestamp", True))
+    return parsed
+
+
+def read_labels(obj: Any, path: str, issues: list[FieldIssue]) -> dict[str, str]:
+    """A ``str -> str`` mapping (labels, annotations); anything else is an issue and reads as {}."""
+    present, value = _get(obj, path)
+    if not present or value is None:
+        return {}
+    if not isinstance(value, dict):
+        issues.append(FieldIssue(path, f"is a {_kind_of(value)}, not a mapping", True))
+        return {}
+    bad = [str(k) for k, v in value.items() if not isinstance(k, str) or not isinstance(v, str)]
+    if bad:
+        issues.append(
+            FieldIssue(path, f"has non-string keys or values ({', '.join(bad[:3])})", True)
+        )
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def read_quantity(obj: Any, path: str, issues: list[FieldIssue]) -> int | None:
+    """A resource quantity in bytes at ``path``; unreadable is an issue."""
+    present, value = _get(obj, path)
+    if not present or value is None:
+        return None
+    size = parse_quantity(value)
+    if size is None:
+        issues.append(FieldIssue(path, f"is {_show(value)}, not a resource quantity", True))
+    return size
+
+
+def read_uuid(obj: Any, path: str, issues: list[FieldIssue]) -> str | None:
+    """A UUID string at ``path``; anything else is an issue (not counted as set)."""
+    value = read_str(obj, path, issues)
+    if value is not None and not UUID_RE.match(value):
+        issues.append(FieldIssue(path, f"is {_show(value)}, not a UUID"))
+        return None
+    return value
+
+
+def read_list(
+    obj: Any, path: str, issues: list[FieldIssue], *, named: bool = True
+) -> list[Any] | None:
+    """The list at ``path`` (None when absent); a non-list is an issue and reads as None.
+
+    With ``named``, entries that are not mappings with a string ``name`` are an issue
+    and left out.
+    """
+    present, value = _get(obj, path)
+    if not present or value is None:
+        return None
+    if not isinstance(value, list):
+        issues.append(FieldIssue(path, f"is a {_kind_of(value)}, not a list", True))
+        return None
+    if not named:
+        return value
+    good = [
+        v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"]
+    ]
+    if len(good) != len(value):
+        issues.append(FieldIssue(path, "has entries that are not objects with a name", True))
+    return good
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def to_problem(
+    issue: FieldIssue, *, kind: str, namespace: str, name: str, file: str | None
+) -> CollectionProblem:
+    """A collection problem naming file, object and field of ``issue``."""
+    ref = f"{namespace}/{name}" if namespace else name
+    return CollectionProblem(
+        reason=f"{kind} {ref} field {issue.field} {issue.text}",
+        file=file,
+        kind=kind,
+        namespace=namespace,
+        name=name,
+        field=issue.field,
+        kinds=(kind,),
+    )

@@ -1,0 +1,301 @@
+"""Typed slim records of the objects checks read, validated while parsed.
+
+Each record keeps only the fields some check (or the pairing) reads, typed
+and checked against what Kubernetes/KubeVirt/CDI accept: enum values, RFC
+3339 timestamps, quantities, UUIDs. A malformed field reads as None and is
+listed in ``issues`` (:class:`~auditor.inventory.fields.FieldIssue`), which
+:func:`parse_record` turns into collection problems naming file, kind,
+namespace/name and field. The records are frozen and slotted so they can
+stand in for the raw dicts in memory (no ``managedFields``, no status noise).
+
+Sources of the rules:
+https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-v1/ ,
+.../persistent-volume-claim-v1/ , .../storage-class-v1/ ,
+https://kubevirt.io/api-reference/main/definitions.html#_v1_virtualmachineinstancespec ,
+https://github.com/kubevirt/containerized-data-importer/blob/main/doc/datavolumes.md
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from auditor.inventory.fields import (
+    FieldIssue,
+    read_enum,
+    read_labels,
+    read_list,
+    read_quantity,
+    read_str,
+    read_time,
+    read_uuid,
+    to_problem,
+)
+from auditor.kubevalues import dig
+from auditor.models import CollectionProblem
+
+__all__ = [
+    "PersistentVolumeRecord",
+    "PersistentVolumeClaimRecord",
+    "StorageClassRecord",
+    "VirtualMachineInstanceRecord",
+    "DataVolumeRecord",
+    "Record",
+    "PARSERS",
+    "parse_record",
+    "RECLAIM_POLICIES",
+    "VOLUME_MODES",
+    "ACCESS_MODES",
+]
+
+RECLAIM_POLICIES = ("Retain", "Delete", "Recycle")
+VOLUME_MODES = ("Block", "Filesystem")
+ACCESS_MODES = ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod")
+PVC_PHASES = ("Pending", "Bound", "Lost")
+VMI_PHASES = ("Pending", "Scheduling", "Scheduled", "Running", "Succeeded", "Failed", "Unknown")
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolumeRecord:
+    """A PersistentVolume: reclaim policy (Retain/Delete/Recycle), CSI driver, volume mode."""
+
+    name: str
+    reclaim_policy: str | None
+    csi_driver: str | None
+    volume_mode: str | None
+    storage_class: str | None
+    issues: tuple[FieldIssue, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolumeClaimRecord:
+    """A PersistentVolumeClaim: binding, class, modes, creation (UTC), labels, size (bytes).
+
+    ``owner_vms`` names the VirtualMachines in its ownerReferences.
+    """
+
+    namespace: str
+    name: str
+    uid: str | None
+    storage_class: str | None
+    volume_name: str | None
+    volume_mode: str | None
+    access_modes: tuple[str, ...]
+    created: datetime | None
+    labels: dict[str, str]
+    requested_bytes: int | None
+    phase: str | None
+    owner_vms: tuple[str, ...]
+    issues: tuple[FieldIssue, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StorageClassRecord:
+    """A StorageClass: provisioner and reclaim policy (Kubernetes defaults it to Delete)."""
+
+    name: str
+    provisioner: str | None
+    reclaim_policy: str | None
+    issues: tuple[FieldIssue, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VirtualMachineInstanceRecord:
+    """A running VMI: its volume names, hot-plugged volume names, interfaces, firmware UUID.
+
+    ``volumes`` is None when the list could not be read (then nothing can be
+    compared with the VM spec).
+    """
+
+    namespace: str
+    name: str
+    phase: str | None
+    volumes: tuple[str, ...] | None
+    hotplug_volumes: tuple[str, ...]
+    interfaces: tuple[str, ...]
+    firmware_uuid: str | None
+    issues: tuple[FieldIssue, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DataVolumeRecord:
+    """A CDI DataVolume: its phase and storage class."""
+
+    namespace: str
+    name: str
+    phase: str | None
+    storage_class: str | None
+    issues: tuple[FieldIssue, ...] = ()
+
+
+Record = (
+    PersistentVolumeRecord
+    | PersistentVolumeClaimRecord
+    | StorageClassRecord
+    | VirtualMachineInstanceRecord
+    | DataVolumeRecord
+)
+
+
+def _names(obj: Any) -> tuple[str, str]:
+    return str(dig(obj, "metadata", "namespace") or ""), str(dig(obj, "metadata", "name"))
+
+
+def parse_pv(obj: dict[str, Any]) -> PersistentVolumeRecord:
+    """Build a PV record; a missing or unknown reclaim policy is an issue (the server defaults it)."""
+    issues: list[FieldIssue] = []
+    policy = read_enum(
+        obj, "spec.persistentVolumeReclaimPolicy", RECLAIM_POLICIES, issues, server_set=True
+    )
+    return PersistentVolumeRecord(
+        name=_names(obj)[1],
+        reclaim_policy=policy,
+        csi_driver=read_str(
+            obj, "spec.csi.driver", issues, required="csi" in (obj.get("spec") or {})
+        ),
+        volume_mode=read_enum(obj, "spec.volumeMode", VOLUME_MODES, issues),
+        storage_class=read_str(obj, "spec.storageClassName", issues),
+        issues=tuple(issues),
+    )
+
+
+def parse_pvc(obj: dict[str, Any]) -> PersistentVolumeClaimRecord:
+    """Build a PVC record; a Bound claim must name its volume, creation is server-set."""
+    issues: list[FieldIssue] = []
+    namespace, name = _names(obj)
+    phase = read_enum(obj, "status.phase", PVC_PHASES, issues)
+    volume_name = read_str(obj, "spec.volumeName", issues, required=phase == "Bound")
+    modes = read_list(obj, "spec.accessModes", issues, named=False) or []
+    bad = [m for m in modes if m not in ACCESS_MODES]
+    if bad:
+        issues.append(
+            FieldIssue(
+                "spec.accessModes",
+                f"has {', '.join(repr(m) for m in bad[:3])}, not among {', '.join(ACCESS_MODES)}",
+                True,
+            )
+        )
+    owners = dig(obj, "metadata", "ownerReferences")
+    owner_vms: list[str] = []
+    if isinstance(owners, list):
+        owner_vms = [
+            r["name"]
+            for r in owners
+            if isinstance(r, dict)
+            and r.get("kind") == "VirtualMachine"
+            and isinstance(r.get("name"), str)
+        ]
+    elif owners is not None:
+        issues.append(FieldIssue("metadata.ownerReferences", "is not a list", True))
+    uid = dig(obj, "metadata", "uid")
+    return PersistentVolumeClaimRecord(
+        namespace=namespace,
+        name=name,
+        uid=uid if isinstance(uid, str) else None,
+        storage_class=read_str(obj, "spec.storageClassName", issues),
+        volume_name=volume_name,
+        volume_mode=read_enum(obj, "spec.volumeMode", VOLUME_MODES, issues),
+        access_modes=tuple(m for m in modes if m in ACCESS_MODES),
+        created=read_time(obj, "metadata.creationTimestamp", issues, server_set=True),
+        labels=read_labels(obj, "metadata.labels", issues),
+        requested_bytes=read_quantity(obj, "spec.resources.requests.storage", issues),
+        phase=phase,
+        owner_vms=tuple(owner_vms),
+        issues=tuple(issues),
+    )
+
+
+def parse_storage_class(obj: dict[str, Any]) -> StorageClassRecord:
+    """Build a StorageClass record; provisioner is required, reclaimPolicy defaults to Delete."""
+    issues: list[FieldIssue] = []
+    policy = read_enum(obj, "reclaimPolicy", RECLAIM_POLICIES, issues)
+    if policy is None and not any(i.field == "reclaimPolicy" for i in issues):
+        policy = "Delete"  # the API server's default
+    return StorageClassRecord(
+        name=_names(obj)[1],
+        provisioner=read_str(obj, "provisioner", issues, required=True),
+        reclaim_policy=policy,
+        issues=tuple(issues),
+    )
+
+
+def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
+    """Build a VMI record: volume names (spec and hotplug status), interfaces, firmware UUID."""
+    issues: list[FieldIssue] = []
+    namespace, name = _names(obj)
+    volumes = read_list(obj, "spec.volumes", issues)
+    if volumes is None and not _failed(issues, "spec.volumes"):
+        # A VMI started from a VirtualMachine always carries the template's volumes.
+        issues.append(
+            FieldIssue("spec.volumes", "is missing (a VMI started from a VM lists its volumes)")
+        )
+    statuses = read_list(obj, "status.volumeStatus", issues) or []
+    interfaces = read_list(obj, "spec.domain.devices.interfaces", issues) or []
+    return VirtualMachineInstanceRecord(
+        namespace=namespace,
+        name=name,
+        phase=read_enum(obj, "status.phase", VMI_PHASES, issues),
+        volumes=(tuple(v["name"] for v in volumes) if volumes is not None else None),
+        hotplug_volumes=tuple(s["name"] for s in statuses if "hotplugVolume" in s),
+        interfaces=tuple(i["name"] for i in interfaces),
+        firmware_uuid=read_uuid(obj, "spec.domain.firmware.uuid", issues),
+        issues=tuple(issues),
+    )
+
+
+def _failed(issues: list[FieldIssue], path: str) -> bool:
+    return any(i.field == path for i in issues)
+
+
+def parse_datavolume(obj: dict[str, Any]) -> DataVolumeRecord:
+    """Build a DataVolume record (phase is CDI's free-form enum: type-checked only)."""
+    issues: list[FieldIssue] = []
+    namespace, name = _names(obj)
+    storage_class = read_str(obj, "spec.storage.storageClassName", issues) or read_str(
+        obj, "spec.pvc.storageClassName", issues
+    )
+    return DataVolumeRecord(
+        namespace=namespace,
+        name=name,
+        phase=read_str(obj, "status.phase", issues),
+        storage_class=storage_class,
+        issues=tuple(issues),
+    )
+
+
+PARSERS: dict[str, Callable[[dict[str, Any]], Record]] = {
+    "PersistentVolume": parse_pv,
+    "PersistentVolumeClaim": parse_pvc,
+    "StorageClass": parse_storage_class,
+    "VirtualMachineInstance": parse_vmi,
+    "DataVolume": parse_datavolume,
+}
+
+
+def parse_record(
+    kind: str, obj: dict[str, Any], origin: str | None
+) -> tuple[Record, list[CollectionProblem]]:
+    """Parse ``obj`` of ``kind`` (a key of :data:`PARSERS`) into its record and problems.
+
+    ``origin`` is where the object was read (``ClusterData.origins``). Never raises
+    for malformed content; raises KeyError for a kind without a parser.
+    """
+    record = PARSERS[kind](obj)
+    namespace, name = _names(obj)
+    issues = list(_containers(obj)) + list(record.issues)
+    problems = [
+        to_problem(i, kind=kind, namespace=namespace, name=name, file=origin) for i in issues
+    ]
+    return record, problems
+
+
+def _containers(obj: dict[str, Any]) -> list[FieldIssue]:
+    """``metadata``, ``spec`` and ``status`` must be mappings (fields under a broken one
+    read as absent, which must not pass for "not set")."""
+    return [
+        FieldIssue(key, f"is a {type(obj[key]).__name__}, not a mapping", True)
+        for key in ("metadata", "spec", "status")
+        if key in obj and not isinstance(obj[key], dict)
+    ]

@@ -1,0 +1,107 @@
+"""Resolve a VM's instancetype and preference from the ControllerRevision it is pinned to.
+
+KubeVirt copies the instancetype and preference a VM uses into a ControllerRevision owned by
+the VM and pins the VM to it (``spec.instancetype/preference.revisionName``, or
+``status.instancetypeRef/preferenceRef.controllerRevisionRef``); later edits of the live
+object do not reach the VM. The revision, not the live object, is what the VM runs with and
+what a restore brings back (the kubevirt Velero plugin backs the revisions up with the VM).
+Sources: https://github.com/kubevirt/kubevirt/blob/main/pkg/instancetype/preference/find/revision.go,
+https://kubevirt.io/user-guide/user_workloads/instancetypes/#versioning
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.kubevalues import dig
+from auditor.sources.base import KindState
+
+__all__ = ["PinnedRef", "resolve_pinned", "OBJECT_NAME_LABEL"]
+
+#: label KubeVirt puts on its instancetype/preference ControllerRevisions
+OBJECT_NAME_LABEL = "instancetype.kubevirt.io/object-name"
+_DEFAULT_KIND = {
+    "instancetype": "VirtualMachineClusterInstancetype",
+    "preference": "VirtualMachineClusterPreference",
+}
+
+
+@dataclass(frozen=True)
+class PinnedRef:
+    """One resolved reference.
+
+    ``source``: ``revision`` (the pinned ControllerRevision), ``live`` (the live object:
+    not pinned, or the ControllerRevisions could not be read), or ``missing`` (nothing found;
+    ``obj`` is None). ``obj`` is the resolved (Cluster)Instancetype/Preference object.
+    """
+
+    what: str
+    kind: str
+    name: str
+    revision: str | None
+    source: str
+    note: str
+    obj: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Evidence / recovery-card form."""
+        return {
+            "what": self.what,
+            "kind": self.kind,
+            "name": self.name,
+            "revision": self.revision,
+            "resolved_from": self.source,
+            "note": self.note,
+        }
+
+
+def resolve_pinned(
+    data_state: KindState,
+    revisions: dict[tuple[str, str], dict[str, Any]],
+    live: dict[str, dict[str, Any] | None],
+    vm: dict[str, Any],
+    namespace: str,
+    what: str,
+) -> PinnedRef | None:
+    """Resolve ``spec.<what>`` (``instancetype`` or ``preference``) of ``vm``; None if unset.
+
+    ``revisions`` maps (namespace, name) to ControllerRevisions, ``data_state`` is their
+    kind's state; ``live`` maps the lower-cased kind to the live object found (or None).
+    """
+    ref = dig(vm, "spec", what)
+    if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
+        return None
+    name = ref["name"]
+    kind = ref.get("kind") if isinstance(ref.get("kind"), str) else _DEFAULT_KIND[what]
+    live_obj = live.get(str(kind).lower())
+    rev = ref.get("revisionName") if isinstance(ref.get("revisionName"), str) else None
+    if not rev:
+        status_rev = dig(vm, "status", f"{what}Ref", "controllerRevisionRef", "name")
+        rev = status_rev if isinstance(status_rev, str) and status_rev else None
+
+    def out(source: str, note: str, obj: dict[str, Any] | None) -> PinnedRef:
+        return PinnedRef(what, str(kind), name, rev, source, note, obj)
+
+    if rev is None:
+        if live_obj is None:
+            return out("missing", f"{kind} {name} not found", None)
+        return out("live", "not pinned to a revision: the live object applies", live_obj)
+    cr = revisions.get((namespace, rev))
+    if cr is not None:
+        labelled = dig(cr, "metadata", "labels", OBJECT_NAME_LABEL)
+        body = cr.get("data")
+        if isinstance(body, dict) and isinstance(body.get("spec"), dict):
+            if labelled not in (None, name):
+                return out("missing", f"revision {rev} is for {labelled}, not {name}", None)
+            return out("revision", f"pinned revision {rev}", body)
+        return out("missing", f"revision {rev} holds no {kind} spec", None)
+    if data_state is KindState.COMPLETE:
+        return out("missing", f"pinned revision {rev} does not exist", None)
+    if live_obj is None:
+        return out("missing", f"revision {rev} not read and {kind} {name} not found", None)
+    return out(
+        "live",
+        f"ControllerRevisions not read: the live {kind} stands in for revision {rev} (inferred)",
+        live_obj,
+    )

@@ -1,0 +1,241 @@
+"""Validate the VirtualMachine fields the checks read: references, types, enums and formats.
+
+:func:`validate_vm` returns ``(field path, reason)`` pairs, the shape of
+``VMSpec.problems``; the engine makes every check that reads a listed field
+(see ``CheckSpec.reads``) give ERROR naming it. Rules follow KubeVirt's API
+and admission webhook (https://kubevirt.io/api-reference/main/definitions.html,
+https://kubevirt.io/user-guide/storage/disks_and_volumes/,
+https://kubevirt.io/user-guide/network/interfaces_and_networks/,
+https://kubevirt.io/user-guide/compute/run_strategies/):
+
+- every disk names a volume of the same name, and every volume names exactly
+  one known source, whose PVC/DataVolume name is a non-empty string;
+- every interface names a network and every network is used by an interface;
+- ``firmware.uuid`` is a UUID, ``macAddress`` a MAC, ``runStrategy`` one of
+  KubeVirt's run strategies, ``metadata.creationTimestamp`` RFC 3339.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.inventory.fields import MAC_RE, UUID_RE
+from auditor.kubevalues import dig, parse_time
+
+__all__ = ["validate_vm", "RUN_STRATEGIES", "VOLUME_SOURCES"]
+
+RUN_STRATEGIES = ("Always", "RerunOnFailure", "Manual", "Halted", "Once", "WaitAsReceiver")
+#: Every volume source KubeVirt knows (``spec.template.spec.volumes[].<source>``).
+VOLUME_SOURCES = (
+    "cloudInitConfigDrive",
+    "cloudInitNoCloud",
+    "configMap",
+    "containerDisk",
+    "dataVolume",
+    "downwardAPI",
+    "downwardMetrics",
+    "emptyDisk",
+    "ephemeral",
+    "hostDisk",
+    "memoryDump",
+    "persistentVolumeClaim",
+    "secret",
+    "serviceAccount",
+    "sysprep",
+)
+_REJECTED = " (KubeVirt's admission webhook rejects such a VM)"
+_BASE = "spec.template.spec"
+_DEVICES = f"{_BASE}.domain.devices"
+
+
+def _named(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str)]
+
+
+def validate_vm(vm: dict[str, Any]) -> list[tuple[str, str]]:
+    """Return the malformed fields of ``vm`` (a VirtualMachine dict) as (path, reason)."""
+    problems: list[tuple[str, str]] = []
+    tspec = dig(vm, "spec", "template", "spec")
+    if not isinstance(tspec, dict):
+        return problems  # read_vm_spec reports the missing template spec itself
+    _check_metadata(vm, problems)
+    _check_storage(tspec, problems)
+    _check_network(tspec, problems)
+    _check_formats(vm, tspec, problems)
+    return problems
+
+
+def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None:
+    created = dig(vm, "metadata", "creationTimestamp")
+    if created is None:
+        problems.append(("metadata.creationTimestamp", "is missing; the API server always sets it"))
+    elif parse_time(created) is None:
+        problems.append(("metadata.creationTimestamp", f"is {created!r}, not RFC 3339"))
+    labels = dig(vm, "metadata", "labels")
+    if labels is not None and (
+        not isinstance(labels, dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items())
+    ):
+        problems.append(("metadata.labels", "is not a mapping of strings to strings"))
+
+
+def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> None:
+    raw_volumes = tspec.get("volumes")
+    volumes = _named(raw_volumes)
+    disks = _named(dig(tspec, "domain", "devices", "disks"))
+    filesystems = _named(dig(tspec, "domain", "devices", "filesystems"))
+    if raw_volumes is None and disks:
+        problems.append(
+            (f"{_BASE}.volumes", f"is missing while {len(disks)} disk(s) are listed{_REJECTED}")
+        )
+    volume_names = {v["name"] for v in volumes}
+    for d in disks:
+        if d["name"] not in volume_names and raw_volumes is not None:
+            problems.append(
+                (f"{_DEVICES}.disks[{d['name']}]", f"names no volume of that name{_REJECTED}")
+            )
+    used = {d["name"] for d in disks} | {f["name"] for f in filesystems}
+    for v in volumes:
+        _check_volume(v, problems)
+        if disks and v["name"] not in used and not _hotplugged(v):
+            problems.append(
+                (
+                    f"{_BASE}.volumes[{v['name']}]",
+                    "is attached to no disk or filesystem (a renamed disk?)",
+                )
+            )
+
+
+def _hotplugged(volume: dict[str, Any]) -> bool:
+    return any(
+        dig(volume, s, "hotpluggable") is True for s in ("dataVolume", "persistentVolumeClaim")
+    )
+
+
+def _check_volume(v: dict[str, Any], problems: list[tuple[str, str]]) -> None:
+    path = f"{_BASE}.volumes[{v['name']}]"
+    sources = [s for s in VOLUME_SOURCES if v.get(s) is not None]
+    if not sources:
+        other = sorted(k for k in v if k != "name")
+        what = f"only unknown keys ({', '.join(other[:3])})" if other else "no source"
+        problems.append((path, f"has {what}, not one of KubeVirt's volume sources{_REJECTED}"))
+        return
+    if len(sources) > 1:
+        problems.append((path, f"names {len(sources)} sources ({', '.join(sources)}){_REJECTED}"))
+    source = v[sources[0]]
+    if not isinstance(source, dict):
+        problems.append((f"{path}.{sources[0]}", f"is a {type(source).__name__}, not a mapping"))
+        return
+    key = {"persistentVolumeClaim": "claimName", "dataVolume": "name"}.get(sources[0])
+    if key is None and sources[0] == "ephemeral":
+        claim = source.get("persistentVolumeClaim")
+        if not isinstance(claim, dict):
+            problems.append((f"{path}.ephemeral.persistentVolumeClaim", "is not a mapping"))
+            return
+        source, key, path = claim, "claimName", f"{path}.ephemeral"
+    if key is None:
+        return
+    ref = source.get(key)
+    field = f"{path}.{'persistentVolumeClaim' if key == 'claimName' else sources[0]}.{key}"
+    if not isinstance(ref, str):
+        kind = "missing" if ref is None else f"a {type(ref).__name__}, not a string"
+        problems.append((field, f"is {kind}{_REJECTED}"))
+    elif not ref:
+        problems.append((field, f"is an empty string{_REJECTED}"))
+
+
+def _check_network(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> None:
+    networks = _named(tspec.get("networks"))
+    domain = tspec.get("domain")
+    if domain is None and (networks or tspec.get("volumes")):
+        problems.append((f"{_BASE}.domain", "is missing or null; KubeVirt requires it"))
+        return
+    raw_ifaces = dig(tspec, "domain", "devices", "interfaces")
+    ifaces = _named(raw_ifaces)
+    if networks and raw_ifaces is None:
+        problems.append(
+            (
+                f"{_DEVICES}.interfaces",
+                f"is missing or null while spec.networks lists {len(networks)} network(s)",
+            )
+        )
+        return
+    net_names = {n["name"] for n in networks}
+    implicit = not networks and [i["name"] for i in ifaces] == ["default"]
+    for i in ifaces:
+        if i["name"] not in net_names and not implicit:
+            problems.append(
+                (f"{_DEVICES}.interfaces[{i['name']}]", f"names no network of that name{_REJECTED}")
+            )
+    iface_names = {i["name"] for i in ifaces}
+    for n in networks:
+        if n["name"] not in iface_names:
+            problems.append((f"{_BASE}.networks[{n['name']}]", "is used by no interface"))
+        multus = n.get("multus")
+        if multus is not None and not (
+            isinstance(multus, dict)
+            and isinstance(multus.get("networkName"), str)
+            and multus["networkName"]
+        ):
+            problems.append(
+                (
+                    f"{_BASE}.networks[{n['name']}].multus.networkName",
+                    f"is not a non-empty string{_REJECTED}",
+                )
+            )
+
+
+def _check_formats(
+    vm: dict[str, Any], tspec: dict[str, Any], problems: list[tuple[str, str]]
+) -> None:
+    fw = dig(tspec, "domain", "firmware")
+    if isinstance(fw, dict):
+        uuid = fw.get("uuid")
+        if uuid is not None and not (isinstance(uuid, str) and UUID_RE.match(uuid)):
+            problems.append(
+                (
+                    f"{_BASE}.domain.firmware.uuid",
+                    f"is {uuid!r:.60}, not a UUID (libvirt needs one for the SMBIOS UUID)",
+                )
+            )
+        loader = fw.get("bootloader")
+        efi = dig(loader, "efi")
+        if loader is not None and not isinstance(loader, dict):
+            problems.append((f"{_BASE}.domain.firmware.bootloader", "is not a mapping"))
+        elif efi is not None and not isinstance(efi, dict):
+            problems.append((f"{_BASE}.domain.firmware.bootloader.efi", "is not a mapping"))
+        elif isinstance(efi, dict):
+            for key in ("persistent", "secureBoot"):
+                if efi.get(key) is not None and not isinstance(efi[key], bool):
+                    problems.append(
+                        (f"{_BASE}.domain.firmware.bootloader.efi.{key}", "is not a boolean")
+                    )
+        serial = fw.get("serial")
+        if serial is not None and not isinstance(serial, str):
+            problems.append((f"{_BASE}.domain.firmware.serial", "is not a string"))
+    tpm = dig(tspec, "domain", "devices", "tpm")
+    if tpm is not None and not isinstance(tpm, dict):
+        problems.append((f"{_DEVICES}.tpm", "is not a mapping"))
+    elif isinstance(tpm, dict):
+        for key in ("persistent", "enabled"):
+            if tpm.get(key) is not None and not isinstance(tpm[key], bool):
+                problems.append((f"{_DEVICES}.tpm.{key}", "is not a boolean"))
+    for i in _named(dig(tspec, "domain", "devices", "interfaces")):
+        mac = i.get("macAddress")
+        if mac is not None and not (isinstance(mac, str) and (mac == "" or MAC_RE.match(mac))):
+            problems.append(
+                (
+                    f"{_DEVICES}.interfaces[{i['name']}].macAddress",
+                    f"is {mac!r:.40}, not a MAC address{_REJECTED}",
+                )
+            )
+    strategy = dig(vm, "spec", "runStrategy")
+    if strategy is not None and strategy not in RUN_STRATEGIES:
+        problems.append(
+            (
+                "spec.runStrategy",
+                f"is {strategy!r:.40}, not one of {', '.join(RUN_STRATEGIES)}{_REJECTED}",
+            )
+        )

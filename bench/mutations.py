@@ -1,0 +1,399 @@
+"""Single-field mutations of our own exports: no VM's verdict may improve (issue 17).
+
+Each mutation changes one field of one object of ``examples/small-cluster`` or of
+a check fixture (``tests/fixtures/checks/*/*.yaml``), writes the file back as
+YAML and audits it through the directory source, exactly as ``auditor run
+--from-dir`` would. Families:
+
+- ``wrong_type``: a value of another JSON type (string -> 42, number -> "x7",
+  list -> 1.5, mapping -> "junk", bool -> "yes");
+- ``null`` / ``delete``: a required, server-set or referencing field set to null
+  or removed (names, claim and network names, reclaim policy, driver,
+  provisioner, creation time, phase, volume name, volumes/interfaces/networks
+  lists, domain);
+- ``invalid_enum``: an enum value (CamelCase constant) lower-cased;
+- ``bad_format``: a timestamp, UUID, MAC, quantity or duration that does not parse.
+
+Readiness is ranked READY (best), AT_RISK, then UNKNOWN and NOT_READY together
+(``docs/readiness.md``); a mutation *improves* a verdict when a VM moves to a
+strictly better rank. Usage: ``python -m bench.mutations [--count 5000] [--seed 17]``
+prints per family how many mutations were tried, improved verdicts, tracebacks
+and changed-but-unnamed results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import io
+import logging
+import random
+import re
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from auditor.config import AuditSettings
+from auditor.kinds import BY_KIND
+from auditor.pipeline import run_audit
+from auditor.sources.base import KindState
+from auditor.sources.directory import DirectorySource
+
+__all__ = ["FAMILIES", "RANK", "Mutation", "Outcome", "Target", "mutations", "run", "targets"]
+
+ROOT = Path(__file__).resolve().parent.parent
+AT = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+FAMILIES = ("wrong_type", "null", "delete", "invalid_enum", "bad_format")
+#: Lower is better; UNKNOWN ranks with NOT_READY.
+RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+_REQUIRED_KEYS = frozenset(
+    {
+        "name",
+        "claimName",
+        "networkName",
+        "driver",
+        "provisioner",
+        "persistentVolumeReclaimPolicy",
+        "creationTimestamp",
+        "volumeName",
+        "phase",
+        "volumes",
+        "interfaces",
+        "networks",
+        "domain",
+    }
+)
+_ENUM = re.compile(r"^[A-Z][a-z]+(?:[A-Z][a-z]+)*$")
+_NO_ENUM_KEYS = frozenset({"kind", "apiVersion", "name", "namespace", "serial"})
+_BAD_FORMAT = {
+    "time": "2026-13-45T99:99:99Z",
+    "uuid": "not-a-uuid",
+    "macAddress": "02:00:00",
+    "quantity": "10Qi",
+    "ttl": "720x",
+}
+_TIME_KEYS = frozenset(
+    {"creationTime", "lastBackup", "expiration", "lastValidationTime", "startTime", "endTime"}
+)
+_UNSET = object()
+
+
+@dataclass(frozen=True)
+class Target:
+    """One export: a directory, or a single fixture file whose absent kinds count as empty."""
+
+    path: Path
+    unavailable: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> list[Path]:
+        """The YAML files of the export."""
+        if self.path.is_file():
+            return [self.path]
+        return sorted(p for p in self.path.iterdir() if p.suffix in (".yaml", ".yml"))
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One field change: ``path`` from the document root of ``doc`` in ``file``."""
+
+    family: str
+    target: Target
+    file: Path
+    doc: int
+    path: tuple[str | int, ...]
+    value: Any
+    kind: str
+    name: str
+
+    def describe(self) -> str:
+        """``family kind/name path -> value`` for messages."""
+        where = ".".join(str(p) for p in self.path)
+        what = "deleted" if self.value is _UNSET else repr(self.value)
+        return f"{self.family} {self.kind}/{self.name} {self.file.name}:{where} -> {what}"
+
+
+@dataclass
+class Outcome:
+    """What one mutation did to the audit."""
+
+    improved: list[str] = field(default_factory=list)
+    traceback: str | None = None
+    changed: bool = False
+    named: bool = False
+
+
+def targets() -> list[Target]:
+    """Our own exports: the small example cluster and every check fixture without settings."""
+    out = [Target(ROOT / "examples" / "small-cluster")]
+    for path in sorted((ROOT / "tests" / "fixtures" / "checks").glob("*/*.yaml")):
+        head = [ln for ln in path.read_text().splitlines() if ln.startswith("#")]
+        if any(ln.startswith(("# settings:", "# backup-contents:")) for ln in head):
+            continue
+        unavailable = tuple(
+            ln.split(": ", 1)[1].strip() for ln in head if ln.startswith("# unavailable: ")
+        )
+        out.append(Target(path, unavailable))
+    return out
+
+
+def _docs(path: Path) -> list[Any]:
+    return list(yaml.safe_load_all(path.read_text()))
+
+
+def _objects(doc: Any) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
+    if not isinstance(doc, dict):
+        return
+    if str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list):
+        for i, item in enumerate(doc["items"]):
+            if isinstance(item, dict):
+                yield ("items", i), item
+    else:
+        yield (), doc
+
+
+def _walk(value: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield (*path, k), v
+            yield from _walk(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield (*path, i), v
+            yield from _walk(v, (*path, i))
+
+
+def _wrong_type(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "yes"
+    if isinstance(value, str | datetime):
+        return 42
+    if isinstance(value, int | float):
+        return "x7"
+    if isinstance(value, list):
+        return 1.5
+    if isinstance(value, dict):
+        return "junk"
+    return ["junk"]
+
+
+def _format_kind(key: str | int) -> str | None:
+    if not isinstance(key, str):
+        return None
+    if key.endswith("Timestamp") or key in _TIME_KEYS:
+        return "time"
+    if key in ("uuid", "macAddress", "ttl"):
+        return key
+    if key in ("storage", "guest"):
+        return "quantity"
+    return None
+
+
+def _candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[str, Any]]:
+    key = rel[-1]
+    if rel in (("kind",), ("apiVersion",)):
+        return
+    yield "wrong_type", _wrong_type(value)
+    if key in _REQUIRED_KEYS and isinstance(key, str):
+        yield "null", None
+        yield "delete", _UNSET
+    if (
+        isinstance(value, str)
+        and _ENUM.match(value)
+        and key not in _NO_ENUM_KEYS
+        and "labels" not in rel
+        and "annotations" not in rel
+    ):
+        yield "invalid_enum", value.lower()
+    fmt = _format_kind(key if isinstance(key, str) else rel[-2] if len(rel) > 1 else "")
+    if fmt is not None and isinstance(value, str | datetime):
+        yield "bad_format", _BAD_FORMAT[fmt]
+
+
+def mutations(target: Target) -> list[Mutation]:
+    """Every single-field mutation of ``target``, in file/document/path order."""
+    out = []
+    for file in target.files:
+        for d, doc in enumerate(_docs(file)):
+            for prefix, obj in _objects(doc):
+                kind = str(obj.get("kind", "?"))
+                name = str((obj.get("metadata") or {}).get("name", "?"))
+                for rel, value in _walk(obj, ()):
+                    for family, new in _candidates(rel, value):
+                        out.append(
+                            Mutation(family, target, file, d, (*prefix, *rel), new, kind, name)
+                        )
+    return out
+
+
+def _apply(docs: list[Any], m: Mutation) -> list[Any]:
+    docs = list(docs)
+    docs[m.doc] = copy.deepcopy(docs[m.doc])
+    parent = docs[m.doc]
+    for step in m.path[:-1]:
+        parent = parent[step]
+    if m.value is _UNSET:
+        del parent[m.path[-1]]
+    else:
+        parent[m.path[-1]] = m.value
+    return docs
+
+
+class _Tracebacks(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.seen.append(record.getMessage())
+
+
+def _audit(target: Target, root: Path) -> dict[str, Any]:
+    data = DirectorySource(root).collect()
+    if target.path.is_file():
+        for kind in BY_KIND:
+            if data.states.get(kind) is not KindState.PARTIAL:
+                data.states[kind] = (
+                    KindState.UNAVAILABLE if kind in target.unavailable else KindState.COMPLETE
+                )
+    return run_audit(data, AuditSettings(), at=AT)
+
+
+def _verdicts(report: dict[str, Any]) -> dict[tuple[str, str], tuple[str, dict[str, str]]]:
+    return {
+        (v["namespace"], v["name"]): (
+            v["readiness"],
+            {f["check_id"]: f"{f['status']} {f['severity']}" for f in v["findings"]},
+        )
+        for v in report["vms"]
+    }
+
+
+class _Workspace:
+    """A scratch copy of one target; one file at a time is rewritten with a mutation."""
+
+    def __init__(self, target: Target, scratch: Path) -> None:
+        self.target = target
+        self.root = scratch / "export"
+        if target.path.is_file():
+            self.root.mkdir(parents=True)
+            shutil.copy(target.path, self.root / target.path.name)
+        else:
+            shutil.copytree(target.path, self.root)
+        self.docs = {f: _docs(f) for f in target.files}
+        self.baseline = _verdicts(_audit(target, self.root))
+
+    def run(self, m: Mutation, handler: _Tracebacks) -> Outcome:
+        dest = self.root / m.file.name
+        original = dest.read_bytes()
+        buf = io.StringIO()
+        yaml.safe_dump_all(_apply(self.docs[m.file], m), buf, sort_keys=False)
+        dest.write_text(buf.getvalue())
+        out = Outcome()
+        handler.seen.clear()
+        try:
+            report = _audit(self.target, self.root)
+        except Exception as exc:  # the property: never
+            out.traceback = f"{type(exc).__name__}: {exc}"
+            return out
+        finally:
+            dest.write_bytes(original)
+        if handler.seen:
+            out.traceback = handler.seen[0]
+        text = " ".join(str(p) for p in report["collection_problems"])
+        out.named = m.name in text or m.file.name in text
+        for vm, (ready, findings) in _verdicts(report).items():
+            before = self.baseline.get(vm)
+            if before is None:
+                continue
+            out.changed = out.changed or findings != before[1]
+            if RANK[ready] < RANK[before[0]]:
+                out.improved.append(f"{vm[0]}/{vm[1]} {before[0]} -> {ready}")
+        return out
+
+
+def run(count: int, seed: int = 17) -> dict[str, Counter[str]]:
+    """Try ``count`` mutations sampled evenly from every target; return per-family counters.
+
+    Counter keys: ``tried``, ``improved``, ``traceback``, ``changed``, ``unnamed``
+    (changed a finding without a collection problem naming the object or file),
+    plus the key ``"!"`` (improved or traceback) and ``"?"`` (changed but unnamed), each
+    a Counter of mutation descriptions.
+    """
+    rng = random.Random(seed)
+    pool = [m for t in targets() for m in mutations(t)]
+    chosen = pool if count >= len(pool) else rng.sample(pool, count)
+    chosen.sort(key=lambda m: (str(m.target.path), str(m.file), m.doc))
+    stats: dict[str, Counter[str]] = {f: Counter() for f in FAMILIES}
+    stats["!"] = Counter()
+    stats["?"] = Counter()
+    handler = _Tracebacks()
+    logging.getLogger().addHandler(handler)
+    logging.getLogger().setLevel(logging.INFO)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            workspace: _Workspace | None = None
+            for i, m in enumerate(chosen):
+                if workspace is None or workspace.target != m.target:
+                    scratch = Path(tmp) / str(i)
+                    workspace = _Workspace(m.target, scratch)
+                out = workspace.run(m, handler)
+                s = stats[m.family]
+                s["tried"] += 1
+                for key, hit in (
+                    ("improved", bool(out.improved)),
+                    ("traceback", out.traceback is not None),
+                    ("changed", out.changed),
+                    ("unnamed", out.changed and not out.named),
+                ):
+                    if hit:
+                        s[key] += 1
+                if out.improved or out.traceback:
+                    detail = "; ".join(out.improved) or str(out.traceback)
+                    stats["!"][f"{m.describe()} => {detail}"] += 1
+                elif out.changed and not out.named:
+                    stats["?"][m.describe()] += 1
+    finally:
+        logging.getLogger().removeHandler(handler)
+    return stats
+
+
+def main() -> None:
+    """Print the per-family figures of a mutation run."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--show", type=int, default=20, help="print this many failing mutations")
+    args = parser.parse_args()
+    stats = run(args.count, args.seed)
+    print(
+        f"{'family':<14}{'tried':>7}{'improved':>10}{'traceback':>11}{'changed':>9}{'unnamed':>9}"
+    )
+    total: Counter[str] = Counter()
+    for family in FAMILIES:
+        s = stats[family]
+        total.update(s)
+        print(
+            f"{family:<14}{s['tried']:>7}{s['improved']:>10}{s['traceback']:>11}"
+            f"{s['changed']:>9}{s['unnamed']:>9}"
+        )
+    print(
+        f"{'total':<14}{total['tried']:>7}{total['improved']:>10}{total['traceback']:>11}"
+        f"{total['changed']:>9}{total['unnamed']:>9}"
+    )
+    for line in list(stats["!"])[: args.show]:
+        print("  BAD", line)
+    for line in list(stats["?"])[: args.show]:
+        print("  UNNAMED", line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""The shared bug cases (``../shared/corpus/bugcases``) give their expected verdicts.
+
+Each case is a small export built around one public bug report; ``expected.json`` holds the VM,
+the allowed readiness values, the check families that must FAIL or ERROR and optionally a
+text the VM's findings must mention. The project's own fixtures
+(``tests/fixtures/checks/RR-BKP-*``, ``RR-STG-*``) cover the same rules on a fresh clone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from auditor.config import AuditSettings
+from auditor.pipeline import run_audit
+from auditor.sources.directory import DirectorySource
+from tests.conftest import AUDIT_AT, find_corpus
+
+
+def _cases() -> list[Path]:
+    try:
+        root = find_corpus() / "bugcases"
+    except FileNotFoundError:
+        return []
+    return sorted(p for p in root.iterdir() if (p / "expected.json").is_file())
+
+
+CASES = _cases()
+
+
+@pytest.mark.skipif(
+    not CASES,
+    reason="needs ../shared/corpus/bugcases beside the clone; tests/fixtures/checks covers "
+    "the same rules",
+)
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_bug_case_verdict(case: Path) -> None:
+    expected = json.loads((case / "expected.json").read_text())
+    report = run_audit(DirectorySource(case / "export").collect(), AuditSettings(), at=AUDIT_AT)
+    ns, name = expected["vm"].split("/")
+    vm = next(v for v in report["vms"] if (v["namespace"], v["name"]) == (ns, name))
+    assert vm["readiness"] in expected["readiness"], [
+        (f["check_id"], f["status"], f["message"]) for f in vm["findings"]
+    ]
+    failing = {
+        f["check_id"].split("-")[1] for f in vm["findings"] if f["status"] in ("FAIL", "ERROR")
+    }
+    assert set(expected.get("families", [])) <= failing
+    if "mention" in expected:
+        text = " ".join(f["message"] for f in vm["findings"] if f["status"] in ("FAIL", "ERROR"))
+        assert expected["mention"].lower() in text.lower()
+
+
+def test_bug_cases_present_when_corpus_is() -> None:
+    try:
+        root = find_corpus()
+    except FileNotFoundError:
+        pytest.skip("needs ../shared/corpus beside the clone")
+    assert len(CASES) >= 10, f"expected the 10 listed bug cases under {root / 'bugcases'}"

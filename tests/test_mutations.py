@@ -1,0 +1,48 @@
+"""Property: a single malformed field of our own exports never improves a VM's verdict.
+
+Mutations come from :mod:`bench.mutations` (families: wrong type, null, deleted key,
+invalid enum, bad format) over ``examples/small-cluster`` and the check fixtures.
+Readiness is ranked READY, AT_RISK, then UNKNOWN and NOT_READY together
+(``docs/readiness.md``). The default run samples a few hundred mutations; the
+``slow`` one tries 5,000 when ``AUDITOR_SLOW=1`` (``python -m bench.mutations`` prints the
+same figures per family).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import pytest
+
+from bench.mutations import FAMILIES, mutations, run, targets
+
+
+def _check(stats: dict[str, Counter[str]], count: int) -> None:
+    tried = {f: stats[f]["tried"] for f in FAMILIES}
+    print(f"mutations tried per family: {tried}")  # shown with pytest -s
+    assert sum(tried.values()) == count
+    assert all(tried[f] > 0 for f in FAMILIES), tried
+    assert list(stats["!"]) == []  # improved verdicts or tracebacks, described
+    assert sum(stats[f]["changed"] for f in FAMILIES) > count // 10  # the mutations bite
+    # A mutation that changed a finding names the object (or its file) in a problem.
+    unnamed = sum(stats[f]["unnamed"] for f in FAMILIES)
+    assert unnamed <= count // 50, list(stats["?"])[:20]
+
+
+def test_every_family_has_sites_in_our_exports() -> None:
+    found = Counter(m.family for t in targets()[:3] for m in mutations(t))
+    assert set(found) == set(FAMILIES)
+
+
+def test_a_few_hundred_mutations_never_improve_a_verdict() -> None:
+    _check(run(300, seed=17), 300)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("AUDITOR_SLOW"),
+    reason="5,000 mutations take minutes: set AUDITOR_SLOW=1 (or run python -m bench.mutations)",
+)
+def test_five_thousand_mutations_never_improve_a_verdict() -> None:
+    _check(run(5000, seed=17), 5000)

@@ -1,0 +1,88 @@
+"""Units behind the restore-drill, identity and provisioning checks (issue 12)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from auditor.inventory.identities import IdentityIndex, legacy_firmware_uuid, nic_binding
+from auditor.kinds import BY_KIND
+from auditor.redact import REDACTED, redact
+from tests.live_support import serve
+
+
+def test_legacy_uuid_matches_kubevirt_derivation() -> None:
+    # the corpus VMI of fin-report-win2k22 shows the UUID KubeVirt derived from its name
+    assert legacy_firmware_uuid("fin-report-win2k22") == "ec602b1f-2105-52db-9b1b-1c21ba738517"
+
+
+def _vm(ns: str, name: str, **fw: str) -> dict[str, object]:
+    iface = {"name": "nic0", "bridge": {}, "macAddress": "02:AA:00:00:00:01"}
+    domain = {"firmware": fw, "devices": {"interfaces": [iface]}}
+    return {
+        "metadata": {"namespace": ns, "name": name},
+        "spec": {"template": {"spec": {"domain": domain}}},
+    }
+
+
+def test_identity_index_names_the_other_vm_and_normalises_macs() -> None:
+    vms = [_vm("a", "x", uuid="U1", serial="S1"), _vm("b", "y", uuid="u1")]
+    ix = IdentityIndex.build(vms, {})
+    [uuid, mac] = ix.shared("a", "x", "uuid", "mac")
+    assert (uuid["what"], uuid["value"], uuid["others"]) == (
+        "uuid",
+        "u1",
+        [{"vm": "b/y", "source": "spec"}],
+    )
+    assert mac["value"] == "02:aa:00:00:00:01"
+    assert mac["others"] == [{"vm": "b/y", "source": "spec", "nic": "nic0", "binding": "bridge"}]
+    assert ix.shared("a", "x", "serial") == []
+
+
+def test_unpinned_same_name_vms_share_the_derived_uuid() -> None:
+    ix = IdentityIndex.build([_vm("a", "db"), _vm("b", "db")], {})
+    [dup] = ix.shared("a", "db", "uuid")
+    assert dup["value"] == legacy_firmware_uuid("db") and dup["mine"]["source"] == "derived"
+
+
+def test_nic_binding_reads_plugin_bindings() -> None:
+    assert nic_binding({"name": "n", "binding": {"name": "passt"}}) == "passt"
+    assert nic_binding({"name": "n", "masquerade": {}}) == "masquerade"
+    assert nic_binding({"name": "n"}) is None
+
+
+def test_configmaps_are_read_only_for_velero_storage_class_mapping() -> None:
+    spec = BY_KIND["ConfigMap"]
+    mapping = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": "m",
+            "namespace": "velero",
+            "labels": {"velero.io/change-storage-class": "RestoreItemAction"},
+        },
+        "data": {"old-sc": "new-sc", "odd": "password: hunter2"},
+    }
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "o"}, "data": {"a": "b"}}
+    assert spec.selects(mapping) and not spec.selects(other)
+    assert redact(mapping)["data"] == {"old-sc": "new-sc", "odd": REDACTED}
+    assert redact(other)["data"] == REDACTED
+
+
+def test_live_source_lists_configmaps_only_with_velero_selector(tmp_path: Path) -> None:
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": "change-storage-class-config",
+            "namespace": "velero",
+            "labels": {"velero.io/change-storage-class": "RestoreItemAction"},
+        },
+        "data": {"old-sc": "new-sc"},
+    }
+    with serve(tmp_path, objects={"ConfigMap": [cm]}) as live:
+        data = live.collect()
+        paths = [p for m, p in live.api.log if "configmaps" in p]
+    assert paths and all(
+        "labelSelector=velero.io/change-storage-class%3DRestoreItemAction" in p for p in paths
+    )
+    assert [o["data"] for o in data.of("ConfigMap")] == [{"old-sc": "new-sc"}]
