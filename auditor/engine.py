@@ -182,6 +182,8 @@ _IMPLIED_KINDS = {"PersistentVolumeClaim": ("PersistentVolume", "StorageClass")}
 
 #: Kinds paired with a VM through its metadata (namespace, labels, creation time).
 _PAIRING_KINDS = frozenset({"Backup", "Restore", "Schedule", "VolumeSnapshot"})
+#: VM fields outside the template that pairing reads (labels, creation, DataVolume templates).
+_PAIRING_PATHS = ("metadata.", "spec.dataVolumeTemplates")
 
 
 def _overlaps(path: str, read: str) -> bool:
@@ -220,7 +222,8 @@ def _malformed_inputs(
     out = [
         {"kind": "VirtualMachine", "object": vm.ref, "field": path, "reason": reason}
         for path, reason in vm.problems
-        if (path.startswith("metadata.") and pairs) or any(_overlaps(path, r) for r in spec.reads)
+        if (path.startswith(_PAIRING_PATHS) and pairs)
+        or any(_overlaps(path, r) for r in spec.reads)
     ]
     kinds = set(spec.requires)
     for kind in spec.requires:

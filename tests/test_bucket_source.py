@@ -258,6 +258,13 @@ def test_warm_cache_reads_no_backup_again(weed: WeedServer, tmp_path: Path) -> N
     assert (warm.backups_read, warm.cached) == (0, cold.backups_read)
     assert warm.requests == 3  # versioning, Object Lock, one listing page
     assert data.backup_contents == first
+    # a Backup gone from the cluster (Velero's GC) leaves the cache on the next run
+    cache = tmp_path / "cache" / "default"
+    assert (cache / f"{NEWEST_WEB}.json").is_file()
+    data.objects["Backup"] = [b for b in data.of("Backup") if b["metadata"]["name"] != NEWEST_WEB]
+    read_backup_storage(data, settings, sessions={"default": weed.session()})
+    assert not (cache / f"{NEWEST_WEB}.json").exists()
+    assert len(list(cache.glob("*.json"))) == cold.backups_read - 1
 
 
 def test_not_configured_keeps_cluster_only_evidence() -> None:

@@ -59,3 +59,27 @@ def test_bug_cases_present_when_corpus_is() -> None:
     except FileNotFoundError:
         pytest.skip("needs ../shared/corpus beside the clone")
     assert len(CASES) >= 10, f"expected the 10 listed bug cases under {root / 'bugcases'}"
+
+
+@pytest.mark.skipif(not CASES, reason="needs ../shared/corpus/bugcases beside the clone")
+def test_live_path_gives_the_directory_verdicts(tmp_path: Path) -> None:
+    """Each bug case served by the loopback API server audits to the same verdicts."""
+    from tests.live_support import serve
+
+    for case in CASES:
+        root = case / "export"
+        direct = run_audit(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
+        (tmp_path / case.name).mkdir()
+        with serve(tmp_path / case.name, root=root) as live:
+            over_http = run_audit(live.collect(), AuditSettings(), at=AUDIT_AT)
+
+        def verdicts(report: dict) -> dict[str, tuple[str, list[str]]]:  # type: ignore[type-arg]
+            return {
+                f"{v['namespace']}/{v['name']}": (
+                    v["readiness"],
+                    sorted(f"{f['check_id']}={f['status']}" for f in v["findings"]),
+                )
+                for v in report["vms"]
+            }
+
+        assert verdicts(over_http) == verdicts(direct), case.name

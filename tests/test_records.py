@@ -203,3 +203,11 @@ def test_a_crashing_check_is_a_named_problem_with_traceback_in_debug_log_only(
     assert any("RR-DSK-001" in r and "app/vm1" in r for r in _problems(report))
     assert all(r.levelno == logging.DEBUG for r in caplog.records if r.name == "auditor.engine")
     assert any(r.exc_info for r in caplog.records)
+
+
+def test_data_volume_templates_not_a_list_is_named_and_errors_backup_checks() -> None:
+    objects = good_objects()
+    of_kind(objects, "VirtualMachine")[0]["spec"]["dataVolumeTemplates"] = 1.5
+    report = audit(objects)
+    assert statuses(report)["RR-BKP-001"] == "ERROR"
+    assert any("spec.dataVolumeTemplates" in r for r in _problems(report))

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-__all__ = ["PublishSettings", "default_spool_dir", "publish_problems"]
+__all__ = ["PublishSettings", "consistency_problems", "default_spool_dir", "publish_problems"]
 
 _CREDENTIAL_WORDS = ("access_key", "secret", "session_token", "password", "credential")
 
@@ -74,18 +74,9 @@ class PublishSettings(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> PublishSettings:
-        if self.bucket is None and (self.sse or self.object_lock_mode):
-            raise ValueError("sse and object_lock_mode need an S3 bucket, not a local directory")
-        if self.kms_key_id and self.sse != "aws:kms":
-            raise ValueError("kms_key_id requires sse: aws:kms")
-        if (self.object_lock_mode is None) != (self.object_lock_days is None):
-            raise ValueError("object_lock_mode and object_lock_days must be set together")
-        if self.ca_bundle is not None and not self.verify_tls:
-            raise ValueError("ca_bundle is set but verify_tls is false; choose one")
-        if self.endpoint_url and "@" in (urlparse(self.endpoint_url).netloc or ""):
-            raise ValueError("endpoint_url must not contain credentials (user:password@)")
-        if self.prefix != self.prefix.strip("/"):
-            raise ValueError("prefix must not start or end with '/'")
+        problems = consistency_problems(self.model_dump(), has_bucket=self.bucket is not None)
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
     @classmethod
@@ -127,6 +118,27 @@ class PublishSettings(BaseModel):
         return hashlib.sha256(ident.encode()).hexdigest()[:12]
 
 
+def consistency_problems(values: dict[str, Any], *, has_bucket: bool) -> list[str]:
+    """Cross-field rules of a publish target, every one that is broken (raw or typed values)."""
+    problems = []
+    sse, lock = values.get("sse"), values.get("object_lock_mode")
+    if not has_bucket and (sse or lock):
+        problems.append("sse and object_lock_mode need an S3 bucket, not a local directory")
+    if values.get("kms_key_id") and sse != "aws:kms":
+        problems.append("kms_key_id requires sse: aws:kms")
+    if (lock is None) != (values.get("object_lock_days") is None):
+        problems.append("object_lock_mode and object_lock_days must be set together")
+    if values.get("ca_bundle") is not None and values.get("verify_tls") is False:
+        problems.append("ca_bundle is set but verify_tls is false; choose one")
+    endpoint = values.get("endpoint_url")
+    if isinstance(endpoint, str) and "@" in (urlparse(endpoint).netloc or ""):
+        problems.append("endpoint_url must not contain credentials (user:password@)")
+    prefix = values.get("prefix")
+    if isinstance(prefix, str) and prefix != prefix.strip("/"):
+        problems.append("prefix must not start or end with '/'")
+    return problems
+
+
 def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
     """Every problem of the ``publish:`` section and of ``schedules[].publish``, by field path.
 
@@ -148,12 +160,18 @@ def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
             else:
                 PublishSettings.model_validate(values)
         except ValidationError as exc:
+            fields = [e for e in exc.errors() if e["loc"]]
             for err in exc.errors():
                 where = ".".join(str(p) for p in err["loc"])
                 message = str(err["msg"]).removeprefix("Value error, ")
                 if err["type"] == "extra_forbidden":
                     message = "unknown field (not a publish setting; check its spelling)"
                 problems.append((f"publish.{where}" if where else "publish", message))
+            if fields:  # pydantic skips the cross-field rules then: report them as well
+                has_bucket = bool(values.get("bucket")) or str(url or "").startswith("s3://")
+                problems += [
+                    ("publish", p) for p in consistency_problems(values, has_bucket=has_bucket)
+                ]
         except ValueError as exc:
             problems.append(("publish.url", str(exc)))
     if publish is None and isinstance(schedules, list | tuple):

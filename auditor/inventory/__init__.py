@@ -120,7 +120,7 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
         pvcs.append(PvcRef(str(state["metadata"]["name"]), "state", None, state))
     templates = {
         dig(t, "metadata", "name")
-        for t in (dig(vm, "spec", "dataVolumeTemplates") or [])
+        for t in _as_list(dig(vm, "spec", "dataVolumeTemplates"))
         if isinstance(t, dict)
     }
     fw = spec.firmware
@@ -215,3 +215,8 @@ def _record(
         drills=drills,
         revisions=pinned_refs(ix, vm, namespace),
     )
+
+
+def _as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else [] (vmvalidate reports the malformed field)."""
+    return value if isinstance(value, list) else []

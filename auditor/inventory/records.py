@@ -54,7 +54,16 @@ RECLAIM_POLICIES = ("Retain", "Delete", "Recycle")
 VOLUME_MODES = ("Block", "Filesystem")
 ACCESS_MODES = ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod")
 PVC_PHASES = ("Pending", "Bound", "Lost")
-VMI_PHASES = ("Pending", "Scheduling", "Scheduled", "Running", "Succeeded", "Failed", "Unknown")
+VMI_PHASES = (
+    "Pending",
+    "Scheduling",
+    "Scheduled",
+    "Running",
+    "Succeeded",
+    "Failed",
+    "Unknown",
+    "WaitingForSync",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,14 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
         problems.append(("metadata.creationTimestamp", "is missing; the API server always sets it"))
     elif parse_time(created) is None:
         problems.append(("metadata.creationTimestamp", f"is {created!r}, not RFC 3339"))
+    templates = dig(vm, "spec", "dataVolumeTemplates")
+    if templates is not None and (
+        not isinstance(templates, list)
+        or not all(isinstance(dig(t, "metadata", "name"), str) for t in templates)
+    ):
+        problems.append(
+            ("spec.dataVolumeTemplates", f"is not a list of named DataVolume templates{_REJECTED}")
+        )
     labels = dig(vm, "metadata", "labels")
     if labels is not None and (
         not isinstance(labels, dict)

@@ -92,6 +92,18 @@ class ContentsCache:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def prune(self, location: str, keep: set[str]) -> int:
+        """Delete cached backups of ``location`` not in ``keep``; return how many (never raises)."""
+        removed = 0
+        try:
+            for path in (self.directory / location).glob("*.json"):
+                if path.stem not in keep:
+                    path.unlink(missing_ok=True)
+                    removed += 1
+        except OSError:
+            pass
+        return removed
+
     def put(self, location: str, backup: str, key: list[list[str]], c: BackupContents) -> None:
         """Store ``c`` atomically (temp file + rename); an OSError is left to the caller."""
         path = self._path(location, backup)

@@ -134,11 +134,12 @@ def _read_location(
         )
         return status, failed
     reader = LocationReader(target, client, options, meter, cache, lookup)
-    versioning, lock, mode, days, note = reader.protection()
+    prot = reader.protection()
+    note = "; ".join(prot.notes)
     try:
         listing = reader.list_backups()
     except Exception as exc:  # noqa: BLE001 - denied/unreachable: every backup here is "error"
-        detail = reader._fail("listing backups", exc)
+        detail = reader.fail("listing backups", exc)
         log.warning("%s", detail)
         failed = {n: BackupContents(n, location, "error", detail) for n in names}
         status = StorageLocationStatus(
@@ -147,11 +148,11 @@ def _read_location(
             target.prefix,
             target.endpoint,
             "error",
-            detail,
-            versioning,
-            lock,
-            mode,
-            days,
+            "; ".join([detail, *prot.notes]),
+            prot.versioning,
+            prot.object_lock,
+            prot.mode,
+            prot.days,
             meter.requests,
             meter.bytes_read,
         )
@@ -164,10 +165,10 @@ def _read_location(
         target.endpoint,
         "read",
         note,
-        versioning,
-        lock,
-        mode,
-        days,
+        prot.versioning,
+        prot.object_lock,
+        prot.mode,
+        prot.days,
         meter.requests,
         meter.bytes_read,
         backups_read=sum(1 for c in found.values() if c.state != "missing") - cached,

@@ -41,7 +41,7 @@ from auditor.sources.bucket.layout import (
     backups_prefix,
 )
 
-__all__ = ["LocationReader", "Listing"]
+__all__ = ["LocationReader", "Listing", "Protection"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,17 @@ log = logging.getLogger(__name__)
 MAX_JSON_BYTES = 64 * 1024 * 1024
 MAX_MANIFEST_BYTES = 8 * 1024 * 1024
 _VM_GR = "virtualmachines.kubevirt.io"
+
+
+@dataclass
+class Protection:
+    """A bucket's versioning status, Object Lock and default retention (None: unknown)."""
+
+    versioning: str | None = None
+    object_lock: bool | None = None
+    mode: str | None = None
+    days: int | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -95,35 +106,35 @@ class LocationReader:
         self.target, self.client, self.options = target, client, options
         self.meter, self.cache, self.lookup = meter, cache, lookup
 
-    def _fail(self, what: str, exc: BaseException) -> str:
+    def fail(self, what: str, exc: BaseException) -> str:
+        """``<location description>: <what>: <reason>`` for a failed call."""
         return f"{self.target.describe()}: {what}: {describe_error(exc)}"
 
-    def protection(self) -> tuple[str | None, bool | None, str | None, int | None, str]:
-        """``(versioning, object_lock, lock_mode, lock_days, note)``; None where not readable."""
-        notes = []
-        versioning: str | None
+    def protection(self) -> Protection:
+        """The bucket's versioning and Object Lock; None fields where they could not be read."""
+        out = Protection()
+        bucket = self.target.bucket
         try:
-            versioning = str(self.client.get_bucket_versioning(Bucket=self.target.bucket).get(
-                "Status", ""
-            ))  # fmt: skip
+            out.versioning = str(self.client.get_bucket_versioning(Bucket=bucket).get("Status", ""))
         except Exception as exc:  # noqa: BLE001 - every failure is "unknown", with its reason
-            versioning = None
-            notes.append(self._fail("GetBucketVersioning", exc))
+            out.notes.append(self.fail("GetBucketVersioning", exc))
         try:
-            conf = self.client.get_object_lock_configuration(Bucket=self.target.bucket)
-            lock = conf.get("ObjectLockConfiguration") or {}
-            retention = (lock.get("Rule") or {}).get("DefaultRetention") or {}
-            days = retention.get("Days")
-            if days is None and isinstance(retention.get("Years"), int):
-                days = retention["Years"] * 365
-            return versioning, lock.get("ObjectLockEnabled") == "Enabled", retention.get(
-                "Mode"
-            ), days, "; ".join(notes)  # fmt: skip
+            conf = self.client.get_object_lock_configuration(Bucket=bucket)
         except Exception as exc:  # noqa: BLE001
             if error_code(exc) == "ObjectLockConfigurationNotFoundError":
-                return versioning, False, None, None, "; ".join(notes)
-            notes.append(self._fail("GetObjectLockConfiguration", exc))
-            return versioning, None, None, None, "; ".join(notes)
+                out.object_lock = False
+            else:
+                out.notes.append(self.fail("GetObjectLockConfiguration", exc))
+            return out
+        lock = conf.get("ObjectLockConfiguration") or {}
+        retention = (lock.get("Rule") or {}).get("DefaultRetention") or {}
+        out.object_lock = lock.get("ObjectLockEnabled") == "Enabled"
+        out.mode = retention.get("Mode")
+        days, years = retention.get("Days"), retention.get("Years")
+        out.days = (
+            days if isinstance(days, int) else years * 365 if isinstance(years, int) else None
+        )
+        return out
 
     def list_backups(self) -> Listing:
         """List every file under ``<prefix>/backups/``.
@@ -175,6 +186,8 @@ class LocationReader:
                         self.cache.put(self.target.location, name, key, contents)
                     except OSError as exc:
                         log.warning("bucket cache not written for %s: %s", name, exc)
+        if self.cache is not None:  # Backups Velero deleted (or expired) leave the cache too
+            self.cache.prune(self.target.location, set(names))
         return out, cached
 
     def _missing(self, name: str, why: str) -> BackupContents:
@@ -221,7 +234,7 @@ class LocationReader:
             if error_code(exc) in ("NoSuchKey", "404"):
                 return self._missing(name, "objects deleted while being read")
             return BackupContents(
-                name, self.target.location, "error", self._fail(f"reading backup {name}", exc)
+                name, self.target.location, "error", self.fail(f"reading backup {name}", exc)
             )
         volumes = volumes_from_volumeinfo(raw.get("-volumeinfo.json.gz"))
         if volumes is None:
