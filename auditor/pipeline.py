@@ -7,6 +7,7 @@ and :func:`write_artifacts`; nothing else wires the layers together.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -14,14 +15,29 @@ from typing import Any
 
 from auditor.config import AuditSettings
 from auditor.engine import evaluate
-from auditor.report.envelope import build_envelope
+from auditor.report.envelope import build_envelope, resolve_owner
 from auditor.sources.base import ClusterData
 from auditor.sources.yamlload import paused_gc
 
-__all__ = ["run_audit", "dump_report_json", "write_artifacts", "FORMATS"]
+__all__ = ["run_audit", "dump_report_json", "write_artifacts", "FORMATS", "UnknownOwnerError"]
 
 #: Every artifact format ``write_artifacts`` knows, in the order they are written.
 FORMATS = ("json", "html", "pdf", "csv", "cards")
+
+
+class UnknownOwnerError(ValueError):
+    """``owner`` owns none of the audited VMs.
+
+    Attributes:
+        owner: the owner asked for.
+        known: every owner of an audited VM -> its number of VMs, sorted by owner.
+    """
+
+    def __init__(self, owner: str, known: dict[str, int]) -> None:
+        self.owner = owner
+        self.known = known
+        names = ", ".join(f"{k} ({n} VMs)" for k, n in known.items()) or "none"
+        super().__init__(f"unknown owner {owner!r}; known owners: {names}")
 
 
 def run_audit(
@@ -34,6 +50,9 @@ def run_audit(
     ``settings.backup_storage`` is set and ``data.backup_contents`` is still
     None, the BackupStorageLocation buckets are read first (read-only, S3
     requests; :func:`auditor.sources.bucket.read_backup_storage`).
+
+    Raises:
+        UnknownOwnerError: ``owner`` owns none of the audited VMs.
     """
     if settings.backup_storage is not None and data.backup_contents is None:
         from auditor.sources.bucket.load import read_backup_storage
@@ -41,6 +60,10 @@ def run_audit(
         read_backup_storage(data, settings)
     with paused_gc():  # see paused_gc: keeps a 10,000-VM audit linear in the VM count
         result = evaluate(data, settings, at=at)
+        if owner is not None:
+            owners = Counter(resolve_owner(settings, result, vm) for vm in result.vms)
+            if owner not in owners:
+                raise UnknownOwnerError(owner, dict(sorted(owners.items())))
         return build_envelope(data, result, settings, at=at, owner=owner)
 
 

@@ -15,6 +15,8 @@ import copy
 import re
 from typing import Any
 
+from auditor.netdata import FACTS_KEY, network_data_facts
+
 __all__ = ["REDACTED", "redact", "redact_in_place", "SECRET_FIELD_NAMES"]
 
 REDACTED = "<redacted>"
@@ -108,6 +110,7 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
             if isinstance(item, dict | list):
                 _walk(item, data_is_payload, in_meta_map)
         return
+    facts: Any = None
     for key, item in value.items():
         skey = key if isinstance(key, str) else str(key)
         if in_meta_map and (_SECRET_KEY.search(skey) or _OBJECT_COPY_KEY.search(skey)):
@@ -115,10 +118,15 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
         elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
             if item not in (None, "", {}, []):
                 value[key] = REDACTED
+            if skey.startswith("networkData"):
+                # A yes/no fact a restorer needs, taken before stripping.
+                facts = network_data_facts(skey, item) or facts
         elif skey == "sysprep" and isinstance(item, dict):
             value[key] = _sysprep(item)
         elif isinstance(item, dict | list):
             _walk(item, data_is_payload, skey in _META_MAPS)
+    if facts is not None:
+        value[FACTS_KEY] = facts
 
 
 def _sysprep(item: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from auditor.cli.exitcodes import EXIT_GATE, EXIT_NOT_PUBLISHED, EXIT_USAGE
 from auditor.cli.publish import target_options
 from auditor.config import AuditSettings, ConfigError, load_settings
 from auditor.kubevalues import parse_time
-from auditor.pipeline import FORMATS, run_audit, write_artifacts
+from auditor.pipeline import FORMATS, UnknownOwnerError, run_audit, write_artifacts
 from auditor.publish import (
     PublishError,
     PublishSettings,
@@ -209,7 +209,11 @@ def run(
         require_vms(data)
     except NothingToAudit as exc:
         raise NothingAudited(f"{exc}; no report written") from exc
-    report = run_audit(data, settings, at=at, owner=owner)
+    try:
+        report = run_audit(data, settings, at=at, owner=owner)
+    except UnknownOwnerError as exc:
+        click.echo(f"error: --owner: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     target = publish_target(publish_url, target_flags, settings.publish)
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
@@ -239,6 +243,9 @@ def run(
     if not report["vms"]:
         why = f" for owner {owner!r}" if owner else ""
         click.echo(f"warning: no VirtualMachine was audited{why}", err=True)
+    hint = ownership_hint(report, settings.ownership.default)
+    if hint:
+        click.echo(hint, err=True)
     for path in paths:
         click.echo(f"wrote {path}")
     if target is not None:
@@ -292,6 +299,25 @@ def collect_data(
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_USAGE)
     return collect_live(kubeconfig, context, namespaces, settings.cluster_name, velero_namespaces)
+
+
+def ownership_hint(report: dict[str, Any], default_owner: str) -> str:
+    """A one-line hint on setting ownership when over half the VMs have the default owner.
+
+    ``""`` when ownership is mostly set, or when the report is owner-filtered (its VMs
+    are then not the whole audit).
+    """
+    vms = report["vms"]
+    if report["run"]["owner_filter"] is not None or not vms:
+        return ""
+    unassigned = sum(1 for v in vms if v["owner"] == default_owner)
+    if unassigned * 2 <= len(vms):
+        return ""
+    return (
+        f"hint: {unassigned} of {len(vms)} VMs have no owner ({default_owner!r}); set "
+        "ownership.keys (VM/Namespace label or annotation keys) or ownership.namespaces "
+        "(namespace -> owner) in --config, see config/auditor.example.yaml"
+    )
 
 
 def incomplete_note(report: dict[str, Any]) -> str:
