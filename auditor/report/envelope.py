@@ -121,6 +121,7 @@ def build_envelope(
         },
         "cluster": {
             "name": settings.cluster_name or data.info.cluster_name,
+            "name_source": _name_source(settings, data),
             "counts": {k: len(v) for k, v in sorted(data.objects.items())},
             # Every kind the auditor reads, so a reader sees what was *not* read too.
             "kind_states": {
@@ -135,6 +136,13 @@ def build_envelope(
         "summary": _summary(vms),
         "vms": vms,
     }
+
+
+def _name_source(settings: AuditSettings, data: ClusterData) -> str:
+    """Where ``cluster.name`` came from (``auditor.sources.identity.NAME_SOURCES``)."""
+    if settings.cluster_name:
+        return "config"
+    return data.info.name_source if data.info.cluster_name else "unknown"
 
 
 def _summary(vms: list[dict[str, Any]]) -> dict[str, Any]:
