@@ -69,6 +69,7 @@ def recovery_card(vm: VMRecord, ctx: CheckContext, owner: str) -> dict[str, Any]
         "instancetype": vm.spec.instancetype,
         "preference": vm.spec.preference,
         "revisions": [r.to_dict() for _, r in sorted(vm.revisions.items())],
+        "network_identity": vm.network.to_dict(),
         "firmware": {
             "uuid": fw.uuid,
             "serial": fw.serial,

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from auditor.netdata import FACTS_KEY, network_data_facts
+
 __all__ = ["REDACTED", "redact", "SECRET_FIELD_NAMES"]
 
 REDACTED = "<redacted>"
@@ -95,6 +97,9 @@ def _walk(value: Any, data_is_payload: bool, path: tuple[str, ...]) -> Any:
                 out[key] = REDACTED
             elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
                 out[key] = REDACTED if item not in (None, "", {}, []) else item
+                facts = network_data_facts(skey, item) if skey.startswith("networkData") else None
+                if facts is not None:  # a yes/no fact a restorer needs, taken before stripping
+                    out[FACTS_KEY] = facts
             elif skey == "sysprep" and isinstance(item, dict):
                 out[key] = _sysprep(item)
             else:

@@ -78,6 +78,8 @@ def test_collect_strips_planted_secrets(tmp_path: Path) -> None:
         "userData": "<redacted>",
         "userDataBase64": "<redacted>",
         "networkData": "<redacted>",
+        # the non-secret fact kept while reading (a config without interfaces: unknown)
+        "networkDataFacts": {"static": None, "static_macs": [], "dhcp_macs": []},
     }
 
 

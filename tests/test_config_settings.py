@@ -146,3 +146,34 @@ def test_duplicate_key_in_config_is_refused(tmp_path: Path) -> None:
         load_settings(path)
     field, message = info.value.problems[0]
     assert field == "<file>" and "duplicate key 'cluster_name'" in message
+
+
+def test_backup_storage_problems_by_field_path(tmp_path: Path) -> None:
+    raw = {
+        "backup_storage": {
+            "locations": {
+                "Bad_Name": {"endpoint_url": "ftp://x", "addressing_style": "sideways"},
+                "dpa-1": {"ca_bundle": str(tmp_path / "absent.pem"), "secret_key": "x"},
+            },
+            "workers": 0,
+        }
+    }
+    problems = problems_of(raw)
+    assert set(problems) == {
+        "backup_storage.locations.Bad_Name.[key]",
+        "backup_storage.locations.Bad_Name.endpoint_url",
+        "backup_storage.locations.Bad_Name.addressing_style",
+        "backup_storage.locations.dpa-1.ca_bundle",
+        "backup_storage.locations.dpa-1.secret_key",
+        "backup_storage.workers",
+    }
+    assert problems["backup_storage.locations.dpa-1.ca_bundle"].endswith(
+        "absent.pem does not exist"
+    )
+    assert problems["backup_storage.locations.dpa-1.secret_key"].startswith("unknown field")
+    assert problems_of({"backup_storage": {"locations": {}}}) == {
+        "backup_storage.locations": "Dictionary should have at least 1 item after validation, not 0"
+    }
+    ok = parse_settings({"backup_storage": {"locations": {"dpa-1": {}}}}, path=Path("t"))
+    assert ok.backup_storage is not None and ok.backup_storage.workers == 4
+    assert parse_settings({}, path=Path("t")).backup_storage is None

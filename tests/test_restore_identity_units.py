@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from auditor.inventory.identities import IdentityIndex, legacy_firmware_uuid, nic_binding
+from auditor.inventory.netid import nad_facts
 from auditor.kinds import BY_KIND
+from auditor.netdata import network_data_facts
 from auditor.redact import REDACTED, redact
 from tests.live_support import serve
 
@@ -86,3 +88,45 @@ def test_live_source_lists_configmaps_only_with_velero_selector(tmp_path: Path) 
         "labelSelector=velero.io/change-storage-class%3DRestoreItemAction" in p for p in paths
     )
     assert [o["data"] for o in data.of("ConfigMap")] == [{"old-sc": "new-sc"}]
+
+
+def test_network_data_facts_survive_redaction_without_the_addresses() -> None:
+    nd = (
+        "version: 2\nethernets:\n  eth1:\n    match:\n      macaddress: '02:AA:00:00:00:02'\n"
+        "    addresses: [192.0.2.10/24]\n  eth0:\n    match:\n      macaddress: '02:aa:00:00:00:01'\n"
+        "    dhcp4: true\n"
+    )
+    vm = {"kind": "VirtualMachine", "spec": {"cloudInitNoCloud": {"networkData": nd}}}
+    out = redact(vm)["spec"]["cloudInitNoCloud"]
+    assert out["networkData"] == REDACTED
+    assert out["networkDataFacts"] == {
+        "static": True,
+        "static_macs": ["02:aa:00:00:00:02"],
+        "dhcp_macs": ["02:aa:00:00:00:01"],
+    }
+    assert "192.0.2.10" not in str(redact(vm))
+    v1 = "config:\n- type: physical\n  mac_address: 02:aa:00:00:00:03\n  subnets:\n  - type: dhcp\n"
+    assert network_data_facts("networkData", v1) == {
+        "static": False,
+        "static_macs": [],
+        "dhcp_macs": ["02:aa:00:00:00:03"],
+    }
+    assert network_data_facts("networkData", "::not yaml: [")["static"] is None  # type: ignore[index]
+
+
+def test_nad_facts_read_cni_type_bridge_and_vlan() -> None:
+    nad = {
+        "metadata": {"name": "n"},
+        "spec": {
+            "config": '{"cniVersion":"0.3.1","type":"cnv-bridge","bridge":"br-fin","vlan":120}'
+        },
+    }
+    assert nad_facts(nad) == {
+        "cni_type": "cnv-bridge",
+        "bridge": "br-fin",
+        "vlan": 120,
+        "topology": None,
+        "resource": None,
+    }
+    listed = {"spec": {"config": '{"plugins":[{"type":"ovn-k8s-cni-overlay","vlanID":30}]}'}}
+    assert nad_facts(listed)["vlan"] == 30  # type: ignore[index]

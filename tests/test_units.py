@@ -103,6 +103,8 @@ def test_redact_strips_secrets_keeps_references() -> None:
         "userData": REDACTED,
         "networkDataBase64": REDACTED,
         "secretRef": {"name": "ci-secret"},
+        # "pw" is no network config: static addressing unknown (kept as a non-secret fact)
+        "networkDataFacts": {"static": None, "static_macs": [], "dhcp_macs": []},
     }
     assert vols[1]["sysprep"] == {"secret": {"name": "unattend"}}
     assert out["metadata"]["annotations"] == {"admin-password": REDACTED, "description": "ok"}

@@ -11,15 +11,16 @@ the cluster's credential Secret is never read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
 from auditor.config.rules import Strict
 
 __all__ = ["BucketLocationSettings", "BackupStorageSettings"]
 
-_BSL_NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
+#: A BackupStorageLocation name (a Kubernetes object name, DNS-1123 subdomain).
+LocationName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")]
 
 
 class BucketLocationSettings(Strict):
@@ -69,7 +70,7 @@ class BackupStorageSettings(Strict):
     ETag cache (default ``<service.state_dir>/bucket-cache``).
     """
 
-    locations: dict[str, BucketLocationSettings] = Field(min_length=1)
+    locations: dict[LocationName, BucketLocationSettings] = Field(min_length=1)
     workers: int = Field(default=4, ge=1, le=32)
     max_attempts: int = Field(default=3, ge=1, le=10)
     connect_timeout: float = Field(default=5.0, gt=0)
@@ -77,13 +78,3 @@ class BackupStorageSettings(Strict):
     read_manifests: bool = True
     max_archive_bytes: int = Field(default=4 * 1024**3, ge=1)
     cache_dir: Path | None = None
-
-    @field_validator("locations")
-    @classmethod
-    def _names(cls, value: dict[str, BucketLocationSettings]) -> dict[str, BucketLocationSettings]:
-        import re
-
-        for name in value:
-            if not re.match(_BSL_NAME, name):
-                raise ValueError(f"'{name}' is not a BackupStorageLocation name")
-        return value

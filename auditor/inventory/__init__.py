@@ -12,6 +12,7 @@ from typing import Any
 
 from auditor.inventory.drills import DrillEval, evaluate_drills
 from auditor.inventory.index import ClusterIndex, RestoreView, ScheduleView, meta_labels
+from auditor.inventory.netid import NetworkIdentity, network_identity
 from auditor.inventory.protection import (
     BackupEval,
     Pairing,
@@ -70,6 +71,8 @@ class VMRecord:
     drills: list[DrillEval] = field(default_factory=list)
     #: ``instancetype``/``preference`` -> how it was resolved (pinned revision or live)
     revisions: dict[str, PinnedRef] = field(default_factory=dict)
+    #: NICs (binding, NAD config, MAC, static addressing), hostname, Services selecting it
+    network: NetworkIdentity = field(default_factory=lambda: NetworkIdentity((), None, None))
 
     @property
     def ref(self) -> str:
@@ -214,6 +217,9 @@ def _record(
         running=facts.running,
         drills=drills,
         revisions=pinned_refs(ix, vm, namespace),
+        network=network_identity(
+            vm, namespace, spec.nics, ix.nad_objects, ix.services_by_ns.get(namespace, [])
+        ),
     )
 
 

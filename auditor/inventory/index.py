@@ -269,6 +269,8 @@ class ClusterIndex:
     snapshot_classes_by_driver: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     datavolumes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     nads: set[tuple[str, str]] = field(default_factory=set)
+    nad_objects: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    services_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     vmis: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster_preferences: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -349,6 +351,9 @@ class ClusterIndex:
         ix.snapshot_class_drivers = dict(drivers)
         ix.datavolumes = {(_ns(o), _name(o)): o for o in data.of("DataVolume")}
         ix.nads = {(_ns(o), _name(o)) for o in data.of("NetworkAttachmentDefinition")}
+        ix.nad_objects = {(_ns(o), _name(o)): o for o in data.of("NetworkAttachmentDefinition")}
+        for o in data.of("Service"):
+            ix.services_by_ns.setdefault(_ns(o), []).append(o)
         ix.vmis = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstance")}
         ix.identities = IdentityIndex.build(data.of("VirtualMachine"), ix.vmis)
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}

@@ -199,7 +199,8 @@ class ClusterSource:
     ) -> tuple[list[tuple[str, Any]], KindState, list[CollectionProblem]]:
         spec = resolved.spec
         namespaces = self.options.namespaces
-        if namespaces and spec.group in _VELERO_GROUPS:
+        # Velero's change-storage-class ConfigMap lives in Velero's namespace too
+        if namespaces and (spec.group in _VELERO_GROUPS or spec.kind == "ConfigMap"):
             if self._velero_ns is None:
                 return [], KindState.UNAVAILABLE, [self._velero_unknown(resolved)]
             namespaces = self._velero_ns

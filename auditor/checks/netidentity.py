@@ -1,0 +1,133 @@
+"""NET-002/003: the network identity a restore must bring back travels with the VM's backups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
+from auditor.inventory import VMRecord
+from auditor.models import Basis, Severity
+from auditor.scope import SelectorError
+
+KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
+KV_SERVICES = "https://kubevirt.io/user-guide/network/service_objects/"
+KV_DNS = "https://kubevirt.io/user-guide/network/dns/"
+VELERO_FILTERING = "https://velero.io/docs/main/resource-filtering/"
+L2_BINDINGS = frozenset({"bridge", "sriov", "macvtap"})
+
+
+def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
+    raw = (obj or {}).get("metadata", {}).get("labels")
+    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+
+
+@check(
+    "RR-NET-002",
+    title="Every NAD a bridge or SR-IOV NIC attaches to is in each of the VM's backups",
+    severity=Severity.MEDIUM,
+    rationale="A NIC bound to a Multus network only attaches when its "
+    "NetworkAttachmentDefinition (CNI type, bridge, VLAN) exists where the VM is restored. "
+    "A backup whose label or resource filters leave the NAD out restores a VM that cannot "
+    "start on a new cluster; with static addresses set by cloud-init the guest also needs the "
+    "same VLAN, so the gap is high.",
+    remediation="Include network-attachment-definitions in the backups (namespace-wide, or "
+    "label the NAD with the backup's selector), or keep the NADs in GitOps at the restore site.",
+    references=(KV_IFACES, VELERO_FILTERING),
+    requires=("NetworkAttachmentDefinition", "Backup"),
+    reads=("spec.template.spec.domain.devices.interfaces", "spec.template.spec.networks"),
+)
+def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
+    """FAIL naming backups whose scope leaves a NIC's NAD out (inferred from filters)."""
+    nics = [n for n in vm.network.nics if n.nad and n.binding in L2_BINDINGS]
+    if not nics:
+        return not_applicable(f"VM {vm.ref} has no bridge/SR-IOV NIC on a Multus network.")
+    usable = [e for e in vm.backups if e.usable]
+    if not usable:
+        return not_applicable(f"VM {vm.ref} has no usable backup to hold its NADs.")
+    gaps: list[dict[str, Any]] = []
+    for n in nics:
+        assert n.nad is not None
+        nad = ctx.index.nad_objects.get(n.nad)
+        for e in usable:
+            try:
+                inside = nad is not None and e.backup.scope.includes(
+                    namespace=n.nad[0],
+                    labels=_labels(nad),
+                    plural="network-attachment-definitions",
+                    kind="NetworkAttachmentDefinition",
+                    group="k8s.cni.cncf.io",
+                )
+            except SelectorError as exc:
+                return errored(f"Backup {e.backup.name} has a malformed selector: {exc}")
+            if not inside:
+                gaps.append({"nic": n.name, "nad": "/".join(n.nad), "backup": e.backup.name})
+    ev = {"nics": [n.to_dict() for n in nics], "backups": [e.backup.name for e in usable]}
+    if gaps:
+        static = {n.name for n in nics if n.static_addresses}
+        sev = Severity.HIGH if any(g["nic"] in static for g in gaps) else Severity.MEDIUM
+        where = sorted({f"{g['nad']} (NIC {g['nic']})" for g in gaps})
+        backups = sorted({g["backup"] for g in gaps})
+        msg = (
+            f"VM {vm.ref}'s NAD(s) {', '.join(where)} are outside {len(backups)} of its "
+            f"{len(usable)} usable backup(s), e.g. {backups[0]}"
+        )
+        if static & {g["nic"] for g in gaps}:
+            msg += "; cloud-init sets static addresses on that network"
+        return failed(msg + ".", sev, gaps=gaps, **ev).on(Basis.INFERRED)
+    return passed(
+        f"Every usable backup of VM {vm.ref} includes the NADs of its {len(nics)} L2 NIC(s).", **ev
+    ).on(Basis.INFERRED)
+
+
+@check(
+    "RR-NET-003",
+    title="The Services that give the VM its name are in its newest usable backup",
+    severity=Severity.MEDIUM,
+    rationale="Clients reach a VM through the Services selecting its pods (and a headless "
+    "Service with the VM's subdomain gives it its DNS name). A restore without them brings the "
+    "VM back unreachable by the names clients use.",
+    remediation="Include services in the backup (namespace-wide, or label the Services with "
+    "the backup's selector), or recreate them from GitOps at the restore site.",
+    references=(KV_SERVICES, KV_DNS, VELERO_FILTERING),
+    requires=("Service", "Backup"),
+)
+def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
+    """N/A without a Service selecting the VM or without a usable backup."""
+    services = vm.network.services
+    if not services:
+        return not_applicable(f"No Service selects VM {vm.ref}'s pods.")
+    newest = next((e for e in vm.backups if e.usable), None)
+    if newest is None:
+        return not_applicable(f"VM {vm.ref} has no usable backup to hold its Services.")
+    outside = []
+    for svc in services:
+        try:
+            if not newest.backup.scope.includes(
+                namespace=vm.namespace,
+                labels=svc["labels"],
+                plural="services",
+                kind="Service",
+                group="",
+            ):
+                outside.append(str(svc["name"]))
+        except SelectorError as exc:
+            return errored(f"Backup {newest.backup.name} has a malformed selector: {exc}")
+    ev = {"backup": newest.backup.name, "services": list(services), "outside": outside}
+    if outside:
+        msg = (
+            f"Service(s) {', '.join(outside)} selecting VM {vm.ref} are outside its newest "
+            f"usable backup {newest.backup.name}."
+        )
+        return failed(msg, **ev).on(Basis.INFERRED)
+    return passed(
+        f"The {len(services)} Service(s) selecting VM {vm.ref} are in backup {newest.backup.name}.",
+        **ev,
+    ).on(Basis.INFERRED)
