@@ -72,8 +72,18 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
         policy, thresholds = resolve_policy(settings, vm.namespace, vm.labels)
         ctx = CheckContext(at=at, thresholds=thresholds, index=index, policy=policy)
         related = related_problems(vm, index)
+        others = [r for r in records if r is not vm and r.problems]
         findings = [
-            _run(spec, ctx, data, incomplete, vm, related=related, crashes=problems)
+            _run(
+                spec,
+                ctx,
+                data,
+                incomplete,
+                vm,
+                related=related,
+                crashes=problems,
+                others=others,
+            )
             for spec in vm_checks
         ]
         findings = apply_waivers(
@@ -104,6 +114,7 @@ def _run(
     *,
     related: list[CollectionProblem] | None = None,
     crashes: list[CollectionProblem],
+    others: list[VMRecord] | None = None,
 ) -> Finding:
     unavailable = [k for k in spec.requires if data.state(k) is KindState.UNAVAILABLE]
     partial = [
@@ -134,6 +145,17 @@ def _run(
         result = _crashed(spec, vm, exc, crashes)
     if malformed:
         return _finding(spec, _malformed_error(spec, vm, malformed, result))
+    if vm is not None and result.status is Status.PASS and "VirtualMachine" in spec.requires:
+        # A cross-VM check (duplicate identity) passes on the absence of a clash; another
+        # VM's malformed field it reads might hide one.
+        hidden = [
+            {"kind": "VirtualMachine", "object": o.ref, "field": path, "reason": reason}
+            for o in others or []
+            for path, reason in o.problems
+            if any(_overlaps(path, r) for r in spec.reads)
+        ]
+        if hidden:
+            return _finding(spec, _malformed_error(spec, vm, hidden, result))
     unsure = result.status is Status.FAIL or (
         vm is not None and result.status is Status.PASS and spec.id in JUDGES_NEWEST
     )
@@ -244,7 +266,7 @@ def _malformed_error(
     """ERROR naming each malformed field, with what the check gives without them."""
     names = ", ".join(
         f"{m['field']}"
-        if m["kind"] == "VirtualMachine"
+        if vm is not None and (m["kind"], m["object"]) == ("VirtualMachine", vm.ref)
         else f"{m['kind']} {m['object']} {m['field']}"
         for m in malformed
     )
@@ -258,7 +280,11 @@ def _malformed_error(
         Status.ERROR,
         f"Cannot evaluate {spec.id} for VM {ref}: malformed field(s) {names}.{without}",
         {
-            "malformed_fields": [m["field"] for m in malformed if m["kind"] == "VirtualMachine"],
+            "malformed_fields": [
+                m["field"]
+                for m in malformed
+                if vm is not None and (m["kind"], m["object"]) == ("VirtualMachine", vm.ref)
+            ],
             "malformed_objects": malformed,
             "would_be": {"status": would.status.value, "message": would.message},
         },

@@ -154,6 +154,7 @@ KINDS: tuple[KindSpec, ...] = (
         "network-attachment-definitions",
         True,
     ),
+    KindSpec("Route", "route.openshift.io", ("v1",), "routes", True),
     KindSpec(
         "DataProtectionApplication",
         "oadp.openshift.io",

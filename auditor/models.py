@@ -1,9 +1,8 @@
 """Core value types: statuses, severities, findings and collection problems.
 
 Everything the audit produces is built from these types and ends up in the one
-report envelope (``report.json``, see ``docs/report-schema.md``). Renderers and
-publishers read that JSON document, never these classes, so the JSON shape is
-the contract between layers.
+typed report envelope (:class:`auditor.envelope.model.AuditReport`, serialised
+as ``report.json``, see ``docs/report-schema.md``).
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ __all__ = [
     "Finding",
     "CollectionProblem",
     "readiness_of",
+    "SEVERITY_ORDER",
 ]
 
 
@@ -49,10 +49,11 @@ class Severity(StrEnum):
     @property
     def rank(self) -> int:
         """Sort key: 0 for critical, 4 for info."""
-        return _SEVERITY_ORDER.index(self)
+        return SEVERITY_ORDER.index(self)
 
 
-_SEVERITY_ORDER = [Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW, Severity.INFO]
+#: Severities worst first: the one order every sort and table uses.
+SEVERITY_ORDER = (Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW, Severity.INFO)
 
 
 class Readiness(StrEnum):

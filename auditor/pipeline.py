@@ -6,16 +6,16 @@ and :func:`write_artifacts`; nothing else wires the layers together.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from auditor.config import AuditSettings
 from auditor.engine import evaluate
-from auditor.report.envelope import build_envelope, resolve_owner
+from auditor.envelope import AuditReport, dump_report_json, dump_report_schema
+from auditor.envelope.build import build_envelope, resolve_owner
 from auditor.sources.base import ClusterData
 from auditor.sources.yamlload import paused_gc
 
@@ -42,8 +42,8 @@ class UnknownOwnerError(ValueError):
 
 def run_audit(
     data: ClusterData, settings: AuditSettings, *, at: datetime, owner: str | None = None
-) -> dict[str, Any]:
-    """Audit ``data`` at instant ``at`` (UTC) and return the report.json envelope.
+) -> AuditReport:
+    """Audit ``data`` at instant ``at`` (UTC) and return the report envelope.
 
     ``owner`` limits the report to one owner's VMs. Never raises for bad
     cluster data: it becomes collection problems and ERROR findings. When
@@ -67,19 +67,16 @@ def run_audit(
         return build_envelope(data, result, settings, at=at, owner=owner)
 
 
-def dump_report_json(report: dict[str, Any]) -> bytes:
-    """Serialise deterministically: sorted keys, 2-space indent, UTF-8, trailing newline."""
-    return (json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
-
-
 def write_artifacts(
-    report: dict[str, Any],
+    report: AuditReport,
     out_dir: Path,
     formats: Sequence[str],
     *,
-    trend: dict[str, Any] | None = None,
+    trend: Mapping[str, Any] | None = None,
 ) -> list[Path]:
     """Write the requested formats into ``out_dir``; return the paths written.
+
+    ``json`` writes ``report.json`` and its JSON Schema ``report.schema.json``.
 
     Raises:
         ValueError: an unknown format name.
@@ -91,9 +88,13 @@ def write_artifacts(
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     if "json" in formats:
-        path = out_dir / "report.json"
-        path.write_bytes(dump_report_json(report))
-        written.append(path)
+        for name, data in (
+            ("report.json", dump_report_json(report)),
+            ("report.schema.json", dump_report_schema()),
+        ):
+            path = out_dir / name
+            path.write_bytes(data)
+            written.append(path)
     others = [f for f in formats if f != "json"]
     if others:
         from auditor.report.writers import write_formats

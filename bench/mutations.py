@@ -41,6 +41,7 @@ from typing import Any
 import yaml
 
 from auditor.config import AuditSettings
+from auditor.envelope import AuditReport
 from auditor.kinds import BY_KIND
 from auditor.pipeline import run_audit
 from auditor.sources.base import KindState
@@ -256,7 +257,7 @@ class _Tracebacks(logging.Handler):
             self.seen.append(record.getMessage())
 
 
-def _audit(target: Target, root: Path) -> dict[str, Any]:
+def _audit(target: Target, root: Path) -> AuditReport:
     data = DirectorySource(root).collect()
     if target.path.is_file():
         for kind in BY_KIND:
@@ -267,13 +268,13 @@ def _audit(target: Target, root: Path) -> dict[str, Any]:
     return run_audit(data, AuditSettings(), at=AT)
 
 
-def _verdicts(report: dict[str, Any]) -> dict[tuple[str, str], tuple[str, dict[str, str]]]:
+def _verdicts(report: AuditReport) -> dict[tuple[str, str], tuple[str, dict[str, str]]]:
     return {
-        (v["namespace"], v["name"]): (
-            v["readiness"],
-            {f["check_id"]: f"{f['status']} {f['severity']}" for f in v["findings"]},
+        (v.namespace, v.name): (
+            v.readiness.value,
+            {f.check_id: f"{f.status.value} {f.severity.value}" for f in v.findings},
         )
-        for v in report["vms"]
+        for v in report.vms
     }
 
 
@@ -308,7 +309,7 @@ class _Workspace:
             dest.write_bytes(original)
         if handler.seen:
             out.traceback = handler.seen[0]
-        text = " ".join(str(p) for p in report["collection_problems"])
+        text = " ".join(str(p.model_dump()) for p in report.collection_problems)
         out.named = m.name in text or m.file.name in text
         for vm, (ready, findings) in _verdicts(report).items():
             before = self.baseline.get(vm)

@@ -44,15 +44,31 @@ def corpus() -> Path:
     return find_corpus()
 
 
+def report_doc(report: Any) -> dict[str, Any]:
+    """The report.json document of an :class:`AuditReport`, as a reader of the file sees it."""
+    import json
+
+    from auditor.envelope import dump_report_json
+
+    doc: dict[str, Any] = json.loads(dump_report_json(report))
+    return doc
+
+
 @pytest.fixture(scope="session")
-def export_report(corpus: Path) -> dict:  # type: ignore[type-arg]
-    """report.json of the shared example cluster export at its audit time."""
+def export_report(corpus: Path) -> Any:
+    """The :class:`AuditReport` of the shared example cluster export at its audit time."""
     from auditor.config import AuditSettings
     from auditor.pipeline import run_audit
     from auditor.sources.directory import DirectorySource
 
     data = DirectorySource(corpus / "cluster-export", cluster_name="ocp-prod-east").collect()
     return run_audit(data, AuditSettings(), at=AUDIT_AT)
+
+
+@pytest.fixture(scope="session")
+def export_doc(export_report: Any) -> dict[str, Any]:
+    """report.json (as a dict) of the shared example cluster export at its audit time."""
+    return report_doc(export_report)
 
 
 class _RecordingHandler(http.server.BaseHTTPRequestHandler):

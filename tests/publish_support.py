@@ -27,10 +27,12 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from auditor.config import AuditSettings
+from auditor.envelope import AuditReport
 from auditor.pipeline import run_audit, write_artifacts
 from auditor.publish import PublishSettings
 from auditor.publish.s3 import S3Store, make_client
 from auditor.sources.directory import DirectorySource
+from tests.conftest import report_doc
 
 ACCESS_KEY = "auditor-test-key"
 SECRET_KEY = "auditor-test-secret-0123456789"
@@ -229,7 +231,14 @@ def audit_report(at: str) -> dict[str, Any]:
     """The example cluster's report.json envelope audited at ``at`` (RFC 3339 UTC)."""
     if not _DATA_CACHE:
         _DATA_CACHE.append(DirectorySource(corpus_dir()).collect())
-    return run_audit(_DATA_CACHE[0], AuditSettings(cluster_name=CLUSTER), at=parse_at(at))
+    return report_doc(
+        run_audit(_DATA_CACHE[0], AuditSettings(cluster_name=CLUSTER), at=parse_at(at))
+    )
+
+
+def artifact_count(run_dir: Path) -> int:
+    """How many artifact files a run directory holds (what a publish uploads, manifest aside)."""
+    return sum(1 for p in run_dir.rglob("*") if p.is_file() and p.name != "manifest.json")
 
 
 def make_run(out: Path, report: dict[str, Any], trend: dict[str, Any] | None = None) -> Path:
@@ -238,7 +247,7 @@ def make_run(out: Path, report: dict[str, Any], trend: dict[str, Any] | None = N
     Stand-ins: findings.csv, vms.csv and recovery-cards/<ns>/<vm>.json built
     from the report, so nested artifacts are published too.
     """
-    write_artifacts(report, out, ["json"])
+    write_artifacts(AuditReport.model_validate(report), out, ["json"])
     lines = ["namespace,name,readiness"] + [
         f"{vm['namespace']},{vm['name']},{vm['readiness']}" for vm in report["vms"]
     ]

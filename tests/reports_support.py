@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from auditor.envelope import AuditReport
+
 AUDIT_TIME = "2026-11-30T06:00:00Z"
 
 CHECKS: list[dict[str, Any]] = [
@@ -86,6 +88,8 @@ CHECKS: list[dict[str, Any]] = [
         "requires": ["PersistentVolume"],
     },
 ]
+for _c in CHECKS:
+    _c["scope"] = "vm"
 
 # readiness -> {check_id: (status, severity)} for the checks that do not PASS
 _PROFILES: dict[str, dict[str, tuple[str, str]]] = {
@@ -126,6 +130,8 @@ def _card(ns: str, name: str, owner: str, i: int, *, windows: bool) -> dict[str,
             if windows
             else None
         ),
+        "revisions": [],
+        "network_identity": {"hostname": None, "subdomain": None, "nics": [], "services": []},
         "firmware": {
             "uuid": None if i % 3 == 2 else f"6a1f{i:04d}-0000-4000-8000-000000000000",
             "serial": f"SER{i:05d}",
@@ -157,6 +163,8 @@ def _card(ns: str, name: str, owner: str, i: int, *, windows: bool) -> dict[str,
                     "time": "2026-11-30T01:15:00Z",
                     "age_hours": 4.75,
                     "off_cluster": True,
+                    "survives_namespace_loss": True,
+                    "basis": "observed",
                 },
             },
             {
@@ -325,9 +333,11 @@ def envelope(
                 "min_restore_points": 1,
             },
             "owner_filter": None,
+            "backup_storage": {"configured": False, "note": "no backup_storage configured"},
         },
         "cluster": {
             "name": cluster,
+            "name_source": "config" if cluster else "unknown",
             "counts": {"VirtualMachine": len(vms), "Backup": 2 * len(vms)},
             "kind_states": {
                 "VirtualMachine": "complete",
@@ -347,6 +357,7 @@ def envelope(
                 "evidence": {"schedule": "openshift-adp/nightly", "paused": True},
             }
         ],
+        "waivers": [],
         "summary": _summary(vms),
         "vms": vms,
     }
@@ -378,6 +389,13 @@ def hostile_vm(i: int, url: str = "http://127.0.0.1:9/leak.png") -> dict[str, An
 
 def sample_report(
     *, hostile: bool = False, complete: bool = False, url: str = "http://127.0.0.1:9/leak.png"
+) -> AuditReport:
+    """:func:`sample_doc` as the typed envelope the renderers take."""
+    return AuditReport.model_validate(sample_doc(hostile=hostile, complete=complete, url=url))
+
+
+def sample_doc(
+    *, hostile: bool = False, complete: bool = False, url: str = "http://127.0.0.1:9/leak.png"
 ) -> dict[str, Any]:
     """A small report: one VM per readiness, a Windows VM, a waived finding, optional hostile VM."""
     vms = [
@@ -393,9 +411,12 @@ def sample_report(
         status="WAIVED",
         waiver={
             "id": "W-7",
+            "check_id": "RR-FW-001",
+            "selector": {"namespace": "finance-*", "name": "fin-app-*", "labels": {}},
             "reason": "UUID set at restore",
-            "expires": "2027-01-31",
-            "approved_by": "j.doe",
+            "approver": "j.doe",
+            "created": "2026-11-01T00:00:00Z",
+            "expires": "2027-01-31T00:00:00Z",
         },
     )
     if hostile:
@@ -408,8 +429,8 @@ def sample_report(
             "selector": {"namespace": "finance-*", "name": "fin-app-*", "labels": {}},
             "reason": "UUID set at restore",
             "approver": "j.doe",
-            "created": "2026-11-01",
-            "expires": "2027-01-31",
+            "created": "2026-11-01T00:00:00Z",
+            "expires": "2027-01-31T00:00:00Z",
             "state": "active",
             "days_left": 62,
         },
@@ -417,7 +438,7 @@ def sample_report(
     return report
 
 
-def synthetic_report(n_vms: int, *, seed: int = 7, not_ready_share: float = 0.3) -> dict[str, Any]:
+def synthetic_report(n_vms: int, *, seed: int = 7, not_ready_share: float = 0.3) -> AuditReport:
     """A report of ``n_vms`` VMs over 40 namespaces and 12 owners (deterministic for ``seed``)."""
     rng = random.Random(seed)
     states = ["NOT_READY", "AT_RISK", "UNKNOWN", "READY"]
@@ -428,4 +449,4 @@ def synthetic_report(n_vms: int, *, seed: int = 7, not_ready_share: float = 0.3)
         ns = f"ns-{i % 40:02d}"
         state = rng.choices(states, weights)[0]
         vms.append(make_vm(ns, f"vm-{i:05d}", f"team-{i % 12:02d}", state, i, windows=i % 5 == 0))
-    return envelope(vms, complete=True)
+    return AuditReport.model_validate(envelope(vms, complete=True))

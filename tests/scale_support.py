@@ -20,10 +20,11 @@ from typing import Any
 import yaml
 
 from auditor.config import AuditSettings
+from auditor.envelope import AuditReport
 from auditor.pipeline import dump_report_json, run_audit
 from auditor.sources.base import ClusterData, SourceInfo
 from auditor.sources.directory import ingest_objects
-from tests.conftest import AUDIT_AT
+from tests.conftest import AUDIT_AT, report_doc
 
 GOOD_FIXTURE = Path(__file__).parent / "fixtures" / "checks" / "RR-BKP-001" / "pass.yaml"
 GOOD_VM = ("app", "vm1")
@@ -50,7 +51,7 @@ def collect_objects(objects: list[Any], origin: str = "fuzz.yaml") -> ClusterDat
 
 def audit(objects: list[Any]) -> dict[str, Any]:
     """Run raw objects through the source rules and the pipeline; return report.json as a dict."""
-    return run_audit(collect_objects(objects), AuditSettings(), at=AUDIT_AT)
+    return report_doc(run_audit(collect_objects(objects), AuditSettings(), at=AUDIT_AT))
 
 
 def statuses(report: dict[str, Any], vm: tuple[str, str] = GOOD_VM) -> dict[str, str]:
@@ -61,11 +62,14 @@ def statuses(report: dict[str, Any], vm: tuple[str, str] = GOOD_VM) -> dict[str,
     return {}
 
 
-def strict_json(report: dict[str, Any]) -> bytes:
+def strict_json(report: AuditReport | dict[str, Any]) -> bytes:
     """Serialise like report.json and prove it is strict JSON (no NaN/Infinity)."""
     import json
 
-    raw = dump_report_json(report)
+    if isinstance(report, AuditReport):
+        raw = dump_report_json(report)
+    else:
+        raw = (json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
 
     def _reject(token: str) -> None:
         raise AssertionError(f"report.json holds non-JSON constant {token}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,8 +55,8 @@ def test_answer_key_parsed(corpus: Path) -> None:
     assert {r["VM (namespace)"].split(" ")[0] for r in rows} >= {"fin-db-01", "web-shop-db"}
 
 
-def test_every_vm_matches_answer_key(corpus: Path, export_report: dict) -> None:  # type: ignore[type-arg]
-    vms = {(v["namespace"], v["name"]): v for v in export_report["vms"]}
+def test_every_vm_matches_answer_key(corpus: Path, export_doc: dict[str, Any]) -> None:
+    vms = {(v["namespace"], v["name"]): v for v in export_doc["vms"]}
     assert len(vms) == 12
     for row in answer_key(corpus):
         name, ns = re.match(r"(\S+) \((\S+)\)", row["VM (namespace)"]).groups()  # type: ignore[union-attr]
@@ -99,28 +100,28 @@ def test_every_vm_matches_answer_key(corpus: Path, export_report: dict) -> None:
     ],
 )
 def test_specific_findings(
-    export_report: dict,
+    export_doc: dict[str, Any],
     vm: str,
     check_id: str,
     status: str,
-    severity: str,  # type: ignore[type-arg]
+    severity: str,
 ) -> None:
-    entry = next(v for v in export_report["vms"] if v["name"] == vm)
+    entry = next(v for v in export_doc["vms"] if v["name"] == vm)
     finding = next(f for f in entry["findings"] if f["check_id"] == check_id)
     assert (finding["status"], finding["severity"]) == (status, severity), finding["message"]
 
 
-def test_evidence_names_objects_and_ages(export_report: dict) -> None:  # type: ignore[type-arg]
-    dev = next(v for v in export_report["vms"] if v["name"] == "dev-build-01")
+def test_evidence_names_objects_and_ages(export_doc: dict[str, Any]) -> None:
+    dev = next(v for v in export_doc["vms"] if v["name"] == "dev-build-01")
     fresh = next(f for f in dev["findings"] if f["check_id"] == "RR-BKP-002")
     assert fresh["evidence"]["backup"] == "openshift-adp/eng-sandbox-weekly-20261115030004"
     assert fresh["evidence"]["age_hours"] == pytest.approx(362.89, abs=0.01)
     assert fresh["evidence"]["schedules"][0]["paused"] is True
     assert "Schedule openshift-adp/eng-sandbox-weekly is paused" in fresh["message"]
-    win = next(v for v in export_report["vms"] if v["name"] == "fin-report-win2k22")
+    win = next(v for v in export_doc["vms"] if v["name"] == "fin-report-win2k22")
     fw = next(f for f in win["findings"] if f["check_id"] == "RR-FW-001")
     assert fw["evidence"]["vmi_runtime_uuid"] == "ec602b1f-2105-52db-9b1b-1c21ba738517"
-    db = next(v for v in export_report["vms"] if v["name"] == "fin-db-01")
+    db = next(v for v in export_doc["vms"] if v["name"] == "fin-db-01")
     rst = next(f for f in db["findings"] if f["check_id"] == "RR-RST-001")
     assert rst["evidence"]["persistent_state_restored"] is False
     assert db["backup"]["newest_usable"]["name"] == "finance-prod-daily-20261130010019"
@@ -128,8 +129,8 @@ def test_evidence_names_objects_and_ages(export_report: dict) -> None:  # type: 
     assert db["backup"]["restore_points"] == 7
 
 
-def test_platform_observations(export_report: dict) -> None:  # type: ignore[type-arg]
-    plt = {f["check_id"]: f for f in export_report["platform_findings"]}
+def test_platform_observations(export_doc: dict[str, Any]) -> None:
+    plt = {f["check_id"]: f for f in export_doc["platform_findings"]}
     assert (
         plt["RR-PLT-002"]["status"] == "FAIL"
         and "eng-sandbox-weekly" in plt["RR-PLT-002"]["message"]
@@ -137,8 +138,8 @@ def test_platform_observations(export_report: dict) -> None:  # type: ignore[typ
     assert plt["RR-PLT-003"]["evidence"]["missing"] == ["nfs.csi.k8s.io"]
     assert plt["RR-PLT-004"]["status"] == "FAIL"
     assert plt["RR-PLT-001"]["status"] == "PASS"
-    assert export_report["run"]["complete"] is True
-    assert export_report["summary"]["readiness"] == {
+    assert export_doc["run"]["complete"] is True
+    assert export_doc["summary"]["readiness"] == {
         "READY": 2,
         "AT_RISK": 2,
         "NOT_READY": 8,

@@ -8,6 +8,7 @@ way a real bucket goes wrong and asserts the reader's record and the verdict.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,12 @@ from typing import Any
 import pytest
 
 from auditor.config import AuditSettings
-from auditor.pipeline import dump_report_json, run_audit
+from auditor.pipeline import run_audit
 from auditor.sources.base import ClusterData
 from auditor.sources.bucket.load import read_backup_storage
 from auditor.sources.directory import DirectorySource
 from tests.bucket_support import Mutations, backups_in, write_velero_bucket
-from tests.conftest import AUDIT_AT
+from tests.conftest import AUDIT_AT, report_doc
 from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"
@@ -90,7 +91,7 @@ def audit(
     bucket = make_bucket(weed, data, mutations, lock=lock)
     settings = settings_for(weed, bucket, tmp, **extra)
     read_backup_storage(data, settings, sessions={"default": weed.session(secret)})
-    return data, run_audit(data, settings, at=AUDIT_AT)
+    return data, report_doc(run_audit(data, settings, at=AUDIT_AT))
 
 
 def finding(report: dict[str, Any], ref: str, check_id: str) -> dict[str, Any]:
@@ -128,7 +129,7 @@ def test_faithful_bucket_reads_every_backup_and_passes(weed: WeedServer, tmp_pat
     # 2 protection calls + 1 listing page + per backup 3 small files and 1 archive
     assert loc["requests"] == 3 + 4 * len(names)
     assert loc["bytes_read"] > 0
-    assert b"CANARY" not in dump_report_json(report)
+    assert "CANARY" not in json.dumps(report)
 
 
 def test_manifests_in_the_bucket_are_secret_stripped(weed: WeedServer, tmp_path: Path) -> None:
@@ -142,7 +143,7 @@ def test_manifests_in_the_bucket_are_secret_stripped(weed: WeedServer, tmp_path:
     assert data.backup_contents is not None
     saved = data.backup_contents[NEWEST_BILLING].vm_manifests[("billing", "billing-db")]
     assert "CANARY-bucket" not in str(saved)
-    assert b"CANARY-bucket" not in dump_report_json(report)
+    assert "CANARY-bucket" not in json.dumps(report)
     cached = list((tmp_path / "cache").rglob("*.json"))
     assert cached and not any(b"CANARY-bucket" in p.read_bytes() for p in cached)
 
@@ -269,7 +270,7 @@ def test_warm_cache_reads_no_backup_again(weed: WeedServer, tmp_path: Path) -> N
 
 def test_not_configured_keeps_cluster_only_evidence() -> None:
     data = DirectorySource(EXAMPLE).collect()
-    report = run_audit(data, AuditSettings(), at=AUDIT_AT)
+    report = report_doc(run_audit(data, AuditSettings(), at=AUDIT_AT))
     assert data.backup_contents is None
     assert report["run"]["backup_storage"]["configured"] is False
     assert "cluster only" in report["run"]["backup_storage"]["note"]
@@ -379,7 +380,7 @@ def test_shared_export_bucket(weed: WeedServer, tmp_path: Path) -> None:
     assert "web-admin-jump-adhoc-20261118" not in data.backup_contents
     newest = data.backup_contents["finance-prod-daily-20261130010019"]
     assert ("finance-prod", "fin-db-01") in newest.vm_manifests
-    report = run_audit(data, settings, at=AUDIT_AT)
+    report = report_doc(run_audit(data, settings, at=AUDIT_AT))
     for check in ("RR-BKP-008", "RR-BKP-009", "RR-BKP-010"):
         f = finding(report, "finance-prod/fin-db-01", check)
         assert f["status"] == "PASS", f["message"]

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from auditor.config import AuditSettings
 from auditor.pipeline import run_audit
 from auditor.sources.directory import DirectorySource
-from tests.conftest import AUDIT_AT, find_corpus
+from tests.conftest import AUDIT_AT, find_corpus, report_doc
 
 
 def _cases() -> list[Path]:
@@ -38,7 +39,9 @@ CASES = _cases()
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_bug_case_verdict(case: Path) -> None:
     expected = json.loads((case / "expected.json").read_text())
-    report = run_audit(DirectorySource(case / "export").collect(), AuditSettings(), at=AUDIT_AT)
+    report = report_doc(
+        run_audit(DirectorySource(case / "export").collect(), AuditSettings(), at=AUDIT_AT)
+    )
     ns, name = expected["vm"].split("/")
     vm = next(v for v in report["vms"] if (v["namespace"], v["name"]) == (ns, name))
     assert vm["readiness"] in expected["readiness"], [
@@ -68,12 +71,14 @@ def test_live_path_gives_the_directory_verdicts(tmp_path: Path) -> None:
 
     for case in CASES:
         root = case / "export"
-        direct = run_audit(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
+        direct = report_doc(
+            run_audit(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
+        )
         (tmp_path / case.name).mkdir()
         with serve(tmp_path / case.name, root=root) as live:
-            over_http = run_audit(live.collect(), AuditSettings(), at=AUDIT_AT)
+            over_http = report_doc(run_audit(live.collect(), AuditSettings(), at=AUDIT_AT))
 
-        def verdicts(report: dict) -> dict[str, tuple[str, list[str]]]:  # type: ignore[type-arg]
+        def verdicts(report: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
             return {
                 f"{v['namespace']}/{v['name']}": (
                     v["readiness"],

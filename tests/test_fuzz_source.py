@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -19,7 +20,7 @@ from auditor.config import AuditSettings
 from auditor.pipeline import run_audit
 from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
-from tests.conftest import AUDIT_AT
+from tests.conftest import AUDIT_AT, report_doc
 from tests.fuzz_strategies import FUZZ
 from tests.scale_support import GOOD_FIXTURE, GOOD_VM, statuses, strict_json, time_limit
 
@@ -61,10 +62,10 @@ SNIPPETS = [
 ]
 
 
-def _collect_and_audit(root: Path) -> dict:  # type: ignore[type-arg]
+def _collect_and_audit(root: Path) -> dict[str, Any]:
     with time_limit(30):
         data = DirectorySource(root).collect()
-        report = run_audit(data, AuditSettings(), at=AUDIT_AT)
+        report = report_doc(run_audit(data, AuditSettings(), at=AUDIT_AT))
     strict_json(report)
     return report
 

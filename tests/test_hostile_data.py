@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from auditor.config import AuditSettings
+from auditor.envelope import AuditReport
 from auditor.pipeline import dump_report_json, run_audit, write_artifacts
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT
@@ -21,11 +21,11 @@ from tests.hostile_support import HOSTILE_VM_NAMES, hostile_strings, write_hosti
 from tests.scale_support import strict_json
 
 
-def _report(root: Path) -> dict[str, Any]:
+def _report(root: Path) -> AuditReport:
     return run_audit(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
 
 
-def _needs(fmt: str, report: dict[str, Any], tmp_path: Path) -> list[Path]:
+def _needs(fmt: str, report: AuditReport, tmp_path: Path) -> list[Path]:
     try:
         return write_artifacts(report, tmp_path / f"out-{fmt}", [fmt])
     except (ImportError, NotImplementedError):
@@ -35,7 +35,7 @@ def _needs(fmt: str, report: dict[str, Any], tmp_path: Path) -> list[Path]:
 def test_hostile_export_audits_and_keeps_the_text_verbatim(tmp_path: Path) -> None:
     report = _report(write_hostile_export(tmp_path / "export"))
     strict_json(report)
-    names = {vm["name"] for vm in report["vms"]}
+    names = {vm.name for vm in report.vms}
     assert set(HOSTILE_VM_NAMES) | {"vm1"} <= names
     raw = dump_report_json(report).decode()
     assert "<script>alert(1)</script>" in raw  # data, escaped only by the renderers

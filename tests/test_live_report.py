@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,9 @@ from click.testing import CliRunner
 from auditor.cli import main
 from auditor.config import AuditSettings
 from auditor.kinds import KINDS
-from auditor.pipeline import dump_report_json, run_audit
+from auditor.pipeline import run_audit
 from auditor.sources.directory import DirectorySource
-from tests.conftest import AUDIT_AT
+from tests.conftest import AUDIT_AT, report_doc
 from tests.kubeapi_server import Faults
 from tests.live_support import export_dir, serve
 
@@ -32,19 +33,19 @@ def _complete_export(tmp: Path) -> Path:
     return root
 
 
-def _without_run_facts(report: dict[str, Any]) -> bytes:
-    report = json.loads(dump_report_json(report))
+def _without_run_facts(report: dict[str, Any]) -> str:
+    report = copy.deepcopy(report)
     source = report["run"].pop("source")
     assert source["type"] in ("cluster", "directory")
-    return dump_report_json(report)
+    return json.dumps(report, sort_keys=True)
 
 
 def test_live_report_equals_directory_report(tmp_path: Path) -> None:
     root = _complete_export(tmp_path)
     settings = AuditSettings(cluster_name="ocp-prod-east")
     with serve(tmp_path, root=root) as live:
-        live_report = run_audit(live.collect(), settings, at=AUDIT_AT)
-    dir_report = run_audit(DirectorySource(root).collect(), settings, at=AUDIT_AT)
+        live_report = report_doc(run_audit(live.collect(), settings, at=AUDIT_AT))
+    dir_report = report_doc(run_audit(DirectorySource(root).collect(), settings, at=AUDIT_AT))
     assert live_report["run"]["source"]["type"] == "cluster"
     assert live_report["run"]["complete"] is True
     assert live_report["summary"]["vms"] == 12
@@ -54,9 +55,9 @@ def test_live_report_equals_directory_report(tmp_path: Path) -> None:
 def test_forbidden_backups_make_vms_unknown_never_ready(tmp_path: Path) -> None:
     settings = AuditSettings()
     with serve(tmp_path, root=_complete_export(tmp_path)) as live:
-        healthy = run_audit(live.collect(), settings, at=AUDIT_AT)
+        healthy = report_doc(run_audit(live.collect(), settings, at=AUDIT_AT))
         live.api.faults.forbidden.add("Backup")
-        report = run_audit(live.collect(), settings, at=AUDIT_AT)
+        report = report_doc(run_audit(live.collect(), settings, at=AUDIT_AT))
     readiness = {v["name"]: v["readiness"] for v in report["vms"]}
     was_ready = [v["name"] for v in healthy["vms"] if v["readiness"] == "READY"]
     assert was_ready  # the answer key has READY VMs ...
@@ -73,7 +74,7 @@ def test_forbidden_backups_make_vms_unknown_never_ready(tmp_path: Path) -> None:
 def test_missing_velero_is_a_platform_finding_not_a_crash(tmp_path: Path) -> None:
     faults = Faults(missing_groups={"velero.io", "oadp.openshift.io"})
     with serve(tmp_path, root=_complete_export(tmp_path), faults=faults) as live:
-        report = run_audit(live.collect(), AuditSettings(), at=AUDIT_AT)
+        report = report_doc(run_audit(live.collect(), AuditSettings(), at=AUDIT_AT))
     assert report["cluster"]["kind_states"]["Backup"] == "not_installed"
     assert report["collection_problems"] == []
     [plt] = [f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-001"]
@@ -98,10 +99,10 @@ def test_run_live_and_run_on_collected_export_give_the_same_report(tmp_path: Pat
         main, ["run", "--from-dir", str(tmp_path / "x"), "--at", AT, "--out", str(tmp_path / "d")]
     )
     assert dir_run.exit_code == 0, dir_run.output
-    assert "INCOMPLETE (7 collection problem(s)" in live_run.output
+    assert "INCOMPLETE (8 collection problem(s)" in live_run.output
     live_report = json.loads((tmp_path / "live" / "report.json").read_text())
     dir_report = json.loads((tmp_path / "d" / "report.json").read_text())
-    assert len(live_report["collection_problems"]) == 7
+    assert len(live_report["collection_problems"]) == 8
     # the live run is named after its kubeconfig context; the export records no name
     assert live_report["cluster"]["name_source"] == "kubeconfig-context"
     assert live_report["cluster"]["name"] == "loopback"

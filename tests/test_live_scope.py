@@ -16,7 +16,7 @@ from auditor.cli import main
 from auditor.config import AuditSettings
 from auditor.pipeline import run_audit
 from auditor.sources.base import KindState
-from tests.conftest import AUDIT_AT, REPO
+from tests.conftest import AUDIT_AT, REPO, report_doc
 from tests.kubeapi_server import Faults
 from tests.live_support import fast_options, serve
 
@@ -32,7 +32,7 @@ def _audit(tmp: Path, faults: Faults | None = None, **options: Any) -> tuple[Any
     with serve(tmp, root=EXAMPLE, faults=faults) as live:
         data = live.collect(options=fast_options(**options), cluster_name="example")
     settings = AuditSettings(cluster_name="example")
-    return data, run_audit(data, settings, at=AUDIT_AT)
+    return data, report_doc(run_audit(data, settings, at=AUDIT_AT))
 
 
 def test_one_namespace_rates_vms_as_the_full_run_does(tmp_path: Path) -> None:

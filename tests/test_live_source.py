@@ -15,6 +15,7 @@ from tests.kubeapi_server import Faults
 from tests.live_support import comparable, export_dir, fast_options, serve
 
 UNEXPORTED = {
+    "Route",
     "KubeVirt",
     "ControllerRevision",
     "ConfigMap",
@@ -45,6 +46,7 @@ def test_same_cluster_data_as_directory_source(tmp_path: Path) -> None:
         ("VirtualMachinePreference",),
         ("PodVolumeRestore",),
         ("DataDownload",),
+        ("Route",),
     ]
     for problem in data.problems:
         spec = BY_KIND[problem.kind or ""]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -10,16 +11,16 @@ import yaml
 from auditor.config import AuditSettings
 from auditor.pipeline import run_audit
 from auditor.sources.directory import DirectorySource
-from tests.conftest import AUDIT_AT
+from tests.conftest import AUDIT_AT, report_doc
 
 GOOD = Path(__file__).parent / "fixtures" / "checks" / "RR-BKP-001" / "pass.yaml"
 
 
-def _audit(tmp_path: Path, files: dict[str, str]) -> dict:  # type: ignore[type-arg]
+def _audit(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    return run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
+    return report_doc(run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT))
 
 
 def _vm_doc() -> dict:  # type: ignore[type-arg]
@@ -68,7 +69,9 @@ def test_malformed_file_is_a_named_problem(tmp_path: Path, case: str) -> None:
     name, text, file, needle = CASES[case]
     if case == "not-utf8":
         (tmp_path / name).write_bytes(b"kind: caf\xe9\xff\n")
-        report = run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
+        report = report_doc(
+            run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
+        )
         needle = "not UTF-8"
     else:
         report = _audit(tmp_path, {name: text})

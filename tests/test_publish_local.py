@@ -32,7 +32,7 @@ from auditor.publish.local import LocalStore
 from auditor.publish.s3 import S3Store, make_client
 from auditor.publish.spool import pending
 from auditor.publish.trend import compare_reports
-from tests.publish_support import CLUSTER, audit_report, make_run
+from tests.publish_support import CLUSTER, artifact_count, audit_report, make_run
 
 
 def cli(*args: str) -> Result:
@@ -118,7 +118,7 @@ def test_local_publish_layout_idempotence_and_latest(tmp_path: Path) -> None:
     older = make_run(tmp_path / "older", audit_report("2026-11-29T06:00:00Z"))
 
     result = publish_run(newer, settings)
-    assert result.published and len(result.uploaded) == 16
+    assert result.published and len(result.uploaded) == artifact_count(newer) + 1  # + manifest
     root = tmp_path / "archive" / "evidence" / CLUSTER
     run_id = result.run_id
     manifest = json.loads((root / "2026/11/30" / run_id / "manifest.json").read_text())

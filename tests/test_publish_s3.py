@@ -23,6 +23,7 @@ from tests.publish_support import (
     CLUSTER,
     SECRET_KEY,
     WeedServer,
+    artifact_count,
     audit_report,
     make_run,
 )
@@ -79,7 +80,7 @@ def test_example_cluster_lands_with_matching_manifest(weed: WeedServer, tmp_path
     paths = [a["path"] for a in manifest["artifacts"]]
     assert paths[:1] == ["findings.csv"] and "report.json" in paths and "vms.csv" in paths
     assert "recovery-cards/finance-prod/fin-db-01.json" in paths
-    assert len(paths) == 3 + 12
+    assert len(paths) == artifact_count(run_dir)
     assert manifest["run"] == {
         "id": report["run"]["id"],
         "audit_time": "2026-11-30T06:00:00Z",
@@ -89,7 +90,8 @@ def test_example_cluster_lands_with_matching_manifest(weed: WeedServer, tmp_path
         "owner_filter": None,
     }
     assert manifest["summary"]["readiness"] == report["summary"]["readiness"]
-    assert len(result.uploaded) == 16 and result.already_present == []
+    assert len(result.uploaded) == artifact_count(run_dir) + 1  # + manifest
+    assert result.already_present == []
     latest = json.loads(
         weed.client()
         .get_object(Bucket=bucket, Key=f"evidence/{CLUSTER}/latest.json")["Body"]
@@ -104,7 +106,11 @@ def test_example_cluster_lands_with_matching_manifest(weed: WeedServer, tmp_path
     assert base64.b64decode(head["ChecksumSHA256"]).hex() == report_sha
 
     again = publish_run(run_dir, settings, store=weed.store(settings))
-    assert again.published and again.uploaded == [] and len(again.already_present) == 16
+    assert (
+        again.published
+        and again.uploaded == []
+        and len(again.already_present) == len(result.uploaded)
+    )
 
 
 def test_object_lock_compliance_refuses_delete(weed: WeedServer, tmp_path: Path) -> None:
@@ -178,7 +184,7 @@ def test_sse_s3_request_headers_and_stored_encryption(weed: WeedServer, tmp_path
     result = publish_run(run_dir, settings, store=store)
 
     assert result.published, result.error
-    assert len(sent) == 16 + 1  # 15 artifacts, manifest, latest.json
+    assert len(sent) == artifact_count(run_dir) + 2  # artifacts, manifest, latest.json
     assert {h["x-amz-server-side-encryption"] for h in sent} == {"AES256"}
     manifest = assert_archive_matches(weed, bucket, result.uploaded[0].rsplit("/", 1)[0])
     report_sha = next(a["sha256"] for a in manifest["artifacts"] if a["path"] == "report.json")

@@ -6,27 +6,28 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pypdf import PdfReader
 
 from auditor.config import AuditSettings
+from auditor.envelope import AuditReport
 from auditor.pipeline import run_audit, write_artifacts
 from auditor.sources.directory import DirectorySource
-from tests.conftest import AUDIT_AT, REPO
+from tests.conftest import AUDIT_AT, REPO, report_doc
 
 ALL = ["json", "html", "pdf", "csv", "cards"]
 
 
 @pytest.fixture(scope="module")
-def example_report() -> dict[str, Any]:
+def example_report() -> AuditReport:
     data = DirectorySource(REPO / "examples" / "small-cluster", cluster_name="example").collect()
     return run_audit(data, AuditSettings(), at=AUDIT_AT)
 
 
-def _check_all_formats(report: dict[str, Any], out: Path) -> None:
-    paths = write_artifacts(report, out, ALL)
+def _check_all_formats(model: AuditReport, out: Path) -> None:
+    paths = write_artifacts(model, out, ALL)
+    report = report_doc(model)
     names = {p.relative_to(out).as_posix() for p in paths}
     assert {"report.json", "report.html", "report.pdf", "findings.csv", "vms.csv"} <= names
     vms = report["vms"]
@@ -56,19 +57,19 @@ def _check_all_formats(report: dict[str, Any], out: Path) -> None:
     assert json.loads((out / "recovery-cards" / ns / f"{name}.json").read_text()) == card
 
 
-def test_shared_cluster_export_all_formats(export_report: dict[str, Any], tmp_path: Path) -> None:
+def test_shared_cluster_export_all_formats(export_report: AuditReport, tmp_path: Path) -> None:
     _check_all_formats(export_report, tmp_path)
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "ocp-prod-east" in html and "Appendix A: Check catalog" in html
-    for check in export_report["checks"]:
-        assert check["id"] in html
+    for check in export_report.checks:
+        assert check.id in html
 
 
-def test_bundled_example_all_formats(example_report: dict[str, Any], tmp_path: Path) -> None:
+def test_bundled_example_all_formats(example_report: AuditReport, tmp_path: Path) -> None:
     _check_all_formats(example_report, tmp_path)
 
 
-def test_no_secret_value_reaches_any_format(export_report: dict[str, Any], tmp_path: Path) -> None:
+def test_no_secret_value_reaches_any_format(export_report: AuditReport, tmp_path: Path) -> None:
     write_artifacts(export_report, tmp_path, ALL)
     blob = b"".join(p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file()
                     and p.suffix != ".pdf")  # fmt: skip

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from auditor.envelope import AuditReport
 from auditor.report.cards import safe_segment
 from auditor.report.csvout import FINDINGS_COLUMNS, VMS_COLUMNS, findings_csv, vms_csv
 from auditor.report.writers import write_formats
-from tests.reports_support import HOSTILE_SCRIPT, sample_report
+from tests.reports_support import HOSTILE_SCRIPT, sample_doc, sample_report
 
 
 def _rows(data: bytes) -> list[dict[str, str]]:
@@ -23,7 +24,7 @@ def test_findings_csv_has_one_row_per_fail_or_error() -> None:
     report = sample_report()
     rows = _rows(findings_csv(report))
     expected = sum(
-        1 for vm in report["vms"] for f in vm["findings"] if f["status"] in ("FAIL", "ERROR")
+        1 for vm in report.vms for f in vm.findings if f.status.value in ("FAIL", "ERROR")
     )
     assert len(rows) == expected + 1  # + the platform finding
     assert list(rows[0]) == list(FINDINGS_COLUMNS)
@@ -52,9 +53,10 @@ def test_vms_csv_one_row_per_vm_with_raw_numbers() -> None:
 
 
 def test_csv_neutralises_spreadsheet_formulas() -> None:
-    report = sample_report()
-    report["vms"][0]["owner"] = '=HYPERLINK("http://x","y")'
-    report["vms"][0]["findings"][-1]["message"] = "+cmd|' /C calc'!A0"
+    doc = sample_doc()
+    doc["vms"][0]["owner"] = '=HYPERLINK("http://x","y")'
+    doc["vms"][0]["findings"][-1]["message"] = "+cmd|' /C calc'!A0"
+    report = AuditReport.model_validate(doc)
     vms = _rows(vms_csv(report))
     assert vms[0]["owner"] == '\'=HYPERLINK("http://x","y")'
     findings = _rows(findings_csv(report))
@@ -68,15 +70,16 @@ def test_cards_are_deterministic_json_per_vm(tmp_path: Path) -> None:
     rel = [p.relative_to(tmp_path).as_posix() for p in paths]
     assert rel[0] == "recovery-cards/finance-prod/fin-app-01.json" and len(rel) == 6
     text = (tmp_path / "recovery-cards/finance-prod/fin-db-01.json").read_text(encoding="utf-8")
-    assert json.loads(text) == report["vms"][1]["recovery_card"]
+    assert json.loads(text) == report.vms[1].recovery_card.model_dump(mode="json")
     assert text.endswith("}\n") and text.index('"disks"') < text.index('"firmware"')
 
 
 def test_card_paths_cannot_escape_the_cards_dir(tmp_path: Path) -> None:
-    report = sample_report()
-    report["vms"][0]["namespace"] = ".."
-    report["vms"][0]["name"] = "../../etc/passwd"
-    report["vms"][1]["name"] = HOSTILE_SCRIPT
+    doc = sample_doc()
+    doc["vms"][0]["namespace"] = ".."
+    doc["vms"][0]["name"] = "../../etc/passwd"
+    doc["vms"][1]["name"] = HOSTILE_SCRIPT
+    report = AuditReport.model_validate(doc)
     paths = write_formats(report, tmp_path / "out", ["cards"])
     root = (tmp_path / "out" / "recovery-cards").resolve()
     assert all(p.resolve().is_relative_to(root) for p in paths)

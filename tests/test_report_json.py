@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -12,7 +13,7 @@ from auditor.cli import main
 from auditor.config import AuditSettings
 from auditor.pipeline import dump_report_json, run_audit
 from auditor.sources.directory import DirectorySource
-from tests.conftest import AUDIT_AT, REPO, invoke_run
+from tests.conftest import AUDIT_AT, REPO, invoke_run, report_doc
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 
@@ -34,9 +35,9 @@ def test_same_input_same_bytes(corpus: Path) -> None:
     assert report["run"]["input_digest"].startswith("sha256:")
 
 
-def test_envelope_shape(export_report: dict) -> None:  # type: ignore[type-arg]
-    assert export_report["schema_version"] == "1.0"
-    assert set(export_report) == {
+def test_envelope_shape(export_doc: dict[str, Any]) -> None:
+    assert export_doc["schema_version"] == "1.0"
+    assert set(export_doc) == {
         "schema_version",
         "run",
         "cluster",
@@ -47,13 +48,13 @@ def test_envelope_shape(export_report: dict) -> None:  # type: ignore[type-arg]
         "vms",
         "waivers",
     }
-    assert export_report["cluster"]["name"] == "ocp-prod-east"
-    assert export_report["cluster"]["counts"]["VolumeSnapshotContent"] == 82
-    vm = export_report["vms"][0]
+    assert export_doc["cluster"]["name"] == "ocp-prod-east"
+    assert export_doc["cluster"]["counts"]["VolumeSnapshotContent"] == 82
+    vm = export_doc["vms"][0]
     assert [f["check_id"] for f in vm["findings"]] == sorted(
-        c["id"] for c in export_report["checks"] if c["scope"] == "vm"
+        c["id"] for c in export_doc["checks"] if c["scope"] == "vm"
     )
-    card = next(v for v in export_report["vms"] if v["name"] == "fin-db-01")["recovery_card"]
+    card = next(v for v in export_doc["vms"] if v["name"] == "fin-db-01")["recovery_card"]
     assert card["firmware"]["uuid"] == "3f6d2c1e-8b0a-4f7e-b3c5-6a1d9e2f4b10"
     assert [d["name"] for d in card["disks"]] == ["rootdisk", "pgdata", "cloudinitdisk"]
     assert card["disks"][1]["pvc"]["reclaim_policy"] == "Retain"
@@ -66,7 +67,7 @@ def test_envelope_shape(export_report: dict) -> None:  # type: ignore[type-arg]
         "binding": "bridge",
         "network": {"type": "multus", "name": "finance-prod/finance-db-vlan120"},
     }
-    jump = next(v for v in export_report["vms"] if v["name"] == "web-admin-jump")["recovery_card"]
+    jump = next(v for v in export_doc["vms"] if v["name"] == "web-admin-jump")["recovery_card"]
     assert jump["firmware"]["resolved_from"]["bootloader"] == "preference"
     assert jump["preference"] == {
         "kind": "VirtualMachineClusterPreference",
@@ -184,7 +185,7 @@ def test_waivers_keep_facts_and_fill_the_appendix(corpus: Path) -> None:
         }
     )
     data = DirectorySource(corpus / "cluster-export").collect()
-    report = run_audit(data, settings, at=AUDIT_AT)
+    report = report_doc(run_audit(data, settings, at=AUDIT_AT))
     win = next(v for v in report["vms"] if v["name"] == "fin-report-win2k22")
     fw = next(f for f in win["findings"] if f["check_id"] == "RR-FW-001")
     assert fw["status"] == "WAIVED" and fw["severity"] == "high"
@@ -238,3 +239,55 @@ def test_cli_unparseable_kubeconfig_is_a_clear_error(tmp_path: Path) -> None:
         assert result.exit_code == 2, (args, result.output)
         assert "cannot load cluster credentials" in result.output
         assert "Traceback" not in result.output
+
+
+def test_shipped_schema_is_the_generated_one() -> None:
+    from auditor.envelope import dump_report_schema
+
+    shipped = (REPO / "docs" / "report-schema.json").read_bytes()
+    assert shipped == dump_report_schema(), (
+        "docs/report-schema.json is stale: regenerate with "
+        "python -c 'import sys; from auditor.envelope import dump_report_schema as d; "
+        "sys.stdout.buffer.write(d())' > docs/report-schema.json"
+    )
+    schema = json.loads(shipped)
+    assert set(schema["required"]) >= {"run", "cluster", "checks", "summary", "vms"}
+    finding = schema["$defs"]["FindingEntry"]
+    assert "waiver" not in finding["required"] and finding["additionalProperties"] is False
+
+
+def test_report_json_round_trips_through_the_model_and_ships_its_schema(tmp_path: Path) -> None:
+    from auditor.envelope import dump_report_schema, load_report
+    from auditor.pipeline import write_artifacts
+
+    report = run_audit(DirectorySource(EXAMPLE).collect(), AuditSettings(), at=AUDIT_AT)
+    paths = write_artifacts(report, tmp_path, ["json"])
+    assert [p.name for p in paths] == ["report.json", "report.schema.json"]
+    raw = (tmp_path / "report.json").read_bytes()
+    assert dump_report_json(load_report(raw)) == raw
+    assert (tmp_path / "report.schema.json").read_bytes() == dump_report_schema()
+    waived = json.loads(raw)["vms"][0]["findings"][0]
+    assert "waiver" not in waived and waived["basis"] in ("observed", "inferred", None)
+
+
+def test_deeply_nested_evidence_is_cut_not_a_crash() -> None:
+    from auditor.envelope import dump_report_json as dump
+    from auditor.envelope.build import EVIDENCE_DEPTH, finding_entry
+    from auditor.models import Finding, Severity, Status
+
+    deep: Any = "leaf"
+    for _ in range(300):
+        deep = [deep]
+    entry = finding_entry(Finding("RR-PLT-004", Status.FAIL, Severity.HIGH, "m", {"plugins": deep}))
+    value = entry.evidence["plugins"]
+    for _ in range(EVIDENCE_DEPTH - 1):
+        value = value[0]
+    assert value == f"(nested deeper than {EVIDENCE_DEPTH} levels; cut)"
+    doc = json.loads(dump(_report_with(entry)))
+    assert doc["platform_findings"][0]["evidence"]["plugins"][0][0][0]
+
+
+def _report_with(entry: Any) -> Any:
+    from tests.reports_support import sample_report
+
+    return sample_report().model_copy(update={"platform_findings": [entry]})

@@ -112,8 +112,7 @@ def test_large_estate_pdf_is_compact_and_says_so(tmp_path: Path) -> None:
     text = " ".join(_text(path).split())
     assert "This estate has 320 VMs, more than 300" in text
     assert "report.html, findings.csv and vms.csv" in text
-    not_ready = [f"{v['namespace']}/{v['name']}" for v in report["vms"]
-                 if v["readiness"] == "NOT_READY"]  # fmt: skip
+    not_ready = [f"{v.namespace}/{v.name}" for v in report.vms if v.readiness == "NOT_READY"]
     assert not_ready and all(vm in text for vm in not_ready)
     assert "Recovery card." not in text
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from auditor.envelope import AuditReport
+from auditor.models import Readiness
 from auditor.report.formatting import fmt_evidence, fmt_hours, fmt_value
 from auditor.report.view import build_view
-from tests.reports_support import sample_report, synthetic_report
+from tests.reports_support import envelope, sample_doc, sample_report, synthetic_report
 
 
 def test_readiness_bars_follow_summary_worst_first() -> None:
@@ -95,9 +97,9 @@ def test_pdf_plan_large_estate_is_compact_worst_first_and_capped() -> None:
     plan = build_view(report, pdf_detail_limit=300, pdf_row_cap=50).pdf
     assert not plan.detailed and plan.ready_rows == ()
     rows = [r for g in plan.groups for r in g.rows]
-    not_ready = report["summary"]["readiness"]["NOT_READY"]
+    not_ready = report.summary.readiness[Readiness.NOT_READY]
     assert len(rows) == 50 and all(r.readiness == "NOT_READY" for r in rows)
-    assert plan.omitted == 400 - report["summary"]["readiness"]["READY"] - 50
+    assert plan.omitted == 400 - report.summary.readiness[Readiness.READY] - 50
     assert not_ready > 50
 
 
@@ -133,7 +135,7 @@ def test_trend_tolerates_missing_and_odd_keys() -> None:
 
 
 def test_empty_report_renders_as_empty_estate() -> None:
-    view = build_view({"schema_version": "1.0"})
+    view = build_view(AuditReport.model_validate(envelope([], cluster=None, complete=False)))
     assert view.total_vms == 0 and view.rows == () and view.cover.cluster == "unnamed cluster"
     assert not view.cover.complete
 
@@ -154,8 +156,9 @@ def test_waiver_appendix_rows() -> None:
         "62",
     )
     assert row.selector == "name fin-app-*; namespace finance-*"
-    assert build_view({"waivers": [{"id": "x"}, "junk"]}).waivers[0].selector == "-"
-    labelled = build_view({"waivers": [{"selector": {"labels": {"b": "2", "a": "1"}}}]})
+    doc = sample_doc()
+    doc["waivers"][0]["selector"] = {"namespace": "", "name": "", "labels": {"b": "2", "a": "1"}}
+    labelled = build_view(AuditReport.model_validate(doc))
     assert labelled.waivers[0].selector == "labels a=1,b=2"
 
 

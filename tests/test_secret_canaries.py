@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from auditor.cli import main as cli
 from auditor.config import AuditSettings
+from auditor.envelope import AuditReport
 from auditor.pipeline import FORMATS, dump_report_json, run_audit, write_artifacts
 from auditor.sources.directory import DirectorySource
 from bench.generate import generate
@@ -47,11 +48,11 @@ def test_source_output_holds_no_canary(canary_dir: Path) -> None:
 
 def test_report_json_holds_no_canary(canary_dir: Path) -> None:
     report = run_audit(DirectorySource(canary_dir).collect(), AuditSettings(), at=AUDIT_AT)
-    assert report["vms"] and report["vms"][0]["name"] == "vm1"
+    assert report.vms and report.vms[0].name == "vm1"
     assert leaks(dump_report_json(report)) == []
 
 
-def _writer_ready(fmt: str, tmp_path: Path, report: dict) -> bool:  # type: ignore[type-arg]
+def _writer_ready(fmt: str, tmp_path: Path, report: AuditReport) -> bool:
     try:
         write_artifacts(report, tmp_path / "probe", [fmt])
     except (ImportError, NotImplementedError):
@@ -125,5 +126,5 @@ def test_canaries_in_a_generated_estate_stay_out_of_report_json(tmp_path: Path) 
     generate(tmp_path / "estate", 40, seed=5, vm_hook=plant)
     assert leaks((tmp_path / "estate" / "virtualmachines.yaml").read_bytes())
     report = run_audit(DirectorySource(tmp_path / "estate").collect(), AuditSettings(), at=AUDIT_AT)
-    assert len(report["vms"]) == 40
+    assert len(report.vms) == 40
     assert leaks(dump_report_json(report)) == []

@@ -14,6 +14,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.facts import usable
 from auditor.inventory.protection import IN_FLIGHT_PHASES, BackupEval
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
@@ -62,11 +63,6 @@ def backup_evidence(e: BackupEval, ctx: CheckContext) -> dict[str, Any]:
         "schedule": b.schedule,
         "storage_location": b.storage_location,
     }
-
-
-def usable(vm: VMRecord) -> list[BackupEval]:
-    """Backups holding the VM object in a restorable phase on an Available location, newest first."""
-    return [e for e in vm.backups if e.usable]
 
 
 def capture_rows(e: BackupEval) -> list[dict[str, Any]]:

@@ -89,14 +89,20 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
 
 @check(
     "RR-NET-003",
-    title="The Services that give the VM its name are in its newest usable backup",
+    title="The Services (and Routes) that give the VM its name are in its newest usable backup",
     severity=Severity.MEDIUM,
     rationale="Clients reach a VM through the Services selecting its pods (and a headless "
-    "Service with the VM's subdomain gives it its DNS name). A restore without them brings the "
+    "Service with the VM's subdomain gives it its DNS name; an OpenShift Route exposes such a "
+    "Service outside). A restore without them brings the "
     "VM back unreachable by the names clients use.",
     remediation="Include services in the backup (namespace-wide, or label the Services with "
     "the backup's selector), or recreate them from GitOps at the restore site.",
-    references=(KV_SERVICES, KV_DNS, VELERO_FILTERING),
+    references=(
+        KV_SERVICES,
+        KV_DNS,
+        VELERO_FILTERING,
+        "https://docs.openshift.com/container-platform/4.18/networking/routes/route-configuration.html",
+    ),
     requires=("Service", "Backup"),
 )
 def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
@@ -104,6 +110,7 @@ def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
     services = vm.network.services
     if not services:
         return not_applicable(f"No Service selects VM {vm.ref}'s pods.")
+    routes_state = ctx.index.data.state("Route")
     newest = next((e for e in vm.backups if e.usable), None)
     if newest is None:
         return not_applicable(f"VM {vm.ref} has no usable backup to hold its Services.")
@@ -117,13 +124,32 @@ def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
                 kind="Service",
                 group="",
             ):
-                outside.append(str(svc["name"]))
+                outside.append(f"Service {svc['name']}")
         except SelectorError as exc:
             return errored(f"Backup {newest.backup.name} has a malformed selector: {exc}")
-    ev = {"backup": newest.backup.name, "services": list(services), "outside": outside}
+    for route in vm.network.routes:
+        try:
+            if not newest.backup.scope.includes(
+                namespace=vm.namespace,
+                labels=route["labels"],
+                plural="routes",
+                kind="Route",
+                group="route.openshift.io",
+            ):
+                outside.append(f"Route {route['name']}")
+        except SelectorError as exc:
+            return errored(f"Backup {newest.backup.name} has a malformed selector: {exc}")
+    ev = {
+        "backup": newest.backup.name,
+        "services": list(services),
+        "routes": list(vm.network.routes),
+        # OpenShift Routes: not installed / not read leaves them out (noted, not an ERROR)
+        "routes_read": routes_state.value,
+        "outside": outside,
+    }
     if outside:
         msg = (
-            f"Service(s) {', '.join(outside)} selecting VM {vm.ref} are outside its newest "
+            f"{', '.join(outside)} naming VM {vm.ref} are outside its newest "
             f"usable backup {newest.backup.name}."
         )
         return failed(msg, **ev).on(Basis.INFERRED)

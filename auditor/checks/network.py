@@ -4,16 +4,11 @@ from __future__ import annotations
 
 from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
 from auditor.inventory import VMRecord
+from auditor.inventory.facts import nad_key
 from auditor.models import Severity
 
 MULTUS_DOC = "https://kubevirt.io/user-guide/network/interfaces_and_networks/#multus"
 NAD_SPEC = "https://github.com/k8snetworkplumbingwg/multi-net-spec"
-
-
-def nad_key(vm_namespace: str, network_name: str) -> tuple[str, str]:
-    """Resolve a multus ``networkName``: ``ns/name``, or a bare name in the VM's namespace."""
-    ns, sep, name = network_name.partition("/")
-    return (ns, name) if sep else (vm_namespace, network_name)
 
 
 @check(

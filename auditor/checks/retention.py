@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from auditor.checks.backup import VELERO_BACKUP_DOC, backup_evidence, usable
+from auditor.checks.backup import VELERO_BACKUP_DOC, backup_evidence
 from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
 from auditor.inventory import VMRecord
+from auditor.inventory.facts import usable
 from auditor.models import Severity
 
 VELERO_DEFAULT_TTL = timedelta(hours=720)

@@ -13,111 +13,14 @@ from auditor.checks.registry import (
     not_applicable,
     passed,
 )
-from auditor.inventory import ClusterIndex, VMRecord
-from auditor.inventory.protection import PvcRef
-from auditor.kubevalues import dig, format_time, parse_time
+from auditor.inventory import VMRecord
+from auditor.inventory.facts import copies_of, reclaim_policy
 from auditor.models import Basis, Severity
 
 K8S_RECLAIM = "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reclaiming"
 K8S_SNAPSHOT = "https://kubernetes.io/docs/concepts/storage/volume-snapshots/"
 KV_SNAPSHOT = "https://kubevirt.io/user-guide/storage/snapshot_restore_api/"
 KV_CONTAINERDISK = "https://kubevirt.io/user-guide/storage/disks_and_volumes/#containerdisk"
-
-
-def reclaim_policy(ctx: CheckContext, pvc: dict[str, Any]) -> str | None:
-    """The PV's reclaim policy, else the StorageClass's (default Delete); None if unknown."""
-    pv = ctx.index.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
-    if pv is not None and isinstance(dig(pv, "spec", "persistentVolumeReclaimPolicy"), str):
-        return str(pv["spec"]["persistentVolumeReclaimPolicy"])
-    sc = ctx.index.storage_classes.get(str(dig(pvc, "spec", "storageClassName") or ""))
-    if sc is not None:
-        policy = sc.get("reclaimPolicy")
-        return policy if isinstance(policy, str) else "Delete"
-    return None
-
-
-def copies_of(vm: VMRecord, p: PvcRef, disk: str | None, ix: ClusterIndex) -> list[dict[str, Any]]:
-    """Every restorable copy of one PVC's data, newest backups first.
-
-    Each copy says whether it ``survives_namespace_loss``: a Velero backup does (object
-    storage, Retain snapshot contents); a VolumeSnapshot in the VM's namespace whose content
-    has ``deletionPolicy: Delete`` dies with the namespace, and so does a
-    VirtualMachineSnapshot (a namespaced object). Only evidenced backup captures, ready
-    VolumeSnapshots and ready, restorable VirtualMachineSnapshots count.
-    """
-    out: list[dict[str, Any]] = []
-    for e in vm.backups:
-        if not e.usable:
-            continue
-        for c in e.pvcs:
-            if c.pvc == p.name and c.captured:
-                out.append(
-                    {
-                        "kind": "Backup",
-                        "name": e.backup.name,
-                        "time": format_time(e.backup.when),
-                        "off_cluster": bool(c.method and c.method.off_cluster),
-                        "survives_namespace_loss": True,
-                        "basis": c.basis,
-                    }
-                )
-    for s in vm.volume_snapshots.get(p.name, []):
-        if dig(s, "status", "readyToUse") is not True:
-            continue
-        content = ix.snapshot_contents.get(
-            str(dig(s, "status", "boundVolumeSnapshotContentName") or "")
-        )
-        policy = dig(content, "spec", "deletionPolicy") if content else None
-        out.append(
-            {
-                "kind": "VolumeSnapshot",
-                "name": s["metadata"]["name"],
-                "time": format_time(parse_time(dig(s, "status", "creationTime"))),
-                "off_cluster": False,
-                "deletion_policy": policy,
-                "survives_namespace_loss": policy == "Retain",
-            }
-        )
-    for s in vm.vm_snapshots:
-        row = _vm_snapshot_copy(vm, s, disk, ix)
-        if row is not None:
-            out.append(row)
-    return out
-
-
-def _vm_snapshot_copy(
-    vm: VMRecord, s: dict[str, Any], disk: str | None, ix: ClusterIndex
-) -> dict[str, Any] | None:
-    """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None."""
-    included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
-    if dig(s, "status", "readyToUse") is not True or disk not in included:
-        return None
-    if dig(s, "status", "phase") not in (None, "Succeeded"):
-        return None
-    name = str(dig(s, "status", "virtualMachineSnapshotContentName") or "")
-    content = ix.vm_snapshot_contents.get((vm.namespace, name))
-    if ix.data.known("VirtualMachineSnapshotContent") and (
-        content is None or dig(content, "status", "readyToUse") is not True
-    ):
-        return None
-    cpu = dig(
-        content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain", "cpu"
-    )
-    hotplug = isinstance(cpu, dict) and cpu.get("maxSockets") is not None
-    indications = dig(s, "status", "indications")
-    return {
-        "kind": "VirtualMachineSnapshot",
-        "name": s["metadata"]["name"],
-        "time": format_time(parse_time(dig(s, "status", "creationTime"))),
-        "off_cluster": False,
-        "survives_namespace_loss": False,
-        "indications": indications if isinstance(indications, list) else [],
-        "restorable": not hotplug,
-        "not_restorable_reason": "an online snapshot of a CPU-hotplug VM (maxSockets in its "
-        "content) is refused on restore (kubevirt#10481)"
-        if hotplug
-        else None,
-    }
 
 
 @check(
@@ -157,7 +60,7 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             bare.append(p.name)
             rows.append({"pvc": p.name, "exists": False})
             continue
-        policy = reclaim_policy(ctx, p.obj)
+        policy = reclaim_policy(ctx.index, p.obj)
         copies = [c for c in copies_of(vm, p, p.disk, ctx.index) if c.get("restorable", True)]
         durable = [c for c in copies if c["survives_namespace_loss"]]
         rows.append(

@@ -210,17 +210,18 @@ def run(
     except NothingToAudit as exc:
         raise NothingAudited(f"{exc}; no report written") from exc
     try:
-        report = run_audit(data, settings, at=at, owner=owner)
+        audit = run_audit(data, settings, at=at, owner=owner)
     except UnknownOwnerError as exc:
         click.echo(f"error: --owner: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+    report = audit.model_dump(mode="json")
     target = publish_target(publish_url, target_flags, settings.publish)
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
     key_file = signing_key or (target.signing_key_file if target is not None else None)
     trend = trend_for(report, target) if target is not None else None
     try:
-        paths = write_artifacts(report, out_dir, wanted, trend=trend)
+        paths = write_artifacts(audit, out_dir, wanted, trend=trend)
     except OSError as exc:
         click.echo(
             f"error: cannot write reports to --out {out_dir}: {exc.strerror or exc}", err=True

@@ -218,7 +218,12 @@ def _record(
         drills=drills,
         revisions=pinned_refs(ix, vm, namespace),
         network=network_identity(
-            vm, namespace, spec.nics, ix.nad_objects, ix.services_by_ns.get(namespace, [])
+            vm,
+            namespace,
+            spec.nics,
+            ix.nad_objects,
+            ix.services_by_ns.get(namespace, []),
+            ix.routes_by_ns.get(namespace, []),
         ),
     )
 

@@ -271,6 +271,7 @@ class ClusterIndex:
     nads: set[tuple[str, str]] = field(default_factory=set)
     nad_objects: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     services_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    routes_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     vmis: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster_preferences: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -354,6 +355,8 @@ class ClusterIndex:
         ix.nad_objects = {(_ns(o), _name(o)): o for o in data.of("NetworkAttachmentDefinition")}
         for o in data.of("Service"):
             ix.services_by_ns.setdefault(_ns(o), []).append(o)
+        for o in data.of("Route"):
+            ix.routes_by_ns.setdefault(_ns(o), []).append(o)
         ix.vmis = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstance")}
         ix.identities = IdentityIndex.build(data.of("VirtualMachine"), ix.vmis)
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
@@ -400,6 +403,20 @@ class ClusterIndex:
                     self.object_problems[(kind, ns, name)] = problems
                     self.problems.extend(problems)
         self._check_velero_fields(data)
+        for kind, objects in data.objects.items():
+            for o in objects:
+                issues = [
+                    FieldIssue(key, f"is a {type(o[key]).__name__}, not a mapping", True)
+                    for key in ("spec", "status")
+                    if key in o and o[key] is not None and not isinstance(o[key], dict)
+                ]
+                if not isinstance(o["metadata"].get("namespace", ""), str | None):
+                    issues.append(FieldIssue("metadata.namespace", "is not a string", True))
+                if issues:
+                    # An object whose namespace or body cannot be read is as good as unread.
+                    if (kind, _ns(o), _name(o)) not in self.object_problems:
+                        self._object_issues(kind, o, issues)
+                    self._mark_partial(kind, o)
 
     def _check_velero_fields(self, data: ClusterData) -> None:
         """Phases outside Velero's enums (or missing once an object started), unreadable

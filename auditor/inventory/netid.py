@@ -74,12 +74,13 @@ class NicIdentity:
 
 @dataclass(frozen=True)
 class NetworkIdentity:
-    """The VM's NICs, hostname/subdomain and the Services selecting its pods."""
+    """The VM's NICs, hostname/subdomain, the Services selecting its pods and their Routes."""
 
     nics: tuple[NicIdentity, ...]
     hostname: str | None
     subdomain: str | None
     services: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    routes: tuple[dict[str, Any], ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
         """Card form."""
@@ -88,6 +89,7 @@ class NetworkIdentity:
             "subdomain": self.subdomain,
             "nics": [n.to_dict() for n in self.nics],
             "services": list(self.services),
+            "routes": list(self.routes),
         }
 
 
@@ -125,9 +127,11 @@ def network_identity(
     nics: list[Any],
     nads: dict[tuple[str, str], dict[str, Any]],
     services: list[dict[str, Any]],
+    routes: list[dict[str, Any]] | None = None,
 ) -> NetworkIdentity:
     """Build the identity; ``nics`` are :class:`auditor.inventory.vmspec.Nic`,
-    ``nads`` all NADs by (namespace, name), ``services`` the Services of the VM's namespace."""
+    ``nads`` all NADs by (namespace, name), ``services`` and ``routes`` those of the VM's
+    namespace (an OpenShift Route names the VM when it targets a Service selecting it)."""
     static, smacs, dmacs, sysprep = _static_by_mac(vm)
     out = []
     for n in nics:
@@ -172,6 +176,26 @@ def network_identity(
                     "labels": dig(svc, "metadata", "labels") or {},
                 }
             )
+    names = {m["name"] for m in matched}
+    matched_routes = []
+    for route in routes or []:
+        targets = [dig(route, "spec", "to")] + list(dig(route, "spec", "alternateBackends") or [])
+        hit = [
+            t.get("name")
+            for t in targets
+            if isinstance(t, dict)
+            and t.get("kind", "Service") == "Service"
+            and t.get("name") in names
+        ]
+        if hit:
+            matched_routes.append(
+                {
+                    "name": dig(route, "metadata", "name"),
+                    "host": dig(route, "spec", "host"),
+                    "service": hit[0],
+                    "labels": dig(route, "metadata", "labels") or {},
+                }
+            )
     hostname = tspec.get("hostname") if isinstance(tspec, dict) else None
     subdomain = tspec.get("subdomain") if isinstance(tspec, dict) else None
     return NetworkIdentity(
@@ -179,4 +203,5 @@ def network_identity(
         hostname=hostname if isinstance(hostname, str) else None,
         subdomain=subdomain if isinstance(subdomain, str) else None,
         services=tuple(matched),
+        routes=tuple(matched_routes),
     )

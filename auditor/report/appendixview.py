@@ -1,15 +1,15 @@
 """Presentation of the report's appendices: check catalog, collection problems, waivers.
 
-Reads the ``checks``, ``collection_problems`` and ``waivers`` lists of
-report.json (``docs/report-schema.md``); tolerant of missing keys.
+Reads the ``checks``, ``collection_problems`` and ``waivers`` parts of the
+:class:`~auditor.envelope.model.AuditReport`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from auditor.envelope.model import AuditReport, CheckEntry, Cluster, WaiverSelector
 from auditor.report.formatting import evidence_pairs, fmt_value
 from auditor.report.vmview import VmDetail
 
@@ -66,73 +66,72 @@ class WaivedRow:
     waiver: Pairs
 
 
-def catalog(checks: Iterable[Mapping[str, Any]]) -> tuple[CheckRow, ...]:
+def catalog(checks: Iterable[CheckEntry]) -> tuple[CheckRow, ...]:
     """Return the check catalog sorted by check id."""
     rows = [
         CheckRow(
-            check_id=str(c.get("id", "")),
-            title=str(c.get("title", "")),
-            family=str(c.get("family", "")),
-            severity=str(c.get("severity", "")),
-            rationale=str(c.get("rationale", "")),
-            remediation=str(c.get("remediation", "")),
-            references=tuple(str(r) for r in c.get("references") or []),
-            requires=fmt_value(list(c.get("requires") or [])),
+            check_id=c.id,
+            title=c.title,
+            family=c.family,
+            severity=c.severity.value,
+            rationale=c.rationale,
+            remediation=c.remediation,
+            references=tuple(c.references),
+            requires=fmt_value(c.requires),
         )
         for c in checks
     ]
     return tuple(sorted(rows, key=lambda r: r.check_id))
 
 
-def problems(report: Mapping[str, Any]) -> tuple[Pairs, ...]:
+def problems(report: AuditReport) -> tuple[Pairs, ...]:
     """Return each collection problem as its known (non-empty) fields."""
     return tuple(
-        evidence_pairs({k: v for k, v in p.items() if v not in (None, [])})
-        for p in report.get("collection_problems") or []
-        if isinstance(p, Mapping)
+        evidence_pairs({k: v for k, v in p.model_dump().items() if v not in (None, [])})
+        for p in report.collection_problems
     )
 
 
-def read_counts(cluster: Mapping[str, Any]) -> Pairs:
+def read_counts(cluster: Cluster) -> Pairs:
     """Return ``(kind, "count (state)")`` for every kind read or expected, sorted by kind."""
-    counts = cluster.get("counts") or {}
-    states = cluster.get("kind_states") or {}
+    counts, states = cluster.counts, cluster.kind_states
     return tuple(
-        (str(kind), f"{fmt_value(counts.get(kind, 0))} ({fmt_value(states.get(kind, 'n/a'))})")
+        (
+            kind,
+            f"{counts.get(kind, 0)} ({states[kind].value if kind in states else 'n/a'})",
+        )
         for kind in sorted({*counts, *states})
     )
 
 
-def _selector(selector: Any) -> str:
-    if not isinstance(selector, Mapping):
-        return fmt_value(selector)
-    parts = []
-    for key in sorted(selector):
-        value = selector[key]
-        if value in (None, "", {}, []):
-            continue
-        if isinstance(value, Mapping):
-            value = ",".join(f"{k}={fmt_value(value[k])}" for k in sorted(value))
-        parts.append(f"{key} {fmt_value(value)}")
+def _selector(selector: WaiverSelector) -> str:
+    parts = [
+        f"{key} {value}"
+        for key, value in (
+            ("labels", ",".join(f"{k}={v}" for k, v in sorted(selector.labels.items()))),
+            ("name", selector.name),
+            ("namespace", selector.namespace),
+        )
+        if value
+    ]
     return "; ".join(parts) or "all VMs"
 
 
-def waivers(report: Mapping[str, Any]) -> tuple[WaiverRow, ...]:
-    """Return the configured waivers (``report["waivers"]``) in configuration order."""
+def waivers(report: AuditReport) -> tuple[WaiverRow, ...]:
+    """Return the configured waivers (``report.waivers``) in configuration order."""
     return tuple(
         WaiverRow(
-            waiver_id=fmt_value(w.get("id")),
-            check_id=fmt_value(w.get("check_id")),
-            selector=_selector(w.get("selector")),
-            reason=fmt_value(w.get("reason")),
-            approver=fmt_value(w.get("approver")),
-            created=fmt_value(w.get("created")),
-            expires=fmt_value(w.get("expires")),
-            state=fmt_value(w.get("state")),
-            days_left=fmt_value(w.get("days_left")),
+            waiver_id=w.id,
+            check_id=w.check_id,
+            selector=_selector(w.selector),
+            reason=w.reason,
+            approver=w.approver,
+            created=w.created,
+            expires=w.expires,
+            state=w.state,
+            days_left=str(w.days_left),
         )
-        for w in report.get("waivers") or []
-        if isinstance(w, Mapping)
+        for w in report.waivers
     )
 
 

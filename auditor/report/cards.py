@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
+
+from auditor.envelope.model import AuditReport, RecoveryCard
 
 __all__ = ["CARDS_DIR", "card_json", "safe_segment", "write_cards"]
 
@@ -29,28 +29,21 @@ def safe_segment(name: str) -> str:
     return "_" + quote(name, safe="").replace(".", "%2E")[:200]
 
 
-def card_json(card: Any) -> bytes:
+def card_json(card: RecoveryCard) -> bytes:
     """Return the deterministic JSON bytes of one recovery card."""
-    return (json.dumps(card, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    doc = card.model_dump(mode="json")
+    return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_cards(report: Mapping[str, Any], out_dir: Path) -> list[Path]:
+def write_cards(report: AuditReport, out_dir: Path) -> list[Path]:
     """Write each VM's recovery card under ``out_dir/recovery-cards``; return paths in VM order.
 
-    VMs without a ``recovery_card`` get none. Raises OSError when a file cannot be written.
+    Raises OSError when a file cannot be written.
     """
     paths = []
-    for vm in report.get("vms") or []:
-        card = vm.get("recovery_card")
-        if card is None:
-            continue
-        path = (
-            out_dir
-            / CARDS_DIR
-            / safe_segment(str(vm.get("namespace", "")))
-            / f"{safe_segment(str(vm.get('name', '')))}.json"
-        )
+    for vm in report.vms:
+        path = out_dir / CARDS_DIR / safe_segment(vm.namespace) / f"{safe_segment(vm.name)}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(card_json(card))
+        path.write_bytes(card_json(vm.recovery_card))
         paths.append(path)
     return paths

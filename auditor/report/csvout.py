@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from auditor.envelope.model import AuditReport, FindingEntry
 from auditor.report.formatting import SEVERITY_ORDER, fmt_evidence, fmt_value
 from auditor.report.vmview import vm_row
 
@@ -79,49 +80,48 @@ def _sev_rank(severity: Any) -> int:
     return SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
 
 
-def findings_csv(report: Mapping[str, Any]) -> bytes:
+def findings_csv(report: AuditReport) -> bytes:
     """Return ``findings.csv``: FAIL/ERROR findings of every VM, then platform findings.
 
     Rows sort by owner, namespace, VM, severity (critical first), check id.
     Platform findings have VM ``(platform)`` and no owner.
     """
-    checks = {str(c.get("id")): c for c in report.get("checks") or []}
+    checks = {c.id: c for c in report.checks}
     rows: list[tuple[Any, ...]] = []
-    entries = [(vm, vm.get("findings") or []) for vm in report.get("vms") or []]
-    entries.append(({"vm": "(platform)"}, report.get("platform_findings") or []))
-    for vm, findings in entries:
+    entries: list[tuple[tuple[str, str, str, str], list[FindingEntry]]] = [
+        ((vm.owner, vm.namespace, vm.name, vm.readiness.value), vm.findings) for vm in report.vms
+    ]
+    entries.append((("", "", "(platform)", ""), report.platform_findings))
+    for who, findings in entries:
         for f in findings:
-            if f.get("status") not in ("FAIL", "ERROR"):
+            if f.status.value not in ("FAIL", "ERROR"):
                 continue
-            check = checks.get(str(f.get("check_id")), {})
+            check = checks.get(f.check_id)
             rows.append(
                 (
-                    vm.get("owner", ""),
-                    vm.get("namespace", ""),
-                    vm.get("name", vm.get("vm", "")),
-                    vm.get("readiness", ""),
-                    f.get("check_id", ""),
-                    f.get("status", ""),
-                    f.get("severity", ""),
-                    check.get("title", ""),
-                    f.get("message", ""),
-                    check.get("remediation", ""),
-                    fmt_evidence(f.get("evidence")),
+                    *who,
+                    f.check_id,
+                    f.status.value,
+                    f.severity.value,
+                    check.title if check else "",
+                    f.message,
+                    check.remediation if check else "",
+                    fmt_evidence(f.evidence),
                 )
             )
     rows.sort(key=lambda r: (str(r[0]), str(r[1]), str(r[2]), _sev_rank(r[6]), str(r[4])))
     return _write(FINDINGS_COLUMNS, rows)
 
 
-def vms_csv(report: Mapping[str, Any]) -> bytes:
+def vms_csv(report: AuditReport) -> bytes:
     """Return ``vms.csv``: one row per VM in report order (namespace, name); ages in hours."""
-    checks = {str(c.get("id")): c for c in report.get("checks") or []}
+    checks = {c.id: c for c in report.checks}
     rows = []
-    for i, vm in enumerate(report.get("vms") or []):
+    for i, vm in enumerate(report.vms):
         row = vm_row(i, vm, checks)
-        backup = vm.get("backup") or {}
-        newest = backup.get("newest_usable") or {}
-        within = backup.get("within_rpo")
+        backup = vm.backup
+        newest = backup.newest_usable
+        within = backup.within_rpo
         rows.append(
             (
                 row.namespace,
@@ -129,15 +129,15 @@ def vms_csv(report: Mapping[str, Any]) -> bytes:
                 row.owner,
                 row.os,
                 row.readiness,
-                newest.get("name", ""),
-                newest.get("completed", ""),
-                newest.get("age_hours", ""),
-                backup.get("rpo_hours", ""),
+                newest.name if newest else "",
+                (newest.completed or "") if newest else "",
+                "" if newest is None or newest.age_hours is None else newest.age_hours,
+                backup.rpo_hours,
                 "" if within is None else ("yes" if within else "no"),
-                backup.get("restore_points", ""),
+                backup.restore_points,
                 " ".join(row.identity_gaps),
                 " ".join(row.failing_checks),
-                vm.get("uid", ""),
+                vm.uid or "",
             )
         )
     return _write(VMS_COLUMNS, rows)

@@ -9,6 +9,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from auditor.models import SEVERITY_ORDER as _SEVERITIES
+
 __all__ = [
     "READINESS_ORDER",
     "READINESS_LABEL",
@@ -41,7 +43,7 @@ READINESS_COLOR = {
 VALUE_LIMIT = 1000
 #: Findings that need attention come first in a VM's section.
 STATUS_ORDER = ("FAIL", "ERROR", "WAIVED", "PASS", "NOT_APPLICABLE")
-SEVERITY_ORDER = ("critical", "high", "medium", "low", "info")
+SEVERITY_ORDER = tuple(s.value for s in _SEVERITIES)
 
 
 def fmt_hours(hours: float | int | None) -> str:

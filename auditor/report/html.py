@@ -21,6 +21,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from auditor.envelope.model import AuditReport
 from auditor.report.view import ReportView, build_view
 
 __all__ = [
@@ -73,13 +74,13 @@ def _csp_hash(text: str) -> str:
 
 
 def stream_html(
-    report: Mapping[str, Any],
+    report: AuditReport,
     *,
     trend: Mapping[str, Any] | None = None,
     view: ReportView | None = None,
     templates_dir: Path = TEMPLATES_DIR,
 ) -> Iterator[str]:
-    """Yield the self-contained HTML report of ``report`` (a report.json dict) in pieces.
+    """Yield the self-contained HTML report of ``report``  in pieces.
 
     Joined, the pieces are :func:`render_html`'s string; writing them one by
     one keeps a 10,000-VM report (over 100 MB of HTML) out of memory.
@@ -98,7 +99,7 @@ def stream_html(
 
 
 def render_html(
-    report: Mapping[str, Any],
+    report: AuditReport,
     *,
     trend: Mapping[str, Any] | None = None,
     view: ReportView | None = None,
@@ -109,7 +110,7 @@ def render_html(
 
 
 def write_html(
-    report: Mapping[str, Any],
+    report: AuditReport,
     path: Path,
     *,
     trend: Mapping[str, Any] | None = None,
@@ -136,7 +137,7 @@ def write_html(
 
 
 def render_pdf_html(
-    report: Mapping[str, Any],
+    report: AuditReport,
     *,
     trend: Mapping[str, Any] | None = None,
     view: ReportView | None = None,

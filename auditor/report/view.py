@@ -1,9 +1,9 @@
-"""Everything the report templates show, prepared from the report.json dict.
+"""Everything the report templates show, prepared from the :class:`AuditReport`.
 
 :func:`build_view` groups, sorts and formats; templates only loop and print.
-Input is the envelope of ``docs/report-schema.md`` (``--owner`` filtering was
-done by the engine: ``run.owner_filter``). Output is a frozen
-:class:`ReportView`; building it twice from the same dict gives equal views.
+Input is the typed envelope (``--owner`` filtering was done by the engine:
+``run.owner_filter``). Output is a frozen :class:`ReportView`; building it
+twice from the same report gives equal views.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from auditor.envelope.model import AuditReport
+from auditor.models import SEVERITY_ORDER, Readiness
 from auditor.report.appendixview import (
     CheckRow,
     WaivedRow,
@@ -30,7 +32,7 @@ from auditor.report.formatting import (
     fmt_value,
 )
 from auditor.report.trendview import TrendView, trend_view
-from auditor.report.vmview import FindingView, VmDetail, VmRow, finding_view, vm_detail
+from auditor.report.vmview import Catalog, FindingView, VmDetail, VmRow, finding_view, vm_detail
 
 __all__ = ["PDF_DETAIL_LIMIT", "PDF_ROW_CAP", "ReportView", "build_view"]
 
@@ -142,25 +144,25 @@ class ReportView:
     trend: TrendView | None
 
 
-def _cover(report: Mapping[str, Any]) -> Cover:
-    run = report.get("run") or {}
-    source = run.get("source") or {}
+def _cover(report: AuditReport) -> Cover:
+    run = report.run
     return Cover(
-        cluster=str((report.get("cluster") or {}).get("name") or "unnamed cluster"),
-        audit_time=str(run.get("audit_time", "-")),
-        source=f"{source.get('type', '-')}: {source.get('location', '-')}",
-        tool_version=str(run.get("tool_version", "-")),
-        run_id=str(run.get("id", "-")),
-        input_digest=str(run.get("input_digest", "-")),
-        schema_version=str(report.get("schema_version", "-")),
-        complete=bool(run.get("complete", False)),
-        incomplete_checks=tuple(str(c) for c in run.get("incomplete_checks") or []),
-        problem_count=len(report.get("collection_problems") or []),
-        owner_filter=None if run.get("owner_filter") is None else str(run["owner_filter"]),
+        cluster=report.cluster.name or "unnamed cluster",
+        audit_time=run.audit_time,
+        source=f"{run.source.type}: {run.source.location}",
+        tool_version=run.tool_version,
+        run_id=run.id,
+        input_digest=run.input_digest,
+        schema_version=report.schema_version,
+        complete=run.complete,
+        incomplete_checks=tuple(run.incomplete_checks),
+        problem_count=len(report.collection_problems),
+        owner_filter=run.owner_filter,
     )
 
 
-def _bars(readiness: Mapping[str, int], total: int) -> tuple[Bar, ...]:
+def _bars(counts: Mapping[Readiness, int], total: int) -> tuple[Bar, ...]:
+    readiness = {k.value: v for k, v in counts.items()}
     top = max([int(readiness.get(s, 0)) for s in READINESS_ORDER] + [1])
     return tuple(
         Bar(
@@ -176,12 +178,12 @@ def _bars(readiness: Mapping[str, int], total: int) -> tuple[Bar, ...]:
     )
 
 
-def _groups(by: Mapping[str, Mapping[str, int]]) -> tuple[GroupRow, ...]:
+def _groups(by: Mapping[str, Mapping[Readiness, int]]) -> tuple[GroupRow, ...]:
     rows = [
         GroupRow(
-            name=str(name),
-            counts=tuple(int(c.get(s, 0)) for s in READINESS_ORDER),
-            total=sum(int(c.get(s, 0)) for s in READINESS_ORDER),
+            name=name,
+            counts=tuple(c.get(Readiness(s), 0) for s in READINESS_ORDER),
+            total=sum(c.get(Readiness(s), 0) for s in READINESS_ORDER),
         )
         for name, c in by.items()
     ]
@@ -189,32 +191,31 @@ def _groups(by: Mapping[str, Mapping[str, int]]) -> tuple[GroupRow, ...]:
     return tuple(sorted(rows, key=lambda r: (*(-n for n in r.counts[:3]), r.name)))
 
 
-_SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+_SEVERITY_RANK = {s.value: s.rank for s in SEVERITY_ORDER}
 
 
-def _gaps(report: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]) -> tuple[GapRow, ...]:
+def _gaps(report: AuditReport, checks: Catalog) -> tuple[GapRow, ...]:
     """Top 10 failing checks, worst severity actually failed first, then most VMs.
 
     The severity shown is the worst among that check's FAIL findings (a check can
     fail at a severity other than its default, e.g. RR-RST-001 "none yet" is info).
     """
-    by_check = (report.get("summary") or {}).get("fails_by_check") or {}
     worst: dict[str, str] = {}
-    for vm in report.get("vms") or []:
-        for f in vm.get("findings") or []:
-            if f.get("status") == "FAIL":
-                cid, sev = str(f.get("check_id")), str(f.get("severity"))
+    for vm in report.vms:
+        for f in vm.findings:
+            if f.status.value == "FAIL":
+                cid, sev = f.check_id, f.severity.value
                 if _SEVERITY_RANK.get(sev, 9) < _SEVERITY_RANK.get(worst.get(cid, ""), 9):
                     worst[cid] = sev
     rows = [
         GapRow(
-            check_id=str(cid),
-            title=str(checks.get(cid, {}).get("title", "")),
-            severity=worst.get(str(cid), str(checks.get(cid, {}).get("severity", ""))),
-            count=int(n),
+            check_id=cid,
+            title=checks[cid].title if cid in checks else "",
+            severity=worst.get(cid, checks[cid].severity.value if cid in checks else ""),
+            count=n,
         )
-        for cid, n in by_check.items()
-        if int(n) > 0
+        for cid, n in report.summary.fails_by_check.items()
+        if n > 0
     ]
     rows.sort(key=lambda g: (_SEVERITY_RANK.get(g.severity, 9), -g.count, g.check_id))
     return tuple(rows[:10])
@@ -253,42 +254,36 @@ def _pdf_plan(details: Sequence[VmDetail], limit: int, cap: int) -> PdfPlan:
 
 
 def build_view(
-    report: Mapping[str, Any],
+    report: AuditReport,
     *,
     trend: Mapping[str, Any] | None = None,
     pdf_detail_limit: int = PDF_DETAIL_LIMIT,
     pdf_row_cap: int = PDF_ROW_CAP,
 ) -> ReportView:
-    """Return the presentation of ``report`` (a report.json dict, schema 1.0).
+    """Return the presentation of ``report``.
 
     ``trend`` is the optional history summary (``docs/publishing.md``); missing
-    keys are tolerated. Raises nothing for missing optional keys; a report
-    without ``vms`` renders as an empty estate.
+    keys are tolerated. A report without VMs renders as an empty estate.
     """
-    checks = {str(c.get("id")): c for c in report.get("checks") or []}
-    summary = report.get("summary") or {}
-    run = report.get("run") or {}
-    vms = list(report.get("vms") or [])
-    details = tuple(vm_detail(i, vm, checks) for i, vm in enumerate(vms))
+    checks = {c.id: c for c in report.checks}
+    summary, run, cluster = report.summary, report.run, report.cluster
+    details = tuple(vm_detail(i, vm, checks) for i, vm in enumerate(report.vms))
     cover = _cover(report)
-    cluster = report.get("cluster") or {}
     return ReportView(
         title=f"Recovery readiness: {cover.cluster}, {cover.audit_time}",
         cover=cover,
-        total_vms=len(vms),
-        bars=_bars(summary.get("readiness") or {}, len(vms)),
+        total_vms=len(report.vms),
+        bars=_bars(summary.readiness, len(report.vms)),
         chart_height=28 * len(READINESS_ORDER),
         readiness_states=tuple((s, READINESS_LABEL[s]) for s in READINESS_ORDER),
         state_colors=tuple(READINESS_COLOR[s] for s in READINESS_ORDER),
         gaps=_gaps(report, checks),
-        namespaces=_groups(summary.get("by_namespace") or {}),
-        owners=_groups(summary.get("by_owner") or {}),
+        namespaces=_groups(summary.by_namespace),
+        owners=_groups(summary.by_owner),
         rows=tuple(d.row for d in details),
         details=details,
-        platform_findings=tuple(
-            finding_view(f, checks) for f in report.get("platform_findings") or []
-        ),
-        checks=catalog(checks.values()),
+        platform_findings=tuple(finding_view(f, checks) for f in report.platform_findings),
+        checks=catalog(report.checks),
         problems=problems(report),
         method=(
             ("Source", cover.source),
@@ -297,11 +292,11 @@ def build_view(
             ("Input digest", cover.input_digest),
             ("Tool version", cover.tool_version),
             ("Report schema", cover.schema_version),
-            ("Owner filter", fmt_value(run.get("owner_filter"))),
-            ("Kinds not audited", fmt_value(cluster.get("skipped") or {})),
+            ("Owner filter", fmt_value(run.owner_filter)),
+            ("Kinds not audited", fmt_value(cluster.skipped)),
         ),
         read_counts=read_counts(cluster),
-        thresholds=evidence_pairs(run.get("thresholds") or {}),
+        thresholds=evidence_pairs(run.thresholds.model_dump(mode="json")),
         waivers=waivers(report),
         waived=waived_findings(details),
         pdf=_pdf_plan(details, pdf_detail_limit, pdf_row_cap),

@@ -1,9 +1,8 @@
 """Presentation of one VM: its table row, its findings and its recovery card.
 
-Reads one ``report["vms"][i]`` entry (see ``docs/report-schema.md``) and the
-check catalog; returns frozen view objects that templates only loop over and
-print. Missing keys show as ``"-"``; nothing here judges readiness (the engine
-did that).
+Reads one :class:`~auditor.envelope.model.VmEntry` and the check catalog;
+returns frozen view objects that templates only loop over and print. Unknown
+values show as ``"-"``; nothing here judges readiness (the engine did that).
 """
 
 from __future__ import annotations
@@ -12,6 +11,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from auditor.envelope.model import (
+    CheckEntry,
+    CopyCard,
+    FindingEntry,
+    NetworkRef,
+    ObjectRef,
+    PvcCard,
+    RecoveryCard,
+    VmEntry,
+    VolumeRef,
+)
 from auditor.report.formatting import (
     READINESS_LABEL,
     SEVERITY_ORDER,
@@ -21,7 +31,15 @@ from auditor.report.formatting import (
     fmt_value,
 )
 
-__all__ = ["IDENTITY_FAMILIES", "VmRow", "FindingView", "CardView", "VmDetail", "vm_detail"]
+__all__ = [
+    "IDENTITY_FAMILIES",
+    "Catalog",
+    "VmRow",
+    "FindingView",
+    "CardView",
+    "VmDetail",
+    "vm_detail",
+]
 
 #: Check families whose FAIL/ERROR findings count as identity gaps in the VM table.
 IDENTITY_FAMILIES = frozenset({"FW", "DSK", "NIC"})
@@ -122,21 +140,23 @@ def _rank(order: tuple[str, ...], value: str) -> int:
     return order.index(value) if value in order else len(order)
 
 
-def finding_view(
-    finding: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]
-) -> FindingView:
-    """Return the view of one report.json finding, titled from the check catalog."""
-    check = checks.get(str(finding.get("check_id")), {})
-    waiver = finding.get("waiver")
+#: The check catalog by id, as renderers look titles and remediations up.
+Catalog = Mapping[str, CheckEntry]
+
+
+def finding_view(finding: FindingEntry, checks: Catalog) -> FindingView:
+    """Return the view of one finding, titled from the check catalog."""
+    check = checks.get(finding.check_id)
+    waiver = finding.waiver
     return FindingView(
-        check_id=str(finding.get("check_id", "-")),
-        title=str(check.get("title", "")),
-        status=str(finding.get("status", "ERROR")),
-        severity=str(finding.get("severity", "")),
-        message=str(finding.get("message", "")),
-        evidence=evidence_pairs(finding.get("evidence")),
-        remediation=str(check.get("remediation", "")),
-        waiver=evidence_pairs(waiver) if isinstance(waiver, Mapping) else (),
+        check_id=finding.check_id,
+        title=check.title if check else "",
+        status=finding.status.value,
+        severity=finding.severity.value,
+        message=finding.message,
+        evidence=evidence_pairs(finding.evidence),
+        remediation=check.remediation if check else "",
+        waiver=evidence_pairs(waiver.model_dump(mode="json")) if waiver is not None else (),
     )
 
 
@@ -154,37 +174,30 @@ def sorted_findings(findings: list[FindingView]) -> tuple[FindingView, ...]:
     )
 
 
-def vm_row(index: int, vm: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]) -> VmRow:
-    """Return the table row of ``report["vms"][index]``."""
-    backup = vm.get("backup") or {}
-    newest = backup.get("newest_usable") or {}
-    within = backup.get("within_rpo")
+def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
+    """Return the table row of ``report.vms[index]``."""
+    backup = vm.backup
+    newest = backup.newest_usable
+    within = backup.within_rpo
     rpo_state = "unknown" if within is None else ("within" if within else "exceeds")
-    failing = sorted(
-        {
-            str(f.get("check_id"))
-            for f in vm.get("findings", [])
-            if f.get("status") in ("FAIL", "ERROR")
-        }
-    )
-    identity = [c for c in failing if checks.get(c, {}).get("family") in IDENTITY_FAMILIES]
-    readiness = str(vm.get("readiness", "UNKNOWN"))
-    points = backup.get("restore_points")
+    failing = sorted({f.check_id for f in vm.findings if f.status.value in ("FAIL", "ERROR")})
+    identity = [c for c in failing if c in checks and checks[c].family in IDENTITY_FAMILIES]
+    readiness = vm.readiness.value
     return VmRow(
         anchor=f"vm-{index}",
-        namespace=str(vm.get("namespace", "")),
-        name=str(vm.get("name", "")),
-        owner=str(vm.get("owner", "unassigned")),
-        os=str(vm.get("os", "unknown")),
+        namespace=vm.namespace,
+        name=vm.name,
+        owner=vm.owner,
+        os=vm.os,
         readiness=readiness,
         readiness_label=READINESS_LABEL.get(readiness, readiness),
-        newest_backup=str(newest.get("name", "none")) if newest else "none",
-        backup_time=str(newest.get("completed") or "-") if newest else "-",
-        backup_age=fmt_hours(newest.get("age_hours")) if newest else "-",
-        rpo=fmt_hours(backup.get("rpo_hours")),
+        newest_backup=newest.name if newest else "none",
+        backup_time=(newest.completed or "-") if newest else "-",
+        backup_age=fmt_hours(newest.age_hours) if newest else "-",
+        rpo=fmt_hours(backup.rpo_hours),
         rpo_state=rpo_state,
         rpo_label={"within": "within RPO", "exceeds": "exceeds RPO"}.get(rpo_state, "unknown"),
-        restore_points="-" if points is None else str(points),
+        restore_points=str(backup.restore_points),
         identity_gaps=tuple(identity),
         failing_checks=tuple(failing),
     )
@@ -195,111 +208,99 @@ def _from(value: Any, source: Any) -> str:
     return f"{text} (from {source})" if source not in (None, "vm") and value is not None else text
 
 
-def _pvc(pvc: Any) -> str:
-    if not isinstance(pvc, Mapping):
+def _pvc(pvc: PvcCard | None) -> str:
+    if pvc is None:
         return "-"
-    modes = fmt_value(pvc.get("access_modes") or [])
     return (
-        f"{fmt_value(pvc.get('name'))}: {fmt_value(pvc.get('size'))}, "
-        f"class {fmt_value(pvc.get('storage_class'))}, {fmt_value(pvc.get('volume_mode'))}, "
-        f"{modes}, reclaim {fmt_value(pvc.get('reclaim_policy'))}"
+        f"{pvc.name}: {fmt_value(pvc.size)}, "
+        f"class {fmt_value(pvc.storage_class)}, {pvc.volume_mode}, "
+        f"{fmt_value(pvc.access_modes)}, reclaim {fmt_value(pvc.reclaim_policy)}"
     )
 
 
-def _copy(copy: Any) -> str:
-    if not isinstance(copy, Mapping):
+def _copy(copy: CopyCard | None) -> str:
+    if copy is None:
         return "none"
-    where = "off-cluster" if copy.get("off_cluster") else "in-cluster"
+    where = "off-cluster" if copy.off_cluster else "in-cluster"
     return (
-        f"{fmt_value(copy.get('kind'))} {fmt_value(copy.get('name'))} at "
-        f"{fmt_value(copy.get('time'))} ({fmt_hours(copy.get('age_hours'))} old, {where})"
+        f"{copy.kind} {copy.name} at "
+        f"{fmt_value(copy.time)} ({fmt_hours(copy.age_hours)} old, {where})"
     )
 
 
-def _ref(ref: Any) -> str:
-    if not isinstance(ref, Mapping):
+def _ref(ref: ObjectRef | None) -> str:
+    if ref is None:
         return "none"
-    return f"{fmt_value(ref.get('name'))} ({fmt_value(ref.get('kind'))})"
+    return f"{fmt_value(ref.name)} ({fmt_value(ref.kind)})"
 
 
-def card_view(card: Any) -> CardView:
-    """Return the view of a VM's ``recovery_card`` (tolerates a missing or partial card)."""
-    card = card if isinstance(card, Mapping) else {}
-    vm = card.get("vm") or {}
-    fw = card.get("firmware") or {}
-    src = fw.get("resolved_from") or {}
+def card_view(card: RecoveryCard) -> CardView:
+    """Return the view of a VM's recovery card."""
+    vm, fw = card.vm, card.firmware
+    src = fw.resolved_from
     facts: Pairs = (
-        ("UID", fmt_value(vm.get("uid"))),
-        ("Created", fmt_value(vm.get("created"))),
-        ("Run strategy", fmt_value(vm.get("run_strategy"))),
-        ("Owner", fmt_value(card.get("owner"))),
-        ("Instance type", _ref(card.get("instancetype"))),
-        ("Preference", _ref(card.get("preference"))),
-        ("Persistent state PVC", _pvc(card.get("persistent_state_pvc"))),
+        ("UID", fmt_value(vm.uid)),
+        ("Created", fmt_value(vm.created)),
+        ("Run strategy", fmt_value(vm.run_strategy)),
+        ("Owner", card.owner),
+        ("Instance type", _ref(card.instancetype)),
+        ("Preference", _ref(card.preference)),
+        ("Persistent state PVC", _pvc(card.persistent_state_pvc)),
     )
     firmware: Pairs = (
-        ("Firmware UUID", fmt_value(fw.get("uuid"))),
-        ("Serial", fmt_value(fw.get("serial"))),
-        ("Bootloader", _from(fw.get("bootloader"), src.get("bootloader"))),
-        ("Secure boot", fmt_value(fw.get("secure_boot"))),
-        ("Persistent EFI NVRAM", fmt_value(fw.get("efi_persistent"))),
-        ("TPM", _from(fw.get("tpm"), src.get("tpm"))),
-        ("Persistent TPM", fmt_value(fw.get("tpm_persistent"))),
-        ("Machine type", _from(fw.get("machine_type"), src.get("machine_type"))),
+        ("Firmware UUID", fmt_value(fw.uuid)),
+        ("Serial", fmt_value(fw.serial)),
+        ("Bootloader", _from(fw.bootloader, src.get("bootloader"))),
+        ("Secure boot", fmt_value(fw.secure_boot)),
+        ("Persistent EFI NVRAM", fmt_value(fw.efi_persistent)),
+        ("TPM", _from(fw.tpm, src.get("tpm"))),
+        ("Persistent TPM", fmt_value(fw.tpm_persistent)),
+        ("Machine type", _from(fw.machine_type, src.get("machine_type"))),
     )
     disks = tuple(
         DiskRow(
-            boot_order=fmt_value(d.get("boot_order")),
-            name=fmt_value(d.get("name")),
-            device=fmt_value(d.get("device")),
-            bus=_from(d.get("bus"), d.get("bus_from")),
-            serial=fmt_value(d.get("serial")),
-            volume=_ref_volume(d.get("volume")),
-            pvc=_pvc(d.get("pvc")),
-            newest_copy=_copy(d.get("newest_copy")),
+            boot_order=fmt_value(d.boot_order),
+            name=d.name,
+            device=fmt_value(d.device),
+            bus=_from(d.bus, d.bus_from),
+            serial=fmt_value(d.serial),
+            volume=_ref_volume(d.volume),
+            pvc=_pvc(d.pvc),
+            newest_copy=_copy(d.newest_copy),
         )
-        for d in card.get("disks") or []
-        if isinstance(d, Mapping)
+        for d in card.disks
     )
     nics = tuple(
         NicRow(
-            name=fmt_value(n.get("name")),
-            mac=fmt_value(n.get("mac")),
-            model=_from(n.get("model"), n.get("model_from")),
-            binding=fmt_value(n.get("binding")),
-            network=_network(n.get("network")),
+            name=n.name,
+            mac=fmt_value(n.mac),
+            model=_from(n.model, n.model_from),
+            binding=fmt_value(n.binding),
+            network=_network(n.network),
         )
-        for n in card.get("nics") or []
-        if isinstance(n, Mapping)
+        for n in card.nics
     )
     return CardView(facts=facts, firmware=firmware, disks=disks, nics=nics)
 
 
-def _ref_volume(volume: Any) -> str:
-    if not isinstance(volume, Mapping):
-        return "-"
-    return f"{fmt_value(volume.get('type'))} {fmt_value(volume.get('name'))}"
+def _ref_volume(volume: VolumeRef) -> str:
+    return f"{fmt_value(volume.type)} {fmt_value(volume.name)}"
 
 
-def _network(net: Any) -> str:
-    if not isinstance(net, Mapping):
-        return "-"
-    name = net.get("name")
-    return fmt_value(net.get("type")) + (f" {name}" if name else "")
+def _network(net: NetworkRef) -> str:
+    return fmt_value(net.type) + (f" {net.name}" if net.name else "")
 
 
-def vm_detail(
-    index: int, vm: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]
-) -> VmDetail:
-    """Return the full section view of ``report["vms"][index]``."""
-    findings = sorted_findings([finding_view(f, checks) for f in vm.get("findings", [])])
+def vm_detail(index: int, vm: VmEntry, checks: Catalog) -> VmDetail:
+    """Return the full section view of ``report.vms[index]``."""
+    findings = sorted_findings([finding_view(f, checks) for f in vm.findings])
     problems = tuple(f for f in findings if f.status in ("FAIL", "ERROR", "WAIVED"))
     return VmDetail(
         row=vm_row(index, vm, checks),
         findings=findings,
         problems=problems,
-        card=card_view(vm.get("recovery_card")),
-        policy=fmt_value(vm.get("policy")),
-        labels=evidence_pairs(vm.get("labels") or {}),
-        annotations=evidence_pairs(vm.get("annotations") or {}),
+        card=card_view(vm.recovery_card),
+        policy=vm.policy,
+        labels=evidence_pairs(vm.labels),
+        annotations=evidence_pairs(vm.annotations),
     )

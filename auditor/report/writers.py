@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from auditor.envelope.model import AuditReport
 from auditor.report.cards import write_cards
 from auditor.report.csvout import findings_csv, vms_csv
 from auditor.report.html import render_pdf_html, write_html
@@ -29,7 +30,7 @@ FORMATS = ("html", "pdf", "csv", "cards")
 
 
 def write_formats(
-    report: Mapping[str, Any],
+    report: AuditReport,
     out_dir: Path,
     formats: Sequence[str],
     *,
@@ -37,7 +38,7 @@ def write_formats(
     pdf_timeout_s: float = DEFAULT_TIMEOUT_S,
     pdf_memory_bytes: int = DEFAULT_MEMORY_BYTES,
 ) -> list[Path]:
-    """Render ``report`` (a report.json dict) in each of ``formats`` into ``out_dir``.
+    """Render ``report``  in each of ``formats`` into ``out_dir``.
 
     ``trend`` (optional, see ``docs/publishing.md``) adds a trend section to HTML
     and PDF. Returns the written paths in ``FORMATS`` order.

@@ -86,10 +86,10 @@ def pipeline_runner(
 
     data = source_from_settings(settings).collect()
     require_vms(data)
-    report: dict[str, Any] = pipeline.run_audit(data, settings, at=at)
+    report = pipeline.run_audit(data, settings, at=at)
     pipeline.write_artifacts(report, out_dir, list(formats))
     seal_run(out_dir, _signing_key(settings))
-    return report
+    return report.model_dump(mode="json")
 
 
 def _signing_key(settings: AuditSettings) -> Path | None:

@@ -1,0 +1,45 @@
+"""The report envelope: the typed :class:`AuditReport`, its JSON form and its JSON Schema.
+
+The builder (:mod:`auditor.envelope.build`) sits with the engine; this package's
+top level only holds the model, so renderers and readers of report.json import
+it without pulling in the checks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from auditor.envelope.model import SCHEMA_VERSION, AuditReport, report_schema
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AuditReport",
+    "report_schema",
+    "dump_report_json",
+    "dump_report_schema",
+    "load_report",
+]
+
+
+def _dump(doc: Any) -> bytes:
+    return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def dump_report_json(report: AuditReport) -> bytes:
+    """Serialise deterministically: sorted keys, 2-space indent, UTF-8, trailing newline."""
+    return _dump(report.model_dump(mode="json"))
+
+
+def dump_report_schema() -> bytes:
+    """The JSON Schema of report.json, serialised like the report (``report.schema.json``)."""
+    return _dump(report_schema())
+
+
+def load_report(raw: bytes | str) -> AuditReport:
+    """Parse and validate a report.json document.
+
+    Raises:
+        pydantic.ValidationError: not JSON, or not the report.json shape.
+    """
+    return AuditReport.model_validate_json(raw)

@@ -1,0 +1,220 @@
+"""Build the :class:`AuditReport` envelope from an :class:`AuditResult` (engine layer).
+
+Shape: :mod:`auditor.envelope.model` (``docs/report-schema.md``). The builder
+reads the engine's results and the inventory's facts; it never re-runs a check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from datetime import datetime
+from typing import Any, Literal
+
+from auditor import __version__
+from auditor.checks import CATALOG
+from auditor.config import AuditSettings
+from auditor.engine import AuditResult, VMResult
+from auditor.envelope.card import recovery_card
+from auditor.envelope.model import (
+    SCHEMA_VERSION,
+    AuditReport,
+    BackupStorageRun,
+    BackupSummary,
+    CheckEntry,
+    Cluster,
+    CollectionProblemEntry,
+    FindingEntry,
+    NewestBackup,
+    Run,
+    Source,
+    Summary,
+    VmEntry,
+    WaiverEntry,
+)
+from auditor.inventory.facts import usable
+from auditor.inventory.index import meta_labels
+from auditor.kinds import KINDS
+from auditor.kubevalues import age_hours, format_time
+from auditor.models import Finding, Readiness, Severity, Status, readiness_of
+from auditor.sources.base import ClusterData
+from auditor.sources.bucket import run_summary as bucket_run_summary
+from auditor.waivers import waiver_appendix
+
+__all__ = ["build_envelope", "input_digest", "resolve_owner", "finding_entry"]
+
+
+def input_digest(data: ClusterData) -> str:
+    """``sha256:<hex>`` over the (already secret-stripped) objects, canonical JSON."""
+    h = hashlib.sha256()
+    for kind in sorted(data.objects):
+        for obj in data.objects[kind]:
+            h.update(json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode())
+            h.update(b"\n")
+    return "sha256:" + h.hexdigest()
+
+
+def resolve_owner(settings: AuditSettings, result: AuditResult, vm: VMResult) -> str:
+    """Owner from the VM's labels/annotations, its Namespace's, the namespace map, or default."""
+    keys = settings.ownership.keys
+    rec = vm.record
+    ns_obj = result.index.namespaces.get(rec.namespace) or {}
+    for source in (
+        rec.labels,
+        rec.annotations,
+        meta_labels(ns_obj),
+        meta_labels(ns_obj, "annotations"),
+    ):
+        for key in keys:
+            if source.get(key):
+                return source[key]
+    return settings.ownership.namespaces.get(rec.namespace, settings.ownership.default)
+
+
+#: Evidence nested deeper than this is cut (hostile input can nest hundreds of levels, which no
+#: reader needs and pydantic's serialiser refuses).
+EVIDENCE_DEPTH = 32
+
+
+def _bounded(value: Any, depth: int = 0) -> Any:
+    """``value`` with containers below :data:`EVIDENCE_DEPTH` levels replaced by a note."""
+    if isinstance(value, dict | list | tuple) and depth >= EVIDENCE_DEPTH:
+        return f"(nested deeper than {EVIDENCE_DEPTH} levels; cut)"
+    if isinstance(value, dict):
+        return {k: _bounded(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bounded(v, depth + 1) for v in value]
+    return value
+
+
+def finding_entry(f: Finding) -> FindingEntry:
+    """The envelope form of one engine finding (evidence depth bounded, see :data:`EVIDENCE_DEPTH`)."""
+    row = f.to_dict()
+    row["evidence"] = _bounded(row["evidence"])
+    return FindingEntry.model_validate(row)
+
+
+def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
+    rec, ctx = vm.record, vm.context
+    rpo = ctx.thresholds.rpo_hours
+    good = usable(rec)
+    newest = good[0] if good else None
+    hours = age_hours(newest.backup.when, ctx.at) if newest else None
+    return VmEntry(
+        namespace=rec.namespace,
+        name=rec.name,
+        uid=rec.uid,
+        owner=owner,
+        os=rec.spec.os,
+        policy=vm.policy,
+        readiness=readiness_of(vm.findings),
+        labels=rec.labels,
+        annotations=rec.annotations,
+        backup=BackupSummary(
+            newest_usable=NewestBackup(
+                name=newest.backup.name,
+                phase=newest.backup.phase,
+                completed=format_time(newest.backup.completed),
+                age_hours=hours,
+            )
+            if newest
+            else None,
+            rpo_hours=rpo,
+            within_rpo=None if newest is None or hours is None else hours <= rpo,
+            restore_points=len(good),
+        ),
+        findings=[finding_entry(f) for f in vm.findings],
+        recovery_card=recovery_card(rec, ctx.index, ctx.at, owner),
+    )
+
+
+def build_envelope(
+    data: ClusterData,
+    result: AuditResult,
+    settings: AuditSettings,
+    *,
+    at: datetime,
+    owner: str | None = None,
+) -> AuditReport:
+    """Assemble the envelope; ``owner`` keeps only that owner's VMs (summary follows)."""
+    digest = input_digest(data)
+    vms = []
+    for vm in result.vms:
+        who = resolve_owner(settings, result, vm)
+        if owner is not None and who != owner:
+            continue
+        vms.append(_vm_entry(vm, who))
+    problems = [CollectionProblemEntry.model_validate(p.to_dict()) for p in result.problems]
+    return AuditReport(
+        schema_version=SCHEMA_VERSION,
+        run=Run(
+            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{digest.split(':')[1][:8]}",
+            audit_time=format_time(at) or "",
+            tool_version=__version__,
+            source=Source(type=data.info.type, location=data.info.location),
+            input_digest=digest,
+            complete=not problems and not result.incomplete_checks,
+            incomplete_checks=result.incomplete_checks,
+            thresholds=settings.thresholds,
+            owner_filter=owner,
+            backup_storage=BackupStorageRun.model_validate(bucket_run_summary(data)),
+        ),
+        cluster=Cluster(
+            name=settings.cluster_name or data.info.cluster_name,
+            name_source=_name_source(settings, data),
+            counts={k: len(v) for k, v in sorted(data.objects.items())},
+            # Every kind the auditor reads, so a reader sees what was *not* read too.
+            kind_states={k.kind: data.state(k.kind) for k in sorted(KINDS, key=lambda k: k.kind)},
+            skipped=dict(sorted(data.skipped.items())),
+        ),
+        collection_problems=problems,
+        checks=[
+            CheckEntry.model_validate(spec.to_dict())
+            for spec in sorted(CATALOG.values(), key=lambda s: s.id)
+        ],
+        platform_findings=[finding_entry(f) for f in result.platform],
+        waivers=[WaiverEntry.model_validate(w) for w in waiver_appendix(settings, at)],
+        summary=_summary(vms),
+        vms=vms,
+    )
+
+
+def _readiness_counts(entries: list[VmEntry]) -> dict[Readiness, int]:
+    c = Counter(v.readiness for v in entries)
+    return {r: c.get(r, 0) for r in Readiness}
+
+
+def _name_source(
+    settings: AuditSettings, data: ClusterData
+) -> Literal["config", "infrastructure", "kubeconfig-context", "unknown"]:
+    """Where ``cluster.name`` came from (``auditor.sources.identity.NAME_SOURCES``)."""
+    if settings.cluster_name:
+        return "config"
+    if not data.info.cluster_name:
+        return "unknown"
+    if data.info.name_source == "infrastructure":
+        return "infrastructure"
+    if data.info.name_source == "kubeconfig-context":
+        return "kubeconfig-context"
+    return "config"
+
+
+def _summary(vms: list[VmEntry]) -> Summary:
+    status = Counter(f.status for v in vms for f in v.findings)
+    fails = [f for v in vms for f in v.findings if f.status is Status.FAIL]
+    severity = Counter(f.severity for f in fails)
+    by_check = Counter(f.check_id for f in fails)
+    groups: dict[str, dict[str, list[VmEntry]]] = {"namespace": {}, "owner": {}}
+    for v in vms:
+        groups["namespace"].setdefault(v.namespace, []).append(v)
+        groups["owner"].setdefault(v.owner, []).append(v)
+    return Summary(
+        vms=len(vms),
+        readiness=_readiness_counts(vms),
+        findings_by_status={s: status.get(s, 0) for s in Status},
+        fails_by_severity={s: severity.get(s, 0) for s in Severity},
+        fails_by_check=dict(sorted(by_check.items())),
+        by_namespace={k: _readiness_counts(v) for k, v in sorted(groups["namespace"].items())},
+        by_owner={k: _readiness_counts(v) for k, v in sorted(groups["owner"].items())},
+    )

@@ -1,0 +1,135 @@
+"""Facts that both checks and reports read: usable backups, copies, reclaim policy, NADs.
+
+They live here, below the checks, so that the report layer and the recovery
+card never import a check module. Each helper only reads a :class:`VMRecord`
+or the :class:`ClusterIndex`; none judges PASS or FAIL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.inventory import ClusterIndex, VMRecord
+from auditor.inventory.protection import BackupEval, PvcRef
+from auditor.kubevalues import dig, format_time, parse_time
+
+__all__ = ["usable", "copies_of", "reclaim_policy", "nad_key"]
+
+
+def usable(vm: VMRecord) -> list[BackupEval]:
+    """Backups of ``vm`` whose :attr:`BackupEval.usable` is true, newest first.
+
+    What "usable" means is decided in one place, ``BackupEval.usable``
+    (:mod:`auditor.inventory.protection`).
+    """
+    return [e for e in vm.backups if e.usable]
+
+
+def reclaim_policy(index: ClusterIndex, pvc: dict[str, Any]) -> str | None:
+    """The PV's reclaim policy, else the StorageClass's (default Delete); None if unknown.
+
+    Source: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reclaiming
+    (a dynamically provisioned PV inherits its StorageClass's ``reclaimPolicy``,
+    ``Delete`` when unset).
+    """
+    pv = index.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
+    if pv is not None and isinstance(dig(pv, "spec", "persistentVolumeReclaimPolicy"), str):
+        return str(pv["spec"]["persistentVolumeReclaimPolicy"])
+    sc = index.storage_classes.get(str(dig(pvc, "spec", "storageClassName") or ""))
+    if sc is not None:
+        policy = sc.get("reclaimPolicy")
+        return policy if isinstance(policy, str) else "Delete"
+    return None
+
+
+def copies_of(vm: VMRecord, p: PvcRef, disk: str | None, ix: ClusterIndex) -> list[dict[str, Any]]:
+    """Every restorable copy of one PVC's data, newest backups first.
+
+    Each copy says whether it ``survives_namespace_loss``: a Velero backup does (object
+    storage, Retain snapshot contents); a VolumeSnapshot in the VM's namespace whose content
+    has ``deletionPolicy: Delete`` dies with the namespace, and so does a
+    VirtualMachineSnapshot (a namespaced object). Only evidenced backup captures, ready
+    VolumeSnapshots and ready, restorable VirtualMachineSnapshots count.
+    """
+    out: list[dict[str, Any]] = []
+    for e in vm.backups:
+        if not e.usable:
+            continue
+        for c in e.pvcs:
+            if c.pvc == p.name and c.captured:
+                out.append(
+                    {
+                        "kind": "Backup",
+                        "name": e.backup.name,
+                        "time": format_time(e.backup.when),
+                        "off_cluster": bool(c.method and c.method.off_cluster),
+                        "survives_namespace_loss": True,
+                        "basis": c.basis,
+                    }
+                )
+    for s in vm.volume_snapshots.get(p.name, []):
+        if dig(s, "status", "readyToUse") is not True:
+            continue
+        content = ix.snapshot_contents.get(
+            str(dig(s, "status", "boundVolumeSnapshotContentName") or "")
+        )
+        policy = dig(content, "spec", "deletionPolicy") if content else None
+        out.append(
+            {
+                "kind": "VolumeSnapshot",
+                "name": s["metadata"]["name"],
+                "time": format_time(parse_time(dig(s, "status", "creationTime"))),
+                "off_cluster": False,
+                "deletion_policy": policy,
+                "survives_namespace_loss": policy == "Retain",
+            }
+        )
+    for s in vm.vm_snapshots:
+        row = _vm_snapshot_copy(vm, s, disk, ix)
+        if row is not None:
+            out.append(row)
+    return out
+
+
+def _vm_snapshot_copy(
+    vm: VMRecord, s: dict[str, Any], disk: str | None, ix: ClusterIndex
+) -> dict[str, Any] | None:
+    """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None."""
+    included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
+    if dig(s, "status", "readyToUse") is not True or disk not in included:
+        return None
+    if dig(s, "status", "phase") not in (None, "Succeeded"):
+        return None
+    name = str(dig(s, "status", "virtualMachineSnapshotContentName") or "")
+    content = ix.vm_snapshot_contents.get((vm.namespace, name))
+    if ix.data.known("VirtualMachineSnapshotContent") and (
+        content is None or dig(content, "status", "readyToUse") is not True
+    ):
+        return None
+    cpu = dig(
+        content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain", "cpu"
+    )
+    hotplug = isinstance(cpu, dict) and cpu.get("maxSockets") is not None
+    indications = dig(s, "status", "indications")
+    return {
+        "kind": "VirtualMachineSnapshot",
+        "name": s["metadata"]["name"],
+        "time": format_time(parse_time(dig(s, "status", "creationTime"))),
+        "off_cluster": False,
+        "survives_namespace_loss": False,
+        "indications": indications if isinstance(indications, list) else [],
+        "restorable": not hotplug,
+        "not_restorable_reason": "an online snapshot of a CPU-hotplug VM (maxSockets in its "
+        "content) is refused on restore (kubevirt#10481)"
+        if hotplug
+        else None,
+    }
+
+
+def nad_key(vm_namespace: str, network_name: str) -> tuple[str, str]:
+    """Resolve a multus ``networkName``: ``ns/name``, or a bare name in the VM's namespace.
+
+    Source: https://kubevirt.io/user-guide/network/interfaces_and_networks/#multus
+    """
+    ns, sep, name = network_name.partition("/")
+    return (ns, name) if sep else (vm_namespace, network_name)
