@@ -80,3 +80,30 @@ def test_unsupported_api_version_is_a_named_problem(tmp_path: Path) -> None:
     )
     assert "snapshot.kubevirt.io/v2alpha1" in problem.reason
     assert problem.file is not None and problem.file.endswith("snaps.yaml")
+
+
+def test_html_says_whether_a_verdict_is_observed_or_inferred(tmp_path: Path) -> None:
+    from auditor.config import AuditSettings
+    from auditor.pipeline import run_audit, write_artifacts
+    from tests.conftest import AUDIT_AT
+    from tests.test_check_fixtures import _header
+
+    def html_for(name: str) -> str:
+        path = FIXTURES / "RR-BKP-004" / f"{name}.yaml"
+        _, unavailable = _header(path)
+        data = DirectorySource(path).collect()
+        for kind in list(data.states) + unavailable:
+            data.states[kind] = KindState.UNAVAILABLE if kind in unavailable else KindState.COMPLETE
+        report = run_audit(data, AuditSettings(), at=AUDIT_AT)
+        out = tmp_path / name
+        write_artifacts(report, out, ["html"])
+        return (out / "report.html").read_text()
+
+    inferred = html_for("error-fs-backup-not-evidenced")
+    assert "Inferred only, not evidenced" in inferred
+    observed = html_for("pass")
+    assert (
+        "Observed: Backup velero/daily-20261130 status.csiVolumeSnapshotsAttempted=3, "
+        "Completed=3" in observed
+    )
+    assert inferred.count("Inferred only") > observed.count("Inferred only")

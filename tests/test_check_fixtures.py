@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from auditor.checks import CATALOG
+from auditor.checks.registry import CHECK_ID
 from auditor.config import AuditSettings
 from auditor.kinds import BY_KIND
 from auditor.pipeline import run_audit
@@ -110,7 +111,7 @@ def test_every_check_has_pass_fail_and_na_or_error_fixtures() -> None:
 
 def test_check_ids_unique_and_well_formed() -> None:
     for check_id, spec in CATALOG.items():
-        assert re.fullmatch(r"RR-(BKP|RST|FW|DSK|NIC|NET|STG|PLT)-\d{3}", check_id)
+        assert CHECK_ID.fullmatch(check_id)
         assert spec.id == check_id
         assert spec.references and all(r.startswith("https://") for r in spec.references)
         assert spec.title[0].isupper() and not spec.title.lower().startswith("ensure")

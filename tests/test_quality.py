@@ -1,9 +1,10 @@
-"""Standing code-quality gates: mypy --strict on the package, ruff lint and format."""
+"""Standing code-quality gates: mypy --strict, ruff lint and format, the import-layer contract."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO
 
@@ -24,3 +25,18 @@ def test_ruff_lint_and_format() -> None:
     assert lint.returncode == 0, lint.stdout
     fmt = _run("ruff", "format", "--check", "auditor", "tests", "bench")
     assert fmt.returncode == 0, fmt.stdout
+
+
+def test_layers_import_only_downwards() -> None:
+    """The import-linter contract in ``.importlinter``: cli | service -> pipeline -> publish |
+    report -> envelope -> engine -> checks -> inventory -> sources -> config -> models; and
+    renderers, the envelope model and the recovery card never import checks or the engine."""
+    lint = subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert "Contracts: 2 kept, 0 broken." in lint.stdout

@@ -122,3 +122,23 @@ def test_loader_allows_merge_overrides_but_not_duplicates(tmp_path: Path) -> Non
     dup.write_text("kind: A\nname: x\nkind: B\n")
     with pytest.raises(LoadError, match="duplicate key 'kind' \\(first at line 1\\)"):
         list(load_documents(dup))
+
+
+def test_registry_refuses_unknown_kinds_and_ids_outside_the_families() -> None:
+    import pytest as _pytest
+
+    from auditor.checks.registry import CATALOG, check
+    from auditor.models import Severity
+
+    meta = {
+        "title": "t",
+        "severity": Severity.LOW,
+        "rationale": "r",
+        "remediation": "m",
+        "references": ("https://example.invalid/rule",),
+    }
+    with _pytest.raises(ValueError, match="unknown kind"):
+        check("RR-BKP-999", requires=("NoSuchKind",), **meta)(lambda vm, ctx: None)  # type: ignore[arg-type,return-value]
+    with _pytest.raises(ValueError, match="RR-<FAMILY>-NNN"):
+        check("RR-XYZ-001", **meta)(lambda vm, ctx: None)  # type: ignore[arg-type,return-value]
+    assert "RR-BKP-999" not in CATALOG and "RR-XYZ-001" not in CATALOG

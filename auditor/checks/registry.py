@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from auditor.config import Thresholds
+from auditor.kinds import BY_KIND
 from auditor.models import Basis, Severity, Status
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ __all__ = [
     "check",
     "CATALOG",
     "FAMILIES",
+    "CHECK_ID",
     "passed",
     "failed",
     "not_applicable",
@@ -42,7 +44,9 @@ FAMILIES = {
     "STG": "storage",
     "PLT": "platform",
 }
-_ID = re.compile(r"^RR-(BKP|RST|FW|DSK|NIC|NET|STG|PLT)-\d{3}$")
+#: The check-id pattern, derived from :data:`FAMILIES` (the one place families are declared).
+CHECK_ID = re.compile(rf"^RR-({'|'.join(FAMILIES)})-\d{{3}}$")
+_ID = CHECK_ID
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,8 @@ def check(
     """Register a check function under ``id`` with its catalog metadata.
 
     Raises:
-        ValueError: malformed or duplicate id, empty text, no reference, bad scope.
+        ValueError: malformed or duplicate id, empty text, no reference, a ``requires``
+            kind not in :data:`auditor.kinds.BY_KIND`, bad scope.
     """
 
     def register(func: Callable[..., Result]) -> Callable[..., Result]:
@@ -158,6 +163,9 @@ def check(
             raise ValueError(f"check id {id} registered twice")
         if not (title and rationale and remediation and references):
             raise ValueError(f"check {id} lacks title, rationale, remediation or references")
+        unknown = sorted(set(requires) - set(BY_KIND))
+        if unknown:
+            raise ValueError(f"check {id} requires unknown kind(s) {', '.join(unknown)}")
         if scope not in ("vm", "platform"):
             raise ValueError(f"check {id} has unknown scope {scope!r}")
         CATALOG[id] = CheckSpec(

@@ -81,6 +81,21 @@ class FindingView:
     evidence: Pairs
     remediation: str
     waiver: Pairs
+    #: "observed", "inferred" or "" (the check did not say)
+    basis: str = ""
+    #: the objects and fields the verdict rests on (at most 4), e.g. a DataUpload's phase
+    proof: tuple[str, ...] = ()
+
+
+def _proof(evidence: Any) -> tuple[str, ...]:
+    """The first proving objects named in a finding's per-PVC capture records."""
+    rows = evidence.get("pvcs") if isinstance(evidence, dict) else None
+    out: list[str] = []
+    for row in rows if isinstance(rows, list) else []:
+        for item in row.get("proof", []) if isinstance(row, dict) else []:
+            if isinstance(item, str) and item not in out:
+                out.append(item)
+    return tuple(out[:4])
 
 
 @dataclass(frozen=True)
@@ -157,6 +172,8 @@ def finding_view(finding: FindingEntry, checks: Catalog) -> FindingView:
         evidence=evidence_pairs(finding.evidence),
         remediation=check.remediation if check else "",
         waiver=evidence_pairs(waiver.model_dump(mode="json")) if waiver is not None else (),
+        basis=finding.basis.value if finding.basis is not None else "",
+        proof=_proof(finding.evidence),
     )
 
 
