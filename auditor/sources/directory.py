@@ -24,6 +24,7 @@ from auditor.models import CollectionProblem
 from auditor.redact import redact, redact_in_place
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.export import apply_record
+from auditor.sources.identity import identity_from_export
 from auditor.sources.yamlload import (
     DEFAULT_MAX_FILE_BYTES,
     LoadError,
@@ -75,13 +76,21 @@ class DirectorySource:
             and not any(part.startswith(".") for part in p.relative_to(self.root).parts)
         )
 
+    def _info(self) -> SourceInfo:
+        """The source info; without a given name, the export's Infrastructure names it."""
+        location = str(self.root)
+        if self.cluster_name:
+            return SourceInfo(type="directory", location=location, cluster_name=self.cluster_name)
+        found = None
+        if self.root.is_dir():
+            found = identity_from_export(self.root, max_bytes=self.max_file_bytes)
+        if found is None:
+            return SourceInfo(type="directory", location=location, name_source="unknown")
+        return SourceInfo("directory", location, found.name, found.source)
+
     def collect(self) -> ClusterData:
         """Read every file; see the module docstring for what is accepted."""
-        data = ClusterData(
-            info=SourceInfo(
-                type="directory", location=str(self.root), cluster_name=self.cluster_name
-            )
-        )
+        data = ClusterData(info=self._info())
         builder = _Builder(data, owned=True)
         with paused_gc():
             for path in self.files():
