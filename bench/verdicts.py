@@ -33,6 +33,8 @@ def verdicts(corpus: Path, repo: Path) -> dict[str, dict[str, str]]:
         if not root.is_dir():
             continue
         report = run_audit(DirectorySource(root).collect(), AuditSettings(), at=at)
+        if hasattr(report, "model_dump"):  # the typed envelope
+            report = report.model_dump(mode="json")
         key = str(root.relative_to(corpus)) if root.is_relative_to(corpus) else root.name
         out[key] = {f"{vm['namespace']}/{vm['name']}": vm["readiness"] for vm in report["vms"]}
     return out
