@@ -14,6 +14,7 @@ from typing import Any
 __all__ = [
     "KindSpec",
     "KINDS",
+    "INFRASTRUCTURE",
     "BY_KIND",
     "spec_for_object",
     "spec_for_file_stem",
@@ -161,6 +162,13 @@ KINDS: tuple[KindSpec, ...] = (
         "dataprotectionapplications",
         True,
     ),
+)
+
+#: OpenShift's cluster-scoped ``Infrastructure`` (only the object named ``cluster``), read
+#: for the cluster's name alone (:mod:`auditor.sources.identity`). Deliberately not in
+#: :data:`KINDS`: it is no audit input, so it has no kind state and no counts in reports.
+INFRASTRUCTURE = KindSpec(
+    "Infrastructure", "config.openshift.io", ("v1",), "infrastructures", False
 )
 
 BY_KIND: dict[str, KindSpec] = {k.kind: k for k in KINDS}

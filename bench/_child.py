@@ -49,14 +49,15 @@ def audit(root: Path, out: Path) -> dict[str, float]:
     data = DirectorySource(root, max_file_bytes=BENCH_MAX_FILE_BYTES).collect()
     t1 = time.perf_counter()
     report = run_audit(data, AuditSettings(), at=at)
+    doc = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
     t2 = time.perf_counter()
     write_artifacts(report, out, ["json"])
     t3 = time.perf_counter()
-    problems = len(report["collection_problems"])
+    problems = len(doc["collection_problems"])
     if problems:
         print(
             f"warning: {problems} collection problems, first: "
-            f"{report['collection_problems'][0]['reason']}",
+            f"{doc['collection_problems'][0]['reason']}",
             file=sys.stderr,
         )
     return {
@@ -64,7 +65,7 @@ def audit(root: Path, out: Path) -> dict[str, float]:
         "audit": t2 - t1,
         "write_json": t3 - t2,
         "total": t3 - t0,
-        "vms": float(report["summary"]["vms"]),
+        "vms": float(doc["summary"]["vms"]),
         "problems": float(problems),
     }
 

@@ -337,6 +337,7 @@ def envelope(
         },
         "cluster": {
             "name": cluster,
+            "name_source": "config" if cluster else "unknown",
             "counts": {"VirtualMachine": len(vms), "Backup": 2 * len(vms)},
             "kind_states": {
                 "VirtualMachine": "complete",

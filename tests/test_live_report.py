@@ -103,6 +103,15 @@ def test_run_live_and_run_on_collected_export_give_the_same_report(tmp_path: Pat
     live_report = json.loads((tmp_path / "live" / "report.json").read_text())
     dir_report = json.loads((tmp_path / "d" / "report.json").read_text())
     assert len(live_report["collection_problems"]) == 8
+    # the live run is named after its kubeconfig context; the export records no name
+    assert live_report["cluster"]["name_source"] == "kubeconfig-context"
+    assert live_report["cluster"]["name"] == "loopback"
+    assert (dir_report["cluster"]["name"], dir_report["cluster"]["name_source"]) == (
+        None,
+        "unknown",
+    )
+    for report in (live_report, dir_report):
+        del report["cluster"]["name"], report["cluster"]["name_source"]
     assert _without_run_facts(live_report) == _without_run_facts(dir_report)
 
 

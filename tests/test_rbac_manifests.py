@@ -7,13 +7,14 @@ from typing import Any
 
 import yaml
 
-from auditor.kinds import KINDS
+from auditor.kinds import INFRASTRUCTURE, KINDS
 
 RBAC = Path(__file__).resolve().parents[1] / "config" / "rbac"
 READ = {"get", "list", "watch"}
-ALL = {(k.group, k.plural) for k in KINDS}
+IDENTITY = {(INFRASTRUCTURE.group, INFRASTRUCTURE.plural)}  # the cluster's name only
+ALL = {(k.group, k.plural) for k in KINDS} | IDENTITY
 NAMESPACED = {(k.group, k.plural) for k in KINDS if k.namespaced} | {("", "namespaces")}
-CLUSTER_SCOPED = {(k.group, k.plural) for k in KINDS if not k.namespaced}
+CLUSTER_SCOPED = {(k.group, k.plural) for k in KINDS if not k.namespaced} | IDENTITY
 
 
 def _docs(name: str) -> dict[tuple[str, str], dict[str, Any]]:

@@ -23,6 +23,7 @@ def _register() -> None:
     from auditor.cli.checks import checks
     from auditor.cli.cluster import collect, preflight
     from auditor.cli.publish import history, publish
+    from auditor.cli.report import report
     from auditor.cli.run import run
     from auditor.cli.service import serve_command, validate_config_command
     from auditor.cli.verify import verify
@@ -36,6 +37,7 @@ def _register() -> None:
     main.add_command(publish)
     main.add_command(history)
     main.add_command(verify)
+    main.add_command(report)
 
 
 _register()

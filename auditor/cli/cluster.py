@@ -21,6 +21,7 @@ from auditor.cli.exitcodes import EXIT_NOTHING_AUDITED, EXIT_USAGE
 from auditor.sources.base import ClusterData, KindState
 from auditor.sources.cluster import ClusterSource, CollectOptions
 from auditor.sources.export import ExportError, write_export
+from auditor.sources.identity import current_context
 from auditor.sources.kubeclient import (
     ClientSettings,
     ClusterAccessError,
@@ -144,7 +145,8 @@ def cluster_source(
     console = console or Console(stderr=True)
     return ClusterSource(
         client,
-        cluster_name=cluster_name or context,
+        cluster_name=cluster_name,
+        context_name=current_context(kubeconfig, context),
         options=CollectOptions(
             namespaces=tuple(namespaces), velero_namespaces=tuple(velero_namespaces)
         ),

@@ -10,7 +10,7 @@ import hashlib
 import json
 from collections import Counter
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from auditor import __version__
 from auditor.checks import CATALOG
@@ -162,6 +162,7 @@ def build_envelope(
         ),
         cluster=Cluster(
             name=settings.cluster_name or data.info.cluster_name,
+            name_source=_name_source(settings, data),
             counts={k: len(v) for k, v in sorted(data.objects.items())},
             # Every kind the auditor reads, so a reader sees what was *not* read too.
             kind_states={k.kind: data.state(k.kind) for k in sorted(KINDS, key=lambda k: k.kind)},
@@ -182,6 +183,21 @@ def build_envelope(
 def _readiness_counts(entries: list[VmEntry]) -> dict[Readiness, int]:
     c = Counter(v.readiness for v in entries)
     return {r: c.get(r, 0) for r in Readiness}
+
+
+def _name_source(
+    settings: AuditSettings, data: ClusterData
+) -> Literal["config", "infrastructure", "kubeconfig-context", "unknown"]:
+    """Where ``cluster.name`` came from (``auditor.sources.identity.NAME_SOURCES``)."""
+    if settings.cluster_name:
+        return "config"
+    if not data.info.cluster_name:
+        return "unknown"
+    if data.info.name_source == "infrastructure":
+        return "infrastructure"
+    if data.info.name_source == "kubeconfig-context":
+        return "kubeconfig-context"
+    return "config"
 
 
 def _summary(vms: list[VmEntry]) -> Summary:

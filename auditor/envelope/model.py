@@ -166,6 +166,10 @@ class Cluster(Part):
     """What was read: object counts, per-kind read state, kinds skipped as not audited."""
 
     name: str | None
+    name_source: Literal["config", "infrastructure", "kubeconfig-context", "unknown"] = Field(
+        description="where name came from: the configured cluster_name, OpenShift's "
+        "Infrastructure 'cluster', the kubeconfig context of a live run, or unknown (name null)"
+    )
     counts: dict[str, int] = Field(description="objects read per kind")
     kind_states: dict[str, KindState] = Field(description="every kind the auditor reads")
     skipped: dict[str, int] = Field(description="'<apiVersion> <kind>' not audited -> count")

@@ -39,11 +39,17 @@ class KindState(StrEnum):
 
 @dataclass(frozen=True)
 class SourceInfo:
-    """Where the data came from: ``type`` is ``directory`` or ``cluster``."""
+    """Where the data came from: ``type`` is ``directory`` or ``cluster``.
+
+    ``name_source`` says where ``cluster_name`` came from: ``config`` (given by the
+    caller), ``infrastructure`` or ``kubeconfig-context`` (see
+    :mod:`auditor.sources.identity`); it is ``unknown`` when ``cluster_name`` is None.
+    """
 
     type: str
     location: str
     cluster_name: str | None = None
+    name_source: str = "config"
 
 
 @dataclass(frozen=True)

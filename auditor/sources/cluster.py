@@ -44,11 +44,12 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic import DynamicClient
 
-from auditor.kinds import BY_KIND, KINDS, KindSpec
+from auditor.kinds import BY_KIND, INFRASTRUCTURE, KINDS, KindSpec
 from auditor.models import CollectionProblem
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.directory import ingest_objects
 from auditor.sources.discovery import Discovery, RequestFailed, Resolved, groups_from_dynamic
+from auditor.sources.identity import identity_from_infrastructure
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.progress import CollectProgress, NullProgress
 
@@ -104,6 +105,8 @@ class ClusterSource:
         options: namespaces, paging, timeouts and retries.
         progress: told about each kind and page (default: silent).
         kinds: the kinds to read (default: all of :data:`auditor.kinds.KINDS`).
+        context_name: the kubeconfig context in use: the name when neither
+            ``cluster_name`` nor OpenShift's Infrastructure gives one.
     """
 
     def __init__(
@@ -115,9 +118,11 @@ class ClusterSource:
         progress: CollectProgress | None = None,
         kinds: Sequence[KindSpec] = KINDS,
         sleep: Callable[[float], None] = time.sleep,
+        context_name: str | None = None,
     ) -> None:
         self.api_client = api_client
         self.cluster_name = cluster_name
+        self.context_name = context_name
         self.options = options or CollectOptions()
         self.progress = progress or NullProgress()
         self.kinds = tuple(kinds)
@@ -132,9 +137,7 @@ class ClusterSource:
 
     def collect(self) -> ClusterData:
         """Read every kind; see the module docstring for requests and errors."""
-        data = ClusterData(
-            info=SourceInfo(type="cluster", location=self.host, cluster_name=self.cluster_name)
-        )
+        data = ClusterData(info=SourceInfo(type="cluster", location=self.host))
         self._dyn = None
         self._kinds_read = 0
         self._velero_ns: tuple[str, ...] | None = None
@@ -162,11 +165,33 @@ class ClusterSource:
                 self._kinds_read += 1
                 self.progress.kind_done(spec.kind, state)
             self.progress.finish()
+            data.info = self._identity(discovery)
         ingest_objects(data, pairs)
         for kind, state in states.items():
             if data.states.get(kind) is not KindState.PARTIAL or state is KindState.UNAVAILABLE:
                 data.states[kind] = state
         return data
+
+    def _identity(self, discovery: Discovery) -> SourceInfo:
+        """The cluster name: given, else OpenShift's Infrastructure ``cluster``, else the
+        context (:mod:`auditor.sources.identity`). Lists ``infrastructures`` (one request)
+        only when no name was given and the group is served; a failure leaves it unread."""
+        if self.cluster_name:
+            return SourceInfo("cluster", self.host, self.cluster_name, "config")
+        resolved = discovery.resolve(INFRASTRUCTURE)
+        if resolved.state is KindState.COMPLETE:
+            try:
+                items = self._list(f"{resolved.prefix}/{INFRASTRUCTURE.plural}", "Infrastructure")
+            except RequestFailed:
+                items = []
+            found = identity_from_infrastructure(
+                {"items": [obj for _, obj in _with_identity(items, resolved, resolved.prefix)]}
+            )
+            if found is not None:
+                return SourceInfo("cluster", self.host, found.name, found.source)
+        if self.context_name:
+            return SourceInfo("cluster", self.host, self.context_name, "kubeconfig-context")
+        return SourceInfo("cluster", self.host, None, "unknown")
 
     # -- one kind -----------------------------------------------------------------
     def _read_kind(

@@ -21,9 +21,10 @@ from auditor.kinds import (
     unsupported_version,
 )
 from auditor.models import CollectionProblem
-from auditor.redact import redact
+from auditor.redact import redact, redact_in_place
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.export import apply_record
+from auditor.sources.identity import identity_from_export
 from auditor.sources.yamlload import (
     DEFAULT_MAX_FILE_BYTES,
     LoadError,
@@ -75,14 +76,22 @@ class DirectorySource:
             and not any(part.startswith(".") for part in p.relative_to(self.root).parts)
         )
 
+    def _info(self) -> SourceInfo:
+        """The source info; without a given name, the export's Infrastructure names it."""
+        location = str(self.root)
+        if self.cluster_name:
+            return SourceInfo(type="directory", location=location, cluster_name=self.cluster_name)
+        found = None
+        if self.root.is_dir():
+            found = identity_from_export(self.root, max_bytes=self.max_file_bytes)
+        if found is None:
+            return SourceInfo(type="directory", location=location, name_source="unknown")
+        return SourceInfo("directory", location, found.name, found.source)
+
     def collect(self) -> ClusterData:
         """Read every file; see the module docstring for what is accepted."""
-        data = ClusterData(
-            info=SourceInfo(
-                type="directory", location=str(self.root), cluster_name=self.cluster_name
-            )
-        )
-        builder = _Builder(data)
+        data = ClusterData(info=self._info())
+        builder = _Builder(data, owned=True)
         with paused_gc():
             for path in self.files():
                 rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
@@ -105,10 +114,15 @@ def ingest_objects(data: ClusterData, objects: list[tuple[str, Any]]) -> None:
 
 
 class _Builder:
-    """Accumulates objects into a :class:`ClusterData`, enforcing identity and shape."""
+    """Accumulates objects into a :class:`ClusterData`, enforcing identity and shape.
 
-    def __init__(self, data: ClusterData) -> None:
+    ``owned``: the objects were parsed for this builder alone, so redaction
+    and dropping ``managedFields`` happen in place instead of on a copy.
+    """
+
+    def __init__(self, data: ClusterData, *, owned: bool = False) -> None:
         self.data = data
+        self.owned = owned
         self.seen: dict[tuple[str, str, str], str] = {}
         self.partial: set[str] = set()
         self.present: set[str] = set()
@@ -232,7 +246,11 @@ class _Builder:
             )
             return
         self.seen[ident] = loc
-        clean = redact(obj)
+        if self.owned:
+            meta.pop("managedFields", None)  # write history: large, never audited
+            clean = redact_in_place(obj)
+        else:
+            clean = redact(obj)
         if spec.namespaced and meta.get("namespace") != namespace:
             clean["metadata"] = {**clean["metadata"], "namespace": namespace}
         self.data.objects.setdefault(spec.kind, []).append(clean)

@@ -6,6 +6,7 @@ from auditor.config import AuditSettings, ClusterSourceSettings
 from auditor.sources.base import Source
 from auditor.sources.cluster import ClusterSource, CollectOptions
 from auditor.sources.directory import DirectorySource
+from auditor.sources.identity import current_context
 from auditor.sources.kubeclient import ClientSettings, api_client
 
 __all__ = ["source_from_settings", "SourceSettingsError"]
@@ -29,7 +30,8 @@ def source_from_settings(settings: AuditSettings) -> Source:
         client = api_client(ClientSettings(kubeconfig=cfg.kubeconfig, context=cfg.context))
         return ClusterSource(
             client,
-            cluster_name=settings.cluster_name or cfg.context,
+            cluster_name=settings.cluster_name,
+            context_name=current_context(cfg.kubeconfig, cfg.context),
             options=CollectOptions(
                 namespaces=cfg.namespaces, velero_namespaces=cfg.velero_namespaces
             ),

@@ -1,0 +1,97 @@
+"""``auditor report --period YYYY-MM``: the monthly report from archived runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from auditor.cli.exitcodes import EXIT_USAGE
+from auditor.period import FORMATS, Period, compute_period, read_period, write_period
+from auditor.publish import PublishError
+from auditor.report.pdf import PdfRenderError
+
+__all__ = ["report"]
+
+
+@click.command()
+@click.option("--period", "period_text", required=True, metavar="YYYY-MM", help="Month (UTC).")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    metavar="DIR|s3://BUCKET/PREFIX",
+    help="The archive: publish target or a local directory with the same layout.",
+)
+@click.option("--cluster", required=True, help="Cluster name as in the archive's keys.")
+@click.option(
+    "--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True
+)
+@click.option(
+    "--format",
+    "formats",
+    default=",".join(FORMATS),
+    show_default=True,
+    help=f"Comma-separated: {', '.join(FORMATS)}.",
+)
+@click.option(
+    "--endpoint-url", help="S3 endpoint of an s3:// --from, e.g. https://s3.example:9000."
+)
+@click.option("--region", help="S3 region name for signing (e.g. us-east-1).")
+@click.option("--addressing-style", type=click.Choice(["auto", "path", "virtual"]))
+@click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path))
+def report(
+    period_text: str,
+    source: str,
+    cluster: str,
+    out_dir: Path,
+    formats: str,
+    **store_flags: Any,
+) -> None:
+    """Build the period report of one month from the archived runs of --cluster.
+
+    Exit codes: 0 written; 2 bad option, unreadable archive, or no run in the period.
+    S3 credentials come from boto3's standard chain, as for ``publish``.
+    """
+    options = {k: v for k, v in store_flags.items() if v is not None}
+    try:
+        period = Period.parse(period_text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--period") from exc
+    wanted = tuple(f.strip() for f in formats.split(",") if f.strip())
+    bad = sorted(set(wanted) - set(FORMATS))
+    if bad:
+        raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
+    try:
+        archive = read_period(source, cluster, period, store_options=options)
+        previous = read_period(source, cluster, period.previous(), store_options=options)
+    except (FileNotFoundError, PublishError) as exc:
+        click.echo(f"error: cannot read the archive {source}: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    for problem in archive.problems:
+        click.echo(f"warning: {problem}", err=True)
+    if not archive.reports:
+        click.echo(
+            f"error: no full-fleet run of {cluster} in {period.label} under {source}", err=True
+        )
+        sys.exit(EXIT_USAGE)
+    doc = compute_period(archive, period, cluster, previous)
+    try:
+        paths = write_period(doc, out_dir, wanted)
+    except PdfRenderError as exc:
+        click.echo(f"error: period.pdf not written: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except OSError as exc:
+        click.echo(f"error: cannot write to --out {out_dir}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    fleet = doc["fleet"]
+    share = fleet["rpo_attainment"]
+    click.echo(
+        f"{period.label}: {fleet['runs']} runs, {fleet['vms']} VMs, RPO attainment "
+        + ("unknown" if share is None else f"{share * 100:.1f} %")
+        + f" ({fleet['rpo_unknown']} VM audits unknown)"
+    )
+    for path in paths:
+        click.echo(f"wrote {path}")

@@ -1,0 +1,149 @@
+"""Read the archived runs of one month: ``PREFIX/<cluster>/<YYYY>/<MM>/<DD>/<run-id>/report.json``.
+
+The layout is the one ``auditor publish`` writes (``docs/publishing.md``). A local
+directory laid out the same way is read file by file; an ``s3://BUCKET/PREFIX`` URL goes
+through the publish store, where only runs with a manifest count and every report.json
+is checked against the manifest's SHA-256 (:func:`auditor.publish.history.read_report`).
+Owner-filtered runs are partial views of the fleet and are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from auditor.publish.manifest import cluster_segment
+
+__all__ = ["Period", "Archive", "read_period"]
+
+_PERIOD = re.compile(r"^(\d{4})-(\d{2})$")
+
+
+@dataclass(frozen=True)
+class Period:
+    """A calendar month in UTC: runs with ``start <= audit_time < end``."""
+
+    year: int
+    month: int
+
+    @classmethod
+    def parse(cls, text: str) -> Period:
+        """``YYYY-MM`` -> Period.
+
+        Raises:
+            ValueError: not ``YYYY-MM`` with a month 01..12.
+        """
+        match = _PERIOD.match(text)
+        if not match or not 1 <= int(match[2]) <= 12:
+            raise ValueError(f"{text!r} is not a month such as 2026-11")
+        return cls(int(match[1]), int(match[2]))
+
+    @property
+    def label(self) -> str:
+        """``YYYY-MM``."""
+        return f"{self.year:04d}-{self.month:02d}"
+
+    @property
+    def start(self) -> datetime:
+        """First instant of the month, UTC."""
+        return datetime(self.year, self.month, 1, tzinfo=UTC)
+
+    @property
+    def end(self) -> datetime:
+        """First instant of the next month, UTC (exclusive)."""
+        return self.next().start
+
+    def next(self) -> Period:
+        """The following month."""
+        return Period(self.year + self.month // 12, self.month % 12 + 1)
+
+    def previous(self) -> Period:
+        """The month before."""
+        return Period(self.year - (self.month == 1), (self.month - 2) % 12 + 1)
+
+
+@dataclass
+class Archive:
+    """The reports of one period, oldest first, and what could not be read (one line each)."""
+
+    reports: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def read_period(
+    source: str, cluster: str, period: Period, *, store_options: Mapping[str, Any] | None = None
+) -> Archive:
+    """Read every full-fleet run of ``cluster`` audited within ``period``.
+
+    ``source``: a local directory (the archive root, PREFIX) or ``s3://BUCKET/PREFIX``;
+    ``store_options``: publish settings fields for S3 (``endpoint_url``, ``region``...).
+
+    Raises:
+        FileNotFoundError: a local ``source`` that does not exist.
+        auditor.publish.PublishError: the S3 target is invalid or cannot be listed.
+    """
+    archive = Archive()
+    if source.startswith("s3://"):
+        _read_store(source, cluster, period, archive, dict(store_options or {}))
+    else:
+        root = Path(source)
+        if not root.is_dir():
+            raise FileNotFoundError(f"archive directory {root} does not exist")
+        base = root / cluster_segment(cluster) / f"{period.year:04d}" / f"{period.month:02d}"
+        for path in sorted(base.glob("*/*/report.json")):
+            _add(archive, path.read_bytes(), str(path), period)
+    archive.reports.sort(key=lambda r: (r["run"]["audit_time"], r["run"]["id"]))
+    return archive
+
+
+def _read_store(
+    url: str, cluster: str, period: Period, archive: Archive, options: dict[str, Any]
+) -> None:
+    from auditor.publish import publish_settings
+    from auditor.publish.errors import VerificationError
+    from auditor.publish.history import load_entry, read_report, run_keys
+    from auditor.publish.publisher import open_store
+
+    store = open_store(publish_settings({**options, "url": url}))
+    month = f"/{period.year:04d}/{period.month:02d}/"
+    for key in run_keys(store, cluster):
+        if month not in f"{key.prefix}/":
+            continue
+        try:
+            entry = load_entry(store, key)
+            if entry.owner_filter is not None:
+                continue
+            report = read_report(store, entry)
+        except VerificationError as exc:
+            archive.problems.append(str(exc))
+            continue
+        _add(
+            archive, json.dumps(report).encode(), store.url_for(f"{key.prefix}/report.json"), period
+        )
+
+
+def _add(archive: Archive, raw: bytes, where: str, period: Period) -> None:
+    try:
+        report = json.loads(raw)
+        run = report["run"]
+        at = datetime.fromisoformat(str(run["audit_time"]).replace("Z", "+00:00"))
+        if not isinstance(report["vms"], list) or not isinstance(run["id"], str):
+            raise TypeError("vms is not a list or run.id not a string")
+    except (ValueError, KeyError, TypeError) as exc:
+        archive.problems.append(f"{where}: not a report.json ({exc})")
+        return
+    if run.get("owner_filter") is not None:
+        return
+    if not period.start <= at < period.end:
+        archive.problems.append(
+            f"{where}: audit_time {run['audit_time']} is outside {period.label}"
+        )
+        return
+    if any(r["run"]["id"] == run["id"] for r in archive.reports):
+        return
+    archive.reports.append(report)

@@ -1,0 +1,195 @@
+"""Month figures from archived report.json documents (plain dicts, ``docs/report-schema.md``).
+
+Per VM (``namespace/name``), over the audits of the period that list it:
+
+- ``rpo.attained``: audits whose ``backup.within_rpo`` is true; ``rpo.breached``: false;
+  ``rpo.unknown``: null (no usable backup or no age). Unknown is never attained.
+  ``rpo.attainment`` = attained / audits (0..1, 4 decimals), None without audits.
+- ``longest_breach``: the longest run of consecutive audits not within RPO (false or
+  unknown): ``audits`` and ``hours`` between its first and last audit (UTC).
+- ``restore_drills``: distinct Restores named by RR-RST findings with phase Completed.
+- ``waived_checks``: check ids with a WAIVED finding in any audit.
+- ``readiness_by_day``: ``YYYY-MM-DD`` (UTC) -> readiness in that day's last audit.
+
+Fleet: the same figures summed over VMs, readiness per day, attainment per owner
+(owner of each VM's last audit), and the waivers of the reports' appendix that were
+active, or expire within the period.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+from typing import Any
+
+from auditor.period.archive import Archive, Period
+
+__all__ = ["compute_period", "READINESS"]
+
+READINESS = ("READY", "AT_RISK", "NOT_READY", "UNKNOWN")
+
+
+def _when(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def _vm_figures(rows: list[tuple[datetime, dict[str, Any]]]) -> dict[str, Any]:
+    within = [(at, (vm.get("backup") or {}).get("within_rpo")) for at, vm in rows]
+    attained = sum(1 for _, w in within if w is True)
+    breached = sum(1 for _, w in within if w is False)
+    best: tuple[int, float, str | None, str | None] = (0, 0.0, None, None)
+    start: datetime | None = None
+    count = 0
+    for at, w in within:
+        if w is True:
+            start, count = None, 0
+            continue
+        start = start or at
+        count += 1
+        hours = round((at - start).total_seconds() / 3600, 2)
+        if (count, hours) > best[:2]:
+            best = (count, hours, start.isoformat(), at.isoformat())
+    drills = set()
+    waived = set()
+    for _, vm in rows:
+        for f in vm.get("findings") or []:
+            ev = f.get("evidence") or {}
+            cid = str(f.get("check_id", ""))
+            if cid.startswith("RR-RST-") and ev.get("phase") == "Completed" and ev.get("restore"):
+                drills.add(str(ev["restore"]))
+            if f.get("status") == "WAIVED":
+                waived.add(cid)
+    days: dict[str, str] = {}
+    for at, vm in rows:
+        days[at.date().isoformat()] = str(vm.get("readiness"))
+    last = rows[-1][1]
+    return {
+        "namespace": last.get("namespace"),
+        "name": last.get("name"),
+        "owner": last.get("owner"),
+        "audits": len(rows),
+        "rpo": {
+            "attained": attained,
+            "breached": breached,
+            "unknown": len(rows) - attained - breached,
+            "attainment": _ratio(attained, len(rows)),
+        },
+        "longest_breach": {
+            "audits": best[0],
+            "hours": best[1],
+            "first": _z(best[2]),
+            "last": _z(best[3]),
+        },
+        "restore_drills": sorted(drills),
+        "waived_checks": sorted(waived),
+        "readiness_by_day": days,
+        "readiness_last": last.get("readiness"),
+    }
+
+
+def _z(text: str | None) -> str | None:
+    return text.replace("+00:00", "Z") if text else None
+
+
+def _fleet(vms: dict[str, dict[str, Any]], reports: list[dict[str, Any]]) -> dict[str, Any]:
+    rpo = Counter[str]()
+    for v in vms.values():
+        rpo.update({k: v["rpo"][k] for k in ("attained", "breached", "unknown")})
+    audits = sum(v["audits"] for v in vms.values())
+    by_day: dict[str, Counter[str]] = {}
+    for report in reports:
+        day = _when(report["run"]["audit_time"]).date().isoformat()
+        by_day[day] = Counter(str(vm.get("readiness")) for vm in report["vms"])  # last run wins
+    return {
+        "runs": len(reports),
+        "vms": len(vms),
+        "vm_audits": audits,
+        "rpo_attained": rpo["attained"],
+        "rpo_breached": rpo["breached"],
+        "rpo_unknown": rpo["unknown"],
+        "rpo_attainment": _ratio(rpo["attained"], audits),
+        "restore_drills": sum(len(v["restore_drills"]) for v in vms.values()),
+        "readiness_last_run": dict(Counter(str(v.get("readiness")) for v in reports[-1]["vms"]))
+        if reports
+        else {},
+        "readiness_by_day": {
+            d: {r: c.get(r, 0) for r in READINESS} for d, c in sorted(by_day.items())
+        },
+    }
+
+
+def _waivers(reports: list[dict[str, Any]], period: Period) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for report in reports:
+        for w in report.get("waivers") or []:
+            entry = seen.setdefault(
+                str(w.get("id")),
+                {"id": w.get("id"), "check_id": w.get("check_id"), "active_runs": 0},
+            )
+            entry["expires"] = w.get("expires")
+            entry["active_runs"] += w.get("state") == "active"
+    out = []
+    for entry in seen.values():
+        expires = entry.get("expires")
+        at = _when(expires) if isinstance(expires, str) else None
+        entry["expires_in_period"] = at is not None and period.start <= at < period.end
+        if entry["active_runs"] or entry["expires_in_period"]:
+            out.append(entry)
+    return sorted(out, key=lambda e: str(e["id"]))
+
+
+def compute_period(
+    archive: Archive, period: Period, cluster: str, previous: Archive | None = None
+) -> dict[str, Any]:
+    """The period document (period.json): per-VM and fleet figures, previous month's fleet."""
+    rows: dict[str, list[tuple[datetime, dict[str, Any]]]] = {}
+    for report in archive.reports:
+        at = _when(report["run"]["audit_time"])
+        for vm in report["vms"]:
+            rows.setdefault(f"{vm.get('namespace')}/{vm.get('name')}", []).append((at, vm))
+    vms = {key: _vm_figures(r) for key, r in sorted(rows.items())}
+    fleet = _fleet(vms, archive.reports)
+    owners: dict[str, Counter[str]] = {}
+    for v in vms.values():
+        c = owners.setdefault(str(v["owner"]), Counter())
+        c.update({"audits": v["audits"], "attained": v["rpo"]["attained"], "vms": 1})
+    prev = None
+    if previous is not None and previous.reports:
+        prev = compute_period(previous, period.previous(), cluster)["fleet"]
+    return {
+        "period": period.label,
+        "cluster": cluster,
+        "start": period.start.isoformat().replace("+00:00", "Z"),
+        "end": period.end.isoformat().replace("+00:00", "Z"),
+        "runs": [r["run"]["id"] for r in archive.reports],
+        "problems": list(archive.problems),
+        "fleet": fleet,
+        "previous": prev,
+        "change": _change(fleet, prev),
+        "by_owner": {
+            o: {
+                "vms": c["vms"],
+                "audits": c["audits"],
+                "attained": c["attained"],
+                "attainment": _ratio(c["attained"], c["audits"]),
+            }
+            for o, c in sorted(owners.items())
+        },
+        "waivers": _waivers(archive.reports, period),
+        "vms": list(vms.values()),
+    }
+
+
+def _change(now: dict[str, Any], prev: dict[str, Any] | None) -> dict[str, Any] | None:
+    if prev is None:
+        return None
+    out: dict[str, Any] = {}
+    for key in ("vms", "rpo_attained", "rpo_breached", "rpo_unknown", "restore_drills"):
+        out[key] = now[key] - prev[key]
+    a, b = now["rpo_attainment"], prev["rpo_attainment"]
+    out["rpo_attainment"] = None if a is None or b is None else round(a - b, 4)
+    return out

@@ -1,0 +1,110 @@
+"""The cluster's name when none is configured: OpenShift's ``Infrastructure`` or the context.
+
+Order (first that gives a name wins): the configured name (``--cluster-name`` or the
+config's ``cluster_name``), the OpenShift ``Infrastructure`` object named ``cluster``
+(``config.openshift.io/v1``: ``status.infrastructureName``, ``status.apiServerURL``;
+https://docs.openshift.com/container-platform/4.14/rest_api/config_apis/infrastructure-config-openshift-io-v1.html),
+then, for a live run, the kubeconfig context's name. Otherwise the name is unknown and
+the report says so (``cluster.name_source: "unknown"``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from kubernetes import config as k8s_config
+
+from auditor.kinds import INFRASTRUCTURE
+from auditor.sources.yamlload import LoadError, load_documents
+
+__all__ = [
+    "ClusterIdentity",
+    "NAME_SOURCES",
+    "identity_from_infrastructure",
+    "identity_from_export",
+    "current_context",
+]
+
+#: Values of report.json ``cluster.name_source``.
+NAME_SOURCES = ("config", "infrastructure", "kubeconfig-context", "unknown")
+
+#: Export file names the directory source reads the Infrastructure object from.
+EXPORT_FILES = ("infrastructures.yaml", "infrastructures.yml", "infrastructures.json")
+
+
+@dataclass(frozen=True)
+class ClusterIdentity:
+    """A cluster name and where it came from (one of :data:`NAME_SOURCES`)."""
+
+    name: str
+    source: str
+    api_server_url: str | None = None
+
+
+def identity_from_infrastructure(doc: Any) -> ClusterIdentity | None:
+    """The identity in an ``Infrastructure`` object or a List holding one; None without one.
+
+    Only the object named ``cluster`` (the one OpenShift keeps) with a non-empty string
+    ``status.infrastructureName`` counts; anything else is ignored (the name stays unknown).
+    """
+    items = doc.get("items") if isinstance(doc, dict) and "items" in doc else [doc]
+    for obj in items if isinstance(items, list) else []:
+        if not isinstance(obj, dict) or obj.get("kind") != INFRASTRUCTURE.kind:
+            continue
+        api = str(obj.get("apiVersion", ""))
+        meta = obj.get("metadata")
+        status = obj.get("status")
+        if api.rpartition("/")[0] != INFRASTRUCTURE.group or not isinstance(meta, dict):
+            continue
+        if meta.get("name") != "cluster" or not isinstance(status, dict):
+            continue
+        name = status.get("infrastructureName")
+        url = status.get("apiServerURL")
+        if isinstance(name, str) and name.strip():
+            return ClusterIdentity(
+                name.strip(), "infrastructure", url if isinstance(url, str) else None
+            )
+    return None
+
+
+def identity_from_export(root: Path, *, max_bytes: int) -> ClusterIdentity | None:
+    """Read ``infrastructures.yaml`` (``oc get infrastructures -o yaml``) from an export root.
+
+    None when the file is absent, unreadable or holds no usable ``cluster`` object; the
+    directory source reports unreadable files itself.
+    """
+    for name in EXPORT_FILES:
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            for doc in load_documents(path, max_bytes=max_bytes):
+                found = identity_from_infrastructure(doc)
+                if found is not None:
+                    return found
+        except (LoadError, OSError, UnicodeDecodeError):
+            return None
+    return None
+
+
+def current_context(kubeconfig: Path | None, context: str | None) -> str | None:
+    """The kubeconfig context a live run uses: ``context``, else the file's current one.
+
+    None when there is no kubeconfig (in-cluster service account) or it cannot be read.
+    """
+    if context:
+        return context
+    if kubeconfig is None and "KUBERNETES_SERVICE_HOST" in os.environ:
+        return None  # the pod's service account: no kubeconfig context (see kubeclient)
+    try:
+        _, active = k8s_config.list_kube_config_contexts(  # type: ignore[no-untyped-call]
+            config_file=str(kubeconfig) if kubeconfig else None
+        )
+    except (k8s_config.ConfigException, OSError, ValueError, TypeError, yaml.YAMLError):
+        return None
+    name = active.get("name") if isinstance(active, dict) else None
+    return name if isinstance(name, str) and name else None

@@ -1,0 +1,233 @@
+"""Differential test: the yaml-rs fast path reads every text exactly as the PyYAML strict loader.
+
+Same objects (types included: ``True`` is not ``1``, ``1`` is not ``1.0``) and
+the same named errors on the public corpus, the exports, the bug and fuzz
+cases, the project's fixtures, hostile snippets and Hypothesis-generated
+texts. Where the fast path declines (``fast_documents`` returns ``None``) the
+strict loader is used, so only texts it accepts need comparing; the tests also
+check that exports do take the fast path, or there would be no speed-up.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from auditor.sources import yamlfast
+from auditor.sources.yamlload import MAX_DEPTH, LoadError, load_documents
+from tests.conftest import REPO, find_corpus
+from tests.fuzz_strategies import FUZZ, scalars
+from tests.test_fuzz_source import GOOD_TEXT, SNIPPETS
+
+pytestmark = pytest.mark.skipif(not yamlfast.AVAILABLE, reason="yaml-rs is not installed")
+
+
+def fast(text: str) -> list[Any] | None:
+    """The fast path's documents, or None where it declines."""
+    return yamlfast.fast_documents(text, max_depth=MAX_DEPTH)
+
+
+def typed(value: Any) -> Any:
+    """``value`` with every scalar tagged by its type, so ``==`` is type-strict (NaN equals NaN)."""
+    if isinstance(value, dict):
+        return ("dict", [(typed(k), typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [typed(v) for v in value])
+    if isinstance(value, float) and math.isnan(value):
+        return ("float", "nan")
+    return (type(value).__name__, value)
+
+
+def strict(text: str, tmp: Path) -> Any:
+    """What the PyYAML strict loader makes of ``text``: typed documents or the LoadError text."""
+    path = tmp / "doc.yaml"
+    path.write_text(text, encoding="utf-8")
+    try:
+        return typed(list(load_documents(path, fast=False)))
+    except LoadError as exc:
+        return f"LoadError: {exc}"
+
+
+def assert_same(text: str, tmp: Path) -> bool:
+    """Assert both paths agree on ``text``; return whether the fast path took it."""
+    docs = fast(text)
+    path = tmp / "doc.yaml"
+    path.write_text(text, encoding="utf-8")
+    try:
+        via_loader: Any = typed(list(load_documents(path)))
+    except LoadError as exc:
+        via_loader = f"LoadError: {exc}"
+    reference = strict(text, tmp)
+    assert via_loader == reference, text[:300]
+    if docs is not None:
+        assert typed(docs) == reference, text[:300]
+    return docs is not None
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml", ".json")
+    )
+
+
+def _corpus_dir(name: str) -> Path:
+    try:
+        root = find_corpus() / name
+    except FileNotFoundError:
+        pytest.skip("shared/corpus is absent: the project's own fixtures cover the loader")
+    if not root.is_dir():
+        pytest.skip(f"shared/corpus/{name} is absent")
+    return root
+
+
+@pytest.mark.parametrize("name", ["public", "cluster-export", "bugcases", "fuzzcases"])
+def test_shared_corpus_reads_the_same(name: str, tmp_path: Path) -> None:
+    files = _files(_corpus_dir(name))
+    assert files
+    taken = [f for f in files if assert_same(f.read_text(encoding="utf-8"), tmp_path)]
+    if name == "cluster-export":
+        # An `oc get -o yaml` export quotes every string YAML 1.1 would read as
+        # something else; only prose (a "*U*" line in a description, "[*]" in a
+        # JSON annotation) trips the conservative scan, so most bytes go fast.
+        size = sum(f.stat().st_size for f in files)
+        assert sum(f.stat().st_size for f in taken) > 0.5 * size
+
+
+def test_project_exports_and_fixtures_read_the_same(tmp_path: Path) -> None:
+    export = _files(REPO / "examples" / "small-cluster")
+    fixtures = _files(REPO / "tests" / "fixtures")
+    assert export and fixtures
+    for f in export + fixtures:
+        assert_same(f.read_text(encoding="utf-8"), tmp_path)
+    assert all(fast(f.read_text(encoding="utf-8")) is not None for f in export)
+
+
+def test_generated_estate_takes_the_fast_path(tmp_path: Path) -> None:
+    from bench.generate import generate
+
+    generate(tmp_path / "estate", 40, seed=3)
+    for f in _files(tmp_path / "estate"):
+        assert assert_same(f.read_text(encoding="utf-8"), tmp_path), f.name
+
+
+TRICKY = [
+    "a: yes\nb: On\nc: OFF\nd: no\n",
+    "a: 0755\nb: 08\nc: 0o17\nd: 0x1F\ne: 0b11\nf: 1_000\ng: +5\n",
+    "a: 1e3\nb: 1.0e5\nc: 1.0e+5\nd: .5\ne: 5.\nf: .inf\ng: -.Inf\nh: .NaN\n",
+    "a: 1:20\nb: 1:20.5\nc: 190:20:30\n",
+    "a: 2018-07-04T15:03:08Z\nb: 2018-07-04\nc: 2001-12-14 21:59:43.10 -5\n",
+    "a: 99999999999999999999999\nb: -0\nc: 1.50\nd: 1795579394000000000\n",
+    "a: True\nb: FALSE\nc: Null\nd: ~\ne:\nf: NULL\n",
+    "b: &x {p: 1}\nc:\n  <<: *x\n  p: 2\n",
+    "a: &a [*a]\n",
+    "a: &a [x, x]\nb: [*a, *a]\n",
+    "a: !!str 12\n",
+    "a: !foo bar\n",
+    "a: !!binary aGVsbG8=\n",
+    "a: =\n",
+    "? [1, 2]\n: x\n",
+    "[1, 2]: x\n",
+    "{a: 1}: x\n",
+    '{"a":yes}\n',
+    "{a:yes}\n",
+    "[a,yes]\n",
+    "a: 1\na: 2\n",
+    "1: a\n1.0: b\n",
+    "a: {x: 1, x: 2}\n",
+    "a: 1\n---\nb: 2\n",
+    "- 1\n---\n- 2\n",
+    "---\n- [1]\n- [2]\n",
+    "---\n",
+    "",
+    "# only a comment\n",
+    "a: 1\n...\n",
+    "--- a\n",
+    "%YAML 1.1\n---\na: yes\n",
+    "\ufeffa: 1\n",
+    "a: b\u2028c\n",
+    "a: \x01\n",
+    "a:\tb\n",
+    "a: b\r\nc: d\r\n",
+    "a: 'it''s'\nb: \"x\\ny\\u00e9\\/\"\nc: \"\\x00\"\n",
+    "a: |\n  x\n  y\nb: >-\n  x\n\n  y\nc: |+\n  z\n\n",
+    "a: x\n  y\n\n  z\n",
+    "a: [1, 2\n",
+    "a: b: c\n",
+    "a: @x\n",
+    "a: `x\n",
+    "a: -\n",
+    "a: .\n",
+    "- - - yes\n",
+    "[" * 250 + "]" * 250,
+    "[" * 150 + "]" * 150,
+    '{"apiVersion": "v1", "kind": "List", "items": [{"a": 1e5, "b": 1.0E+5, "c": -0.0}]}\n',
+    '{"a": "x", "a": "y"}\n',
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_tricky_texts_read_the_same(text: str, tmp_path: Path) -> None:
+    assert_same(text, tmp_path)
+
+
+def test_divergent_plain_scalars_decline() -> None:
+    for text in ["a: yes\n", "a: 0755\n", "a: 1e3\n", "a: 1:20\n", "b: &x 1\n", "yes: 1\n"]:
+        assert fast(text) is None, text
+    assert fast("a: 'yes'\nb: \"0755\"\nc: 10Gi\nd: 10.0.0.1\n") == [
+        {"a": "yes", "b": "0755", "c": "10Gi", "d": "10.0.0.1"}
+    ]
+
+
+objects = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.one_of(st.text(max_size=8), scalars), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@FUZZ
+@given(objects, st.sampled_from([None, True, False]), st.booleans())
+def test_dumped_objects_read_the_same(value: Any, flow: bool | None, explicit: bool) -> None:
+    import tempfile
+
+    try:
+        text = yaml.safe_dump(value, default_flow_style=flow, explicit_start=explicit)
+    except yaml.YAMLError:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        assert_same(text, Path(tmp))
+
+
+YAMLISH = st.text(alphabet="ab01:-[]{},'\"\n #&*!?|>yesonfxE._+=<\\@%~", max_size=40)
+
+
+@FUZZ
+@given(YAMLISH)
+def test_yamlish_texts_read_the_same(text: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        assert_same(text, Path(tmp))
+
+
+@FUZZ
+@given(st.data())
+def test_mutated_export_reads_the_same(data: st.DataObject) -> None:
+    import tempfile
+
+    text = GOOD_TEXT
+    for _ in range(data.draw(st.integers(1, 4), label="edits")):
+        pos = data.draw(st.integers(0, len(text)), label="pos")
+        snippet = data.draw(st.sampled_from(SNIPPETS + [" yes", " 0755", "\n---\n"]))
+        text = text[:pos] + snippet + text[pos:]
+    with tempfile.TemporaryDirectory() as tmp:
+        assert_same(text, Path(tmp))
