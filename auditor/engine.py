@@ -156,8 +156,14 @@ def _run(
         ]
         if hidden:
             return _finding(spec, _malformed_error(spec, vm, hidden, result))
-    unsure = result.status is Status.FAIL or (
-        vm is not None and result.status is Status.PASS and spec.id in JUDGES_NEWEST
+    unsure = (
+        result.status is Status.FAIL
+        or (vm is not None and result.status is Status.PASS and spec.id in JUDGES_NEWEST)
+        or (
+            vm is not None
+            and result.status in (Status.PASS, Status.NOT_APPLICABLE)
+            and spec.id in PASS_ON_ABSENCE
+        )
     )
     if partial and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very
@@ -197,6 +203,9 @@ def _run(
 JUDGES_NEWEST = frozenset(
     {"RR-BKP-003", "RR-BKP-004", "RR-BKP-006", "RR-BKP-007", "RR-RST-001", "RR-RST-002"}
 )
+#: Checks whose PASS or NOT_APPLICABLE may rest on no object of a required kind matching (no
+#: Service selects the VM): an unread object may be the one that would (issue 17).
+PASS_ON_ABSENCE = frozenset({"RR-NET-003"})
 #: Reading one kind means reading these too (a PVC's reclaim policy and CSI driver come
 #: from its PersistentVolume, else its StorageClass).
 _IMPLIED_KINDS = {"PersistentVolumeClaim": ("PersistentVolume", "StorageClass")}

@@ -16,6 +16,7 @@ from auditor.checks.registry import (
 from auditor.inventory import VMRecord
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
+from auditor.sources.base import KindState
 
 KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
 KV_SERVICES = "https://kubevirt.io/user-guide/network/service_objects/"
@@ -153,6 +154,13 @@ def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
             f"usable backup {newest.backup.name}."
         )
         return failed(msg, **ev).on(Basis.INFERRED)
+    if routes_state is KindState.PARTIAL:
+        # an unreadable Route may be one naming this VM from outside the backup (issue 17)
+        return errored(
+            f"Some Routes could not be read, so whether one naming VM {vm.ref} is outside "
+            f"backup {newest.backup.name} is unknown.",
+            **ev,
+        )
     return passed(
         f"The {len(services)} Service(s) selecting VM {vm.ref} are in backup {newest.backup.name}.",
         **ev,

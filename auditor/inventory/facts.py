@@ -80,7 +80,7 @@ def copies_of(vm: VMRecord, p: PvcRef, disk: str | None, ix: ClusterIndex) -> li
                 "name": s["metadata"]["name"],
                 "time": format_time(parse_time(dig(s, "status", "creationTime"))),
                 "off_cluster": False,
-                "deletion_policy": policy,
+                "deletion_policy": policy if isinstance(policy, str) else None,
                 "survives_namespace_loss": policy == "Retain",
             }
         )

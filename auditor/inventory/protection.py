@@ -40,6 +40,7 @@ from auditor.inventory.index import (
 )
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
+from auditor.sources.base import KindState
 
 __all__ = [
     "PvcRef",
@@ -193,6 +194,12 @@ class Pairing:
             for claim in (*f.claims, *f.state_pvcs):
                 self.users.setdefault((f.namespace, claim), f)
         self._plans: dict[str, BackupPlan] = {}
+        # A DataProtectionApplication that could not be read may be the one enabling the
+        # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
+        # unreadable DPA can never make a VM look better protected (issue 17).
+        unread = ix.data.state("DataProtectionApplication") is KindState.PARTIAL
+        self.plugin_refuses = bool(ix.kubevirt_plugin) or unread
+        self.plugin_pulls = bool(ix.kubevirt_plugin) and not unread
 
     # -- the VM object -------------------------------------------------------------------
     def namespace_reason(self, b: BackupView, ns: str) -> str | None:
@@ -248,7 +255,7 @@ class Pairing:
         return True, ""
 
     def _plugin_refusal(self, b: BackupView, vm: VMFacts) -> str | None:
-        if not self.ix.kubevirt_plugin:
+        if not self.plugin_refuses:
             return None
         sc = b.scope
         pvcs_in = sc.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
@@ -304,7 +311,7 @@ class Pairing:
         return f"PVC {name} is outside backup {b.name}'s scope (labels or resource filters)"
 
     def _pulled(self, b: BackupView, vm: VMFacts, held: bool) -> set[str]:
-        if not (held and self.ix.kubevirt_plugin):
+        if not (held and self.plugin_pulls):
             return set()
         out = set(vm.claims)
         if vm.template_persistence:

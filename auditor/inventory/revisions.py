@@ -75,7 +75,12 @@ def resolve_pinned(
     name = ref["name"]
     kind = ref.get("kind") if isinstance(ref.get("kind"), str) else _DEFAULT_KIND[what]
     live_obj = live.get(str(kind).lower())
-    rev = ref.get("revisionName") if isinstance(ref.get("revisionName"), str) else None
+    raw = ref.get("revisionName")
+    if raw is not None and not isinstance(raw, str):
+        return PinnedRef(
+            what, str(kind), name, None, "missing", "revisionName is not a string", None
+        )
+    rev = raw or None
     if not rev:
         status_rev = dig(vm, "status", f"{what}Ref", "controllerRevisionRef", "name")
         rev = status_rev if isinstance(status_rev, str) and status_rev else None
@@ -98,6 +103,11 @@ def resolve_pinned(
         return out("missing", f"revision {rev} holds no {kind} spec", None)
     if data_state is KindState.COMPLETE:
         return out("missing", f"pinned revision {rev} does not exist", None)
+    if data_state is KindState.PARTIAL:
+        # the pinned revision may be one of those that could not be read (issue 17)
+        return out(
+            "missing", f"revision {rev} may be among the unreadable ControllerRevisions", None
+        )
     if live_obj is None:
         return out("missing", f"revision {rev} not read and {kind} {name} not found", None)
     return out(
