@@ -51,12 +51,16 @@ def test_serve_delivers_a_spooled_run_at_start(tmp_path: Path) -> None:
     with process([auditor, "serve", "--config", str(cfg)], tmp_path / "serve.log") as proc:
         base = f"http://127.0.0.1:{port}"
         wait_for("the spool delivered", lambda: not pending(target.spool_dir), timeout=30)
-        text = wait_for(
-            "metrics",
-            lambda: (lambda r: r[1] if r and "auditor_spool_backlog_runs 0.0" in r[1] else None)(
-                http(base + "/metrics")
-            ),
-        )
+
+        def delivered_metrics() -> str | None:
+            # the spool entry goes before the gauges are set: wait for both, not the first
+            r = http(base + "/metrics")
+            if not r or "auditor_spool_backlog_runs 0.0" not in r[1]:
+                return None
+            published = metric(r[1], "auditor_last_publish_success_timestamp_seconds")
+            return r[1] if published > 0 else None
+
+        text = wait_for("metrics", delivered_metrics, timeout=30)
         assert metric(text, "auditor_last_publish_success_timestamp_seconds") > 0
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(15) == 0
