@@ -1,4 +1,4 @@
-"""The shared bug cases (``../shared/corpus/bugcases``) give their expected verdicts.
+"""The shared bug cases and fuzz cases (``../shared/corpus/{bugcases,fuzzcases}``) give their expected verdicts.
 
 Each case is a small export built around one public bug report; ``expected.json`` holds the VM,
 the allowed readiness values, the check families that must FAIL or ERROR and optionally a
@@ -82,3 +82,27 @@ def test_live_path_gives_the_directory_verdicts(tmp_path: Path) -> None:
             }
 
         assert verdicts(over_http) == verdicts(direct), case.name
+
+
+FUZZ = sorted(p for p in (find_corpus() / "fuzzcases").iterdir() if (p / "expected.json").is_file())
+
+
+@pytest.mark.parametrize("case", FUZZ, ids=lambda p: p.name)
+def test_fuzz_case_verdict_and_named_problem(case: Path) -> None:
+    """A malformed copy of the shared export never improves the verdict and names the object."""
+    expected = json.loads((case / "expected.json").read_text())
+    report = report_doc(
+        run_audit(DirectorySource(case / "export").collect(), AuditSettings(), at=AUDIT_AT)
+    )
+    ns, name = expected["vm"].split("/")
+    vm = next(v for v in report["vms"] if (v["namespace"], v["name"]) == (ns, name))
+    assert vm["readiness"] in expected["readiness"]
+    failing = {
+        f["check_id"].split("-")[1] for f in vm["findings"] if f["status"] in ("FAIL", "ERROR")
+    }
+    assert set(expected.get("families", [])) <= failing
+    mentions = expected.get("problem_mentions", [])
+    problems = json.dumps(report["collection_problems"])
+    for text in [mentions] if isinstance(mentions, str) else mentions:
+        assert text in problems, (text, report["collection_problems"])
+    assert report["run"]["complete"] is False
