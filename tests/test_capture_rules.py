@@ -135,3 +135,13 @@ def test_failed_snapshot_contents_fail_the_disks_with_the_driver_error() -> None
     rows = {r["pvc"]: r for r in bkp4["evidence"]["pvcs"]}
     assert {r["status"] for r in rows.values()} == {"failed"}
     assert "failed to take snapshot of the volume" in rows["vm1-root"]["reason"]
+
+
+def test_data_uploads_for_other_pvcs_leave_a_disk_not_attempted() -> None:
+    vm = _vm(audit_fixture(FIXTURES / "RR-BKP-004" / "fail-data-uploads-name-other-pvcs.yaml"))
+    assert vm["readiness"] == "NOT_READY"
+    bkp4 = next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-004")
+    rows = {r["pvc"]: r for r in bkp4["evidence"]["pvcs"]}
+    assert rows["vm1-data"]["status"] == "not_attempted"
+    assert "none for PVC vm1-data" in rows["vm1-data"]["reason"]
+    assert rows["vm1-root"]["status"] == "captured"

@@ -527,6 +527,21 @@ def capture_evidence(
             f"backup {b.name} uses the data mover but has no DataUpload and no item operation",
             (f"Backup {b.namespace}/{b.name} status.backupItemOperationsAttempted=0",),
         )
+    uploads = ix.data_uploads.get(b.name, []) if method is Method.CSI_DATA_MOVER else []
+    if uploads:
+        # The Backup's DataUploads name their PVCs and none is this one: its item operations
+        # were spent on other PVCs, so the counters cannot stand for this one.
+        others = ", ".join(sorted({_ref("DataUpload", u) for u in uploads})[:3])
+        return (
+            CaptureStatus.NOT_ATTEMPTED
+            if len(uploads) >= b.item_ops_attempted
+            else CaptureStatus.UNKNOWN,
+            method,
+            "item",
+            f"backup {b.name} has {len(uploads)} DataUpload(s), for other PVCs, and none for "
+            f"PVC {name} (backupItemOperationsAttempted={b.item_ops_attempted})",
+            (others,),
+        )
     if method is Method.CSI_SNAPSHOT and ix.csi_enabled is False:
         dpas = ", ".join(ix.dpa_names)
         st, why, proof = _counted(ix, plan, method, pvc_driver(ix, pvc))
