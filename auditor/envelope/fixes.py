@@ -243,6 +243,18 @@ def _bkp011(f: FixFacts, ev: Mapping[str, Any]) -> str:
     )
 
 
+def _bkp012(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    dropped = _names(ev.get("filtered_out"))
+    sched = _short(ev.get("schedule") or f.schedule or "SCHEDULE")
+    kinds = sorted({d.split(" ", 1)[0].lower() + "s" for d in dropped}) or ["secrets", "configmaps"]
+    return (
+        f"Backup {_short(ev.get('backup') or '')} of {_vm(f)} drops {', '.join(dropped) or '-'} "
+        f"(names only; values are never read). Let Schedule {sched} take {', '.join(kinds)}: "
+        f"`oc edit schedule {sched} -n {f.velero_ns}`, remove them from "
+        "spec.template.excludedResources (or add them to includedResources). " + backup_now(f)
+    )
+
+
 def _dsk001(f: FixFacts, ev: Mapping[str, Any]) -> str:
     disks = [str(d.get("disk")) for d in ev.get("bootable_disks") or [] if isinstance(d, dict)] or [
         "BOOTDISK"
@@ -538,6 +550,7 @@ FAIL_FIXES: dict[str, Fix] = {
     "RR-BKP-009": _bkp009,
     "RR-BKP-010": _bkp010,
     "RR-BKP-011": _bkp011,
+    "RR-BKP-012": _bkp012,
     "RR-DSK-001": _dsk001,
     "RR-DSK-002": _dsk002,
     "RR-FW-001": _fw001,
