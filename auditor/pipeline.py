@@ -17,7 +17,7 @@ from auditor.engine import evaluate
 from auditor.envelope import AuditReport, dump_report_json, dump_report_schema
 from auditor.envelope.build import build_envelope, resolve_owner
 from auditor.sources.base import ClusterData
-from auditor.sources.yamlload import paused_gc
+from auditor.yamlstrict import paused_gc
 
 __all__ = ["run_audit", "dump_report_json", "write_artifacts", "FORMATS", "UnknownOwnerError"]
 

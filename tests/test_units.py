@@ -112,7 +112,7 @@ def test_redact_strips_secrets_keeps_references() -> None:
 
 
 def test_loader_allows_merge_overrides_but_not_duplicates(tmp_path: Path) -> None:
-    from auditor.sources.yamlload import LoadError, load_documents
+    from auditor.yamlstrict import LoadError, load_documents
 
     ok = tmp_path / "merge.yaml"
     ok.write_text("base: &b {a: 1, b: 2}\nchild:\n  <<: *b\n  b: 3\n")

@@ -19,8 +19,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.sources import yamlfast
-from auditor.sources.yamlload import MAX_DEPTH, LoadError, load_documents
+from auditor import yamlfast
+from auditor.yamlstrict import MAX_DEPTH, LoadError, load_documents
 from tests.conftest import REPO, find_corpus
 from tests.fuzz_strategies import FUZZ, scalars
 from tests.test_fuzz_source import GOOD_TEXT, SNIPPETS

@@ -31,7 +31,7 @@ from auditor.sources.base import ClusterData
 from auditor.sources.directory import DirectorySource
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.usable import NothingToAudit, require_vms, vm_list_gap
-from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES
+from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["run"]
 
