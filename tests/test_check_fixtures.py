@@ -22,7 +22,7 @@ from auditor.checks import CATALOG
 from auditor.checks.registry import CHECK_ID
 from auditor.config import AuditSettings
 from auditor.kinds import BY_KIND
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.base import ClusterData, KindState, StorageLocationStatus
 from auditor.sources.bucket.cache import contents_from_dict
 from auditor.sources.directory import DirectorySource
@@ -73,7 +73,7 @@ def audit_fixture(path: Path) -> dict[str, Any]:
     _bucket_headers(path, data)
     for kind in BY_KIND:
         data.states[kind] = KindState.UNAVAILABLE if kind in unavailable else KindState.COMPLETE
-    return report_doc(run_audit(data, _settings(path), at=AUDIT_AT))
+    return report_doc(audit_data(data, _settings(path), at=AUDIT_AT))
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.config import AuditSettings
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT, report_doc
@@ -65,7 +65,7 @@ SNIPPETS = [
 def _collect_and_audit(root: Path) -> dict[str, Any]:
     with time_limit(30):
         data = DirectorySource(root).collect()
-        report = report_doc(run_audit(data, AuditSettings(), at=AUDIT_AT))
+        report = report_doc(audit_data(data, AuditSettings(), at=AUDIT_AT))
     strict_json(report)
     return report
 

@@ -14,7 +14,7 @@ import pytest
 
 from auditor.config import AuditSettings
 from auditor.envelope import AuditReport
-from auditor.pipeline import dump_report_json, run_audit, write_artifacts
+from auditor.pipeline import audit_data, dump_report_json, write_artifacts
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT
 from tests.hostile_support import HOSTILE_VM_NAMES, hostile_strings, write_hostile_export
@@ -22,7 +22,7 @@ from tests.scale_support import strict_json
 
 
 def _report(root: Path) -> AuditReport:
-    return run_audit(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
+    return audit_data(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
 
 
 def _needs(fmt: str, report: AuditReport, tmp_path: Path) -> list[Path]:
