@@ -345,12 +345,7 @@ def test_shared_export_bucket(weed: WeedServer, tmp_path: Path) -> None:
     """The shared cluster export's backups, laid out in a bucket and read back."""
     from tests.conftest import find_corpus
 
-    try:
-        export = find_corpus() / "cluster-export"
-    except FileNotFoundError:
-        pytest.skip("shared corpus absent (examples/small-cluster cases cover the same rules)")
-    if not export.is_dir():
-        pytest.skip("shared corpus has no cluster-export")
+    export = find_corpus() / "cluster-export"
     data = DirectorySource(export).collect()
     client = weed.client()
     bucket = f"velero-{next(_names)}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -285,7 +286,14 @@ def test_tick_delivers_the_spool_and_journal_says_published_after_verification(
     assert len(manifests) == 2, "the spooled run and the tick's run"
     assert _value(rt.metrics, "auditor_spool_backlog_runs") == 0
     assert (_value(rt.metrics, "auditor_last_publish_success_timestamp_seconds") or 0) > 0
-    owners = rt.metrics.registry.get_sample_value(
-        "auditor_owner_vms", {"cluster": "example", "owner": "unassigned", "readiness": "READY"}
-    )
-    assert owners is not None
+    [slot_report] = (tmp_path / "reports" / "d").glob("*/report.json")
+    report = json.loads(slot_report.read_text())
+    assert rec.run_id == report["run"]["id"]
+    # the per-owner gauge holds every owner's count in every readiness state, zeros included
+    counts = Counter((v["owner"], v["readiness"]) for v in report["vms"])
+    assert counts[("unassigned", "NOT_READY")] == 1 and counts[("unassigned", "READY")] == 0
+    for owner in {v["owner"] for v in report["vms"]}:
+        for state in ("READY", "AT_RISK", "NOT_READY", "UNKNOWN"):
+            labels = {"cluster": "example", "owner": owner, "readiness": state}
+            value = rt.metrics.registry.get_sample_value("auditor_owner_vms", labels)
+            assert value == counts[(owner, state)], labels
