@@ -71,8 +71,10 @@ def export_report(corpus: Path) -> Any:
     from auditor.config import AuditSettings
     from auditor.pipeline import audit_data
     from auditor.sources.directory import DirectorySource
+    from tests.answer_support import answers
 
-    data = DirectorySource(corpus / "cluster-export", cluster_name="ocp-prod-east").collect()
+    name = answers("cluster-export").cluster_name
+    data = DirectorySource(corpus / "cluster-export", cluster_name=name).collect()
     return audit_data(data, AuditSettings(), at=AUDIT_AT)
 
 

@@ -14,6 +14,7 @@ from auditor.config import AuditSettings
 from auditor.kinds import KINDS
 from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
+from tests.answer_support import answers
 from tests.conftest import AUDIT_AT, report_doc
 from tests.kubeapi_server import Faults
 from tests.live_support import export_dir, serve
@@ -48,7 +49,7 @@ def test_live_report_equals_directory_report(tmp_path: Path) -> None:
     dir_report = report_doc(audit_data(DirectorySource(root).collect(), settings, at=AUDIT_AT))
     assert live_report["run"]["source"]["type"] == "cluster"
     assert live_report["run"]["complete"] is True
-    assert live_report["summary"]["vms"] == 12
+    assert live_report["summary"]["vms"] == answers("cluster-export").vm_count
     assert _without_run_facts(live_report) == _without_run_facts(dir_report)
 
 

@@ -26,6 +26,7 @@ from auditor.service.scheduler import (
     state_lock,
     sync_jobs,
 )
+from tests.answer_support import answers
 from tests.service_support import corpus_dir
 
 T0 = datetime(2026, 11, 30, 6, 0, 7, 500000, tzinfo=UTC)
@@ -205,7 +206,7 @@ def test_pipeline_runner_audits_the_corpus(tmp_path: Path) -> None:
     report = pipeline_runner(
         s, at=datetime(2026, 11, 30, 6, tzinfo=UTC), out_dir=tmp_path, formats=["json"]
     )
-    assert report["summary"]["vms"] == 12
+    assert report["summary"]["vms"] == answers("cluster-export").vm_count
     assert json.loads((tmp_path / "report.json").read_text())["cluster"]["name"] == "ocp-prod-east"
 
 
