@@ -96,8 +96,10 @@ def test_shared_export_no_usable_backup_is_one_root_cause(export_doc: dict[str, 
     assert export_doc["summary"]["vms_by_root_cause"]["no-usable-backup"] == 3
     # a VM whose disks are in no backup is not "within RPO" though its definition is fresh
     cms = _vm(export_doc, "web-platform/web-legacy-cms")
-    assert cms["backup"]["newest_usable"]["age_hours"] < 24
-    assert cms["backup"]["within_rpo"] is False and cms["backup"]["data_captured"] is False
+    bkp001 = next(f for f in cms["findings"] if f["check_id"] == "RR-BKP-001")
+    assert bkp001["evidence"]["object_only"] is True and bkp001["evidence"]["age_hours"] < 24
+    assert cms["backup"]["newest_usable"] is None and cms["backup"]["within_rpo"] is False
+    assert cms["backup"]["data_captured"] is False
 
 
 def test_every_open_finding_is_in_exactly_one_root_cause(export_doc: dict[str, Any]) -> None:

@@ -37,7 +37,7 @@ from auditor.envelope.model import (
 )
 from auditor.envelope.remediation import remediation_for
 from auditor.envelope.rootcause import FindingRef, group_causes
-from auditor.inventory.facts import usable
+from auditor.inventory.facts import restore_points, unproven_points, usable
 from auditor.inventory.index import meta_labels
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
@@ -127,23 +127,32 @@ def _root_causes(findings: list[FindingEntry], gap_hours: float | None) -> list[
 def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
     rec, ctx = vm.record, vm.context
     rpo = ctx.thresholds.rpo_hours
-    good = usable(rec)
+    good = restore_points(rec)
     newest = good[0] if good else None
     hours = age_hours(newest.backup.when, ctx.at) if newest else None
+    within: bool | None = None if newest is None or hours is None else hours <= rpo
+    if not within and any(
+        (h := age_hours(e.backup.when, ctx.at)) is not None and h <= rpo
+        for e in unproven_points(rec)
+    ):
+        within = None  # a fresh backup may hold the disks, but nothing evidences it
+    elif within is None and usable(rec):
+        within = False  # backups hold the VM object, none its disk data
     facts = vm_fix_facts(rec, ctx.index, rpo, ctx.thresholds.restore_test_max_age_days)
     findings = [finding_entry(f, facts) for f in vm.findings]
     bkp001 = next((f.status for f in vm.findings if f.check_id == "RR-BKP-001"), None)
-    # No usable backup of the definition *and* the disks (RR-BKP-001 FAIL): the newest
-    # backup's age says nothing about the data, so the VM is not "within RPO".
-    data_captured = {Status.FAIL: False, Status.PASS: True}.get(bkp001) if bkp001 else None
-    if newest is None and bkp001 is not Status.ERROR:
-        data_captured = False
-    within = None if newest is None or hours is None else hours <= rpo
-    if bkp001 is Status.FAIL and newest is not None:
-        within = False
-    elif bkp001 is Status.ERROR:
-        within = None
-    gap = hours if newest is not None else (age_hours(rec.created, ctx.at) if rec.created else None)
+    # Whether a usable backup holds the disk data: a restore point says yes; RR-BKP-001
+    # FAIL (no backup, or the definition only) says no; otherwise unknown.
+    data_captured = True if newest is not None else (False if bkp001 is Status.FAIL else None)
+    # How long the backup gap has been open: since the newest restore point, or since the VM
+    # was created when no backup ever held it; unknown when a backup holds its definition but
+    # not its disks (when the data was last captured is not known).
+    if newest is not None:
+        gap = hours
+    elif not usable(rec) and bkp001 is Status.FAIL:
+        gap = age_hours(rec.created, ctx.at) if rec.created else None
+    else:
+        gap = None
     return VmEntry(
         namespace=rec.namespace,
         name=rec.name,

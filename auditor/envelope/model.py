@@ -287,16 +287,24 @@ class NewestBackup(Part):
 class BackupSummary(Part):
     """Backup facts for tables (null values when unknown)."""
 
-    newest_usable: NewestBackup | None
+    newest_usable: NewestBackup | None = Field(
+        description="the newest restore point: a usable backup holding the VM object and every "
+        "disk's data on evidence"
+    )
     rpo_hours: float
     within_rpo: bool | None = Field(
-        description="false when older than the RPO or when no usable backup holds the disk data"
+        description="the newest restore point is within the RPO; false when none is (backups "
+        "holding the object only count as none); null when no backup holds the VM, or a backup "
+        "within the RPO may hold the disks without evidence"
     )
-    restore_points: int = Field(description="usable backups holding the VM object")
+    restore_points: int = Field(
+        description="usable backups holding the VM object and every disk's data on evidence"
+    )
     data_captured: bool | None = Field(
         default=None,
-        description="false when no usable backup holds the VM's disk data (definition only, or "
-        "no backup); null when unknown or not stated",
+        description="true when a restore point (object and every disk's data) exists; false when "
+        "no usable backup holds the disk data (no backup, or the definition only); null when "
+        "unknown",
     )
 
 
