@@ -73,7 +73,8 @@ class VmRow:
     why: str = ""
     #: worst severity among its FAIL/ERROR findings ("" when none), for sorting and filtering
     severity: str = ""
-    #: "never" (no usable backup ever), "no-data" (definition only) or "" (has a usable backup)
+    #: "never" (no usable backup ever), "no-data" (definition only), "partial" (no backup holds
+    #: every disk's data) or "" (has a restore point, or unknown)
     backup_gap: str = ""
 
 
@@ -249,11 +250,15 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
     readiness = vm.readiness.value
     worst = min((_rank(SEVERITY_ORDER, f.severity.value) for f in open_findings), default=None)
     gap, held_by = _backup_gap(vm)
+    if not gap and newest is None and within is False:
+        gap = "partial"  # backups hold the VM, but none holds every disk's data on evidence
     rpo_label = {"within": "within RPO", "exceeds": "exceeds RPO"}.get(rpo_state, "unknown")
     if gap == "never":
         rpo_state, rpo_label = "never", "never backed up"
     elif gap == "no-data":
         rpo_state, rpo_label = "never", "no disk data in any backup"
+    elif gap == "partial":
+        rpo_state, rpo_label = "never", "no complete restore point"
     return VmRow(
         anchor=f"vm-{index}",
         namespace=vm.namespace,
@@ -264,9 +269,11 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
         readiness_label=READINESS_LABEL.get(readiness, readiness),
         newest_backup=newest.name
         if newest
-        else {"never": "never backed up", "no-data": f"definition only, in {held_by}"}.get(
-            gap, "none"
-        ),
+        else {
+            "never": "never backed up",
+            "no-data": f"definition only, in {held_by}",
+            "partial": "no backup holds every disk",
+        }.get(gap, "none"),
         backup_time=(newest.completed or "-") if newest else "-",
         backup_age=fmt_hours(newest.age_hours) if newest else "-",
         rpo=fmt_hours(backup.rpo_hours),
