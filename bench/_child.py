@@ -4,7 +4,7 @@
 loader and keeps the documents alive (the floor; ``parse-nogc`` does it with
 Python's cyclic GC paused, as the auditor's loader does). ``python -m bench._child
 audit DIR OUT [--profile FILE]`` runs the lead's pipeline exactly as ``auditor
-run --from-dir DIR --format json`` does (DirectorySource -> run_audit ->
+run --from-dir DIR --format json`` does (DirectorySource -> audit_data ->
 write_artifacts), with a file size limit large enough for a 10,000-VM export.
 Prints one JSON line of phase timings (seconds) on stdout.
 """
@@ -40,7 +40,7 @@ def parse(root: Path, *, gc_paused: bool = False) -> dict[str, float]:
 def audit(root: Path, out: Path) -> dict[str, float]:
     from auditor.config import AuditSettings
     from auditor.kubevalues import parse_time
-    from auditor.pipeline import run_audit, write_artifacts
+    from auditor.pipeline import audit_data, write_artifacts
     from auditor.sources.directory import DirectorySource
 
     at = parse_time(AT)
@@ -48,7 +48,7 @@ def audit(root: Path, out: Path) -> dict[str, float]:
     t0 = time.perf_counter()
     data = DirectorySource(root, max_file_bytes=BENCH_MAX_FILE_BYTES).collect()
     t1 = time.perf_counter()
-    report = run_audit(data, AuditSettings(), at=at)
+    report = audit_data(data, AuditSettings(), at=at)
     doc = report.model_dump(mode="json") if hasattr(report, "model_dump") else report
     t2 = time.perf_counter()
     write_artifacts(report, out, ["json"])

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES as DEFAULT_LIMIT
+from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES as DEFAULT_LIMIT
 from bench.generate import generate
 
 __all__ = ["measure", "main"]

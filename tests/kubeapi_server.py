@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from auditor.kinds import KINDS, KindSpec, spec_for_file_stem, spec_for_object
-from auditor.sources.yamlload import load_documents
+from auditor.yamlstrict import load_documents
 
 __all__ = ["Faults", "FakeKubeAPI", "load_export", "running"]
 

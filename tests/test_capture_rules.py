@@ -84,7 +84,7 @@ def test_unsupported_api_version_is_a_named_problem(tmp_path: Path) -> None:
 
 def test_html_says_whether_a_verdict_is_observed_or_inferred(tmp_path: Path) -> None:
     from auditor.config import AuditSettings
-    from auditor.pipeline import run_audit, write_artifacts
+    from auditor.pipeline import audit_data, write_artifacts
     from tests.conftest import AUDIT_AT
     from tests.test_check_fixtures import _header
 
@@ -94,7 +94,7 @@ def test_html_says_whether_a_verdict_is_observed_or_inferred(tmp_path: Path) -> 
         data = DirectorySource(path).collect()
         for kind in list(data.states) + unavailable:
             data.states[kind] = KindState.UNAVAILABLE if kind in unavailable else KindState.COMPLETE
-        report = run_audit(data, AuditSettings(), at=AUDIT_AT)
+        report = audit_data(data, AuditSettings(), at=AUDIT_AT)
         out = tmp_path / name
         write_artifacts(report, out, ["html"])
         return (out / "report.html").read_text()
