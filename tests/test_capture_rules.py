@@ -145,3 +145,33 @@ def test_data_uploads_for_other_pvcs_leave_a_disk_not_attempted() -> None:
     assert rows["vm1-data"]["status"] == "not_attempted"
     assert "none for PVC vm1-data" in rows["vm1-data"]["reason"]
     assert rows["vm1-root"]["status"] == "captured"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "within", "points", "newest"),
+    [
+        ("RR-BKP-004/pass.yaml", True, 2, "daily-20261130"),
+        ("RR-BKP-005/fail-object-only-backups.yaml", False, 0, None),
+        ("RR-BKP-005/error-disk-capture-not-evidenced.yaml", None, 0, None),
+    ],
+)
+def test_only_backups_with_the_disk_data_are_restore_points(
+    fixture: str, within: bool | None, points: int, newest: str | None
+) -> None:
+    """report.json's RPO figures (read by the period report) count restore points only."""
+    backup = _vm(audit_fixture(FIXTURES / fixture))["backup"]
+    assert backup["within_rpo"] is within
+    assert backup["restore_points"] == points
+    assert (backup["newest_usable"] or {}).get("name") == newest
+
+
+def test_snapshots_outlive_their_deleted_class_but_later_backups_cannot() -> None:
+    report = audit_fixture(FIXTURES / "RR-BKP-004" / "pass-snapshot-class-deleted-since.yaml")
+    vm = _vm(report)
+    assert vm["readiness"] == "READY"
+    bkp4 = next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-004")
+    rows = {r["pvc"]: r for r in bkp4["evidence"]["pvcs"]}
+    assert rows["vm1-root"]["status"] == "captured"
+    assert "VolumeSnapshotClass it used is gone now" in rows["vm1-root"]["reason"]
+    plt3 = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-003")
+    assert (plt3["status"], plt3["severity"]) == ("FAIL", "high")

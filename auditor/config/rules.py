@@ -44,7 +44,8 @@ class Thresholds(Strict):
 
     ``rpo_hours``: newest usable backup must have completed within this many hours.
     ``min_retention_hours``: usable backups must be kept at least this long (Velero TTL).
-    ``min_restore_points``: usable backups holding the VM object.
+    ``min_restore_points``: restore points: usable backups holding the VM object and every
+    disk's data on evidence.
     ``restore_test_max_age_days``: a completed restore test must be this recent.
     ``require_off_cluster_copy``: a copy outside the cluster (object storage) is required.
     ``require_application_consistent``: a running VM without a connected guest agent (its
