@@ -164,6 +164,8 @@ def _run(
             and result.status in (Status.PASS, Status.NOT_APPLICABLE)
             and spec.id in PASS_ON_ABSENCE
         )
+        # no VMI was read for this VM while some VMIs were not: "not running" is a guess
+        or (vm is not None and vm.vmi is None and "VirtualMachineInstance" in partial)
     )
     if partial and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very

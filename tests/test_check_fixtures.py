@@ -67,12 +67,16 @@ def _bucket_headers(path: Path, data: ClusterData) -> None:
 
 
 def audit_fixture(path: Path) -> dict[str, Any]:
-    """Audit one fixture file as a complete cluster except the kinds marked unavailable."""
+    """Audit one fixture file as a complete cluster except the kinds marked unavailable (and
+    those the source found partly unreadable)."""
     _, unavailable = _header(path)
     data = DirectorySource(path).collect()
     _bucket_headers(path, data)
     for kind in BY_KIND:
-        data.states[kind] = KindState.UNAVAILABLE if kind in unavailable else KindState.COMPLETE
+        if kind in unavailable:
+            data.states[kind] = KindState.UNAVAILABLE
+        elif data.states.get(kind) is not KindState.PARTIAL:  # broken objects stay unread
+            data.states[kind] = KindState.COMPLETE
     return report_doc(audit_data(data, _settings(path), at=AUDIT_AT))
 
 

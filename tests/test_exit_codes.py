@@ -38,7 +38,9 @@ def test_a_junk_file_instead_of_a_folder_exits_4(tmp_path: Path) -> None:
     junk.write_text("just: [a, list\n  of: nonsense\n")
     output = _nothing(invoke_run(junk, tmp_path / "out"), tmp_path)
     assert f"no VirtualMachine objects found in {junk}" in output
-    assert "1 collection problem(s)" in output
+    # a file naming no kind could have held VMs: the error says which file and why
+    assert "the VirtualMachine list could not be read: file junk.yaml could not be read" in output
+    assert "YAML error at line 2" in output
 
 
 def test_a_folder_without_vms_exits_4(tmp_path: Path) -> None:

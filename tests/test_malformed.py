@@ -9,9 +9,13 @@ import pytest
 import yaml
 
 from auditor.config import AuditSettings
+from auditor.kinds import BY_KIND
 from auditor.pipeline import audit_data
+from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT, report_doc
+
+FIXTURES_PASS = Path(__file__).parent / "fixtures" / "checks" / "RR-BKP-004" / "pass.yaml"
 
 GOOD = Path(__file__).parent / "fixtures" / "checks" / "RR-BKP-001" / "pass.yaml"
 
@@ -191,4 +195,58 @@ def test_cli_max_file_bytes(tmp_path: Path) -> None:
     # the only file was refused, so no VM was read: exit 4, not a clean empty report (issue 14)
     assert result.exit_code == 4, result.output
     assert "no VirtualMachine objects found" in result.output
-    assert "1 collection problem(s)" in result.output
+    # the error names the file and why it was refused
+    assert "file vms.yaml could not be read" in result.output
+    assert "above the 100-byte limit" in result.output
+
+
+def test_an_unreadable_file_leaves_the_kinds_it_names_partial(tmp_path: Path) -> None:
+    """A duplicate key in an oddly named file: the VM it holds is lost, so the VM list is
+    partial (the gate cannot pass on the VMs that were read)."""
+    (tmp_path / "zz-more.yaml").write_text(
+        "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\n"
+        "metadata:\n  name: forgotten\n  namespace: app\n  labels:\n    a: x\n    a: y\n"
+    )
+    (tmp_path / "noise.yaml").write_text("just: [a, list\n")
+    data = DirectorySource(tmp_path).collect()
+    assert data.state("VirtualMachine") is KindState.PARTIAL
+    by_file = {p.file: p for p in data.problems}
+    assert by_file["zz-more.yaml"].kinds == ("VirtualMachine",)
+    # a file that names no kind could have held any of them
+    assert set(by_file["noise.yaml"].kinds) == set(BY_KIND)
+    assert data.state("Backup") is KindState.PARTIAL
+
+
+def test_a_non_object_list_item_leaves_that_lists_kind_partial(tmp_path: Path) -> None:
+    (tmp_path / "things.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: kubevirt.io/v1, kind: VirtualMachine, metadata: {name: a, namespace: app}}\n"
+        "- 42\n- null\n"
+    )
+    data = DirectorySource(tmp_path).collect()
+    assert [o["metadata"]["name"] for o in data.of("VirtualMachine")] == ["a"]
+    assert data.state("VirtualMachine") is KindState.PARTIAL
+    reasons = sorted(p.reason for p in data.problems)
+    assert reasons == [
+        "things.yaml items[1]: item is a number, not an object",
+        "things.yaml items[2]: item is null, not an object",
+    ]
+    assert {p.kinds for p in data.problems} == {("VirtualMachine",)}
+
+
+def test_a_nonsense_backup_counter_proves_nothing(tmp_path: Path) -> None:
+    """A count no Velero could write (above Go's int range) is named and its Backup unread."""
+    docs = list(yaml.safe_load_all(FIXTURES_PASS.read_text()))
+    for d in docs:
+        if d and d["kind"] == "Backup" and d["metadata"]["name"] == "daily-20261130":
+            d["status"]["csiVolumeSnapshotsCompleted"] = 10**40
+            d["status"]["csiVolumeSnapshotsAttempted"] = 10**40
+    (tmp_path / "all.yaml").write_text(yaml.safe_dump_all([d for d in docs if d]))
+    report = report_doc(
+        audit_data(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
+    )
+    fields = {(p["kind"], p["name"], p["field"]) for p in report["collection_problems"]}
+    assert ("Backup", "daily-20261130", "status.csiVolumeSnapshotsCompleted") in fields
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    assert vm["readiness"] == "UNKNOWN"
+    assert report["run"]["complete"] is False

@@ -282,6 +282,39 @@ class ScheduleView:
         )
 
 
+#: Velero's Backup status counters (Go ``int``, ``omitempty``): velero
+#: pkg/apis/velero/v1/backup_types.go BackupStatus.
+_BACKUP_COUNTERS = (
+    "csiVolumeSnapshotsAttempted",
+    "csiVolumeSnapshotsCompleted",
+    "volumeSnapshotsAttempted",
+    "volumeSnapshotsCompleted",
+    "backupItemOperationsAttempted",
+    "backupItemOperationsCompleted",
+    "backupItemOperationsFailed",
+    "errors",
+    "warnings",
+)
+_GO_INT_MAX = 2**63 - 1
+
+
+def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
+    """A counter that is not a whole number in ``0..2**63-1`` cannot be Velero's: named, and
+    the Backup counts as unread (a nonsense count must never prove a capture)."""
+    status = backup.get("status")
+    if not isinstance(status, dict):
+        return []
+    out = []
+    for key in _BACKUP_COUNTERS:
+        value = status.get(key)
+        if value is None:
+            continue
+        if _int(value) is None or not 0 <= value <= _GO_INT_MAX:
+            shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
+            out.append(FieldIssue(f"status.{key}", f"is {shown}, not a count", True))
+    return out
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -473,6 +506,8 @@ class ClusterIndex:
                 mapping = dig(o, "spec", "namespaceMapping")
                 if mapping is not None and not isinstance(mapping, dict):
                     issues.append(FieldIssue("spec.namespaceMapping", "is not a mapping", True))
+                if kind == "Backup":
+                    issues += _counter_issues(o)
                 if issues:
                     self._object_issues(kind, o, issues)
                     self._mark_partial(kind, o)

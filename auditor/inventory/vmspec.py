@@ -326,11 +326,13 @@ def _read_disks(
                 (preferred, "preference") if isinstance(preferred, str) else (None, "default")
             )
         boot = entry.get("bootOrder")
-        if boot is not None and (not isinstance(boot, int) or isinstance(boot, bool) or boot < 1):
+        if boot is not None and (
+            not isinstance(boot, int) or isinstance(boot, bool) or not 1 <= boot < 2**64
+        ):  # KubeVirt's bootOrder is a Go *uint
             problems.append(
                 (
                     f"spec.template.spec.domain.devices.disks[{entry['name']}].bootOrder",
-                    "is not a positive integer",
+                    "is not a positive integer below 2^64",
                 )
             )
             boot = None

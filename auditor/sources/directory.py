@@ -10,6 +10,7 @@ naming the file, object and field, and reading goes on.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,8 @@ class _Builder:
         self.seen: dict[tuple[str, str, str], str] = {}
         self.partial: set[str] = set()
         self.present: set[str] = set()
+        #: kinds of the List being read, for an item that is not an object
+        self._list_kinds: set[str] = set()
 
     def read_file(self, path: Path, rel: str, max_bytes: int) -> None:
         try:
@@ -133,13 +136,12 @@ class _Builder:
                 origin = rel if index == 0 else f"{rel}#doc{index + 1}"
                 self.add_document(doc, origin, stem=path.stem)
         except LoadError as exc:
-            hinted = spec_for_file_stem(path.stem)
-            if hinted is not None:
-                self.partial.add(hinted.kind)
+            kinds = _kinds_in_unreadable(path)
+            self.partial.update(kinds)
             self.problem(
                 f"file {rel} could not be read: {exc}",
                 file=rel,
-                kinds=(hinted.kind,) if hinted else (),
+                kinds=tuple(sorted(kinds)),
             )
 
     def add_document(self, doc: Any, origin: str, stem: str | None = None) -> None:
@@ -167,16 +169,34 @@ class _Builder:
                 hinted = spec_for_file_stem(stem)
                 if hinted is not None:
                     self.present.add(hinted.kind)
+            if not all(isinstance(item, dict) for item in items):
+                # a non-object item was some object of this List: its kind's list is partial
+                hinted = spec_for_file_stem(stem) if stem is not None else None
+                kinds = {hinted.kind} if hinted is not None else set()
+                for item in items:
+                    spec = (
+                        spec_for_object(str(item.get("apiVersion")), str(item.get("kind")))
+                        if isinstance(item, dict)
+                        else None
+                    )
+                    if spec is not None:
+                        kinds.add(spec.kind)
+                self._list_kinds = kinds or set(BY_KIND)
             for index, item in enumerate(items):
                 self.add_object(item, origin, f"items[{index}]")
+            self._list_kinds = set()
             return
         self.add_object(doc, origin, None)
 
     def add_object(self, obj: Any, origin: str, where: str | None) -> None:
         loc = f"{origin} {where}" if where else origin
         if not isinstance(obj, dict):
+            kinds = self._list_kinds or set(BY_KIND)
+            self.partial.update(kinds)
             self.problem(
-                f"{loc}: item is a {type(obj).__name__}, not an object", file=_file_of(origin)
+                f"{loc}: item is {_type_word(obj)}, not an object",
+                file=_file_of(origin),
+                kinds=tuple(sorted(kinds)),
             )
             return
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
@@ -313,6 +333,35 @@ class _Builder:
                 self.data.states[kind] = state
         for objs in self.data.objects.values():
             objs.sort(key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
+
+
+_SCAN_BYTES = 64 << 20  # bytes of an unreadable file scanned for the kinds it names
+_KIND_LINE = re.compile(rb"^[ \t-]*kind:[ \t]*[\"']?([A-Za-z]+)", re.MULTILINE)
+
+
+def _kinds_in_unreadable(path: Path) -> set[str]:
+    """The kinds an unreadable file may hold: its name's kind and every ``kind:`` line of a
+    kind the auditor reads (found in the raw bytes, so truncated, non-UTF-8 or duplicate-key
+    files still say). A file that names none could hold any kind: all of them."""
+    hinted = spec_for_file_stem(path.stem)
+    kinds = {hinted.kind} if hinted is not None else set()
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(_SCAN_BYTES + 1)
+    except OSError:
+        raw = b""
+    if len(raw) > _SCAN_BYTES:  # too large to scan: it may hold anything
+        return set(BY_KIND)
+    kinds |= {k for m in _KIND_LINE.finditer(raw) if (k := m.group(1).decode()) in BY_KIND}
+    return kinds or set(BY_KIND)
+
+
+def _type_word(value: Any) -> str:
+    """A YAML reader's word for a value's type ("null", "a string"), not Python's."""
+    if value is None:
+        return "null"
+    words = {str: "a string", int: "a number", float: "a number", bool: "a boolean", list: "a list"}
+    return words.get(type(value), f"a {type(value).__name__}")
 
 
 def _file_of(origin: str) -> str:
