@@ -85,7 +85,7 @@ def pipeline_runner(
     from auditor import pipeline
 
     run = pipeline.run_audit(settings, lambda: at)
-    pipeline.write_run(run, out_dir, formats, signing_key=pipeline.signing_key_of(settings))
+    pipeline.write_run(run, out_dir, formats, signing_key=settings.signing_key)
     return run.report.model_dump(mode="json")
 
 
