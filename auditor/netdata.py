@@ -25,10 +25,20 @@ def network_data_facts(key: str, value: Any) -> dict[str, Any] | None:
     """``{"static": bool | None, "static_macs": [...], "dhcp_macs": [...]}`` or None.
 
     ``key`` is ``networkData`` or ``networkDataBase64``; ``static`` is None when the text
-    is not a network config the parser understands (unknown, never "no").
+    is not a network config the parser understands (unknown, never "no"); ``malformed``
+    (a reason) is added when the value is not a string at all.
     """
-    if not isinstance(value, str) or not value:
+    if value is None or value == "":
         return None
+    if not isinstance(value, str):
+        # cloud-init would not run with it; whether it set static addresses is unknown
+        kind = "a list" if isinstance(value, list) else f"a {type(value).__name__}"
+        return {
+            "static": None,
+            "static_macs": [],
+            "dhcp_macs": [],
+            "malformed": f"{key} is {kind}, not a string",
+        }
     text = value
     if key == "networkDataBase64":
         try:

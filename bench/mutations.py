@@ -225,7 +225,9 @@ def mutations(target: Target) -> list[Mutation]:
         for d, doc in enumerate(_docs(file)):
             for prefix, obj in _objects(doc):
                 kind = str(obj.get("kind", "?"))
-                name = str((obj.get("metadata") or {}).get("name", "?"))
+                meta = obj.get("metadata")
+                # some fixtures hold a deliberately broken object (metadata not a mapping)
+                name = str(meta.get("name", "?")) if isinstance(meta, dict) else "?"
                 for rel, value in _walk(obj, ()):
                     for family, new in _candidates(rel, value):
                         out.append(

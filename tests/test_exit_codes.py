@@ -103,3 +103,23 @@ def test_cli_run_with_a_forbidden_vm_list_exits_4(tmp_path: Path) -> None:
         )
     output = _nothing(result, tmp_path)
     assert "the VirtualMachine list could not be read" in output and "HTTP 403" in output
+
+
+def test_the_summary_names_kinds_not_read_even_when_the_audit_is_complete() -> None:
+    from auditor.cli.run import incomplete_note
+
+    states = {"VirtualMachine": "complete", "KubeVirt": "unavailable", "Route": "unavailable"}
+    report = {
+        "run": {"complete": True},
+        "cluster": {"kind_states": states},
+        "collection_problems": [],
+    }
+    assert incomplete_note(report) == "; 2 kind(s) not read: KubeVirt, Route"
+    report["run"]["complete"] = False
+    report["collection_problems"] = [{"reason": "x"}]
+    assert incomplete_note(report) == (
+        "; INCOMPLETE (1 collection problem(s); 2 kind(s) not read: KubeVirt, Route)"
+    )
+    states.update(KubeVirt="complete", Route="complete")
+    report["run"]["complete"] = True
+    assert incomplete_note(report) == ""

@@ -91,7 +91,8 @@ def test_shared_export_no_usable_backup_is_one_root_cause(export_doc: dict[str, 
     assert cause["check_ids"] == ["RR-BKP-001", "RR-BKP-002", "RR-BKP-004", "RR-STG-001"]
     assert cause["severity"] == "high"
     assert "velero backup create dev-scratch-02-now" in cause["first_action"]
-    assert vm["backup"]["within_rpo"] is None and vm["backup"]["data_captured"] is False
+    # never backed up: the RPO is breached, not unknown (the Backup list was read)
+    assert vm["backup"]["within_rpo"] is False and vm["backup"]["data_captured"] is False
     # the summary counts VMs per root cause: three VMs lack a usable backup of their data
     assert export_doc["summary"]["vms_by_root_cause"]["no-usable-backup"] == 3
     # a VM whose disks are in no backup is not "within RPO" though its definition is fresh

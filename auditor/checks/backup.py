@@ -237,7 +237,9 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
         else " It holds the VM object; that it holds the disk data is not evidenced (see "
         "RR-BKP-004)"
         if all(p.captured or p.unresolved for p in newest.pvcs if p.role == "disk")
-        else " It holds the VM object only, not the disk data (see RR-BKP-004)"
+        else " It lacks the data of disk(s) "
+        + ", ".join(p.pvc for p in newest.pvcs if p.role == "disk" and not p.captured)
+        + " (see RR-BKP-004)"
     )
     return passed(
         f"VM {vm.ref}'s newest usable backup {newest.backup.name} is {_age_text(hours)}, within "
@@ -288,9 +290,16 @@ def phase(vm: VMRecord, ctx: CheckContext) -> Result:
                 not_evidenced=unknown,
                 **ev,
             ).on(Basis.INFERRED)
+        outside = sorted(c.pvc for c in e.pvcs if c.role == "disk" and not c.in_scope)
+        scope_note = (
+            f" (disk(s) {', '.join(outside)} are outside its scope: see RR-BKP-004)"
+            if outside
+            else ""
+        )
         return failed(
             f"Newest backup covering VM {vm.ref}, {name}, is PartiallyFailed; the evidence shows "
-            "this VM's disks captured, so its errors hit other items.",
+            f"the disks it attempted for this VM captured{scope_note}, so its errors hit other "
+            "items.",
             Severity.MEDIUM,
             **ev,
         ).on(Basis.OBSERVED)

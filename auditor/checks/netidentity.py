@@ -43,7 +43,11 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
     "label the NAD with the backup's selector), or keep the NADs in GitOps at the restore site.",
     references=(KV_IFACES, VELERO_FILTERING),
     requires=("NetworkAttachmentDefinition", "Backup"),
-    reads=("spec.template.spec.domain.devices.interfaces", "spec.template.spec.networks"),
+    reads=(
+        "spec.template.spec.domain.devices.interfaces",
+        "spec.template.spec.networks",
+        "spec.template.spec.volumes",  # cloud-init networkData: static addresses
+    ),
 )
 def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL naming backups whose scope leaves a NIC's NAD out (inferred from filters)."""

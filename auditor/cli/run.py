@@ -326,15 +326,19 @@ def ownership_hint(report: dict[str, Any], default_owner: str) -> str:
 
 
 def incomplete_note(report: dict[str, Any]) -> str:
-    """``""`` for a complete audit, else what made it incomplete (problems, unread kinds)."""
-    if report["run"]["complete"]:
-        return ""
+    """What made the audit incomplete (problems, unread kinds); for a complete audit, the
+    kinds that were not read all the same (their checks report ERROR), else ``""``."""
     unread = sorted(k for k, s in report["cluster"]["kind_states"].items() if s == "unavailable")
-    parts = [f"{len(report['collection_problems'])} collection problem(s)"]
+    named = ""
     if unread:
-        parts.append(f"{len(unread)} kind(s) not read: {', '.join(unread[:6])}")
+        named = f"{len(unread)} kind(s) not read: {', '.join(unread[:6])}"
         if len(unread) > 6:
-            parts[-1] += ", ..."
+            named += ", ..."
+    if report["run"]["complete"]:
+        return f"; {named}" if named else ""
+    parts = [f"{len(report['collection_problems'])} collection problem(s)"]
+    if named:
+        parts.append(named)
     return f"; INCOMPLETE ({'; '.join(parts)})"
 
 

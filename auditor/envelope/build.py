@@ -131,16 +131,24 @@ def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
     newest = good[0] if good else None
     hours = age_hours(newest.backup.when, ctx.at) if newest else None
     within: bool | None = None if newest is None or hours is None else hours <= rpo
-    if not within and any(
+    unproven_fresh = any(
         (h := age_hours(e.backup.when, ctx.at)) is not None and h <= rpo
         for e in unproven_points(rec)
-    ):
+    )
+    if not within and unproven_fresh:
         within = None  # a fresh backup may hold the disks, but nothing evidences it
-    elif within is None and usable(rec):
-        within = False  # backups hold the VM object, none its disk data
+    bkp001 = next((f.status for f in vm.findings if f.check_id == "RR-BKP-001"), None)
+    if (
+        within is None
+        and newest is None
+        and not unproven_fresh
+        and (usable(rec) or bkp001 is Status.FAIL)
+    ):
+        # backups hold the VM object and none its disk data, or (RR-BKP-001 FAIL, on a
+        # complete Backup list) no backup holds it at all: the RPO is breached, not unknown
+        within = False
     facts = vm_fix_facts(rec, ctx.index, rpo, ctx.thresholds.restore_test_max_age_days)
     findings = [finding_entry(f, facts) for f in vm.findings]
-    bkp001 = next((f.status for f in vm.findings if f.check_id == "RR-BKP-001"), None)
     # Whether a usable backup holds the disk data: a restore point says yes; RR-BKP-001
     # FAIL (no backup, or the definition only) says no; otherwise unknown.
     data_captured = True if newest is not None else (False if bkp001 is Status.FAIL else None)

@@ -56,7 +56,8 @@ class VMRecord:
     volume_snapshots: dict[str, list[dict[str, Any]]]
     vm_snapshots: list[dict[str, Any]]
     problems: list[tuple[str, str]] = field(default_factory=list)
-    running: bool = False
+    #: None when whether it runs cannot be told (VMIs partly unread)
+    running: bool | None = False
 
     @property
     def uncapturable(self) -> list[Disk]:
@@ -98,11 +99,15 @@ def build_inventory(data: ClusterData, at: datetime) -> tuple[ClusterIndex, list
     return ix, records
 
 
-def _running(vm: dict[str, Any], vmi: dict[str, Any] | None) -> bool:
-    """True when a virt-launcher pod runs the VM (the kubevirt plugin reads printableStatus)."""
+def _running(vm: dict[str, Any], vmi: dict[str, Any] | None, vmis_known: bool) -> bool | None:
+    """True when a virt-launcher pod runs the VM (the kubevirt plugin reads printableStatus);
+    None when that cannot be told: no printableStatus, no VMI read, and the VMIs of its
+    namespace were not all read."""
     status = dig(vm, "status", "printableStatus")
     if isinstance(status, str):
         return status in ("Running", "Starting")
+    if vmi is None and not vmis_known:
+        return None
     return vmi is not None and dig(vmi, "status", "phase") in ("Running", "Scheduled")
 
 
@@ -133,7 +138,12 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
         name=name,
         labels=meta_labels(vm),
         created=parse_time(meta.get("creationTimestamp")),
-        running=_running(vm, vmi),
+        running=_running(
+            vm,
+            vmi,
+            ix.data.known("VirtualMachineInstance")
+            and not ix.partial_for("VirtualMachineInstance", namespace),
+        ),
         claims=tuple(spec.claims),
         plugin_checked=tuple(
             d.claim

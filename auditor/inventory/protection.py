@@ -104,7 +104,7 @@ class VMFacts:
     name: str
     labels: dict[str, str]
     created: datetime | None
-    running: bool
+    running: bool | None
     claims: tuple[str, ...]
     plugin_checked: tuple[str, ...]
     state_pvcs: tuple[str, ...]
@@ -260,7 +260,7 @@ class Pairing:
         sc = b.scope
         pvcs_in = sc.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
         why = None
-        if vm.running:
+        if vm.running is not False:  # running, or cannot be told: the refusals may apply
             if not sc.resource_included("virtualmachineinstances", "VirtualMachineInstance", ""):
                 why = "the backup leaves out virtualmachineinstances"
             elif excluded_from_backup(vm.vmi):

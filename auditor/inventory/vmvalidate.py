@@ -21,6 +21,7 @@ from typing import Any
 
 from auditor.inventory.fields import MAC_RE, UUID_RE
 from auditor.kubevalues import dig, parse_time
+from auditor.netdata import FACTS_KEY
 
 __all__ = ["validate_vm", "RUN_STRATEGIES", "VOLUME_SOURCES"]
 
@@ -136,6 +137,12 @@ def _check_volume(v: dict[str, Any], problems: list[tuple[str, str]]) -> None:
     if not isinstance(source, dict):
         problems.append((f"{path}.{sources[0]}", f"is a {type(source).__name__}, not a mapping"))
         return
+    facts = source.get(FACTS_KEY)
+    if isinstance(facts, dict) and isinstance(facts.get("malformed"), str):
+        # the redactor stripped the value and kept why it was unusable (auditor.netdata)
+        what = str(facts["malformed"])
+        field_name = what.split(" ", 1)[0]
+        problems.append((f"{path}.{sources[0]}.{field_name}", what.split(" ", 1)[1]))
     key = {"persistentVolumeClaim": "claimName", "dataVolume": "name"}.get(sources[0])
     if key is None and sources[0] == "ephemeral":
         claim = source.get("persistentVolumeClaim")
