@@ -123,3 +123,26 @@ def test_the_summary_names_kinds_not_read_even_when_the_audit_is_complete() -> N
     states.update(KubeVirt="complete", Route="complete")
     report["run"]["complete"] = True
     assert incomplete_note(report) == ""
+
+
+@pytest.mark.parametrize(
+    ("at", "said"),
+    [
+        ("yesterday", "not an RFC 3339 time"),
+        ("2026-11-30T06:00:00", "has no time zone"),
+    ],
+)
+def test_a_bad_at_is_refused_naming_the_option(tmp_path: Path, at: str, said: str) -> None:
+    result = CliRunner().invoke(
+        main, ["run", "--from-dir", str(tmp_path), "--at", at, "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2
+    assert "--at" in result.output and said in result.output
+
+
+def test_an_empty_format_list_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["run", "--from-dir", str(tmp_path), "--format", "", "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2
+    assert "--format" in result.output and "is empty" in result.output

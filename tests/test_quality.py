@@ -40,3 +40,23 @@ def test_layers_import_only_downwards() -> None:
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
     assert "Contracts: 2 kept, 0 broken." in lint.stdout
+
+
+def test_readme_names_every_check_of_the_catalog() -> None:
+    """The README's check table lists the whole catalog (a new check is documented there)."""
+    import re
+
+    from auditor.checks import CATALOG
+
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    table = text[text.index("| family | checks") :].split("\n\n", 1)[0]
+    named: set[str] = set()
+    for row in table.splitlines()[2:]:
+        family = None
+        for m in re.finditer(r"RR-([A-Z]+)-(\d{3})|(?<![-\d])(\d{3})(?!\d)", row):
+            if m.group(1):
+                family = m.group(1)
+                named.add(f"RR-{family}-{m.group(2)}")
+            elif family:
+                named.add(f"RR-{family}-{m.group(3)}")
+    assert named == set(CATALOG)

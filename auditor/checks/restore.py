@@ -8,6 +8,7 @@ from auditor.checks.registry import (
     CheckContext,
     Result,
     check,
+    errored,
     failed,
     not_applicable,
     passed,
@@ -17,6 +18,7 @@ from auditor.inventory.drills import CLEAR_MAC_LABEL, NEW_UUID_LABEL, DrillEval
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
+from auditor.sources.base import KindState
 
 VELERO_RESTORE_DOC = "https://velero.io/docs/main/api-types/restore/"
 VELERO_RESTORE_REF = "https://velero.io/docs/main/restore-reference/"
@@ -96,6 +98,14 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
         )
         return failed(f"{msg}.", Severity.MEDIUM, **ev)
     proving = [d for d in done if d.restore.phase == "Completed" and d.data_restored]
+    unsure = [f"{x.pvc}: {x.reason}" for x in newest.disks if x.restored is None]
+    if not proving and unsure:
+        # an unread PodVolumeRestore/DataDownload may be the failed one: unknown, not "no test"
+        return errored(
+            f"Whether restore {name} of VM {vm.ref} brought back its disk data is unknown "
+            f"({'; '.join(unsure)}).",
+            **ev,
+        )
     if not proving:
         gaps = [f"{x.pvc}: {x.reason}" for x in newest.disks if x.restored is not True]
         msg = f"Restore {name} of VM {vm.ref} did not bring back all disk data ({'; '.join(gaps)})"
@@ -116,6 +126,21 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
             "NVRAM/TPM."
         )
     msg = f"Restore {d.restore.name} of VM {vm.ref} and its disks completed {hours / 24:.1f} d ago."
+    unread = [
+        k
+        for k in ("PodVolumeRestore", "DataDownload")
+        if ctx.index.data.state(k) is KindState.PARTIAL
+        or ctx.index.partial_for(k, d.restore.namespace)
+    ]
+    if unread:
+        # a failed data restore among the unread objects would undo this drill's proof
+        return errored(
+            f"Restore {d.restore.name} of VM {vm.ref} completed, but some {', '.join(unread)} "
+            "objects could not be read, so whether its disk data was restored is unknown. "
+            f"Without them: PASS: {msg}",
+            incomplete_kinds=unread,
+            **ev,
+        )
     return passed(msg + note, **ev).on(basis)
 
 

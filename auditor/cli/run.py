@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -86,7 +87,14 @@ def parse_at(value: str | None) -> datetime:
         return datetime.now(UTC).replace(microsecond=0)
     parsed = parse_time(value)
     if parsed is None:
-        raise click.BadParameter(f"{value!r} is not an RFC 3339 time such as 2026-11-30T06:00:00Z")
+        raise click.BadParameter(
+            f"{value!r} is not an RFC 3339 time such as 2026-11-30T06:00:00Z", param_hint="--at"
+        )
+    if not value.rstrip().endswith(("Z", "z")) and not re.search(r"[+-]\d\d:?\d\d$", value):
+        raise click.BadParameter(
+            f"{value!r} has no time zone; write it in UTC with a Z, e.g. 2026-11-30T06:00:00Z",
+            param_hint="--at",
+        )
     return parsed
 
 
@@ -221,6 +229,10 @@ def run(
     bad = sorted(set(wanted) - set(FORMATS))
     if bad:
         raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
+    if not wanted:
+        raise click.BadParameter(
+            f"is empty; name one or more of {', '.join(FORMATS)}", param_hint="--format"
+        )
     source = source_option(
         settings.source,
         from_dir,
