@@ -7,7 +7,6 @@ reads the engine's results and the inventory's facts; it never re-runs a check.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from datetime import datetime
 from typing import Any, Literal
@@ -35,6 +34,7 @@ from auditor.envelope.model import (
 )
 from auditor.inventory.facts import usable
 from auditor.inventory.index import meta_labels
+from auditor.jsonfast import dumps_canonical
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Finding, Readiness, Severity, Status, readiness_of
@@ -50,7 +50,7 @@ def input_digest(data: ClusterData) -> str:
     h = hashlib.sha256()
     for kind in sorted(data.objects):
         for obj in data.objects[kind]:
-            h.update(json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode())
+            h.update(dumps_canonical(obj))
             h.update(b"\n")
     return "sha256:" + h.hexdigest()
 

@@ -324,6 +324,15 @@ class ClusterIndex:
     partial: set[str] = field(default_factory=set)
     #: kind -> namespaces its unread objects could cover (None: any namespace)
     partial_namespaces: dict[str, set[str] | None] = field(default_factory=dict)
+    #: results derived from the whole index once per audit (see :meth:`memo`)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def memo(self, key: str, compute: Callable[[], _V]) -> _V:
+        """``compute()`` once per index under ``key``, then the same value (do not mutate it)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        value: _V = self._memo[key]
+        return value
 
     @classmethod
     def build(cls, data: ClusterData) -> ClusterIndex:

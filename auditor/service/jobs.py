@@ -31,6 +31,7 @@ from auditor.publish.manifest import seal_run
 from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal
 from auditor.service.metrics import ServiceMetrics
+from auditor.sources.yamlload import thaw_gc
 
 __all__ = [
     "Runner",
@@ -214,6 +215,7 @@ class ServiceRuntime:
         finally:
             self.current = None
             self.idle.set()
+            thaw_gc()  # the audit's objects are dropped: let the collector see its cycles
 
     def _audit_and_publish(
         self,
