@@ -194,6 +194,7 @@ class Pairing:
             for claim in (*f.claims, *f.state_pvcs):
                 self.users.setdefault((f.namespace, claim), f)
         self._plans: dict[str, BackupPlan] = {}
+        self._pvc_metas: dict[int, tuple[str, datetime | None, bool, dict[str, str]]] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
@@ -291,14 +292,14 @@ class Pairing:
         Raises:
             SelectorError: the Backup's label selector is malformed.
         """
-        name = str(dig(pvc, "metadata", "name"))
-        if not _existed(parse_time(dig(pvc, "metadata", "creationTimestamp")), b.began):
+        name, created, excluded, labels = self._pvc_meta(pvc)
+        if not _existed(created, b.began):
             return f"PVC {name} was created after backup {b.name} began"
-        if excluded_from_backup(pvc):
+        if excluded:
             return f"PVC {name} carries velero.io/exclude-from-backup=true"
         if b.scope.includes(
             namespace=ns,
-            labels=meta_labels(pvc),
+            labels=labels,
             plural="persistentvolumeclaims",
             kind="PersistentVolumeClaim",
             group="",
@@ -309,6 +310,22 @@ class Pairing:
         ):
             return None
         return f"PVC {name} is outside backup {b.name}'s scope (labels or resource filters)"
+
+    def _pvc_meta(self, pvc: dict[str, Any]) -> tuple[str, datetime | None, bool, dict[str, str]]:
+        """``(name, created UTC, excluded, labels)`` of a PVC, read once per audit.
+
+        Every Backup in the PVC's namespace asks (a week of daily backups: seven times).
+        """
+        key = id(pvc)  # the PVC objects live as long as the index that holds them
+        meta = self._pvc_metas.get(key)
+        if meta is None:
+            meta = self._pvc_metas[key] = (
+                str(dig(pvc, "metadata", "name")),
+                parse_time(dig(pvc, "metadata", "creationTimestamp")),
+                excluded_from_backup(pvc),
+                meta_labels(pvc),
+            )
+        return meta
 
     def _pulled(self, b: BackupView, vm: VMFacts, held: bool) -> set[str]:
         if not (held and self.plugin_pulls):
