@@ -107,3 +107,41 @@ def test_html_says_whether_a_verdict_is_observed_or_inferred(tmp_path: Path) -> 
         "Completed=3" in observed
     )
     assert inferred.count("Inferred only") > observed.count("Inferred only")
+
+
+@pytest.mark.parametrize(
+    ("fixture", "named"),
+    [
+        ("error-item-operation-failed", "backupItemOperationsFailed=1"),
+        ("error-attempts-above-completions", "csiVolumeSnapshotsAttempted=4 but Completed=3"),
+        ("error-contents-ready-counters-short", "csiVolumeSnapshotsAttempted=3 but Completed=0"),
+    ],
+)
+def test_an_unattributed_failure_leaves_every_pvc_unknown(fixture: str, named: str) -> None:
+    vm = _vm(audit_fixture(FIXTURES / "RR-BKP-004" / f"{fixture}.yaml"))
+    assert vm["readiness"] == "UNKNOWN"
+    bkp4 = next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-004")
+    assert bkp4["status"] == "ERROR"
+    rows = bkp4["evidence"]["pvcs"]
+    assert len(rows) == 3 and not any(r["captured"] for r in rows)
+    assert all(named in r["reason"] for r in rows), rows
+
+
+def test_failed_snapshot_contents_fail_the_disks_with_the_driver_error() -> None:
+    vm = _vm(audit_fixture(FIXTURES / "RR-BKP-004" / "fail-snapshot-contents-failed.yaml"))
+    assert vm["readiness"] == "NOT_READY"
+    bkp4 = next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-004")
+    assert (bkp4["status"], bkp4["severity"]) == ("FAIL", "high")
+    rows = {r["pvc"]: r for r in bkp4["evidence"]["pvcs"]}
+    assert {r["status"] for r in rows.values()} == {"failed"}
+    assert "failed to take snapshot of the volume" in rows["vm1-root"]["reason"]
+
+
+def test_data_uploads_for_other_pvcs_leave_a_disk_not_attempted() -> None:
+    vm = _vm(audit_fixture(FIXTURES / "RR-BKP-004" / "fail-data-uploads-name-other-pvcs.yaml"))
+    assert vm["readiness"] == "NOT_READY"
+    bkp4 = next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-004")
+    rows = {r["pvc"]: r for r in bkp4["evidence"]["pvcs"]}
+    assert rows["vm1-data"]["status"] == "not_attempted"
+    assert "none for PVC vm1-data" in rows["vm1-data"]["reason"]
+    assert rows["vm1-root"]["status"] == "captured"

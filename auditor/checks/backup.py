@@ -15,6 +15,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
+from auditor.inventory.needs import restore_needs
 from auditor.inventory.protection import IN_FLIGHT_PHASES, BackupEval
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
@@ -369,3 +370,64 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
         f"evidence ({_proof_text(e)}).",
         **ev,
     ).on(Basis.OBSERVED)
+
+
+_SELECTOR_NOTE = (
+    "the Backup selects by label and the kubevirt plugin does not pull them in, so whether they "
+    "carry the labels is not read"
+)
+
+
+@check(
+    "RR-BKP-012",
+    title="The newest usable backup's filters take the Secrets and ConfigMaps the VM references",
+    severity=Severity.MEDIUM,
+    rationale="A restored VM whose cloud-init or sysprep Secret/ConfigMap, mounted Secret or "
+    "ConfigMap, or access-credential Secret is missing does not start or comes up "
+    "unconfigured. The kubevirt Velero plugin adds these objects to a VM's backup, but Velero "
+    "still drops any item whose resource type the Backup's includedResources/excludedResources "
+    "filter out.",
+    remediation="Remove secrets/configmaps from the Backup's excludedResources (or add them to "
+    "includedResources), or back them up in a Backup of their own that every restore uses.",
+    references=(PLUGIN_GRAPH_SRC, VELERO_EXCLUDE_SRC, VELERO_FILTER_DOC),
+    requires=("Backup",),
+    reads=("spec.template.spec.volumes", "spec.template.spec.accessCredentials"),
+)
+def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
+    """Secrets/ConfigMaps the VM names (names only, never read) against the newest usable
+    Backup's resource filter.
+
+    FAIL medium when the filter leaves one out (observed from the Backup's spec); PASS is
+    inferred, as the objects themselves are not read (their presence and exclude label are not
+    verified); N/A without references or without a usable backup (RR-BKP-001 covers that).
+    """
+    refs = sorted(
+        (gr, n) for gr, _, n, soft in restore_needs(vm.obj, vm.namespace, vm.name, []) if soft
+    )
+    if not refs:
+        return not_applicable(f"VM {vm.ref} references no Secret or ConfigMap.")
+    good = usable(vm)
+    if not good:
+        return not_applicable(f"No usable backup holds VM {vm.ref} (see RR-BKP-001).")
+    e = good[0]
+    sc = e.backup.scope
+    kind_of = {"secrets": "Secret", "configmaps": "ConfigMap"}
+    names = [f"{kind_of[gr]} {n}" for gr, n in refs]
+    left_out = [
+        f"{kind_of[gr]} {n}" for gr, n in refs if not sc.resource_included(gr, kind_of[gr], "")
+    ]
+    ev = {**backup_evidence(e, ctx), "referenced": names, "filtered_out": left_out}
+    if left_out:
+        return failed(
+            f"Backup {e.backup.name}'s resource filters leave out {', '.join(left_out)} that VM "
+            f"{vm.ref} references: a restore brings the VM back without them.",
+            **ev,
+        ).on(Basis.OBSERVED)
+    selected = bool(sc.label_selector is not None or sc.or_label_selectors)
+    pulled = ctx.index.kubevirt_plugin is True
+    note = f"; {_SELECTOR_NOTE}" if selected and not pulled else ""
+    return passed(
+        f"Backup {e.backup.name}'s filters take {', '.join(names)} that VM {vm.ref} references "
+        f"(the objects are not read: their presence and exclude label are not verified{note}).",
+        **ev,
+    ).on(Basis.INFERRED)

@@ -13,7 +13,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.identities import legacy_firmware_uuid
-from auditor.models import Severity
+from auditor.models import Basis, Severity
 
 KV_FIRMWARE = "https://kubevirt.io/user-guide/compute/virtual_hardware/#biosuefi"
 KV_PERSISTENT = "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/"
@@ -134,7 +134,33 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
         return failed(f"VM {vm.ref} has a TPM whose state is not persistent.", sev, **ev)
     if fw.bootloader == "efi" and not fw.efi_persistent:
         return failed(f"VM {vm.ref} boots with EFI but its NVRAM is not persistent.", **ev)
+    if vm.state_pvc is None:
+        # KubeVirt keeps persistent EFI/TPM state in a backend-storage PVC it creates when the
+        # VMI starts (persistent_tpm_and_uefi_state); a running VM without one keeps its state
+        # nowhere a backup can copy.
+        data = ctx.index.data
+        if not (data.known("PersistentVolumeClaim") and data.known("VirtualMachineInstance")):
+            return errored(
+                f"VM {vm.ref} sets persistent EFI/TPM state, but the PVC or VMI list was not "
+                "read, so whether its persistent-state-for PVC exists is unknown.",
+                **ev,
+            )
+        if vm.vmi is not None:
+            sev = Severity.HIGH if fw.tpm and vm.spec.os == "windows" else Severity.MEDIUM
+            return failed(
+                f"VM {vm.ref} runs with persistent EFI/TPM state set, but no "
+                f"persistent-state-for-{vm.name} PVC exists: the state lives nowhere a backup "
+                "can copy (check the VMPersistentState feature gate and vmStateStorageClass).",
+                sev,
+                **ev,
+            ).on(Basis.OBSERVED)
     via = " (via its preference)" if "preference" in fw.resolved_from.values() else ""
+    if vm.state_pvc is None:
+        return passed(
+            f"VM {vm.ref} sets persistent EFI/TPM state{via}; it is not running, so KubeVirt has "
+            "not created its persistent-state PVC yet and there is no state to lose.",
+            **ev,
+        )
     return passed(f"VM {vm.ref} keeps its EFI NVRAM/TPM state persistent{via}.", **ev)
 
 

@@ -22,6 +22,7 @@ def main() -> None:
 def _register() -> None:
     from auditor.cli.checks import checks
     from auditor.cli.cluster import collect, preflight
+    from auditor.cli.fleet import fleet
     from auditor.cli.publish import history, publish
     from auditor.cli.report import report
     from auditor.cli.run import run
@@ -38,6 +39,7 @@ def _register() -> None:
     main.add_command(history)
     main.add_command(verify)
     main.add_command(report)
+    main.add_command(fleet)
 
 
 _register()

@@ -9,11 +9,13 @@ code    meaning
         or the signature or retention is wrong; ``preflight``: a permission is denied
 2       could not start: bad option or config file, missing input path, unwritable
         ``--out``, cluster credentials unusable or the API server unreachable;
-        ``verify``: the run or manifest could not be read
+        ``verify``: the run or manifest could not be read; ``fleet``: the archive
+        cannot be read or holds no cluster folder
 3       the report was written but not published (the run waits in the spool)
 4       nothing trustworthy was audited: no VirtualMachine objects found (empty
         folder, a file, junk), the VirtualMachine list unreadable or incomplete,
-        or the API server lost during the run
+        or the API server lost during the run; ``fleet``: written, but no cluster
+        had a readable run
 ======  =====================================================================
 
 Each non-zero exit prints a one-line reason on stderr. 4 is never the ``--fail-on``

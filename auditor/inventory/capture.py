@@ -164,10 +164,27 @@ class BackupPlan:
             ready = [
                 str(dig(c, "metadata", "name"))
                 for c in mine
-                if dig(c, "status", "readyToUse") is True
+                if dig(c, "status", "readyToUse") is True and not dig(c, "status", "error")
             ]
             cached = self._contents[driver] = (len(mine), ready)
         return cached
+
+    def failed_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
+        """``"<name>: <error>"`` for the VolumeSnapshotContents labelled with this Backup (of
+        ``driver``; all when None) whose ``status.error`` is set or whose ``readyToUse`` is
+        false: snapshots the CSI driver did not cut (external-snapshotter's VolumeSnapshotContent
+        status, https://kubernetes.io/docs/concepts/storage/volume-snapshots/)."""
+        out = []
+        for c in ix.backup_snapshot_contents.get(self.backup.name, []):
+            if driver is not None and dig(c, "spec", "driver") != driver:
+                continue
+            err = dig(c, "status", "error")
+            ready = dig(c, "status", "readyToUse")
+            if err or ready is False:
+                msg = dig(err, "message") if isinstance(err, dict) else None
+                detail = str(msg)[:160] if msg else f"readyToUse={ready}"
+                out.append(f"{dig(c, 'metadata', 'name')}: {detail}")
+        return out
 
 
 def pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
@@ -416,7 +433,31 @@ def _count(
         f"Backup {b.namespace}/{b.name} status.{field_name}Attempted={tried}, Completed={done}"
     )
     proof = (counters, *(f"VolumeSnapshotContent {c} readyToUse" for c in ready[:3]))
-    if n and done >= n and (method is not Method.CSI_DATA_MOVER or b.item_ops_failed == 0):
+    # A failure Velero or the CSI driver recorded, without saying which PVC it hit, means the
+    # counters no longer prove any one PVC: attempts above completions, a failed item operation
+    # (CSI snapshots and data-mover uploads are both async item operations since Velero 1.12,
+    # https://velero.io/docs/main/csi/), or a labelled VolumeSnapshotContent with an error.
+    broken = plan.failed_contents(ix, driver) if method is not Method.NATIVE_SNAPSHOT else []
+    if tried > done or b.item_ops_failed or broken:
+        what = [f"{field_name}Attempted={tried} but Completed={done}"] if tried > done else []
+        if b.item_ops_failed:
+            what.append(f"backupItemOperationsFailed={b.item_ops_failed}")
+        what += [f"VolumeSnapshotContent {c}" for c in broken[:3]]
+        per_driver = plan.csi_by_driver.get(driver or "", 0)
+        if method is Method.CSI_SNAPSHOT and broken and not ready and len(broken) >= per_driver:
+            return (
+                CaptureStatus.FAILED,
+                f"every VolumeSnapshotContent of driver {driver} labelled for backup {b.name} "
+                f"failed ({'; '.join(broken[:3])})",
+                (counters, *(f"VolumeSnapshotContent {c}" for c in broken[:3])),
+            )
+        return (
+            CaptureStatus.UNKNOWN,
+            f"backup {b.name} records a failure it does not attribute to a PVC "
+            f"({'; '.join(what)}); its counters prove no single PVC",
+            (counters, *what[1 if tried > done else 0 :]),
+        )
+    if n and done >= n:
         return (
             CaptureStatus.CAPTURED,
             f"the Backup's counters account for all {n} PVC(s) it would copy by {method.value}",
@@ -502,6 +543,21 @@ def capture_evidence(
             "counters",
             f"backup {b.name} uses the data mover but has no DataUpload and no item operation",
             (f"Backup {b.namespace}/{b.name} status.backupItemOperationsAttempted=0",),
+        )
+    uploads = ix.data_uploads.get(b.name, []) if method is Method.CSI_DATA_MOVER else []
+    if uploads:
+        # The Backup's DataUploads name their PVCs and none is this one: its item operations
+        # were spent on other PVCs, so the counters cannot stand for this one.
+        others = ", ".join(sorted({_ref("DataUpload", u) for u in uploads})[:3])
+        return (
+            CaptureStatus.NOT_ATTEMPTED
+            if len(uploads) >= b.item_ops_attempted
+            else CaptureStatus.UNKNOWN,
+            method,
+            "item",
+            f"backup {b.name} has {len(uploads)} DataUpload(s), for other PVCs, and none for "
+            f"PVC {name} (backupItemOperationsAttempted={b.item_ops_attempted})",
+            (others,),
         )
     if method is Method.CSI_SNAPSHOT and ix.csi_enabled is False:
         dpas = ", ".join(ix.dpa_names)

@@ -44,7 +44,8 @@ def _refs(vm: dict[str, Any]) -> set[tuple[str, str]]:
         if isinstance(n := dig(vol, "configMap", "name"), str):
             out.add(("configmaps", n))
         for src in ("cloudInitNoCloud", "cloudInitConfigDrive"):
-            for ref in ("userDataSecretRef", "networkDataSecretRef"):
+            # KubeVirt serialises UserDataSecretRef as "secretRef" (core/v1 schema.go)
+            for ref in ("secretRef", "networkDataSecretRef"):
                 if isinstance(n := dig(vol, src, ref, "name"), str):
                     out.add(("secrets", n))
         if isinstance(n := dig(vol, "sysprep", "secret", "name"), str):

@@ -90,3 +90,9 @@ class LocalStore:
             if p.is_file() and not p.name.startswith(".")
         )
         return iter(sorted(k for k in keys if k.startswith(prefix)))
+
+    def list_folders(self, prefix: str) -> list[str]:
+        base = self._path(prefix.rstrip("/")) if prefix.strip("/") else self.root
+        if not base.is_dir():
+            return []
+        return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))

@@ -283,3 +283,14 @@ class S3Store:
         for page in self._call(f"ListObjectsV2 {self.url_for(prefix)}", lambda: list(pages)):
             keys.extend(obj["Key"][len(self.prefix) :] for obj in page.get("Contents", []))
         return iter(sorted(keys))
+
+    def list_folders(self, prefix: str) -> list[str]:
+        paginator = self.client.get_paginator("list_objects_v2")
+        full = self.prefix + prefix
+        pages = paginator.paginate(Bucket=self.bucket, Prefix=full, Delimiter="/")
+        names: list[str] = []
+        for page in self._call(f"ListObjectsV2 {self.url_for(prefix)}", lambda: list(pages)):
+            names.extend(
+                p["Prefix"][len(full) :].rstrip("/") for p in page.get("CommonPrefixes", [])
+            )
+        return sorted(n for n in names if n)

@@ -79,3 +79,11 @@ class ObjectStore(Protocol):
     def list_keys(self, prefix: str) -> Iterator[str]:
         """Yield every key starting with ``prefix``, in lexicographic order."""
         ...
+
+    def list_folders(self, prefix: str) -> list[str]:
+        """Return the names one level below ``prefix`` (``""`` or ending in ``/``) that hold keys.
+
+        ``list_folders("")`` on an archive gives its cluster names without listing every
+        object (S3: ``ListObjectsV2`` with ``Delimiter="/"``), sorted.
+        """
+        ...

@@ -1,0 +1,202 @@
+"""Find every cluster under an archive prefix and read the run that stands for it.
+
+The archive is the publish layout (``docs/publishing.md``):
+``PREFIX/<cluster>/<YYYY>/<MM>/<DD>/<run-id>/`` with ``manifest.json``, and
+``PREFIX/<cluster>/latest.json`` pointing at the newest run. Everything is read
+through the publish store (:mod:`auditor.publish`), on S3 or a local directory:
+
+- latest: the run ``latest.json`` names (the newest full-fleet run by manifest when the
+  pointer is missing, unreadable or names an ``--owner`` run); report.json is checked
+  against the manifest's SHA-256 (:func:`auditor.publish.history.read_report`);
+- ``--period``: the month's runs through :func:`auditor.period.read_period`, the last
+  of them standing for the cluster.
+
+The chosen run is then verified as ``auditor verify`` does
+(:func:`auditor.publish.verify.verify_run`): every artifact against the manifest and,
+with public keys, the manifest's Ed25519 signature.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from auditor.config.publish import PublishSettings
+from auditor.fleet.model import FleetVerification, Signature
+from auditor.period import Archive, Period, read_period
+from auditor.publish import PublishError, VerificationError, open_store, publish_settings
+from auditor.publish.history import RunEntry, RunKey, load_entry, read_report, run_keys
+from auditor.publish.manifest import run_prefix
+from auditor.publish.store import ObjectStore
+from auditor.publish.verify import VerifyReadError, verify_run
+
+__all__ = ["ClusterRun", "FleetInput", "read_fleet"]
+
+
+@dataclass
+class ClusterRun:
+    """One cluster as read: its report.json (a dict, or None when none could be trusted).
+
+    ``prefix``: the run folder's key relative to the archive root; ``location``: its URL.
+    """
+
+    cluster: str
+    report: dict[str, Any] | None = None
+    prefix: str | None = None
+    location: str | None = None
+    verification: FleetVerification | None = None
+    problems: list[str] = field(default_factory=list)
+    period: Archive | None = None
+
+
+@dataclass
+class FleetInput:
+    """Every cluster found under the prefix, sorted by name, and archive-level problems."""
+
+    source: str
+    clusters: list[ClusterRun]
+    problems: list[str] = field(default_factory=list)
+
+
+def read_fleet(
+    source: str,
+    *,
+    period: Period | None = None,
+    clusters: Sequence[str] = (),
+    public_keys: Sequence[Ed25519PublicKey] = (),
+    store_options: Mapping[str, Any] | None = None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> FleetInput:
+    """Read the latest (or ``period``'s last) run of every cluster under ``source``.
+
+    ``source``: ``s3://BUCKET/PREFIX`` or a directory (the archive root);
+    ``clusters``: only these (default: every folder under the prefix);
+    ``store_options``: publish settings fields for S3 (``endpoint_url``, ``region``...).
+    A cluster whose run cannot be read or trusted is returned with ``report`` None and
+    the reason in ``problems``; nothing is skipped silently.
+
+    Raises:
+        FileNotFoundError: a local ``source`` that does not exist.
+        auditor.publish.PublishError: the target is invalid or cannot be listed.
+    """
+    options = dict(store_options or {})
+    target = publish_settings({**options, "url": source})
+    if not target.is_s3 and not target.local_dir.is_dir():
+        raise FileNotFoundError(f"archive directory {target.local_dir} does not exist")
+    store = open_store(target)
+    names = sorted(set(clusters)) if clusters else store.list_folders("")
+    found = []
+    for name in names:
+        run = _latest(store, name) if period is None else _in_period(source, name, period, options)
+        if run.report is not None and run.prefix is not None:
+            run.location = store.url_for(run.prefix + "/")
+            run.verification = _verify(target, run.prefix, public_keys, clock)
+        found.append(run)
+    return FleetInput(source=target.describe(), clusters=found)
+
+
+def _latest(store: ObjectStore, cluster: str) -> ClusterRun:
+    run = ClusterRun(cluster)
+    entry = _pointed(store, cluster, run.problems)
+    try:
+        if entry is None:
+            entry = _newest_by_manifest(store, cluster, run.problems)
+        if entry is None:
+            run.problems.append(f"no published full-fleet run under {store.url_for(cluster + '/')}")
+            return run
+        run.report = read_report(store, entry)
+    except (VerificationError, PublishError) as exc:
+        run.problems.append(f"latest run not readable: {exc}")
+        return run
+    run.prefix = entry.prefix
+    return run
+
+
+def _pointed(store: ObjectStore, cluster: str, problems: list[str]) -> RunEntry | None:
+    """The run ``<cluster>/latest.json`` points at, when it is a readable full-fleet run."""
+    key = f"{cluster}/latest.json"
+    data = store.get(key)
+    if data is None:
+        return None
+    try:
+        doc = json.loads(data)
+        entry = load_entry(store, RunKey(str(doc["run_id"]), str(doc["prefix"]).strip("/")))
+    except (ValueError, KeyError, TypeError, VerificationError) as exc:
+        problems.append(f"{store.url_for(key)}: not a usable pointer ({exc}); newest run listed")
+        return None
+    return entry if entry.owner_filter is None else None
+
+
+def _newest_by_manifest(store: ObjectStore, cluster: str, problems: list[str]) -> RunEntry | None:
+    for key in reversed(run_keys(store, cluster)):
+        try:
+            entry = load_entry(store, key)
+        except VerificationError as exc:
+            problems.append(str(exc))
+            continue
+        if entry.owner_filter is None:
+            return entry
+    return None
+
+
+def _in_period(source: str, cluster: str, period: Period, options: dict[str, Any]) -> ClusterRun:
+    run = ClusterRun(cluster)
+    archive = read_period(source, cluster, period, store_options=options)
+    run.period = archive
+    run.problems.extend(archive.problems)
+    if not archive.reports:
+        run.problems.append(f"no full-fleet run of {cluster} in {period.label}")
+        return run
+    run.report = archive.reports[-1]
+    meta = run.report["run"]
+    run.prefix = run_prefix(cluster, str(meta["id"]), str(meta["audit_time"]))
+    return run
+
+
+def _run_store(target: PublishSettings, prefix: str) -> ObjectStore:
+    if target.is_s3:
+        joined = f"{target.prefix}/{prefix}" if target.prefix else prefix
+        return open_store(target.model_copy(update={"prefix": joined}))
+    return open_store(target.model_copy(update={"local_dir": target.local_dir / prefix}))
+
+
+def _verify(
+    target: PublishSettings,
+    prefix: str,
+    public_keys: Sequence[Ed25519PublicKey],
+    clock: Callable[[], datetime],
+) -> FleetVerification:
+    """``auditor verify`` on the run folder ``prefix``; never raises (a failure is the result)."""
+    try:
+        store = _run_store(target, prefix)
+        lock = False
+        if target.is_s3:
+            from auditor.publish.s3 import S3Store
+
+            lock = isinstance(store, S3Store) and store.lock_enabled()
+        result = verify_run(store, public_keys=public_keys, lock_enabled=lock, clock=clock)
+    except VerifyReadError as exc:
+        return FleetVerification(
+            manifest="absent",
+            signature="failed" if public_keys else "not-checked",
+            detail=[str(exc)],
+        )
+    except PublishError as exc:
+        return FleetVerification(manifest="failed", signature="not-checked", detail=[str(exc)])
+    files_ok = not (result.missing or result.extra or result.changed or result.retention)
+    signature: Signature = "unsigned" if not result.signature else "not-checked"
+    if result.signature_ok is not None:
+        signature = "verified" if result.signature_ok else "failed"
+    detail = [
+        line
+        for line in result.lines()
+        if not (line == result.signature and result.signature_ok is not False)
+    ]
+    return FleetVerification(
+        manifest="verified" if files_ok else "failed", signature=signature, detail=detail
+    )
