@@ -22,7 +22,7 @@ from auditor.sources.directory import DirectorySource
 REPO = Path(__file__).resolve().parents[1]
 
 _text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from("\x7f\x00\x1f\"\\é😀")
+    alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from('\x7f\x00\x1f"\\é😀')
 )
 _scalar = (
     st.none()
