@@ -81,11 +81,17 @@ def _bounded(value: Any, depth: int = 0) -> Any:
     """``value`` with containers below :data:`EVIDENCE_DEPTH` levels replaced by a note."""
     if isinstance(value, dict | list | tuple) and depth >= EVIDENCE_DEPTH:
         return f"(nested deeper than {EVIDENCE_DEPTH} levels; cut)"
+    # Leaves are taken as they are, without a call each (most evidence values are leaves).
     if isinstance(value, dict):
-        return {k: _bounded(v, depth + 1) for k, v in value.items()}
+        return {
+            k: _bounded(v, depth + 1) if isinstance(v, _NESTED) else v for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [_bounded(v, depth + 1) for v in value]
+        return [_bounded(v, depth + 1) if isinstance(v, _NESTED) else v for v in value]
     return value
+
+
+_NESTED = (dict, list, tuple)
 
 
 def finding_entry(f: Finding) -> FindingEntry:

@@ -467,9 +467,14 @@ class Pairing:
 def covering_schedules(
     ix: ClusterIndex, *, namespace: str, vm_labels: dict[str, str]
 ) -> list[ScheduleView]:
-    """Schedules whose Backup template includes the VM object."""
+    """Schedules whose Backup template includes the VM object (in ``ix.schedules`` order).
+
+    Only Schedules that could cover ``namespace`` are tried: those naming it literally and
+    those with no namespace list or a pattern (not VMs x Schedules).
+    """
+    by_ns, anywhere = ix.memo("schedules_by_namespace", lambda: _schedules_by_namespace(ix))
     out = []
-    for s in ix.schedules:
+    for _, s in sorted(by_ns.get(namespace, []) + anywhere, key=lambda pair: pair[0]):
         try:
             if s.scope.includes(
                 namespace=namespace,
@@ -482,3 +487,24 @@ def covering_schedules(
         except SelectorError:
             continue
     return out
+
+
+_Indexed = list[tuple[int, ScheduleView]]
+
+
+def _schedules_by_namespace(ix: ClusterIndex) -> tuple[dict[str, _Indexed], _Indexed]:
+    """Schedules (with their position) by the literal namespaces they name, and the rest.
+
+    A Schedule whose template names namespaces without a glob includes no other namespace
+    (``Scope.namespace_included``), as :meth:`ClusterIndex.backups_for_namespace` relies on.
+    """
+    by_ns: dict[str, _Indexed] = {}
+    anywhere: _Indexed = []
+    for i, s in enumerate(ix.schedules):
+        names = s.scope.included_namespaces
+        if names and not any(any(c in p for c in "*?[") for p in names):
+            for ns in dict.fromkeys(names):
+                by_ns.setdefault(ns, []).append((i, s))
+        else:
+            anywhere.append((i, s))
+    return by_ns, anywhere
