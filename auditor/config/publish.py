@@ -144,7 +144,8 @@ def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
 
     ``publish`` is the raw section (a mapping with :class:`PublishSettings` fields, or
     ``url`` instead of ``bucket``/``prefix``/``local_dir``); ``schedules`` the raw list.
-    A schedule with ``publish: true`` and no ``publish:`` section is a problem.
+    A schedule with ``publish: true`` or ``period_report: true`` and no ``publish:``
+    section is a problem.
     """
     problems: list[tuple[str, str]] = []
     if publish is not None and not isinstance(publish, dict):
@@ -181,6 +182,14 @@ def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
                     (
                         f"schedules.{i}.publish",
                         "true, but the config has no publish: section naming a target",
+                    )
+                )
+            if isinstance(sched, dict) and sched.get("period_report") is True:
+                problems.append(
+                    (
+                        f"schedules.{i}.period_report",
+                        "true, but the config has no publish: section: the period report "
+                        "reads the runs archived there",
                     )
                 )
     return problems

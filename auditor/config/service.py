@@ -112,6 +112,9 @@ class Schedule(Strict):
 
     ``formats``: overrides ``report.formats`` for this schedule (e.g. PDF monthly).
     ``publish``: hand the artifacts to the ``publish`` section's targets.
+    ``period_report``: also build the period report of the month before the slot's month
+    (in ``timezone``) from the runs archived at the ``publish`` target, into the run's
+    ``period-YYYY-MM/`` folder, published with the run (``docs/period-report.md``).
     """
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=63)
@@ -119,6 +122,7 @@ class Schedule(Strict):
     timezone: str = "UTC"
     formats: tuple[ReportFormat, ...] | None = None
     publish: bool = False
+    period_report: bool = False
 
     @field_validator("timezone")
     @classmethod

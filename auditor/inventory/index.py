@@ -81,6 +81,35 @@ EXCLUDE_LABEL = "velero.io/exclude-from-backup"
 PVC_UID_LABEL = "velero.io/pvc-uid"
 
 
+#: Kinds whose objects only concern VMs of their own namespace (Services select pods of
+#: their namespace; a Route targets Services of its namespace).
+_OWN_NAMESPACE_KINDS = frozenset({"Service", "Route"})
+
+
+def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
+    """A Service's ``spec.selector`` must be a ``str -> str`` map; a Route's ``spec.to`` a
+    mapping and ``spec.alternateBackends`` a list of mappings. Otherwise which VM the object
+    names cannot be told (https://kubernetes.io/docs/reference/kubernetes-api/service-resources/service-v1/,
+    https://docs.openshift.com/container-platform/latest/rest_api/network_apis/route-route-openshift-io-v1.html)."""
+    spec = o.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    if kind == "Service":
+        sel = spec.get("selector")
+        if sel is not None and not (
+            isinstance(sel, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in sel.items())
+        ):
+            return [FieldIssue("spec.selector", "is not a string-to-string mapping", True)]
+        return []
+    to, alt = spec.get("to"), spec.get("alternateBackends")
+    if to is not None and not isinstance(to, dict):
+        return [FieldIssue("spec.to", "is not a mapping", True)]
+    if alt is not None and not (isinstance(alt, list) and all(isinstance(a, dict) for a in alt)):
+        return [FieldIssue("spec.alternateBackends", "is not a list of mappings", True)]
+    return []
+
+
 def excluded_from_backup(obj: dict[str, Any] | None) -> bool:
     """True when ``obj`` carries ``velero.io/exclude-from-backup=true``."""
     return obj is not None and meta_labels(obj).get(EXCLUDE_LABEL) == "true"
@@ -421,6 +450,8 @@ class ClusterIndex:
                 ]
                 if not isinstance(o["metadata"].get("namespace", ""), str | None):
                     issues.append(FieldIssue("metadata.namespace", "is not a string", True))
+                if not issues and kind in _OWN_NAMESPACE_KINDS:
+                    issues = _selector_issues(kind, o)
                 if issues:
                     # An object whose namespace or body cannot be read is as good as unread.
                     if (kind, _ns(o), _name(o)) not in self.object_problems:
@@ -474,6 +505,9 @@ class ClusterIndex:
         if kind == "Schedule":
             spec = dig(spec, "template")
         names = dig(spec, "includedNamespaces") if isinstance(spec, dict) else None
+        if kind in _OWN_NAMESPACE_KINDS and isinstance(dig(obj, "metadata", "namespace"), str):
+            # a Service or Route only ever names pods of its own namespace
+            names = [_ns(obj)]
         known: set[str] | None = None
         if (
             isinstance(names, list)

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from apscheduler.triggers.cron import CronTrigger
 
 from auditor.config import AuditSettings, Schedule
+from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
 from auditor.publish.manifest import seal_run
 from auditor.publish.spool import pending, quarantined
@@ -233,6 +234,8 @@ class ServiceRuntime:
             report = self.runner(
                 self.settings, at=now.replace(microsecond=0), out_dir=partial, formats=formats
             )
+            if sched.period_report:  # the monthly schedule: last month's report joins the run
+                period_for_run(self.settings, report, partial, slot, sched.timezone, formats)
             partial.rename(final)
         except BaseException as exc:
             shutil.rmtree(partial, ignore_errors=True)
