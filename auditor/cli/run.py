@@ -14,6 +14,7 @@ from auditor.cli.cluster import NothingAudited, cluster_options, collect_live, v
 from auditor.cli.exitcodes import EXIT_GATE, EXIT_NOT_PUBLISHED, EXIT_USAGE
 from auditor.cli.publish import target_options
 from auditor.config import AuditSettings, ConfigError, load_settings
+from auditor.envelope import report_document
 from auditor.kubevalues import parse_time
 from auditor.pipeline import FORMATS, UnknownOwnerError, run_audit, write_artifacts
 from auditor.publish import (
@@ -31,7 +32,7 @@ from auditor.sources.base import ClusterData
 from auditor.sources.directory import DirectorySource
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.usable import NothingToAudit, require_vms, vm_list_gap
-from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES, paused_gc
+from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["run"]
 
@@ -214,8 +215,7 @@ def run(
     except UnknownOwnerError as exc:
         click.echo(f"error: --owner: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    with paused_gc():  # a million short-lived dicts at 10,000 VMs (see paused_gc)
-        report = audit.model_dump(mode="json")
+    report = report_document(audit)  # the one JSON form, shared with report.json
     target = publish_target(publish_url, target_flags, settings.publish)
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
@@ -231,7 +231,7 @@ def run(
     if trend is not None:
         (out_dir / "trend.json").write_bytes(dump_trend(trend))
     try:
-        seal_run(out_dir, key_file)
+        seal_run(out_dir, key_file, report=report)
     except (RunDirError, SigningError) as exc:
         click.echo(f"error: cannot write manifest.json: {exc}", err=True)
         sys.exit(EXIT_USAGE)

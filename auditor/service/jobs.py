@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from apscheduler.triggers.cron import CronTrigger
 
 from auditor.config import AuditSettings, Schedule
+from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
 from auditor.publish.manifest import seal_run
@@ -90,8 +91,9 @@ def pipeline_runner(
     require_vms(data)
     report = pipeline.run_audit(data, settings, at=at)
     pipeline.write_artifacts(report, out_dir, list(formats))
-    seal_run(out_dir, _signing_key(settings))
-    return report.model_dump(mode="json")
+    document = report_document(report)  # the one report.json was written from
+    seal_run(out_dir, _signing_key(settings), report=document)
+    return document
 
 
 def _signing_key(settings: AuditSettings) -> Path | None:
