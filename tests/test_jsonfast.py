@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from auditor.config import AuditSettings
 from auditor.envelope import dump_report_json
 from auditor.envelope.build import input_digest
-from auditor.jsonfast import dumps_canonical, dumps_report, loads
+from auditor.jsonfast import canonical_lines, dumps_canonical, dumps_report, loads
 from auditor.kubevalues import parse_time
 from auditor.pipeline import run_audit
 from auditor.sources.directory import DirectorySource
@@ -53,6 +53,12 @@ def test_canonical_and_report_forms_are_the_stdlib_bytes(tree: Any) -> None:
     assert dumps_canonical(tree) == _stdlib_canonical(tree)
     finite = json.loads(json.dumps(tree), parse_constant=lambda _: None)
     assert dumps_report(finite) == _stdlib_report(finite)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(_text, _tree, max_size=3), max_size=5))
+def test_canonical_lines_are_the_stdlib_lines(objs: list[Any]) -> None:
+    assert canonical_lines(objs) == b"".join(_stdlib_canonical(o) + b"\n" for o in objs)
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ from auditor.envelope.model import (
 )
 from auditor.inventory.facts import usable
 from auditor.inventory.index import meta_labels
-from auditor.jsonfast import dumps_canonical
+from auditor.jsonfast import canonical_lines
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Finding, Readiness, Severity, Status, readiness_of
@@ -49,10 +49,14 @@ def input_digest(data: ClusterData) -> str:
     """``sha256:<hex>`` over the (already secret-stripped) objects, canonical JSON."""
     h = hashlib.sha256()
     for kind in sorted(data.objects):
-        for obj in data.objects[kind]:
-            h.update(dumps_canonical(obj))
-            h.update(b"\n")
+        objs = data.objects[kind]
+        for start in range(0, len(objs), _DIGEST_BATCH):
+            h.update(canonical_lines(objs[start : start + _DIGEST_BATCH]))
     return "sha256:" + h.hexdigest()
+
+
+#: Objects serialised per digest batch (bounds the joined bytes to a few MB).
+_DIGEST_BATCH = 2000
 
 
 def resolve_owner(settings: AuditSettings, result: AuditResult, vm: VMResult) -> str:
