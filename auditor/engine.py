@@ -142,7 +142,7 @@ def _run(
     if vm is not None:
         malformed = _malformed_inputs(spec, vm, related or [])
     try:
-        result = spec.func(vm, ctx) if vm is not None else spec.func(ctx, vms or [])
+        result = spec.run(ctx, vm, vms or [])
     except Exception as exc:  # a check bug must not crash the audit or become a PASS
         result = _crashed(spec, vm, exc, crashes)
     if malformed:

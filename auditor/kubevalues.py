@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 __all__ = [
@@ -22,22 +22,6 @@ __all__ = [
 ]
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?\d+)?)([a-zA-Z]*)$")
-_SUFFIX = {
-    "": 1,
-    "Ki": 2**10,
-    "Mi": 2**20,
-    "Gi": 2**30,
-    "Ti": 2**40,
-    "Pi": 2**50,
-    "Ei": 2**60,
-    "k": 10**3,
-    "M": 10**6,
-    "G": 10**9,
-    "T": 10**12,
-    "P": 10**15,
-    "E": 10**18,
-}
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -106,23 +90,24 @@ def parse_duration(value: Any) -> timedelta | None:
 
 def parse_quantity(value: Any) -> int | None:
     """Parse a resource quantity (``40Gi``, ``500M``, ``1e3``) to bytes; None if unreadable
-    or negative."""
-    if isinstance(value, bool):
+    or negative.
+
+    The grammar is Kubernetes' own (``kubernetes.utils.parse_quantity``); a fraction of a
+    byte rounds up, as Kubernetes does for storage (``500m`` is 1 byte).
+    """
+    if isinstance(value, bool) or not isinstance(value, int | str):
         return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
-    if not isinstance(value, str) or len(value) > 64:
+    if isinstance(value, str) and len(value) > 64:
         return None
-    match = _QUANTITY.match(value.strip())
-    if not match or match.group(2) not in _SUFFIX:
-        return None
+    from kubernetes.utils.quantity import parse_quantity as k8s_quantity  # imports the client
+
     try:
-        number = Decimal(match.group(1)) * _SUFFIX[match.group(2)]
-    except InvalidOperation:
+        number: Decimal = k8s_quantity(value.strip() if isinstance(value, str) else value)  # type: ignore[no-untyped-call]
+    except (ValueError, ArithmeticError):
         return None
-    if number < 0 or not number.is_finite():
+    if not number.is_finite() or number < 0:
         return None
-    return int(number)
+    return int(number.to_integral_value(rounding=ROUND_CEILING))
 
 
 def dig(obj: Any, *path: str) -> Any:

@@ -7,6 +7,7 @@ as ``report.json``, see ``docs/report-schema.md``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -20,7 +21,24 @@ __all__ = [
     "CollectionProblem",
     "readiness_of",
     "SEVERITY_ORDER",
+    "FAMILIES",
+    "CHECK_ID",
 ]
+
+#: Check families: the code in a check id -> what it covers. The one place they are declared;
+#: :data:`CHECK_ID`, the registry and the fixture test derive from it.
+FAMILIES = {
+    "BKP": "backup",
+    "RST": "restore test",
+    "FW": "firmware",
+    "DSK": "disks",
+    "NIC": "network interfaces",
+    "NET": "networks",
+    "STG": "storage",
+    "PLT": "platform",
+}
+#: A check id, ``RR-<FAMILY>-NNN`` (e.g. ``RR-BKP-001``), derived from :data:`FAMILIES`.
+CHECK_ID = re.compile(rf"^RR-({'|'.join(FAMILIES)})-\d{{3}}$")
 
 
 class Status(StrEnum):
@@ -53,7 +71,7 @@ class Severity(StrEnum):
 
 
 #: Severities worst first: the one order every sort and table uses.
-SEVERITY_ORDER = (Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW, Severity.INFO)
+SEVERITY_ORDER: tuple[Severity, ...] = tuple(Severity)
 
 
 class Readiness(StrEnum):

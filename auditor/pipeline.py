@@ -1,28 +1,53 @@
-"""The one orchestration path: source data -> inventory -> checks -> report envelope.
+"""The one orchestration path: source -> inventory -> checks -> report envelope -> trend.
 
-The CLI's ``run``, the scheduler's jobs and the tests all call :func:`run_audit`
-and :func:`write_artifacts`; nothing else wires the layers together.
+The CLI's ``run`` and the service's scheduled jobs both call :func:`run_audit`
+(the source chosen from the settings, the audit, the trend against the publish
+archive) and then :func:`write_run` (artifacts, ``trend.json``, the sealed
+manifest); nothing else wires the layers together. Tests and benches that hold
+a :class:`~auditor.sources.base.ClusterData` already call :func:`audit_data`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from auditor.config import AuditSettings
+from auditor.config.service import REPORT_FORMATS
 from auditor.engine import evaluate
-from auditor.envelope import AuditReport, dump_report_json, dump_report_schema
+from auditor.envelope import AuditReport, dump_report_json, dump_report_schema, report_document
 from auditor.envelope.build import build_envelope, resolve_owner
+from auditor.publish import dump_trend, publish_settings, trend_for
+from auditor.publish.manifest import MANIFEST_NAME, seal_run
+from auditor.publish.trend import TREND_NAME
 from auditor.sources.base import ClusterData
-from auditor.sources.yamlload import paused_gc
+from auditor.sources.from_settings import source_from_settings
+from auditor.sources.progress import CollectProgress
+from auditor.sources.usable import require_vms, vm_list_gap
+from auditor.yamlstrict import paused_gc
 
-__all__ = ["run_audit", "dump_report_json", "write_artifacts", "FORMATS", "UnknownOwnerError"]
+__all__ = [
+    "run_audit",
+    "audit_data",
+    "AuditRun",
+    "Clock",
+    "write_run",
+    "write_artifacts",
+    "signing_key_of",
+    "dump_report_json",
+    "FORMATS",
+    "UnknownOwnerError",
+]
 
 #: Every artifact format ``write_artifacts`` knows, in the order they are written.
-FORMATS = ("json", "html", "pdf", "csv", "cards")
+FORMATS = REPORT_FORMATS
+
+#: Returns the audit instant: an aware datetime (converted to UTC, whole seconds).
+Clock = Callable[[], datetime]
 
 
 class UnknownOwnerError(ValueError):
@@ -40,7 +65,88 @@ class UnknownOwnerError(ValueError):
         super().__init__(f"unknown owner {owner!r}; known owners: {names}")
 
 
+@dataclass(frozen=True)
+class AuditRun:
+    """One audit of :func:`run_audit`.
+
+    Attributes:
+        report: the report envelope (report.json).
+        trend: the trend against the publish archive (``trend.json``, shape in
+            ``docs/publishing.md``); None when the settings name no ``publish``
+            target or its archive could not be read (logged as a warning).
+        gap: why the VirtualMachine list was read only partly (the report then
+            covers only the VMs read), else None.
+    """
+
+    report: AuditReport
+    trend: dict[str, Any] | None
+    gap: str | None
+
+
 def run_audit(
+    settings: AuditSettings,
+    clock: Clock,
+    *,
+    owner: str | None = None,
+    progress: CollectProgress | None = None,
+) -> AuditRun:
+    """Read the source of ``settings``, audit it and compare it with the publish archive.
+
+    The source is ``settings.source`` (the live cluster when None; see
+    :func:`auditor.sources.from_settings.source_from_settings`). ``clock`` is
+    called once, before reading, for the audit instant. The trend is computed
+    against ``settings.publish`` when set (the same target the run is
+    published to), so the scheduled service and ``auditor run`` get the same
+    trend section. ``owner`` limits the report to one owner's VMs; ``progress``
+    is told about a live cluster read.
+
+    Raises:
+        auditor.sources.usable.NothingToAudit: no VirtualMachine found, or the
+            VM list unreadable (never a clean empty report).
+        auditor.sources.kubeclient.ClusterAccessError: the cluster credentials
+            cannot be loaded; ClusterLostError: the API server was lost mid-read.
+        FileNotFoundError: the export directory does not exist.
+        UnknownOwnerError: ``owner`` owns none of the audited VMs.
+        auditor.publish.StoreConfigError: ``settings.publish`` is invalid.
+    """
+    at = clock().astimezone(UTC).replace(microsecond=0)
+    archive = publish_settings(settings.publish) if settings.publish is not None else None
+    data = source_from_settings(settings, progress=progress).collect()
+    require_vms(data)
+    report = audit_data(data, settings, at=at, owner=owner)
+    trend = trend_for(report_document(report), archive) if archive is not None else None
+    return AuditRun(report=report, trend=trend, gap=vm_list_gap(data))
+
+
+def write_run(
+    run: AuditRun, out_dir: Path, formats: Sequence[str], *, signing_key: Path | None = None
+) -> list[Path]:
+    """Write the artifacts of ``run`` (:func:`write_artifacts`), ``trend.json`` when it has a
+    trend, and the sealed ``manifest.json`` (signed with ``signing_key``, an Ed25519 PEM
+    private key, when given); return the paths written, the manifest last.
+
+    Raises:
+        ValueError: an unknown format name.
+        OSError: ``out_dir`` cannot be written.
+        auditor.publish.RunDirError, auditor.publish.signing.SigningError: the
+            manifest cannot be written or signed.
+    """
+    paths = write_artifacts(run.report, out_dir, formats, trend=run.trend)
+    if run.trend is not None:
+        (out_dir / TREND_NAME).write_bytes(dump_trend(run.trend))
+        paths.append(out_dir / TREND_NAME)
+    seal_run(out_dir, signing_key, report=report_document(run.report))  # no re-parse
+    paths.append(out_dir / MANIFEST_NAME)
+    return paths
+
+
+def signing_key_of(settings: AuditSettings) -> Path | None:
+    """``publish.signing_key_file`` of the config, when there is one."""
+    raw = (settings.publish or {}).get("signing_key_file")
+    return Path(raw) if isinstance(raw, str | Path) and str(raw) else None
+
+
+def audit_data(
     data: ClusterData, settings: AuditSettings, *, at: datetime, owner: str | None = None
 ) -> AuditReport:
     """Audit ``data`` at instant ``at`` (UTC) and return the report envelope.

@@ -4,7 +4,7 @@
 fastest parser behind the strict loader) and keeps the documents alive: the
 floor of issue 15. ``python -m bench._child audit DIR OUT [--profile FILE]``
 runs the pipeline as ``auditor run --from-dir DIR --format json`` does
-(DirectorySource -> run_audit -> write_artifacts) and times its phases, with a
+(DirectorySource -> audit_data -> write_artifacts) and times its phases, with a
 file size limit large enough for a 10,000-VM export. Prints one JSON line of
 timings (seconds) on stdout.
 """
@@ -40,7 +40,7 @@ def audit(root: Path, out: Path) -> dict[str, float]:
     """The directory audit to report.json, timed per phase."""
     from auditor.config import AuditSettings
     from auditor.kubevalues import parse_time
-    from auditor.pipeline import run_audit, write_artifacts
+    from auditor.pipeline import audit_data, write_artifacts
     from auditor.sources.directory import DirectorySource
 
     at = parse_time(AT)
@@ -48,7 +48,7 @@ def audit(root: Path, out: Path) -> dict[str, float]:
     t0 = time.perf_counter()
     data = DirectorySource(root, max_file_bytes=BENCH_MAX_FILE_BYTES).collect()
     t1 = time.perf_counter()
-    report = run_audit(data, AuditSettings(), at=at)
+    report = audit_data(data, AuditSettings(), at=at)
     t2 = time.perf_counter()
     write_artifacts(report, out, ["json"])
     t3 = time.perf_counter()

@@ -35,7 +35,7 @@ def export_report(n: int, tmp: Path) -> dict[str, Any]:
     from datetime import UTC, datetime
 
     from auditor.config import AuditSettings
-    from auditor.pipeline import run_audit
+    from auditor.pipeline import audit_data
     from auditor.sources.directory import DirectorySource
 
     try:
@@ -45,7 +45,7 @@ def export_report(n: int, tmp: Path) -> dict[str, Any]:
     module.generate(tmp / "export", n, 7)
     data = DirectorySource(tmp / "export", cluster_name="bench").collect()
     at = getattr(module, "AUDIT_TIME", datetime(2026, 11, 30, 6, tzinfo=UTC))
-    return run_audit(data, AuditSettings(), at=at)
+    return audit_data(data, AuditSettings(), at=at)
 
 
 def _measure(fmt: str, report_path: Path) -> dict[str, float]:

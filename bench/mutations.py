@@ -43,7 +43,7 @@ import yaml
 from auditor.config import AuditSettings
 from auditor.envelope import AuditReport
 from auditor.kinds import BY_KIND
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 
@@ -265,7 +265,7 @@ def _audit(target: Target, root: Path) -> AuditReport:
                 data.states[kind] = (
                     KindState.UNAVAILABLE if kind in target.unavailable else KindState.COMPLETE
                 )
-    return run_audit(data, AuditSettings(), at=AT)
+    return audit_data(data, AuditSettings(), at=AT)
 
 
 def _verdicts(report: AuditReport) -> dict[tuple[str, str], tuple[str, dict[str, str]]]:

@@ -21,7 +21,7 @@ def verdicts(corpus: Path, repo: Path) -> dict[str, dict[str, str]]:
     """Audit every export under ``corpus`` (and the repo's example); readiness per VM."""
     from auditor.config import AuditSettings
     from auditor.kubevalues import parse_time
-    from auditor.pipeline import run_audit
+    from auditor.pipeline import audit_data
     from auditor.sources.directory import DirectorySource
 
     at = parse_time(AT)
@@ -32,7 +32,7 @@ def verdicts(corpus: Path, repo: Path) -> dict[str, dict[str, str]]:
     for root in roots:
         if not root.is_dir():
             continue
-        report = run_audit(DirectorySource(root).collect(), AuditSettings(), at=at)
+        report = audit_data(DirectorySource(root).collect(), AuditSettings(), at=at)
         if hasattr(report, "model_dump"):  # the typed envelope
             report = report.model_dump(mode="json")
         key = str(root.relative_to(corpus)) if root.is_relative_to(corpus) else root.name

@@ -69,11 +69,13 @@ def report_doc(report: Any) -> dict[str, Any]:
 def export_report(corpus: Path) -> Any:
     """The :class:`AuditReport` of the shared example cluster export at its audit time."""
     from auditor.config import AuditSettings
-    from auditor.pipeline import run_audit
+    from auditor.pipeline import audit_data
     from auditor.sources.directory import DirectorySource
+    from tests.answer_support import answers
 
-    data = DirectorySource(corpus / "cluster-export", cluster_name="ocp-prod-east").collect()
-    return run_audit(data, AuditSettings(), at=AUDIT_AT)
+    name = answers("cluster-export").cluster_name
+    data = DirectorySource(corpus / "cluster-export", cluster_name=name).collect()
+    return audit_data(data, AuditSettings(), at=AUDIT_AT)
 
 
 @pytest.fixture(scope="session")

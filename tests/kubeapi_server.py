@@ -27,7 +27,7 @@ from urllib.parse import parse_qs, urlsplit
 import orjson
 
 from auditor.kinds import KINDS, KindSpec, spec_for_file_stem, spec_for_object
-from auditor.sources.yamlload import load_documents
+from auditor.yamlstrict import load_documents
 
 __all__ = ["Faults", "FakeKubeAPI", "load_export", "running"]
 

@@ -28,7 +28,7 @@ from cryptography.x509.oid import NameOID
 
 from auditor.config import AuditSettings
 from auditor.envelope import AuditReport
-from auditor.pipeline import run_audit, write_artifacts
+from auditor.pipeline import audit_data, write_artifacts
 from auditor.publish import PublishSettings
 from auditor.publish.s3 import S3Store, make_client
 from auditor.sources.directory import DirectorySource
@@ -230,7 +230,7 @@ def audit_report(at: str) -> dict[str, Any]:
     if not _DATA_CACHE:
         _DATA_CACHE.append(DirectorySource(corpus_dir()).collect())
     return report_doc(
-        run_audit(_DATA_CACHE[0], AuditSettings(cluster_name=CLUSTER), at=parse_at(at))
+        audit_data(_DATA_CACHE[0], AuditSettings(cluster_name=CLUSTER), at=parse_at(at))
     )
 
 

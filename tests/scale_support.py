@@ -21,7 +21,7 @@ import yaml
 
 from auditor.config import AuditSettings
 from auditor.envelope import AuditReport
-from auditor.pipeline import dump_report_json, run_audit
+from auditor.pipeline import audit_data, dump_report_json
 from auditor.sources.base import ClusterData, SourceInfo
 from auditor.sources.directory import ingest_objects
 from tests.conftest import AUDIT_AT, report_doc
@@ -51,7 +51,7 @@ def collect_objects(objects: list[Any], origin: str = "fuzz.yaml") -> ClusterDat
 
 def audit(objects: list[Any]) -> dict[str, Any]:
     """Run raw objects through the source rules and the pipeline; return report.json as a dict."""
-    return report_doc(run_audit(collect_objects(objects), AuditSettings(), at=AUDIT_AT))
+    return report_doc(audit_data(collect_objects(objects), AuditSettings(), at=AUDIT_AT))
 
 
 def statuses(report: dict[str, Any], vm: tuple[str, str] = GOOD_VM) -> dict[str, str]:

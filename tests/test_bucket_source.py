@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from auditor.config import AuditSettings
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.base import ClusterData
 from auditor.sources.bucket.load import read_backup_storage
 from auditor.sources.directory import DirectorySource
@@ -91,7 +91,7 @@ def audit(
     bucket = make_bucket(weed, data, mutations, lock=lock)
     settings = settings_for(weed, bucket, tmp, **extra)
     read_backup_storage(data, settings, sessions={"default": weed.session(secret)})
-    return data, report_doc(run_audit(data, settings, at=AUDIT_AT))
+    return data, report_doc(audit_data(data, settings, at=AUDIT_AT))
 
 
 def finding(report: dict[str, Any], ref: str, check_id: str) -> dict[str, Any]:
@@ -270,7 +270,7 @@ def test_warm_cache_reads_no_backup_again(weed: WeedServer, tmp_path: Path) -> N
 
 def test_not_configured_keeps_cluster_only_evidence() -> None:
     data = DirectorySource(EXAMPLE).collect()
-    report = report_doc(run_audit(data, AuditSettings(), at=AUDIT_AT))
+    report = report_doc(audit_data(data, AuditSettings(), at=AUDIT_AT))
     assert data.backup_contents is None
     assert report["run"]["backup_storage"]["configured"] is False
     assert "cluster only" in report["run"]["backup_storage"]["note"]
@@ -345,12 +345,7 @@ def test_shared_export_bucket(weed: WeedServer, tmp_path: Path) -> None:
     """The shared cluster export's backups, laid out in a bucket and read back."""
     from tests.conftest import find_corpus
 
-    try:
-        export = find_corpus() / "cluster-export"
-    except FileNotFoundError:
-        pytest.skip("shared corpus absent (examples/small-cluster cases cover the same rules)")
-    if not export.is_dir():
-        pytest.skip("shared corpus has no cluster-export")
+    export = find_corpus() / "cluster-export"
     data = DirectorySource(export).collect()
     client = weed.client()
     bucket = f"velero-{next(_names)}"
@@ -380,7 +375,7 @@ def test_shared_export_bucket(weed: WeedServer, tmp_path: Path) -> None:
     assert "web-admin-jump-adhoc-20261118" not in data.backup_contents
     newest = data.backup_contents["finance-prod-daily-20261130010019"]
     assert ("finance-prod", "fin-db-01") in newest.vm_manifests
-    report = report_doc(run_audit(data, settings, at=AUDIT_AT))
+    report = report_doc(audit_data(data, settings, at=AUDIT_AT))
     for check in ("RR-BKP-008", "RR-BKP-009", "RR-BKP-010"):
         f = finding(report, "finance-prod/fin-db-01", check)
         assert f["status"] == "PASS", f["message"]
@@ -417,7 +412,7 @@ def _credentials(tmp: Path) -> Path:
 
 
 def test_scheduled_service_runner_reads_the_bucket(weed: WeedServer, tmp_path: Path) -> None:
-    """The service's production runner goes through the same run_audit."""
+    """The service's production runner goes through the same pipeline.run_audit."""
     from auditor.service.jobs import pipeline_runner
 
     data = DirectorySource(EXAMPLE).collect()

@@ -84,7 +84,7 @@ def test_unsupported_api_version_is_a_named_problem(tmp_path: Path) -> None:
 
 def test_html_says_whether_a_verdict_is_observed_or_inferred(tmp_path: Path) -> None:
     from auditor.config import AuditSettings
-    from auditor.pipeline import run_audit, write_artifacts
+    from auditor.pipeline import audit_data, write_artifacts
     from tests.conftest import AUDIT_AT
     from tests.test_check_fixtures import _header
 
@@ -94,7 +94,7 @@ def test_html_says_whether_a_verdict_is_observed_or_inferred(tmp_path: Path) -> 
         data = DirectorySource(path).collect()
         for kind in list(data.states) + unavailable:
             data.states[kind] = KindState.UNAVAILABLE if kind in unavailable else KindState.COMPLETE
-        report = run_audit(data, AuditSettings(), at=AUDIT_AT)
+        report = audit_data(data, AuditSettings(), at=AUDIT_AT)
         out = tmp_path / name
         write_artifacts(report, out, ["html"])
         return (out / "report.html").read_text()
@@ -145,3 +145,21 @@ def test_data_uploads_for_other_pvcs_leave_a_disk_not_attempted() -> None:
     assert rows["vm1-data"]["status"] == "not_attempted"
     assert "none for PVC vm1-data" in rows["vm1-data"]["reason"]
     assert rows["vm1-root"]["status"] == "captured"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "within", "points", "newest"),
+    [
+        ("RR-BKP-004/pass.yaml", True, 2, "daily-20261130"),
+        ("RR-BKP-005/fail-object-only-backups.yaml", False, 0, None),
+        ("RR-BKP-005/error-disk-capture-not-evidenced.yaml", None, 0, None),
+    ],
+)
+def test_only_backups_with_the_disk_data_are_restore_points(
+    fixture: str, within: bool | None, points: int, newest: str | None
+) -> None:
+    """report.json's RPO figures (read by the period report) count restore points only."""
+    backup = _vm(audit_fixture(FIXTURES / fixture))["backup"]
+    assert backup["within_rpo"] is within
+    assert backup["restore_points"] == points
+    assert (backup["newest_usable"] or {}).get("name") == newest

@@ -15,6 +15,7 @@ from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 from auditor.sources.export import RECORD_NAME
 from auditor.sources.progress import NullProgress
+from tests.answer_support import answers
 from tests.kubeapi_server import Faults
 from tests.live_support import comparable, export_dir, serve
 
@@ -143,5 +144,5 @@ def test_progress_shows_only_on_a_terminal(tmp_path: Path) -> None:
     assert isinstance(progress, RichProgress)
     with serve(tmp_path) as live:
         data = live.collect(progress=progress)
-    assert len(data.of("VirtualMachine")) == 12
+    assert len(data.of("VirtualMachine")) == answers("cluster-export").vm_count
     assert "kinds" in screen.getvalue()

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.config import AuditSettings
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT, report_doc
@@ -65,7 +65,7 @@ SNIPPETS = [
 def _collect_and_audit(root: Path) -> dict[str, Any]:
     with time_limit(30):
         data = DirectorySource(root).collect()
-        report = report_doc(run_audit(data, AuditSettings(), at=AUDIT_AT))
+        report = report_doc(audit_data(data, AuditSettings(), at=AUDIT_AT))
     strict_json(report)
     return report
 
@@ -210,20 +210,20 @@ def test_partly_read_backups_prove_coverage_but_never_absence(tmp_path: Path) ->
 
 
 def test_honest_large_document_is_not_mistaken_for_an_alias_bomb(tmp_path: Path) -> None:
-    from auditor.sources import yamlload
+    from auditor import yamlstrict
 
     n = 60_000  # 3 nodes per item plus the list: above a 100,000-node cap, no aliases
     items = "".join(f"- {{name: item-{i}, phase: Completed}}\n" for i in range(n))
     path = tmp_path / "big.yaml"
     path.write_text("items:\n" + items)
-    old = yamlload.MAX_EXPANDED_NODES
-    yamlload.MAX_EXPANDED_NODES = 100_000
+    old = yamlstrict.MAX_EXPANDED_NODES
+    yamlstrict.MAX_EXPANDED_NODES = 100_000
     try:
-        [doc] = list(yamlload.load_documents(path))
+        [doc] = list(yamlstrict.load_documents(path))
         assert len(doc["items"]) == n
         bomb = tmp_path / "bomb.yaml"
         bomb.write_text(_billion_laughs(levels=7, width=10))  # 10**6 leaves from ~1 KB
-        with pytest.raises(yamlload.LoadError, match="alias bomb"):
-            list(yamlload.load_documents(bomb))
+        with pytest.raises(yamlstrict.LoadError, match="alias bomb"):
+            list(yamlstrict.load_documents(bomb))
     finally:
-        yamlload.MAX_EXPANDED_NODES = old
+        yamlstrict.MAX_EXPANDED_NODES = old

@@ -16,7 +16,7 @@ from auditor.envelope import dump_report_json
 from auditor.envelope.build import input_digest
 from auditor.jsonfast import canonical_lines, dumps_canonical, dumps_report, loads
 from auditor.kubevalues import parse_time
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,7 +104,7 @@ def test_example_report_and_digest_match_the_stdlib_forms() -> None:
     at = parse_time("2026-11-30T06:00:00Z")
     assert at is not None
     data = DirectorySource(REPO / "examples" / "small-cluster").collect()
-    report = run_audit(data, AuditSettings(), at=at)
+    report = audit_data(data, AuditSettings(), at=at)
     assert dump_report_json(report) == _stdlib_report(report.model_dump(mode="json"))
     for objs in data.objects.values():
         for obj in objs:

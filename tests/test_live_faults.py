@@ -7,6 +7,7 @@ from pathlib import Path
 
 from auditor.kinds import KINDS
 from auditor.sources.base import KindState
+from tests.answer_support import answers
 from tests.kubeapi_server import Faults
 from tests.live_support import fast_options, serve, synthetic_estate
 
@@ -63,7 +64,7 @@ def test_server_error_is_retried_then_succeeds(tmp_path: Path) -> None:
         data = live.collect()
         vm_lists = [p for p in live.api.list_requests() if "/virtualmachines?" in p]
     assert data.state("VirtualMachine") is KindState.COMPLETE
-    assert len(data.of("VirtualMachine")) == 12
+    assert len(data.of("VirtualMachine")) == answers("cluster-export").vm_count
     assert len(vm_lists) == 3
     assert not [p for p in data.problems if p.kind == "VirtualMachine"]
 

@@ -12,8 +12,9 @@ from click.testing import CliRunner
 from auditor.cli import main
 from auditor.config import AuditSettings
 from auditor.kinds import KINDS
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
+from tests.answer_support import answers
 from tests.conftest import AUDIT_AT, report_doc
 from tests.kubeapi_server import Faults
 from tests.live_support import export_dir, serve
@@ -44,20 +45,20 @@ def test_live_report_equals_directory_report(tmp_path: Path) -> None:
     root = _complete_export(tmp_path)
     settings = AuditSettings(cluster_name="ocp-prod-east")
     with serve(tmp_path, root=root) as live:
-        live_report = report_doc(run_audit(live.collect(), settings, at=AUDIT_AT))
-    dir_report = report_doc(run_audit(DirectorySource(root).collect(), settings, at=AUDIT_AT))
+        live_report = report_doc(audit_data(live.collect(), settings, at=AUDIT_AT))
+    dir_report = report_doc(audit_data(DirectorySource(root).collect(), settings, at=AUDIT_AT))
     assert live_report["run"]["source"]["type"] == "cluster"
     assert live_report["run"]["complete"] is True
-    assert live_report["summary"]["vms"] == 12
+    assert live_report["summary"]["vms"] == answers("cluster-export").vm_count
     assert _without_run_facts(live_report) == _without_run_facts(dir_report)
 
 
 def test_forbidden_backups_make_vms_unknown_never_ready(tmp_path: Path) -> None:
     settings = AuditSettings()
     with serve(tmp_path, root=_complete_export(tmp_path)) as live:
-        healthy = report_doc(run_audit(live.collect(), settings, at=AUDIT_AT))
+        healthy = report_doc(audit_data(live.collect(), settings, at=AUDIT_AT))
         live.api.faults.forbidden.add("Backup")
-        report = report_doc(run_audit(live.collect(), settings, at=AUDIT_AT))
+        report = report_doc(audit_data(live.collect(), settings, at=AUDIT_AT))
     readiness = {v["name"]: v["readiness"] for v in report["vms"]}
     was_ready = [v["name"] for v in healthy["vms"] if v["readiness"] == "READY"]
     assert was_ready  # the answer key has READY VMs ...
@@ -74,7 +75,7 @@ def test_forbidden_backups_make_vms_unknown_never_ready(tmp_path: Path) -> None:
 def test_missing_velero_is_a_platform_finding_not_a_crash(tmp_path: Path) -> None:
     faults = Faults(missing_groups={"velero.io", "oadp.openshift.io"})
     with serve(tmp_path, root=_complete_export(tmp_path), faults=faults) as live:
-        report = report_doc(run_audit(live.collect(), AuditSettings(), at=AUDIT_AT))
+        report = report_doc(audit_data(live.collect(), AuditSettings(), at=AUDIT_AT))
     assert report["cluster"]["kind_states"]["Backup"] == "not_installed"
     assert report["collection_problems"] == []
     [plt] = [f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-001"]

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from auditor.cli import main
 from auditor.config import AuditSettings
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.base import KindState
 from tests.conftest import AUDIT_AT, REPO, report_doc
 from tests.kubeapi_server import Faults
@@ -32,7 +32,7 @@ def _audit(tmp: Path, faults: Faults | None = None, **options: Any) -> tuple[Any
     with serve(tmp, root=EXAMPLE, faults=faults) as live:
         data = live.collect(options=fast_options(**options), cluster_name="example")
     settings = AuditSettings(cluster_name="example")
-    return data, report_doc(run_audit(data, settings, at=AUDIT_AT))
+    return data, report_doc(audit_data(data, settings, at=AUDIT_AT))
 
 
 def test_one_namespace_rates_vms_as_the_full_run_does(tmp_path: Path) -> None:

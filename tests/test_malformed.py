@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from auditor.config import AuditSettings
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT, report_doc
 
@@ -20,7 +20,7 @@ def _audit(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    return report_doc(run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT))
+    return report_doc(audit_data(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT))
 
 
 def _vm_doc() -> dict:  # type: ignore[type-arg]
@@ -70,7 +70,7 @@ def test_malformed_file_is_a_named_problem(tmp_path: Path, case: str) -> None:
     if case == "not-utf8":
         (tmp_path / name).write_bytes(b"kind: caf\xe9\xff\n")
         report = report_doc(
-            run_audit(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
+            audit_data(DirectorySource(tmp_path).collect(), AuditSettings(), at=AUDIT_AT)
         )
         needle = "not UTF-8"
     else:

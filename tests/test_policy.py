@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from auditor.config import AuditSettings, parse_settings
 from auditor.policy import resolve_policy
 
@@ -82,3 +84,26 @@ def test_any_of_several_namespace_globs() -> None:
     assert resolve_policy(s, "y-1", {})[1].require_off_cluster_copy is False
     assert resolve_policy(s, "x", {})[0] == "p"
     assert resolve_policy(s, "z", {})[0] == "default"
+
+
+def test_every_threshold_can_be_overridden_within_its_bounds() -> None:
+    """Overrides derive from Thresholds: a new threshold needs no second declaration."""
+    from auditor.config import ConfigError, PolicyOverrides, Thresholds
+
+    assert list(PolicyOverrides.model_fields) == list(Thresholds.model_fields)
+    changed = {
+        "rpo_hours": 4.0,
+        "min_retention_hours": 720.0,
+        "min_restore_points": 7,
+        "restore_test_max_age_days": 90,
+        "require_off_cluster_copy": False,
+        "require_application_consistent": True,
+        "require_immutable_backups": True,
+    }
+    assert set(changed) == set(Thresholds.model_fields)
+    name, got = resolve_policy(settings(pol("all", ["db"], **changed)), "db", {})
+    assert name == "all" and got.model_dump() == changed
+    for field, bad in (("rpo_hours", 0), ("min_restore_points", -1), ("rpo_hours", "soon")):
+        with pytest.raises(ConfigError) as refused:
+            settings(pol("bad", ["db"], **{field: bad}))
+        assert [p for p, _ in refused.value.problems] == [f"policies.0.thresholds.{field}"]

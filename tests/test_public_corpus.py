@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from auditor.config import AuditSettings
-from auditor.pipeline import run_audit
+from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT, report_doc
 
 
 def _public(corpus: Path) -> dict[str, Any]:
     data = DirectorySource(corpus / "public").collect()
-    return report_doc(run_audit(data, AuditSettings(), at=AUDIT_AT))
+    return report_doc(audit_data(data, AuditSettings(), at=AUDIT_AT))
 
 
 def test_every_vm_audited_or_named_in_a_problem(corpus: Path) -> None:

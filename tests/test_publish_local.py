@@ -32,6 +32,7 @@ from auditor.publish.local import LocalStore
 from auditor.publish.s3 import S3Store, make_client
 from auditor.publish.spool import pending
 from auditor.publish.trend import compare_reports
+from tests.answer_support import answers
 from tests.publish_support import CLUSTER, artifact_count, audit_report, make_run
 
 
@@ -129,7 +130,7 @@ def test_local_publish_layout_idempotence_and_latest(tmp_path: Path) -> None:
     assert latest["run_id"] == run_id  # an older run does not move latest back
     runs = list_runs(LocalStore(settings), CLUSTER)
     assert [r.audit_time[:10] for r in runs] == ["2026-11-29", "2026-11-30"]
-    assert runs[1].readiness["NOT_READY"] == 8
+    assert runs[1].readiness == answers("cluster-export").summary
 
 
 def test_unreachable_store_spools_and_retry_delivers(tmp_path: Path) -> None:

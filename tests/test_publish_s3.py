@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from auditor.cli import main
 from auditor.publish import compute_trend, publish_run
 from auditor.publish.spool import pending
+from tests.answer_support import answers
 from tests.publish_support import (
     ACCESS_KEY,
     CLUSTER,
@@ -290,7 +291,7 @@ def test_history_and_trend_over_three_runs(
         "2026-11-30T06:00:00Z",
         "2026-12-03T06:00:00Z",
     ]
-    assert listed[1]["readiness"] == {"AT_RISK": 2, "NOT_READY": 8, "READY": 2, "UNKNOWN": 0}
+    assert listed[1]["readiness"] == answers("cluster-export").summary
     table = CliRunner().invoke(main, args)
     assert table.exit_code == 0 and "2026-12-03T06:00:00Z" in table.output
 

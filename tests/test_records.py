@@ -194,7 +194,7 @@ def test_a_crashing_check_is_a_named_problem_with_traceback_in_debug_log_only(
     def boom(vm: Any, ctx: Any) -> Any:
         raise TypeError("'float' object is not iterable")
 
-    monkeypatch.setitem(CATALOG, "RR-DSK-001", dataclasses.replace(spec, func=boom))
+    monkeypatch.setitem(CATALOG, "RR-DSK-001", dataclasses.replace(spec, vm_func=boom))
     with caplog.at_level(logging.DEBUG, logger="auditor.engine"):
         report = audit(good_objects())
     dsk = _finding(report, "RR-DSK-001")

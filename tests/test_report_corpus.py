@@ -12,7 +12,7 @@ from pypdf import PdfReader
 
 from auditor.config import AuditSettings
 from auditor.envelope import AuditReport
-from auditor.pipeline import run_audit, write_artifacts
+from auditor.pipeline import audit_data, write_artifacts
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT, REPO, report_doc
 
@@ -22,7 +22,7 @@ ALL = ["json", "html", "pdf", "csv", "cards"]
 @pytest.fixture(scope="module")
 def example_report() -> AuditReport:
     data = DirectorySource(REPO / "examples" / "small-cluster", cluster_name="example").collect()
-    return run_audit(data, AuditSettings(), at=AUDIT_AT)
+    return audit_data(data, AuditSettings(), at=AUDIT_AT)
 
 
 def _check_all_formats(model: AuditReport, out: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -25,6 +26,7 @@ from auditor.service.scheduler import (
     state_lock,
     sync_jobs,
 )
+from tests.answer_support import answers
 from tests.service_support import corpus_dir
 
 T0 = datetime(2026, 11, 30, 6, 0, 7, 500000, tzinfo=UTC)
@@ -204,7 +206,7 @@ def test_pipeline_runner_audits_the_corpus(tmp_path: Path) -> None:
     report = pipeline_runner(
         s, at=datetime(2026, 11, 30, 6, tzinfo=UTC), out_dir=tmp_path, formats=["json"]
     )
-    assert report["summary"]["vms"] == 12
+    assert report["summary"]["vms"] == answers("cluster-export").vm_count
     assert json.loads((tmp_path / "report.json").read_text())["cluster"]["name"] == "ocp-prod-east"
 
 
@@ -285,7 +287,14 @@ def test_tick_delivers_the_spool_and_journal_says_published_after_verification(
     assert len(manifests) == 2, "the spooled run and the tick's run"
     assert _value(rt.metrics, "auditor_spool_backlog_runs") == 0
     assert (_value(rt.metrics, "auditor_last_publish_success_timestamp_seconds") or 0) > 0
-    owners = rt.metrics.registry.get_sample_value(
-        "auditor_owner_vms", {"cluster": "example", "owner": "unassigned", "readiness": "READY"}
-    )
-    assert owners is not None
+    [slot_report] = (tmp_path / "reports" / "d").glob("*/report.json")
+    report = json.loads(slot_report.read_text())
+    assert rec.run_id == report["run"]["id"]
+    # the per-owner gauge holds every owner's count in every readiness state, zeros included
+    counts = Counter((v["owner"], v["readiness"]) for v in report["vms"])
+    assert counts[("unassigned", "NOT_READY")] == 1 and counts[("unassigned", "READY")] == 0
+    for owner in {v["owner"] for v in report["vms"]}:
+        for state in ("READY", "AT_RISK", "NOT_READY", "UNKNOWN"):
+            labels = {"cluster": "example", "owner": owner, "readiness": state}
+            value = rt.metrics.registry.get_sample_value("auditor_owner_vms", labels)
+            assert value == counts[(owner, state)], labels

@@ -28,6 +28,13 @@ def test_parse_duration_and_quantity() -> None:
     assert parse_quantity("500M") == 500_000_000
     assert parse_quantity("-1Gi") is None
     assert parse_quantity("1Qi") is None
+    # Kubernetes' grammar (kubernetes.utils.parse_quantity); fractions of a byte round up
+    assert parse_quantity("1.5Gi") == 3 * 2**29
+    assert parse_quantity("1e3") == 1000
+    assert parse_quantity("500m") == 1
+    assert parse_quantity(" 2Ki ") == 2048
+    for bad in ("", "abc", "NaN", "Infinity", True, 1.5, None, "9" * 65):
+        assert parse_quantity(bad) is None, bad
 
 
 def test_scope_namespaces_resources_and_selectors() -> None:
@@ -112,7 +119,7 @@ def test_redact_strips_secrets_keeps_references() -> None:
 
 
 def test_loader_allows_merge_overrides_but_not_duplicates(tmp_path: Path) -> None:
-    from auditor.sources.yamlload import LoadError, load_documents
+    from auditor.yamlstrict import LoadError, load_documents
 
     ok = tmp_path / "merge.yaml"
     ok.write_text("base: &b {a: 1, b: 2}\nchild:\n  <<: *b\n  b: 3\n")
@@ -127,7 +134,7 @@ def test_loader_allows_merge_overrides_but_not_duplicates(tmp_path: Path) -> Non
 def test_registry_refuses_unknown_kinds_and_ids_outside_the_families() -> None:
     import pytest as _pytest
 
-    from auditor.checks.registry import CATALOG, check
+    from auditor.checks.registry import CATALOG, check, platform_check
     from auditor.models import Severity
 
     meta = {
@@ -142,3 +149,7 @@ def test_registry_refuses_unknown_kinds_and_ids_outside_the_families() -> None:
     with _pytest.raises(ValueError, match="RR-<FAMILY>-NNN"):
         check("RR-XYZ-001", **meta)(lambda vm, ctx: None)  # type: ignore[arg-type,return-value]
     assert "RR-BKP-999" not in CATALOG and "RR-XYZ-001" not in CATALOG
+    taken = CATALOG["RR-BKP-001"]
+    with _pytest.raises(ValueError, match="RR-BKP-001 registered twice"):
+        platform_check("RR-BKP-001", **meta)(lambda ctx, vms: None)  # type: ignore[arg-type,return-value]
+    assert CATALOG["RR-BKP-001"] is taken

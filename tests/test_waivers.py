@@ -102,7 +102,7 @@ def test_appendix_lists_every_waiver_with_state() -> None:
 
 
 def test_validate_check_ids_names_the_field() -> None:
-    s = settings(waiver(id="a"), waiver(id="b", check="RR-XYZ-123"))
+    s = settings(waiver(id="a"), waiver(id="b", check="RR-BKP-999"))
     assert validate_check_ids(s, {"RR-BKP-001"}) == [
-        ("waivers.1.check", "unknown check id 'RR-XYZ-123' (see `auditor checks list`)")
+        ("waivers.1.check", "unknown check id 'RR-BKP-999' (see `auditor checks list`)")
     ]

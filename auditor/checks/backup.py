@@ -196,7 +196,13 @@ def _proof_text(e: BackupEval) -> str:
     requires=("Backup",),
 )
 def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
-    """PASS when the newest usable Backup holding the VM completed within ``rpo_hours``."""
+    """PASS when the newest usable Backup holding the VM object completed within ``rpo_hours``.
+
+    Freshness of the VM's backup, as the shared answer key judges it ("PASS (object only)");
+    a backup without the disk data says so in the message and ``newest_holds_disk_data``,
+    and is no restore point for the report's RPO figures (``backup.within_rpo``) or for
+    RR-BKP-005/006.
+    """
     rpo = ctx.thresholds.rpo_hours
     schedules = [
         {
@@ -225,10 +231,19 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
             f"{_age_text(hours)}.{extra}",
             **ev,
         )
+    note = (
+        ""
+        if newest.disks_captured
+        else " It holds the VM object; that it holds the disk data is not evidenced (see "
+        "RR-BKP-004)"
+        if all(p.captured or p.unresolved for p in newest.pvcs if p.role == "disk")
+        else " It holds the VM object only, not the disk data (see RR-BKP-004)"
+    )
     return passed(
         f"VM {vm.ref}'s newest usable backup {newest.backup.name} is {_age_text(hours)}, within "
-        f"the {rpo:g} h RPO.",
+        f"the {rpo:g} h RPO.{note}",
         **ev,
+        newest_holds_disk_data=newest.disks_captured,
     )
 
 

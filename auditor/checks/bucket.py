@@ -18,6 +18,7 @@ from auditor.checks.registry import (
     failed,
     not_applicable,
     passed,
+    platform_check,
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.needs import identity_of, restore_needs
@@ -227,7 +228,7 @@ def backups_in_bucket(vm: VMRecord, ctx: CheckContext) -> Result:
     )
 
 
-@check(
+@platform_check(
     "RR-PLT-005",
     title="Backup buckets keep backups immutable (versioning and Object Lock)",
     severity=Severity.HIGH,
@@ -242,7 +243,6 @@ def backups_in_bucket(vm: VMRecord, ctx: CheckContext) -> Result:
         MINIO_LOCK,
         "https://velero.io/docs/main/api-types/backupstoragelocation/",
     ),
-    scope="platform",
 )
 def immutable_buckets(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     """FAIL (info unless ``require_immutable_backups``) for a bucket without locked retention."""

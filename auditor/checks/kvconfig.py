@@ -17,11 +17,11 @@ from typing import Any
 from auditor.checks.registry import (
     CheckContext,
     Result,
-    check,
     errored,
     failed,
     not_applicable,
     passed,
+    platform_check,
 )
 from auditor.inventory import VMRecord
 from auditor.kubevalues import dig
@@ -58,7 +58,7 @@ def kubevirt_settings(obj: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@check(
+@platform_check(
     "RR-PLT-006",
     title="KubeVirt can start VMs with persistent EFI/TPM state",
     severity=Severity.HIGH,
@@ -68,7 +68,6 @@ def kubevirt_settings(obj: dict[str, Any]) -> dict[str, Any]:
     remediation="Enable the VMPersistentState feature gate (KubeVirt < 1.5) and set "
     "spec.configuration.vmStateStorageClass to an existing RWX Filesystem class.",
     references=(KV_PERSISTENT, KV_BACKEND_SRC, KV_GATES_SRC),
-    scope="platform",
 )
 def persistent_state_config(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     """N/A without persistent-state VMs; ERROR when the KubeVirt CR is not read.

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    failed,
+    not_applicable,
+    passed,
+    platform_check,
+)
 from auditor.inventory import VMRecord
 from auditor.inventory.protection import USABLE_PHASES, pvc_driver
 from auditor.kubevalues import dig, format_time
@@ -15,7 +22,7 @@ CSI_DOC = "https://velero.io/docs/main/csi/"
 PLUGIN_DOC = "https://github.com/kubevirt/kubevirt-velero-plugin"
 
 
-@check(
+@platform_check(
     "RR-PLT-001",
     title="A backup system is installed with an available BackupStorageLocation",
     severity=Severity.CRITICAL,
@@ -25,7 +32,6 @@ PLUGIN_DOC = "https://github.com/kubevirt/kubevirt-velero-plugin"
     "credentials or endpoint until its phase is Available.",
     references=(BSL_DOC,),
     requires=("Backup", "BackupStorageLocation"),
-    scope="platform",
 )
 def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     """FAIL (critical) when Velero's API is not installed or no BSL is Available.
@@ -72,7 +78,7 @@ def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     return passed(f"{len(available)} BackupStorageLocation(s) Available.", locations=rows)
 
 
-@check(
+@platform_check(
     "RR-PLT-002",
     title="No Velero Schedule that covers VMs is paused",
     severity=Severity.MEDIUM,
@@ -82,7 +88,6 @@ def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     "VMs elsewhere.",
     references=(SCHEDULE_DOC,),
     requires=("Schedule",),
-    scope="platform",
 )
 def schedules_active(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     """FAIL listing paused Schedules whose template covers at least one VM."""
@@ -104,7 +109,7 @@ def schedules_active(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     return passed(f"All {len(rows)} Schedule(s) covering VMs are active.", schedules=rows)
 
 
-@check(
+@platform_check(
     "RR-PLT-003",
     title="Every CSI driver holding VM disks has a VolumeSnapshotClass",
     severity=Severity.HIGH,
@@ -114,7 +119,6 @@ def schedules_active(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     "velero.io/csi-volumesnapshot-class=true), or use file-system backup for those volumes.",
     references=(CSI_DOC, "https://kubernetes.io/docs/concepts/storage/volume-snapshot-classes/"),
     requires=("VolumeSnapshotClass", "PersistentVolumeClaim", "StorageClass"),
-    scope="platform",
 )
 def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     """FAIL naming each driver used by VM PVCs with no VolumeSnapshotClass."""
@@ -136,7 +140,7 @@ def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     )
 
 
-@check(
+@platform_check(
     "RR-PLT-004",
     title="The kubevirt Velero plugin is enabled",
     severity=Severity.MEDIUM,
@@ -150,7 +154,6 @@ def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
         "https://docs.openshift.com/container-platform/latest/backup_and_restore/application_backup_and_restore/installing/installing-oadp-kubevirt.html",
     ),
     requires=("DataProtectionApplication",),
-    scope="platform",
 )
 def kubevirt_plugin(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     """Read DataProtectionApplications' plugin lists; N/A when none exists."""

@@ -1,30 +1,34 @@
 """The check registry: metadata validated at import, explicit registration.
 
-A check is a small function ``(vm: VMRecord, ctx: CheckContext) -> Result``
-(or ``(ctx) -> Result`` for platform checks) decorated with :func:`check`,
-which records its catalog entry. IDs are ``RR-<FAMILY>-NNN`` and never reused.
+A VM check is a small function ``(vm: VMRecord, ctx: CheckContext) -> Result``
+(:data:`VmCheck`) decorated with :func:`check`; a platform check is
+``(ctx: CheckContext, vms: list[VMRecord]) -> Result`` (:data:`PlatformCheck`)
+decorated with :func:`platform_check`. Either decorator records the catalog
+entry. IDs are ``RR-<FAMILY>-NNN`` and never reused.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from auditor.config import Thresholds
 from auditor.kinds import BY_KIND
-from auditor.models import Basis, Severity, Status
+from auditor.models import CHECK_ID, FAMILIES, Basis, Severity, Status
 
 if TYPE_CHECKING:
-    from auditor.inventory import ClusterIndex
+    from auditor.inventory import ClusterIndex, VMRecord
 
 __all__ = [
     "CheckSpec",
     "CheckContext",
     "Result",
     "check",
+    "platform_check",
+    "VmCheck",
+    "PlatformCheck",
     "CATALOG",
     "FAMILIES",
     "CHECK_ID",
@@ -33,20 +37,6 @@ __all__ = [
     "not_applicable",
     "errored",
 ]
-
-FAMILIES = {
-    "BKP": "backup",
-    "RST": "restore test",
-    "FW": "firmware",
-    "DSK": "disks",
-    "NIC": "network interfaces",
-    "NET": "networks",
-    "STG": "storage",
-    "PLT": "platform",
-}
-#: The check-id pattern, derived from :data:`FAMILIES` (the one place families are declared).
-CHECK_ID = re.compile(rf"^RR-({'|'.join(FAMILIES)})-\d{{3}}$")
-_ID = CHECK_ID
 
 
 @dataclass(frozen=True)
@@ -94,13 +84,20 @@ class CheckContext:
     policy: str = "default"
 
 
+#: A VM check: one VM and the context -> its result.
+VmCheck = Callable[["VMRecord", CheckContext], Result]
+#: A platform check: the context and every audited VM -> one cluster-wide result.
+PlatformCheck = Callable[[CheckContext, "list[VMRecord]"], Result]
+
+
 @dataclass(frozen=True)
 class CheckSpec:
     """Catalog entry of one check.
 
     ``requires`` lists kinds whose complete list the check needs (an
     unavailable kind gives ERROR); ``reads`` lists VM field-path prefixes whose
-    malformation makes the check ERROR; ``scope`` is ``vm`` or ``platform``.
+    malformation makes the check ERROR; ``scope`` is ``vm`` (``vm_func`` set)
+    or ``platform`` (``platform_func`` set).
     """
 
     id: str
@@ -111,13 +108,31 @@ class CheckSpec:
     references: tuple[str, ...]
     requires: tuple[str, ...]
     reads: tuple[str, ...]
-    scope: str
-    func: Callable[..., Result]
+    vm_func: VmCheck | None = None
+    platform_func: PlatformCheck | None = None
+
+    @property
+    def scope(self) -> Literal["vm", "platform"]:
+        """``platform`` for a cluster-wide check, else ``vm``."""
+        return "platform" if self.platform_func is not None else "vm"
 
     @property
     def family(self) -> str:
         """The family code, e.g. ``BKP``."""
         return self.id.split("-")[1]
+
+    def run(self, ctx: CheckContext, vm: VMRecord | None, vms: list[VMRecord]) -> Result:
+        """Call the check: ``vm_func(vm, ctx)``, or ``platform_func(ctx, vms)`` when ``vm`` is None.
+
+        Raises:
+            TypeError: a VM check called without a VM, or a platform check with one.
+            Whatever the check function raises (the engine turns it into ERROR).
+        """
+        if vm is not None and self.vm_func is not None:
+            return self.vm_func(vm, ctx)
+        if vm is None and self.platform_func is not None:
+            return self.platform_func(ctx, vms)
+        raise TypeError(f"{self.id} is a {self.scope} check")
 
     def to_dict(self) -> dict[str, Any]:
         """The report.json catalog entry."""
@@ -137,6 +152,25 @@ class CheckSpec:
 CATALOG: dict[str, CheckSpec] = {}
 
 
+def _register(spec: CheckSpec) -> None:
+    """Validate ``spec`` and add it to :data:`CATALOG`.
+
+    Raises:
+        ValueError: malformed or duplicate id, empty text, no reference, or a ``requires``
+            kind not in :data:`auditor.kinds.BY_KIND`.
+    """
+    if not CHECK_ID.match(spec.id):
+        raise ValueError(f"check id {spec.id!r} is not RR-<FAMILY>-NNN")
+    if spec.id in CATALOG:
+        raise ValueError(f"check id {spec.id} registered twice")
+    if not (spec.title and spec.rationale and spec.remediation and spec.references):
+        raise ValueError(f"check {spec.id} lacks title, rationale, remediation or references")
+    unknown = sorted(set(spec.requires) - set(BY_KIND))
+    if unknown:
+        raise ValueError(f"check {spec.id} requires unknown kind(s) {', '.join(unknown)}")
+    CATALOG[spec.id] = spec
+
+
 def check(
     id: str,
     *,
@@ -147,30 +181,41 @@ def check(
     references: tuple[str, ...],
     requires: tuple[str, ...] = (),
     reads: tuple[str, ...] = ("spec.template.spec",),
-    scope: str = "vm",
-) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
-    """Register a check function under ``id`` with its catalog metadata.
+) -> Callable[[VmCheck], VmCheck]:
+    """Register a VM check function (:data:`VmCheck`) under ``id`` with its catalog metadata.
 
     Raises:
-        ValueError: malformed or duplicate id, empty text, no reference, a ``requires``
-            kind not in :data:`auditor.kinds.BY_KIND`, bad scope.
+        ValueError: malformed or duplicate id, empty text, no reference, or a ``requires``
+            kind not in :data:`auditor.kinds.BY_KIND`.
     """
 
-    def register(func: Callable[..., Result]) -> Callable[..., Result]:
-        if not _ID.match(id):
-            raise ValueError(f"check id {id!r} is not RR-<FAMILY>-NNN")
-        if id in CATALOG:
-            raise ValueError(f"check id {id} registered twice")
-        if not (title and rationale and remediation and references):
-            raise ValueError(f"check {id} lacks title, rationale, remediation or references")
-        unknown = sorted(set(requires) - set(BY_KIND))
-        if unknown:
-            raise ValueError(f"check {id} requires unknown kind(s) {', '.join(unknown)}")
-        if scope not in ("vm", "platform"):
-            raise ValueError(f"check {id} has unknown scope {scope!r}")
-        CATALOG[id] = CheckSpec(
-            id, title, severity, rationale, remediation, references, requires, reads, scope, func
-        )
+    def register(func: VmCheck) -> VmCheck:
+        meta = (title, severity, rationale, remediation, references, requires, reads)
+        _register(CheckSpec(id, *meta, vm_func=func))
+        return func
+
+    return register
+
+
+def platform_check(
+    id: str,
+    *,
+    title: str,
+    severity: Severity,
+    rationale: str,
+    remediation: str,
+    references: tuple[str, ...],
+    requires: tuple[str, ...] = (),
+) -> Callable[[PlatformCheck], PlatformCheck]:
+    """Register a platform check function (:data:`PlatformCheck`) under ``id``.
+
+    Raises:
+        ValueError: as :func:`check`.
+    """
+
+    def register(func: PlatformCheck) -> PlatformCheck:
+        meta = (title, severity, rationale, remediation, references, requires, ())
+        _register(CheckSpec(id, *meta, platform_func=func))
         return func
 
     return register

@@ -8,10 +8,19 @@ from __future__ import annotations
 from datetime import timedelta
 
 from auditor.checks.backup import VELERO_BACKUP_DOC, backup_evidence
-from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
 from auditor.inventory import VMRecord
-from auditor.inventory.facts import usable
-from auditor.models import Severity
+from auditor.inventory.facts import restore_points as complete_points
+from auditor.inventory.facts import unproven_points, usable
+from auditor.models import Basis, Severity
 
 VELERO_DEFAULT_TTL = timedelta(hours=720)
 DATA_MOVER_DOC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
@@ -30,29 +39,43 @@ FS_BACKUP_DOC = "https://velero.io/docs/main/file-system-backup/"
     requires=("Backup",),
 )
 def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
-    """N/A without any usable backup (RR-BKP-001 reports that); FAIL below the minimum."""
-    good = usable(vm)
+    """Count restore points: usable Backups holding the VM and every disk's data on evidence.
+
+    N/A without any usable backup (RR-BKP-001 reports that); FAIL below the minimum; ERROR
+    when backups whose disk capture is not evidenced could make up the difference.
+    """
+    points = complete_points(vm)
+    unproven = unproven_points(vm)
     minimum = ctx.thresholds.min_restore_points
     ev = {
-        "restore_points": len(good),
+        "restore_points": len(points),
         "min_restore_points": minimum,
         "policy": ctx.policy,
-        "backups": [e.backup.name for e in good],
+        "backups": [e.backup.name for e in points],
+        "not_evidenced": [e.backup.name for e in unproven],
     }
-    if not good:
+    if not usable(vm):
         return not_applicable(f"VM {vm.ref} has no usable backup at all (see RR-BKP-001).", **ev)
-    if len(good) < minimum:
-        return failed(
-            f"VM {vm.ref} has {len(good)} restore point(s); policy {ctx.policy} "
-            f"requires {minimum}.",
-            **ev,
+    if len(points) < minimum:
+        msg = (
+            f"VM {vm.ref} has {len(points)} restore point(s) holding its disk data on evidence; "
+            f"policy {ctx.policy} requires {minimum}"
         )
-    return passed(f"VM {vm.ref} has {len(good)} restore point(s) (policy minimum {minimum}).", **ev)
+        if len(points) + len(unproven) >= minimum:
+            return errored(
+                f"{msg}. {len(unproven)} more backup(s) may hold the disks, but nothing "
+                "evidences it (see RR-BKP-004).",
+                **ev,
+            ).on(Basis.INFERRED)
+        return failed(f"{msg}.", **ev).on(Basis.OBSERVED)
+    return passed(
+        f"VM {vm.ref} has {len(points)} restore point(s) (policy minimum {minimum}).", **ev
+    ).on(Basis.OBSERVED)
 
 
 @check(
     "RR-BKP-006",
-    title="The newest usable backup is kept at least the policy's retention",
+    title="The newest restore point is kept at least the policy's retention",
     severity=Severity.MEDIUM,
     rationale="Velero deletes a backup when its ttl expires; a ttl shorter than the retention "
     "the business requires silently shortens how far back a restore can go.",
@@ -65,10 +88,12 @@ def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
     requires=("Backup",),
 )
 def retention(vm: VMRecord, ctx: CheckContext) -> Result:
-    """Compare the newest usable Backup's lifetime (expiration - start) with min_retention_hours."""
-    good = usable(vm)
+    """Compare the newest restore point's lifetime (expiration - start) with min_retention_hours."""
+    good = complete_points(vm)
     if not good:
-        return not_applicable(f"VM {vm.ref} has no usable backup at all (see RR-BKP-001).")
+        return not_applicable(
+            f"VM {vm.ref} has no restore point holding its disk data (see RR-BKP-001/004)."
+        )
     e = good[0]
     began = e.backup.began
     lifetime = (

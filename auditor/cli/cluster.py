@@ -1,10 +1,9 @@
 """``auditor collect`` and ``auditor preflight``: read a live cluster, check RBAC first.
 
-Also the shared cluster options (``--kubeconfig``, ``--context``,
-``-n/--namespace``) and :func:`cluster_source`, which ``auditor run`` uses when
-it is not given ``--from-dir``. Exit codes: 0 done (collection problems are
-reported, not fatal), 1 preflight found a denied permission, 2 the cluster or
-output directory could not be used.
+Also the shared cluster options (``--kubeconfig``, ``--context``, ``-n/--namespace``,
+``--velero-namespace``) and the progress display ``auditor run`` uses. Exit codes: 0 done
+(collection problems are reported, not fatal), 1 preflight found a denied permission, 2 the
+cluster or output directory could not be used.
 """
 
 from __future__ import annotations
@@ -18,10 +17,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
 from auditor.cli.exitcodes import EXIT_NOTHING_AUDITED, EXIT_USAGE
-from auditor.sources.base import ClusterData, KindState
-from auditor.sources.cluster import ClusterSource, CollectOptions
+from auditor.config import ClusterSourceSettings
+from auditor.sources.base import ClusterData, KindState, Source
 from auditor.sources.export import ExportError, write_export
-from auditor.sources.identity import current_context
+from auditor.sources.from_settings import open_source
 from auditor.sources.kubeclient import (
     ClientSettings,
     ClusterAccessError,
@@ -38,7 +37,7 @@ __all__ = [
     "cluster_options",
     "velero_option",
     "cluster_source",
-    "collect_live",
+    "progress_for",
     "RichProgress",
 ]
 
@@ -135,48 +134,21 @@ def cluster_source(
     cluster_name: str | None = None,
     console: Console | None = None,
     velero_namespaces: tuple[str, ...] = (),
-) -> ClusterSource:
+) -> Source:
     """Build the live source from CLI options (progress on ``console`` if a terminal).
 
     Raises:
         ClusterAccessError: the credentials cannot be loaded.
     """
-    client = api_client(ClientSettings(kubeconfig=kubeconfig, context=context))
-    console = console or Console(stderr=True)
-    return ClusterSource(
-        client,
-        cluster_name=cluster_name,
-        context_name=current_context(kubeconfig, context),
-        options=CollectOptions(
-            namespaces=tuple(namespaces), velero_namespaces=tuple(velero_namespaces)
-        ),
-        progress=progress_for(console),
+    cfg = ClusterSourceSettings(
+        type="cluster",
+        kubeconfig=kubeconfig,
+        context=context,
+        namespaces=tuple(namespaces),
+        velero_namespaces=tuple(velero_namespaces),
     )
-
-
-def collect_live(
-    kubeconfig: Path | None,
-    context: str | None,
-    namespaces: tuple[str, ...],
-    cluster_name: str | None,
-    velero_namespaces: tuple[str, ...] = (),
-) -> ClusterData:
-    """Read the live cluster for ``auditor run``.
-
-    Exits 2 when it cannot be reached, 4 when it was lost during the collection.
-    """
-    try:
-        return cluster_source(
-            kubeconfig,
-            context,
-            namespaces,
-            cluster_name=cluster_name,
-            velero_namespaces=velero_namespaces,
-        ).collect()
-    except ClusterLostError as exc:
-        raise NothingAudited(str(exc)) from exc
-    except ClusterAccessError as exc:
-        raise _Fatal(str(exc)) from exc
+    progress = progress_for(console or Console(stderr=True))
+    return open_source(cfg, cluster_name=cluster_name, progress=progress)
 
 
 def _summary(data: ClusterData) -> str:

@@ -9,30 +9,33 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
 
-from auditor.cli.cluster import NothingAudited, cluster_options, collect_live, velero_option
+from auditor.cli.cluster import NothingAudited, cluster_options, progress_for, velero_option
 from auditor.cli.exitcodes import EXIT_GATE, EXIT_NOT_PUBLISHED, EXIT_USAGE
 from auditor.cli.publish import target_options
-from auditor.config import AuditSettings, ConfigError, load_settings
+from auditor.config import (
+    AuditSettings,
+    ClusterSourceSettings,
+    ConfigError,
+    DirectorySourceSettings,
+    SourceSettings,
+    load_settings,
+)
 from auditor.envelope import report_document
 from auditor.kubevalues import parse_time
-from auditor.pipeline import FORMATS, UnknownOwnerError, run_audit, write_artifacts
+from auditor.pipeline import FORMATS, AuditRun, UnknownOwnerError, run_audit, write_run
 from auditor.publish import (
     PublishError,
     PublishSettings,
     RunDirError,
-    dump_trend,
     publish_run,
     publish_settings,
-    trend_for,
 )
-from auditor.publish.manifest import seal_run
 from auditor.publish.signing import SigningError
-from auditor.sources.base import ClusterData
-from auditor.sources.directory import DirectorySource
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
-from auditor.sources.usable import NothingToAudit, require_vms, vm_list_gap
-from auditor.sources.yamlload import DEFAULT_MAX_FILE_BYTES
+from auditor.sources.usable import NothingToAudit
+from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
 
 __all__ = ["run"]
 
@@ -101,17 +104,39 @@ def load_config(path: Path | None) -> AuditSettings:
         sys.exit(2)
 
 
-def collect_from_dir(
-    from_dir: Path, cluster_name: str | None, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-) -> ClusterData:
-    """Read an export directory; exits 2 when it does not exist."""
-    try:
-        return DirectorySource(
-            from_dir, cluster_name=cluster_name, max_file_bytes=max_file_bytes
-        ).collect()
-    except FileNotFoundError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+def source_option(
+    configured: SourceSettings | None,
+    from_dir: Path | None,
+    max_file_bytes: int,
+    *,
+    kubeconfig: Path | None,
+    context: str | None,
+    namespaces: tuple[str, ...],
+    velero_namespaces: tuple[str, ...] = (),
+) -> SourceSettings | None:
+    """The ``source`` section the options mean: --from-dir, the live cluster options, else the
+    config's ``source`` (None: the live cluster from default credentials, see
+    :func:`auditor.sources.from_settings.source_from_settings`).
+
+    Raises:
+        click.UsageError: --from-dir combined with live cluster options.
+    """
+    live_options = bool(kubeconfig or context or namespaces or velero_namespaces)
+    if from_dir is not None and live_options:
+        raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
+    if from_dir is not None:
+        return DirectorySourceSettings(
+            type="directory", path=from_dir, max_file_bytes=max_file_bytes
+        )
+    if live_options:
+        return ClusterSourceSettings(
+            type="cluster",
+            kubeconfig=kubeconfig,
+            context=context,
+            namespaces=namespaces,
+            velero_namespaces=velero_namespaces,
+        )
+    return configured
 
 
 @click.command()
@@ -197,8 +222,8 @@ def run(
     bad = sorted(set(wanted) - set(FORMATS))
     if bad:
         raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
-    data = collect_data(
-        settings,
+    source = source_option(
+        settings.source,
         from_dir,
         max_file_bytes,
         kubeconfig=kubeconfig,
@@ -206,36 +231,27 @@ def run(
         namespaces=namespaces,
         velero_namespaces=velero_namespaces,
     )
-    try:
-        require_vms(data)
-    except NothingToAudit as exc:
-        raise NothingAudited(f"{exc}; no report written") from exc
-    try:
-        audit = run_audit(data, settings, at=at, owner=owner)
-    except UnknownOwnerError as exc:
-        click.echo(f"error: --owner: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    report = report_document(audit)  # the one JSON form, shared with report.json
     target = publish_target(publish_url, target_flags, settings.publish)
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
     key_file = signing_key or (target.signing_key_file if target is not None else None)
-    trend = trend_for(report, target) if target is not None else None
+    # One set of settings for run_audit: the source the options name, the target they
+    # publish to (the trend is computed against its archive).
+    settings = settings.model_copy(
+        update={"source": source, "publish": None if target is None else target.model_dump()}
+    )
+    audit = audit_or_exit(settings, at, owner)
+    report = report_document(audit.report)  # the one JSON form, shared with report.json
     try:
-        paths = write_artifacts(audit, out_dir, wanted, trend=trend)
+        paths = write_run(audit, out_dir, wanted, signing_key=key_file)
+    except (RunDirError, SigningError) as exc:
+        click.echo(f"error: cannot write manifest.json: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     except OSError as exc:
         click.echo(
             f"error: cannot write reports to --out {out_dir}: {exc.strerror or exc}", err=True
         )
         sys.exit(2)
-    if trend is not None:
-        (out_dir / "trend.json").write_bytes(dump_trend(trend))
-    try:
-        seal_run(out_dir, key_file, report=report)
-    except (RunDirError, SigningError) as exc:
-        click.echo(f"error: cannot write manifest.json: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    paths.append(out_dir / "manifest.json")
     summary = report["summary"]["readiness"]
     click.echo(
         f"audited {report['summary']['vms']} VMs at {report['run']['audit_time']}: "
@@ -263,44 +279,32 @@ def run(
             click.echo(f"publish: not delivered, run kept in the spool ({result.error})", err=True)
             sys.exit(EXIT_NOT_PUBLISHED)
         click.echo(f"published run {report['run']['id']} to {target.describe()}")
-    gap = vm_list_gap(data)
-    if gap is not None:
-        raise NothingAudited(f"{gap}; the report covers only the VMs that were read")
+    if audit.gap is not None:
+        raise NothingAudited(f"{audit.gap}; the report covers only the VMs that were read")
     if fail_on != "never" and gate_fails(report, fail_on):
         sys.exit(EXIT_GATE)
 
 
-def collect_data(
-    settings: AuditSettings,
-    from_dir: Path | None,
-    max_file_bytes: int,
-    *,
-    kubeconfig: Path | None,
-    context: str | None,
-    namespaces: tuple[str, ...],
-    velero_namespaces: tuple[str, ...] = (),
-) -> ClusterData:
-    """Read --from-dir, the live cluster, or the config's ``source`` section.
+def audit_or_exit(settings: AuditSettings, at: datetime, owner: str | None) -> AuditRun:
+    """:func:`auditor.pipeline.run_audit` at ``at``, its failures as exit codes and messages.
 
-    Exits 2 when the input cannot be used, 4 when the cluster was lost mid-run.
+    Exits 2 when the input cannot be used (missing directory, cluster credentials,
+    unknown ``--owner``), 4 (:class:`NothingAudited`) when no VirtualMachine could be
+    read or the cluster was lost mid-run.
     """
-    live_options = bool(kubeconfig or context or namespaces or velero_namespaces)
-    if from_dir is not None and live_options:
-        raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
-    if from_dir is not None:
-        return collect_from_dir(from_dir, settings.cluster_name, max_file_bytes)
-    if not live_options and settings.source is not None:
-        # service hook: the config's `source` section (the CronJob runs `run --config FILE`)
-        from auditor.sources.from_settings import source_from_settings
-
-        try:
-            return source_from_settings(settings).collect()
-        except ClusterLostError as exc:
-            raise NothingAudited(str(exc)) from exc
-        except (ClusterAccessError, FileNotFoundError) as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
-    return collect_live(kubeconfig, context, namespaces, settings.cluster_name, velero_namespaces)
+    try:
+        return run_audit(
+            settings, lambda: at, owner=owner, progress=progress_for(Console(stderr=True))
+        )
+    except ClusterLostError as exc:
+        raise NothingAudited(str(exc)) from exc
+    except NothingToAudit as exc:
+        raise NothingAudited(f"{exc}; no report written") from exc
+    except UnknownOwnerError as exc:
+        click.echo(f"error: --owner: {exc}", err=True)
+    except (ClusterAccessError, FileNotFoundError) as exc:
+        click.echo(f"error: {exc}", err=True)
+    sys.exit(EXIT_USAGE)
 
 
 def ownership_hint(report: dict[str, Any], default_owner: str) -> str:

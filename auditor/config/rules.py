@@ -7,14 +7,22 @@ Re-exported from :mod:`auditor.config`; the matching logic lives in
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, time
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
+
+from auditor.models import CHECK_ID, FAMILIES
 
 __all__ = [
-    "CHECK_ID_PATTERN",
     "Strict",
     "Thresholds",
     "PolicyOverrides",
@@ -23,9 +31,6 @@ __all__ = [
     "WaiverSelector",
     "Waiver",
 ]
-
-#: Check ids look like ``RR-BKP-001`` (family letters, three digits).
-CHECK_ID_PATTERN = re.compile(r"^RR-[A-Z]{2,8}-\d{3}$")
 
 
 class Strict(BaseModel):
@@ -39,7 +44,8 @@ class Thresholds(Strict):
 
     ``rpo_hours``: newest usable backup must have completed within this many hours.
     ``min_retention_hours``: usable backups must be kept at least this long (Velero TTL).
-    ``min_restore_points``: usable backups holding the VM object.
+    ``min_restore_points``: restore points: usable backups holding the VM object and every
+    disk's data on evidence.
     ``restore_test_max_age_days``: a completed restore test must be this recent.
     ``require_off_cluster_copy``: a copy outside the cluster (object storage) is required.
     ``require_application_consistent``: a running VM without a connected guest agent (its
@@ -57,16 +63,33 @@ class Thresholds(Strict):
     require_immutable_backups: bool = False
 
 
-class PolicyOverrides(Strict):
-    """The thresholds a policy changes; fields left out keep the default policy's value."""
+def _overrides_of(model: type[Strict]) -> type[Strict]:
+    """A model with every field of ``model`` optional (None: keep the default policy's value),
+    with the same types and bounds, so a threshold is declared once, in :class:`Thresholds`."""
+    fields: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        typ: Any = info.annotation
+        if info.metadata:  # the bounds (gt=0...) stay on the value, not on None
+            typ = Annotated[(typ, *info.metadata)]
+        fields[name] = (typ | None, Field(default=None, description=info.description))
+    derived: type[Strict] = create_model(
+        "PolicyOverrides",
+        __base__=Strict,
+        __module__=__name__,
+        __doc__="The thresholds a policy changes; fields left out keep the default "
+        "policy's value. Derived from Thresholds (same fields, types and bounds).",
+        **fields,
+    )
+    return derived
 
-    rpo_hours: float | None = Field(default=None, gt=0)
-    min_retention_hours: float | None = Field(default=None, ge=0)
-    min_restore_points: int | None = Field(default=None, ge=0)
-    restore_test_max_age_days: int | None = Field(default=None, gt=0)
-    require_off_cluster_copy: bool | None = None
-    require_application_consistent: bool | None = None
-    require_immutable_backups: bool | None = None
+
+if TYPE_CHECKING:
+
+    class PolicyOverrides(Strict):
+        """The thresholds a policy changes (see :func:`_overrides_of`)."""
+
+else:
+    PolicyOverrides = _overrides_of(Thresholds)
 
 
 class PolicyMatch(Strict):
@@ -134,8 +157,11 @@ class Waiver(Strict):
     @field_validator("check")
     @classmethod
     def _known_check(cls, value: str, info: ValidationInfo) -> str:
-        if not CHECK_ID_PATTERN.match(value):
-            raise ValueError(f"'{value}' is not a check id (expected RR-<FAMILY>-NNN)")
+        if not CHECK_ID.match(value):
+            raise ValueError(
+                f"'{value}' is not a check id (expected RR-<FAMILY>-NNN, FAMILY one of "
+                f"{', '.join(FAMILIES)})"
+            )
         known = (info.context or {}).get("known_check_ids")
         if known is not None and value not in known:
             raise ValueError(f"unknown check id '{value}' (see `auditor checks list`)")

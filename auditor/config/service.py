@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import zoneinfo
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import Field, field_validator
 
 from auditor.config.rules import Strict
+from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
 
 __all__ = [
     "DirectorySourceSettings",
@@ -27,22 +28,27 @@ __all__ = [
     "build_trigger",
 ]
 
-#: Artifact formats ``report.formats`` may name.
-REPORT_FORMATS = ("json", "html", "pdf", "csv", "cards")
 ReportFormat = Literal["json", "html", "pdf", "csv", "cards"]
+#: Artifact formats ``report.formats`` may name, in the order a run writes them.
+REPORT_FORMATS: tuple[str, ...] = get_args(ReportFormat)
 
 _CRON_FIELDS = ("minute", "hour", "day", "month", "day_of_week")
 
 
 class DirectorySourceSettings(Strict):
-    """Audit an exported directory of YAML/JSON (``oc get ... -o yaml`` files)."""
+    """Audit an exported directory of YAML/JSON (``oc get ... -o yaml`` files).
+
+    ``max_file_bytes``: a file larger than this is refused (a collection problem).
+    """
 
     type: Literal["directory"]
     path: Path
+    max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, gt=0)
 
 
 class ClusterSourceSettings(Strict):
-    """Audit a live cluster: in-cluster service account when ``kubeconfig`` is unset.
+    """Audit a live cluster: in-cluster service account, ``$KUBECONFIG`` or ``~/.kube/config``
+    when ``kubeconfig`` is unset (also what a config without ``source`` audits).
 
     ``namespaces``: limit namespaced reads to these (empty: all namespaces).
     ``velero_namespaces``: with ``namespaces``, where Velero/OADP objects live

@@ -33,6 +33,7 @@ from auditor.config.service import (
     ServiceSettings,
     SourceSettings,
 )
+from auditor.yamlstrict import LoadError, load_documents
 
 __all__ = [
     "BackupStorageSettings",
@@ -188,8 +189,6 @@ def load_settings(path: Path, *, known_check_ids: Collection[str] | None = None)
             (every invalid field is listed with its dotted path).
     """
     # The same strict loader as exports: a key written twice is an error, not "last wins".
-    from auditor.sources.yamlload import LoadError, load_documents
-
     try:
         docs = list(load_documents(path, max_bytes=16 * 1024 * 1024))
     except LoadError as exc:

@@ -12,7 +12,7 @@ from typing import Any
 
 from auditor.envelope.model import SCHEMA_VERSION, AuditReport, report_schema
 from auditor.jsonfast import dumps_report
-from auditor.sources.yamlload import paused_gc
+from auditor.yamlstrict import paused_gc
 
 __all__ = [
     "SCHEMA_VERSION",

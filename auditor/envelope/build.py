@@ -32,7 +32,7 @@ from auditor.envelope.model import (
     VmEntry,
     WaiverEntry,
 )
-from auditor.inventory.facts import usable
+from auditor.inventory.facts import restore_points, unproven_points, usable
 from auditor.inventory.index import meta_labels
 from auditor.jsonfast import canonical_lines
 from auditor.kinds import KINDS
@@ -108,9 +108,17 @@ def finding_entry(f: Finding) -> FindingEntry:
 def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
     rec, ctx = vm.record, vm.context
     rpo = ctx.thresholds.rpo_hours
-    good = usable(rec)
+    good = restore_points(rec)
     newest = good[0] if good else None
     hours = age_hours(newest.backup.when, ctx.at) if newest else None
+    within: bool | None = None if newest is None or hours is None else hours <= rpo
+    if not within and any(
+        (h := age_hours(e.backup.when, ctx.at)) is not None and h <= rpo
+        for e in unproven_points(rec)
+    ):
+        within = None  # a fresh backup may hold the disks, but nothing evidences it
+    elif within is None and usable(rec):
+        within = False  # backups hold the VM object, none its disk data
     return VmEntry(
         namespace=rec.namespace,
         name=rec.name,
@@ -131,7 +139,7 @@ def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
             if newest
             else None,
             rpo_hours=rpo,
-            within_rpo=None if newest is None or hours is None else hours <= rpo,
+            within_rpo=within,
             restore_points=len(good),
         ),
         findings=[finding_entry(f) for f in vm.findings],

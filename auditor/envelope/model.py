@@ -260,10 +260,19 @@ class NewestBackup(Part):
 class BackupSummary(Part):
     """Backup facts for tables (null values when unknown)."""
 
-    newest_usable: NewestBackup | None
+    newest_usable: NewestBackup | None = Field(
+        description="the newest restore point: a usable backup holding the VM object and every "
+        "disk's data on evidence"
+    )
     rpo_hours: float
-    within_rpo: bool | None
-    restore_points: int = Field(description="usable backups holding the VM object")
+    within_rpo: bool | None = Field(
+        description="the newest restore point is within the RPO; false when none is (backups "
+        "holding the object only count as none); null when no backup holds the VM, or a backup "
+        "within the RPO may hold the disks without evidence"
+    )
+    restore_points: int = Field(
+        description="usable backups holding the VM object and every disk's data on evidence"
+    )
 
 
 class ObjectRef(Part):

@@ -13,7 +13,7 @@ from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig, format_time, parse_time
 
-__all__ = ["usable", "copies_of", "reclaim_policy", "nad_key"]
+__all__ = ["usable", "restore_points", "unproven_points", "copies_of", "reclaim_policy", "nad_key"]
 
 
 def usable(vm: VMRecord) -> list[BackupEval]:
@@ -23,6 +23,28 @@ def usable(vm: VMRecord) -> list[BackupEval]:
     (:mod:`auditor.inventory.protection`).
     """
     return [e for e in vm.backups if e.usable]
+
+
+def restore_points(vm: VMRecord) -> list[BackupEval]:
+    """Usable backups of ``vm`` that hold every disk's data on evidence, newest first.
+
+    A backup holding the VM object but not its disks restores a VM without data: it is no
+    restore point for the RPO, retention or restore-point count (a VM without PVC disks counts
+    every usable backup).
+    """
+    return [e for e in vm.backups if e.usable and e.disks_captured]
+
+
+def unproven_points(vm: VMRecord) -> list[BackupEval]:
+    """Usable backups none of whose disks is known lost but some of whose disks' capture is
+    not evidenced (``unknown``), newest first: they may be restore points."""
+    return [
+        e
+        for e in vm.backups
+        if e.usable
+        and not e.disks_captured
+        and all(p.captured or p.unresolved for p in e.pvcs if p.role == "disk")
+    ]
 
 
 def reclaim_policy(index: ClusterIndex, pvc: dict[str, Any]) -> str | None:

@@ -59,9 +59,9 @@ def service_publisher(
 ) -> None:
     """Publish a finished run directory for ``auditor serve`` (its ``Publisher`` signature).
 
-    Writes ``trend.json`` first when missing (best effort), then
-    :func:`publish_run`. The HTML/PDF of a scheduled run do not show the trend
-    unless the runner rendered them with it.
+    Writes ``trend.json`` first when missing (best effort; the production runner,
+    :func:`auditor.pipeline.run_audit`, has already written it and rendered the
+    trend into the HTML/PDF), then :func:`publish_run`.
 
     ``should_stop`` is checked between objects: when the shutdown grace ended,
     publishing stops and the run waits in the spool for the next start.

@@ -30,7 +30,7 @@ from typing import Any
 
 from auditor.jsonfast import loads
 from auditor.publish.errors import RunDirError
-from auditor.sources.yamlload import paused_gc
+from auditor.yamlstrict import paused_gc
 
 __all__ = [
     "MANIFEST_NAME",

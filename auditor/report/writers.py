@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from auditor.config.service import REPORT_FORMATS
 from auditor.envelope.model import AuditReport
 from auditor.report.cards import write_cards
 from auditor.report.csvout import findings_csv, vms_csv
@@ -26,7 +27,8 @@ from auditor.report.view import build_view
 
 __all__ = ["FORMATS", "write_formats"]
 
-FORMATS = ("html", "pdf", "csv", "cards")
+#: The formats rendered here: every report format but ``json`` (the pipeline writes that).
+FORMATS = tuple(f for f in REPORT_FORMATS if f != "json")
 
 
 def write_formats(

@@ -29,11 +29,10 @@ from auditor.config import AuditSettings, Schedule
 from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
-from auditor.publish.manifest import seal_run
 from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal
 from auditor.service.metrics import ServiceMetrics
-from auditor.sources.yamlload import thaw_gc
+from auditor.yamlstrict import thaw_gc
 
 __all__ = [
     "Runner",
@@ -76,7 +75,9 @@ class Publisher(Protocol):
 def pipeline_runner(
     settings: AuditSettings, *, at: datetime, out_dir: Path, formats: Sequence[str]
 ) -> dict[str, Any]:
-    """The production runner: source -> :func:`auditor.pipeline.run_audit` -> artifacts.
+    """The production runner: :func:`auditor.pipeline.run_audit` -> :func:`~auditor.pipeline.write_run`,
+    the same path as ``auditor run --config FILE`` (so the trend section is in the report
+    whenever the config has a ``publish:`` target).
 
     Raises:
         auditor.sources.usable.NothingToAudit: no VirtualMachine found or the VM
@@ -84,22 +85,10 @@ def pipeline_runner(
         auditor.sources.kubeclient.ClusterAccessError: the cluster is unreachable or lost.
     """
     from auditor import pipeline
-    from auditor.sources.from_settings import source_from_settings
-    from auditor.sources.usable import require_vms
 
-    data = source_from_settings(settings).collect()
-    require_vms(data)
-    report = pipeline.run_audit(data, settings, at=at)
-    pipeline.write_artifacts(report, out_dir, list(formats))
-    document = report_document(report)  # the one report.json was written from
-    seal_run(out_dir, _signing_key(settings), report=document)
-    return document
-
-
-def _signing_key(settings: AuditSettings) -> Path | None:
-    """``publish.signing_key_file`` from the config, when there is one."""
-    raw = (settings.publish or {}).get("signing_key_file")
-    return Path(raw) if isinstance(raw, str | Path) and str(raw) else None
+    run = pipeline.run_audit(settings, lambda: at)
+    pipeline.write_run(run, out_dir, formats, signing_key=pipeline.signing_key_of(settings))
+    return report_document(run.report)  # the document report.json was written from
 
 
 def slot_name(slot: datetime) -> str:

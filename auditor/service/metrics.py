@@ -17,13 +17,15 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, make_wsgi_app
 
+from auditor.models import SEVERITY_ORDER, Readiness, Status
+
 __all__ = ["ServiceMetrics", "HealthServer"]
 
 log = logging.getLogger(__name__)
 
-_READINESS = ("READY", "AT_RISK", "NOT_READY", "UNKNOWN")
-_SEVERITIES = ("critical", "high", "medium", "low", "info")
-_STATUSES = ("PASS", "FAIL", "ERROR", "NOT_APPLICABLE", "WAIVED")
+_READINESS = tuple(r.value for r in Readiness)
+_SEVERITIES = tuple(s.value for s in SEVERITY_ORDER)
+_STATUSES = tuple(s.value for s in Status)
 
 
 class ServiceMetrics:

@@ -53,7 +53,7 @@ from auditor.sources.discovery import Discovery, RequestFailed, Resolved, groups
 from auditor.sources.identity import identity_from_infrastructure
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.progress import CollectProgress, NullProgress
-from auditor.sources.yamlload import paused_gc
+from auditor.yamlstrict import paused_gc
 
 __all__ = ["ClusterSource", "CollectOptions"]
 

@@ -25,7 +25,7 @@ from auditor.redact import redact, redact_in_place
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.export import apply_record
 from auditor.sources.identity import identity_from_export
-from auditor.sources.yamlload import (
+from auditor.yamlstrict import (
     DEFAULT_MAX_FILE_BYTES,
     LoadError,
     load_documents,

@@ -1,39 +1,69 @@
-"""Build the source named by the config file's ``source`` section."""
+"""The one place a source is chosen: the config's ``source`` section, or the live cluster.
+
+``auditor run`` turns its options (``--from-dir``, ``--kubeconfig``...) into a
+``source`` section and the service reads it from the config file; both then
+call :func:`source_from_settings` (through :func:`auditor.pipeline.run_audit`).
+"""
 
 from __future__ import annotations
 
-from auditor.config import AuditSettings, ClusterSourceSettings
+from auditor.config import (
+    AuditSettings,
+    ClusterSourceSettings,
+    DirectorySourceSettings,
+    SourceSettings,
+)
 from auditor.sources.base import Source
 from auditor.sources.cluster import ClusterSource, CollectOptions
 from auditor.sources.directory import DirectorySource
 from auditor.sources.identity import current_context
 from auditor.sources.kubeclient import ClientSettings, api_client
+from auditor.sources.progress import CollectProgress
 
-__all__ = ["source_from_settings", "SourceSettingsError"]
+__all__ = ["source_from_settings", "open_source", "LIVE_DEFAULT"]
+
+#: No ``source`` section: the live cluster through the in-cluster service account,
+#: ``$KUBECONFIG`` or ``~/.kube/config`` (as ``auditor run`` without options).
+LIVE_DEFAULT = ClusterSourceSettings(type="cluster")
 
 
-class SourceSettingsError(Exception):
-    """The config has no ``source`` section."""
+def open_source(
+    cfg: SourceSettings,
+    *,
+    cluster_name: str | None = None,
+    progress: CollectProgress | None = None,
+) -> Source:
+    """Return the :class:`~auditor.sources.base.Source` ``cfg`` names.
 
-
-def source_from_settings(settings: AuditSettings) -> Source:
-    """Return the :class:`~auditor.sources.base.Source` for ``settings.source``.
+    ``progress`` is shown while a live cluster is read (ignored for a directory).
 
     Raises:
-        SourceSettingsError: no ``source`` section.
         auditor.sources.kubeclient.ClusterAccessError: cluster credentials cannot be loaded.
     """
-    cfg = settings.source
-    if cfg is None:
-        raise SourceSettingsError("the config has no 'source' section (directory or cluster)")
-    if isinstance(cfg, ClusterSourceSettings):
-        client = api_client(ClientSettings(kubeconfig=cfg.kubeconfig, context=cfg.context))
-        return ClusterSource(
-            client,
-            cluster_name=settings.cluster_name,
-            context_name=current_context(cfg.kubeconfig, cfg.context),
-            options=CollectOptions(
-                namespaces=cfg.namespaces, velero_namespaces=cfg.velero_namespaces
-            ),
+    if isinstance(cfg, DirectorySourceSettings):
+        return DirectorySource(
+            cfg.path, cluster_name=cluster_name, max_file_bytes=cfg.max_file_bytes
         )
-    return DirectorySource(cfg.path, cluster_name=settings.cluster_name)
+    client = api_client(ClientSettings(kubeconfig=cfg.kubeconfig, context=cfg.context))
+    return ClusterSource(
+        client,
+        cluster_name=cluster_name,
+        context_name=current_context(cfg.kubeconfig, cfg.context),
+        options=CollectOptions(
+            namespaces=tuple(cfg.namespaces), velero_namespaces=tuple(cfg.velero_namespaces)
+        ),
+        progress=progress,
+    )
+
+
+def source_from_settings(
+    settings: AuditSettings, *, progress: CollectProgress | None = None
+) -> Source:
+    """The source of ``settings``: its ``source`` section, else :data:`LIVE_DEFAULT`.
+
+    Raises:
+        auditor.sources.kubeclient.ClusterAccessError: cluster credentials cannot be loaded.
+    """
+    return open_source(
+        settings.source or LIVE_DEFAULT, cluster_name=settings.cluster_name, progress=progress
+    )

@@ -19,7 +19,7 @@ import yaml
 from kubernetes import config as k8s_config
 
 from auditor.kinds import INFRASTRUCTURE
-from auditor.sources.yamlload import LoadError, load_documents
+from auditor.yamlstrict import LoadError, load_documents
 
 __all__ = [
     "ClusterIdentity",

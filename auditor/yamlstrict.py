@@ -11,7 +11,7 @@ Stricter than ``yaml.safe_load_all`` in the ways that matter for evidence:
 - files above a size limit are refused before parsing.
 
 Texts that both parsers read alike (every ``oc get -o yaml`` export) are
-parsed by yaml-rs, many times faster (:mod:`auditor.sources.yamlfast`); all
+parsed by yaml-rs, many times faster (:mod:`auditor.yamlfast`); all
 else, and every error, goes through the PyYAML loader below.
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from auditor.sources.yamlfast import fast_documents
+from auditor.yamlfast import fast_documents
 
 __all__ = [
     "paused_gc",
