@@ -161,6 +161,8 @@ def _orjson_depth_limit() -> int | None:
 
 
 _ORJSON_DEPTH = _orjson_depth_limit()
+#: List items serialised per orjson call by :func:`_unlike_pyyaml_quick` (about 1 MB).
+_SLICE = 500
 
 
 def _fits(node: Any, room: int) -> bool:
@@ -182,19 +184,20 @@ def _fits(node: Any, room: int) -> bool:
 
 
 def _unlike_pyyaml_quick(doc: dict[Any, Any] | list[Any], room: int, keys: bool) -> bool:
-    """:func:`_unlike_pyyaml`, proven in orjson item by item where it can be.
+    """:func:`_unlike_pyyaml`, proven in orjson a slice at a time where it can be.
 
-    A ``List`` document is checked per item (no copy of a 300 MB file's worth of JSON);
+    A ``List`` document's items are checked :data:`_SLICE` at a time (a slice nests as
+    deep as the list it is cut from; no copy of a 300 MB file's worth of JSON at once);
     anything orjson does not prove goes through the exact walk.
     """
     if room <= 2 or (isinstance(doc, dict) and not all(type(k) is str for k in doc)):
         return _unlike_pyyaml(doc, room, keys)
     children = doc.values() if isinstance(doc, dict) else doc
     for child in children:
-        if isinstance(child, list) and all(isinstance(c, dict | list) for c in child):
-            if all(_fits(c, room - 2) for c in child):
+        if isinstance(child, list):
+            if all(_fits(child[i : i + _SLICE], room - 1) for i in range(0, len(child), _SLICE)):
                 continue
-        elif not isinstance(child, dict | list) or _fits(child, room - 1):
+        elif not isinstance(child, dict) or _fits(child, room - 1):
             continue
         if _unlike_pyyaml(child, room - 1, keys):
             return True
