@@ -443,10 +443,12 @@ class ClusterIndex:
                     self.problems.extend(problems)
         self._check_velero_fields(data)
         for kind, objects in data.objects.items():
+            selectors = kind in _OWN_NAMESPACE_KINDS
             for o in objects:
                 spec, status = o.get("spec"), o.get("status")
                 if (
-                    (spec is None or isinstance(spec, dict))
+                    not selectors
+                    and (spec is None or isinstance(spec, dict))
                     and (status is None or isinstance(status, dict))
                     and isinstance(o["metadata"].get("namespace", ""), _STR_OR_NONE)
                 ):
