@@ -37,6 +37,8 @@ from tests.conftest import report_doc
 ACCESS_KEY = "auditor-test-key"
 SECRET_KEY = "auditor-test-secret-0123456789"
 CLUSTER = "ocp-prod-east"
+#: The master key SeaweedFS's local KMS provider creates at start (its alias).
+KMS_KEY = "alias/seaweedfs-default"
 
 
 def corpus_dir() -> Path:
@@ -103,7 +105,9 @@ class WeedServer:
     """A ``weed mini`` process on 127.0.0.1; ``stop``/``start`` keep ports and data.
 
     S3 listens on plain HTTP (``endpoint``) and on HTTPS (``https_endpoint``)
-    with a certificate from a private CA (``ca_file``).
+    with a certificate from a private CA (``ca_file``). With ``kms=True`` the S3
+    config (``-s3.config``) also names SeaweedFS's ``local`` KMS provider, a
+    development KMS whose master key is :data:`KMS_KEY`, so SSE-KMS requests work.
     """
 
     PORT_FLAGS = (
@@ -112,8 +116,9 @@ class WeedServer:
         "admin.port", "admin.port.grpc", "s3.port.https",
     )  # fmt: skip
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *, kms: bool = False) -> None:
         self.data_dir = data_dir
+        self.kms = kms
         self.ports = {flag: free_port() for flag in self.PORT_FLAGS}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = data_dir / "weed.log"
@@ -139,6 +144,8 @@ class WeedServer:
         args += ["-s3.port.iceberg=0", "-s3.port.lance=0", "-webdav=false", "-admin.ui=false"]
         args += ["-master.telemetry=false", f"-s3.cert.file={self._cert_file}"]
         args += [f"-s3.key.file={self._key_file}"]
+        if self.kms:
+            args.append(f"-s3.config={self._write_s3_config()}")
         env = {**os.environ, "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY}
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -153,6 +160,22 @@ class WeedServer:
                     self.stop()
                     raise RuntimeError("weed mini did not start:\n" + self.log_tail()) from None
                 time.sleep(0.2)
+
+    def _write_s3_config(self) -> Path:
+        """The S3 config: the test identity (all actions) and the local KMS provider."""
+        config = {
+            "identities": [
+                {
+                    "name": "auditor-test",
+                    "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
+                    "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+                }
+            ],
+            "kms": {"default_provider": "local", "providers": {"local": {"type": "local"}}},
+        }
+        path = self.data_dir / "s3.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        return path
 
     def log_tail(self) -> str:
         return self.log_path.read_text(errors="replace")[-3000:]

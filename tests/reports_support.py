@@ -13,6 +13,7 @@ import random
 from typing import Any
 
 from auditor.envelope import AuditReport
+from auditor.models import SEVERITY_ORDER, Readiness, Status
 
 AUDIT_TIME = "2026-11-30T06:00:00Z"
 
@@ -261,12 +262,12 @@ def make_vm(
 
 
 def _summary(vms: list[dict[str, Any]]) -> dict[str, Any]:
-    states = ("READY", "AT_RISK", "NOT_READY", "UNKNOWN")
+    states = tuple(r.value for r in Readiness)
     readiness = {s: 0 for s in states}
     by_ns: dict[str, dict[str, int]] = {}
     by_owner: dict[str, dict[str, int]] = {}
-    statuses = {s: 0 for s in ("PASS", "FAIL", "ERROR", "NOT_APPLICABLE", "WAIVED")}
-    sevs = {s: 0 for s in ("critical", "high", "medium", "low", "info")}
+    statuses = {s.value: 0 for s in Status}
+    sevs = {s.value: 0 for s in SEVERITY_ORDER}
     by_check: dict[str, int] = {}
     for vm in vms:
         readiness[vm["readiness"]] += 1

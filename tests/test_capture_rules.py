@@ -163,3 +163,15 @@ def test_only_backups_with_the_disk_data_are_restore_points(
     assert backup["within_rpo"] is within
     assert backup["restore_points"] == points
     assert (backup["newest_usable"] or {}).get("name") == newest
+
+
+def test_snapshots_outlive_their_deleted_class_but_later_backups_cannot() -> None:
+    report = audit_fixture(FIXTURES / "RR-BKP-004" / "pass-snapshot-class-deleted-since.yaml")
+    vm = _vm(report)
+    assert vm["readiness"] == "READY"
+    bkp4 = next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-004")
+    rows = {r["pvc"]: r for r in bkp4["evidence"]["pvcs"]}
+    assert rows["vm1-root"]["status"] == "captured"
+    assert "VolumeSnapshotClass it used is gone now" in rows["vm1-root"]["reason"]
+    plt3 = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-003")
+    assert (plt3["status"], plt3["severity"]) == ("FAIL", "high")

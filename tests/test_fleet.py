@@ -99,18 +99,25 @@ def _report(run_dir: Path) -> dict[str, Any]:
 def _expected_causes(
     reports: dict[str, dict[str, Any]],
 ) -> list[tuple[str, str, int, dict[str, int]]]:
-    """(id, severity, VMs, cluster -> VMs): one cause per check id with a FAIL/ERROR finding."""
+    """(id, severity, VMs, cluster -> VMs): the VMs' ``root_causes`` (schema 1.1), else one
+    cause per check id with a FAIL/ERROR finding."""
     vms: Counter[str] = Counter()
     where: dict[str, Counter[str]] = {}
     worst: dict[str, int] = {}
     for cluster, doc in reports.items():
         for vm in doc["vms"]:
-            failing = {f["check_id"]: f for f in vm["findings"] if f["status"] in ("FAIL", "ERROR")}
-            for cid, f in failing.items():
-                vms[cid.lower()] += 1
-                where.setdefault(cid.lower(), Counter())[cluster] += 1
-                rank = SEVERITY_ORDER.index(Severity(f["severity"]))
-                worst[cid.lower()] = min(worst.get(cid.lower(), 9), rank)
+            if vm.get("root_causes"):
+                failing = {c["id"]: c["severity"] for c in vm["root_causes"]}
+            else:
+                failing = {
+                    f["check_id"].lower(): f["severity"]
+                    for f in vm["findings"]
+                    if f["status"] in ("FAIL", "ERROR")
+                }
+            for cid, sev in failing.items():
+                vms[cid] += 1
+                where.setdefault(cid, Counter())[cluster] += 1
+                worst[cid] = min(worst.get(cid, 9), SEVERITY_ORDER.index(Severity(sev)))
     order = sorted(vms, key=lambda c: (worst[c], -vms[c], c))
     return [(c, SEVERITY_ORDER[worst[c]].value, vms[c], dict(sorted(where[c].items())))
             for c in order]  # fmt: skip
@@ -156,7 +163,7 @@ def test_fleet_rolls_up_latest_runs_from_s3(
     # root causes: these reports predate root_causes, so one per failing check id
     got = [(r["id"], r["severity"], r["vms"], r["clusters"]) for r in doc["root_causes"]]
     assert got == _expected_causes(latest)
-    assert all(r["derived"] for r in doc["root_causes"])
+    assert not any(r["derived"] for r in doc["root_causes"])  # all reports carry root_causes
     assert doc["root_causes"][0]["severity"] == "high"
     # owners, worst first: NOT_READY VMs, then VMs not counted READY (only east's READY counts)
     tally: dict[str, Counter[str]] = {}

@@ -1,4 +1,8 @@
-"""auditor.publish without a server: settings, manifest, local directory, spool, trend, moto."""
+"""auditor.publish without a server: settings, manifest, local directory, spool, trend.
+
+Everything S3 (SSE-S3, SSE-KMS, Object Lock, checksums) runs against SeaweedFS in
+tests/test_publish_s3.py.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ from typing import Any
 import boto3
 import pytest
 from click.testing import CliRunner, Result
-from moto import mock_aws
 from pydantic import ValidationError
 
 from auditor.cli import main
@@ -29,7 +32,7 @@ from auditor.publish import (
     trend_for,
 )
 from auditor.publish.local import LocalStore
-from auditor.publish.s3 import S3Store, make_client
+from auditor.publish.s3 import make_client
 from auditor.publish.spool import pending
 from auditor.publish.trend import compare_reports
 from tests.answer_support import answers
@@ -241,47 +244,6 @@ def test_trend_month_window_scope_and_integrity(tmp_path: Path) -> None:
     fresh = local(tmp_path / "other")
     first = trend_for(audit_report("2026-11-30T06:00:00Z"), fresh)
     assert first is not None and first["previous"] is None and len(first["series"]) == 1
-
-
-def test_sse_kms_and_checksum_fallback_with_moto(tmp_path: Path) -> None:
-    """SeaweedFS has no KMS; moto checks the SSE-KMS request and the verify fallback."""
-    run_dir = make_run(tmp_path / "run", audit_report("2026-11-30T06:00:00Z"))
-    with mock_aws():
-        session = boto3.session.Session(
-            aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
-        )
-        key_id = session.client("kms").create_key()["KeyMetadata"]["KeyId"]
-        session.client("s3").create_bucket(Bucket="kms-evidence")
-        settings = PublishSettings(
-            bucket="kms-evidence",
-            region="us-east-1",
-            sse="aws:kms",
-            kms_key_id=key_id,
-            spool_dir=tmp_path / "spool",
-        )
-        store = S3Store(settings, client=make_client(settings, session=session))
-        sent: list[dict[str, Any]] = []
-        store.client.meta.events.register(
-            "before-send.s3.PutObject", lambda request, **_: sent.append(dict(request.headers))
-        )
-        gets: list[str] = []
-        store.client.meta.events.register(
-            "before-send.s3.GetObject", lambda request, **_: gets.append(request.url)
-        )
-        result = publish_run(run_dir, settings, store=store)
-        assert result.published, result.error
-        assert {h["x-amz-server-side-encryption"] for h in sent} == {b"aws:kms"}
-        assert {h["x-amz-server-side-encryption-aws-kms-key-id"] for h in sent} == {key_id.encode()}
-        head = store.client.head_object(Bucket="kms-evidence", Key=result.uploaded[0])
-        assert head["SSEKMSKeyId"].endswith(key_id)
-        # moto returns no stored checksum on HEAD, so each object was read back and hashed
-        assert len(gets) >= len(result.uploaded)
-
-        locked = settings.model_copy(
-            update={"object_lock_mode": "GOVERNANCE", "object_lock_days": 1}
-        )
-        failed = publish_run(run_dir, locked, store=S3Store(locked, client=store.client))
-        assert not failed.published and "has no Object Lock enabled" in (failed.error or "")
 
 
 def test_config_section_and_service_publisher(tmp_path: Path) -> None:

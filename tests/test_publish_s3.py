@@ -22,6 +22,7 @@ from tests.answer_support import answers
 from tests.publish_support import (
     ACCESS_KEY,
     CLUSTER,
+    KMS_KEY,
     SECRET_KEY,
     WeedServer,
     artifact_count,
@@ -38,6 +39,14 @@ def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
     server.start()
     yield server
     server.stop(crash=True)  # its data is thrown away; skip the graceful shutdown
+
+
+@pytest.fixture(scope="module")
+def kms_weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
+    server = WeedServer(tmp_path_factory.mktemp("weed-kms"), kms=True)
+    server.start()
+    yield server
+    server.stop(crash=True)
 
 
 def new_bucket(server: WeedServer, *, lock: bool = False) -> str:
@@ -329,3 +338,90 @@ def test_tls_endpoint_with_private_ca(weed: WeedServer, tmp_path: Path) -> None:
     assert result.published, result.error
     assert result.location.startswith(f"s3://{bucket}/evidence/")
     assert pending(with_ca.spool_dir) == []  # spooled copy cleared once published
+
+
+def _put_headers(store: Any) -> list[dict[str, str]]:
+    """Every PutObject request's headers (lower-case names, str values), as sent."""
+    sent: list[dict[str, str]] = []
+
+    def capture(request: Any, **_: Any) -> None:
+        sent.append(
+            {
+                k.lower(): v.decode() if isinstance(v, bytes) else v
+                for k, v in request.headers.items()
+            }
+        )
+
+    store.client.meta.events.register("before-send.s3.PutObject", capture)
+    return sent
+
+
+def test_sse_kms_with_seaweedfs_local_kms(kms_weed: WeedServer, tmp_path: Path) -> None:
+    """SSE-KMS against a real server: SeaweedFS's ``local`` KMS provider encrypts every object
+    under a data key of its master key (KMS_KEY) and reports the key on HEAD.
+
+    Not tested here (no AWS KMS): key policies and grants, a key ARN of another account, and
+    AWS's answer to an unknown key (SeaweedFS answers InternalError; AWS, KMS.NotFoundException).
+    """
+    bucket = new_bucket(kms_weed)
+    run_dir = make_run(tmp_path / "run", audit_report("2026-11-30T06:00:00Z"))
+    settings = kms_weed.settings(bucket, tmp_path, sse="aws:kms", kms_key_id=KMS_KEY)
+    store = kms_weed.store(settings)
+    sent = _put_headers(store)
+
+    result = publish_run(run_dir, settings, store=store)
+
+    assert result.published, result.error
+    assert len(sent) == artifact_count(run_dir) + 2  # artifacts, manifest, latest.json
+    assert {h["x-amz-server-side-encryption"] for h in sent} == {"aws:kms"}
+    assert {h["x-amz-server-side-encryption-aws-kms-key-id"] for h in sent} == {KMS_KEY}
+    client = kms_weed.client()
+    heads = [client.head_object(Bucket=bucket, Key=f"evidence/{k}") for k in result.uploaded]
+    assert {h["ServerSideEncryption"] for h in heads} == {"aws:kms"}
+    [key_id] = {h["SSEKMSKeyId"] for h in heads}  # the alias resolved to one master key id
+    assert len(key_id) == 36 and key_id.count("-") == 4, key_id
+    # decrypted on the way out: the stored objects are the run's files, byte for byte
+    assert_archive_matches(kms_weed, bucket, result.uploaded[0].rsplit("/", 1)[0])
+
+    unknown = kms_weed.settings(
+        new_bucket(kms_weed), tmp_path / "u", sse="aws:kms", kms_key_id="alias/no-such-key"
+    )
+    refused = publish_run(run_dir, unknown, store=kms_weed.store(unknown))
+    assert not refused.published and "InternalError" in (refused.error or "")
+    assert [e.run_id for e in pending(unknown.spool_dir)] == [refused.run_id]
+
+
+def test_store_without_checksums_is_verified_by_reading_back(
+    weed: WeedServer, tmp_path: Path
+) -> None:
+    """Objects stored without a SHA-256 (another tool uploaded them) are downloaded and hashed:
+    equal bytes count as already present, nothing is overwritten."""
+    run_dir = make_run(tmp_path / "run", audit_report("2026-11-30T06:00:00Z"))
+    first_bucket = new_bucket(weed)
+    plain = weed.settings(first_bucket, tmp_path / "a")
+    first = publish_run(run_dir, plain, store=weed.store(plain))
+    assert first.published, first.error
+    client = weed.client()
+    bucket = new_bucket(weed)
+    for key in first.uploaded:  # the same objects, put without x-amz-checksum-sha256
+        body = client.get_object(Bucket=first_bucket, Key=f"evidence/{key}")["Body"].read()
+        client.put_object(Bucket=bucket, Key=f"evidence/{key}", Body=body)
+        head = client.head_object(Bucket=bucket, Key=f"evidence/{key}", ChecksumMode="ENABLED")
+        assert "ChecksumSHA256" not in head
+    settings = weed.settings(bucket, tmp_path / "b")
+    store = weed.store(settings)
+    gets: list[str] = []
+    puts: list[str] = []
+    store.client.meta.events.register(
+        "before-send.s3.GetObject", lambda request, **_: gets.append(request.url)
+    )
+    store.client.meta.events.register(
+        "before-send.s3.PutObject", lambda request, **_: puts.append(request.url)
+    )
+
+    again = publish_run(run_dir, settings, store=store)
+
+    assert again.published, again.error
+    assert again.uploaded == [] and sorted(again.already_present) == sorted(first.uploaded)
+    assert len(gets) >= len(again.already_present)  # each object was read back and hashed
+    assert [u.endswith(f"/evidence/{CLUSTER}/latest.json") for u in puts] == [True]  # pointer only

@@ -16,6 +16,7 @@ from auditor.checks import CATALOG
 from auditor.config import AuditSettings
 from auditor.engine import AuditResult, VMResult
 from auditor.envelope.card import recovery_card
+from auditor.envelope.fixfacts import FixFacts, platform_fix_facts, vm_fix_facts
 from auditor.envelope.model import (
     SCHEMA_VERSION,
     AuditReport,
@@ -26,12 +27,15 @@ from auditor.envelope.model import (
     CollectionProblemEntry,
     FindingEntry,
     NewestBackup,
+    RootCauseEntry,
     Run,
     Source,
     Summary,
     VmEntry,
     WaiverEntry,
 )
+from auditor.envelope.remediation import remediation_for
+from auditor.envelope.rootcause import FindingRef, group_causes
 from auditor.inventory.facts import restore_points, unproven_points, usable
 from auditor.inventory.index import meta_labels
 from auditor.jsonfast import canonical_lines
@@ -98,11 +102,36 @@ def _bounded(value: Any, depth: int = 0) -> Any:
 _NESTED = (dict, list, tuple)
 
 
-def finding_entry(f: Finding) -> FindingEntry:
-    """The envelope form of one engine finding (evidence depth bounded, see :data:`EVIDENCE_DEPTH`)."""
+def finding_entry(f: Finding, facts: FixFacts | None = None) -> FindingEntry:
+    """The envelope form of one engine finding (evidence depth bounded, see :data:`EVIDENCE_DEPTH`).
+
+    With ``facts``, FAIL and ERROR findings get their filled-in ``remediation``.
+    """
     row = f.to_dict()
     row["evidence"] = _bounded(row["evidence"])
+    if facts is not None:
+        row["remediation"] = remediation_for(f, facts)
     return FindingEntry.model_validate(row)
+
+
+#: Root causes whose age is the time since the VM's newest usable backup (or its creation).
+_BACKUP_AGED = frozenset({"no-usable-backup", "stale-backups", "rr-bkp-002"})
+
+
+def _root_causes(findings: list[FindingEntry], gap_hours: float | None) -> list[RootCauseEntry]:
+    titles = {cid: spec.title for cid, spec in CATALOG.items()}
+    refs = [FindingRef(f.check_id, f.status, f.severity, f.remediation) for f in findings]
+    return [
+        RootCauseEntry(
+            id=g.id,
+            title=g.title,
+            severity=g.severity,
+            check_ids=list(g.check_ids),
+            first_action=g.first_action,
+            age_hours=gap_hours if g.id in _BACKUP_AGED else None,
+        )
+        for g in group_causes(refs, titles)
+    ]
 
 
 def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
@@ -119,6 +148,21 @@ def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
         within = None  # a fresh backup may hold the disks, but nothing evidences it
     elif within is None and usable(rec):
         within = False  # backups hold the VM object, none its disk data
+    facts = vm_fix_facts(rec, ctx.index, rpo, ctx.thresholds.restore_test_max_age_days)
+    findings = [finding_entry(f, facts) for f in vm.findings]
+    bkp001 = next((f.status for f in vm.findings if f.check_id == "RR-BKP-001"), None)
+    # Whether a usable backup holds the disk data: a restore point says yes; RR-BKP-001
+    # FAIL (no backup, or the definition only) says no; otherwise unknown.
+    data_captured = True if newest is not None else (False if bkp001 is Status.FAIL else None)
+    # How long the backup gap has been open: since the newest restore point, or since the VM
+    # was created when no backup ever held it; unknown when a backup holds its definition but
+    # not its disks (when the data was last captured is not known).
+    if newest is not None:
+        gap = hours
+    elif not usable(rec) and bkp001 is Status.FAIL:
+        gap = age_hours(rec.created, ctx.at) if rec.created else None
+    else:
+        gap = None
     return VmEntry(
         namespace=rec.namespace,
         name=rec.name,
@@ -141,8 +185,10 @@ def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
             rpo_hours=rpo,
             within_rpo=within,
             restore_points=len(good),
+            data_captured=data_captured,
         ),
-        findings=[finding_entry(f) for f in vm.findings],
+        findings=findings,
+        root_causes=_root_causes(findings, gap),
         recovery_card=recovery_card(rec, ctx.index, ctx.at, owner),
     )
 
@@ -191,7 +237,17 @@ def build_envelope(
             CheckEntry.model_validate(spec.to_dict())
             for spec in sorted(CATALOG.values(), key=lambda s: s.id)
         ],
-        platform_findings=[finding_entry(f) for f in result.platform],
+        platform_findings=[
+            finding_entry(
+                f,
+                platform_fix_facts(
+                    result.index,
+                    settings.thresholds.rpo_hours,
+                    settings.thresholds.restore_test_max_age_days,
+                ),
+            )
+            for f in result.platform
+        ],
         waivers=[WaiverEntry.model_validate(w) for w in waiver_appendix(settings, at)],
         summary=_summary(vms),
         vms=vms,
@@ -223,6 +279,7 @@ def _summary(vms: list[VmEntry]) -> Summary:
     fails = [f for v in vms for f in v.findings if f.status is Status.FAIL]
     severity = Counter(f.severity for f in fails)
     by_check = Counter(f.check_id for f in fails)
+    by_cause = Counter(cid for v in vms for cid in {c.id for c in v.root_causes})
     groups: dict[str, dict[str, list[VmEntry]]] = {"namespace": {}, "owner": {}}
     for v in vms:
         groups["namespace"].setdefault(v.namespace, []).append(v)
@@ -233,6 +290,7 @@ def _summary(vms: list[VmEntry]) -> Summary:
         findings_by_status={s: status.get(s, 0) for s in Status},
         fails_by_severity={s: severity.get(s, 0) for s in Severity},
         fails_by_check=dict(sorted(by_check.items())),
+        vms_by_root_cause=dict(sorted(by_cause.items())),
         by_namespace={k: _readiness_counts(v) for k, v in sorted(groups["namespace"].items())},
         by_owner={k: _readiness_counts(v) for k, v in sorted(groups["owner"].items())},
     )

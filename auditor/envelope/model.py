@@ -37,6 +37,7 @@ __all__ = [
     "WaiverRecord",
     "WaiverEntry",
     "FindingEntry",
+    "RootCauseEntry",
     "NewestBackup",
     "BackupSummary",
     "ObjectRef",
@@ -62,7 +63,7 @@ __all__ = [
 ]
 
 #: Version of the report.json shape; bump the minor for added fields, the major for changes.
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 #: A map of readiness state -> number of VMs (every state present, zeros included).
 ReadinessCounts = dict[Readiness, int]
@@ -246,6 +247,32 @@ class FindingEntry(Part):
     waiver: WaiverRecord | None = Field(
         default=None, exclude_if=_absent, description="only on WAIVED findings"
     )
+    remediation: str | None = Field(
+        default=None,
+        description="the fix filled with this VM's values (namespace, names, running UUID, "
+        "Schedule or BackupStorageLocation), ready to paste; set on FAIL and ERROR, null otherwise",
+    )
+
+
+class RootCauseEntry(Part):
+    """One gap on one VM and the FAIL/ERROR findings it produces (``docs/reports.md``).
+
+    ``id`` is a named cause (e.g. ``no-usable-backup``) or a check id lower-cased
+    when the finding is its own cause; ``check_ids`` lists its findings, the head
+    first; ``severity`` is the worst among them; ``first_action`` is the head's fix.
+    """
+
+    id: str
+    title: str
+    severity: Severity
+    check_ids: list[str]
+    first_action: str
+    age_hours: float | None = Field(
+        default=None,
+        description="how long the gap has been open as far as evidence shows: hours since the "
+        "newest usable backup, or since the VM was created when it never had one; null when "
+        "unknown",
+    )
 
 
 class NewestBackup(Part):
@@ -272,6 +299,12 @@ class BackupSummary(Part):
     )
     restore_points: int = Field(
         description="usable backups holding the VM object and every disk's data on evidence"
+    )
+    data_captured: bool | None = Field(
+        default=None,
+        description="true when a restore point (object and every disk's data) exists; false when "
+        "no usable backup holds the disk data (no backup, or the definition only); null when "
+        "unknown",
     )
 
 
@@ -460,6 +493,10 @@ class VmEntry(Part):
     annotations: dict[str, str]
     backup: BackupSummary
     findings: list[FindingEntry] = Field(description="one per check, sorted by check_id")
+    root_causes: list[RootCauseEntry] = Field(
+        default_factory=list,
+        description="every FAIL/ERROR finding in exactly one root cause; worst severity first",
+    )
     recovery_card: RecoveryCard
 
 
@@ -471,6 +508,9 @@ class Summary(Part):
     findings_by_status: dict[Status, int]
     fails_by_severity: dict[Severity, int]
     fails_by_check: dict[str, int]
+    vms_by_root_cause: dict[str, int] = Field(
+        default_factory=dict, description="root cause id -> VMs with that root cause"
+    )
     by_namespace: dict[str, ReadinessCounts]
     by_owner: dict[str, ReadinessCounts]
 

@@ -150,6 +150,19 @@ class BackupPlan:
     _counted: dict[tuple[Method, str | None], tuple[CaptureStatus, str, tuple[str, ...]]] = field(
         default_factory=dict
     )
+    _classless: dict[str, int] | None = None
+
+    def classless(self, ix: ClusterIndex, driver: str) -> int:
+        """How many PVCs of the Backup's scope on ``driver`` no VolumeSnapshotClass could
+        snapshot now (computed once per Backup)."""
+        if self._classless is None:
+            counts: dict[str, int] = {}
+            for key, (method, _, why) in self.methods.items():
+                if method is None and "VolumeSnapshotClass" in why:
+                    d = pvc_driver(ix, ix.pvcs.get(key)) or ""
+                    counts[d] = counts.get(d, 0) + 1
+            self._classless = counts
+        return self._classless.get(driver, 0)
 
     def snapshot_contents(self, ix: ClusterIndex, driver: str | None) -> tuple[int, list[str]]:
         """``(count, names of the ready ones)`` of the VolumeSnapshotContents labelled with this
@@ -486,6 +499,40 @@ def _count(
     )
 
 
+def _snapshots_of_a_gone_class(
+    ix: ClusterIndex, plan: BackupPlan, pvc: dict[str, Any]
+) -> tuple[str, tuple[str, ...]] | None:
+    """Evidence beats inference: no VolumeSnapshotClass could snapshot ``pvc`` *now*, but the
+    Backup's ready VolumeSnapshotContents of its driver, with clean counters, account for every
+    PVC of that driver in its scope, so the class existed when the Backup ran. Returns
+    ``(reason, proof)``, or None when the snapshots do not prove it."""
+    b = plan.backup
+    driver = pvc_driver(ix, pvc)
+    if driver is None:
+        return None
+    _, ready = plan.snapshot_contents(ix, driver)
+    need = plan.classless(ix, driver) + plan.csi_by_driver.get(driver, 0)
+    if (
+        not ready
+        or len(ready) < need
+        or plan.failed_contents(ix, driver)
+        or (b.csi_attempted or 0) > (b.csi_completed or 0)
+        or b.item_ops_failed
+    ):
+        return None
+    return (
+        f"{len(ready)} ready VolumeSnapshotContent(s) of driver {driver} labelled for backup "
+        f"{b.name} account for all {need} PVC(s) of that driver in its scope; the "
+        "VolumeSnapshotClass it used is gone now, so later backups cannot snapshot them "
+        "(RR-PLT-003)",
+        (
+            *(f"VolumeSnapshotContent {c} readyToUse" for c in ready[:3]),
+            f"Backup {b.namespace}/{b.name} status.csiVolumeSnapshotsAttempted="
+            f"{b.csi_attempted or 0}, Completed={b.csi_completed or 0}",
+        ),
+    )
+
+
 def capture_evidence(
     ix: ClusterIndex,
     plan: BackupPlan,
@@ -508,6 +555,11 @@ def capture_evidence(
     method, certain, why_not = (
         known if known is not None else intended_method(ix, b, pvc, pod_mounted, plan._classes)
     )
+    if method is None and "VolumeSnapshotClass" in why_not and not b.snapshot_move_data:
+        found = _snapshots_of_a_gone_class(ix, plan, pvc)
+        if found is not None:
+            why, proof = found
+            return CaptureStatus.CAPTURED, Method.CSI_SNAPSHOT, "counters", why, proof
     if method is None:
         st = (
             CaptureStatus.FAILED

@@ -22,11 +22,13 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
+from auditor.models import Readiness
 from auditor.period.archive import Archive, Period
 
 __all__ = ["compute_period", "READINESS"]
 
-READINESS = ("READY", "AT_RISK", "NOT_READY", "UNKNOWN")
+#: Readiness states in report.json order (from :class:`auditor.models.Readiness`).
+READINESS = tuple(r.value for r in Readiness)
 
 
 def _when(text: str) -> datetime:

@@ -32,6 +32,7 @@ FINDINGS_COLUMNS = (
     "message",
     "remediation",
     "evidence",
+    "root_cause",
 )
 VMS_COLUMNS = (
     "namespace",
@@ -88,11 +89,16 @@ def findings_csv(report: AuditReport) -> bytes:
     """
     checks = {c.id: c for c in report.checks}
     rows: list[tuple[Any, ...]] = []
-    entries: list[tuple[tuple[str, str, str, str], list[FindingEntry]]] = [
-        ((vm.owner, vm.namespace, vm.name, vm.readiness.value), vm.findings) for vm in report.vms
+    entries: list[tuple[tuple[str, str, str, str], list[FindingEntry], dict[str, str]]] = [
+        (
+            (vm.owner, vm.namespace, vm.name, vm.readiness.value),
+            vm.findings,
+            {cid: c.id for c in vm.root_causes for cid in c.check_ids},
+        )
+        for vm in report.vms
     ]
-    entries.append((("", "", "(platform)", ""), report.platform_findings))
-    for who, findings in entries:
+    entries.append((("", "", "(platform)", ""), report.platform_findings, {}))
+    for who, findings, causes in entries:
         for f in findings:
             if f.status.value not in ("FAIL", "ERROR"):
                 continue
@@ -105,8 +111,9 @@ def findings_csv(report: AuditReport) -> bytes:
                     f.severity.value,
                     check.title if check else "",
                     f.message,
-                    check.remediation if check else "",
+                    f.remediation or (check.remediation if check else ""),
                     fmt_evidence(f.evidence),
+                    causes.get(f.check_id, f.check_id.lower()),
                 )
             )
     rows.sort(key=lambda r: (str(r[0]), str(r[1]), str(r[2]), _sev_rank(r[6]), str(r[4])))

@@ -170,7 +170,7 @@ def finding_view(finding: FindingEntry, checks: Catalog) -> FindingView:
         severity=finding.severity.value,
         message=finding.message,
         evidence=evidence_pairs(finding.evidence),
-        remediation=check.remediation if check else "",
+        remediation=finding.remediation or (check.remediation if check else ""),
         waiver=evidence_pairs(waiver.model_dump(mode="json")) if waiver is not None else (),
         basis=finding.basis.value if finding.basis is not None else "",
         proof=_proof(finding.evidence),

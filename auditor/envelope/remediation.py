@@ -1,0 +1,116 @@
+"""The filled-in fix of a FAIL or ERROR finding (``FindingEntry.remediation``).
+
+A FAIL gets its check's template from :data:`auditor.envelope.fixes.FAIL_FIXES`.
+An ERROR (the auditor could not evaluate) gets what to export or grant so the
+next run can see the input: a kind that could not be listed, objects partly
+unread, a malformed field, or the check's own unknown (e.g. a bucket the
+auditor may not read). PASS, NOT_APPLICABLE and WAIVED get none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from auditor.checks import CATALOG
+from auditor.envelope.fixes import FAIL_FIXES
+from auditor.envelope.fixfacts import FixFacts
+from auditor.kinds import BY_KIND
+from auditor.models import Finding, Status
+
+__all__ = ["remediation_for", "unknown_fix"]
+
+
+def _resource(kind: str) -> str:
+    spec = BY_KIND.get(kind)
+    if spec is None:
+        return kind.lower() + "s"
+    return f"{spec.plural}.{spec.group}" if spec.group else spec.plural
+
+
+def _export(kinds: list[str]) -> str:
+    resources = [_resource(k) for k in kinds]
+    cmds = "; ".join(f"`oc get {r} -A -o yaml > export/{r.split('.')[0]}.yaml`" for r in resources)
+    return (
+        f"The auditor could not list {', '.join(kinds)}. Export it ({cmds}) or grant the "
+        f"auditor's ServiceAccount get/list/watch on {', '.join(resources)} in its ClusterRole "
+        "(`auditor preflight` checks the grants), then re-run."
+    )
+
+
+def unknown_fix(check_id: str, facts: FixFacts, ev: Mapping[str, Any]) -> str:
+    """What to export, grant or repair so ``check_id`` can be evaluated next run."""
+    unavailable = [str(k) for k in ev.get("unavailable_kinds") or []]
+    if unavailable:
+        return _export(unavailable)
+    malformed = [m for m in ev.get("malformed_objects") or [] if isinstance(m, dict)]
+    if malformed:
+        m = malformed[0]
+        kind, obj = str(m.get("kind")), str(m.get("object"))
+        ns, _, name = obj.rpartition("/")
+        where = f" -n {ns}" if ns else ""
+        return (
+            f"Repair field {m.get('field')} of {kind} {obj} ({m.get('reason')}): "
+            f"`oc edit {_resource(kind)} {name}{where}`; the check re-runs on the next audit."
+        )
+    partial = [str(k) for k in ev.get("incomplete_kinds") or []]
+    if partial:
+        return (
+            f"Some {', '.join(partial)} objects could not be read: fix what the report's "
+            "collection problems name (file, object, field or a forbidden namespace), then re-run."
+        )
+    if "exception" in ev:
+        return (
+            f"{check_id} failed inside the auditor ({ev.get('exception')}): re-run with "
+            "--log-level debug and report the traceback; nothing on the cluster to change."
+        )
+    if ev.get("location") or ev.get("locations") or ev.get("backups"):
+        return (
+            "The auditor could not read the backup bucket: give its bucket credentials read "
+            "(s3:ListBucket, s3:GetObject, s3:GetBucketObjectLockConfiguration, "
+            "s3:GetBucketVersioning) on the BackupStorageLocation's bucket and prefix, then re-run."
+        )
+    if check_id == "RR-PLT-006":
+        return _export(["KubeVirt"])
+    not_evidenced = [str(p) for p in ev.get("not_evidenced") or []]
+    if not_evidenced:
+        return (
+            f"Nothing shows whether PVC(s) {', '.join(not_evidenced)} of VM "
+            f"{facts.namespace}/{facts.name} were captured: export DataUploads, PodVolumeBackups "
+            "and VolumeSnapshotContents (`oc get datauploads.velero.io,podvolumebackups.velero.io "
+            f"-n {facts.velero_ns} -o yaml`; `oc get volumesnapshotcontents -o yaml`), or configure "
+            "bucket reading (backup_storage in the config), then re-run."
+        )
+    spec = CATALOG.get(check_id)
+    needs = list(spec.requires) if spec else []
+    if needs:
+        return (
+            f"{check_id} lacked the input to decide ({spec.title if spec else ''}). Export "
+            f"{', '.join(needs)} completely (or grant list on them) and re-run; "
+            "the finding's message says what was missing."
+        )
+    return "Re-run once the input named in the finding's message is readable."
+
+
+def remediation_for(finding: Finding, facts: FixFacts) -> str | None:
+    """The filled fix of ``finding``: text for FAIL and ERROR, None otherwise.
+
+    Raises nothing: a template that trips over odd evidence falls back to the
+    check's catalog text with the VM named, never to no fix.
+    """
+    ev = finding.evidence if isinstance(finding.evidence, Mapping) else {}
+    try:
+        if finding.status is Status.ERROR:
+            return unknown_fix(finding.check_id, facts, ev)
+        if finding.status is Status.FAIL:
+            template = FAIL_FIXES.get(finding.check_id)
+            if template is not None:
+                return template(facts, ev)
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+        pass
+    else:
+        if finding.status is not Status.FAIL:
+            return None
+    spec = CATALOG.get(finding.check_id)
+    where = f"VM {facts.namespace}/{facts.name}: " if facts.name else ""
+    return where + (spec.remediation if spec else "see the check's catalog entry")
