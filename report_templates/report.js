@@ -8,18 +8,31 @@
   if (!table) { return; }
   var body = table.tBodies[0];
   var count = document.getElementById("vm-filter-count");
+  var selects = ["readiness", "severity", "owner"].map(function (k) {
+    return [k, document.getElementById("vm-filter-" + k)];
+  });
+  function apply() {
+    var needle = input ? input.value.trim().toLowerCase() : "";
+    var shown = 0;
+    var active = !!needle;
+    Array.prototype.forEach.call(body.rows, function (row) {
+      var hit = !needle || row.textContent.toLowerCase().indexOf(needle) !== -1;
+      selects.forEach(function (pair) {
+        var sel = pair[1];
+        if (sel && sel.value) {
+          active = true;
+          if (row.getAttribute("data-" + pair[0]) !== sel.value) { hit = false; }
+        }
+      });
+      row.hidden = !hit;
+      if (hit) { shown += 1; }
+    });
+    count.textContent = active ? shown + " of " + body.rows.length + " VMs" : "";
+  }
   if (box && input) {
     box.hidden = false;
-    input.addEventListener("input", function () {
-      var needle = input.value.trim().toLowerCase();
-      var shown = 0;
-      Array.prototype.forEach.call(body.rows, function (row) {
-        var hit = !needle || row.textContent.toLowerCase().indexOf(needle) !== -1;
-        row.hidden = !hit;
-        if (hit) { shown += 1; }
-      });
-      count.textContent = needle ? shown + " of " + body.rows.length + " VMs" : "";
-    });
+    input.addEventListener("input", apply);
+    selects.forEach(function (pair) { if (pair[1]) { pair[1].addEventListener("change", apply); } });
   }
   Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
     th.tabIndex = 0;

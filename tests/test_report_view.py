@@ -54,7 +54,13 @@ def test_vm_row_presents_backup_rpo_and_identity_gaps() -> None:
     )
     assert ready.restore_points == "7" and ready.identity_gaps == ()
     bad = rows["fin-db-01"]
-    assert (bad.newest_backup, bad.rpo_label, bad.restore_points) == ("none", "exceeds RPO", "0")
+    # no usable backup ever held it (RR-BKP-001 FAIL): said plainly, not "- / 24.0 h (unknown)"
+    assert (bad.newest_backup, bad.rpo_label, bad.restore_points) == (
+        "never backed up",
+        "never backed up",
+        "0",
+    )
+    assert bad.backup_gap == "never" and bad.why
     assert bad.identity_gaps == ("RR-FW-001",)
     assert rows["fin-web-01"].identity_gaps == ("RR-NIC-001",)
 
@@ -143,7 +149,10 @@ def test_empty_report_renders_as_empty_estate() -> None:
 def test_formatting_helpers() -> None:
     assert (fmt_hours(None), fmt_hours(4.75), fmt_hours(200)) == ("-", "4.8 h", "8.3 d")
     assert fmt_value([1, "a"]) == "1, a" and fmt_value(True) == "yes" and fmt_value([]) == "(none)"
-    assert fmt_value({"b": 1, "a": [2]}) == '{"a": [2], "b": 1}'
+    # maps and lists of maps read as "key: value", never as JSON or Python structures
+    assert fmt_value({"b": 1, "a": [2]}) == "b: 1; a: 2"
+    assert fmt_value([{"x": 1}, {"x": 2, "age_hours": 50}]) == "x: 1; x: 2, age: 2.1 d"
+    assert fmt_value({}) == "(none)"
     assert fmt_evidence({"z": 1, "a": "x" * 600}, limit=20) == "a=" + "x" * 17 + "…"
 
 

@@ -46,9 +46,9 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     "loses it on any restore. Windows activation and licensing follow the SMBIOS UUID, so on "
     "Windows a missing UUID is high. KubeVirt never generates a serial: an unset serial stays "
     "unset after a restore, which keeps it stable.",
-    remediation="Copy the running VMI's firmware.uuid into the VM spec, e.g. "
-    'oc patch vm NAME --type merge -p \'{"spec":{"template":{"spec":{"domain":'
-    '{"firmware":{"uuid":"..."}}}}}}\'.',
+    remediation="Copy the running VMI's firmware.uuid into the VM spec "
+    "(spec.template.spec.domain.firmware.uuid), e.g. oc patch vm NAME -n NAMESPACE --type merge "
+    "-p '{spec: {template: {spec: {domain: {firmware: {uuid: UUID}}}}}}'.",
     references=(
         KV_FIRMWARE,
         "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-controller/watch/vm/firmware.go",

@@ -65,7 +65,14 @@ def validate_config_command(file: Path) -> None:
     show_default=True,
     type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
 )
-def serve_command(config_file: Path, log_level: str) -> None:
+@click.option(
+    "--cluster-name",
+    metavar="NAME",
+    envvar="AUDITOR_CLUSTER_NAME",
+    help="Overrides cluster_name of the config (also $AUDITOR_CLUSTER_NAME): one config for a "
+    "fleet, a name per cluster, its folder in the shared archive (docs/fleet.md).",
+)
+def serve_command(config_file: Path, log_level: str, cluster_name: str | None) -> None:
     """Run the scheduled audits from --config until SIGTERM (metrics on /metrics)."""
     from auditor.service import ServiceLockedError, serve
 
@@ -79,6 +86,8 @@ def serve_command(config_file: Path, log_level: str) -> None:
     except ConfigError as err:
         _print_problems(err)
         sys.exit(_EXIT_INVALID)
+    if cluster_name:
+        settings = settings.model_copy(update={"cluster_name": cluster_name})
     if not settings.schedules:
         click.echo(f"{config_file}: 'schedules' is empty; nothing to serve", err=True)
         sys.exit(_EXIT_INVALID)

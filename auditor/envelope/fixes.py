@@ -404,8 +404,7 @@ def _rst001(f: FixFacts, ev: Mapping[str, Any]) -> str:
             f"restore create {f.name}-drill {source} --include-namespaces {f.namespace} "
             f"--namespace-mappings {f.namespace}:{f.namespace}-drill --restore-volumes=true",
         )
-        + " (label it velero.kubevirt.io/generate-new-firmware-uuid and clear-mac-address), "
-        f"then `virtctl start {f.name} -n {f.namespace}-drill`; repeat every "
+        + f", then `virtctl start {f.name} -n {f.namespace}-drill`; repeat every "
         f"{f.restore_test_days:g} days."
     )
 

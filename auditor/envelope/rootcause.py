@@ -5,7 +5,8 @@ The mapping is :data:`CAUSES`, in order: a cause applies to a VM when its
 ``members`` not claimed by an earlier cause. ERROR findings no cause claimed
 form one ``unknown-input`` cause (the auditor could not see; one export or grant
 fixes them). Every other FAIL/ERROR finding is its own cause, whose id is the
-check id lower-cased. So every FAIL/ERROR finding belongs to exactly one cause.
+check id lower-cased and whose title is the check's desired state prefixed "Not met: "
+("Not evaluated: " for an ERROR), so a title always reads as a gap. So every FAIL/ERROR finding belongs to exactly one cause.
 
 Why these groups (each member fails *because* the head fails, and fixing the
 head's first action clears them):
@@ -146,8 +147,7 @@ def group_causes(findings: Sequence[FindingRef], titles: dict[str, str]) -> list
     for f in open_refs:
         if f.check_id not in claimed:
             title = titles.get(f.check_id, f.check_id)
-            if f.status is Status.ERROR:
-                title = f"Not evaluated: {title}"
+            title = f"Not evaluated: {title}" if f.status is Status.ERROR else f"Not met: {title}"
             groups.append(_group(f.check_id.lower(), title, [f]))
     groups.sort(key=lambda g: (SEVERITY_ORDER.index(g.severity), g.id))
     return groups

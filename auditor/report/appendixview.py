@@ -6,7 +6,7 @@ Reads the ``checks``, ``collection_problems`` and ``waivers`` parts of the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from auditor.envelope.model import AuditReport, CheckEntry, Cluster, WaiverSelector
@@ -39,6 +39,8 @@ class CheckRow:
     remediation: str
     references: tuple[str, ...]
     requires: str
+    #: VMs (or the platform) where the check FAILs or ERRORs in this report
+    failing: int = 0
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,10 @@ class WaivedRow:
     waiver: Pairs
 
 
-def catalog(checks: Iterable[CheckEntry]) -> tuple[CheckRow, ...]:
-    """Return the check catalog sorted by check id."""
+def catalog(
+    checks: Iterable[CheckEntry], failing: Mapping[str, int] | None = None
+) -> tuple[CheckRow, ...]:
+    """Return the check catalog sorted by check id; ``failing`` counts FAIL/ERROR per check."""
     rows = [
         CheckRow(
             check_id=c.id,
@@ -78,6 +82,7 @@ def catalog(checks: Iterable[CheckEntry]) -> tuple[CheckRow, ...]:
             remediation=c.remediation,
             references=tuple(c.references),
             requires=fmt_value(c.requires),
+            failing=(failing or {}).get(c.id, 0),
         )
         for c in checks
     ]

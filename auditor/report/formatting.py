@@ -5,11 +5,11 @@ Pure functions of their input, so the same report gives the same text.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from auditor.models import SEVERITY_ORDER as _SEVERITIES
+from auditor.report.evidence import plain
 
 __all__ = [
     "READINESS_ORDER",
@@ -57,7 +57,10 @@ def fmt_hours(hours: float | int | None) -> str:
 
 
 def fmt_value(value: Any) -> str:
-    """Return a JSON value as short text: scalars plainly, lists comma-joined, maps as JSON."""
+    """Return a JSON value as short text: scalars plainly, lists comma-joined, maps ``k: v; k: v``.
+
+    Never JSON or Python notation: readers of the HTML and PDF see names and values.
+    """
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -68,7 +71,7 @@ def fmt_value(value: Any) -> str:
         return str(value)
     if isinstance(value, list | tuple) and all(not isinstance(v, dict | list) for v in value):
         return ", ".join(fmt_value(v) for v in value) if value else "(none)"
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+    return plain(value)
 
 
 def _cut(text: str, limit: int) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from auditor.envelope.model import AuditReport
 from auditor.report.view import ReportView, build_view
@@ -55,12 +55,24 @@ def environment(templates_dir: Path = TEMPLATES_DIR) -> Environment:
     """
     if not templates_dir.is_dir():
         raise FileNotFoundError(f"report templates not found: {templates_dir}")
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(templates_dir)),
         autoescape=True,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         auto_reload=False,
+    )
+    env.filters["commands"] = commands
+    return env
+
+
+def commands(text: str) -> Markup:
+    """Escape ``text`` and show its `backticked` parts as ``<code>`` (ready-to-paste commands)."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: print as it is
+        return Markup(escape(text))
+    return Markup("").join(
+        Markup("<code>{}</code>").format(p) if i % 2 else escape(p) for i, p in enumerate(parts)
     )
 
 

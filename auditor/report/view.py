@@ -14,6 +14,7 @@ from typing import Any
 
 from auditor.envelope.model import AuditReport
 from auditor.models import SEVERITY_ORDER, Readiness
+from auditor.report.actionview import CauseGap, OwnerWork, cause_gaps, owner_work
 from auditor.report.appendixview import (
     CheckRow,
     WaivedRow,
@@ -34,12 +35,16 @@ from auditor.report.formatting import (
 from auditor.report.trendview import TrendView, trend_view
 from auditor.report.vmview import Catalog, FindingView, VmDetail, VmRow, finding_view, vm_detail
 
-__all__ = ["PDF_DETAIL_LIMIT", "PDF_ROW_CAP", "ReportView", "build_view"]
+__all__ = ["HTML_DETAIL_LIMIT", "PDF_DETAIL_LIMIT", "PDF_ROW_CAP", "ReportView", "build_view"]
 
 #: Above this many VMs the PDF lists VMs compactly and leaves per-VM detail to HTML/CSV.
 PDF_DETAIL_LIMIT = 300
 #: At most this many VM rows in a compact PDF (worst readiness first).
 PDF_ROW_CAP = 3000
+#: Above this many VMs the HTML is compact: a root cause's member findings point at its
+#: head's fix and show no evidence of their own (report.json and findings.csv keep it all),
+#: which keeps the HTML of 10,000 VMs under 50 MB.
+HTML_DETAIL_LIMIT = 2000
 #: Width in CSS px of the readiness chart's longest bar.
 CHART_WIDTH = 360
 
@@ -96,6 +101,24 @@ class GapRow:
 
 
 @dataclass(frozen=True)
+class BrowseGroup:
+    """One group of a pre-rendered view (e.g. readiness "Not ready"): links to its VMs."""
+
+    key: str
+    label: str
+    links: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Browse:
+    """A pre-rendered view of the VM list grouped by one attribute (works without scripts)."""
+
+    by: str
+    title: str
+    groups: tuple[BrowseGroup, ...]
+
+
+@dataclass(frozen=True)
 class OwnerGroup:
     """The VMs (detailed) or rows (compact) of one owner in the PDF."""
 
@@ -114,6 +137,8 @@ class PdfPlan:
     ready_count: int
     omitted: int
     detail_limit: int
+    #: work-list rows per owner in a compact (large-estate) PDF
+    work_cap: int = 25
 
 
 @dataclass(frozen=True)
@@ -128,6 +153,9 @@ class ReportView:
     readiness_states: tuple[tuple[str, str], ...]
     state_colors: tuple[str, ...]
     gaps: tuple[GapRow, ...]
+    causes: tuple[CauseGap, ...]
+    work: tuple[OwnerWork, ...]
+    browse: tuple[Browse, ...]
     namespaces: tuple[GroupRow, ...]
     owners: tuple[GroupRow, ...]
     rows: tuple[VmRow, ...]
@@ -142,6 +170,8 @@ class ReportView:
     waived: tuple[WaivedRow, ...]
     pdf: PdfPlan
     trend: TrendView | None
+    #: True above ``HTML_DETAIL_LIMIT`` VMs (see :func:`vm_detail`)
+    compact: bool = False
 
 
 def _cover(report: AuditReport) -> Cover:
@@ -221,6 +251,47 @@ def _gaps(report: AuditReport, checks: Catalog) -> tuple[GapRow, ...]:
     return tuple(rows[:10])
 
 
+def _sorted_rows(rows: Sequence[VmRow]) -> tuple[VmRow, ...]:
+    """Worst first: readiness (not ready first), worst severity, then namespace and name."""
+    return tuple(
+        sorted(
+            rows,
+            key=lambda r: (
+                READINESS_ORDER.index(r.readiness) if r.readiness in READINESS_ORDER else 9,
+                _SEVERITY_RANK.get(r.severity, 9),
+                r.namespace,
+                r.name,
+            ),
+        )
+    )
+
+
+def _browse(rows: Sequence[VmRow]) -> tuple[Browse, ...]:
+    """The VM list grouped by readiness and by worst severity, as links (no script needed)."""
+    by_state = [
+        BrowseGroup(
+            s,
+            READINESS_LABEL[s],
+            tuple((r.anchor, f"{r.namespace}/{r.name}") for r in rows if r.readiness == s),
+        )
+        for s in READINESS_ORDER
+    ]
+    by_severity = [
+        BrowseGroup(
+            sev.value,
+            sev.value,
+            tuple((r.anchor, f"{r.namespace}/{r.name}") for r in rows if r.severity == sev.value),
+        )
+        for sev in SEVERITY_ORDER
+    ]
+    clean = tuple((r.anchor, f"{r.namespace}/{r.name}") for r in rows if not r.severity)
+    by_severity.append(BrowseGroup("none", "no open finding", clean))
+    return (
+        Browse("readiness", "By readiness", tuple(g for g in by_state if g.links)),
+        Browse("severity", "By worst open severity", tuple(g for g in by_severity if g.links)),
+    )
+
+
 def _pdf_plan(details: Sequence[VmDetail], limit: int, cap: int) -> PdfPlan:
     ready = [d for d in details if d.row.readiness == "READY"]
     others = [d for d in details if d.row.readiness != "READY"]
@@ -253,12 +324,26 @@ def _pdf_plan(details: Sequence[VmDetail], limit: int, cap: int) -> PdfPlan:
     )
 
 
+def _failing_counts(report: AuditReport) -> dict[str, int]:
+    """Check id -> VMs (or 1 for the platform) where it FAILs or ERRORs."""
+    counts: dict[str, int] = {}
+    for vm in report.vms:
+        for f in vm.findings:
+            if f.status.value in ("FAIL", "ERROR"):
+                counts[f.check_id] = counts.get(f.check_id, 0) + 1
+    for f in report.platform_findings:
+        if f.status.value in ("FAIL", "ERROR"):
+            counts[f.check_id] = counts.get(f.check_id, 0) + 1
+    return counts
+
+
 def build_view(
     report: AuditReport,
     *,
     trend: Mapping[str, Any] | None = None,
     pdf_detail_limit: int = PDF_DETAIL_LIMIT,
     pdf_row_cap: int = PDF_ROW_CAP,
+    html_detail_limit: int = HTML_DETAIL_LIMIT,
 ) -> ReportView:
     """Return the presentation of ``report``.
 
@@ -267,7 +352,9 @@ def build_view(
     """
     checks = {c.id: c for c in report.checks}
     summary, run, cluster = report.summary, report.run, report.cluster
-    details = tuple(vm_detail(i, vm, checks) for i, vm in enumerate(report.vms))
+    compact = len(report.vms) > html_detail_limit
+    details = tuple(vm_detail(i, vm, checks, compact=compact) for i, vm in enumerate(report.vms))
+    rows = _sorted_rows([d.row for d in details])
     cover = _cover(report)
     return ReportView(
         title=f"Recovery readiness: {cover.cluster}, {cover.audit_time}",
@@ -278,12 +365,18 @@ def build_view(
         readiness_states=tuple((s, READINESS_LABEL[s]) for s in READINESS_ORDER),
         state_colors=tuple(READINESS_COLOR[s] for s in READINESS_ORDER),
         gaps=_gaps(report, checks),
+        causes=cause_gaps(report.vms, checks),
+        work=owner_work(report.vms, [d.row.anchor for d in details], checks),
+        browse=_browse(rows),
         namespaces=_groups(summary.by_namespace),
         owners=_groups(summary.by_owner),
-        rows=tuple(d.row for d in details),
+        rows=rows,
         details=details,
-        platform_findings=tuple(finding_view(f, checks) for f in report.platform_findings),
-        checks=catalog(report.checks),
+        platform_findings=tuple(
+            finding_view(f, checks, detailed=f.status.value in ("FAIL", "ERROR", "WAIVED"))
+            for f in report.platform_findings
+        ),
+        checks=catalog(report.checks, _failing_counts(report)),
         problems=problems(report),
         method=(
             ("Source", cover.source),
@@ -301,4 +394,5 @@ def build_view(
         waived=waived_findings(details),
         pdf=_pdf_plan(details, pdf_detail_limit, pdf_row_cap),
         trend=trend_view(trend) if trend is not None else None,
+        compact=compact,
     )

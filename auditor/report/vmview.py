@@ -8,7 +8,7 @@ values show as ``"-"``; nothing here judges readiness (the engine did that).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from auditor.envelope.model import (
@@ -22,6 +22,8 @@ from auditor.envelope.model import (
     VmEntry,
     VolumeRef,
 )
+from auditor.report.actionview import causes_of, why_of
+from auditor.report.evidence import EvidenceItem, evidence_items
 from auditor.report.formatting import (
     READINESS_LABEL,
     SEVERITY_ORDER,
@@ -67,6 +69,13 @@ class VmRow:
     restore_points: str
     identity_gaps: tuple[str, ...]
     failing_checks: tuple[str, ...]
+    #: the VM's root causes, worst first, in a few words ("" when none)
+    why: str = ""
+    #: worst severity among its FAIL/ERROR findings ("" when none), for sorting and filtering
+    severity: str = ""
+    #: "never" (no usable backup ever), "no-data" (definition only), "partial" (no backup holds
+    #: every disk's data) or "" (has a restore point, or unknown)
+    backup_gap: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,11 @@ class FindingView:
     basis: str = ""
     #: the objects and fields the verdict rests on (at most 4), e.g. a DataUpload's phase
     proof: tuple[str, ...] = ()
+    #: evidence as labelled texts and small tables (never JSON)
+    items: tuple[EvidenceItem, ...] = ()
+    #: in a compact (large-estate) HTML, a root cause's member finding points at its head's
+    #: fix instead of repeating its own (which stays in report.json and findings.csv)
+    fix_ref: str = ""
 
 
 def _proof(evidence: Any) -> tuple[str, ...]:
@@ -149,6 +163,25 @@ class VmDetail:
     policy: str
     labels: Pairs
     annotations: Pairs
+    #: root causes, worst first
+    causes: tuple[CauseView, ...] = ()
+    #: check ids that passed / did not apply (their messages and evidence are in report.json)
+    passed: tuple[str, ...] = ()
+    not_applicable: tuple[str, ...] = ()
+    #: large-estate HTML: info findings on one line, card and metadata shortened
+    compact: bool = False
+
+
+@dataclass(frozen=True)
+class CauseView:
+    """One root cause of a VM: title, worst severity, its checks, first action, gap age."""
+
+    cause_id: str
+    title: str
+    severity: str
+    check_ids: tuple[str, ...]
+    first_action: str
+    age: str
 
 
 def _rank(order: tuple[str, ...], value: str) -> int:
@@ -159,8 +192,12 @@ def _rank(order: tuple[str, ...], value: str) -> int:
 Catalog = Mapping[str, CheckEntry]
 
 
-def finding_view(finding: FindingEntry, checks: Catalog) -> FindingView:
-    """Return the view of one finding, titled from the check catalog."""
+def finding_view(finding: FindingEntry, checks: Catalog, *, detailed: bool = True) -> FindingView:
+    """Return the view of one finding, titled from the check catalog.
+
+    ``detailed`` False leaves the evidence items out (PASS/N-A findings in a VM's section:
+    their evidence stays in report.json, which keeps the HTML of 10,000 VMs small).
+    """
     check = checks.get(finding.check_id)
     waiver = finding.waiver
     return FindingView(
@@ -174,6 +211,16 @@ def finding_view(finding: FindingEntry, checks: Catalog) -> FindingView:
         waiver=evidence_pairs(waiver.model_dump(mode="json")) if waiver is not None else (),
         basis=finding.basis.value if finding.basis is not None else "",
         proof=_proof(finding.evidence),
+        items=_beyond_message(evidence_items(finding.evidence), finding.message)
+        if detailed
+        else (),
+    )
+
+
+def _beyond_message(items: tuple[EvidenceItem, ...], message: str) -> tuple[EvidenceItem, ...]:
+    """Evidence items whose value the message does not already state word for word."""
+    return tuple(
+        i for i in items if i.table is not None or len(i.text) < 4 or i.text not in message
     )
 
 
@@ -197,9 +244,21 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
     newest = backup.newest_usable
     within = backup.within_rpo
     rpo_state = "unknown" if within is None else ("within" if within else "exceeds")
-    failing = sorted({f.check_id for f in vm.findings if f.status.value in ("FAIL", "ERROR")})
+    open_findings = [f for f in vm.findings if f.status.value in ("FAIL", "ERROR")]
+    failing = sorted({f.check_id for f in open_findings})
     identity = [c for c in failing if c in checks and checks[c].family in IDENTITY_FAMILIES]
     readiness = vm.readiness.value
+    worst = min((_rank(SEVERITY_ORDER, f.severity.value) for f in open_findings), default=None)
+    gap, held_by = _backup_gap(vm)
+    if not gap and newest is None and within is False:
+        gap = "partial"  # backups hold the VM, but none holds every disk's data on evidence
+    rpo_label = {"within": "within RPO", "exceeds": "exceeds RPO"}.get(rpo_state, "unknown")
+    if gap == "never":
+        rpo_state, rpo_label = "never", "never backed up"
+    elif gap == "no-data":
+        rpo_state, rpo_label = "never", "no disk data in any backup"
+    elif gap == "partial":
+        rpo_state, rpo_label = "never", "no complete restore point"
     return VmRow(
         anchor=f"vm-{index}",
         namespace=vm.namespace,
@@ -208,16 +267,44 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
         os=vm.os,
         readiness=readiness,
         readiness_label=READINESS_LABEL.get(readiness, readiness),
-        newest_backup=newest.name if newest else "none",
+        newest_backup=newest.name
+        if newest
+        else {
+            "never": "never backed up",
+            "no-data": f"definition only, in {held_by}",
+            "partial": "no backup holds every disk",
+        }.get(gap, "none"),
         backup_time=(newest.completed or "-") if newest else "-",
         backup_age=fmt_hours(newest.age_hours) if newest else "-",
         rpo=fmt_hours(backup.rpo_hours),
         rpo_state=rpo_state,
-        rpo_label={"within": "within RPO", "exceeds": "exceeds RPO"}.get(rpo_state, "unknown"),
+        rpo_label=rpo_label,
         restore_points=str(backup.restore_points),
         identity_gaps=tuple(identity),
         failing_checks=tuple(failing),
+        why=why_of(vm, checks),
+        severity=SEVERITY_ORDER[worst] if worst is not None else "",
+        backup_gap=gap,
     )
+
+
+def _backup_gap(vm: VmEntry) -> tuple[str, str]:
+    """``("never", "")`` when no usable backup ever held the VM, ``("no-data", backup)`` when
+    one holds its definition but none its disk data, else ``("", "")``.
+
+    Read from RR-BKP-001 (a FAIL with ``object_only`` evidence is the definition-only case)
+    and ``backup.data_captured``; an RR-BKP-001 ERROR says neither.
+    """
+    bkp = next((f for f in vm.findings if f.check_id == "RR-BKP-001"), None)
+    failed = bkp is not None and bkp.status.value == "FAIL"
+    if not failed and vm.backup.data_captured is not False:
+        return "", ""
+    evidence = bkp.evidence if bkp is not None else {}
+    if evidence.get("object_only") is True:
+        return "no-data", str(evidence.get("backup") or "a backup").rsplit("/", 1)[-1]
+    if vm.backup.newest_usable is None:
+        return "never", ""
+    return "no-data", vm.backup.newest_usable.name
 
 
 def _from(value: Any, source: Any) -> str:
@@ -308,10 +395,47 @@ def _network(net: NetworkRef) -> str:
     return fmt_value(net.type) + (f" {net.name}" if net.name else "")
 
 
-def vm_detail(index: int, vm: VmEntry, checks: Catalog) -> VmDetail:
-    """Return the full section view of ``report.vms[index]``."""
-    findings = sorted_findings([finding_view(f, checks) for f in vm.findings])
+def vm_detail(index: int, vm: VmEntry, checks: Catalog, *, compact: bool = False) -> VmDetail:
+    """Return the section view of ``report.vms[index]``.
+
+    PASS and NOT_APPLICABLE findings are listed by check id only. With ``compact`` (a large
+    estate) a root cause's member findings show their message and point at the head's fix;
+    their evidence and own fix stay in report.json and findings.csv.
+    """
+    heads = {c.check_ids[0]: c.check_ids[0] for c in vm.root_causes if c.check_ids}
+    member_of = {
+        cid: c.check_ids[0] for c in vm.root_causes for cid in c.check_ids[1:] if c.check_ids
+    }
+    views = []
+    for f in vm.findings:
+        open_ = f.status.value in ("FAIL", "ERROR", "WAIVED")
+        view = finding_view(f, checks, detailed=open_ and not (compact and f.check_id in member_of))
+        if compact and view.items:
+            short = evidence_items(f.evidence, text=120)
+            view = replace(
+                view,
+                items=_beyond_message(tuple(i for i in short if i.table is None), f.message),
+            )
+        if compact and f.check_id in member_of and f.check_id not in heads:
+            view = replace(view, fix_ref=member_of[f.check_id])
+        elif compact and vm.root_causes and f.check_id == vm.root_causes[0].check_ids[0]:
+            view = replace(view, fix_ref="work-list")
+        if compact:
+            view = replace(view, proof=())
+        views.append(view)
+    findings = sorted_findings(views)
     problems = tuple(f for f in findings if f.status in ("FAIL", "ERROR", "WAIVED"))
+    causes = tuple(
+        CauseView(
+            cause_id=c.id,
+            title=c.title,
+            severity=c.severity.value,
+            check_ids=tuple(c.check_ids),
+            first_action=c.first_action,
+            age=fmt_hours(c.age_hours) if c.age_hours is not None else "",
+        )
+        for c in causes_of(vm, checks)
+    )
     return VmDetail(
         row=vm_row(index, vm, checks),
         findings=findings,
@@ -320,4 +444,8 @@ def vm_detail(index: int, vm: VmEntry, checks: Catalog) -> VmDetail:
         policy=vm.policy,
         labels=evidence_pairs(vm.labels),
         annotations=evidence_pairs(vm.annotations),
+        causes=causes,
+        passed=tuple(f.check_id for f in findings if f.status == "PASS"),
+        not_applicable=tuple(f.check_id for f in findings if f.status == "NOT_APPLICABLE"),
+        compact=compact,
     )
