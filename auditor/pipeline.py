@@ -37,7 +37,6 @@ __all__ = [
     "Clock",
     "write_run",
     "write_artifacts",
-    "signing_key_of",
     "dump_report_json",
     "FORMATS",
     "UnknownOwnerError",
@@ -138,12 +137,6 @@ def write_run(
     seal_run(out_dir, signing_key, report=report_document(run.report))  # no re-parse
     paths.append(out_dir / MANIFEST_NAME)
     return paths
-
-
-def signing_key_of(settings: AuditSettings) -> Path | None:
-    """``publish.signing_key_file`` of the config, when there is one."""
-    raw = (settings.publish or {}).get("signing_key_file")
-    return Path(raw) if isinstance(raw, str | Path) and str(raw) else None
 
 
 def audit_data(

@@ -115,6 +115,9 @@ def test_request_count_for_2000_vms_is_kinds_times_pages_plus_discovery(tmp_path
     group_versions = len({(k.group, k.versions[0]) for k in KINDS})
     discovery = 2 + group_versions  # /version, /apis, one per group version
     assert pages == 4 * 4 + (len(KINDS) - 4)
-    assert len(lists) == pages
-    assert len(log) == pages + discovery
+    # distinct requests: on a loaded machine the client may retry a timed-out request, which
+    # repeats the same path (a retry, not another page)
+    assert len(set(lists)) == pages
+    assert len(set(log)) == pages + discovery
+    assert len(log) - len(set(log)) <= 2, [r for r in log if log.count(r) > 1]
     assert not [p for p in lists if "/virtualmachines/" in p.split("?")[0]]  # nothing per VM

@@ -103,6 +103,12 @@ class AuditSettings(Strict):
     service: ServiceSettings = Field(default_factory=ServiceSettings)
     backup_storage: BackupStorageSettings | None = None
 
+    @property
+    def signing_key(self) -> Path | None:
+        """``publish.signing_key_file`` (an Ed25519 private key, PEM) when the config has one."""
+        raw = (self.publish or {}).get("signing_key_file")
+        return Path(raw) if isinstance(raw, str | Path) and str(raw) else None
+
     @field_validator("policies")
     @classmethod
     def _policy_names(cls, value: tuple[Policy, ...]) -> tuple[Policy, ...]:

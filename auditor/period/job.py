@@ -88,8 +88,7 @@ def add_period_report(
     doc = compute_period(archive, period, cluster, previous)
     wanted = tuple(f for f in FORMATS if f == "json" or f in formats)
     written = write_period(doc, run_dir / f"period-{period.label}", wanted)
-    raw_key = settings.publish.get("signing_key_file")
-    seal_run(run_dir, Path(raw_key) if isinstance(raw_key, str | Path) and str(raw_key) else None)
+    seal_run(run_dir, settings.signing_key)
     log.info("period report %s of %s: %d runs, %s", period.label, cluster, len(archive.reports),
              ", ".join(p.name for p in written))  # fmt: skip
     return written
