@@ -14,6 +14,7 @@ import json
 import shutil
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from auditor.cli import main
-from auditor.fleet import dump_fleet_schema
+from auditor.fleet import ClusterRun, FleetInput, build_fleet, dump_fleet_schema
+from auditor.fleet.model import FleetVerification
 from auditor.models import SEVERITY_ORDER, Severity
 from auditor.publish import PublishSettings, publish_run
 from tests.conftest import REPO, invoke_run
@@ -160,10 +162,17 @@ def test_fleet_rolls_up_latest_runs_from_s3(
     assert doc["summary"]["clusters_by_status"] == {
         "current": 1, "stale": 1, "incomplete": 1, "unverified": 0, "unreadable": 0,
     }  # fmt: skip
-    # root causes: these reports predate root_causes, so one per failing check id
+    # root causes: the VMs' root_causes, counted in VMs per cluster
     got = [(r["id"], r["severity"], r["vms"], r["clusters"]) for r in doc["root_causes"]]
     assert got == _expected_causes(latest)
     assert not any(r["derived"] for r in doc["root_causes"])  # all reports carry root_causes
+    for r in doc["root_causes"]:  # generic action, plus one VM's own filled-in fix
+        cluster, vm = r["example_vm"].split(" ")
+        entry = next(v for v in latest[cluster]["vms"] if f"{v['namespace']}/{v['name']}" == vm)
+        cause = next(c for c in entry["root_causes"] if c["id"] == r["id"])
+        assert r["example_action"] == cause["first_action"]
+        catalog = {c["id"]: c["remediation"] for c in latest[cluster]["checks"]}
+        assert r["first_action"] == catalog[r["check_ids"][0]]
     assert doc["root_causes"][0]["severity"] == "high"
     # owners, worst first: NOT_READY VMs, then VMs not counted READY (only east's READY counts)
     tally: dict[str, Counter[str]] = {}
@@ -252,3 +261,17 @@ def test_fleet_exit_codes_and_period(
 
 def test_fleet_schema_is_shipped() -> None:
     assert (REPO / "docs" / "fleet-schema.json").read_bytes() == dump_fleet_schema()
+
+
+def test_reports_without_root_causes_get_one_per_failing_check(runs: dict[str, list[Path]]) -> None:
+    """An older report.json (no root_causes): each FAIL/ERROR check id is a root cause."""
+    old = _report(runs["lab"][-1])
+    for vm in old["vms"]:
+        del vm["root_causes"]
+    verified = FleetVerification(manifest="verified", signature="unsigned", detail=[])
+    data = FleetInput("archive", [ClusterRun("lab", old, "lab/x", "lab/x/", verified)])
+    fleet = build_fleet(data, at=datetime(2026, 11, 30, 12, tzinfo=UTC))
+    got = [(r.id, r.severity.value, r.vms, r.clusters) for r in fleet.root_causes]
+    assert got == _expected_causes({"lab": old})
+    assert got and all(r.derived and r.check_ids == [r.id.upper()] for r in fleet.root_causes)
+    assert fleet.clusters[0].status == "incomplete"

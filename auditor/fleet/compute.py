@@ -11,11 +11,13 @@ Reports are read as plain dicts (``docs/report-schema.md``), so older envelopes 
   with a FAIL or ERROR finding (id = the check id lower-cased, title and first action
   from the check catalog or the finding's ``remediation``).
 - root causes: highest severity first, then most VMs, then id.
-- owners, worst first: most NOT_READY VMs, then most VMs not counted READY, then name.
+- owners, worst first: most NOT_READY VMs, then most VMs not counted READY, then name; an
+  owner's top root cause is its most severe, then most frequent.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -50,6 +52,10 @@ def _z(at: datetime) -> str:
     return at.isoformat().replace("+00:00", "Z")
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value)
+
+
 def _readiness(value: Any) -> Readiness:
     try:
         return Readiness(str(value))
@@ -76,6 +82,8 @@ class _Cause:
     check_ids: tuple[str, ...]
     first_action: str
     derived: bool
+    #: the catalog's remediation of the first check: the same for every VM
+    generic_action: str = ""
 
 
 def vm_root_causes(vm: dict[str, Any], catalog: dict[str, dict[str, Any]]) -> list[_Cause]:
@@ -89,13 +97,15 @@ def vm_root_causes(vm: dict[str, Any], catalog: dict[str, dict[str, Any]]) -> li
         for rc in listed:
             if isinstance(rc, dict) and rc.get("id"):
                 ids = rc.get("check_ids")
+                checks = tuple(sorted(str(c) for c in ids)) if isinstance(ids, list) else ()
                 causes[str(rc["id"])] = _Cause(
                     id=str(rc["id"]),
                     title=str(rc.get("title") or rc["id"]),
                     severity=_severity(rc.get("severity")),
-                    check_ids=tuple(sorted(str(c) for c in ids)) if isinstance(ids, list) else (),
+                    check_ids=checks,
                     first_action=str(rc.get("first_action") or ""),
                     derived=False,
+                    generic_action=_generic(catalog, checks),
                 )
         return [causes[k] for k in sorted(causes)]
     out: dict[str, _Cause] = {}
@@ -111,11 +121,18 @@ def vm_root_causes(vm: dict[str, Any], catalog: dict[str, dict[str, Any]]) -> li
             check_ids=(cid,),
             first_action=str(f.get("remediation") or check.get("remediation") or ""),
             derived=True,
+            generic_action=str(check.get("remediation") or ""),
         )
         old = out.get(cause.id)
         if old is None or cause.severity.rank < old.severity.rank:
             out[cause.id] = cause
     return [out[k] for k in sorted(out)]
+
+
+def _generic(catalog: dict[str, dict[str, Any]], checks: tuple[str, ...]) -> str:
+    """The catalog remediation of the first of ``checks`` that has one."""
+    return next((str(catalog[c]["remediation"]) for c in checks
+                 if catalog.get(c, {}).get("remediation")), "")  # fmt: skip
 
 
 @dataclass
@@ -126,8 +143,12 @@ class _Agg:
     cause_vms: Counter[str] = field(default_factory=Counter)
     cause_clusters: dict[str, Counter[str]] = field(default_factory=dict)
     owners: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: cause id -> (cluster ns/name, that VM's own first action), the first VM seen
+    examples: dict[str, tuple[str, str]] = field(default_factory=dict)
 
-    def add_vm(self, cluster: str, owner: str, state: Readiness, causes: list[_Cause]) -> None:
+    def add_vm(
+        self, cluster: str, vm: str, owner: str, state: Readiness, causes: list[_Cause]
+    ) -> None:
         o = self.owners.setdefault(
             owner, {"clusters": set(), "readiness": Counter(), "causes": Counter()}
         )
@@ -137,6 +158,7 @@ class _Agg:
             o["causes"][c.id] += 1
             self.cause_vms[c.id] += 1
             self.cause_clusters.setdefault(c.id, Counter())[cluster] += 1
+            self.examples.setdefault(c.id, (f"{cluster} {vm}", c.first_action))
             old = self.causes.get(c.id)
             if old is None:
                 self.causes[c.id] = c
@@ -149,6 +171,7 @@ class _Agg:
                 tuple(sorted(set(old.check_ids) | set(c.check_ids))),
                 old.first_action or c.first_action,
                 old.derived and c.derived,
+                old.generic_action or c.generic_action,
             )
 
 
@@ -181,14 +204,12 @@ def _status(
         flags.add("incomplete")
         partial = meta.get("incomplete_checks") or []
         problems.append(
-            f"run {fleet_run.id} is incomplete (run.complete {meta.get('complete')!r}): part of "
+            f"run {fleet_run.id} is incomplete (run.complete is {_json(meta.get('complete'))}): part of "
             f"the cluster was not read; checks with partial input: {', '.join(partial) or '-'}"
         )
     if age > max_age_hours:
         flags.add("stale")
-        problems.append(
-            f"latest run {fleet_run.id} is {age:.1f} h old (more than {max_age_hours:g} h)"
-        )
+        problems.append(f"run {fleet_run.id} is {age:.1f} h old (more than {max_age_hours:g} h)")
     status: ClusterStatus = next((s for s in CLUSTER_STATUSES if s in flags), "current")
     return status, problems, fleet_run
 
@@ -224,7 +245,8 @@ def _cluster(
             if state is Readiness.READY and status != "current":
                 state = Readiness.UNKNOWN
             counted[state] += 1
-            agg.add_vm(run.cluster, str(vm.get("owner") or "unassigned"), state,
+            name = f"{vm.get('namespace')}/{vm.get('name')}"
+            agg.add_vm(run.cluster, name, str(vm.get("owner") or "unassigned"), state,
                        vm_root_causes(vm, catalog))  # fmt: skip
         platform = sum(
             1
@@ -249,7 +271,10 @@ def _owners(agg: _Agg) -> list[FleetOwner]:
     out = []
     for owner, o in agg.owners.items():
         vms = sum(o["readiness"].values())
-        top = sorted(o["causes"].items(), key=lambda kv: (-kv[1], kv[0]))
+        top = sorted(
+            o["causes"].items(),
+            key=lambda kv: (agg.causes[kv[0]].severity.rank, -kv[1], kv[0]),
+        )
         out.append(
             FleetOwner(
                 owner=owner,
@@ -277,7 +302,9 @@ def _root_causes(agg: _Agg) -> list[FleetRootCause]:
             title=c.title,
             severity=c.severity,
             check_ids=list(c.check_ids),
-            first_action=c.first_action,
+            first_action=c.generic_action or c.first_action,
+            example_vm=agg.examples[c.id][0],
+            example_action=agg.examples[c.id][1] or None,
             vms=agg.cause_vms[c.id],
             clusters=dict(sorted(agg.cause_clusters[c.id].items())),
             derived=c.derived,

@@ -107,7 +107,13 @@ class FleetRootCause(Part):
     title: str
     severity: Severity = Field(description="the highest severity seen")
     check_ids: list[str] = Field(description="checks whose FAIL/ERROR findings it groups")
-    first_action: str = Field(description="what to do first (from the first VM seen)")
+    first_action: str = Field(
+        description="what to do first: the check catalog's remediation of its first check"
+    )
+    example_vm: str = Field(description="'<cluster> <namespace>/<name>' of the first VM seen")
+    example_action: str | None = Field(
+        description="that VM's first action, filled in with its names (null when absent)"
+    )
     vms: int = Field(description="VMs it affects, fleet-wide")
     clusters: dict[str, int] = Field(description="cluster -> VMs affected there")
     derived: bool = Field(
@@ -123,7 +129,9 @@ class FleetOwner(Part):
     vms: int
     readiness: ReadinessCounts
     not_ready_share: float = Field(description="0..1: VMs not counted READY / VMs")
-    top_root_cause: str | None = Field(description="id of the root cause most of its VMs share")
+    top_root_cause: str | None = Field(
+        description="id of its most severe root cause (most VMs among equals)"
+    )
 
 
 class FleetSummary(Part):

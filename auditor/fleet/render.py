@@ -83,11 +83,12 @@ def fleet_csvs(report: FleetReport) -> dict[str, bytes]:
         ),
     )  # fmt: skip
     causes = _csv(
-        ["root_cause", "title", "severity", "vms", "clusters", "check_ids", "first_action"],
+        ["root_cause", "title", "severity", "vms", "clusters", "check_ids", "first_action",
+         "example_vm", "example_action"],
         (
             [r.id, r.title, r.severity.value, r.vms,
              " ".join(f"{k}:{v}" for k, v in r.clusters.items()), " ".join(r.check_ids),
-             r.first_action]
+             r.first_action, r.example_vm, r.example_action]
             for r in report.root_causes
         ),
     )  # fmt: skip
