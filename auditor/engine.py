@@ -56,6 +56,8 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
     incomplete: set[str] = set()
     vm_checks = [c for c in CATALOG.values() if c.scope == "vm"]
     results = []
+    # VMs with malformed fields, once (not a VM x VM scan): cross-VM checks name them.
+    flawed = [r for r in records if r.problems]
     for vm in records:
         for path, reason in vm.problems:
             problems.append(
@@ -72,7 +74,7 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
         policy, thresholds = resolve_policy(settings, vm.namespace, vm.labels)
         ctx = CheckContext(at=at, thresholds=thresholds, index=index, policy=policy)
         related = related_problems(vm, index)
-        others = [r for r in records if r is not vm and r.problems]
+        others = [r for r in flawed if r is not vm]
         findings = [
             _run(
                 spec,

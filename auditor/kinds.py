@@ -35,11 +35,18 @@ class KindSpec:
     label_selector: str | None = None
 
     def selects(self, obj: dict[str, Any]) -> bool:
-        """True when ``obj`` matches :attr:`label_selector` (always, without one)."""
+        """True when ``obj`` matches :attr:`label_selector` (always, without one).
+
+        Also True when ``metadata`` is not a mapping: the labels cannot be read, so the
+        object may be one of the selected ones, and reading it names the defect.
+        """
         if self.label_selector is None:
             return True
         key, eq, value = self.label_selector.partition("=")
-        labels = (obj.get("metadata") or {}).get("labels")
+        meta = obj.get("metadata")
+        if meta is not None and not isinstance(meta, dict):
+            return True
+        labels = (meta or {}).get("labels")
         if not isinstance(labels, dict):
             return False
         return labels.get(key) == value if eq else key in labels

@@ -19,7 +19,7 @@ from typing import Any
 from auditor.config import AuditSettings
 from auditor.config.service import REPORT_FORMATS
 from auditor.engine import evaluate
-from auditor.envelope import AuditReport, dump_report_json, dump_report_schema
+from auditor.envelope import AuditReport, dump_report_json, dump_report_schema, report_document
 from auditor.envelope.build import build_envelope, resolve_owner
 from auditor.publish import dump_trend, publish_settings, trend_for
 from auditor.publish.manifest import MANIFEST_NAME, seal_run
@@ -113,7 +113,7 @@ def run_audit(
     data = source_from_settings(settings, progress=progress).collect()
     require_vms(data)
     report = audit_data(data, settings, at=at, owner=owner)
-    trend = trend_for(report.model_dump(mode="json"), archive) if archive is not None else None
+    trend = trend_for(report_document(report), archive) if archive is not None else None
     return AuditRun(report=report, trend=trend, gap=vm_list_gap(data))
 
 
@@ -134,7 +134,7 @@ def write_run(
     if run.trend is not None:
         (out_dir / TREND_NAME).write_bytes(dump_trend(run.trend))
         paths.append(out_dir / TREND_NAME)
-    seal_run(out_dir, signing_key)
+    seal_run(out_dir, signing_key, report=report_document(run.report))  # no re-parse
     paths.append(out_dir / MANIFEST_NAME)
     return paths
 

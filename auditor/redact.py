@@ -103,12 +103,25 @@ def _storage_class_map(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
+#: Keys whose mapping :func:`_walk` must look at key by key (every other mapping: only its
+#: nested mappings and lists are visited).
+_SPECIAL_KEYS = SECRET_FIELD_NAMES | {"sysprep"}
+_NESTED = (dict, list)
+
+
 def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
     """Redact ``value`` (a dict or list) in place; ``in_meta_map``: it is (in) annotations or labels."""
     if isinstance(value, list):
         for item in value:
-            if isinstance(item, dict | list):
+            if isinstance(item, _NESTED):
                 _walk(item, data_is_payload, in_meta_map)
+        return
+    if not in_meta_map and _SPECIAL_KEYS.isdisjoint(value):
+        # The common case, decided in C: no key here is secret (a non-string key's str()
+        # never spells one), so only the nested values need a look.
+        for key, item in value.items():
+            if isinstance(item, _NESTED):
+                _walk(item, data_is_payload, key in _META_MAPS)
         return
     facts: Any = None
     for key, item in value.items():
@@ -123,7 +136,7 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
                 facts = network_data_facts(skey, item) or facts
         elif skey == "sysprep" and isinstance(item, dict):
             value[key] = _sysprep(item)
-        elif isinstance(item, dict | list):
+        elif isinstance(item, _NESTED):
             _walk(item, data_is_payload, skey in _META_MAPS)
     if facts is not None:
         value[FACTS_KEY] = facts

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 __all__ = ["AVAILABLE", "fast_documents"]
 
 try:  # a wheel may be missing on an unusual platform: the PyYAML loader is the fallback
@@ -146,6 +148,62 @@ def _unlike_pyyaml(node: dict[Any, Any] | list[Any], room: int, keys: bool) -> b
     return False
 
 
+def _orjson_depth_limit() -> int | None:
+    """How many nested containers orjson serialises before it refuses (254 in orjson 3.x)."""
+    value: Any = 0
+    for depth in range(1, 1025):
+        value = [value]
+        try:
+            orjson.dumps(value)
+        except TypeError:
+            return depth - 1
+    return None
+
+
+_ORJSON_DEPTH = _orjson_depth_limit()
+#: List items serialised per orjson call by :func:`_unlike_pyyaml_quick` (about 1 MB).
+_SLICE = 500
+
+
+def _fits(node: Any, room: int) -> bool:
+    """True when orjson proves ``node`` nests at most ``room`` container levels, string keys only.
+
+    orjson (Rust) refuses more than :data:`_ORJSON_DEPTH` levels and any non-string key
+    (yaml-rs makes a collection key a tuple or frozenset), so wrapping ``node`` in the
+    difference turns its refusal into exactly this test. False only means "not proven".
+    """
+    if _ORJSON_DEPTH is None or room > _ORJSON_DEPTH or room <= 0:
+        return False
+    for _ in range(_ORJSON_DEPTH - room):
+        node = [node]
+    try:
+        orjson.dumps(node)
+    except TypeError:
+        return False
+    return True
+
+
+def _unlike_pyyaml_quick(doc: dict[Any, Any] | list[Any], room: int, keys: bool) -> bool:
+    """:func:`_unlike_pyyaml`, proven in orjson a slice at a time where it can be.
+
+    A ``List`` document's items are checked :data:`_SLICE` at a time (a slice nests as
+    deep as the list it is cut from; no copy of a 300 MB file's worth of JSON at once);
+    anything orjson does not prove goes through the exact walk.
+    """
+    if room <= 2 or (isinstance(doc, dict) and not all(type(k) is str for k in doc)):
+        return _unlike_pyyaml(doc, room, keys)
+    children = doc.values() if isinstance(doc, dict) else doc
+    for child in children:
+        if isinstance(child, list):
+            if all(_fits(child[i : i + _SLICE], room - 1) for i in range(0, len(child), _SLICE)):
+                continue
+        elif not isinstance(child, dict) or _fits(child, room - 1):
+            continue
+        if _unlike_pyyaml(child, room - 1, keys):
+            return True
+    return False
+
+
 def fast_documents(text: str, *, max_depth: int) -> list[Any] | None:
     """Return the documents of ``text`` parsed by yaml-rs, or ``None`` to use PyYAML.
 
@@ -168,7 +226,7 @@ def fast_documents(text: str, *, max_depth: int) -> list[Any] | None:
         doc = yaml_rs.loads(text, parse_datetime=False)
     except Exception:  # noqa: BLE001 - any refusal: PyYAML decides and names the error
         return None
-    if isinstance(doc, dict | list) and _unlike_pyyaml(
+    if isinstance(doc, dict | list) and _unlike_pyyaml_quick(
         doc, max_depth, keys=_NESTED_FLOW.search(text) is not None
     ):
         return None

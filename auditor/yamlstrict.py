@@ -29,6 +29,7 @@ from auditor.yamlfast import fast_documents
 
 __all__ = [
     "paused_gc",
+    "thaw_gc",
     "LoadError",
     "load_documents",
     "DEFAULT_MAX_FILE_BYTES",
@@ -104,8 +105,15 @@ def paused_gc() -> Iterator[None]:
     Loading and auditing build millions of long-lived, acyclic dicts; every
     automatic collection rescans that growing heap and finds nothing, which
     makes the whole run superlinear in the estate size. Reference counting
-    still frees everything that is not in a cycle; cycles made meanwhile are
-    collected once the collector runs again.
+    still frees everything that is not in a cycle.
+
+    When the outermost pause ends, the objects alive then are moved to the
+    permanent generation (``gc.freeze()``) before the collector is switched
+    back on: otherwise its first collection scans every object made during
+    the pause (1.5 s per million objects; an audit of 10,000 VMs makes tens of
+    millions). Frozen objects are still freed by reference counting; cycles
+    among them wait for :func:`thaw_gc`, which a long-lived process calls
+    once an audit's objects are dropped.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -113,7 +121,18 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            gc.freeze()
             gc.enable()
+
+
+def thaw_gc() -> None:
+    """Hand the objects frozen by :func:`paused_gc` back to the cyclic collector.
+
+    Call it between audits in a long-lived process (the service), when the
+    previous audit's objects are no longer referenced: cycles among them are
+    then collected by the next full collection.
+    """
+    gc.unfreeze()
 
 
 def _next_document(loader: _StrictLoader) -> Any:

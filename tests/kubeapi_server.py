@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import orjson
+
 from auditor.kinds import KINDS, KindSpec, spec_for_file_stem, spec_for_object
 from auditor.yamlstrict import load_documents
 
@@ -107,6 +109,8 @@ class FakeKubeAPI:
         self.log: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         self.lists_answered = 0
+        #: list path -> the sorted items its first page was cut from (see list_response)
+        self._snapshots: dict[str, list[dict[str, Any]]] = {}
         #: set by :func:`running`: stops the server (used by ``Faults.vanish_after``)
         self.vanish: Any = None
         self._routes: dict[tuple[str, str], tuple[KindSpec, str]] = {}
@@ -205,13 +209,19 @@ class FakeKubeAPI:
             )
         if spec.kind in faults.not_found:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
-        items = [
-            o
-            for o in self.objects.get(spec.kind, [])
-            if ns is None or o["metadata"].get("namespace") == ns
-        ]
-        items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
         start = int(_decode(query["continue"])["offset"]) if "continue" in query else 0
+        items = self._snapshots.get(path) if start else None
+        if items is None:
+            # A list is one consistent snapshot: its continue pages read the same sorted
+            # list (a real server reads them at the first page's resourceVersion).
+            items = [
+                o
+                for o in self.objects.get(spec.kind, [])
+                if ns is None or o["metadata"].get("namespace") == ns
+            ]
+            items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+            with self._lock:
+                self._snapshots[path] = items
         limit = int(query.get("limit", "0")) or len(items) or 1
         page = items[start : start + limit]
         meta: dict[str, Any] = {"resourceVersion": "68030000"}
@@ -219,12 +229,10 @@ class FakeKubeAPI:
             meta["continue"] = _encode({"path": path, "offset": start + limit})
             meta["remainingItemCount"] = len(items) - start - limit
         group_version = f"{spec.group}/{version}" if spec.group else version
-        out_items = []
-        for obj in page:
-            item = copy.deepcopy(obj)
-            item.pop("apiVersion", None)
-            item.pop("kind", None)
-            out_items.append(item)
+        # Serialised right away, so shallow copies without apiVersion/kind are enough.
+        out_items = [
+            {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")} for obj in page
+        ]
         return 200, {
             "apiVersion": group_version,
             "kind": f"{spec.kind}List",
@@ -325,7 +333,10 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def _send(self, code: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
+        try:  # as fast as a real server's encoder, for the bench
+            data = orjson.dumps(body)
+        except TypeError:  # what orjson refuses (non-string keys, huge ints): the stdlib
+            data = json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))

@@ -225,3 +225,28 @@ def test_mutated_export_reads_the_same(data: st.DataObject) -> None:
         text = text[:pos] + snippet + text[pos:]
     with tempfile.TemporaryDirectory() as tmp:
         assert_same(text, Path(tmp))
+
+
+@pytest.mark.parametrize("levels", [1, 2, 3, 150, 198, 199, 200, 201, 202, 260])
+@pytest.mark.parametrize("shape", ["list", "dict", "items"])
+def test_quick_depth_check_agrees_with_the_walk(levels: int, shape: str) -> None:
+    """The orjson-proven depth and key check gives the exact walk's answer at every depth."""
+    from auditor.yamlfast import _unlike_pyyaml, _unlike_pyyaml_quick
+
+    node: Any = "leaf"
+    for i in range(levels - (2 if shape == "items" else 0)):
+        node = [node] if (shape == "list" or i % 2) else {"k": node}
+    if shape == "items":
+        node = {"kind": "List", "items": [{"a": 1}, node] if isinstance(node, dict) else [node]}
+    for keys in (False, True):
+        assert _unlike_pyyaml_quick(node, 200, keys) == _unlike_pyyaml(node, 200, keys)
+    assert _unlike_pyyaml_quick(node, 200, False) is (levels > 200)
+
+
+def test_quick_check_leaves_collection_and_odd_keys_to_the_walk() -> None:
+    from auditor.yamlfast import _unlike_pyyaml_quick
+
+    assert _unlike_pyyaml_quick({"items": [{("a", "b"): 1}]}, 200, True) is True
+    assert _unlike_pyyaml_quick({"items": [{("a", "b"): 1}]}, 200, False) is False
+    assert _unlike_pyyaml_quick({1: {"x": [1]}, "b": [[{frozenset(): 2}]]}, 200, True) is True
+    assert _unlike_pyyaml_quick({1: {"x": [1]}}, 200, True) is False

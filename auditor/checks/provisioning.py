@@ -27,7 +27,7 @@ from auditor.inventory.protection import PvcRef
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 from auditor.redact import REDACTED
-from auditor.sources.base import KindState
+from auditor.sources.base import ClusterData, KindState
 
 VELERO_CHANGE_SC = "https://velero.io/docs/main/restore-reference/#changing-pvpvc-storage-classes"
 VELERO_CHANGE_SC_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/change_storageclass_action.go"
@@ -38,9 +38,13 @@ CHANGE_SC_LABEL = "velero.io/change-storage-class"
 def storage_class_mapping(ctx: CheckContext) -> dict[str, str]:
     """Velero's class mapping: old -> new from labelled ConfigMaps in Velero's namespace(s).
 
-    Velero's namespace is where its BackupStorageLocations and Backups live.
+    Velero's namespace is where its BackupStorageLocations and Backups live. Computed
+    once per audit (it reads every Backup), then shared by every VM's check.
     """
-    data = ctx.index.data
+    return ctx.index.memo("storage_class_mapping", lambda: _mapping(ctx.index.data))
+
+
+def _mapping(data: ClusterData) -> dict[str, str]:
     velero_ns = {
         str(dig(o, "metadata", "namespace"))
         for k in ("BackupStorageLocation", "Backup")
@@ -145,7 +149,7 @@ def restore_provisioning(vm: VMRecord, ctx: CheckContext) -> Result:
     mapping = storage_class_mapping(ctx)
     rwx = _live_migratable(vm)
     rows = [_judge(ctx, p, mapping, cms_known, rwx) for p in pvcs]
-    ev = {"pvcs": rows, "mapping": mapping, "mapping_read": cms_known, "live_migratable": rwx}
+    ev = {"pvcs": rows, "mapping": dict(mapping), "mapping_read": cms_known, "live_migratable": rwx}
     missing = [r for r in rows if r["verdict"] == "missing"]
     if missing:
         what = "; ".join(f"{r['pvc']}: {r['reason']}" for r in missing)

@@ -23,6 +23,7 @@ from auditor.config import (
     SourceSettings,
     load_settings,
 )
+from auditor.envelope import report_document
 from auditor.kubevalues import parse_time
 from auditor.pipeline import FORMATS, AuditRun, UnknownOwnerError, run_audit, write_run
 from auditor.publish import (
@@ -252,7 +253,7 @@ def run(
         update={"source": source, "publish": None if target is None else target.model_dump()}
     )
     audit = audit_or_exit(settings, at, owner)
-    report = audit.report.model_dump(mode="json")
+    report = report_document(audit.report)  # the one JSON form, shared with report.json
     try:
         paths = write_run(audit, out_dir, wanted, signing_key=key_file)
     except (RunDirError, SigningError) as exc:

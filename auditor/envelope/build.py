@@ -7,7 +7,6 @@ reads the engine's results and the inventory's facts; it never re-runs a check.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from datetime import datetime
 from typing import Any, Literal
@@ -39,6 +38,7 @@ from auditor.envelope.remediation import remediation_for
 from auditor.envelope.rootcause import FindingRef, group_causes
 from auditor.inventory.facts import restore_points, unproven_points, usable
 from auditor.inventory.index import meta_labels
+from auditor.jsonfast import canonical_lines
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Finding, Readiness, Severity, Status, readiness_of
@@ -53,10 +53,14 @@ def input_digest(data: ClusterData) -> str:
     """``sha256:<hex>`` over the (already secret-stripped) objects, canonical JSON."""
     h = hashlib.sha256()
     for kind in sorted(data.objects):
-        for obj in data.objects[kind]:
-            h.update(json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode())
-            h.update(b"\n")
+        objs = data.objects[kind]
+        for start in range(0, len(objs), _DIGEST_BATCH):
+            h.update(canonical_lines(objs[start : start + _DIGEST_BATCH]))
     return "sha256:" + h.hexdigest()
+
+
+#: Objects serialised per digest batch (bounds the joined bytes to a few MB).
+_DIGEST_BATCH = 2000
 
 
 def resolve_owner(settings: AuditSettings, result: AuditResult, vm: VMResult) -> str:
@@ -85,11 +89,17 @@ def _bounded(value: Any, depth: int = 0) -> Any:
     """``value`` with containers below :data:`EVIDENCE_DEPTH` levels replaced by a note."""
     if isinstance(value, dict | list | tuple) and depth >= EVIDENCE_DEPTH:
         return f"(nested deeper than {EVIDENCE_DEPTH} levels; cut)"
+    # Leaves are taken as they are, without a call each (most evidence values are leaves).
     if isinstance(value, dict):
-        return {k: _bounded(v, depth + 1) for k, v in value.items()}
+        return {
+            k: _bounded(v, depth + 1) if isinstance(v, _NESTED) else v for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [_bounded(v, depth + 1) for v in value]
+        return [_bounded(v, depth + 1) if isinstance(v, _NESTED) else v for v in value]
     return value
+
+
+_NESTED = (dict, list, tuple)
 
 
 def finding_entry(f: Finding, facts: FixFacts | None = None) -> FindingEntry:

@@ -146,6 +146,10 @@ class BackupPlan:
     _contents: dict[str | None, tuple[int, list[str]]] = field(default_factory=dict)
     _classes: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
     _items: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
+    #: (method, driver) -> what the counters say for any PVC of that method and driver
+    _counted: dict[tuple[Method, str | None], tuple[CaptureStatus, str, tuple[str, ...]]] = field(
+        default_factory=dict
+    )
     _classless: dict[str, int] | None = None
 
     def classless(self, ix: ClusterIndex, driver: str) -> int:
@@ -410,7 +414,20 @@ def _from_items(
 def _counted(
     ix: ClusterIndex, plan: BackupPlan, method: Method, driver: str | None
 ) -> tuple[CaptureStatus, str, tuple[str, ...]]:
-    """Attribute the Backup's counters to one PVC of the expected set for ``method``."""
+    """Attribute the Backup's counters to one PVC of the expected set for ``method``.
+
+    The answer depends only on the plan, the method and the driver: computed once per
+    Backup and (method, driver), not once per PVC.
+    """
+    cached = plan._counted.get((method, driver))
+    if cached is None:
+        cached = plan._counted[(method, driver)] = _count(ix, plan, method, driver)
+    return cached
+
+
+def _count(
+    ix: ClusterIndex, plan: BackupPlan, method: Method, driver: str | None
+) -> tuple[CaptureStatus, str, tuple[str, ...]]:
     b = plan.backup
     expected = plan.expected.get(method, set())
     n = len(expected)

@@ -41,6 +41,7 @@ __all__ = [
 
 _V = TypeVar("_V")
 _CLUSTER_SCOPED = frozenset({"PersistentVolume", "StorageClass"})
+_STR_OR_NONE = (str, type(None))
 #: Velero's BackupPhase / RestorePhase values (velero.io/v1 backup_types.go, restore_types.go).
 _COMMON_PHASES = (
     "New",
@@ -386,6 +387,15 @@ class ClusterIndex:
     partial: set[str] = field(default_factory=set)
     #: kind -> namespaces its unread objects could cover (None: any namespace)
     partial_namespaces: dict[str, set[str] | None] = field(default_factory=dict)
+    #: results derived from the whole index once per audit (see :meth:`memo`)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def memo(self, key: str, compute: Callable[[], _V]) -> _V:
+        """``compute()`` once per index under ``key``, then the same value (do not mutate it)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        value: _V = self._memo[key]
+        return value
 
     @classmethod
     def build(cls, data: ClusterData) -> ClusterIndex:
@@ -466,7 +476,16 @@ class ClusterIndex:
                     self.problems.extend(problems)
         self._check_velero_fields(data)
         for kind, objects in data.objects.items():
+            selectors = kind in _OWN_NAMESPACE_KINDS
             for o in objects:
+                spec, status = o.get("spec"), o.get("status")
+                if (
+                    not selectors
+                    and (spec is None or isinstance(spec, dict))
+                    and (status is None or isinstance(status, dict))
+                    and isinstance(o["metadata"].get("namespace", ""), _STR_OR_NONE)
+                ):
+                    continue  # the common case, without building an empty issue list
                 issues = [
                     FieldIssue(key, f"is a {type(o[key]).__name__}, not a mapping", True)
                     for key in ("spec", "status")

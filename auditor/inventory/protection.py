@@ -194,6 +194,7 @@ class Pairing:
             for claim in (*f.claims, *f.state_pvcs):
                 self.users.setdefault((f.namespace, claim), f)
         self._plans: dict[str, BackupPlan] = {}
+        self._pvc_metas: dict[int, tuple[str, datetime | None, bool, dict[str, str]]] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
@@ -291,14 +292,14 @@ class Pairing:
         Raises:
             SelectorError: the Backup's label selector is malformed.
         """
-        name = str(dig(pvc, "metadata", "name"))
-        if not _existed(parse_time(dig(pvc, "metadata", "creationTimestamp")), b.began):
+        name, created, excluded, labels = self._pvc_meta(pvc)
+        if not _existed(created, b.began):
             return f"PVC {name} was created after backup {b.name} began"
-        if excluded_from_backup(pvc):
+        if excluded:
             return f"PVC {name} carries velero.io/exclude-from-backup=true"
         if b.scope.includes(
             namespace=ns,
-            labels=meta_labels(pvc),
+            labels=labels,
             plural="persistentvolumeclaims",
             kind="PersistentVolumeClaim",
             group="",
@@ -309,6 +310,22 @@ class Pairing:
         ):
             return None
         return f"PVC {name} is outside backup {b.name}'s scope (labels or resource filters)"
+
+    def _pvc_meta(self, pvc: dict[str, Any]) -> tuple[str, datetime | None, bool, dict[str, str]]:
+        """``(name, created UTC, excluded, labels)`` of a PVC, read once per audit.
+
+        Every Backup in the PVC's namespace asks (a week of daily backups: seven times).
+        """
+        key = id(pvc)  # the PVC objects live as long as the index that holds them
+        meta = self._pvc_metas.get(key)
+        if meta is None:
+            meta = self._pvc_metas[key] = (
+                str(dig(pvc, "metadata", "name")),
+                parse_time(dig(pvc, "metadata", "creationTimestamp")),
+                excluded_from_backup(pvc),
+                meta_labels(pvc),
+            )
+        return meta
 
     def _pulled(self, b: BackupView, vm: VMFacts, held: bool) -> set[str]:
         if not (held and self.plugin_pulls):
@@ -450,9 +467,14 @@ class Pairing:
 def covering_schedules(
     ix: ClusterIndex, *, namespace: str, vm_labels: dict[str, str]
 ) -> list[ScheduleView]:
-    """Schedules whose Backup template includes the VM object."""
+    """Schedules whose Backup template includes the VM object (in ``ix.schedules`` order).
+
+    Only Schedules that could cover ``namespace`` are tried: those naming it literally and
+    those with no namespace list or a pattern (not VMs x Schedules).
+    """
+    by_ns, anywhere = ix.memo("schedules_by_namespace", lambda: _schedules_by_namespace(ix))
     out = []
-    for s in ix.schedules:
+    for _, s in sorted(by_ns.get(namespace, []) + anywhere, key=lambda pair: pair[0]):
         try:
             if s.scope.includes(
                 namespace=namespace,
@@ -465,3 +487,24 @@ def covering_schedules(
         except SelectorError:
             continue
     return out
+
+
+_Indexed = list[tuple[int, ScheduleView]]
+
+
+def _schedules_by_namespace(ix: ClusterIndex) -> tuple[dict[str, _Indexed], _Indexed]:
+    """Schedules (with their position) by the literal namespaces they name, and the rest.
+
+    A Schedule whose template names namespaces without a glob includes no other namespace
+    (``Scope.namespace_included``), as :meth:`ClusterIndex.backups_for_namespace` relies on.
+    """
+    by_ns: dict[str, _Indexed] = {}
+    anywhere: _Indexed = []
+    for i, s in enumerate(ix.schedules):
+        names = s.scope.included_namespaces
+        if names and not any(any(c in p for c in "*?[") for p in names):
+            for ns in dict.fromkeys(names):
+                by_ns.setdefault(ns, []).append((i, s))
+        else:
+            anywhere.append((i, s))
+    return by_ns, anywhere

@@ -26,11 +26,13 @@ from typing import Any, Protocol
 from apscheduler.triggers.cron import CronTrigger
 
 from auditor.config import AuditSettings, Schedule
+from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
 from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal
 from auditor.service.metrics import ServiceMetrics
+from auditor.yamlstrict import thaw_gc
 
 __all__ = [
     "Runner",
@@ -86,7 +88,7 @@ def pipeline_runner(
 
     run = pipeline.run_audit(settings, lambda: at)
     pipeline.write_run(run, out_dir, formats, signing_key=settings.signing_key)
-    return run.report.model_dump(mode="json")
+    return report_document(run.report)  # the document report.json was written from
 
 
 def slot_name(slot: datetime) -> str:
@@ -205,6 +207,7 @@ class ServiceRuntime:
         finally:
             self.current = None
             self.idle.set()
+            thaw_gc()  # the audit's objects are dropped: let the collector see its cycles
 
     def _audit_and_publish(
         self,

@@ -44,6 +44,7 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic import DynamicClient
 
+from auditor.jsonfast import loads
 from auditor.kinds import BY_KIND, INFRASTRUCTURE, KINDS, KindSpec
 from auditor.models import CollectionProblem
 from auditor.sources.base import ClusterData, KindState, SourceInfo
@@ -52,6 +53,7 @@ from auditor.sources.discovery import Discovery, RequestFailed, Resolved, groups
 from auditor.sources.identity import identity_from_infrastructure
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.progress import CollectProgress, NullProgress
+from auditor.yamlstrict import paused_gc
 
 __all__ = ["ClusterSource", "CollectOptions"]
 
@@ -142,7 +144,8 @@ class ClusterSource:
         self._kinds_read = 0
         self._velero_ns: tuple[str, ...] | None = None
         self._velero_why = ""
-        with tempfile.TemporaryDirectory(prefix="auditor-discovery-") as tmp:
+        # paused_gc: the pages of a 10,000-VM cluster are millions of dicts (see paused_gc)
+        with tempfile.TemporaryDirectory(prefix="auditor-discovery-") as tmp, paused_gc():
             self._dyn = self._attempt(
                 "/apis",
                 lambda: DynamicClient(self.api_client, cache_file=str(Path(tmp) / "d.json")),  # type: ignore[no-untyped-call]
@@ -166,7 +169,8 @@ class ClusterSource:
                 self.progress.kind_done(spec.kind, state)
             self.progress.finish()
             data.info = self._identity(discovery)
-        ingest_objects(data, pairs)
+            # The pages were parsed for this collection alone: redacted in place, no copy.
+            ingest_objects(data, pairs, owned=True)
         for kind, state in states.items():
             if data.states.get(kind) is not KindState.PARTIAL or state is KindState.UNAVAILABLE:
                 data.states[kind] = state
@@ -323,7 +327,7 @@ class ClusterSource:
             resp = self._dyn.request(
                 "get", path, query_params=list(query), serialize=False, _request_timeout=timeout
             )
-            body = json.loads(resp.data.decode("utf-8"))
+            body = loads(resp.data.decode("utf-8"))  # orjson, as json.loads reads it
             if not isinstance(body, dict):
                 raise RequestFailed(path, 200, f"body is a {type(body).__name__}, not an object")
             return body

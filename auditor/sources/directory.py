@@ -102,13 +102,17 @@ class DirectorySource:
         return data
 
 
-def ingest_objects(data: ClusterData, objects: list[tuple[str, Any]]) -> None:
+def ingest_objects(
+    data: ClusterData, objects: list[tuple[str, Any]], *, owned: bool = False
+) -> None:
     """Add ``(origin, object)`` pairs to ``data`` with the directory source's rules.
 
     Used by tests and by other sources that receive raw objects; the origin is
-    a file name or URL used in problem messages.
+    a file name or URL used in problem messages. ``owned``: the objects were
+    parsed for this call alone (the cluster source's pages), so they are
+    redacted in place instead of deep-copied.
     """
-    builder = _Builder(data)
+    builder = _Builder(data, owned=owned)
     for origin, obj in objects:
         builder.add_document(obj, origin)
     builder.finish()

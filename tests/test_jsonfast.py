@@ -1,0 +1,112 @@
+"""auditor.jsonfast gives the stdlib's bytes and values, on hostile trees and on real reports."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.config import AuditSettings
+from auditor.envelope import dump_report_json
+from auditor.envelope.build import input_digest
+from auditor.jsonfast import canonical_lines, dumps_canonical, dumps_report, loads
+from auditor.kubevalues import parse_time
+from auditor.pipeline import audit_data
+from auditor.sources.directory import DirectorySource
+
+REPO = Path(__file__).resolve().parents[1]
+
+_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from('\x7f\x00\x1f"\\é😀')
+)
+_scalar = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from([1.5e-05, 1e-07, -2e-10, 0.0001, 1e16, 1e22, 123.25, -0.0])
+    | _text
+)
+_tree = st.recursive(
+    _scalar,
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(_text, kids, max_size=4),
+    max_leaves=30,
+)
+
+
+def _stdlib_canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode()
+
+
+def _stdlib_report(doc: Any) -> bytes:
+    return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+@settings(max_examples=400, deadline=None)
+@given(_tree)
+def test_canonical_and_report_forms_are_the_stdlib_bytes(tree: Any) -> None:
+    assert dumps_canonical(tree) == _stdlib_canonical(tree)
+    finite = json.loads(json.dumps(tree), parse_constant=lambda _: None)
+    assert dumps_report(finite) == _stdlib_report(finite)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(_text, _tree, max_size=3), max_size=5))
+def test_canonical_lines_are_the_stdlib_lines(objs: list[Any]) -> None:
+    assert canonical_lines(objs) == b"".join(_stdlib_canonical(o) + b"\n" for o in objs)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": float("nan")},
+        [float("inf"), None],
+        {"t": parse_time("2026-11-30T06:00:00Z")},  # stdlib default=str, not orjson's ISO form
+        {"s": {"a"}, "b": b"x"},
+        {1: "int key", "a": 2},
+        {"x": 2**65},
+        {"small": 1.5e-05, "tiny": [1e-07]},
+    ],
+)
+def test_corner_values_take_the_stdlib_form(value: Any) -> None:
+    try:
+        expected = _stdlib_canonical(value)
+    except TypeError as exc:
+        with pytest.raises(TypeError):
+            dumps_canonical(value)
+        assert "not supported between" in str(exc)
+        return
+    assert dumps_canonical(value) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a": NaN, "b": Infinity}', '{"k": "\\ud800"}', '{"n": 123456789012345678901234567890}'],
+)
+def test_loads_accepts_what_the_stdlib_accepts(text: str) -> None:
+    got, want = loads(text), json.loads(text)
+    assert json.dumps(got) == json.dumps(want)
+    if isinstance(want.get("a"), float):
+        assert math.isnan(got["a"])
+
+
+def test_loads_raises_the_stdlib_error() -> None:
+    with pytest.raises(json.JSONDecodeError, match="Expecting value: line 1 column 7"):
+        loads('{"a": }')
+
+
+def test_example_report_and_digest_match_the_stdlib_forms() -> None:
+    at = parse_time("2026-11-30T06:00:00Z")
+    assert at is not None
+    data = DirectorySource(REPO / "examples" / "small-cluster").collect()
+    report = audit_data(data, AuditSettings(), at=at)
+    assert dump_report_json(report) == _stdlib_report(report.model_dump(mode="json"))
+    for objs in data.objects.values():
+        for obj in objs:
+            assert dumps_canonical(obj) == _stdlib_canonical(obj)
+    assert input_digest(data).startswith("sha256:")
