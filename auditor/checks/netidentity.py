@@ -158,7 +158,7 @@ def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
             f"usable backup {newest.backup.name}."
         )
         return failed(msg, **ev).on(Basis.INFERRED)
-    if routes_state is KindState.PARTIAL:
+    if routes_state is KindState.PARTIAL or ctx.index.partial_for("Route", vm.namespace):
         # an unreadable Route may be one naming this VM from outside the backup (issue 17)
         return errored(
             f"Some Routes could not be read, so whether one naming VM {vm.ref} is outside "

@@ -108,6 +108,14 @@ def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
         return [FieldIssue("spec.to", "is not a mapping", True)]
     if alt is not None and not (isinstance(alt, list) and all(isinstance(a, dict) for a in alt)):
         return [FieldIssue("spec.alternateBackends", "is not a list of mappings", True)]
+    targets = [("spec.to", to)] + [
+        (f"spec.alternateBackends[{i}]", a) for i, a in enumerate(alt or [])
+    ]
+    for path, target in targets:
+        for key in ("kind", "name"):
+            value = target.get(key) if isinstance(target, dict) else None
+            if value is not None and not isinstance(value, str):
+                return [FieldIssue(f"{path}.{key}", "is not a string", True)]
     return []
 
 
