@@ -601,10 +601,11 @@ def capture_evidence(
         # The Backup's DataUploads name their PVCs and none is this one: its item operations
         # were spent on other PVCs, so the counters cannot stand for this one.
         others = ", ".join(sorted({_ref("DataUpload", u) for u in uploads})[:3])
+        every_one_read = len(uploads) >= b.item_ops_attempted and not ix.partial_for(
+            "DataUpload", b.namespace
+        )
         return (
-            CaptureStatus.NOT_ATTEMPTED
-            if len(uploads) >= b.item_ops_attempted
-            else CaptureStatus.UNKNOWN,
+            CaptureStatus.NOT_ATTEMPTED if every_one_read else CaptureStatus.UNKNOWN,
             method,
             "item",
             f"backup {b.name} has {len(uploads)} DataUpload(s), for other PVCs, and none for "

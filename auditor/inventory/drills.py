@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from auditor.inventory.capture import Method
-from auditor.inventory.index import ClusterIndex, RestoreView
+from auditor.inventory.index import DATA_MOVER_PHASES, ClusterIndex, RestoreView
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig
 from auditor.scope import SelectorError
@@ -140,8 +140,11 @@ def _disks(
         f"{kind} {dig(o, 'metadata', 'name')} ({dig(o, 'status', 'phase') or 'no phase'})"
         for kind, _, o in ops
         if dig(o, "status", "phase") != "Completed"
+        and (dig(o, "status", "phase") is None or dig(o, "status", "phase") in DATA_MOVER_PHASES)
     ]
-    unreadable = [k for k in _DATA_KINDS if ix.data.state(k) is not KindState.COMPLETE]
+    unreadable = [
+        k for k in _DATA_KINDS if ix.data.state(k) is not KindState.COMPLETE or k in ix.partial
+    ]
     out = []
     for p in pvcs:
         if p.role != "disk":
@@ -182,11 +185,19 @@ def _disk(
         return res(False, f"PVC {p.name} is outside Restore {r.name}'s filters")
     for kind, o in ops:
         phase = dig(o, "status", "phase")
+        if phase is not None and phase not in DATA_MOVER_PHASES:
+            return res(None, f"{kind} {dig(o, 'metadata', 'name')} has an unreadable phase")
         if phase != "Completed":
             return res(False, f"{kind} {dig(o, 'metadata', 'name')} is {phase or 'unfinished'}")
     if ops:
         return res(True, f"restored by {ops[0][0]} {dig(ops[0][1], 'metadata', 'name')}")
     capture = next((c for c in ev.pvcs if c.pvc == p.name), None) if ev else None
+    if ev is not None and capture is not None and capture.unresolved:
+        return res(
+            None,
+            f"whether Backup {ev.backup.name} captured PVC {p.name} is not evidenced: "
+            f"{capture.reason}",
+        )
     if ev is not None and (capture is None or not capture.captured):
         why = capture.reason if capture else "not in scope"
         return res(False, f"Backup {ev.backup.name} did not capture PVC {p.name}: {why}")

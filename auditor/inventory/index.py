@@ -518,6 +518,9 @@ class ClusterIndex:
             ("Backup", BACKUP_PHASES),
             ("Restore", RESTORE_PHASES),
             ("DataUpload", DATA_MOVER_PHASES),
+            ("DataDownload", DATA_MOVER_PHASES),
+            ("PodVolumeBackup", DATA_MOVER_PHASES),
+            ("PodVolumeRestore", DATA_MOVER_PHASES),
         ):
             for o in data.of(kind):
                 issues: list[FieldIssue] = []
