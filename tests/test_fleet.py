@@ -275,3 +275,31 @@ def test_reports_without_root_causes_get_one_per_failing_check(runs: dict[str, l
     assert got == _expected_causes({"lab": old})
     assert got and all(r.derived and r.check_ids == [r.id.upper()] for r in fleet.root_causes)
     assert fleet.clusters[0].status == "incomplete"
+
+
+def test_malformed_reports_are_unreadable_never_a_crash(
+    runs: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    """Sealed, published runs whose report.json is not usable: named, not counted, exit 4."""
+    archive = tmp_path / "archive"
+    target = PublishSettings(local_dir=archive, spool_dir=tmp_path / "spool")
+    for cluster, change in (("east", {"vms": "junk"}), ("west", {"naive": True})):
+        run_dir = shutil.copytree(runs[cluster][-1], tmp_path / cluster)
+        doc = _report(run_dir)
+        if change.get("naive"):
+            doc["run"]["audit_time"] = doc["run"]["audit_time"].rstrip("Z")
+        else:
+            doc.update(change)
+        (run_dir / "report.json").write_text(json.dumps(doc))
+        assert publish_run(run_dir, target).published
+    result = CliRunner().invoke(
+        main, ["fleet", "--from", str(archive), "--at", AT, "--out", str(tmp_path / "o"),
+               "--format", "json,csv"],
+    )  # fmt: skip
+    assert result.exit_code == 4, result.output
+    doc = json.loads((tmp_path / "o" / "fleet.json").read_text())
+    problems = {c["name"]: (c["status"], " ".join(c["problems"])) for c in doc["clusters"]}
+    assert problems["east"][0] == problems["west"][0] == "unreadable"
+    assert "vms is not a list" in problems["east"][1]
+    assert "has no time zone" in problems["west"][1]
+    assert doc["summary"]["vms"] == 0 and doc["root_causes"] == []

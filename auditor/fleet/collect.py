@@ -31,7 +31,7 @@ from auditor.fleet.model import FleetVerification, Signature
 from auditor.period import Archive, Period, read_period
 from auditor.publish import PublishError, VerificationError, open_store, publish_settings
 from auditor.publish.history import RunEntry, RunKey, load_entry, read_report, run_keys
-from auditor.publish.manifest import run_prefix
+from auditor.publish.manifest import cluster_segment, run_prefix
 from auditor.publish.store import ObjectStore
 from auditor.publish.verify import VerifyReadError, verify_run
 
@@ -89,7 +89,7 @@ def read_fleet(
     if not target.is_s3 and not target.local_dir.is_dir():
         raise FileNotFoundError(f"archive directory {target.local_dir} does not exist")
     store = open_store(target)
-    names = sorted(set(clusters)) if clusters else store.list_folders("")
+    names = sorted({cluster_segment(c) for c in clusters}) if clusters else store.list_folders("")
     found = []
     for name in names:
         run = _latest(store, name) if period is None else _in_period(source, name, period, options)
@@ -109,12 +109,32 @@ def _latest(store: ObjectStore, cluster: str) -> ClusterRun:
         if entry is None:
             run.problems.append(f"no published full-fleet run under {store.url_for(cluster + '/')}")
             return run
-        run.report = read_report(store, entry)
+        report = read_report(store, entry)
     except (VerificationError, PublishError) as exc:
         run.problems.append(f"latest run not readable: {exc}")
         return run
-    run.prefix = entry.prefix
+    problem = _shape_problem(report)
+    if problem is not None:
+        run.problems.append(f"{store.url_for(entry.prefix + '/report.json')}: {problem}")
+        return run
+    run.report, run.prefix = report, entry.prefix
     return run
+
+
+def _shape_problem(report: Any) -> str | None:
+    """What keeps ``report`` from being rolled up (run id, audit time, VM list), or None."""
+    run = report.get("run") if isinstance(report, dict) else None
+    if not isinstance(run, dict) or not isinstance(run.get("id"), str):
+        return "not a report.json (run.id missing)"
+    try:
+        at = datetime.fromisoformat(str(run.get("audit_time")).replace("Z", "+00:00"))
+    except ValueError:
+        return f"run.audit_time {run.get('audit_time')!r} is not an RFC 3339 time"
+    if at.tzinfo is None:
+        return f"run.audit_time {run.get('audit_time')!r} has no time zone"
+    if not isinstance(report.get("vms"), list):
+        return "not a report.json (vms is not a list)"
+    return None
 
 
 def _pointed(store: ObjectStore, cluster: str, problems: list[str]) -> RunEntry | None:
