@@ -499,6 +499,11 @@ def _count(
     )
 
 
+def _partly_read(ix: ClusterIndex, kind: str, b: BackupView) -> bool:
+    """Some objects of ``kind`` that could concern Backup ``b`` were not read."""
+    return ix.data.state(kind) is KindState.PARTIAL or ix.partial_for(kind, b.namespace)
+
+
 def _snapshots_of_a_gone_class(
     ix: ClusterIndex, plan: BackupPlan, pvc: dict[str, Any]
 ) -> tuple[str, tuple[str, ...]] | None:
@@ -508,8 +513,8 @@ def _snapshots_of_a_gone_class(
     ``(reason, proof)``, or None when the snapshots do not prove it."""
     b = plan.backup
     driver = pvc_driver(ix, pvc)
-    if driver is None:
-        return None
+    if driver is None or ix.data_uploads.get(b.name) or _partly_read(ix, "DataUpload", b):
+        return None  # the data mover ran (or may have): its snapshots are no CSI restore point
     _, ready = plan.snapshot_contents(ix, driver)
     need = plan.classless(ix, driver) + plan.csi_by_driver.get(driver, 0)
     if (
@@ -601,8 +606,8 @@ def capture_evidence(
         # The Backup's DataUploads name their PVCs and none is this one: its item operations
         # were spent on other PVCs, so the counters cannot stand for this one.
         others = ", ".join(sorted({_ref("DataUpload", u) for u in uploads})[:3])
-        every_one_read = len(uploads) >= b.item_ops_attempted and not ix.partial_for(
-            "DataUpload", b.namespace
+        every_one_read = len(uploads) >= b.item_ops_attempted and not _partly_read(
+            ix, "DataUpload", b
         )
         return (
             CaptureStatus.NOT_ATTEMPTED if every_one_read else CaptureStatus.UNKNOWN,
