@@ -303,3 +303,25 @@ def test_malformed_reports_are_unreadable_never_a_crash(
     assert "vms is not a list" in problems["east"][1]
     assert "has no time zone" in problems["west"][1]
     assert doc["summary"]["vms"] == 0 and doc["root_causes"] == []
+
+
+def test_period_mode_names_a_run_without_time_zone(
+    runs: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    """--period over a local archive: a naive audit time is a named problem, never a crash."""
+    archive = tmp_path / "archive"
+    target = PublishSettings(local_dir=archive, spool_dir=tmp_path / "spool")
+    good, bad = (shutil.copytree(d, tmp_path / f"e{i}") for i, d in enumerate(runs["east"]))
+    doc = _report(bad)
+    doc["run"]["audit_time"] = doc["run"]["audit_time"].rstrip("Z")
+    (bad / "report.json").write_text(json.dumps(doc))
+    for run_dir in (good, bad):
+        assert publish_run(run_dir, target).published
+    result = CliRunner().invoke(
+        main, ["fleet", "--from", str(archive), "--period", "2026-11", "--at", AT,
+               "--out", str(tmp_path / "o"), "--format", "json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    [east] = json.loads((tmp_path / "o" / "fleet.json").read_text())["clusters"]
+    assert east["run"]["id"] == _report(good)["run"]["id"] and east["period"]["runs"] == 1
+    assert any("has no time zone" in p for p in east["problems"])

@@ -134,6 +134,8 @@ def _add(archive: Archive, raw: bytes, where: str, period: Period) -> None:
         at = datetime.fromisoformat(str(run["audit_time"]).replace("Z", "+00:00"))
         if not isinstance(report["vms"], list) or not isinstance(run["id"], str):
             raise TypeError("vms is not a list or run.id not a string")
+        if at.tzinfo is None:
+            raise ValueError(f"run.audit_time {run['audit_time']!r} has no time zone")
     except (ValueError, KeyError, TypeError) as exc:
         archive.problems.append(f"{where}: not a report.json ({exc})")
         return
