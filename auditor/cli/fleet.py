@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from auditor.cli.exitcodes import EXIT_NOTHING_AUDITED, EXIT_USAGE
+from auditor.cli.options import archive_report_options
 from auditor.fleet import FORMATS, build_fleet, read_fleet, write_fleet
 from auditor.kubevalues import parse_time
 from auditor.period import Period
@@ -54,22 +55,7 @@ __all__ = ["fleet"]
     type=click.Path(dir_okay=False, path_type=Path),
     help="Ed25519 public key (PEM) that must have signed each run's manifest (repeatable).",
 )
-@click.option(
-    "--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True
-)
-@click.option(
-    "--format",
-    "formats",
-    default=",".join(FORMATS),
-    show_default=True,
-    help=f"Comma-separated: {', '.join(FORMATS)}.",
-)
-@click.option(
-    "--endpoint-url", help="S3 endpoint of an s3:// --from, e.g. https://s3.example:9000."
-)
-@click.option("--region", help="S3 region name for signing (e.g. us-east-1).")
-@click.option("--addressing-style", type=click.Choice(["auto", "path", "virtual"]))
-@click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path))
+@archive_report_options(FORMATS)
 def fleet(
     source: str,
     period_text: str | None,

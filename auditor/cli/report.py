@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from auditor.cli.exitcodes import EXIT_USAGE
+from auditor.cli.options import archive_report_options
 from auditor.period import FORMATS, Period, compute_period, read_period, write_period
 from auditor.publish import PublishError
 from auditor.report.pdf import PdfRenderError
@@ -26,22 +27,7 @@ __all__ = ["report"]
     help="The archive: publish target or a local directory with the same layout.",
 )
 @click.option("--cluster", required=True, help="Cluster name as in the archive's keys.")
-@click.option(
-    "--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True
-)
-@click.option(
-    "--format",
-    "formats",
-    default=",".join(FORMATS),
-    show_default=True,
-    help=f"Comma-separated: {', '.join(FORMATS)}.",
-)
-@click.option(
-    "--endpoint-url", help="S3 endpoint of an s3:// --from, e.g. https://s3.example:9000."
-)
-@click.option("--region", help="S3 region name for signing (e.g. us-east-1).")
-@click.option("--addressing-style", type=click.Choice(["auto", "path", "virtual"]))
-@click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path))
+@archive_report_options(FORMATS)
 def report(
     period_text: str,
     source: str,
