@@ -14,9 +14,9 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.facts import usable
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
-from auditor.sources.base import KindState
 
 KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
 KV_SERVICES = "https://kubevirt.io/user-guide/network/service_objects/"
@@ -116,32 +116,20 @@ def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
     if not services:
         return not_applicable(f"No Service selects VM {vm.ref}'s pods.")
     routes_state = ctx.index.data.state("Route")
-    newest = next((e for e in vm.backups if e.usable), None)
-    if newest is None:
+    good = usable(vm)
+    if not good:
         return not_applicable(f"VM {vm.ref} has no usable backup to hold its Services.")
+    newest = good[0]
     outside = []
-    for svc in services:
+    named = [("Service", "services", "", o) for o in services] + [
+        ("Route", "routes", "route.openshift.io", o) for o in vm.network.routes
+    ]
+    for kind, plural, group, obj in named:
         try:
             if not newest.backup.scope.includes(
-                namespace=vm.namespace,
-                labels=svc["labels"],
-                plural="services",
-                kind="Service",
-                group="",
+                namespace=vm.namespace, labels=obj["labels"], plural=plural, kind=kind, group=group
             ):
-                outside.append(f"Service {svc['name']}")
-        except SelectorError as exc:
-            return errored(f"Backup {newest.backup.name} has a malformed selector: {exc}")
-    for route in vm.network.routes:
-        try:
-            if not newest.backup.scope.includes(
-                namespace=vm.namespace,
-                labels=route["labels"],
-                plural="routes",
-                kind="Route",
-                group="route.openshift.io",
-            ):
-                outside.append(f"Route {route['name']}")
+                outside.append(f"{kind} {obj['name']}")
         except SelectorError as exc:
             return errored(f"Backup {newest.backup.name} has a malformed selector: {exc}")
     ev = {
@@ -158,7 +146,7 @@ def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
             f"usable backup {newest.backup.name}."
         )
         return failed(msg, **ev).on(Basis.INFERRED)
-    if routes_state is KindState.PARTIAL or ctx.index.partial_for("Route", vm.namespace):
+    if ctx.index.partial_for("Route", vm.namespace):
         # an unreadable Route may be one naming this VM from outside the backup (issue 17)
         return errored(
             f"Some Routes could not be read, so whether one naming VM {vm.ref} is outside "

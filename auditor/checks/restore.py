@@ -18,7 +18,6 @@ from auditor.inventory.drills import CLEAR_MAC_LABEL, NEW_UUID_LABEL, DrillEval
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
-from auditor.sources.base import KindState
 
 VELERO_RESTORE_DOC = "https://velero.io/docs/main/api-types/restore/"
 VELERO_RESTORE_REF = "https://velero.io/docs/main/restore-reference/"
@@ -129,8 +128,7 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     unread = [
         k
         for k in ("PodVolumeRestore", "DataDownload")
-        if ctx.index.data.state(k) is KindState.PARTIAL
-        or ctx.index.partial_for(k, d.restore.namespace)
+        if ctx.index.partial_for(k, d.restore.namespace)
     ]
     if unread:
         # a failed data restore among the unread objects would undo this drill's proof

@@ -18,6 +18,7 @@ from typing import Any
 
 from auditor.fleet.model import FleetReport, fleet_schema
 from auditor.models import Readiness
+from auditor.report.files import write_document_set
 
 __all__ = [
     "FORMATS",
@@ -129,21 +130,11 @@ def write_fleet(report: FleetReport, out_dir: Path, formats: Sequence[str] = FOR
         OSError: ``out_dir`` cannot be written.
         auditor.report.pdf.PdfRenderError: the PDF could not be rendered.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    if "json" in formats:
-        written.append(out_dir / "fleet.json")
-        written[-1].write_bytes(dump_fleet_json(report))
-    if "csv" in formats:
-        for name, data in fleet_csvs(report).items():
-            written.append(out_dir / name)
-            written[-1].write_bytes(data)
-    html = fleet_html(report) if {"html", "pdf"} & set(formats) else ""
-    if "html" in formats:
-        written.append(out_dir / "fleet.html")
-        written[-1].write_text(html, encoding="utf-8")
-    if "pdf" in formats:
-        from auditor.report.pdf import render_pdf
-
-        written.append(render_pdf(html, out_dir / "fleet.pdf"))
-    return written
+    return write_document_set(
+        out_dir,
+        "fleet",
+        formats,
+        json_bytes=lambda: dump_fleet_json(report),
+        csvs=lambda: fleet_csvs(report),
+        html=lambda: fleet_html(report),
+    )

@@ -143,7 +143,7 @@ class BackupPlan:
     methods: dict[tuple[str, str], tuple[Method | None, bool, str]] = field(default_factory=dict)
     #: VM name -> (held, why not) for the VMs of the Backup's namespaces
     held: dict[tuple[str, str], tuple[bool, str]] = field(default_factory=dict)
-    _contents: dict[str | None, tuple[int, list[str]]] = field(default_factory=dict)
+    _contents: dict[str | None, tuple[int, list[str], list[str]]] = field(default_factory=dict)
     _classes: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
     _items: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
     #: (method, driver) -> what the counters say for any PVC of that method and driver
@@ -167,37 +167,36 @@ class BackupPlan:
     def snapshot_contents(self, ix: ClusterIndex, driver: str | None) -> tuple[int, list[str]]:
         """``(count, names of the ready ones)`` of the VolumeSnapshotContents labelled with this
         Backup's name, for ``driver`` (all drivers when None); computed once per driver."""
-        cached = self._contents.get(driver)
-        if cached is None:
-            mine = [
-                c
-                for c in ix.backup_snapshot_contents.get(self.backup.name, [])
-                if driver is None or dig(c, "spec", "driver") == driver
-            ]
-            ready = [
-                str(dig(c, "metadata", "name"))
-                for c in mine
-                if dig(c, "status", "readyToUse") is True and not dig(c, "status", "error")
-            ]
-            cached = self._contents[driver] = (len(mine), ready)
-        return cached
+        count, ready, _ = self._read_contents(ix, driver)
+        return count, ready
 
     def failed_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
         """``"<name>: <error>"`` for the VolumeSnapshotContents labelled with this Backup (of
         ``driver``; all when None) whose ``status.error`` is set or whose ``readyToUse`` is
         false: snapshots the CSI driver did not cut (external-snapshotter's VolumeSnapshotContent
         status, https://kubernetes.io/docs/concepts/storage/volume-snapshots/)."""
-        out = []
-        for c in ix.backup_snapshot_contents.get(self.backup.name, []):
-            if driver is not None and dig(c, "spec", "driver") != driver:
-                continue
-            err = dig(c, "status", "error")
-            ready = dig(c, "status", "readyToUse")
-            if err or ready is False:
-                msg = dig(err, "message") if isinstance(err, dict) else None
-                detail = str(msg)[:160] if msg else f"readyToUse={ready}"
-                out.append(f"{dig(c, 'metadata', 'name')}: {detail}")
-        return out
+        return self._read_contents(ix, driver)[2]
+
+    def _read_contents(
+        self, ix: ClusterIndex, driver: str | None
+    ) -> tuple[int, list[str], list[str]]:
+        cached = self._contents.get(driver)
+        if cached is None:
+            count, ready, failed = 0, [], []
+            for c in ix.backup_snapshot_contents.get(self.backup.name, []):
+                if driver is not None and dig(c, "spec", "driver") != driver:
+                    continue
+                count += 1
+                err = dig(c, "status", "error")
+                is_ready = dig(c, "status", "readyToUse")
+                if is_ready is True and not err:
+                    ready.append(str(dig(c, "metadata", "name")))
+                elif err or is_ready is False:
+                    msg = dig(err, "message") if isinstance(err, dict) else None
+                    detail = str(msg)[:160] if msg else f"readyToUse={is_ready}"
+                    failed.append(f"{dig(c, 'metadata', 'name')}: {detail}")
+            cached = self._contents[driver] = (count, ready, failed)
+        return cached
 
 
 def pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
@@ -499,11 +498,6 @@ def _count(
     )
 
 
-def _partly_read(ix: ClusterIndex, kind: str, b: BackupView) -> bool:
-    """Some objects of ``kind`` that could concern Backup ``b`` were not read."""
-    return ix.data.state(kind) is KindState.PARTIAL or ix.partial_for(kind, b.namespace)
-
-
 def _snapshots_of_a_gone_class(
     ix: ClusterIndex, plan: BackupPlan, pvc: dict[str, Any]
 ) -> tuple[str, tuple[str, ...]] | None:
@@ -513,7 +507,7 @@ def _snapshots_of_a_gone_class(
     ``(reason, proof)``, or None when the snapshots do not prove it."""
     b = plan.backup
     driver = pvc_driver(ix, pvc)
-    if driver is None or ix.data_uploads.get(b.name) or _partly_read(ix, "DataUpload", b):
+    if driver is None or ix.data_uploads.get(b.name) or ix.partial_for("DataUpload", b.namespace):
         return None  # the data mover ran (or may have): its snapshots are no CSI restore point
     _, ready = plan.snapshot_contents(ix, driver)
     need = plan.classless(ix, driver) + plan.csi_by_driver.get(driver, 0)
@@ -606,8 +600,8 @@ def capture_evidence(
         # The Backup's DataUploads name their PVCs and none is this one: its item operations
         # were spent on other PVCs, so the counters cannot stand for this one.
         others = ", ".join(sorted({_ref("DataUpload", u) for u in uploads})[:3])
-        every_one_read = len(uploads) >= b.item_ops_attempted and not _partly_read(
-            ix, "DataUpload", b
+        every_one_read = len(uploads) >= b.item_ops_attempted and not ix.partial_for(
+            "DataUpload", b.namespace
         )
         return (
             CaptureStatus.NOT_ATTEMPTED if every_one_read else CaptureStatus.UNKNOWN,

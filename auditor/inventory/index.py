@@ -27,7 +27,7 @@ from auditor.inventory.records import (
 from auditor.kubevalues import dig, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
-from auditor.sources.base import ClusterData
+from auditor.sources.base import ClusterData, KindState
 
 __all__ = [
     "BackupView",
@@ -577,7 +577,10 @@ class ClusterIndex:
         self.partial_namespaces[kind] = known
 
     def partial_for(self, kind: str, namespace: str) -> bool:
-        """True when unread objects of ``kind`` could concern a VM in ``namespace``."""
+        """True when unread objects of ``kind`` could concern a VM in ``namespace``: the source
+        found some of them broken (the kind is PARTIAL), or the index did, for that namespace."""
+        if self.data.state(kind) is KindState.PARTIAL:
+            return True
         if kind not in self.partial_namespaces:
             return False
         covered = self.partial_namespaces[kind]

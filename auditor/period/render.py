@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.period.compute import READINESS
+from auditor.report.files import write_document_set
 
 __all__ = ["write_period", "dump_period_json", "period_csv", "period_html", "FORMATS"]
 
@@ -104,20 +105,11 @@ def write_period(
         OSError: ``out_dir`` cannot be written.
         auditor.report.pdf.PdfRenderError: the PDF could not be rendered.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    if "json" in formats:
-        written.append(out_dir / "period.json")
-        written[-1].write_bytes(dump_period_json(doc))
-    if "csv" in formats:
-        written.append(out_dir / "period.csv")
-        written[-1].write_text(period_csv(doc), encoding="utf-8")
-    html = period_html(doc) if {"html", "pdf"} & set(formats) else ""
-    if "html" in formats:
-        written.append(out_dir / "period.html")
-        written[-1].write_text(html, encoding="utf-8")
-    if "pdf" in formats:
-        from auditor.report.pdf import render_pdf
-
-        written.append(render_pdf(html, out_dir / "period.pdf"))
-    return written
+    return write_document_set(
+        out_dir,
+        "period",
+        formats,
+        json_bytes=lambda: dump_period_json(doc),
+        csvs=lambda: {"period.csv": period_csv(doc).encode("utf-8")},
+        html=lambda: period_html(doc),
+    )
