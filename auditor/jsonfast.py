@@ -28,11 +28,11 @@ __all__ = ["loads", "dumps_canonical", "canonical_lines", "dumps_report"]
 _DIGITS_AS_ZERO = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 _LONG_DIGITS = b"0" * 19
 # Where a small float (below 1e-4) shows in orjson's output: "0.0000..." or "<digit>e-<digit>".
-# Found in a copy where every digit reads "0" and every byte but ".", "e" and "-" reads " ",
-# by two literal searches (memchr speed over a report of hundreds of MB); only those hits
-# are looked at closely.
-_FLOATISH = bytes(48 if 48 <= b <= 57 else b if b in b".e-" else 32 for b in range(256))
-_SMALL_FLOAT_MARKS = (re.compile(rb"0\.0000"), re.compile(rb"0e-0"))
+# Each is a search whose pattern starts with a literal (the regex engine then scans for it at
+# memchr-like speed over a report of hundreds of MB, with no translated copy); the exponent's
+# leading digit is checked by a look-behind after the literal, which keeps that speed. Only the
+# hits are looked at closely.
+_SMALL_FLOAT_MARKS = (re.compile(rb"0\.0000"), re.compile(rb"e-(?<=[0-9]e-)[0-9]"))
 _NUMBER_CHARS = frozenset(b"0123456789.-")
 _VALUE_START = frozenset(b" :,[\n")
 _VALUE_END = frozenset(b",]}\n")
@@ -46,9 +46,8 @@ def _small_float(out: bytes) -> bool:
     bracket, brace, newline). A candidate inside a string that looks like such a
     token is a false alarm, which only costs speed.
     """
-    shape = out.translate(_FLOATISH)
     for pattern in _SMALL_FLOAT_MARKS:
-        for found in pattern.finditer(shape):
+        for found in pattern.finditer(out):
             i = found.start() - 1
             while i >= 0 and out[i] in _NUMBER_CHARS:
                 i -= 1
@@ -147,11 +146,17 @@ def dumps_report(doc: Any) -> bytes:
         TypeError, ValueError, UnicodeEncodeError: as the stdlib form raises.
     """
     try:
+        # orjson appends the newline itself: no copy of a report of hundreds of MB
         out = orjson.dumps(
-            doc, default=_refuse, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | _PASSTHROUGH
+            doc,
+            default=_refuse,
+            option=orjson.OPT_SORT_KEYS
+            | orjson.OPT_INDENT_2
+            | orjson.OPT_APPEND_NEWLINE
+            | _PASSTHROUGH,
         )
     except TypeError:
         out = None
     if out is None or _small_float(out):
         return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
-    return out + b"\n"
+    return out
