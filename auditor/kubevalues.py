@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_CEILING, Decimal
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -56,6 +57,9 @@ def parse_time(value: Any) -> datetime | None:
     return parsed.astimezone(UTC)
 
 
+# An audit formats the same few thousand Backup and snapshot times again for every VM and disk
+# that names them; equal instants (in any zone) hash alike and format alike.
+@lru_cache(maxsize=65536)
 def format_time(value: datetime | None) -> str | None:
     """Format as RFC 3339 UTC with a ``Z`` suffix, second precision (None stays None)."""
     if value is None:

@@ -12,7 +12,7 @@ https://velero.io/docs/main/resource-filtering/): ``includedNamespaces`` /
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -60,6 +60,15 @@ class Scope:
     excluded_resources: tuple[str, ...]
     label_selector: Mapping[str, Any] | None
     or_label_selectors: tuple[Mapping[str, Any], ...]
+    # Answers already given: every VM and PVC of an audit asks each Backup the same few
+    # questions (its namespace, the same handful of resource types), and the filters are
+    # fixed once built.
+    _namespaces: dict[str, bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _resources: dict[tuple[str, str, str], bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def from_spec(cls, spec: Any) -> Scope:
@@ -93,10 +102,13 @@ class Scope:
 
     def namespace_included(self, namespace: str) -> bool:
         """True if objects in ``namespace`` pass the namespace filters."""
-        inc = self.included_namespaces
-        if inc and not any(fnmatchcase(namespace, pat) for pat in inc):
-            return False
-        return not any(fnmatchcase(namespace, pat) for pat in self.excluded_namespaces)
+        known = self._namespaces.get(namespace)
+        if known is None:
+            inc = self.included_namespaces
+            known = self._namespaces[namespace] = (
+                not inc or any(fnmatchcase(namespace, pat) for pat in inc)
+            ) and not any(fnmatchcase(namespace, pat) for pat in self.excluded_namespaces)
+        return known
 
     def namespace_by_pattern_only(self, namespace: str) -> bool:
         """True if ``namespace`` is included only through a glob other than ``*``.
@@ -113,6 +125,13 @@ class Scope:
 
     def resource_included(self, plural: str, kind: str, group: str) -> bool:
         """True if the resource type passes ``includedResources``/``excludedResources``."""
+        key = (plural, kind, group)
+        known = self._resources.get(key)
+        if known is None:
+            known = self._resources[key] = self._resource_included(plural, kind, group)
+        return known
+
+    def _resource_included(self, plural: str, kind: str, group: str) -> bool:
         names = {plural, kind.lower(), kind.lower() + "s"}
         qualified = {f"{n}.{group}" for n in names} if group else set()
 

@@ -32,6 +32,7 @@ from auditor.inventory.index import (
     BackupView,
     ClusterIndex,
     excluded_from_backup,
+    meta_label,
     meta_labels,
 )
 from auditor.kubevalues import dig
@@ -166,7 +167,7 @@ class BackupPlan:
 
     def snapshot_contents(self, ix: ClusterIndex, driver: str | None) -> tuple[int, list[str]]:
         """``(count, names of the ready ones)`` of the VolumeSnapshotContents labelled with this
-        Backup's name, for ``driver`` (all drivers when None); computed once per driver."""
+        Backup's name, for ``driver`` (all drivers when None); read once per Backup."""
         count, ready, _ = self._read_contents(ix, driver)
         return count, ready
 
@@ -180,27 +181,47 @@ class BackupPlan:
     def _read_contents(
         self, ix: ClusterIndex, driver: str | None
     ) -> tuple[int, list[str], list[str]]:
-        cached = self._contents.get(driver)
-        if cached is None:
-            count, ready, failed = 0, [], []
+        if not self._contents:
+            # One pass for every driver at once (None: all of them): a Backup can label
+            # hundreds of thousands of VolumeSnapshotContents, and both the all-drivers answer
+            # and each PVC's driver's are asked for.
+            counts: dict[str | None, int] = {None: 0}
+            ready: dict[str | None, list[str]] = {None: []}
+            failed: dict[str | None, list[str]] = {None: []}
             for c in ix.backup_snapshot_contents.get(self.backup.name, []):
-                if driver is not None and dig(c, "spec", "driver") != driver:
-                    continue
-                count += 1
+                d = dig(c, "spec", "driver")
                 err = dig(c, "status", "error")
                 is_ready = dig(c, "status", "readyToUse")
+                into = None
                 if is_ready is True and not err:
-                    ready.append(str(dig(c, "metadata", "name")))
+                    line, into = str(dig(c, "metadata", "name")), ready
                 elif err or is_ready is False:
                     msg = dig(err, "message") if isinstance(err, dict) else None
                     detail = str(msg)[:160] if msg else f"readyToUse={is_ready}"
-                    failed.append(f"{dig(c, 'metadata', 'name')}: {detail}")
-            cached = self._contents[driver] = (count, ready, failed)
-        return cached
+                    line, into = f"{dig(c, 'metadata', 'name')}: {detail}", failed
+                # only a string driver can be asked for by name
+                for key in (None, d) if isinstance(d, str) else (None,):
+                    counts[key] = counts.get(key, 0) + 1
+                    if into is not None:
+                        into.setdefault(key, []).append(line)
+            self._contents = {
+                key: (n, ready.get(key, []), failed.get(key, [])) for key, n in counts.items()
+            }
+        return self._contents.get(driver, (0, [], []))
 
 
 def pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
-    """The CSI driver of a PVC: its PV's ``csi.driver``, else its StorageClass's provisioner."""
+    """The CSI driver of a PVC: its PV's ``csi.driver``, else its StorageClass's provisioner.
+
+    Read once per PVC object and index: every Backup that may take the PVC asks.
+    """
+    hit = ix.pvc_drivers.get(id(pvc))
+    if hit is None:
+        hit = ix.pvc_drivers[id(pvc)] = (pvc, _pvc_driver(ix, pvc))
+    return hit[1]
+
+
+def _pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
     pv = ix.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
     driver = dig(pv, "spec", "csi", "driver") if pv else None
     if isinstance(driver, str):
@@ -224,7 +245,7 @@ def select_snapshot_class(
     classes = ix.snapshot_classes_by_driver.get(driver, [])
     by_name = {str(dig(c, "metadata", "name")): c for c in classes}
     for wanted in (
-        meta_labels(pvc, "annotations").get(CLASS_LABEL) if pvc else None,
+        meta_label(pvc, CLASS_LABEL, "annotations"),
         b.annotations.get(f"{CLASS_LABEL}_{driver.lower()}"),
     ):
         if wanted:
@@ -272,7 +293,7 @@ def intended_method(
     driver = pvc_driver(ix, pvc)
     if driver is None:
         return None, False, f"CSI driver of PVC {name} is unknown (no PV or StorageClass found)"
-    wanted = meta_labels(pvc, "annotations").get(CLASS_LABEL)
+    wanted = meta_label(pvc, CLASS_LABEL, "annotations")
     key = (driver, wanted)
     if classes is None or key not in classes:
         chosen = select_snapshot_class(ix, driver, b, pvc)
@@ -346,7 +367,7 @@ def _item_keys(kind: str, o: dict[str, Any]) -> list[tuple[str, str]]:
         return [(str(dig(o, "metadata", "namespace")), str(pvc))]
     tags = dig(o, "spec", "tags")
     tags = tags if isinstance(tags, dict) else {}
-    keys = [("uid", str(u)) for u in {meta_labels(o).get(PVC_UID_LABEL), tags.get("pvc-uid")} if u]
+    keys = [("uid", str(u)) for u in {meta_label(o, PVC_UID_LABEL), tags.get("pvc-uid")} if u]
     if tags.get("pvc"):
         keys.append((str(dig(o, "spec", "pod", "namespace") or "*"), str(tags["pvc"])))
     return keys

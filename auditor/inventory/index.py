@@ -35,6 +35,7 @@ __all__ = [
     "ScheduleView",
     "ClusterIndex",
     "meta_labels",
+    "meta_label",
     "EXCLUDE_LABEL",
     "excluded_from_backup",
 ]
@@ -121,7 +122,7 @@ def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
 
 def excluded_from_backup(obj: dict[str, Any] | None) -> bool:
     """True when ``obj`` carries ``velero.io/exclude-from-backup=true``."""
-    return obj is not None and meta_labels(obj).get(EXCLUDE_LABEL) == "true"
+    return obj is not None and meta_label(obj, EXCLUDE_LABEL) == "true"
 
 
 VELERO_RESTORE_LABEL = "velero.io/restore-name"
@@ -133,6 +134,14 @@ def meta_labels(obj: dict[str, Any], key: str = "labels") -> dict[str, str]:
     if not isinstance(raw, dict):
         return {}
     return {str(k): str(v) for k, v in raw.items() if isinstance(v, str | int | float | bool)}
+
+
+def meta_label(obj: dict[str, Any] | None, name: str, key: str = "labels") -> str | None:
+    """``meta_labels(obj, key).get(name)`` without building the whole map (asked of every
+    VolumeSnapshotContent, PVC and Backup item, often hundreds of thousands)."""
+    raw = dig(obj, "metadata", key)
+    value = raw.get(name) if isinstance(raw, dict) else None
+    return str(value) if isinstance(value, str | int | float | bool) else None
 
 
 def _name(obj: dict[str, Any]) -> str:
@@ -211,7 +220,7 @@ class BackupView:
             storage_location=spec.get("storageLocation")
             if isinstance(spec.get("storageLocation"), str)
             else None,
-            schedule=meta_labels(obj).get(VELERO_SCHEDULE_LABEL),
+            schedule=meta_label(obj, VELERO_SCHEDULE_LABEL),
             errors=_int(status.get("errors")),
             warnings=_int(status.get("warnings")),
             csi_attempted=_int(status.get("csiVolumeSnapshotsAttempted")),
@@ -397,6 +406,11 @@ class ClusterIndex:
     partial_namespaces: dict[str, set[str] | None] = field(default_factory=dict)
     #: results derived from the whole index once per audit (see :meth:`memo`)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: id(PVC object) -> (that PVC, its CSI driver), filled by ``capture.pvc_driver``; holding
+    #: the PVC keeps its id from being reused
+    pvc_drivers: dict[int, tuple[dict[str, Any] | None, str | None]] = field(
+        default_factory=dict, repr=False
+    )
 
     def memo(self, key: str, compute: Callable[[], _V]) -> _V:
         """``compute()`` once per index under ``key``, then the same value (do not mutate it)."""
@@ -451,7 +465,7 @@ class ClusterIndex:
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
                 ix.volume_snapshots.setdefault((_ns(o), pvc), []).append(o)
-            backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
+            backup = meta_label(o, VELERO_BACKUP_LABEL)
             if backup:
                 ix.backup_volume_snapshots.setdefault(backup, []).append(o)
         ix.vm_snapshot_contents = {
@@ -603,7 +617,7 @@ class ClusterIndex:
             else:
                 self.backups_any_ns.append(view)
         for o in data.of("VolumeSnapshotContent"):
-            backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
+            backup = meta_label(o, VELERO_BACKUP_LABEL)
             if backup:
                 self.backup_snapshot_contents.setdefault(backup, []).append(o)
         for kind, target in (
@@ -611,7 +625,7 @@ class ClusterIndex:
             ("PodVolumeBackup", self.pod_volume_backups),
         ):
             for o in data.of(kind):
-                backup = meta_labels(o).get(VELERO_BACKUP_LABEL)
+                backup = meta_label(o, VELERO_BACKUP_LABEL)
                 if backup:
                     target.setdefault(backup, []).append(o)
         for kind, target in (
@@ -619,7 +633,7 @@ class ClusterIndex:
             ("DataDownload", self.data_downloads),
         ):
             for o in data.of(kind):
-                restore = meta_labels(o).get(VELERO_RESTORE_LABEL)
+                restore = meta_label(o, VELERO_RESTORE_LABEL)
                 if restore:
                     target.setdefault(restore, []).append(o)
         self.restores = [

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from auditor.inventory.capture import (
@@ -113,13 +114,14 @@ class VMFacts:
     vmi: dict[str, Any] | None
 
 
-@dataclass
+@dataclass(frozen=True)
 class BackupEval:
     """One Backup judged against one VM.
 
     ``holds_object`` says whether the VM definition is in it (``object_reason`` why not);
     ``location_phase`` is its BackupStorageLocation's phase (None when that list was not read);
     ``stored`` the bucket state (``read``/``missing``/``error``, None when not configured).
+    Immutable, so the verdicts every check and the report ask for are worked out once.
     """
 
     backup: BackupView
@@ -135,7 +137,7 @@ class BackupEval:
         """True when the BackupStorageLocation is Available; None when unknown."""
         return None if self.location_phase is None else self.location_phase == "Available"
 
-    @property
+    @cached_property
     def unusable_reason(self) -> str | None:
         """Why this Backup is no restore point for the VM (None when it is one)."""
         b = self.backup
@@ -159,7 +161,7 @@ class BackupEval:
         """The Backup holds the VM object, restores, and its location is not known to be down."""
         return self.unusable_reason is None
 
-    @property
+    @cached_property
     def disks_captured(self) -> bool:
         """Every disk PVC's data is in this Backup on evidence (True without PVC disks)."""
         return all(p.captured for p in self.pvcs if p.role == "disk")
