@@ -20,11 +20,12 @@ same objects and the same errors on the corpus, the exports and fuzz inputs.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
-__all__ = ["AVAILABLE", "fast_documents"]
+__all__ = ["AVAILABLE", "CHUNK_BYTES", "StreamDeclined", "fast_documents", "fast_list"]
 
 try:  # a wheel may be missing on an unusual platform: the PyYAML loader is the fallback
     import yaml_rs
@@ -63,19 +64,24 @@ _DIVERGENT = [
     re.compile(rf"\A[ ]*+{_TOKEN}"),
     re.compile(rf":[ ]++{_TOKEN}"),
     re.compile(rf"-[ ]++{_TOKEN}"),
-    re.compile(rf"\[[ ]*+(?:[|>]|{_TOKEN})"),
-    re.compile(rf"\{{[ ]*+(?:[|>]|{_TOKEN})"),
-    re.compile(rf",[ ]*+(?:[|>]|{_TOKEN})"),
     re.compile(rf"\":{_TOKEN}"),
     re.compile(rf"':{_TOKEN}"),
     re.compile(r"\?(?:[ \n]|\Z)"),
-    # ":" right before a flow indicator: a value indicator to PyYAML, text to yaml-rs.
-    re.compile(r":[,\]}]"),
     # A document that is a block scalar (indentation rules differ at the top).
     re.compile(r"\A(?:[ ]*(?:#[^\n]*)?\n)*(?:---[ ]+)?[ ]*[|>]"),
+]
+# The constructs only a flow collection can make (flow indicators are text in block
+# context, to PyYAML as to yaml-rs): scanned for only when the text holds a bracket or brace.
+_FLOW_DIVERGENT = [
+    re.compile(rf"\[[ ]*+(?:[|>]|{_TOKEN})"),
+    re.compile(rf"\{{[ ]*+(?:[|>]|{_TOKEN})"),
+    re.compile(rf",[ ]*+(?:[|>]|{_TOKEN})"),
+    # ":" right before a flow indicator: a value indicator to PyYAML, text to yaml-rs.
+    re.compile(r":[,\]}]"),
     re.compile(r"\][ ]*:(?:[ \n]|\Z)"),
     re.compile(r"}[ ]*:(?:[ \n]|\Z)"),
 ]
+_FLOW_CHARS = "[]{}"
 # Characters PyYAML refuses or reads as line breaks, a BOM, tabs and CRs
 # (their indentation and line-break rules differ in corner cases).
 _ASCII_OK = bytes(range(0x20, 0x7F)) + b"\n"
@@ -148,6 +154,24 @@ def _unlike_pyyaml(node: dict[Any, Any] | list[Any], room: int, keys: bool) -> b
     return False
 
 
+def _shallow(text: str, max_depth: int) -> bool:
+    """True when the text of a block-style document (no flow collection) proves it nests at
+    most ``max_depth`` levels.
+
+    A block collection nested in another starts further right, except a sequence that is a
+    mapping's value, which may start at the key's column; so the column grows at least every
+    second level, and a document whose lines all start with fewer than ``(max_depth - 4) // 2``
+    spaces and "-" indicators nests at most ``max_depth`` levels. Scalar continuation lines
+    only count against the proof. False means "not proven", never "too deep".
+    """
+    run = (max_depth - 4) // 2
+    if run <= 0:
+        return False
+    return (
+        re.match(rf"[ -]{{{run}}}", text) is None and re.search(rf"\n[ -]{{{run}}}", text) is None
+    )
+
+
 def _orjson_depth_limit() -> int | None:
     """How many nested containers orjson serialises before it refuses (254 in orjson 3.x)."""
     value: Any = 0
@@ -204,6 +228,32 @@ def _unlike_pyyaml_quick(doc: dict[Any, Any] | list[Any], room: int, keys: bool)
     return False
 
 
+def _readable(text: str) -> bool | None:
+    """Whether yaml-rs reads ``text`` as PyYAML would, as far as the text shows: None when it
+    may not (see the module docstring), else whether the text holds a flow collection."""
+    flow = any(c in text for c in _FLOW_CHARS)
+    if (
+        _odd_characters(text)
+        or any(p.search(text) for p in _DIVERGENT)
+        or (flow and any(p.search(text) for p in _FLOW_DIVERGENT))
+    ):
+        return None
+    tail = text[-_TAIL:]
+    if _EMPTY_BLOCK_AT_END.search(tail) or (len(text) > _TAIL and not tail.strip()):
+        return None
+    if _single_document(text) is None:
+        return None
+    return flow
+
+
+def _deeper(doc: Any, text: str, flow: bool, room: int) -> bool:
+    """Whether ``doc`` (parsed from ``text``) nests beyond ``room`` levels or has a collection
+    key, where PyYAML refuses what yaml-rs reads; proven from the text when it can be."""
+    if not isinstance(doc, dict | list) or (not flow and _shallow(text, room)):
+        return False
+    return _unlike_pyyaml_quick(doc, room, keys=_NESTED_FLOW.search(text) is not None)
+
+
 def fast_documents(text: str, *, max_depth: int) -> list[Any] | None:
     """Return the documents of ``text`` parsed by yaml-rs, or ``None`` to use PyYAML.
 
@@ -215,22 +265,89 @@ def fast_documents(text: str, *, max_depth: int) -> list[Any] | None:
     """
     if yaml_rs is None:
         return None
-    if _odd_characters(text) or any(p.search(text) for p in _DIVERGENT):
-        return None
-    tail = text[-_TAIL:]
-    if _EMPTY_BLOCK_AT_END.search(tail) or (len(text) > _TAIL and not tail.strip()):
-        return None
-    if _single_document(text) is None:
+    flow = _readable(text)
+    if flow is None:
         return None
     try:
         doc = yaml_rs.loads(text, parse_datetime=False)
     except Exception:  # noqa: BLE001 - any refusal: PyYAML decides and names the error
         return None
-    if isinstance(doc, dict | list) and _unlike_pyyaml_quick(
-        doc, max_depth, keys=_NESTED_FLOW.search(text) is not None
-    ):
+    if _deeper(doc, text, flow, max_depth):
         return None
     if doc is None:
         # Blanks and comments are no document; "---" or "~" is one empty document.
         return [] if _BLANK_OR_COMMENT.fullmatch(text) else [None]
     return [doc]
+
+
+class StreamDeclined(Exception):
+    """A streamed ``List`` cannot go on: a chunk may read differently from the whole text
+    (or yaml-rs refused it); the caller drops what the stream gave and reads the whole text."""
+
+
+#: Bytes of ``items`` text parsed per yaml-rs call when a ``List`` is streamed.
+CHUNK_BYTES = 4 << 20
+_LIST_HEAD = "apiVersion: v1\nitems:\n"
+_LIST_FOOT = "\nkind: List\nmetadata:\n"
+_FOOT_LINES = re.compile(r"(?:  [^\n]*\n)*")
+# A line of the items block that neither starts an item ("- ") nor continues one ("  ").
+_ITEMS_OTHER_LINE = re.compile(r"\n(?!- |  )")
+
+
+def fast_list(text: str, *, max_depth: int) -> tuple[dict[str, Any], Iterator[list[Any]]] | None:
+    """Read an ``oc get -o yaml`` ``List`` item chunk by item chunk: ``(the List without its
+    items, an iterator over lists of items)``, or None when ``text`` is not such a List or
+    :func:`fast_documents` would decline it.
+
+    The ``items`` block is cut at lines starting with ``- `` into pieces of about
+    :data:`CHUNK_BYTES`, each parsed alone, so only one piece's objects exist at a time
+    besides what the caller keeps. Every line of the block must start with ``- `` or two
+    spaces, so each such line starts an item, unless it continues a quoted or flow scalar, in
+    which case the piece before it does not parse. The iterator raises :class:`StreamDeclined`
+    whenever a piece does not parse or could read differently from the whole text.
+    """
+    if yaml_rs is None or not text.startswith(_LIST_HEAD):
+        return None
+    foot = text.rfind(_LIST_FOOT)
+    start = len(_LIST_HEAD)
+    if (
+        foot < start
+        or not text.startswith("- ", start)
+        or _FOOT_LINES.fullmatch(text, foot + len(_LIST_FOOT)) is None
+        or _ITEMS_OTHER_LINE.search(text, start, foot) is not None
+    ):
+        return None
+    flow = _readable(text)
+    if flow is None:
+        return None
+    try:
+        header = yaml_rs.loads("apiVersion: v1\nitems: []" + text[foot:], parse_datetime=False)
+    except Exception:  # noqa: BLE001 - duplicate keys and the like: the whole-text path decides
+        return None
+    if not isinstance(header, dict) or header.get("items") != [] or header.get("kind") != "List":
+        return None
+    del header["items"]
+    # Items sit two levels down (the List, its items).
+    shallow = not flow and _shallow(text, max_depth)
+    keys = flow and _NESTED_FLOW.search(text) is not None
+
+    def chunks() -> Iterator[list[Any]]:
+        pos = start
+        while pos <= foot:
+            cut = text.find("\n- ", pos + CHUNK_BYTES, foot)
+            end = foot + 1 if cut < 0 else cut + 1
+            piece = text[pos:end]
+            if _EMPTY_BLOCK_AT_END.search(piece[-_TAIL:]):
+                raise StreamDeclined("a piece ends in an empty block scalar")
+            try:
+                items = yaml_rs.loads(piece, parse_datetime=False)
+            except Exception as exc:  # noqa: BLE001 - the whole-text path names the error
+                raise StreamDeclined(str(exc)) from exc
+            if not isinstance(items, list) or (
+                not shallow and _unlike_pyyaml_quick(items, max_depth - 1, keys)
+            ):
+                raise StreamDeclined("a piece nests too deep or has a collection key")
+            yield items
+            pos = end
+
+    return header, chunks()

@@ -25,13 +25,17 @@ from typing import Any
 
 import yaml
 
-from auditor.yamlfast import fast_documents
+from auditor.yamlfast import StreamDeclined, fast_documents, fast_list
 
 __all__ = [
     "paused_gc",
     "thaw_gc",
     "LoadError",
     "load_documents",
+    "read_text",
+    "documents",
+    "stream_list",
+    "StreamDeclined",
     "DEFAULT_MAX_FILE_BYTES",
     "MAX_EXPANDED_NODES",
 ]
@@ -205,6 +209,15 @@ def load_documents(
             message gives the line and column where known. Documents before
             the failing one have already been yielded.
     """
+    yield from documents(read_text(path, max_bytes=max_bytes), fast=fast)
+
+
+def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
+    """The text of a file, refused above ``max_bytes`` bytes.
+
+    Raises:
+        LoadError: the file is too large, unreadable or not UTF-8.
+    """
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -212,11 +225,19 @@ def load_documents(
     if size > max_bytes:
         raise LoadError(f"file is {size} bytes, above the {max_bytes}-byte limit; refused")
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise LoadError(f"file is not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:
         raise LoadError(f"cannot read file: {exc.strerror}") from exc
+
+
+def documents(text: str, *, fast: bool = True) -> Iterator[Any]:
+    """Yield each document of ``text`` (see :func:`load_documents`).
+
+    Raises:
+        LoadError: as :func:`load_documents`, for the text's content.
+    """
     with paused_gc():
         docs = fast_documents(text, max_depth=MAX_DEPTH) if fast else None
     if docs is not None:
@@ -228,7 +249,7 @@ def load_documents(
     try:
         while loader.check_data():
             doc = _next_document(loader)
-            _check_size(doc, max(MAX_EXPANDED_NODES, size))
+            _check_size(doc, max(MAX_EXPANDED_NODES, len(text)))
             yield doc
     except yaml.YAMLError as exc:
         raise LoadError(_describe(exc) + _lenient_hint(text, exc)) from exc
@@ -236,6 +257,15 @@ def load_documents(
         raise LoadError(f"document nests deeper than {MAX_DEPTH} levels; refused") from exc
     finally:
         loader.dispose()
+
+
+def stream_list(text: str) -> tuple[dict[str, Any], Iterator[list[Any]]] | None:
+    """An ``oc get -o yaml`` ``List`` read a piece of its items at a time (see
+    :func:`auditor.yamlfast.fast_list`): ``(the List without items, lists of items)``, or None
+    when the text is no such List or needs the whole-text reader. The iterator raises
+    :class:`~auditor.yamlfast.StreamDeclined` when a piece cannot be read alone; the caller
+    then forgets the items it was given and reads the text with :func:`documents`."""
+    return fast_list(text, max_depth=MAX_DEPTH)
 
 
 def _lenient_hint(text: str, exc: yaml.YAMLError) -> str:

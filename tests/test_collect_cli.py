@@ -50,6 +50,10 @@ def test_collect_round_trips_through_the_directory_source(tmp_path: Path) -> Non
     assert (out / "datauploads.yaml").read_text().startswith("apiVersion: v1\nitems: []\n")
     assert not (out / "virtualmachinepreferences.yaml").exists()  # unknown: no file
     assert (out / RECORD_NAME).is_file()
+    # collect exports whole objects, not the slim records an audit keeps
+    whole = DirectorySource(export_dir(), slim=False).collect().of("VolumeSnapshotContent")
+    assert whole and whole != original.of("VolumeSnapshotContent")
+    assert DirectorySource(out, slim=False).collect().of("VolumeSnapshotContent") == whole
 
 
 def test_collect_strips_planted_secrets(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -116,8 +118,14 @@ def test_serve_writes_reports_updates_metrics_and_stops_on_sigterm(tmp_path: Pat
         )
         assert metric(text, 'auditor_runs_total{outcome="success",schedule="fast"}') >= 1
         assert metric(text, 'auditor_last_run_success{schedule="fast"}') == 1
-        assert metric(text, 'auditor_vms{readiness="NOT_READY"}') == 8
-        assert metric(text, 'auditor_vms{readiness="READY"}') == 2
+        # The export ages with the wall clock (the service audits "now"), so the gauges are
+        # compared with the report the service wrote, not with fixed counts.
+        [first, *_] = slot_dirs(tmp_path)
+        written = json.loads((tmp_path / "reports" / "fast" / first / "report.json").read_text())
+        counts = Counter(vm["readiness"] for vm in written["vms"])
+        assert sum(counts.values()) == 12 and counts["NOT_READY"] >= 8
+        for readiness in ("READY", "NOT_READY", "AT_RISK", "UNKNOWN"):
+            assert metric(text, f'auditor_vms{{readiness="{readiness}"}}') == counts[readiness]
         assert metric(text, 'auditor_failed_findings{severity="high"}') > 0
         assert (
             metric(text, 'auditor_last_run_timestamp_seconds{schedule="fast"}') > time.time() - 30

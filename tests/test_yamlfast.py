@@ -250,3 +250,38 @@ def test_quick_check_leaves_collection_and_odd_keys_to_the_walk() -> None:
     assert _unlike_pyyaml_quick({"items": [{("a", "b"): 1}]}, 200, False) is False
     assert _unlike_pyyaml_quick({1: {"x": [1]}, "b": [[{frozenset(): 2}]]}, 200, True) is True
     assert _unlike_pyyaml_quick({1: {"x": [1]}}, 200, True) is False
+
+
+@pytest.mark.parametrize("levels", [3, 60, 150, 196, 199, 200, 201, 260])
+@pytest.mark.parametrize("style", ["compact", "indented", "dashes"])
+def test_text_depth_proof_never_passes_a_document_too_deep(levels: int, style: str) -> None:
+    """``_shallow`` proves a block document's depth from its indentation alone; the block styles
+    that nest fastest per column (a sequence as a mapping's value at the key's column,
+    ``- - -`` runs) never get a document deeper than the limit through it."""
+    from auditor.yamlfast import _shallow
+
+    lines, col = [], 0
+    for i in range(levels - 1):
+        if style == "dashes":
+            lines.append(" " * col + "- " * (levels - 1) + "leaf")
+            break
+        if style == "compact" and i % 2:
+            lines.append(" " * col + "-")  # a sequence at its key's column
+            col += 2
+        else:
+            lines.append(" " * col + "k:")
+            col += 2 if style == "indented" else 0
+    else:
+        lines.append(" " * (col + 2) + "leaf")
+    text = "\n".join(lines) + "\n"
+    doc: Any = yaml.load(text, Loader=yaml.SafeLoader)
+    nesting = 0
+    while isinstance(doc, dict | list):
+        nesting, doc = nesting + 1, (doc["k"] if isinstance(doc, dict) else doc[0])
+    assert nesting == levels - 1
+    widest = max(len(line) - len(line.lstrip(" -")) for line in lines)
+    assert _shallow(text, MAX_DEPTH) is (widest < (MAX_DEPTH - 4) // 2)
+    if _shallow(text, MAX_DEPTH):
+        assert nesting <= MAX_DEPTH
+    if nesting > MAX_DEPTH:
+        assert fast(text) is None

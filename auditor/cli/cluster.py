@@ -134,8 +134,12 @@ def cluster_source(
     cluster_name: str | None = None,
     console: Console | None = None,
     velero_namespaces: tuple[str, ...] = (),
+    slim: bool = True,
 ) -> Source:
     """Build the live source from CLI options (progress on ``console`` if a terminal).
+
+    ``slim=False`` keeps every object whole (``collect`` exports them), instead of the slim
+    records an audit keeps (:attr:`auditor.kinds.KindSpec.keep`).
 
     Raises:
         ClusterAccessError: the credentials cannot be loaded.
@@ -148,7 +152,7 @@ def cluster_source(
         velero_namespaces=tuple(velero_namespaces),
     )
     progress = progress_for(console or Console(stderr=True))
-    return open_source(cfg, cluster_name=cluster_name, progress=progress)
+    return open_source(cfg, cluster_name=cluster_name, progress=progress, slim=slim)
 
 
 def _summary(data: ClusterData) -> str:
@@ -194,6 +198,7 @@ def collect(
             cluster_name=cluster_name,
             console=console,
             velero_namespaces=velero_namespaces,
+            slim=False,
         )
         data = source.collect()
         files = write_export(data, out)

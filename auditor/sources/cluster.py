@@ -109,6 +109,8 @@ class ClusterSource:
         kinds: the kinds to read (default: all of :data:`auditor.kinds.KINDS`).
         context_name: the kubeconfig context in use: the name when neither
             ``cluster_name`` nor OpenShift's Infrastructure gives one.
+        slim: keep the slim record of kinds that declare one (:attr:`auditor.kinds.KindSpec.keep`),
+            as audits do; False keeps every object whole (``auditor collect`` exports them).
     """
 
     def __init__(
@@ -121,8 +123,10 @@ class ClusterSource:
         kinds: Sequence[KindSpec] = KINDS,
         sleep: Callable[[float], None] = time.sleep,
         context_name: str | None = None,
+        slim: bool = True,
     ) -> None:
         self.api_client = api_client
+        self.slim = slim
         self.cluster_name = cluster_name
         self.context_name = context_name
         self.options = options or CollectOptions()
@@ -170,7 +174,7 @@ class ClusterSource:
             self.progress.finish()
             data.info = self._identity(discovery)
             # The pages were parsed for this collection alone: redacted in place, no copy.
-            ingest_objects(data, pairs, owned=True)
+            ingest_objects(data, pairs, owned=True, slim=self.slim)
         for kind, state in states.items():
             if data.states.get(kind) is not KindState.PARTIAL or state is KindState.UNAVAILABLE:
                 data.states[kind] = state

@@ -11,12 +11,14 @@ naming the file, object and field, and reading goes on.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from auditor.kinds import (
     BY_KIND,
     KindSpec,
+    project,
     spec_for_file_stem,
     spec_for_object,
     unsupported_version,
@@ -29,8 +31,11 @@ from auditor.sources.identity import identity_from_export
 from auditor.yamlstrict import (
     DEFAULT_MAX_FILE_BYTES,
     LoadError,
-    load_documents,
+    StreamDeclined,
+    documents,
     paused_gc,
+    read_text,
+    stream_list,
 )
 
 __all__ = ["DirectorySource", "ingest_objects"]
@@ -46,6 +51,8 @@ class DirectorySource:
         root: the export directory (or a single file).
         cluster_name: the cluster's name for the report, when known.
         max_file_bytes: files above this size are refused (a collection problem).
+        slim: keep the slim record of kinds that declare one (:attr:`KindSpec.keep`), as
+            audits do; False keeps every object whole.
     """
 
     def __init__(
@@ -54,10 +61,12 @@ class DirectorySource:
         *,
         cluster_name: str | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        slim: bool = True,
     ) -> None:
         self.root = root
         self.cluster_name = cluster_name
         self.max_file_bytes = max_file_bytes
+        self.slim = slim
 
     def files(self) -> list[Path]:
         """Return the YAML/JSON files under ``root``, sorted for a stable order.
@@ -92,7 +101,7 @@ class DirectorySource:
     def collect(self) -> ClusterData:
         """Read every file; see the module docstring for what is accepted."""
         data = ClusterData(info=self._info())
-        builder = _Builder(data, owned=True)
+        builder = _Builder(data, owned=True, slim=self.slim)
         with paused_gc():
             for path in self.files():
                 rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
@@ -103,16 +112,17 @@ class DirectorySource:
 
 
 def ingest_objects(
-    data: ClusterData, objects: list[tuple[str, Any]], *, owned: bool = False
+    data: ClusterData, objects: list[tuple[str, Any]], *, owned: bool = False, slim: bool = True
 ) -> None:
     """Add ``(origin, object)`` pairs to ``data`` with the directory source's rules.
 
     Used by tests and by other sources that receive raw objects; the origin is
     a file name or URL used in problem messages. ``owned``: the objects were
     parsed for this call alone (the cluster source's pages), so they are
-    redacted in place instead of deep-copied.
+    redacted in place instead of deep-copied. ``slim``: keep the slim record of
+    kinds that declare one (:func:`auditor.kinds.project`).
     """
-    builder = _Builder(data, owned=owned)
+    builder = _Builder(data, owned=owned, slim=slim)
     for origin, obj in objects:
         builder.add_document(obj, origin)
     builder.finish()
@@ -123,11 +133,13 @@ class _Builder:
 
     ``owned``: the objects were parsed for this builder alone, so redaction
     and dropping ``managedFields`` happen in place instead of on a copy.
+    ``slim``: keep the slim record of kinds that declare one.
     """
 
-    def __init__(self, data: ClusterData, *, owned: bool = False) -> None:
+    def __init__(self, data: ClusterData, *, owned: bool = False, slim: bool = True) -> None:
         self.data = data
         self.owned = owned
+        self.slim = slim
         self.seen: dict[tuple[str, str, str], str] = {}
         self.partial: set[str] = set()
         self.present: set[str] = set()
@@ -136,7 +148,10 @@ class _Builder:
 
     def read_file(self, path: Path, rel: str, max_bytes: int) -> None:
         try:
-            for index, doc in enumerate(load_documents(path, max_bytes=max_bytes)):
+            text = read_text(path, max_bytes=max_bytes)
+            if len(text) >= _STREAM_MIN_CHARS and self._stream(text, rel, path.stem):
+                return
+            for index, doc in enumerate(documents(text)):
                 origin = rel if index == 0 else f"{rel}#doc{index + 1}"
                 self.add_document(doc, origin, stem=path.stem)
         except LoadError as exc:
@@ -147,6 +162,50 @@ class _Builder:
                 file=rel,
                 kinds=tuple(sorted(kinds)),
             )
+
+    def _stream(self, text: str, origin: str, stem: str) -> bool:
+        """Read a large ``oc get`` List a piece of its items at a time, so only the slim
+        records of the pieces read so far are kept; False (and nothing kept of it) when the
+        text must be read whole instead."""
+        found = stream_list(text)
+        if found is None:
+            return False
+        header, chunks = found
+        mark = self._checkpoint()
+        try:
+            self.add_list(str(header["kind"]), chunks, origin, stem, whole=False)
+        except StreamDeclined:
+            self._rollback(mark)
+            return False
+        return True
+
+    def _checkpoint(self) -> tuple[Any, ...]:
+        """What :meth:`_rollback` needs to forget every object added after this point."""
+        return (
+            {kind: len(objs) for kind, objs in self.data.objects.items()},
+            len(self.data.problems),
+            dict(self.data.skipped),
+            set(self.partial),
+            set(self.present),
+        )
+
+    def _rollback(self, mark: tuple[Any, ...]) -> None:
+        lengths, problems, skipped, partial, present = mark
+        for kind in list(self.data.objects):
+            objs = self.data.objects[kind]
+            for obj in objs[lengths.get(kind, 0) :]:
+                meta = obj["metadata"]
+                ns = (meta.get("namespace") or "") if BY_KIND[kind].namespaced else ""
+                ident = (kind, ns, meta["name"])
+                self.seen.pop(ident, None)
+                self.data.origins.pop(ident, None)
+            if kind in lengths:
+                del objs[lengths[kind] :]
+            else:
+                del self.data.objects[kind]
+        del self.data.problems[problems:]
+        self.data.skipped = skipped
+        self.partial, self.present = partial, present
 
     def add_document(self, doc: Any, origin: str, stem: str | None = None) -> None:
         if doc is None:
@@ -169,11 +228,30 @@ class _Builder:
                     field="items",
                 )
                 return
-            if not items and stem is not None:
-                hinted = spec_for_file_stem(stem)
-                if hinted is not None:
-                    self.present.add(hinted.kind)
+            self.add_list(kind, [items], origin, stem)
+            return
+        self.add_object(doc, origin, None)
+
+    def add_list(
+        self,
+        kind: str,
+        pieces: Iterable[list[Any]],
+        origin: str,
+        stem: str | None,
+        *,
+        whole: bool = True,
+    ) -> None:
+        """Add the items of a ``List`` given as consecutive pieces of its ``items``.
+
+        ``whole``: the pieces are the whole list at once. A streamed list (``whole=False``)
+        raises :class:`StreamDeclined` at a non-object item, whose kinds only the whole
+        list can tell.
+        """
+        index = 0
+        for items in pieces:
             if not all(isinstance(item, dict) for item in items):
+                if not whole:
+                    raise StreamDeclined(f"{kind} holds an item that is not an object")
                 # a non-object item was some object of this List: its kind's list is partial
                 hinted = spec_for_file_stem(stem) if stem is not None else None
                 kinds = {hinted.kind} if hinted is not None else set()
@@ -186,11 +264,14 @@ class _Builder:
                     if spec is not None:
                         kinds.add(spec.kind)
                 self._list_kinds = kinds or set(BY_KIND)
-            for index, item in enumerate(items):
+            for item in items:
                 self.add_object(item, origin, f"items[{index}]")
+                index += 1
             self._list_kinds = set()
-            return
-        self.add_object(doc, origin, None)
+        if not index and stem is not None:
+            hinted = spec_for_file_stem(stem)
+            if hinted is not None:
+                self.present.add(hinted.kind)
 
     def add_object(self, obj: Any, origin: str, where: str | None) -> None:
         loc = f"{origin} {where}" if where else origin
@@ -270,7 +351,10 @@ class _Builder:
             )
             return
         self.seen[ident] = loc
-        if self.owned:
+        if self.slim and spec.keep is not None:
+            slim = project(obj, spec)  # new mappings over the same leaves
+            clean = redact_in_place(slim) if self.owned else redact(slim)
+        elif self.owned:
             meta.pop("managedFields", None)  # write history: large, never audited
             clean = redact_in_place(obj)
         else:
@@ -339,6 +423,8 @@ class _Builder:
             objs.sort(key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
 
 
+#: Files this large (in characters) that are an ``oc get`` List are read a piece at a time.
+_STREAM_MIN_CHARS = 16 << 20
 _SCAN_BYTES = 64 << 20  # bytes of an unreadable file scanned for the kinds it names
 _KIND_LINE = re.compile(rb"^[ \t-]*kind:[ \t]*[\"']?([A-Za-z]+)", re.MULTILINE)
 

@@ -32,17 +32,19 @@ def open_source(
     *,
     cluster_name: str | None = None,
     progress: CollectProgress | None = None,
+    slim: bool = True,
 ) -> Source:
     """Return the :class:`~auditor.sources.base.Source` ``cfg`` names.
 
     ``progress`` is shown while a live cluster is read (ignored for a directory).
+    ``slim``: keep the slim records audits read (False: every object whole, to export).
 
     Raises:
         auditor.sources.kubeclient.ClusterAccessError: cluster credentials cannot be loaded.
     """
     if isinstance(cfg, DirectorySourceSettings):
         return DirectorySource(
-            cfg.path, cluster_name=cluster_name, max_file_bytes=cfg.max_file_bytes
+            cfg.path, cluster_name=cluster_name, max_file_bytes=cfg.max_file_bytes, slim=slim
         )
     client = api_client(ClientSettings(kubeconfig=cfg.kubeconfig, context=cfg.context))
     return ClusterSource(
@@ -53,6 +55,7 @@ def open_source(
             namespaces=tuple(cfg.namespaces), velero_namespaces=tuple(cfg.velero_namespaces)
         ),
         progress=progress,
+        slim=slim,
     )
 
 

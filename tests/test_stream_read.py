@@ -1,0 +1,215 @@
+"""Large ``oc get`` Lists are read a piece of their items at a time into slim records (issue 15).
+
+The streamed read must give exactly what reading the whole text gives (the same objects, origins,
+states, problems), fall back to the whole text wherever a piece could read differently, and keep
+nothing of a file that turns out unreadable. The slim records of VolumeSnapshotContents must keep
+every field the checks read, and the audit's verdicts must not change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import auditor.sources.directory as directory
+import auditor.yamlfast as yamlfast
+from auditor.config import AuditSettings
+from auditor.envelope import dump_report_json
+from auditor.kinds import BY_KIND, project
+from auditor.kubevalues import parse_time
+from auditor.pipeline import audit_data
+from auditor.sources.base import ClusterData, KindState
+from auditor.sources.directory import DirectorySource
+from bench.generate import generate
+from bench.yamlout import dump_list
+
+AT = parse_time("2026-11-30T06:00:00Z")
+
+
+@pytest.fixture
+def tiny_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stream every List of 1 KB or more, in pieces of about 2 KB (a few items each)."""
+    monkeypatch.setattr(directory, "_STREAM_MIN_CHARS", 1024)
+    monkeypatch.setattr(yamlfast, "CHUNK_BYTES", 2048)
+
+
+def _whole(root: Path, *, slim: bool = True) -> ClusterData:
+    """Read ``root`` without streaming."""
+    saved = directory._STREAM_MIN_CHARS
+    directory._STREAM_MIN_CHARS = 1 << 62
+    try:
+        return DirectorySource(root, slim=slim).collect()
+    finally:
+        directory._STREAM_MIN_CHARS = saved
+
+
+def _same(a: ClusterData, b: ClusterData) -> None:
+    assert {k: orjson.dumps(v) for k, v in a.objects.items()} == {
+        k: orjson.dumps(v) for k, v in b.objects.items()
+    }
+    assert a.origins == b.origins
+    assert a.states == b.states
+    assert a.skipped == b.skipped
+    assert [p.reason for p in a.problems] == [p.reason for p in b.problems]
+
+
+def _vsc(i: int, **status: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "snapshot.storage.k8s.io/v1",
+        "kind": "VolumeSnapshotContent",
+        "metadata": {
+            "name": f"snapcontent-{i:04d}",
+            "labels": {"velero.io/backup-name": f"daily-{i % 3}"},
+            "uid": f"uid-{i}",
+            "resourceVersion": str(i),
+            "managedFields": [{"manager": "csi-snapshotter", "operation": "Update"}],
+        },
+        "spec": {
+            "deletionPolicy": "Retain",
+            "driver": "rbd.csi.ceph.com",
+            "source": {"snapshotHandle": f"handle-{i}"},
+            "volumeSnapshotClassName": "rbd",
+            "volumeSnapshotRef": {"name": f"vs-{i}", "namespace": "apps"},
+        },
+        "status": {"readyToUse": True, "restoreSize": 1 << 30, **status},
+    }
+
+
+def _write(root: Path, items: list[dict[str, Any]]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "volumesnapshotcontents.yaml"
+    with path.open("w", encoding="utf-8") as fh:
+        dump_list(items, fh)
+    return path
+
+
+def test_streamed_estate_reads_exactly_as_the_whole_text(tmp_path: Path, tiny_pieces: None) -> None:
+    generate(tmp_path, 40, seed=3)
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert len(streamed.of("VolumeSnapshotContent")) > 100
+    assert streamed.problems == []
+
+
+def test_slim_record_keeps_what_checks_read_and_drops_the_rest(tmp_path: Path) -> None:
+    _write(tmp_path, [_vsc(1, error={"message": "snapshot failed: quota"}, readyToUse=False)])
+    slim = DirectorySource(tmp_path).collect().of("VolumeSnapshotContent")[0]
+    assert slim == {
+        "apiVersion": "snapshot.storage.k8s.io/v1",
+        "kind": "VolumeSnapshotContent",
+        "metadata": {"name": "snapcontent-0001", "labels": {"velero.io/backup-name": "daily-1"}},
+        "spec": {
+            "deletionPolicy": "Retain",
+            "driver": "rbd.csi.ceph.com",
+            "volumeSnapshotClassName": "rbd",
+        },
+        "status": {
+            "readyToUse": False,
+            "restoreSize": 1 << 30,
+            "error": {"message": "snapshot failed: quota"},
+        },
+    }
+    whole = DirectorySource(tmp_path, slim=False).collect().of("VolumeSnapshotContent")[0]
+    assert whole["spec"]["volumeSnapshotRef"] == {"name": "vs-1", "namespace": "apps"}
+    assert whole["metadata"]["uid"] == "uid-1"  # collect exports whole objects
+    assert project(whole, BY_KIND["VolumeSnapshotContent"]) == slim
+
+
+def test_slim_records_leave_every_verdict_and_finding_unchanged(tmp_path: Path) -> None:
+    """The generated estate plants failed, partly failed and missing snapshot contents."""
+    generate(tmp_path, 120, seed=11)
+    assert AT is not None
+    reports = [
+        orjson.loads(dump_report_json(audit_data(data, AuditSettings(), at=AT)))
+        for data in (DirectorySource(tmp_path).collect(), _whole(tmp_path, slim=False))
+    ]
+    for report in reports:
+        # the digest of the records read (slim or whole), and the run id made from it
+        report["run"].pop("input_digest")
+        report["run"].pop("id")
+    assert reports[0] == reports[1]
+    verdicts = {vm["readiness"] for vm in reports[0]["vms"]}
+    assert len(verdicts) >= 3
+
+
+def test_a_piece_cut_inside_a_quoted_scalar_falls_back_to_the_whole_text(
+    tmp_path: Path, tiny_pieces: None
+) -> None:
+    """A double-quoted scalar may continue on a line that starts with "- " (PyYAML is lax about
+    its indentation); a cut there leaves a piece that does not parse, and the text is then read
+    whole, with nothing of the stream kept twice."""
+    items = [_vsc(i) for i in range(60)]
+    path = _write(tmp_path, items)
+    text = path.read_text()
+    anchor = "  status:\n    readyToUse: true\n    restoreSize: 1073741824\n"
+    at = text.index(anchor, len(text) // 2)
+    padding = "x" * 2100  # longer than a piece, so a cut must fall inside the string
+    text = text[:at] + f'    note: "{padding}\n- not an item"\n' + text[at:]
+    path.write_text(text)
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert len(streamed.of("VolumeSnapshotContent")) == 60
+    assert streamed.problems == []
+
+
+def test_an_unreadable_late_piece_keeps_nothing_of_the_file(
+    tmp_path: Path, tiny_pieces: None
+) -> None:
+    """A duplicate key in the last item: the whole file is unreadable, as when read whole;
+    the items streamed before it are forgotten, never audited as if the list were complete."""
+    path = _write(tmp_path, [_vsc(i) for i in range(60)])
+    text = path.read_text()
+    last = text.rindex("    readyToUse: true\n")
+    path.write_text(text[:last] + "    readyToUse: true\n" + text[last:])
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert streamed.of("VolumeSnapshotContent") == []
+    assert streamed.state("VolumeSnapshotContent") is KindState.PARTIAL
+    assert "duplicate key" in streamed.problems[0].reason
+
+
+def test_a_non_object_item_is_judged_on_the_whole_list(tmp_path: Path, tiny_pieces: None) -> None:
+    path = _write(tmp_path, [_vsc(i) for i in range(40)])
+    text = path.read_text()
+    cut = text.index("\n- ", len(text) * 3 // 4) + 1
+    path.write_text(text[:cut] + "- just a string\n" + text[cut:])
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert len(streamed.of("VolumeSnapshotContent")) == 40
+    assert streamed.state("VolumeSnapshotContent") is KindState.PARTIAL
+    assert "is a string, not an object" in streamed.problems[0].reason
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda t: t.replace("items:\n", "items:\n# a comment\n", 1),  # not a plain oc List
+        lambda t: t.replace("kind: List\n", "kind: List\nkind: List\n", 1),  # duplicate key
+        lambda t: t + "---\napiVersion: v1\nkind: List\nitems: []\n",  # two documents
+    ],
+)
+def test_texts_that_are_no_plain_list_are_read_whole(
+    tmp_path: Path, tiny_pieces: None, edit: Any
+) -> None:
+    path = _write(tmp_path, [_vsc(i) for i in range(30)])
+    path.write_text(edit(path.read_text()))
+    assert yamlfast.fast_list(path.read_text(), max_depth=200) is None
+    _same(DirectorySource(tmp_path).collect(), _whole(tmp_path))
+
+
+def test_pieces_are_cut_at_item_starts_and_cover_the_list(tiny_pieces: None) -> None:
+    import io
+
+    buf = io.StringIO()
+    items = [_vsc(i) for i in range(50)]
+    dump_list(items, buf)
+    found = yamlfast.fast_list(buf.getvalue(), max_depth=200)
+    assert found is not None
+    header, pieces = found
+    assert header == {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}}
+    got = [list(piece) for piece in pieces]
+    assert len(got) > 5
+    assert [item for piece in got for item in piece] == items
