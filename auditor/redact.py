@@ -126,7 +126,7 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
     facts: Any = None
     for key, item in value.items():
         skey = key if isinstance(key, str) else str(key)
-        if in_meta_map and (_SECRET_KEY.search(skey) or _OBJECT_COPY_KEY.search(skey)):
+        if in_meta_map and _secret_meta_key(skey):
             value[key] = REDACTED
         elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
             if item not in (None, "", {}, []):
@@ -140,6 +140,22 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
             _walk(item, data_is_payload, skey in _META_MAPS)
     if facts is not None:
         value[FACTS_KEY] = facts
+
+
+#: Annotation and label keys already judged by :func:`_secret_meta_key` (the same few keys
+#: repeat on every object); bounded, so input with millions of distinct keys cannot grow it.
+_META_KEY_VERDICTS: dict[str, bool] = {}
+_META_KEY_VERDICTS_MAX = 1 << 16
+
+
+def _secret_meta_key(key: str) -> bool:
+    """Whether an annotation or label ``key`` names a credential or a copy of the object."""
+    verdict = _META_KEY_VERDICTS.get(key)
+    if verdict is None:
+        verdict = bool(_SECRET_KEY.search(key) or _OBJECT_COPY_KEY.search(key))
+        if len(_META_KEY_VERDICTS) < _META_KEY_VERDICTS_MAX:
+            _META_KEY_VERDICTS[key] = verdict
+    return verdict
 
 
 def _sysprep(item: dict[str, Any]) -> dict[str, Any]:

@@ -39,7 +39,7 @@ __all__ = ["measure", "main"]
 
 TIME_RATIO, MEM_RATIO, SCALE_RATIO, LIVE_RATIO = 3.0, 2.0, 10.5, 2.0
 REPO = Path(__file__).resolve().parents[1]
-_CLI = "from auditor.cli import main; main()"
+_CLI = "from auditor.cli import entry; entry()"
 
 
 def _run(cmd: list[str]) -> tuple[bytes, float, float, float]:

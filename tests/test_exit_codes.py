@@ -146,3 +146,32 @@ def test_an_empty_format_list_is_refused(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "--format" in result.output and "is empty" in result.output
+
+
+@pytest.mark.parametrize(
+    ("extra", "code"), [((), EXIT_OK), (("--fail-on", "at-risk"), EXIT_GATE), (("--at", "x"), 2)]
+)
+def test_console_script_ends_without_teardown_and_keeps_exit_code_and_output(
+    tmp_path: Path, extra: tuple[str, ...], code: int
+) -> None:
+    """The installed ``auditor`` script (``auditor.cli:entry``) leaves with ``os._exit`` once a
+    run's reports are written: same exit code, every line of output flushed."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).with_name("auditor")
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [str(script), "run", "--from-dir", str(EXAMPLE), "--out", str(out), *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == code, done.stderr
+    if code == 2:
+        assert "--at" in done.stderr and not out.exists()
+        return
+    assert done.stdout.startswith("audited ") and done.stdout.rstrip().endswith(
+        f"wrote {out / 'manifest.json'}"
+    )
+    assert (out / "report.json").stat().st_size > 1000

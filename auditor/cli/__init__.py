@@ -6,11 +6,57 @@ Each command group lives in its own module and is registered here with one
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
+from typing import Any
+
 import click
 
 from auditor import __version__
 
-__all__ = ["main"]
+__all__ = ["main", "entry", "keep_until_exit"]
+
+#: Set by :func:`entry`: the process ends when the command does, so its objects need no freeing.
+_EXITING_FAST = False
+_KEPT: list[Any] = []
+
+
+def keep_until_exit(*objects: Any) -> None:
+    """Keep ``objects`` alive until the process ends, when run from the console script.
+
+    An audit of 10,000 VMs leaves millions of objects; freeing them one by one when the
+    command returns takes seconds (about 5 % of the run) and changes nothing once the
+    reports are written. :func:`entry` ends the process without that teardown. Called from
+    tests (``CliRunner``), this keeps nothing.
+    """
+    if _EXITING_FAST:
+        _KEPT.extend(objects)
+
+
+def entry() -> None:
+    """The ``auditor`` console script: :func:`main`, then the process ends without tearing
+    down what :func:`keep_until_exit` kept (streams and log handlers are flushed first).
+
+    Raises:
+        SystemExit: when nothing was kept (the interpreter then exits as usual).
+    """
+    global _EXITING_FAST
+    _EXITING_FAST = True
+    try:
+        main()
+    except SystemExit as done:
+        if not _KEPT:
+            raise
+        code = done.code
+        if not isinstance(code, int):
+            if code is not None:
+                print(code, file=sys.stderr)
+            code = 0 if code is None else 1
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -12,6 +12,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from auditor.cli import keep_until_exit
 from auditor.cli.cluster import NothingAudited, cluster_options, progress_for, velero_option
 from auditor.cli.exitcodes import EXIT_GATE, EXIT_NOT_PUBLISHED, EXIT_USAGE
 from auditor.cli.publish import target_options
@@ -291,6 +292,7 @@ def run(
             click.echo(f"publish: not delivered, run kept in the spool ({result.error})", err=True)
             sys.exit(EXIT_NOT_PUBLISHED)
         click.echo(f"published run {report['run']['id']} to {target.describe()}")
+    keep_until_exit(audit, report)  # see keep_until_exit: no teardown of the audit's objects
     if audit.gap is not None:
         raise NothingAudited(f"{audit.gap}; the report covers only the VMs that were read")
     if fail_on != "never" and gate_fails(report, fail_on):

@@ -389,10 +389,13 @@ class _Builder:
     def _shape_ok(
         self, spec: KindSpec, obj: dict[str, Any], loc: str, origin: str, ns: str | None, name: str
     ) -> bool:
-        for fld in ("spec", "status", "metadata.labels", "metadata.annotations"):
-            value: Any = obj
-            for part in fld.split("."):
-                value = value.get(part) if isinstance(value, dict) else None
+        meta = obj["metadata"]  # a mapping: add_object read its name from it
+        for fld, value in (
+            ("spec", obj.get("spec")),
+            ("status", obj.get("status")),
+            ("metadata.labels", meta.get("labels")),
+            ("metadata.annotations", meta.get("annotations")),
+        ):
             if value is not None and not isinstance(value, dict):
                 self.partial.add(spec.kind)
                 self.problem(
