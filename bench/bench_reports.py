@@ -4,7 +4,8 @@ Usage: python bench/bench_reports.py [--export] [N ...]   (default: 1000 10000)
 
 For each N the bench builds one report.json, then renders each format in a fresh
 child process that loads it, so peak RSS is the renderer's own: for HTML that
-process; for PDF the larger of it and its WeasyPrint child. By default the
+process (report.json loaded included); the PDF's WeasyPrint child renders under
+its own address-space cap (``auditor/report/pdf.py``) and fails above it. By default the
 estate is a synthetic report dict (tests/reports_support.py); with ``--export``
 it is the real pipeline's report of a synthetic cluster export written by
 ``bench/generate.py`` (the scale work's generator). Budget: the 10,000-VM PDF
@@ -21,10 +22,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from auditor.envelope import AuditReport
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from auditor.report.pdf import DEFAULT_MEMORY_BYTES  # noqa: E402 - after the path setup
 
 PDF_BUDGET_S = 60.0
 PDF_BUDGET_BYTES = 1024**3
@@ -32,7 +38,7 @@ PDF_BUDGET_BYTES = 1024**3
 HTML_BUDGET_BYTES = 50 * 10**6
 
 
-def export_report(n: int, tmp: Path) -> dict[str, Any]:
+def export_report(n: int, tmp: Path) -> AuditReport:
     """Audit a synthetic cluster export of ``n`` VMs written by ``bench/generate.py``."""
     from datetime import UTC, datetime
 
@@ -52,9 +58,10 @@ def export_report(n: int, tmp: Path) -> dict[str, Any]:
 
 def _measure(fmt: str, report_path: Path) -> dict[str, float]:
     """Child side: load report.json, render ``fmt`` once, return the figures."""
+    from auditor.envelope import load_report
     from auditor.report.writers import write_formats
 
-    report = json.loads(report_path.read_bytes())
+    report = load_report(report_path.read_bytes())
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         (path,) = write_formats(report, Path(tmp), [fmt])
@@ -62,6 +69,10 @@ def _measure(fmt: str, report_path: Path) -> dict[str, float]:
         size = path.stat().st_size
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    # The PDF is rendered by a WeasyPrint child that caps its own address space at
+    # DEFAULT_MEMORY_BYTES (report/pdf.py) and fails above it, so a written PDF proves the
+    # renderer stayed within it. ru_maxrss of children counts the pages a forked child
+    # shares with this process (report.json loaded) and cannot show the renderer's own peak.
     return {"seconds": seconds, "peak_bytes": max(own, child), "size_bytes": size}
 
 
@@ -78,11 +89,12 @@ def run(fmt: str, report_path: Path) -> dict[str, float]:
 
 def _build(n: int, export: bool, report_path: Path) -> None:
     """Child side: write the report.json of an ``n``-VM estate to ``report_path``."""
+    from auditor.envelope import dump_report_json
     from tests.reports_support import synthetic_report
 
     with tempfile.TemporaryDirectory() as tmp:
         report = export_report(n, Path(tmp)) if export else synthetic_report(n)
-    report_path.write_text(json.dumps(report), encoding="utf-8")
+    report_path.write_bytes(dump_report_json(report))
 
 
 def main(argv: list[str]) -> int:
@@ -95,7 +107,11 @@ def main(argv: list[str]) -> int:
     export = "--export" in argv
     sizes = [int(a) for a in argv if a != "--export"] or [1000, 10000]
     print("estate:", "pipeline report of a bench/generate.py export" if export else "synthetic")
-    print(f"{'VMs':>7} {'format':<6} {'seconds':>8} {'peak MiB':>9} {'file MiB':>9}")
+    print(
+        f"{'VMs':>7} {'format':<6} {'seconds':>8} {'peak MiB':>9} {'file MiB':>9}"
+        "   (peak: the measuring process with report.json loaded; the PDF renderer itself"
+        " runs under a 1 GiB address-space cap and fails above it)"
+    )
     ok = True
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
@@ -112,8 +128,8 @@ def main(argv: list[str]) -> int:
                     f"{r['size_bytes'] / 2**20:>9.1f}",
                     flush=True,
                 )
-                if fmt == "pdf" and n >= 10000:
-                    ok &= r["seconds"] <= PDF_BUDGET_S and r["peak_bytes"] <= PDF_BUDGET_BYTES
+                if fmt == "pdf" and n >= 10000:  # memory: the renderer's cap (see _measure)
+                    ok &= r["seconds"] <= PDF_BUDGET_S and DEFAULT_MEMORY_BYTES <= PDF_BUDGET_BYTES
                 if fmt == "html" and n >= 10000:
                     ok &= r["size_bytes"] <= HTML_BUDGET_BYTES
     print("budget (10,000-VM PDF <= 60 s, <= 1 GiB; HTML <= 50 MB):", "met" if ok else "MISSED")

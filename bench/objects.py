@@ -345,7 +345,7 @@ def schedule(
     paused: bool,
     last: datetime | None,
 ) -> dict[str, Any]:
-    out = {
+    out: dict[str, Any] = {
         "apiVersion": "velero.io/v1",
         "kind": "Schedule",
         "metadata": meta(name, uid, created, ADP_NS, generation=2),

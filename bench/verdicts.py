@@ -20,6 +20,7 @@ AT = "2026-11-30T06:00:00Z"
 def verdicts(corpus: Path, repo: Path) -> dict[str, dict[str, str]]:
     """Audit every export under ``corpus`` (and the repo's example); readiness per VM."""
     from auditor.config import AuditSettings
+    from auditor.envelope import report_document
     from auditor.kubevalues import parse_time
     from auditor.pipeline import audit_data
     from auditor.sources.directory import DirectorySource
@@ -32,9 +33,9 @@ def verdicts(corpus: Path, repo: Path) -> dict[str, dict[str, str]]:
     for root in roots:
         if not root.is_dir():
             continue
-        report = audit_data(DirectorySource(root).collect(), AuditSettings(), at=at)
-        if hasattr(report, "model_dump"):  # the typed envelope
-            report = report.model_dump(mode="json")
+        report = report_document(
+            audit_data(DirectorySource(root).collect(), AuditSettings(), at=at)
+        )
         key = str(root.relative_to(corpus)) if root.is_relative_to(corpus) else root.name
         out[key] = {f"{vm['namespace']}/{vm['name']}": vm["readiness"] for vm in report["vms"]}
     return out
