@@ -24,7 +24,7 @@ from auditor.kinds import (
     unsupported_version,
 )
 from auditor.models import CollectionProblem
-from auditor.redact import redact, redact_in_place
+from auditor.redact import redact, redact_in_place, redact_record
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.export import apply_record
 from auditor.sources.identity import identity_from_export
@@ -353,7 +353,7 @@ class _Builder:
         self.seen[ident] = loc
         if self.slim and spec.keep is not None:
             slim = project(obj, spec)  # new mappings over the same leaves
-            clean = redact_in_place(slim) if self.owned else redact(slim)
+            clean = redact_record(slim) if self.owned else redact(slim)
         elif self.owned:
             meta.pop("managedFields", None)  # write history: large, never audited
             clean = redact_in_place(obj)
