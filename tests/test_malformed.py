@@ -250,3 +250,41 @@ def test_a_nonsense_backup_counter_proves_nothing(tmp_path: Path) -> None:
     vm = next(v for v in report["vms"] if v["name"] == "vm1")
     assert vm["readiness"] == "UNKNOWN"
     assert report["run"]["complete"] is False
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind", "path"),
+    [
+        ("RR-BKP-004/fail-data-uploads-name-other-pvcs.yaml", "Backup", ("spec",)),
+        ("RR-BKP-004/pass.yaml", "Backup", ("spec",)),
+        ("RR-BKP-004/pass.yaml", "Schedule", ("spec", "template")),
+    ],
+)
+@pytest.mark.parametrize(
+    "flag", ["snapshotMoveData", "defaultVolumesToFsBackup", "snapshotVolumes"]
+)
+def test_a_backup_switch_that_is_no_boolean_is_named_and_never_improves_a_verdict(
+    tmp_path: Path, fixture: str, kind: str, path: tuple[str, ...], flag: str
+) -> None:
+    """bench.mutations seed 31: snapshotMoveData "yes" on a data-mover Backup whose DataUploads
+    name other PVCs made it read as a snapshot backup whose counters proved the disk
+    (NOT_READY -> READY). A switch Velero's API server would refuse makes the object unread."""
+    source = Path(__file__).parent / "fixtures" / "checks" / fixture
+    docs = list(yaml.safe_load_all(source.read_text()))
+    base = _audit(tmp_path / "base", {"c.yaml": source.read_text()})
+    targets = [d for d in docs if d and d["kind"] == kind]
+    if not targets:
+        pytest.skip(f"{fixture} has no {kind}")
+    for doc in targets:
+        node = doc
+        for key in path:
+            node = node.setdefault(key, {})
+        node[flag] = "yes"
+    report = _audit(tmp_path / "bad", {"c.yaml": yaml.safe_dump_all(docs)})
+    named = [p for p in report["collection_problems"] if p["field"] == ".".join((*path, flag))]
+    assert named and named[0]["kind"] == kind and "not true or false" in named[0]["reason"]
+    rank = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+    before = {(v["namespace"], v["name"]): v["readiness"] for v in base["vms"]}
+    for vm in report["vms"]:
+        assert rank[vm["readiness"]] >= rank[before[(vm["namespace"], vm["name"])]], vm["name"]
+        assert vm["readiness"] != "READY"

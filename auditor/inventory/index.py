@@ -316,6 +316,29 @@ _BACKUP_COUNTERS = (
 _GO_INT_MAX = 2**63 - 1
 
 
+#: The Backup spec's switches (Go ``*bool``): velero pkg/apis/velero/v1/backup_types.go
+#: BackupSpec. Which method copies each disk hangs on them.
+_BACKUP_FLAGS = (
+    "snapshotVolumes",
+    "snapshotMoveData",
+    "defaultVolumesToFsBackup",
+    "includeClusterResources",
+)
+
+
+def _flag_issues(spec: Any, where: str) -> list[FieldIssue]:
+    """A Backup switch that is set but not a boolean cannot be Velero's (``"yes"`` is not
+    ``true`` to its API server): named, and the Backup (or Schedule) counts as unread, so a
+    garbled ``snapshotMoveData`` never turns a data-mover backup into a snapshot one."""
+    if not isinstance(spec, dict):
+        return []
+    return [
+        FieldIssue(f"{where}.{key}", f"is a {type(spec[key]).__name__}, not true or false", True)
+        for key in _BACKUP_FLAGS
+        if spec.get(key) is not None and not isinstance(spec[key], bool)
+    ]
+
+
 def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
     """A counter that is not a whole number in ``0..2**63-1`` cannot be Velero's: named, and
     the Backup counts as unread (a nonsense count must never prove a capture)."""
@@ -525,9 +548,9 @@ class ClusterIndex:
 
     def _check_velero_fields(self, data: ClusterData) -> None:
         """Phases outside Velero's enums (or missing once an object started), unreadable
-        timestamps and a non-mapping namespaceMapping are problems; the object then counts
-        as unread for the namespaces it could cover. A VolumeSnapshotClass without a driver
-        is named too."""
+        timestamps, a non-mapping namespaceMapping and a Backup (or Schedule template) switch
+        that is not a boolean are problems; the object then counts as unread for the
+        namespaces it could cover. A VolumeSnapshotClass without a driver is named too."""
         for kind, phases in (
             ("Backup", BACKUP_PHASES),
             ("Restore", RESTORE_PHASES),
@@ -551,10 +574,15 @@ class ClusterIndex:
                 if mapping is not None and not isinstance(mapping, dict):
                     issues.append(FieldIssue("spec.namespaceMapping", "is not a mapping", True))
                 if kind == "Backup":
-                    issues += _counter_issues(o)
+                    issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
                 if issues:
                     self._object_issues(kind, o, issues)
                     self._mark_partial(kind, o)
+        for o in data.of("Schedule"):
+            issues = _flag_issues(dig(o, "spec", "template"), "spec.template")
+            if issues:
+                self._object_issues("Schedule", o, issues)
+                self._mark_partial("Schedule", o)
         for o in data.of("VolumeSnapshotClass"):
             issues = []
             read_str(o, "driver", issues, required=True)
