@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["loads", "dumps_canonical", "canonical_lines", "dumps_report"]
+__all__ = ["loads", "dumps_canonical", "canonical_lines", "dumps_report", "nests_within"]
 
 # 19 digits in a row may be an integer beyond 64 bits, which orjson reads as a float. Found
 # by mapping every digit to "0" and everything else to " ", then a literal search.
@@ -160,3 +160,37 @@ def dumps_report(doc: Any) -> bytes:
     if out is None or _small_float(out):
         return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
     return out
+
+
+def _depth_limit() -> int | None:
+    """How many nested containers orjson serialises before it refuses (254 in orjson 3.x)."""
+    value: Any = 0
+    for depth in range(1, 1025):
+        value = [value]
+        try:
+            orjson.dumps(value)
+        except TypeError:
+            return depth - 1
+    return None
+
+
+_DEPTH_LIMIT = _depth_limit()
+
+
+def nests_within(node: Any, levels: int) -> bool:
+    """True when orjson proves that ``node`` nests at most ``levels`` container levels (a
+    scalar: 0, ``{"a": [1]}``: 2) and has string keys only; False means "not proven".
+
+    orjson (Rust) refuses more than its fixed depth (:data:`_DEPTH_LIMIT`), any non-string
+    key and any type it does not know, so wrapping ``node`` in the difference of lists turns
+    its refusal into this test, at serialisation speed and without a Python walk.
+    """
+    if _DEPTH_LIMIT is None or levels > _DEPTH_LIMIT or levels < 0:
+        return False
+    for _ in range(_DEPTH_LIMIT - levels):
+        node = [node]
+    try:
+        orjson.dumps(node)
+    except TypeError:
+        return False
+    return True

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
+from auditor.jsonfast import nests_within
 
 __all__ = ["AVAILABLE", "CHUNK_BYTES", "StreamDeclined", "fast_documents", "fast_list"]
 
@@ -172,39 +172,14 @@ def _shallow(text: str, max_depth: int) -> bool:
     )
 
 
-def _orjson_depth_limit() -> int | None:
-    """How many nested containers orjson serialises before it refuses (254 in orjson 3.x)."""
-    value: Any = 0
-    for depth in range(1, 1025):
-        value = [value]
-        try:
-            orjson.dumps(value)
-        except TypeError:
-            return depth - 1
-    return None
-
-
-_ORJSON_DEPTH = _orjson_depth_limit()
 #: List items serialised per orjson call by :func:`_unlike_pyyaml_quick` (about 1 MB).
 _SLICE = 500
 
 
 def _fits(node: Any, room: int) -> bool:
-    """True when orjson proves ``node`` nests at most ``room`` container levels, string keys only.
-
-    orjson (Rust) refuses more than :data:`_ORJSON_DEPTH` levels and any non-string key
-    (yaml-rs makes a collection key a tuple or frozenset), so wrapping ``node`` in the
-    difference turns its refusal into exactly this test. False only means "not proven".
-    """
-    if _ORJSON_DEPTH is None or room > _ORJSON_DEPTH or room <= 0:
-        return False
-    for _ in range(_ORJSON_DEPTH - room):
-        node = [node]
-    try:
-        orjson.dumps(node)
-    except TypeError:
-        return False
-    return True
+    """True when orjson proves ``node`` nests at most ``room`` levels with string keys only
+    (yaml-rs makes a collection key a tuple or frozenset, which orjson refuses)."""
+    return room > 0 and nests_within(node, room)
 
 
 def _unlike_pyyaml_quick(doc: dict[Any, Any] | list[Any], room: int, keys: bool) -> bool:

@@ -38,7 +38,7 @@ from auditor.envelope.remediation import remediation_for
 from auditor.envelope.rootcause import FindingRef, group_causes
 from auditor.inventory.facts import restore_points, unproven_points, usable
 from auditor.inventory.index import meta_labels
-from auditor.jsonfast import canonical_lines
+from auditor.jsonfast import canonical_lines, nests_within
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Finding, Readiness, Severity, Status, readiness_of
@@ -108,7 +108,8 @@ def finding_entry(f: Finding, facts: FixFacts | None = None) -> FindingEntry:
     With ``facts``, FAIL and ERROR findings get their filled-in ``remediation``.
     """
     row = f.to_dict()
-    row["evidence"] = _bounded(row["evidence"])
+    if not nests_within(row["evidence"], EVIDENCE_DEPTH):  # proven by orjson: no Python walk
+        row["evidence"] = _bounded(row["evidence"])
     if facts is not None:
         row["remediation"] = remediation_for(f, facts)
     return FindingEntry.model_validate(row)
