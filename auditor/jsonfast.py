@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -183,14 +184,35 @@ def nests_within(node: Any, levels: int) -> bool:
 
     orjson (Rust) refuses more than its fixed depth (:data:`_DEPTH_LIMIT`), any non-string
     key and any type it does not know, so wrapping ``node`` in the difference of lists turns
-    its refusal into this test, at serialisation speed and without a Python walk.
+    its refusal into this test, at serialisation speed and without a Python walk. The
+    wrapping lists are built once per thread and depth, not once per call.
     """
     if _DEPTH_LIMIT is None or levels > _DEPTH_LIMIT or levels < 0:
         return False
-    for _ in range(_DEPTH_LIMIT - levels):
-        node = [node]
+    if levels == _DEPTH_LIMIT:
+        try:
+            orjson.dumps(node)
+        except TypeError:
+            return False
+        return True
+    chains = _CHAINS.__dict__.setdefault("chains", {})
+    chain = chains.get(levels)
+    if chain is None:
+        inner: list[Any] = [None]
+        outer = inner
+        for _ in range(_DEPTH_LIMIT - levels - 1):
+            outer = [outer]
+        chain = chains[levels] = (outer, inner)
+    outer, inner = chain
+    inner[0] = node
     try:
-        orjson.dumps(node)
+        orjson.dumps(outer)
     except TypeError:
         return False
+    finally:
+        inner[0] = None
     return True
+
+
+#: Per thread: ``levels -> (outermost list, innermost list)`` of :func:`nests_within`.
+_CHAINS = threading.local()

@@ -19,13 +19,24 @@ same objects and the same errors on the corpus, the exports and fuzz inputs.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 from auditor.jsonfast import nests_within
 
-__all__ = ["AVAILABLE", "CHUNK_BYTES", "StreamDeclined", "fast_documents", "fast_list"]
+__all__ = [
+    "AVAILABLE",
+    "CHUNK_BYTES",
+    "SCAN_ELSEWHERE",
+    "StreamDeclined",
+    "fast_documents",
+    "fast_list",
+]
 
 try:  # a wheel may be missing on an unusual platform: the PyYAML loader is the fallback
     import yaml_rs
@@ -292,9 +303,6 @@ def fast_list(text: str, *, max_depth: int) -> tuple[dict[str, Any], Iterator[li
         or _ITEMS_OTHER_LINE.search(text, start, foot) is not None
     ):
         return None
-    flow = _readable(text)
-    if flow is None:
-        return None
     try:
         header = yaml_rs.loads("apiVersion: v1\nitems: []" + text[foot:], parse_datetime=False)
     except Exception:  # noqa: BLE001 - duplicate keys and the like: the whole-text path decides
@@ -302,6 +310,16 @@ def fast_list(text: str, *, max_depth: int) -> tuple[dict[str, Any], Iterator[li
     if not isinstance(header, dict) or header.get("items") != [] or header.get("kind") != "List":
         return None
     del header["items"]
+    # The scan for constructs the two parsers read differently runs in a helper process while
+    # the pieces are parsed here, when a CPU is spare; its verdict is awaited after the last one.
+    pending = _PendingScan.start(text)
+    if pending is None:
+        readable = _readable(text)
+        if readable is None:
+            return None
+        flow = readable
+    else:
+        flow = any(c in text for c in _FLOW_CHARS)
     # Items sit two levels down (the List, its items).
     shallow = not flow and _shallow(text, max_depth)
     keys = flow and _NESTED_FLOW.search(text) is not None
@@ -324,5 +342,100 @@ def fast_list(text: str, *, max_depth: int) -> tuple[dict[str, Any], Iterator[li
                 raise StreamDeclined("a piece nests too deep or has a collection key")
             yield items
             pos = end
+        if pending is not None and pending.result() is None:
+            raise StreamDeclined("the text holds a construct PyYAML may read differently")
 
     return header, chunks()
+
+
+#: Whether :func:`fast_list` scans a text in a helper process while it parses the text: None
+#: decides by the CPUs this process may use (at least two) and the text's size; tests force it.
+SCAN_ELSEWHERE: bool | None = None
+#: Texts shorter than this are scanned in-process (a helper costs about 0.1 s to start).
+SCAN_ELSEWHERE_MIN_CHARS = 16 << 20
+# The helper: reads the text as UTF-8 on stdin, prints _readable's verdict.
+_HELPER = "from auditor.yamlfast import _scan_stdin; _scan_stdin()"
+_VERDICTS = {b"none": None, b"flow": True, b"block": False}
+#: Characters encoded and written to the helper per pipe write.
+_PIPE_SLICE = 8 << 20
+
+
+def _spare_cpu() -> bool:
+    """Whether this process may run on at least two CPUs (affinity and cgroup v2 quota)."""
+    try:
+        cpus = float(len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cpus = float(os.cpu_count() or 1)
+    try:
+        with open("/sys/fs/cgroup/cpu.max", encoding="ascii") as limits:
+            quota, period = limits.read().split()[:2]
+        if quota != "max":
+            cpus = min(cpus, int(quota) / int(period))
+    except (OSError, ValueError):
+        pass
+    return cpus >= 2
+
+
+def _scan_stdin() -> None:
+    """Helper side of :class:`_PendingScan`: :func:`_readable`'s verdict on stdin's text."""
+    text = sys.stdin.buffer.read().decode("utf-8")
+    verdict = _readable(text)
+    sys.stdout.write("none" if verdict is None else "flow" if verdict else "block")
+
+
+class _PendingScan:
+    """:func:`_readable`'s verdict on a text, worked out by a helper Python process (on a spare
+    CPU) while the caller parses the text.
+
+    The text reaches the helper through a pipe (no file is read twice, so the verdict is on
+    these very characters). :meth:`result` waits for it, and works it out in this process
+    when the helper could not start, failed, or took too long: the verdict never depends on
+    the helper. Nothing of the text is logged (the helper's stderr is discarded).
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._verdict: bool | None = None
+        self._answered = False
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._thread = threading.Thread(target=self._ask, name="yaml-scan", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def start(cls, text: str) -> _PendingScan | None:
+        """A helper scanning ``text``, or None when one does not pay (small text, one CPU)."""
+        wanted = SCAN_ELSEWHERE
+        if wanted is None:
+            wanted = len(text) >= SCAN_ELSEWHERE_MIN_CHARS and _spare_cpu()
+        return cls(text) if wanted else None
+
+    def _ask(self) -> None:
+        text = self._text
+        try:
+            proc = self._proc = subprocess.Popen(
+                [sys.executable, "-c", _HELPER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            assert proc.stdin is not None and proc.stdout is not None
+            with proc.stdin:
+                # A slice at a time: no second copy of the whole text; the GIL is released
+                # while each slice goes through the pipe.
+                for at in range(0, len(text), _PIPE_SLICE):
+                    proc.stdin.write(text[at : at + _PIPE_SLICE].encode("utf-8"))
+            out = proc.stdout.read()
+            proc.stdout.close()
+            if proc.wait() == 0 and out in _VERDICTS:
+                self._verdict, self._answered = _VERDICTS[out], True
+        except (OSError, ValueError):  # no helper (spawn refused, pipe broken): scan here
+            pass
+
+    def result(self) -> bool | None:
+        """The verdict (see :func:`_readable`): None when the text may read differently."""
+        self._thread.join(timeout=max(60.0, len(self._text) / 20e6))
+        if self._thread.is_alive() and self._proc is not None:
+            self._proc.kill()
+        if not self._answered:
+            return _readable(self._text)
+        return self._verdict

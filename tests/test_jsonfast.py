@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 from auditor.config import AuditSettings
 from auditor.envelope import dump_report_json
 from auditor.envelope.build import input_digest
-from auditor.jsonfast import canonical_lines, dumps_canonical, dumps_report, loads
+from auditor.jsonfast import (
+    _DEPTH_LIMIT,
+    canonical_lines,
+    dumps_canonical,
+    dumps_report,
+    loads,
+    nests_within,
+)
 from auditor.kubevalues import parse_time
 from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
@@ -110,3 +117,29 @@ def test_example_report_and_digest_match_the_stdlib_forms() -> None:
         for obj in objs:
             assert dumps_canonical(obj) == _stdlib_canonical(obj)
     assert input_digest(data).startswith("sha256:")
+
+
+def _nested(depth: int) -> Any:
+    """``depth`` container levels, alternating dicts and lists (0: a scalar)."""
+    node: Any = "leaf"
+    for level in range(depth):
+        node = {"k": node} if level % 2 else [node]
+    return node
+
+
+@pytest.mark.parametrize("levels", [0, 1, 2, 31, 32, 33, 100])
+def test_nests_within_answers_exactly_at_every_depth(levels: int) -> None:
+    """A node of ``d`` levels nests within ``levels`` iff ``d <= levels``; asked twice (the
+    wrapping lists are reused), the answer is the same and the node is not kept."""
+    assert _DEPTH_LIMIT is not None
+    for depth in (levels - 1, levels, levels + 1):
+        if depth < 0:
+            continue
+        node = _nested(depth)
+        assert nests_within(node, levels) is (depth <= levels)
+        assert nests_within(node, levels) is (depth <= levels)
+    assert nests_within(_nested(_DEPTH_LIMIT), _DEPTH_LIMIT) is True
+    assert nests_within(_nested(_DEPTH_LIMIT + 1), _DEPTH_LIMIT) is False
+    assert nests_within({(1, 2): "tuple key"}, 5) is False
+    assert nests_within({1: "int key"}, 5) is False
+    assert nests_within("x", -1) is False

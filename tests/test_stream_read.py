@@ -262,3 +262,50 @@ def test_slim_record_redaction_is_the_generic_redaction(
 
     record = {"apiVersion": "v1", "kind": kind, **sections}
     assert redact_record(copy.deepcopy(record)) == redact_in_place(copy.deepcopy(record))
+
+
+@pytest.fixture
+def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[bool]:
+    """Stream in tiny pieces with the divergence scan forced into a helper process; the list
+    records, per streamed text, whether the helper gave the verdict."""
+    monkeypatch.setattr(yamlfast, "SCAN_ELSEWHERE", True)
+    answered: list[bool] = []
+    real = yamlfast._PendingScan.result
+
+    def result(self: Any) -> bool | None:
+        verdict = real(self)
+        answered.append(self._answered)
+        return verdict
+
+    monkeypatch.setattr(yamlfast._PendingScan, "result", result)
+    return answered
+
+
+def test_the_helper_scan_reads_the_estate_as_the_whole_text(
+    tmp_path: Path, scan_elsewhere: list[bool]
+) -> None:
+    generate(tmp_path, 30, seed=5)
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert len(streamed.of("VolumeSnapshotContent")) > 50
+    assert len(scan_elsewhere) >= 5 and all(scan_elsewhere)
+
+
+@pytest.mark.parametrize("helper", ["runs", "cannot start"])
+def test_a_construct_only_pyyaml_reads_as_a_boolean_is_caught_after_the_stream(
+    tmp_path: Path, scan_elsewhere: list[bool], monkeypatch: pytest.MonkeyPatch, helper: str
+) -> None:
+    """``yes`` is a string to yaml-rs and ``True`` to PyYAML, the reference. The helper's
+    verdict arrives after the pieces were read; the stream is then dropped and the text read
+    whole. A helper that cannot start leaves the verdict to this process, with the same result."""
+    if helper == "cannot start":
+        monkeypatch.setattr(yamlfast.sys, "executable", str(tmp_path / "no-such-python"))
+    items = [_vsc(i) for i in range(40)]
+    path = _write(tmp_path, items)
+    text = path.read_text()
+    path.write_text(text.replace("volumeSnapshotClassName: rbd", "volumeSnapshotClassName: yes", 1))
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    classes = [c["spec"]["volumeSnapshotClassName"] for c in streamed.of("VolumeSnapshotContent")]
+    assert classes.count(True) == 1 and classes.count("rbd") == 39
+    assert scan_elsewhere == [helper == "runs"]
