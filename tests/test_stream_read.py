@@ -265,47 +265,106 @@ def test_slim_record_redaction_is_the_generic_redaction(
 
 
 @pytest.fixture
-def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[bool]:
-    """Stream in tiny pieces with the divergence scan forced into a helper process; the list
-    records, per streamed text, whether the helper gave the verdict."""
+def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[tuple[bool, int]]:
+    """Stream in tiny pieces with a helper process forced on; the list records, per streamed
+    text, whether the helper gave the verdict and how many pieces it parsed."""
     monkeypatch.setattr(yamlfast, "SCAN_ELSEWHERE", True)
-    answered: list[bool] = []
-    real = yamlfast._PendingScan.result
+    seen: list[tuple[bool, int]] = []
+    real_piece, real_close = yamlfast._Helper.piece, yamlfast._Helper.close
+    served: dict[int, int] = {}
 
-    def result(self: Any) -> bool | None:
-        verdict = real(self)
-        answered.append(self._answered)
-        return verdict
+    def piece(self: Any, index: int) -> Any:
+        items = real_piece(self, index)
+        served[id(self)] = served.get(id(self), 0) + (items is not None)
+        return items
 
-    monkeypatch.setattr(yamlfast._PendingScan, "result", result)
-    return answered
+    def close(self: Any) -> None:
+        if not getattr(self, "_recorded", False):
+            self._recorded = True
+            seen.append((self._said, served.get(id(self), 0)))
+        real_close(self)
+
+    monkeypatch.setattr(yamlfast._Helper, "piece", piece)
+    monkeypatch.setattr(yamlfast._Helper, "close", close)
+    return seen
 
 
-def test_the_helper_scan_reads_the_estate_as_the_whole_text(
-    tmp_path: Path, scan_elsewhere: list[bool]
+def test_the_helper_reads_the_estate_as_the_whole_text(
+    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]]
 ) -> None:
     generate(tmp_path, 30, seed=5)
     streamed = DirectorySource(tmp_path).collect()
     _same(streamed, _whole(tmp_path))
     assert len(streamed.of("VolumeSnapshotContent")) > 50
-    assert len(scan_elsewhere) >= 5 and all(scan_elsewhere)
+    assert len(scan_elsewhere) >= 5
+    assert all(said for said, _ in scan_elsewhere)
+    # the helper parsed its share of every List of several pieces
+    assert sum(n for _, n in scan_elsewhere) >= 20
 
 
 @pytest.mark.parametrize("helper", ["runs", "cannot start"])
-def test_a_construct_only_pyyaml_reads_as_a_boolean_is_caught_after_the_stream(
-    tmp_path: Path, scan_elsewhere: list[bool], monkeypatch: pytest.MonkeyPatch, helper: str
+def test_a_construct_only_pyyaml_reads_as_a_boolean_is_caught_by_the_helper(
+    tmp_path: Path,
+    scan_elsewhere: list[tuple[bool, int]],
+    monkeypatch: pytest.MonkeyPatch,
+    helper: str,
 ) -> None:
-    """``yes`` is a string to yaml-rs and ``True`` to PyYAML, the reference. The helper's
-    verdict arrives after the pieces were read; the stream is then dropped and the text read
-    whole. A helper that cannot start leaves the verdict to this process, with the same result."""
+    """``yes`` is a string to yaml-rs and ``True`` to PyYAML, the reference: the helper's
+    verdict drops the stream and the text is read whole. A helper that cannot start leaves the
+    verdict and the pieces to this process, with the same result."""
     if helper == "cannot start":
         monkeypatch.setattr(yamlfast.sys, "executable", str(tmp_path / "no-such-python"))
-    items = [_vsc(i) for i in range(40)]
-    path = _write(tmp_path, items)
+    path = _write(tmp_path, [_vsc(i) for i in range(40)])
     text = path.read_text()
     path.write_text(text.replace("volumeSnapshotClassName: rbd", "volumeSnapshotClassName: yes", 1))
     streamed = DirectorySource(tmp_path).collect()
     _same(streamed, _whole(tmp_path))
     classes = [c["spec"]["volumeSnapshotClassName"] for c in streamed.of("VolumeSnapshotContent")]
     assert classes.count(True) == 1 and classes.count("rbd") == 39
-    assert scan_elsewhere == [helper == "runs"]
+    assert [said for said, _ in scan_elsewhere] == [helper == "runs"]
+
+
+@pytest.mark.parametrize("where", ["a helper piece", "a local piece"])
+def test_a_helper_piece_that_does_not_read_alone_keeps_nothing_of_the_file(
+    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], where: str
+) -> None:
+    """A duplicate key in the last item (parsed by the helper) or the first (parsed here):
+    the file is unreadable as when read whole, and nothing streamed before is kept."""
+    path = _write(tmp_path, [_vsc(i) for i in range(60)])
+    text = path.read_text()
+    line = "    readyToUse: true\n"
+    at = text.rindex(line) if where == "a helper piece" else text.index(line)
+    path.write_text(text[:at] + line + text[at:])
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert streamed.of("VolumeSnapshotContent") == []
+    assert streamed.state("VolumeSnapshotContent") is KindState.PARTIAL
+    assert "duplicate key" in streamed.problems[0].reason
+
+
+def test_a_helper_that_stops_midway_leaves_its_pieces_to_this_process(
+    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The helper sends one piece and dies, without a verdict: the rest of its pieces and the
+    verdict are worked out here, nothing lost or doubled."""
+    dies_after_one_piece = (
+        "import marshal, os, sys\n"
+        "import auditor.yamlfast as y\n"
+        "sent = []\n"
+        "class M:\n"
+        "    def dumps(self, v):\n"
+        "        if sent:\n"
+        "            sys.stdout.buffer.flush()\n"
+        "            os._exit(3)\n"
+        "        sent.append(1)\n"
+        "        return marshal.dumps(v)\n"
+        "y.marshal = M()\n"
+        "y._helper_main(sys.argv[1:])\n"
+    )
+    monkeypatch.setattr(yamlfast, "_HELPER", dies_after_one_piece)
+    _write(tmp_path, [_vsc(i) for i in range(60)])
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    names = [c["metadata"]["name"] for c in streamed.of("VolumeSnapshotContent")]
+    assert names == [f"snapcontent-{i:04d}" for i in range(60)]
+    assert scan_elsewhere == [(False, 1)]
