@@ -55,6 +55,7 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
     problems = list(data.problems) + index.problems
     incomplete: set[str] = set()
     vm_checks = [c for c in CATALOG.values() if c.scope == "vm"]
+    known = _KindStates(data, index)
     results = []
     # VMs with malformed fields, once (not a VM x VM scan): cross-VM checks name them.
     flawed = [r for r in records if r.problems]
@@ -85,6 +86,7 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
                 related=related,
                 crashes=problems,
                 others=others,
+                known=known,
             )
             for spec in vm_checks
         ]
@@ -106,6 +108,39 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
     return AuditResult(index, results, platform, problems, sorted(incomplete))
 
 
+def _kind_states(
+    spec: CheckSpec, data: ClusterData, index: ClusterIndex, namespace: str | None
+) -> tuple[list[str], list[str]]:
+    """``(unavailable, partial)``: the kinds ``spec`` requires whose list could not be read,
+    and those some of whose objects could not (that could concern a VM in ``namespace``; with
+    None, anywhere)."""
+    unavailable = [k for k in spec.requires if data.state(k) is KindState.UNAVAILABLE]
+    partial = [
+        k
+        for k in spec.requires
+        if data.state(k) is KindState.PARTIAL
+        or (index.partial_for(k, namespace) if namespace is not None else k in index.partial)
+    ]
+    return unavailable, partial
+
+
+class _KindStates:
+    """:func:`_kind_states` per (check, namespace), worked out once per audit (it depends on
+    nothing else, and is asked for every VM x check)."""
+
+    def __init__(self, data: ClusterData, index: ClusterIndex) -> None:
+        self._data, self._index = data, index
+        self._seen: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+
+    def of(self, spec: CheckSpec, namespace: str) -> tuple[list[str], list[str]]:
+        """Fresh lists (findings keep them in their evidence)."""
+        key = (spec.id, namespace)
+        hit = self._seen.get(key)
+        if hit is None:
+            hit = self._seen[key] = _kind_states(spec, self._data, self._index, namespace)
+        return list(hit[0]), list(hit[1])
+
+
 def _run(
     spec: CheckSpec,
     ctx: CheckContext,
@@ -117,14 +152,12 @@ def _run(
     related: list[CollectionProblem] | None = None,
     crashes: list[CollectionProblem],
     others: list[VMRecord] | None = None,
+    known: _KindStates | None = None,
 ) -> Finding:
-    unavailable = [k for k in spec.requires if data.state(k) is KindState.UNAVAILABLE]
-    partial = [
-        k
-        for k in spec.requires
-        if data.state(k) is KindState.PARTIAL
-        or (ctx.index.partial_for(k, vm.namespace) if vm else k in ctx.index.partial)
-    ]
+    if known is not None and vm is not None:
+        unavailable, partial = known.of(spec, vm.namespace)
+    else:
+        unavailable, partial = _kind_states(spec, data, ctx.index, vm.namespace if vm else None)
     if unavailable or partial:
         incomplete.add(spec.id)
     if unavailable:

@@ -375,9 +375,13 @@ def _parse_piece(piece: str, shallow: bool, keys: bool, max_depth: int) -> list[
     return items
 
 
-#: Whether :func:`fast_list` shares a text with a helper process: None decides by the CPUs
-#: this process may use (at least two) and the text's size; tests force it.
+#: Whether :func:`fast_list` shares a text with a helper process: None decides by
+#: :data:`HELPER_ENV`, else by the CPUs this process may use (at least two) and the text's
+#: size; tests force it.
 SCAN_ELSEWHERE: bool | None = None
+#: Environment variable: "0" never starts a helper process, "1" starts one for every streamed
+#: List (see ``docs/scale.md``).
+HELPER_ENV = "AUDITOR_READ_HELPER"
 #: Texts shorter than this are read in-process (a helper costs about 0.1 s to start).
 SCAN_ELSEWHERE_MIN_CHARS = 16 << 20
 #: Share of a List's pieces (the last ones) the helper parses before it scans the whole text.
@@ -474,7 +478,10 @@ class _Helper:
         """A helper for ``text``, or None when one does not pay (small text, one CPU)."""
         wanted = SCAN_ELSEWHERE
         if wanted is None:
-            wanted = len(text) >= SCAN_ELSEWHERE_MIN_CHARS and _spare_cpu()
+            setting = os.environ.get(HELPER_ENV, "").strip()
+            wanted = setting != "0" and (
+                setting == "1" or (len(text) >= SCAN_ELSEWHERE_MIN_CHARS and _spare_cpu())
+            )
         return cls(text, pieces, max_depth) if wanted and pieces else None
 
     def _talk(self, args: list[str]) -> None:

@@ -368,3 +368,27 @@ def test_a_helper_that_stops_midway_leaves_its_pieces_to_this_process(
     names = [c["metadata"]["name"] for c in streamed.of("VolumeSnapshotContent")]
     assert names == [f"snapcontent-{i:04d}" for i in range(60)]
     assert scan_elsewhere == [(False, 1)]
+
+
+@pytest.mark.parametrize(("setting", "started"), [("0", False), ("1", True)])
+def test_the_helper_setting_turns_the_helper_off_and_on(
+    tmp_path: Path,
+    tiny_pieces: None,
+    monkeypatch: pytest.MonkeyPatch,
+    setting: str,
+    started: bool,
+) -> None:
+    """``AUDITOR_READ_HELPER``: 0 never starts a helper, 1 starts one whatever the size."""
+    monkeypatch.setenv(yamlfast.HELPER_ENV, setting)
+    starts: list[int] = []
+    real = yamlfast._Helper.__init__
+
+    def init(self: Any, *args: Any) -> None:
+        starts.append(1)
+        real(self, *args)
+
+    monkeypatch.setattr(yamlfast._Helper, "__init__", init)
+    _write(tmp_path, [_vsc(i) for i in range(40)])
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert bool(starts) is started
