@@ -288,3 +288,71 @@ def test_a_backup_switch_that_is_no_boolean_is_named_and_never_improves_a_verdic
     for vm in report["vms"]:
         assert rank[vm["readiness"]] >= rank[before[(vm["namespace"], vm["name"])]], vm["name"]
         assert vm["readiness"] != "READY"
+
+
+@pytest.mark.parametrize("phase", ["available", "Ready", 7])
+def test_a_storage_location_phase_outside_velero_s_enum_is_named(
+    tmp_path: Path, phase: object
+) -> None:
+    """bench.mutations seed 5: ``status.phase: available`` (Velero writes ``Available`` or
+    ``Unavailable``, backupstoragelocation_types.go) changed verdicts without naming the field.
+    It is now a collection problem, the run is incomplete, and no VM's verdict improves."""
+    source = Path(__file__).parent / "fixtures" / "checks" / "RR-PLT-001" / "pass.yaml"
+    docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
+    base = _audit(tmp_path / "base", {"c.yaml": source.read_text()})
+    locations = [d for d in docs if d["kind"] == "BackupStorageLocation"]
+    assert locations
+    for doc in locations:
+        doc.setdefault("status", {})["phase"] = phase
+    report = _audit(tmp_path / "bad", {"c.yaml": yaml.safe_dump_all(docs)})
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "BackupStorageLocation" and p["field"] == "status.phase"
+    ]
+    assert named, report["collection_problems"]
+    assert "Available, Unavailable" in named[0]["reason"] or "not a string" in named[0]["reason"]
+    assert report["run"]["complete"] is False
+    rank = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+    before = {(v["namespace"], v["name"]): v["readiness"] for v in base["vms"]}
+    for vm in report["vms"]:
+        assert rank[vm["readiness"]] >= rank[before[(vm["namespace"], vm["name"])]], vm["name"]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind", "path", "value"),
+    [
+        ("RR-BKP-004/fail-snapshot-contents-failed.yaml", "VolumeSnapshotContent", "driver", 42),
+        ("RR-BKP-004/fail-snapshot-contents-failed.yaml", "VolumeSnapshotContent", "driver", None),
+        ("RR-BKP-001/fail-completed-zero-volume-items.yaml", "Restore", "backupName", 42),
+    ],
+)
+def test_a_snapshot_content_driver_or_restore_backup_name_of_the_wrong_type_is_named(
+    tmp_path: Path, fixture: str, kind: str, path: str, value: object
+) -> None:
+    """bench.mutations seed 41: a VolumeSnapshotContent whose ``spec.driver`` is no string (or
+    gone) counted for no driver, and a Restore whose ``spec.backupName`` is a number named no
+    backup; verdicts changed with nothing named. Both are now collection problems; no VM's
+    verdict improves."""
+    source = Path(__file__).parent / "fixtures" / "checks" / fixture
+    docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
+    base = _audit(tmp_path / "base", {"c.yaml": source.read_text()})
+    targets = [d for d in docs if d["kind"] == kind]
+    assert targets
+    if value is None:
+        del targets[0]["spec"][path]
+    else:
+        targets[0]["spec"][path] = value
+    report = _audit(tmp_path / "bad", {"c.yaml": yaml.safe_dump_all(docs)})
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == kind and p["field"] == f"spec.{path}"
+    ]
+    assert named, report["collection_problems"]
+    assert named[0]["name"] == targets[0]["metadata"]["name"]
+    assert report["run"]["complete"] is False
+    rank = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+    before = {(v["namespace"], v["name"]): v["readiness"] for v in base["vms"]}
+    for vm in report["vms"]:
+        assert rank[vm["readiness"]] >= rank[before[(vm["namespace"], vm["name"])]], vm["name"]

@@ -69,6 +69,9 @@ DATA_MOVER_PHASES = (
     "Completed",
     "Failed",
 )
+#: velero.io/v1 BackupStorageLocationPhase (backupstoragelocation_types.go); unset until the
+#: first validation.
+BSL_PHASES = ("Available", "Unavailable")
 _VELERO_TIMES = (
     "metadata.creationTimestamp",
     "status.startTimestamp",
@@ -562,6 +565,7 @@ class ClusterIndex:
             ("DataDownload", DATA_MOVER_PHASES),
             ("PodVolumeBackup", DATA_MOVER_PHASES),
             ("PodVolumeRestore", DATA_MOVER_PHASES),
+            ("BackupStorageLocation", BSL_PHASES),
         ):
             for o in data.of(kind):
                 issues: list[FieldIssue] = []
@@ -579,6 +583,8 @@ class ClusterIndex:
                     issues.append(FieldIssue("spec.namespaceMapping", "is not a mapping", True))
                 if kind == "Backup":
                     issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
+                elif kind == "Restore":
+                    read_str(o, "spec.backupName", issues)
                 if issues:
                     self._object_issues(kind, o, issues)
                     self._mark_partial(kind, o)
@@ -649,6 +655,13 @@ class ClusterIndex:
             else:
                 self.backups_any_ns.append(view)
         for o in data.of("VolumeSnapshotContent"):
+            spec = o.get("spec")
+            if isinstance(spec, dict) and not isinstance(spec.get("driver"), str):
+                # Required by the CRD; without it the content counts for no driver's
+                # snapshots. Named, not marked unread: it only ever weakens evidence.
+                issues: list[FieldIssue] = []
+                read_str(o, "spec.driver", issues, required=True)
+                self._object_issues("VolumeSnapshotContent", o, issues)
             backup = meta_label(o, VELERO_BACKUP_LABEL)
             if backup:
                 self.backup_snapshot_contents.setdefault(backup, []).append(o)
