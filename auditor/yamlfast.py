@@ -19,6 +19,7 @@ same objects and the same errors on the corpus, the exports and fuzz inputs.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import queue
@@ -309,7 +310,13 @@ def fast_list(text: str, *, max_depth: int) -> tuple[dict[str, Any], Iterator[li
         header = yaml_rs.loads("apiVersion: v1\nitems: []" + text[foot:], parse_datetime=False)
     except Exception:  # noqa: BLE001 - duplicate keys and the like: the whole-text path decides
         return None
-    if not isinstance(header, dict) or header.get("items") != [] or header.get("kind") != "List":
+    if (
+        not isinstance(header, dict)
+        or header.get("items") != []
+        or header.get("kind") != "List"
+        # the List's own fields nest within the document's bounds, as the whole text's must
+        or _unlike_pyyaml_quick(header, max_depth, keys=True)
+    ):
         return None
     del header["items"]
     pieces = _pieces(text, start, foot, CHUNK_BYTES)
@@ -467,6 +474,7 @@ class _Helper:
         # Unbounded: the helper's share of the text, in marshal form, at most.
         self._frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._gone = False  # no more pieces from the helper: parse them here
+        self._lock = threading.Lock()  # the helper is started and stopped under it
         self._proc: subprocess.Popen[bytes] | None = None
         self._thread = threading.Thread(
             target=self._talk, args=([str(a) for a in args],), name="yaml-helper", daemon=True
@@ -485,15 +493,22 @@ class _Helper:
         return cls(text, pieces, max_depth) if wanted and pieces else None
 
     def _talk(self, args: list[str]) -> None:
-        """The reader thread: sends the text, takes the pieces and the verdict."""
+        """The reader thread: sends the text, takes the pieces and the verdict. Any failure
+        (no helper, a broken pipe, a frame that makes no sense) ends the helper's part."""
         text = self._text
+        bound = len(text) * 16 + (1 << 20)  # no piece's items take more in marshal form
+        proc = None
         try:
-            proc = self._proc = subprocess.Popen(
-                [sys.executable, "-c", _HELPER, *args],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
+            with self._lock:
+                if self._gone:
+                    return  # the stream ended before the helper was needed
+                # -P: the working directory is not put on the helper's import path
+                proc = self._proc = subprocess.Popen(
+                    [sys.executable, "-P", "-c", _HELPER, *args],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
             assert proc.stdin is not None and proc.stdout is not None
             with proc.stdin:
                 # A slice at a time: no second copy of the whole text; the GIL is released
@@ -501,29 +516,37 @@ class _Helper:
                 for at in range(0, len(text), _PIPE_SLICE):
                     proc.stdin.write(text[at : at + _PIPE_SLICE].encode("utf-8"))
             del text
+            size = -1
             # The pieces are taken as they come (this process may still be parsing its own),
             # so the helper goes on to the verdict without waiting for it.
-            while len(head := proc.stdout.read(8)) == 8 and (
-                size := int.from_bytes(head, "little")
-            ):
+            while len(head := proc.stdout.read(8)) == 8:
+                size = int.from_bytes(head, "little")
+                if size == 0 or size > bound:
+                    break  # the end of the pieces (or nonsense: the helper is not trusted)
                 frame = proc.stdout.read(size)
                 if len(frame) < size:
                     break  # the helper stopped in the middle of a piece
                 self._frames.put(frame)
             self._frames.put(None)  # the end of the pieces (or the helper stopped)
-            line = proc.stdout.readline()
-            if line in _VERDICTS:
-                self._verdict, self._said = _VERDICTS[line], True
-            proc.stdout.close()
-            proc.wait()
-        except (OSError, ValueError):  # no helper (spawn refused, pipe broken): work here
+            if size == 0:
+                line = proc.stdout.readline(16)
+                if line in _VERDICTS:
+                    self._verdict, self._said = _VERDICTS[line], True
+        except Exception:  # noqa: BLE001 - whatever the helper did, this process works it out
             pass
         finally:
             self._frames.put(None)
             self._answered.set()
+            if proc is not None:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+                if proc.stdout is not None:
+                    proc.stdout.close()
 
     def _timeout(self) -> float:
-        return max(60.0, len(self._text) / 20e6)
+        """Seconds to wait for the helper's next answer before doing without it."""
+        return max(30.0, len(self._text) / 2e6)
 
     def verdict(self) -> bool | None:
         """:func:`_readable`'s verdict: None when the text may read differently."""
@@ -537,7 +560,8 @@ class _Helper:
 
     def piece(self, index: int) -> list[Any] | None:
         """The items of piece ``index`` (asked in order) from the helper, or None: parse it
-        here.
+        here (and every later piece: the helper's part ends at the first piece it does not
+        give, whatever the reason).
 
         Raises:
             StreamDeclined: the piece does not read alone.
@@ -548,15 +572,23 @@ class _Helper:
             frame = self._frames.get(timeout=self._timeout())
         except queue.Empty:
             frame = None
-        if frame is None or frame == _LOCAL:
-            self._gone = True  # the rest are parsed here; the verdict may still come
-            return None
         if frame == _DECLINED:
             raise StreamDeclined("a piece does not read alone")
-        return list(marshal.loads(frame))
+        try:
+            items = marshal.loads(frame) if frame is not None and frame != _LOCAL else None
+        except (EOFError, ValueError, TypeError):
+            items = None
+        if not isinstance(items, list):
+            self.close()
+            return None
+        return items
 
     def close(self) -> None:
-        """Stop the helper (its pieces are parsed here from now on)."""
-        self._gone = True
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
+        """Stop the helper (its pieces are parsed here from now on) and reap it."""
+        with self._lock:
+            self._gone = True
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)

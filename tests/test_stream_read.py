@@ -392,3 +392,101 @@ def test_the_helper_setting_turns_the_helper_off_and_on(
     streamed = DirectorySource(tmp_path).collect()
     _same(streamed, _whole(tmp_path))
     assert bool(starts) is started
+
+
+@pytest.mark.parametrize("style", ["flow", "block"])
+def test_a_list_whose_own_metadata_nests_too_deep_is_read_whole(
+    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], style: str
+) -> None:
+    """The List's fields after its items (its metadata) count toward the document's depth,
+    as when the whole text is read: refused, nothing of the items kept (red team, helper-14)."""
+    path = _write(tmp_path, [_vsc(i) for i in range(60)])
+    if style == "flow":
+        deep = "  x: " + "[" * 220 + "]" * 220 + "\n"
+    else:
+        deep = "".join(f"{'  ' * (level + 1)}k{level}:\n" for level in range(220)) + (
+            "  " * 221 + "leaf: 1\n"
+        )
+    path.write_text(path.read_text() + deep)
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert streamed.of("VolumeSnapshotContent") == []
+    assert "nests deeper than" in streamed.problems[0].reason
+
+
+def _helpers_started(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Record every helper process started."""
+    started: list[Any] = []
+    real = yamlfast.subprocess.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> Any:
+        proc = real(*args, **kwargs)
+        started.append(proc)
+        return proc
+
+    monkeypatch.setattr(yamlfast.subprocess, "Popen", popen)
+    return started
+
+
+def test_no_helper_outlives_a_stream_declined_at_its_first_piece(
+    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first piece that does not parse ends the stream before the helper may have started:
+    it is then never started, or stopped and reaped, by the time collect() returns."""
+    started = _helpers_started(monkeypatch)
+    path = _write(tmp_path, [_vsc(i) for i in range(60)])
+    text = path.read_text()
+    at = text.index("  spec:\n")
+    path.write_text(text[:at] + "  x: {}\n  y: @oops\n" + text[at:])
+    for _ in range(5):
+        streamed = DirectorySource(tmp_path).collect()
+        assert all(proc.poll() is not None for proc in started)
+    _same(streamed, _whole(tmp_path))
+
+
+_MISBEHAVING = {
+    "garbage marshal": "o.write((5).to_bytes(8, 'little') + b'\\xff\\xfe\\xfd\\xfc\\xfb')",
+    "not a list": "import marshal; f = marshal.dumps(7); o.write(len(f).to_bytes(8, 'little') + f)",
+    "huge length": "o.write((1 << 62).to_bytes(8, 'little'))",
+    "bogus verdict": "o.write(bytes(8) + b'maybe\\n')",
+    "silent": "import time; time.sleep(30)",
+}
+
+
+@pytest.mark.parametrize("behaviour", sorted(_MISBEHAVING))
+def test_a_misbehaving_helper_changes_nothing_and_stalls_nothing(
+    tmp_path: Path,
+    scan_elsewhere: list[tuple[bool, int]],
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    behaviour: str,
+) -> None:
+    """Whatever the helper writes (or if it writes nothing), the objects are those of the
+    whole text, nothing is printed, and no helper is left running."""
+    code = "import sys; sys.stdin.buffer.read(); o = sys.stdout.buffer\n" + _MISBEHAVING[behaviour]
+    monkeypatch.setattr(yamlfast, "_HELPER", code)
+    monkeypatch.setattr(yamlfast._Helper, "_timeout", lambda self: 2.0)
+    started = _helpers_started(monkeypatch)
+    _write(tmp_path, [_vsc(i) for i in range(60)])
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert len(streamed.of("VolumeSnapshotContent")) == 60
+    assert started and all(proc.poll() is not None for proc in started)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_the_helper_never_imports_from_the_working_directory(
+    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``yaml_rs.py`` in the working directory is not what the helper imports."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    marker = tmp_path / "imported"
+    (cwd / "yaml_rs.py").write_text(f"open({str(marker)!r}, 'w').close()\nraise ImportError\n")
+    monkeypatch.chdir(cwd)
+    _write(tmp_path / "export", [_vsc(i) for i in range(60)])
+    streamed = DirectorySource(tmp_path / "export").collect()
+    _same(streamed, _whole(tmp_path / "export"))
+    assert not marker.exists()
+    assert scan_elsewhere and scan_elsewhere[0][0] is True and scan_elsewhere[0][1] > 0
