@@ -20,6 +20,7 @@ same objects and the same errors on the corpus, the exports and fuzz inputs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import marshal
 import os
 import queue
@@ -35,7 +36,7 @@ from auditor.jsonfast import nests_within
 __all__ = [
     "AVAILABLE",
     "CHUNK_BYTES",
-    "SCAN_ELSEWHERE",
+    "USE_HELPER",
     "StreamDeclined",
     "fast_documents",
     "fast_list",
@@ -220,7 +221,7 @@ def _unlike_pyyaml_quick(doc: dict[Any, Any] | list[Any], room: int, keys: bool)
 def _readable(text: str) -> bool | None:
     """Whether yaml-rs reads ``text`` as PyYAML would, as far as the text shows: None when it
     may not (see the module docstring), else whether the text holds a flow collection."""
-    flow = any(c in text for c in _FLOW_CHARS)
+    flow = _has_flow(text)
     if (
         _odd_characters(text)
         or any(p.search(text) for p in _DIVERGENT)
@@ -323,16 +324,10 @@ def fast_list(text: str, *, max_depth: int) -> tuple[dict[str, Any], Iterator[li
     # The scan for constructs the two parsers read differently, and the parse of the last
     # pieces, run in a helper process while this one parses the first pieces (a CPU spare).
     helper = _Helper.start(text, pieces, max_depth)
-    if helper is None:
-        readable = _readable(text)
-        if readable is None:
-            return None
-        flow = readable
-    else:
-        flow = any(c in text for c in _FLOW_CHARS)
-    # Items sit two levels down (the List, its items).
-    shallow = not flow and _shallow(text, max_depth)
-    keys = flow and _NESTED_FLOW.search(text) is not None
+    flow = _readable(text) if helper is None else _has_flow(text)
+    if flow is None:
+        return None
+    shallow, keys = _piece_rules(text, flow, max_depth)
 
     def chunks() -> Iterator[list[Any]]:
         try:
@@ -363,6 +358,19 @@ def _pieces(text: str, start: int, foot: int, size: int) -> list[tuple[int, int]
     return out
 
 
+def _has_flow(text: str) -> bool:
+    """Whether ``text`` holds a flow indicator (a bracket or a brace)."""
+    return any(c in text for c in _FLOW_CHARS)
+
+
+def _piece_rules(text: str, flow: bool, max_depth: int) -> tuple[bool, bool]:
+    """``(shallow, keys)`` for :func:`_parse_piece`: whether the text proves every item within
+    ``max_depth`` (no depth check per piece), and whether a piece may hold a collection key."""
+    # Items sit two levels down (the List, its items).
+    shallow = not flow and _shallow(text, max_depth)
+    return shallow, flow and _NESTED_FLOW.search(text) is not None
+
+
 def _parse_piece(piece: str, shallow: bool, keys: bool, max_depth: int) -> list[Any]:
     """The items of one piece of a List's items block.
 
@@ -385,12 +393,12 @@ def _parse_piece(piece: str, shallow: bool, keys: bool, max_depth: int) -> list[
 #: Whether :func:`fast_list` shares a text with a helper process: None decides by
 #: :data:`HELPER_ENV`, else by the CPUs this process may use (at least two) and the text's
 #: size; tests force it.
-SCAN_ELSEWHERE: bool | None = None
+USE_HELPER: bool | None = None
 #: Environment variable: "0" never starts a helper process, "1" starts one for every streamed
 #: List (see ``docs/scale.md``).
 HELPER_ENV = "AUDITOR_READ_HELPER"
 #: Texts shorter than this are read in-process (a helper costs about 0.1 s to start).
-SCAN_ELSEWHERE_MIN_CHARS = 16 << 20
+HELPER_MIN_CHARS = 16 << 20
 #: Share of a List's pieces (the last ones) the helper parses before it scans the whole text.
 #: This process also adds every item to the audit (about as long again as parsing them), so
 #: the two finish together near this share (10,000-VM VolumeSnapshotContents, 312 MB: read in
@@ -429,9 +437,7 @@ def _helper_main(argv: list[str]) -> None:
     start, foot, size, first, max_depth = map(int, argv)
     text = sys.stdin.buffer.read().decode("utf-8")
     out = sys.stdout.buffer
-    flow = any(c in text for c in _FLOW_CHARS)
-    shallow = not flow and _shallow(text, max_depth)
-    keys = flow and _NESTED_FLOW.search(text) is not None
+    shallow, keys = _piece_rules(text, _has_flow(text), max_depth)
     for begin, end in _pieces(text, start, foot, size)[first:]:
         try:
             frame = marshal.dumps(_parse_piece(text[begin:end], shallow, keys, max_depth))
@@ -470,7 +476,6 @@ class _Helper:
         self._answered = threading.Event()
         self._said = False  # the helper gave its verdict (in _verdict)
         self._verdict: bool | None = None
-        self._local: list[bool | None] = []  # the verdict worked out here, once
         # Unbounded: the helper's share of the text, in marshal form, at most.
         self._frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._gone = False  # no more pieces from the helper: parse them here
@@ -484,11 +489,11 @@ class _Helper:
     @classmethod
     def start(cls, text: str, pieces: list[tuple[int, int]], max_depth: int) -> _Helper | None:
         """A helper for ``text``, or None when one does not pay (small text, one CPU)."""
-        wanted = SCAN_ELSEWHERE
+        wanted = USE_HELPER
         if wanted is None:
             setting = os.environ.get(HELPER_ENV, "").strip()
             wanted = setting != "0" and (
-                setting == "1" or (len(text) >= SCAN_ELSEWHERE_MIN_CHARS and _spare_cpu())
+                setting == "1" or (len(text) >= HELPER_MIN_CHARS and _spare_cpu())
             )
         return cls(text, pieces, max_depth) if wanted and pieces else None
 
@@ -552,11 +557,12 @@ class _Helper:
         """:func:`_readable`'s verdict: None when the text may read differently."""
         if not self._answered.wait(self._timeout()):
             self.close()
-        if self._said:
-            return self._verdict
-        if not self._local:
-            self._local.append(_readable(self._text))
-        return self._local[0]
+        return self._verdict if self._said else self._local_verdict
+
+    @functools.cached_property
+    def _local_verdict(self) -> bool | None:
+        """The verdict worked out in this process (once), when the helper gave none."""
+        return _readable(self._text)
 
     def piece(self, index: int) -> list[Any] | None:
         """The items of piece ``index`` (asked in order) from the helper, or None: parse it

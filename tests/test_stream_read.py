@@ -268,7 +268,7 @@ def test_slim_record_redaction_is_the_generic_redaction(
 def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[tuple[bool, int]]:
     """Stream in tiny pieces with a helper process forced on; the list records, per streamed
     text, whether the helper gave the verdict and how many pieces it parsed."""
-    monkeypatch.setattr(yamlfast, "SCAN_ELSEWHERE", True)
+    monkeypatch.setattr(yamlfast, "USE_HELPER", True)
     seen: list[tuple[bool, int]] = []
     real_piece, real_close = yamlfast._Helper.piece, yamlfast._Helper.close
     served: dict[int, int] = {}

@@ -142,7 +142,6 @@ def meta_labels(obj: dict[str, Any], key: str = "labels") -> dict[str, str]:
 def meta_label(obj: dict[str, Any] | None, name: str, key: str = "labels") -> str | None:
     """``meta_labels(obj, key).get(name)`` without building the whole map (asked of every
     VolumeSnapshotContent, PVC and Backup item, often hundreds of thousands)."""
-    # dig(obj, "metadata", key), inlined: asked hundreds of thousands of times per audit
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     raw = meta.get(key) if isinstance(meta, dict) else None
     value = raw.get(name) if isinstance(raw, dict) else None
