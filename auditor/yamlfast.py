@@ -25,6 +25,7 @@ import marshal
 import os
 import queue
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -400,16 +401,20 @@ HELPER_ENV = "AUDITOR_READ_HELPER"
 #: Texts shorter than this are read in-process (a helper costs about 0.1 s to start).
 HELPER_MIN_CHARS = 16 << 20
 #: Share of a List's pieces (the last ones) the helper parses before it scans the whole text.
-#: This process also adds every item to the audit (about as long again as parsing them), so
-#: the two finish together near this share (10,000-VM VolumeSnapshotContents, 312 MB: read in
-#: 8.4-9.3 s at 0.3-0.4 against 9.3-10.0 s with the helper only scanning).
-HELPER_SHARE = 0.35
+#: This process also adds every item to the audit (about half as long again as parsing them),
+#: so the two finish together near this share (10,000-VM VolumeSnapshotContents, 312 MB: read
+#: in 7.9-8.7 s at 0.5-0.55 against 8.3-8.5 s at 0.35; at 0.6 and more this process waits for
+#: the helper's verdict).
+HELPER_SHARE = 0.5
 _HELPER = "import sys; from auditor.yamlfast import _helper_main; _helper_main(sys.argv[1:])"
 _VERDICTS = {b"none\n": None, b"flow\n": True, b"block\n": False}
 _DECLINED = b"declined"
 _LOCAL = b"local"  # the helper cannot write the next piece's items: parse the rest here
-#: Characters encoded and written to the helper per pipe write.
+#: Characters encoded and sent to the helper per write.
 _PIPE_SLICE = 8 << 20
+#: Socket buffer asked for each way (the kernel caps it at ``net.core.wmem_max``/``rmem_max``):
+#: the helper seldom waits for this process to take a frame.
+_SOCKET_BUFFER = 4 << 20
 
 
 def _spare_cpu() -> bool:
@@ -456,11 +461,38 @@ def _helper_main(argv: list[str]) -> None:
     out.flush()
 
 
+def _receive(sock: socket.socket, size: int) -> bytearray:
+    """``size`` bytes from ``sock``, fewer only at its end; the GIL is released while waiting."""
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:], size - got, socket.MSG_WAITALL)
+        if n == 0:
+            break
+        got += n
+    view.release()
+    del buf[got:]
+    return buf
+
+
+def _receive_line(sock: socket.socket, limit: int) -> bytes:
+    """One line (with its newline) of at most ``limit`` bytes from ``sock``, or what came
+    before its end."""
+    out = bytearray()
+    while len(out) < limit and not out.endswith(b"\n"):
+        byte = sock.recv(1)
+        if not byte:
+            break
+        out += byte
+    return bytes(out)
+
+
 class _Helper:
     """A helper Python process (on a spare CPU) that works out :func:`_readable`'s verdict on
     a ``List`` text and parses its last pieces while this process parses the first ones.
 
-    The text reaches the helper through a pipe (no file is read twice: the verdict and the
+    The text reaches the helper through a socket (no file is read twice: the verdict and the
     items are of these very characters), and the items come back in :mod:`marshal` form (the
     same interpreter writes and reads them), read here about 4x faster than YAML is parsed.
     Whatever the helper cannot give (it could not start, failed, stopped, took too long) is
@@ -477,7 +509,7 @@ class _Helper:
         self._said = False  # the helper gave its verdict (in _verdict)
         self._verdict: bool | None = None
         # Unbounded: the helper's share of the text, in marshal form, at most.
-        self._frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._frames: queue.SimpleQueue[bytes | bytearray | None] = queue.SimpleQueue()
         self._gone = False  # no more pieces from the helper: parse them here
         self._lock = threading.Lock()  # the helper is started and stopped under it
         self._proc: subprocess.Popen[bytes] | None = None
@@ -499,42 +531,50 @@ class _Helper:
 
     def _talk(self, args: list[str]) -> None:
         """The reader thread: sends the text, takes the pieces and the verdict. Any failure
-        (no helper, a broken pipe, a frame that makes no sense) ends the helper's part."""
+        (no helper, a broken socket, a frame that makes no sense) ends the helper's part."""
         text = self._text
         bound = len(text) * 16 + (1 << 20)  # no piece's items take more in marshal form
         proc = None
+        ours, theirs = socket.socketpair()
         try:
+            for end in (ours, theirs):
+                end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SOCKET_BUFFER)
+                end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _SOCKET_BUFFER)
             with self._lock:
                 if self._gone:
                     return  # the stream ended before the helper was needed
-                # -P: the working directory is not put on the helper's import path
+                # -P: the working directory is not put on the helper's import path. One
+                # socket is the helper's stdin and stdout.
                 proc = self._proc = subprocess.Popen(
                     [sys.executable, "-P", "-c", _HELPER, *args],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
+                    stdin=theirs.fileno(),
+                    stdout=theirs.fileno(),
                     stderr=subprocess.DEVNULL,
                 )
-            assert proc.stdin is not None and proc.stdout is not None
-            with proc.stdin:
-                # A slice at a time: no second copy of the whole text; the GIL is released
-                # while each slice goes through the pipe.
-                for at in range(0, len(text), _PIPE_SLICE):
-                    proc.stdin.write(text[at : at + _PIPE_SLICE].encode("utf-8"))
+            theirs.close()  # the helper holds its end: its exit is this end's EOF
+            # A slice at a time: no second copy of the whole text; the GIL is released
+            # while each slice goes through the socket.
+            for at in range(0, len(text), _PIPE_SLICE):
+                ours.sendall(text[at : at + _PIPE_SLICE].encode("utf-8"))
+            ours.shutdown(socket.SHUT_WR)  # the end of the text
             del text
             size = -1
             # The pieces are taken as they come (this process may still be parsing its own),
-            # so the helper goes on to the verdict without waiting for it.
-            while len(head := proc.stdout.read(8)) == 8:
+            # so the helper goes on to the verdict without waiting for it. Each frame is one
+            # call that waits for all its bytes without the GIL: a pipe read a buffer at a
+            # time waits for the GIL at every buffer while this process runs Python code,
+            # which held the helper's output to a few MB/s.
+            while len(head := _receive(ours, 8)) == 8:
                 size = int.from_bytes(head, "little")
                 if size == 0 or size > bound:
                     break  # the end of the pieces (or nonsense: the helper is not trusted)
-                frame = proc.stdout.read(size)
+                frame = _receive(ours, size)
                 if len(frame) < size:
                     break  # the helper stopped in the middle of a piece
                 self._frames.put(frame)
             self._frames.put(None)  # the end of the pieces (or the helper stopped)
             if size == 0:
-                line = proc.stdout.readline(16)
+                line = _receive_line(ours, 16)
                 if line in _VERDICTS:
                     self._verdict, self._said = _VERDICTS[line], True
         except Exception:  # noqa: BLE001 - whatever the helper did, this process works it out
@@ -542,12 +582,12 @@ class _Helper:
         finally:
             self._frames.put(None)
             self._answered.set()
+            theirs.close()
+            ours.close()
             if proc is not None:
                 if proc.poll() is None:
                     proc.kill()
                 proc.wait()
-                if proc.stdout is not None:
-                    proc.stdout.close()
 
     def _timeout(self) -> float:
         """Seconds to wait for the helper's next answer before doing without it."""

@@ -490,3 +490,32 @@ def test_the_helper_never_imports_from_the_working_directory(
     _same(streamed, _whole(tmp_path / "export"))
     assert not marker.exists()
     assert scan_elsewhere and scan_elsewhere[0][0] is True and scan_elsewhere[0][1] > 0
+
+
+def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end() -> None:
+    """``_receive`` waits for every byte of a frame sent in several writes, and gives what
+    came when the helper's end closes; ``_receive_line`` stops at the newline or the end."""
+    import socket
+    import threading
+    import time
+
+    ours, theirs = socket.socketpair()
+
+    def send() -> None:
+        for part in (b"abc", b"defg", b"hij"):
+            theirs.sendall(part)
+            time.sleep(0.05)
+        theirs.sendall(b"flow\nrest")
+        theirs.close()
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        assert yamlfast._receive(ours, 10) == b"abcdefghij"
+        assert yamlfast._receive_line(ours, 16) == b"flow\n"
+        assert yamlfast._receive(ours, 8) == b"rest"  # the end came first
+        assert yamlfast._receive(ours, 8) == b""
+        assert yamlfast._receive_line(ours, 16) == b""
+    finally:
+        sender.join()
+        ours.close()
