@@ -26,21 +26,15 @@ _DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
 
 
 def parse_time(value: Any) -> datetime | None:
-    """Parse an RFC 3339 string, a ``datetime``, or integer nanoseconds since the epoch.
+    """Parse an RFC 3339 string (a Kubernetes ``metav1.Time``) or a ``datetime``.
 
-    VolumeSnapshotContent ``status.creationTime`` is int nanoseconds; YAML may
-    hand over a ``datetime`` for unquoted timestamps. Naive values are UTC.
-    Returns None for anything else or out-of-range values.
+    YAML may hand over a ``datetime`` for unquoted timestamps; naive values are UTC. A
+    number is no timestamp: the API server writes every ``metav1.Time`` as an RFC 3339
+    string, and reading ``1764471600`` as nanoseconds since 1970 made a VM exist before its
+    backups (red team, helper-15). Returns None for anything else or out-of-range values.
     """
-    if isinstance(value, bool):
-        return None
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, int):
-        try:
-            return datetime.fromtimestamp(value / 1e9, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
     if not isinstance(value, str) or not value or len(value) > 64:
         return None
     text = value.strip().replace("z", "Z")

@@ -173,6 +173,12 @@ class Scope:
 def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """Evaluate a Kubernetes LabelSelector against ``labels``.
 
+    The fields are read as the API server and Velero read them (``metav1.LabelSelector``:
+    string label values, ``values`` a list of strings, given for ``In``/``NotIn`` and only
+    for them, as ``metav1.LabelSelectorAsSelector`` requires,
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#resources-that-support-set-based-requirements);
+    anything else is no selector Velero could have used, never a guess at one.
+
     Raises:
         SelectorError: unknown operator or malformed fields.
     """
@@ -180,7 +186,10 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
     if not isinstance(match_labels, dict):
         raise SelectorError("matchLabels is not a mapping")
     for key, value in match_labels.items():
-        if labels.get(str(key)) != str(value):
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise SelectorError(f"matchLabels entry {key!r} is not a string label")
+    for key, value in match_labels.items():
+        if labels.get(key) != value:
             return False
     expressions = selector.get("matchExpressions") or []
     if not isinstance(expressions, list):
@@ -188,8 +197,18 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
     for expr in expressions:
         if not isinstance(expr, dict) or not isinstance(expr.get("key"), str):
             raise SelectorError("a matchExpressions entry has no key")
+    for expr in expressions:
         key, op = expr["key"], expr.get("operator")
-        values = [str(v) for v in (expr.get("values") or [])]
+        raw = expr.get("values")
+        if raw is not None and (
+            not isinstance(raw, list) or not all(isinstance(v, str) for v in raw)
+        ):
+            raise SelectorError(f"matchExpressions values for key {key!r} is not a list of strings")
+        values: list[str] = raw or []
+        if op in ("In", "NotIn") and not values:
+            raise SelectorError(f"matchExpressions {op} for key {key!r} has no values")
+        if op in ("Exists", "DoesNotExist") and values:
+            raise SelectorError(f"matchExpressions {op} for key {key!r} has values")
         if op == "In":
             ok = key in labels and labels[key] in values
         elif op == "NotIn":

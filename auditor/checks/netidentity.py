@@ -15,6 +15,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
+from auditor.kubevalues import dig, format_time, parse_time
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
 
@@ -50,7 +51,9 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
     ),
 )
 def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
-    """FAIL naming backups whose scope leaves a NIC's NAD out (inferred from filters)."""
+    """FAIL naming backups whose scope leaves a NIC's NAD out (inferred from filters), or
+    that began before the NAD was created (no backup holds a later object); ERROR when the
+    NAD's creationTimestamp cannot be read."""
     nics = [n for n in vm.network.nics if n.nad and n.binding in L2_BINDINGS]
     if not nics:
         return not_applicable(f"VM {vm.ref} has no bridge/SR-IOV NIC on a Multus network.")
@@ -61,6 +64,15 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
     for n in nics:
         assert n.nad is not None
         nad = ctx.index.nad_objects.get(n.nad)
+        stamp = dig(nad, "metadata", "creationTimestamp")
+        created = parse_time(stamp)
+        if stamp is not None and created is None:
+            return errored(
+                f"NetworkAttachmentDefinition {'/'.join(n.nad)} of VM {vm.ref} has a "
+                f"metadata.creationTimestamp that is no RFC 3339 time ({stamp!r}): whether its "
+                "backups could hold it is unknown.",
+                nad="/".join(n.nad),
+            )
         for e in usable:
             try:
                 inside = nad is not None and e.backup.scope.includes(
@@ -74,15 +86,28 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
                 return errored(f"Backup {e.backup.name} has a malformed selector: {exc}")
             if not inside:
                 gaps.append({"nic": n.name, "nad": "/".join(n.nad), "backup": e.backup.name})
+            elif created is not None and e.backup.began is not None and created > e.backup.began:
+                # no backup holds an object created after it began
+                gaps.append(
+                    {
+                        "nic": n.name,
+                        "nad": "/".join(n.nad),
+                        "backup": e.backup.name,
+                        "why": f"created {format_time(created)}, after the backup began",
+                    }
+                )
     ev = {"nics": [n.to_dict() for n in nics], "backups": [e.backup.name for e in usable]}
     if gaps:
         static = {n.name for n in nics if n.static_addresses}
         sev = Severity.HIGH if any(g["nic"] in static for g in gaps) else Severity.MEDIUM
         where = sorted({f"{g['nad']} (NIC {g['nic']})" for g in gaps})
         backups = sorted({g["backup"] for g in gaps})
+        late = {g["backup"] for g in gaps if "why" in g}
         msg = (
-            f"VM {vm.ref}'s NAD(s) {', '.join(where)} are outside {len(backups)} of its "
-            f"{len(usable)} usable backup(s), e.g. {backups[0]}"
+            f"VM {vm.ref}'s NAD(s) {', '.join(where)} are "
+            + ("not in" if late else "outside")
+            + f" {len(backups)} of its {len(usable)} usable backup(s), e.g. {backups[0]}"
+            + (" (created after the backup began)" if backups[0] in late else "")
         )
         if static & {g["nic"] for g in gaps}:
             msg += "; cloud-init sets static addresses on that network"

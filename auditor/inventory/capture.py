@@ -144,7 +144,9 @@ class BackupPlan:
     methods: dict[tuple[str, str], tuple[Method | None, bool, str]] = field(default_factory=dict)
     #: VM name -> (held, why not) for the VMs of the Backup's namespaces
     held: dict[tuple[str, str], tuple[bool, str]] = field(default_factory=dict)
-    _contents: dict[str | None, tuple[int, list[str], list[str]]] = field(default_factory=dict)
+    _contents: dict[str | None, tuple[int, list[str], list[str], list[str]]] = field(
+        default_factory=dict
+    )
     _classes: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
     _items: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
     #: (method, driver) -> what the counters say for any PVC of that method and driver
@@ -168,7 +170,7 @@ class BackupPlan:
     def snapshot_contents(self, ix: ClusterIndex, driver: str | None) -> tuple[int, list[str]]:
         """``(count, names of the ready ones)`` of the VolumeSnapshotContents labelled with this
         Backup's name, for ``driver`` (all drivers when None); read once per Backup."""
-        count, ready, _ = self._read_contents(ix, driver)
+        count, ready, _, _ = self._read_contents(ix, driver)
         return count, ready
 
     def failed_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
@@ -178,9 +180,15 @@ class BackupPlan:
         status, https://kubernetes.io/docs/concepts/storage/volume-snapshots/)."""
         return self._read_contents(ix, driver)[2]
 
+    def unreadable_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
+        """``"<name>: <why>"`` for the VolumeSnapshotContents labelled with this Backup (of
+        ``driver``; all when None) whose ``readyToUse`` is set but no boolean: they prove
+        neither a snapshot nor its failure (the index names the field)."""
+        return self._read_contents(ix, driver)[3]
+
     def _read_contents(
         self, ix: ClusterIndex, driver: str | None
-    ) -> tuple[int, list[str], list[str]]:
+    ) -> tuple[int, list[str], list[str], list[str]]:
         if not self._contents:
             # One pass for every driver at once (None: all of them): a Backup can label
             # hundreds of thousands of VolumeSnapshotContents, and both the all-drivers answer
@@ -188,6 +196,7 @@ class BackupPlan:
             counts: dict[str | None, int] = {None: 0}
             ready: dict[str | None, list[str]] = {None: []}
             failed: dict[str | None, list[str]] = {None: []}
+            unreadable: dict[str | None, list[str]] = {None: []}
             for c in ix.backup_snapshot_contents.get(self.backup.name, []):
                 # dig() inlined: hundreds of thousands of records
                 spec, status, meta = c.get("spec"), c.get("status"), c.get("metadata")
@@ -204,15 +213,20 @@ class BackupPlan:
                     msg = err.get("message") if isinstance(err, dict) else None
                     detail = str(msg)[:160] if msg else f"readyToUse={is_ready}"
                     line, into = f"{name}: {detail}", failed
+                elif is_ready is not None:
+                    # "false", 1, a list: no snapshot the driver reported on, either way
+                    line = f"{name}: readyToUse is a {type(is_ready).__name__}, not a boolean"
+                    into = unreadable
                 # only a string driver can be asked for by name
                 for key in (None, d) if isinstance(d, str) else (None,):
                     counts[key] = counts.get(key, 0) + 1
                     if into is not None:
                         into.setdefault(key, []).append(line)
             self._contents = {
-                key: (n, ready.get(key, []), failed.get(key, [])) for key, n in counts.items()
+                key: (n, ready.get(key, []), failed.get(key, []), unreadable.get(key, []))
+                for key, n in counts.items()
             }
-        return self._contents.get(driver, (0, [], []))
+        return self._contents.get(driver, (0, [], [], []))
 
 
 def pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
@@ -475,14 +489,24 @@ def _count(
     # counters no longer prove any one PVC: attempts above completions, a failed item operation
     # (CSI snapshots and data-mover uploads are both async item operations since Velero 1.12,
     # https://velero.io/docs/main/csi/), or a labelled VolumeSnapshotContent with an error.
-    broken = plan.failed_contents(ix, driver) if method is not Method.NATIVE_SNAPSHOT else []
-    if tried > done or b.item_ops_failed or broken:
+    broken, unreadable = (
+        (plan.failed_contents(ix, driver), plan.unreadable_contents(ix, driver))
+        if method is not Method.NATIVE_SNAPSHOT
+        else ([], [])
+    )
+    if tried > done or b.item_ops_failed or broken or unreadable:
         what = [f"{field_name}Attempted={tried} but Completed={done}"] if tried > done else []
         if b.item_ops_failed:
             what.append(f"backupItemOperationsFailed={b.item_ops_failed}")
-        what += [f"VolumeSnapshotContent {c}" for c in broken[:3]]
+        what += [f"VolumeSnapshotContent {c}" for c in (broken + unreadable)[:3]]
         per_driver = plan.csi_by_driver.get(driver or "", 0)
-        if method is Method.CSI_SNAPSHOT and broken and not ready and len(broken) >= per_driver:
+        if (
+            method is Method.CSI_SNAPSHOT
+            and broken
+            and not ready
+            and not unreadable
+            and len(broken) >= per_driver
+        ):
             return (
                 CaptureStatus.FAILED,
                 f"every VolumeSnapshotContent of driver {driver} labelled for backup {b.name} "
@@ -541,6 +565,7 @@ def _snapshots_of_a_gone_class(
         not ready
         or len(ready) < need
         or plan.failed_contents(ix, driver)
+        or plan.unreadable_contents(ix, driver)
         or (b.csi_attempted or 0) > (b.csi_completed or 0)
         or b.item_ops_failed
     ):

@@ -654,12 +654,26 @@ class ClusterIndex:
             else:
                 self.backups_any_ns.append(view)
         for o in data.of("VolumeSnapshotContent"):
-            spec = o.get("spec")
-            if isinstance(spec, dict) and not isinstance(spec.get("driver"), str):
-                # Required by the CRD; without it the content counts for no driver's
-                # snapshots. Named, not marked unread: it only ever weakens evidence.
+            spec, status = o.get("spec"), o.get("status")
+            ready = status.get("readyToUse") if isinstance(status, dict) else None
+            if (isinstance(spec, dict) and not isinstance(spec.get("driver"), str)) or (
+                ready is not None and not isinstance(ready, bool)
+            ):
+                # The driver is required by the CRD; without it the content counts for no
+                # driver's snapshots. A readyToUse that is no boolean ("false") proves neither
+                # a snapshot nor its failure: the Backup's counters then prove no PVC
+                # (capture.BackupPlan). Named, not marked unread: both only weaken evidence.
                 issues: list[FieldIssue] = []
-                read_str(o, "spec.driver", issues, required=True)
+                if isinstance(spec, dict):
+                    read_str(o, "spec.driver", issues, required=True)
+                if ready is not None and not isinstance(ready, bool):
+                    issues.append(
+                        FieldIssue(
+                            "status.readyToUse",
+                            f"is a {type(ready).__name__}, not true or false",
+                            True,
+                        )
+                    )
                 self._object_issues("VolumeSnapshotContent", o, issues)
             backup = meta_label(o, VELERO_BACKUP_LABEL)
             if backup:
@@ -694,6 +708,21 @@ class ClusterIndex:
             velero = dig(dpa, "spec", "configuration", "velero")
             plugins = dig(velero, "defaultPlugins")
             flags = dig(velero, "featureFlags")
+            issues = [
+                FieldIssue(
+                    f"spec.configuration.velero.{key}",
+                    f"is a {type(value).__name__}, not a list of strings",
+                    True,
+                )
+                for key, value in (("defaultPlugins", plugins), ("featureFlags", flags))
+                if value is not None
+                and not (isinstance(value, list) and all(isinstance(v, str) for v in value))
+            ]
+            if issues:
+                # Which plugins run is unknown: the kubevirt plugin's refusals then apply and
+                # its pull-in does not (Pairing), as for a DPA that could not be read at all.
+                self._object_issues("DataProtectionApplication", dpa, issues)
+                self._mark_partial("DataProtectionApplication", dpa)
             plugins = plugins if isinstance(plugins, list) else []
             flags = flags if isinstance(flags, list) else []
             if isinstance(dig(velero, "defaultPlugins"), list):

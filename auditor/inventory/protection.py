@@ -200,7 +200,10 @@ class Pairing:
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
-        unread = ix.data.state("DataProtectionApplication") is KindState.PARTIAL
+        unread = (
+            ix.data.state("DataProtectionApplication") is KindState.PARTIAL
+            or "DataProtectionApplication" in ix.partial
+        )
         self.plugin_refuses = bool(ix.kubevirt_plugin) or unread
         self.plugin_pulls = bool(ix.kubevirt_plugin) and not unread
 

@@ -43,21 +43,25 @@ NON_BOOT_VOLUME_TYPES = frozenset(
         "memoryDump",
     }
 )
-#: Volume sources whose data is persistent cluster storage (restorable from a backup).
-PVC_VOLUME_TYPES = frozenset({"dataVolume", "persistentVolumeClaim"})
+#: Volume sources whose data is persistent cluster storage (restorable from a backup). An
+#: ``ephemeral`` volume is a copy-on-write layer over a PVC the VM boots from: the layer is
+#: discarded at every stop, but the PVC under it holds the disk image, which a restore needs
+#: like any other disk's data (https://kubevirt.io/user-guide/storage/disks_and_volumes/#ephemeral).
+PVC_VOLUME_TYPES = frozenset({"dataVolume", "persistentVolumeClaim", "ephemeral"})
 #: Volume sources whose data does not survive a restart (nothing to back up).
-EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "ephemeral", "emptyDisk"})
+EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "emptyDisk"})
 
 #: What a volume's data is, for protection (https://kubevirt.io/user-guide/storage/disks_and_volumes/):
-#: ``data`` must be protected (PVC, DataVolume and node-local hostDisk, which no Velero method
-#: can capture); ``image`` is rebuilt from an image (containerDisk, ephemeral overlays);
+#: ``data`` must be protected (PVC, DataVolume, the PVC under an ``ephemeral`` overlay, and
+#: node-local hostDisk, which no Velero method can capture); ``image`` is rebuilt from a
+#: container image (containerDisk);
 #: ``generated`` is produced from the VM definition or other objects (cloud-init, sysprep,
 #: configMap, secret, serviceAccount, downwardAPI/downwardMetrics); ``scratch`` is blank
 #: (emptyDisk) or an output target (memoryDump); ``unknown`` when the volume is missing or of a
 #: source the auditor does not know.
 VOLUME_CLASSES: dict[str, str] = {
-    **{t: "data" for t in ("dataVolume", "persistentVolumeClaim", "hostDisk")},
-    **{t: "image" for t in ("containerDisk", "ephemeral")},
+    **{t: "data" for t in ("dataVolume", "persistentVolumeClaim", "ephemeral", "hostDisk")},
+    "containerDisk": "image",
     **{
         t: "generated"
         for t in (
