@@ -36,6 +36,7 @@ FAMILIES = {
     "NET": "networks",
     "STG": "storage",
     "PLT": "platform",
+    "DEF": "VM definition",
 }
 #: A check id, ``RR-<FAMILY>-NNN`` (e.g. ``RR-BKP-001``), derived from :data:`FAMILIES`.
 CHECK_ID = re.compile(rf"^RR-({'|'.join(FAMILIES)})-\d{{3}}$")

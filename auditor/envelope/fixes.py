@@ -339,12 +339,23 @@ def _net001(f: FixFacts, ev: Mapping[str, Any]) -> str:
     )
 
 
+def _def001(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    missing = _names(ev.get("missing")) or ["KIND/NAME"]
+    return (
+        f"Recreate {', '.join(missing)} used by {_vm(f)} (from GitOps or the "
+        "common-instancetypes bundle), or restore the ControllerRevision the VM is pinned to "
+        f"(`oc get vm {f.name} -n {f.namespace} -o yaml`, fields spec.instancetype and "
+        "spec.preference), and include them in its backups."
+    )
+
+
 def _net002(f: FixFacts, ev: Mapping[str, Any]) -> str:
     nads = sorted(
         {str(g.get("nad")) for g in ev.get("gaps") or [] if isinstance(g, dict) and g.get("nad")}
     )
     return (
-        f"NAD(s) {', '.join(nads) or '-'} of {_vm(f)} are outside its backups: add "
+        f"NAD(s) {', '.join(nads) or '-'} of {_vm(f)} are not in its backups (outside their "
+        "scope, or created after they began): add "
         f"network-attachment-definitions to Schedule {f.schedule or 'SCHEDULE'}'s scope (back up "
         f"namespace {f.namespace} whole, or `oc label network-attachment-definitions NAME "
         f"-n {f.namespace} KEY=VALUE` with its selector), or keep them in GitOps."
@@ -550,6 +561,7 @@ FAIL_FIXES: dict[str, Fix] = {
     "RR-BKP-010": _bkp010,
     "RR-BKP-011": _bkp011,
     "RR-BKP-012": _bkp012,
+    "RR-DEF-001": _def001,
     "RR-DSK-001": _dsk001,
     "RR-DSK-002": _dsk002,
     "RR-FW-001": _fw001,
