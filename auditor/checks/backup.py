@@ -290,6 +290,27 @@ def phase(vm: VMRecord, ctx: CheckContext) -> Result:
                 not_evidenced=unknown,
                 **ev,
             ).on(Basis.INFERRED)
+        errors, seen = e.backup.errors, e.failures_seen
+        ev["failed_items_seen"] = seen
+        stored = (ctx.index.data.backup_contents or {}).get(name)
+        listed = (
+            stored is not None
+            and stored.state == "read"
+            and stored.resources is not None
+            and ("virtualmachines.kubevirt.io", vm.namespace, vm.name) in stored.resources
+        )
+        if not listed and (errors is None or seen is None or errors > seen):
+            # Velero counts every failed item in status.errors. Errors the evidence does not
+            # show (a failed volume of some PVC) may be this VM's own objects: its definition,
+            # DataVolumes or revisions. Its disks being captured proves none of that.
+            return errored(
+                f"Newest backup covering VM {vm.ref}, {name}, is PartiallyFailed with "
+                f"{'an unknown number of' if errors is None else errors} error(s); the evidence "
+                f"shows its disks captured and {seen or 0} failed volume item(s) of the Backup, "
+                "but not what the other error(s) hit: the VM's own objects may be among them "
+                "(read the bucket's resource list, or velero backup logs).",
+                **ev,
+            ).on(Basis.INFERRED)
         outside = sorted(c.pvc for c in e.pvcs if c.role == "disk" and not c.in_scope)
         scope_note = (
             f" (disk(s) {', '.join(outside)} are outside its scope: see RR-BKP-004)"
@@ -298,8 +319,14 @@ def phase(vm: VMRecord, ctx: CheckContext) -> Result:
         )
         return failed(
             f"Newest backup covering VM {vm.ref}, {name}, is PartiallyFailed; the evidence shows "
-            f"the disks it attempted for this VM captured{scope_note}, so its errors hit other "
-            "items.",
+            f"the disks it attempted for this VM captured{scope_note}, and "
+            + (
+                "the VM object in its bucket's resource list"
+                if listed
+                else f"{seen} failed volume item(s) of other PVCs that account for its "
+                f"{errors} error(s)"
+            )
+            + ", so its errors hit other items.",
             Severity.MEDIUM,
             **ev,
         ).on(Basis.OBSERVED)

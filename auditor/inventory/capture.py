@@ -154,6 +154,7 @@ class BackupPlan:
         default_factory=dict
     )
     _classless: dict[str, int] | None = None
+    _failures: int | None = None
 
     def classless(self, ix: ClusterIndex, driver: str) -> int:
         """How many PVCs of the Backup's scope on ``driver`` no VolumeSnapshotClass could
@@ -166,6 +167,36 @@ class BackupPlan:
                     counts[d] = counts.get(d, 0) + 1
             self._classless = counts
         return self._classless.get(driver, 0)
+
+    def failures_seen(self, ix: ClusterIndex) -> int:
+        """How many failed volume items of this Backup the evidence shows, whoever's they are:
+        PVCs of its scope no VolumeSnapshotClass could snapshot, Failed or Canceled
+        DataUploads and PodVolumeBackups, VolumeSnapshotContents with an error or
+        ``readyToUse: false``, and native and CSI snapshots attempted but not completed.
+
+        Velero counts each such failure in the Backup's ``status.errors``; errors beyond
+        this number hit items the evidence does not show (the VM's own objects among them).
+        """
+        if self._failures is None:
+            b = self.backup
+            classless = sum(
+                1
+                for method, certain, why in self.methods.values()
+                if method is None and certain and "VolumeSnapshotClass" in why
+            )
+            items = sum(
+                1
+                for o in (*ix.data_uploads.get(b.name, []), *ix.pod_volume_backups.get(b.name, []))
+                if _phase_status(dig(o, "status", "phase")) is CaptureStatus.FAILED
+            )
+            self._failures = (
+                classless
+                + items
+                + len(self.failed_contents(ix, None))
+                + max(0, b.native_attempted - b.native_completed)
+                + max(0, (b.csi_attempted or 0) - (b.csi_completed or 0))
+            )
+        return self._failures
 
     def snapshot_contents(self, ix: ClusterIndex, driver: str | None) -> tuple[int, list[str]]:
         """``(count, names of the ready ones)`` of the VolumeSnapshotContents labelled with this

@@ -131,6 +131,9 @@ class BackupEval:
     snapshot_contents: int = 0
     location_phase: str | None = None
     stored: str | None = None
+    #: failed volume items of the Backup the evidence shows (``BackupPlan.failures_seen``);
+    #: None when the Backup's phase is not a usable one
+    failures_seen: int | None = None
 
     @property
     def location_ok(self) -> bool | None:
@@ -463,6 +466,7 @@ class Pairing:
                     len(ix.backup_snapshot_contents.get(b.name, [])),
                     location,
                     stored.state if stored is not None else None,
+                    plan.failures_seen(ix) if plan is not None else None,
                 )
             )
         evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)
