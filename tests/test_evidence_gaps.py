@@ -214,3 +214,56 @@ def test_a_nad_created_after_the_backups_began_is_in_none_of_them(tmp_path: Path
     assert _finding(_audit(tmp_path / "early", docs), "RR-NET-002")["status"] == "PASS"
     nad["metadata"]["creationTimestamp"] = 1764471600
     assert _finding(_audit(tmp_path / "number", docs), "RR-NET-002")["status"] == "ERROR"
+
+
+def test_a_template_label_that_is_no_string_leaves_the_vm_s_services_unknown(
+    tmp_path: Path,
+) -> None:
+    """bench.mutations seed 77: ``spec.template.metadata.labels`` with a number no longer
+    matched the Service selecting the VM's pods, so RR-NET-003 found no Service and a VM that
+    was UNKNOWN became READY. The API server refuses such a label: the field is malformed and
+    RR-NET-003, which reads it, cannot conclude."""
+    docs = _docs("RR-NET-003/pass.yaml")
+    assert _finding(_audit(tmp_path / "base", docs), "RR-NET-003")["status"] == "PASS"
+    labels = _of(docs, "VirtualMachine")[0]["spec"]["template"]["metadata"]["labels"]
+    key = next(iter(labels))
+    labels[key] = 42
+    finding = _finding(_audit(tmp_path / "bad", docs), "RR-NET-003")
+    assert finding["status"] == "ERROR"
+    assert "spec.template.metadata.labels" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind", "path", "value", "field"),
+    [
+        ("RR-BKP-001/pass.yaml", "Backup", ("spec", "storageLocation"), 42, "spec.storageLocation"),
+        (
+            "RR-BKP-001/fail-bsl-unavailable.yaml",
+            "VolumeSnapshotContent",
+            ("spec", "deletionPolicy"),
+            42,
+            "spec.deletionPolicy",
+        ),
+        (
+            "RR-STG-001/fail-cpu-hotplug-vm-snapshot-not-restorable.yaml",
+            "VirtualMachineSnapshotContent",
+            ("spec", "source", "virtualMachine", "spec", "template", "spec", "domain"),
+            "junk",
+            "spec.source.virtualMachine.spec.template.spec.domain",
+        ),
+    ],
+)
+def test_fields_that_changed_verdicts_unnamed_are_named(
+    tmp_path: Path, fixture: str, kind: str, path: tuple[str, ...], value: object, field: str
+) -> None:
+    """bench.mutations seed 77: each of these changed a verdict without naming the field."""
+    docs = _docs(fixture)
+    target = _of(docs, kind)[0]
+    node = target
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = value
+    report = _audit(tmp_path, docs)
+    named = [p for p in report["collection_problems"] if p["kind"] == kind and p["field"] == field]
+    assert named, report["collection_problems"]
+    assert named[0]["name"] == target["metadata"]["name"]

@@ -134,6 +134,7 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
         "https://docs.openshift.com/container-platform/4.18/networking/routes/route-configuration.html",
     ),
     requires=("Service", "Backup"),
+    reads=("spec.template.metadata",),  # the pod labels Services select the VM by
 )
 def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A without a Service selecting the VM or without a usable backup."""

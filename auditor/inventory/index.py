@@ -72,6 +72,17 @@ DATA_MOVER_PHASES = (
 #: velero.io/v1 BackupStorageLocationPhase (backupstoragelocation_types.go); unset until the
 #: first validation.
 BSL_PHASES = ("Available", "Unavailable")
+#: Paths, under a VirtualMachineSnapshotContent's ``spec.source.virtualMachine``, that must be
+#: mappings when present.
+_SNAPSHOT_VM_MAPPINGS = (
+    "spec",
+    "spec.template",
+    "spec.template.spec",
+    "spec.template.spec.domain",
+    "spec.template.spec.domain.cpu",
+)
+#: snapshot.storage.k8s.io/v1 DeletionPolicy (external-snapshotter's volume_snapshot types)
+_DELETION_POLICIES = ("Delete", "Retain")
 _VELERO_TIMES = (
     "metadata.creationTimestamp",
     "status.startTimestamp",
@@ -500,6 +511,18 @@ class ClusterIndex:
         ix.vm_snapshot_contents = {
             (_ns(o), _name(o)): o for o in data.of("VirtualMachineSnapshotContent")
         }
+        for o in ix.vm_snapshot_contents.values():
+            # The VM definition the snapshot holds: the parts restores and checks read must
+            # be mappings, as the API server stores them.
+            issues = [
+                FieldIssue(f"spec.source.virtualMachine.{path}", "is not a mapping", True)
+                for path in _SNAPSHOT_VM_MAPPINGS
+                if (value := dig(o, "spec", "source", "virtualMachine", *path.split(".")))
+                is not None
+                and not isinstance(value, dict)
+            ]
+            if issues:
+                ix._object_issues("VirtualMachineSnapshotContent", o, issues)
         ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
         for o in data.of("VirtualMachineSnapshot"):
             src = dig(o, "spec", "source", "name")
@@ -582,6 +605,7 @@ class ClusterIndex:
                     issues.append(FieldIssue("spec.namespaceMapping", "is not a mapping", True))
                 if kind == "Backup":
                     issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
+                    read_str(o, "spec.storageLocation", issues)
                 elif kind == "Restore":
                     read_str(o, "spec.backupName", issues)
                 if issues:
@@ -656,8 +680,11 @@ class ClusterIndex:
         for o in data.of("VolumeSnapshotContent"):
             spec, status = o.get("spec"), o.get("status")
             ready = status.get("readyToUse") if isinstance(status, dict) else None
-            if (isinstance(spec, dict) and not isinstance(spec.get("driver"), str)) or (
-                ready is not None and not isinstance(ready, bool)
+            policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
+            if (
+                (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
+                or (ready is not None and not isinstance(ready, bool))
+                or policy not in (None, *_DELETION_POLICIES)
             ):
                 # The driver is required by the CRD; without it the content counts for no
                 # driver's snapshots. A readyToUse that is no boolean ("false") proves neither
@@ -666,6 +693,7 @@ class ClusterIndex:
                 issues: list[FieldIssue] = []
                 if isinstance(spec, dict):
                     read_str(o, "spec.driver", issues, required=True)
+                    read_enum(o, "spec.deletionPolicy", _DELETION_POLICIES, issues)
                 if ready is not None and not isinstance(ready, bool):
                     issues.append(
                         FieldIssue(

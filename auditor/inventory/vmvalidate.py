@@ -82,12 +82,20 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
         problems.append(
             ("spec.dataVolumeTemplates", f"is not a list of named DataVolume templates{_REJECTED}")
         )
-    labels = dig(vm, "metadata", "labels")
-    if labels is not None and (
-        not isinstance(labels, dict)
-        or not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items())
+    # The VM's labels, and its template's (the pod's: Services select the VM by them);
+    # the API server refuses any value that is no string.
+    for path in (
+        "metadata.labels",
+        "metadata.annotations",
+        "spec.template.metadata.labels",
+        "spec.template.metadata.annotations",
     ):
-        problems.append(("metadata.labels", "is not a mapping of strings to strings"))
+        value = dig(vm, *path.split("."))
+        if value is not None and (
+            not isinstance(value, dict)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+        ):
+            problems.append((path, f"is not a mapping of strings to strings{_REJECTED}"))
 
 
 def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> None:
