@@ -267,3 +267,167 @@ def test_fields_that_changed_verdicts_unnamed_are_named(
     named = [p for p in report["collection_problems"] if p["kind"] == kind and p["field"] == field]
     assert named, report["collection_problems"]
     assert named[0]["name"] == target["metadata"]["name"]
+
+
+# -- red team round 2 (helper-16) and bench.mutations seed 91 --------------------------------
+
+
+def _complete(tmp_path: Path, fixture: str, docs: Docs) -> dict[str, Any]:
+    """Audit ``docs`` as the fixture test does: every kind's list complete."""
+    from tests.test_check_fixtures import audit_fixture
+
+    header = [
+        line
+        for line in (FIXTURES / fixture).read_text().splitlines()
+        if line.startswith(("# unavailable", "# expect"))
+    ]
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c.yaml"
+    path.write_text("\n".join(header) + ("\n" if header else "") + yaml.safe_dump_all(docs))
+    return audit_fixture(path)
+
+
+def test_a_backup_of_the_same_name_in_another_velero_namespace_has_its_own_plan(
+    tmp_path: Path,
+) -> None:
+    """Backups were planned by name alone: a second Velero's Backup of the same name, which
+    took no volume data, borrowed the first one's plan and counters (READY)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    newest = max(_of(docs, "Backup"), key=lambda b: b["metadata"]["name"])
+    for location in _of(docs, "BackupStorageLocation"):
+        copy = yaml.safe_load(yaml.safe_dump(location))
+        copy["metadata"]["namespace"] = "velero-two"
+        copy.setdefault("status", {})["phase"] = "Available"
+        docs.append(copy)
+        location.setdefault("status", {})["phase"] = "Unavailable"
+    twin = yaml.safe_load(yaml.safe_dump(newest))
+    twin["metadata"]["namespace"] = "velero-two"
+    twin["spec"]["snapshotVolumes"] = False
+    for key in list(twin["status"]):
+        if key.endswith(("Attempted", "Completed")):
+            del twin["status"][key]
+    docs.append(twin)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "snapshotVolumes" in finding["message"]
+
+
+@pytest.mark.parametrize(("phase", "status"), [("ImportInProgress", "FAIL"), ("Failed", "FAIL")])
+def test_a_disk_whose_datavolume_never_finished_is_in_no_backup(
+    tmp_path: Path, phase: str, status: str
+) -> None:
+    """kubevirt-velero-plugin marks the PVC of an unfinished DataVolume in progress and does
+    not restore it; the auditor ignored the DataVolume's phase (READY)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    assert _finding(_complete(tmp_path / "base", fixture, docs), "RR-BKP-004")["status"] == "PASS"
+    claim = _of(docs, "PersistentVolumeClaim")[0]["metadata"]
+    docs.append(
+        {
+            "apiVersion": "cdi.kubevirt.io/v1beta1",
+            "kind": "DataVolume",
+            "metadata": {
+                "name": claim["name"],
+                "namespace": claim["namespace"],
+                "creationTimestamp": "2026-01-01T00:00:00Z",
+            },
+            "spec": {"source": {"http": {"url": "https://example.com/disk.img"}}},
+            "status": {"phase": phase},
+        }
+    )
+    finding = _finding(_complete(tmp_path / "dv", fixture, docs), "RR-BKP-004")
+    assert finding["status"] == status
+    assert f"is {phase}, not Succeeded" in finding["message"]
+    docs[-1]["status"]["phase"] = "succeeded"  # no CDI phase: named
+    report = _complete(tmp_path / "lower", fixture, docs)
+    assert any(
+        p["kind"] == "DataVolume" and p["field"] == "status.phase"
+        for p in report["collection_problems"]
+    )
+
+
+def test_a_ready_volume_snapshot_whose_content_failed_is_no_copy(tmp_path: Path) -> None:
+    """The VolumeSnapshot said readyToUse while its bound VolumeSnapshotContent carried an
+    error: a restore reads the content, so the snapshot is no copy."""
+    fixture = "RR-STG-001/pass-retained-volume-snapshots.yaml"
+    docs = _docs(fixture)
+    assert _finding(_complete(tmp_path / "base", fixture, docs), "RR-STG-001")["status"] == "PASS"
+    for content in _of(docs, "VolumeSnapshotContent"):
+        content["status"]["readyToUse"] = False
+        content["status"]["error"] = {"message": "snapshot failed", "time": "2026-11-29T10:00:00Z"}
+    assert _finding(_complete(tmp_path / "bad", fixture, docs), "RR-STG-001")["status"] != "PASS"
+
+
+def test_a_data_upload_of_another_pvc_uid_is_not_this_pvc_s_copy(tmp_path: Path) -> None:
+    """Velero labels each DataUpload with the uid of the PVC it uploaded; one of a same-named
+    PVC (deleted and recreated since) was taken as this PVC's copy."""
+    fixture = "RR-BKP-004/pass-data-mover.yaml"
+    docs = _docs(fixture)
+    assert _finding(_complete(tmp_path / "base", fixture, docs), "RR-BKP-004")["status"] == "PASS"
+    for upload in _of(docs, "DataUpload"):
+        upload["metadata"].setdefault("labels", {})["velero.io/pvc-uid"] = "another-pvc-uid"
+    finding = _finding(_complete(tmp_path / "bad", fixture, docs), "RR-BKP-004")
+    assert finding["status"] != "PASS", finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "value", "field"),
+    [
+        ("Backup", ("spec", "ttl"), "forever", "spec.ttl"),
+        ("Schedule", ("spec", "paused"), "true", "spec.paused"),
+        ("Backup", ("metadata", "labels"), {"velero.io/schedule-name": 42}, "metadata.labels"),
+    ],
+)
+def test_velero_fields_that_read_as_a_default_are_named(
+    tmp_path: Path, kind: str, path: tuple[str, ...], value: object, field: str
+) -> None:
+    """``ttl: forever`` read as the 720 h default (RR-BKP-006 PASS), ``paused: "true"`` as
+    active (RR-PLT-002 PASS), a numeric label as no label: each is now a named problem."""
+    fixture = "RR-BKP-001/pass.yaml"
+    docs = _docs(fixture)
+    target = _of(docs, kind)[0]
+    node = target
+    for step in path[:-1]:
+        node = node.setdefault(step, {})
+    node[path[-1]] = value
+    report = _complete(tmp_path, fixture, docs)
+    named = [p for p in report["collection_problems"] if p["kind"] == kind and p["field"] == field]
+    assert named, report["collection_problems"]
+
+
+def test_two_volumes_of_one_name_are_malformed(tmp_path: Path) -> None:
+    """KubeVirt's webhook refuses two volumes of one name; the last one silently won, and a
+    containerDisk named like the PVC volume hid the disk (READY, "ephemeral by design")."""
+    fixture = "RR-BKP-004/fail-pvc-exclude-label.yaml"
+    docs = _docs(fixture)
+    volumes = _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["volumes"]
+    volumes.append({"name": volumes[0]["name"], "containerDisk": {"image": "example/disk"}})
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "ERROR"
+    assert "spec.template.spec.volumes" in finding["message"]
+
+
+def test_a_backup_completed_after_the_audit_time_is_no_restore_point(tmp_path: Path) -> None:
+    """A completionTimestamp after ``--at`` cannot be evidence; it was the Backup's age for
+    the RPO (a 53 h old backup counted as fresh)."""
+    fixture = "RR-BKP-002/pass.yaml"
+    docs = _docs(fixture)
+    assert _finding(_complete(tmp_path / "base", fixture, docs), "RR-BKP-002")["status"] == "PASS"
+    for backup in _of(docs, "Backup"):
+        backup["status"]["completionTimestamp"] = "2026-12-05T00:00:00Z"
+    assert _finding(_complete(tmp_path / "bad", fixture, docs), "RR-BKP-002")["status"] != "PASS"
+
+
+def test_a_vmi_without_a_phase_may_be_running(tmp_path: Path) -> None:
+    """bench.mutations seed 91: a VMI whose status.phase was gone read as "not running", so
+    the kubevirt plugin's refusal of a running VM no longer applied (NOT_READY -> AT_RISK)."""
+    fixture = "RR-BKP-001/fail-plugin-refuses-running-vm-without-vmi.yaml"
+    docs = _docs(fixture)
+    before = _finding(_complete(tmp_path / "base", fixture, docs), "RR-BKP-001")
+    for vmi in _of(docs, "VirtualMachineInstance"):
+        vmi["status"].pop("phase", None)
+    after = _finding(_complete(tmp_path / "bad", fixture, docs), "RR-BKP-001")
+    rank = {"PASS": 0, "NOT_APPLICABLE": 0, "FAIL": 1, "ERROR": 1}
+    assert before["status"] == "FAIL"
+    assert rank[after["status"]] >= rank[before["status"]]

@@ -101,14 +101,17 @@ def build_inventory(data: ClusterData, at: datetime) -> tuple[ClusterIndex, list
 
 def _running(vm: dict[str, Any], vmi: dict[str, Any] | None, vmis_known: bool) -> bool | None:
     """True when a virt-launcher pod runs the VM (the kubevirt plugin reads printableStatus);
-    None when that cannot be told: no printableStatus, no VMI read, and the VMIs of its
-    namespace were not all read."""
+    None when that cannot be told: no printableStatus, and no VMI read while the VMIs of its
+    namespace were not all read, or a VMI without a phase."""
     status = dig(vm, "status", "printableStatus")
     if isinstance(status, str):
         return status in ("Running", "Starting")
-    if vmi is None and not vmis_known:
-        return None
-    return vmi is not None and dig(vmi, "status", "phase") in ("Running", "Scheduled")
+    if vmi is None:
+        return False if vmis_known else None
+    phase = dig(vmi, "status", "phase")
+    if not isinstance(phase, str) or not phase:
+        return None  # a VMI exists, in a phase nobody wrote down: it may be running
+    return phase in ("Running", "Scheduled")
 
 
 def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[PvcRef]]:

@@ -459,6 +459,14 @@ def _from_items(
     if hit is None:
         return None
     kind, o = hit
+    tags = dig(o, "spec", "tags")
+    item_uid = meta_label(o, PVC_UID_LABEL) or (
+        tags.get("pvc-uid") if isinstance(tags, dict) else None
+    )
+    if item_uid and uid and str(item_uid) != str(uid):
+        # Velero labels a DataUpload or PodVolumeBackup with the uid of the PVC it copied: a
+        # PVC of this name, but not this one (deleted and recreated since, say)
+        return None
     if kind == "VolumeSnapshot":
         ready = dig(o, "status", "readyToUse")
         err = dig(o, "status", "error", "message")
@@ -470,6 +478,17 @@ def _from_items(
             else CaptureStatus.UNKNOWN
         )
         what = f"readyToUse={ready}"
+        bound = dig(o, "status", "boundVolumeSnapshotContentName")
+        content = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
+        if st is CaptureStatus.CAPTURED and content is not None:
+            # A restore reads the snapshot through its content: the content's own status is
+            # the driver's word on whether the snapshot was cut.
+            c_ready = dig(content, "status", "readyToUse")
+            c_err = dig(content, "status", "error")
+            if c_err or c_ready is False:
+                st, what = CaptureStatus.FAILED, f"readyToUse=True but its {bound} failed"
+            elif c_ready is not True:
+                st, what = CaptureStatus.UNKNOWN, f"readyToUse=True but its {bound} is not ready"
     else:
         phase = dig(o, "status", "phase")
         st, what = _phase_status(phase), f"phase={phase}"

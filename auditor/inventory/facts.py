@@ -95,6 +95,10 @@ def copies_of(vm: VMRecord, p: PvcRef, disk: str | None, ix: ClusterIndex) -> li
         content = ix.snapshot_contents.get(
             str(dig(s, "status", "boundVolumeSnapshotContentName") or "")
         )
+        if content is not None and (
+            dig(content, "status", "error") or dig(content, "status", "readyToUse") is not True
+        ):
+            continue  # the content a restore reads says the snapshot was not (yet) cut
         policy = dig(content, "spec", "deletionPolicy") if content else None
         out.append(
             {

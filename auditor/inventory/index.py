@@ -356,6 +356,14 @@ def _flag_issues(spec: Any, where: str) -> list[FieldIssue]:
     ]
 
 
+def _ttl_issues(ttl: Any, where: str) -> list[FieldIssue]:
+    """A ``ttl`` that is set but no Go duration: Velero's API server refuses it (a
+    ``metav1.Duration``), and reading it as the 720 h default would invent a retention."""
+    if ttl is None or parse_duration(ttl) is not None:
+        return []
+    return [FieldIssue(where, f"is {ttl!r}, not a duration such as 720h0m0s", True)]
+
+
 def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
     """A counter that is not a whole number in ``0..2**63-1`` cannot be Velero's: named, and
     the Backup counts as unread (a nonsense count must never prove a capture)."""
@@ -605,6 +613,7 @@ class ClusterIndex:
                     issues.append(FieldIssue("spec.namespaceMapping", "is not a mapping", True))
                 if kind == "Backup":
                     issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
+                    issues += _ttl_issues(dig(o, "spec", "ttl"), "spec.ttl")
                     read_str(o, "spec.storageLocation", issues)
                 elif kind == "Restore":
                     read_str(o, "spec.backupName", issues)
@@ -613,9 +622,30 @@ class ClusterIndex:
                     self._mark_partial(kind, o)
         for o in data.of("Schedule"):
             issues = _flag_issues(dig(o, "spec", "template"), "spec.template")
+            issues += _ttl_issues(dig(o, "spec", "template", "ttl"), "spec.template.ttl")
+            paused = dig(o, "spec", "paused")
+            if paused is not None and not isinstance(paused, bool):
+                issues.append(
+                    FieldIssue(
+                        "spec.paused", f"is a {type(paused).__name__}, not true or false", True
+                    )
+                )
             if issues:
                 self._object_issues("Schedule", o, issues)
                 self._mark_partial("Schedule", o)
+        for o in data.of("ConfigMap"):
+            # Only Velero's change-storage-class maps are read: StorageClass name -> name.
+            payload = o.get("data")
+            if payload is not None and not (
+                isinstance(payload, dict)
+                and all(isinstance(k, str) and isinstance(v, str) for k, v in payload.items())
+            ):
+                self._object_issues(
+                    "ConfigMap",
+                    o,
+                    [FieldIssue("data", "is not a mapping of strings to strings", True)],
+                )
+                self._mark_partial("ConfigMap", o)
         for o in data.of("VolumeSnapshotClass"):
             issues = []
             read_str(o, "driver", issues, required=True)

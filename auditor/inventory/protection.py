@@ -198,7 +198,8 @@ class Pairing:
             self.vms.setdefault(f.namespace, []).append(f)
             for claim in (*f.claims, *f.state_pvcs):
                 self.users.setdefault((f.namespace, claim), f)
-        self._plans: dict[str, BackupPlan] = {}
+        # keyed by (namespace, name): two Velero installs may each have a Backup of one name
+        self._plans: dict[tuple[str, str], BackupPlan] = {}
         self._pvc_metas: dict[int, tuple[str, datetime | None, bool, dict[str, str]]] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
@@ -345,7 +346,7 @@ class Pairing:
 
     def plan(self, b: BackupView) -> BackupPlan:
         """The PVCs ``b`` would copy, per method, over its whole scope (cached)."""
-        cached = self._plans.get(b.name)
+        cached = self._plans.get((b.namespace, b.name))
         if cached is not None:
             return cached
         plan = BackupPlan(b)
@@ -388,7 +389,7 @@ class Pairing:
                     if m is Method.CSI_SNAPSHOT:
                         driver = pvc_driver(self.ix, pvc) or ""
                         plan.csi_by_driver[driver] = plan.csi_by_driver.get(driver, 0) + 1
-        self._plans[b.name] = plan
+        self._plans[(b.namespace, b.name)] = plan
         return plan
 
     def _capture(self, b: BackupView, vm: VMFacts, p: PvcRef, held: bool) -> PvcCapture:
@@ -405,6 +406,20 @@ class Pairing:
         if p.obj is None:
             return rec(
                 False, CaptureStatus.NOT_ATTEMPTED, None, "scope", f"PVC {p.name} does not exist"
+            )
+        dv = self.ix.dv_records.get((vm.namespace, p.name))
+        if dv is not None and dv.phase is not None and dv.phase != "Succeeded":
+            # The DataVolume has not finished filling its PVC (and phases do not go back to
+            # in-progress), so no Backup holds a finished disk image; the kubevirt plugin
+            # marks such a PVC kvp.kubevirt.io/storage.inprogress and skips its restore.
+            return rec(
+                True,
+                CaptureStatus.FAILED,
+                None,
+                "item",
+                f"DataVolume {p.name} is {dv.phase}, not Succeeded: its PVC holds no finished "
+                "disk image, so no backup of it restores one",
+                (f"DataVolume {vm.namespace}/{p.name} status.phase={dv.phase}",),
             )
         usable_phase = b.phase in USABLE_PHASES
         plan = self.plan(b) if usable_phase else None
@@ -436,10 +451,12 @@ class Pairing:
         for b in ix.backups_for_namespace(vm.namespace):
             if not b.scope.namespace_included(vm.namespace):
                 continue
-            if (b.expiration is not None and b.expiration <= at) or (
-                b.began is not None and b.began > at
+            if (
+                (b.expiration is not None and b.expiration <= at)
+                or (b.began is not None and b.began > at)
+                or (b.completed is not None and b.completed > at)
             ):
-                continue
+                continue  # expired, or timestamps from after the audit: no restore point now
             try:
                 plan = self.plan(b) if b.phase in USABLE_PHASES else None
                 known = plan.held.get((vm.namespace, vm.name)) if plan is not None else None

@@ -258,8 +258,35 @@ def _failed(issues: list[FieldIssue], path: str) -> bool:
     return any(i.field == path for i in issues)
 
 
+#: CDI's DataVolumePhase values (containerized-data-importer, api/pkg/apis/core/v1beta1/types.go).
+DATAVOLUME_PHASES = (
+    "Pending",
+    "PVCBound",
+    "ImportScheduled",
+    "ImportInProgress",
+    "CloneScheduled",
+    "CloneInProgress",
+    "SnapshotForSmartCloneInProgress",
+    "CloneFromSnapshotSourceInProgress",
+    "SmartClonePVCInProgress",
+    "CSICloneInProgress",
+    "ExpansionInProgress",
+    "NamespaceTransferInProgress",
+    "UploadScheduled",
+    "UploadReady",
+    "WaitForFirstConsumer",
+    "PendingPopulation",
+    "PrepClaimInProgress",
+    "RebindInProgress",
+    "Paused",
+    "Succeeded",
+    "Failed",
+    "Unknown",
+)
+
+
 def parse_datavolume(obj: dict[str, Any]) -> DataVolumeRecord:
-    """Build a DataVolume record (phase is CDI's free-form enum: type-checked only)."""
+    """Build a DataVolume record; a phase outside CDI's enum (``succeeded``) is an issue."""
     issues: list[FieldIssue] = []
     namespace, name = _names(obj)
     storage_class = read_str(obj, "spec.storage.storageClassName", issues) or read_str(
@@ -268,7 +295,7 @@ def parse_datavolume(obj: dict[str, Any]) -> DataVolumeRecord:
     return DataVolumeRecord(
         namespace=namespace,
         name=name,
-        phase=read_str(obj, "status.phase", issues),
+        phase=read_enum(obj, "status.phase", DATAVOLUME_PHASES, issues),
         storage_class=storage_class,
         issues=tuple(issues),
     )

@@ -108,6 +108,14 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
             (f"{_BASE}.volumes", f"is missing while {len(disks)} disk(s) are listed{_REJECTED}")
         )
     volume_names = {v["name"] for v in volumes}
+    for what, named in (("volumes", volumes), ("domain.devices.disks", disks)):
+        dupes = sorted(
+            {n["name"] for n in named if [m["name"] for m in named].count(n["name"]) > 1}
+        )
+        if dupes:
+            # KubeVirt's admission webhook refuses two volumes (or disks) of one name; which
+            # one a reader keeps is a guess
+            problems.append((f"{_BASE}.{what}", f"names {', '.join(dupes)} twice{_REJECTED}"))
     for d in disks:
         if d["name"] not in volume_names and raw_volumes is not None:
             problems.append(

@@ -397,18 +397,23 @@ class _Builder:
             ("metadata.annotations", meta.get("annotations")),
         ):
             if value is not None and not isinstance(value, dict):
-                self.partial.add(spec.kind)
-                self.problem(
-                    f"{loc}: {spec.kind} {_qual(ns, name)} field {fld} is a "
-                    f"{type(value).__name__}, not a mapping; not read",
-                    file=_file_of(origin),
-                    kind=spec.kind,
-                    namespace=ns,
-                    name=name,
-                    field=fld,
-                    kinds=(spec.kind,),
-                )
-                return False
+                what = f"is a {type(value).__name__}, not a mapping"
+            elif fld.startswith("metadata.") and value and not _string_map(value):
+                # the API server refuses a label or annotation that is no string
+                what = "is not a mapping of strings to strings"
+            else:
+                continue
+            self.partial.add(spec.kind)
+            self.problem(
+                f"{loc}: {spec.kind} {_qual(ns, name)} field {fld} {what}; not read",
+                file=_file_of(origin),
+                kind=spec.kind,
+                namespace=ns,
+                name=name,
+                field=fld,
+                kinds=(spec.kind,),
+            )
+            return False
         return True
 
     def problem(self, reason: str, **kw: Any) -> None:
@@ -424,6 +429,11 @@ class _Builder:
                 self.data.states[kind] = state
         for objs in self.data.objects.values():
             objs.sort(key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
+
+
+def _string_map(value: dict[Any, Any]) -> bool:
+    """Whether every key and value of ``value`` is a string (labels, annotations)."""
+    return all(type(k) is str and type(v) is str for k, v in value.items())
 
 
 #: Files this large (in characters) that are an ``oc get`` List are read a piece at a time.
