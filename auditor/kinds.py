@@ -122,7 +122,7 @@ KINDS: tuple[KindSpec, ...] = (
         # (readyToUse, error) and the deletion policy (inventory/capture.py, inventory/facts.py).
         keep=(
             ("metadata", ("name", "namespace", "labels", "annotations", "deletionTimestamp")),
-            ("spec", ("driver", "deletionPolicy", "volumeSnapshotClassName")),
+            ("spec", ("driver", "deletionPolicy", "volumeSnapshotClassName", "source")),
             ("status", ("readyToUse", "error", "restoreSize")),
         ),
     ),

@@ -431,3 +431,19 @@ def test_a_vmi_without_a_phase_may_be_running(tmp_path: Path) -> None:
     rank = {"PASS": 0, "NOT_APPLICABLE": 0, "FAIL": 1, "ERROR": 1}
     assert before["status"] == "FAIL"
     assert rank[after["status"]] >= rank[before["status"]]
+
+
+def test_ready_snapshot_contents_of_other_volumes_prove_no_copy_of_this_one(
+    tmp_path: Path,
+) -> None:
+    """Without counters, the Backup's ready VolumeSnapshotContents of the PVC's driver proved
+    it by their number alone, even when every one was of another volume (its
+    ``spec.source.volumeHandle``): READY on snapshots of other disks."""
+    fixture = "RR-BKP-004/pass-snapshot-contents-without-counters.yaml"
+    docs = _docs(fixture)
+    assert _finding(_complete(tmp_path / "base", fixture, docs), "RR-BKP-004")["status"] == "PASS"
+    for content in _of(docs, "VolumeSnapshotContent"):
+        content["spec"]["source"] = {"volumeHandle": "a-volume-of-another-pvc"}
+    finding = _finding(_complete(tmp_path / "other", fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "is of PVC" in finding["message"]

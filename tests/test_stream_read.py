@@ -106,6 +106,7 @@ def test_slim_record_keeps_what_checks_read_and_drops_the_rest(tmp_path: Path) -
         "spec": {
             "deletionPolicy": "Retain",
             "driver": "rbd.csi.ceph.com",
+            "source": {"snapshotHandle": "handle-1"},  # the volume (or snapshot) it is of
             "volumeSnapshotClassName": "rbd",
         },
         "status": {

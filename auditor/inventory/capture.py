@@ -155,6 +155,7 @@ class BackupPlan:
     )
     _classless: dict[str, int] | None = None
     _failures: int | None = None
+    _handles: dict[str | None, frozenset[str] | None] = field(default_factory=dict)
 
     def classless(self, ix: ClusterIndex, driver: str) -> int:
         """How many PVCs of the Backup's scope on ``driver`` no VolumeSnapshotClass could
@@ -167,6 +168,29 @@ class BackupPlan:
                     counts[d] = counts.get(d, 0) + 1
             self._classless = counts
         return self._classless.get(driver, 0)
+
+    def content_handles(self, ix: ClusterIndex, driver: str | None) -> frozenset[str] | None:
+        """The ``spec.source.volumeHandle`` of every ready VolumeSnapshotContent labelled with
+        this Backup (of ``driver``): the volumes its snapshots are of. None when a ready
+        content names no volume handle (a pre-provisioned snapshot): then nothing is told."""
+        if driver not in self._handles:
+            handles: set[str] = set()
+            named_all = True
+            for c in ix.backup_snapshot_contents.get(self.backup.name, []):
+                spec, status = c.get("spec"), c.get("status")
+                if not isinstance(spec, dict) or (
+                    driver is not None and spec.get("driver") != driver
+                ):
+                    continue
+                if not isinstance(status, dict) or status.get("readyToUse") is not True:
+                    continue
+                handle = dig(spec, "source", "volumeHandle")
+                if not isinstance(handle, str) or not handle:
+                    named_all = False
+                    break
+                handles.add(handle)
+            self._handles[driver] = frozenset(handles) if named_all else None
+        return self._handles[driver]
 
     def failures_seen(self, ix: ClusterIndex) -> int:
         """How many failed volume items of this Backup the evidence shows, whoever's they are:
@@ -725,7 +749,23 @@ def capture_evidence(
                 proof,
             )
         return st, method, "counters", why, proof
-    st, why, proof = _counted(ix, plan, method, pvc_driver(ix, pvc))
+    driver = pvc_driver(ix, pvc)
+    st, why, proof = _counted(ix, plan, method, driver)
+    if st is CaptureStatus.CAPTURED and method is Method.CSI_SNAPSHOT:
+        # The Backup's ready snapshots name the volumes they are of: none of this PVC's
+        # volume means its snapshot is not among them, whatever the counts say.
+        pv = ix.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
+        handle = dig(pv, "spec", "csi", "volumeHandle") if pv else None
+        handles = plan.content_handles(ix, driver)
+        if handles and isinstance(handle, str) and handle not in handles:
+            return (
+                CaptureStatus.UNKNOWN,
+                method,
+                "counters",
+                f"{why}, but none of the {len(handles)} ready VolumeSnapshotContent(s) of driver "
+                f"{driver} labelled for backup {b.name} is of PVC {name}'s volume ({handle})",
+                proof,
+            )
     return st, method, "counters", why, proof
 
 
