@@ -17,6 +17,8 @@ https://kubevirt.io/user-guide/compute/run_strategies/):
 
 from __future__ import annotations
 
+from collections import Counter
+
 from typing import Any
 
 from auditor.inventory.fields import MAC_RE, UUID_RE
@@ -109,9 +111,7 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
         )
     volume_names = {v["name"] for v in volumes}
     for what, named in (("volumes", volumes), ("domain.devices.disks", disks)):
-        dupes = sorted(
-            {n["name"] for n in named if [m["name"] for m in named].count(n["name"]) > 1}
-        )
+        dupes = sorted(k for k, n in Counter(v["name"] for v in named).items() if n > 1)
         if dupes:
             # KubeVirt's admission webhook refuses two volumes (or disks) of one name; which
             # one a reader keeps is a guess
