@@ -18,7 +18,6 @@ https://kubevirt.io/user-guide/compute/run_strategies/):
 from __future__ import annotations
 
 from collections import Counter
-
 from typing import Any
 
 from auditor.inventory.fields import MAC_RE, UUID_RE
