@@ -447,3 +447,80 @@ def test_ready_snapshot_contents_of_other_volumes_prove_no_copy_of_this_one(
     finding = _finding(_complete(tmp_path / "other", fixture, docs), "RR-BKP-004")
     assert finding["status"] == "ERROR", finding["message"]
     assert "is of PVC" in finding["message"]
+
+
+# -- red team case e03: a VolumeSnapshot ready now, in a Backup whose CSI counters fell short --
+
+
+def _labelled_snapshots(docs: Docs, ready: dict[str, bool]) -> None:
+    """Velero's VolumeSnapshot (labelled with the Backup's name) for each PVC in ``ready``,
+    bound to the Backup's labelled VolumeSnapshotContents in order."""
+    contents = [c for c in _of(docs, "VolumeSnapshotContent") if c["metadata"].get("labels")]
+    for (pvc, ok), content in zip(ready.items(), contents, strict=False):
+        status: dict[str, Any] = {
+            "boundVolumeSnapshotContentName": content["metadata"]["name"],
+            "readyToUse": ok,
+        }
+        if not ok:
+            status["error"] = {"message": "timed out waiting for the snapshot"}
+        docs.append(
+            {
+                "apiVersion": "snapshot.storage.k8s.io/v1",
+                "kind": "VolumeSnapshot",
+                "metadata": {
+                    "name": f"velero-{pvc}-x1",
+                    "namespace": "app",
+                    "labels": {"velero.io/backup-name": "daily-20261130"},
+                },
+                "spec": {"source": {"persistentVolumeClaimName": pvc}},
+                "status": status,
+            }
+        )
+
+
+_DISKS = ("vm1-root", "vm1-data", "persistent-state-for-vm1-abcde")
+
+
+def _short_by_one(docs: Docs) -> None:
+    backup = _of(docs, "Backup")[0]
+    backup["status"].update(
+        phase="PartiallyFailed", csiVolumeSnapshotsCompleted=2, backupItemOperationsCompleted=2
+    )
+    backup["status"].update(backupItemOperationsFailed=1, errors=1)
+
+
+def test_a_snapshot_ready_now_does_not_prove_a_backup_whose_csi_counters_fell_short(
+    tmp_path: Path,
+) -> None:
+    """Velero gives up on a CSI snapshot after ``csiSnapshotTimeout`` and counts it attempted,
+    not completed; the VolumeSnapshot may turn ready afterwards. With every labelled
+    VolumeSnapshot ready now and the counters one short, none of them proves its PVC's copy
+    (each could be the one Velero gave up on): RR-BKP-004 was PASS on their readiness."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    _labelled_snapshots(docs, dict.fromkeys(_DISKS, True))
+    clean = _finding(_complete(tmp_path / "clean", fixture, docs), "RR-BKP-004")
+    assert clean["status"] == "PASS"
+    assert "VolumeSnapshot app/velero-vm1-root-x1 status.readyToUse=True" in str(clean["evidence"])
+    _short_by_one(docs)
+    finding = _finding(_complete(tmp_path / "short", fixture, docs), "RR-BKP-004")
+    assert finding["status"] != "PASS"
+    assert "1 CSI snapshot(s) that did not complete" in str(finding["evidence"])
+
+
+def test_a_failure_its_own_volume_snapshot_shows_leaves_the_others_proven(
+    tmp_path: Path,
+) -> None:
+    """The same counters, with the data disk's VolumeSnapshot failed: that failure is the one
+    the counters count, so the other two ready snapshots still prove their PVCs and only the
+    data disk fails."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    _labelled_snapshots(docs, {"vm1-root": True, "vm1-data": False, _DISKS[2]: True})
+    _short_by_one(docs)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "FAIL"
+    assert "vm1-data" in finding["message"]
+    evidence = str(finding["evidence"])
+    assert "did not complete" not in evidence
+    assert "velero-vm1-root-x1 status.readyToUse=True" in evidence

@@ -155,6 +155,7 @@ class BackupPlan:
     )
     _classless: dict[str, int] | None = None
     _failures: int | None = None
+    _csi_unattributed: int | None = None
     _handles: dict[str | None, frozenset[str] | None] = field(default_factory=dict)
 
     def classless(self, ix: ClusterIndex, driver: str) -> int:
@@ -221,6 +222,37 @@ class BackupPlan:
                 + max(0, (b.csi_attempted or 0) - (b.csi_completed or 0))
             )
         return self._failures
+
+    def csi_failures_unattributed(self, ix: ClusterIndex) -> int:
+        """How many CSI snapshots this Backup's status says did not complete that none of its
+        labelled VolumeSnapshots shows failed or unready (computed once per Backup).
+
+        ``status.csiVolumeSnapshotsAttempted`` above ``Completed`` (or failed item
+        operations beyond the Failed DataUploads) counts snapshots Velero gave up on, for
+        instance after ``csiSnapshotTimeout``; a VolumeSnapshot may turn ready after that, and
+        its readiness now does not say it was among the completed ones
+        (https://velero.io/docs/main/csi/, "backupItemOperations"). Failures its own
+        VolumeSnapshots account for (not ready, or with an error) tell the others apart.
+        """
+        if self._csi_unattributed is None:
+            b = self.backup
+            failed_uploads = sum(
+                1
+                for o in ix.data_uploads.get(b.name, [])
+                if _phase_status(dig(o, "status", "phase")) is CaptureStatus.FAILED
+            )
+            gap = max(
+                (b.csi_attempted or 0) - (b.csi_completed or 0),
+                b.item_ops_failed - failed_uploads,
+                0,
+            )
+            shown = sum(
+                1
+                for o in ix.backup_volume_snapshots.get(b.name, [])
+                if _snapshot_status(ix, o)[0] is not CaptureStatus.CAPTURED
+            )
+            self._csi_unattributed = max(0, gap - shown)
+        return self._csi_unattributed
 
     def snapshot_contents(self, ix: ClusterIndex, driver: str | None) -> tuple[int, list[str]]:
         """``(count, names of the ready ones)`` of the VolumeSnapshotContents labelled with this
@@ -492,36 +524,55 @@ def _from_items(
         # PVC of this name, but not this one (deleted and recreated since, say)
         return None
     if kind == "VolumeSnapshot":
-        ready = dig(o, "status", "readyToUse")
-        err = dig(o, "status", "error", "message")
-        st = (
-            CaptureStatus.CAPTURED
-            if ready is True
-            else CaptureStatus.FAILED
-            if err
-            else CaptureStatus.UNKNOWN
-        )
-        what = f"readyToUse={ready}"
-        bound = dig(o, "status", "boundVolumeSnapshotContentName")
-        content = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
-        if st is CaptureStatus.CAPTURED and content is not None:
-            # A restore reads the snapshot through its content: the content's own status is
-            # the driver's word on whether the snapshot was cut.
-            c_ready = dig(content, "status", "readyToUse")
-            c_err = dig(content, "status", "error")
-            if c_err or c_ready is False:
-                st, what = CaptureStatus.FAILED, f"readyToUse=True but its {bound} failed"
-            elif c_ready is not True:
-                st, what = CaptureStatus.UNKNOWN, f"readyToUse=True but its {bound} is not ready"
+        st, what = _snapshot_status(ix, o)
+        seen = what
+        unattributed = plan.csi_failures_unattributed(ix) if st is CaptureStatus.CAPTURED else 0
+        if unattributed:
+            b = plan.backup
+            st = CaptureStatus.UNKNOWN
+            what = (
+                f"{what}, but backup {b.name} records {unattributed} CSI snapshot(s) that did "
+                f"not complete (csiVolumeSnapshotsAttempted={b.csi_attempted or 0}, "
+                f"Completed={b.csi_completed or 0}, backupItemOperationsFailed="
+                f"{b.item_ops_failed}) and its VolumeSnapshots do not show which: a snapshot "
+                "that turned ready after Velero gave up on it is not in the backup"
+            )
     else:
         phase = dig(o, "status", "phase")
         st, what = _phase_status(phase), f"phase={phase}"
+        seen = what
     return (
         st,
         _ITEM_METHOD[kind],
         f"{kind} for PVC {name}: {what}",
-        (f"{_ref(kind, o)} status.{what}",),
+        (f"{_ref(kind, o)} status.{seen}",),
     )
+
+
+def _snapshot_status(ix: ClusterIndex, o: dict[str, Any]) -> tuple[CaptureStatus, str]:
+    """A VolumeSnapshot's own word, checked against its bound content: ``(status, what)``."""
+    ready = dig(o, "status", "readyToUse")
+    err = dig(o, "status", "error", "message")
+    st = (
+        CaptureStatus.CAPTURED
+        if ready is True
+        else CaptureStatus.FAILED
+        if err
+        else CaptureStatus.UNKNOWN
+    )
+    what = f"readyToUse={ready}"
+    bound = dig(o, "status", "boundVolumeSnapshotContentName")
+    content = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
+    if st is CaptureStatus.CAPTURED and content is not None:
+        # A restore reads the snapshot through its content: the content's own status is
+        # the driver's word on whether the snapshot was cut.
+        c_ready = dig(content, "status", "readyToUse")
+        c_err = dig(content, "status", "error")
+        if c_err or c_ready is False:
+            st, what = CaptureStatus.FAILED, f"readyToUse=True but its {bound} failed"
+        elif c_ready is not True:
+            st, what = CaptureStatus.UNKNOWN, f"readyToUse=True but its {bound} is not ready"
+    return st, what
 
 
 def _counted(
