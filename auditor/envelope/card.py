@@ -67,7 +67,7 @@ def _newest_copy(
 ) -> CopyCard | None:
     if p is None:
         return None
-    copies = copies_of(vm, p, disk, index)
+    copies = copies_of(vm, p, disk, index, newest_backup_only=True)
     if not copies:
         return None
     best = max(copies, key=lambda c: c["time"] or "")

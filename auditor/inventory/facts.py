@@ -64,7 +64,14 @@ def reclaim_policy(index: ClusterIndex, pvc: dict[str, Any]) -> str | None:
     return None
 
 
-def copies_of(vm: VMRecord, p: PvcRef, disk: str | None, ix: ClusterIndex) -> list[dict[str, Any]]:
+def copies_of(
+    vm: VMRecord,
+    p: PvcRef,
+    disk: str | None,
+    ix: ClusterIndex,
+    *,
+    newest_backup_only: bool = False,
+) -> list[dict[str, Any]]:
     """Every restorable copy of one PVC's data, newest backups first.
 
     Each copy says whether it ``survives_namespace_loss``: a Velero backup does (object
@@ -72,11 +79,17 @@ def copies_of(vm: VMRecord, p: PvcRef, disk: str | None, ix: ClusterIndex) -> li
     has ``deletionPolicy: Delete`` dies with the namespace, and so does a
     VirtualMachineSnapshot (a namespaced object). Only evidenced backup captures, ready
     VolumeSnapshots and ready, restorable VirtualMachineSnapshots count.
+
+    ``newest_backup_only`` keeps only the first Backup copy: ``vm.backups`` is newest first,
+    so it is the newest of them (what the recovery card's newest copy needs, without a row
+    for each of a month of backups).
     """
     out: list[dict[str, Any]] = []
     for e in vm.backups:
         if not e.usable:
             continue
+        if newest_backup_only and out:
+            break
         for c in e.pvcs:
             if c.pvc == p.name and c.captured:
                 out.append(

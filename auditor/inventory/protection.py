@@ -392,7 +392,11 @@ class Pairing:
         self._plans[(b.namespace, b.name)] = plan
         return plan
 
-    def _capture(self, b: BackupView, vm: VMFacts, p: PvcRef, held: bool) -> PvcCapture:
+    def _capture(
+        self, b: BackupView, vm: VMFacts, p: PvcRef, held: bool, plan: BackupPlan | None
+    ) -> PvcCapture:
+        """One PVC's capture in ``b``; ``plan`` is ``self.plan(b)`` for a usable phase, else None."""
+
         def rec(
             in_scope: bool,
             status: CaptureStatus,
@@ -421,8 +425,6 @@ class Pairing:
                 "disk image, so no backup of it restores one",
                 (f"DataVolume {vm.namespace}/{p.name} status.phase={dv.phase}",),
             )
-        usable_phase = b.phase in USABLE_PHASES
-        plan = self.plan(b) if usable_phase else None
         if plan is None or (vm.namespace, p.name) not in plan.methods:
             why = self.namespace_reason(b, vm.namespace) or self.pvc_scope(
                 b, vm.namespace, p.obj, p.name in self._pulled(b, vm, held)
@@ -447,6 +449,7 @@ class Pairing:
         """
         ix, at = self.ix, self.at
         contents = ix.data.backup_contents
+        locations_known = ix.data.known("BackupStorageLocation")
         evals: list[BackupEval] = []
         for b in ix.backups_for_namespace(vm.namespace):
             if not b.scope.namespace_included(vm.namespace):
@@ -461,7 +464,7 @@ class Pairing:
                 plan = self.plan(b) if b.phase in USABLE_PHASES else None
                 known = plan.held.get((vm.namespace, vm.name)) if plan is not None else None
                 holds, why = known if known is not None else self.vm_held(b, vm)
-                captures = [self._capture(b, vm, p, holds) for p in pvcs]
+                captures = [self._capture(b, vm, p, holds, plan) for p in pvcs]
             except SelectorError as exc:
                 problems.append(
                     f"Backup {b.namespace}/{b.name} has a malformed label selector: {exc}"
@@ -471,7 +474,7 @@ class Pairing:
             if not holds and not pattern and not any(c.in_scope for c in captures):
                 continue
             location = None
-            if ix.data.known("BackupStorageLocation"):
+            if locations_known:
                 location = ix.storage_locations.get((b.namespace, b.storage_location or ""), "")
             stored = contents.get(b.name) if contents is not None else None
             evals.append(
