@@ -5,7 +5,8 @@ Implements the filters documented for Velero Backup/Restore specs
 https://velero.io/docs/main/resource-filtering/): ``includedNamespaces`` /
 ``excludedNamespaces`` (``*`` and globs), ``includedResources`` /
 ``excludedResources`` (plural, singular, kind, short name, optionally
-``.group``), ``labelSelector`` (matchLabels + matchExpressions) and
+``.group``), Velero 1.11's ``included/excludedNamespaceScopedResources`` and
+``included/excludedClusterScopedResources``, ``labelSelector`` (matchLabels + matchExpressions) and
 ``orLabelSelectors`` (any one matches).
 """
 
@@ -18,17 +19,80 @@ from typing import Any
 
 __all__ = ["Scope", "selector_matches", "SelectorError"]
 
+#: Short names Velero expands in resource filters: it resolves each entry through the API
+#: server's discovery with the short-name expander (``restmapper.NewShortcutExpander`` in
+#: velero ``pkg/discovery/helper.go``), so a CRD's ``shortNames`` and the core short names
+#: work as the plural does. Those of the types the auditor reads or a VM's restore needs.
 _SHORT_NAMES = {
+    # core/v1
+    "po": "pods",
+    "svc": "services",
+    "cm": "configmaps",
     "pvc": "persistentvolumeclaims",
     "pv": "persistentvolumes",
+    "ns": "namespaces",
+    "sa": "serviceaccounts",
+    "sc": "storageclasses",
+    # kubevirt.io (the CRDs' shortNames)
     "vm": "virtualmachines",
     "vms": "virtualmachines",
     "vmi": "virtualmachineinstances",
     "vmis": "virtualmachineinstances",
+    "vminstancetype": "virtualmachineinstancetypes",
+    "vminstancetypes": "virtualmachineinstancetypes",
+    "vmf": "virtualmachineinstancetypes",
+    "vmfs": "virtualmachineinstancetypes",
+    "vmclusterinstancetype": "virtualmachineclusterinstancetypes",
+    "vmclusterinstancetypes": "virtualmachineclusterinstancetypes",
+    "vmcf": "virtualmachineclusterinstancetypes",
+    "vmcfs": "virtualmachineclusterinstancetypes",
+    "vmpref": "virtualmachinepreferences",
+    "vmprefs": "virtualmachinepreferences",
+    "vmp": "virtualmachinepreferences",
+    "vmps": "virtualmachinepreferences",
+    "vmclusterpref": "virtualmachineclusterpreferences",
+    "vmclusterprefs": "virtualmachineclusterpreferences",
+    "vmcp": "virtualmachineclusterpreferences",
+    "vmcps": "virtualmachineclusterpreferences",
+    "vmsnapshot": "virtualmachinesnapshots",
+    "vmsnapshots": "virtualmachinesnapshots",
+    "vmsnapshotcontent": "virtualmachinesnapshotcontents",
+    "vmsnapshotcontents": "virtualmachinesnapshotcontents",
+    # cdi.kubevirt.io
     "dv": "datavolumes",
     "dvs": "datavolumes",
-    "ns": "namespaces",
+    # k8s.cni.cncf.io
+    "net-attach-def": "network-attachment-definitions",
+    # snapshot.storage.k8s.io
+    "vs": "volumesnapshots",
+    "vsc": "volumesnapshotcontents",
+    "vscs": "volumesnapshotcontents",
+    "vsclass": "volumesnapshotclasses",
+    "vsclasses": "volumesnapshotclasses",
 }
+
+#: Cluster-scoped resource types among those the scope is asked about: Velero's newer
+#: filters (``included/excludedClusterScopedResources``) apply to them, the
+#: ``...NamespaceScopedResources`` ones to every other type.
+_CLUSTER_SCOPED = frozenset(
+    {
+        "persistentvolumes",
+        "namespaces",
+        "storageclasses",
+        "virtualmachineclusterinstancetypes",
+        "virtualmachineclusterpreferences",
+        "volumesnapshotcontents",
+        "volumesnapshotclasses",
+        "customresourcedefinitions",
+    }
+)
+
+
+def _expand(entry: str) -> str:
+    """A filter entry with a short resource name spelled out (``vm.kubevirt.io`` too)."""
+    short, dot, group = entry.partition(".")
+    full = _SHORT_NAMES.get(short)
+    return entry if full is None else full + dot + group
 
 
 class SelectorError(ValueError):
@@ -50,6 +114,21 @@ def _str_list(spec: dict[str, Any], key: str) -> list[str]:
     return list(value)
 
 
+#: Velero's resource filters before 1.11, and the scoped ones since (one style per Backup).
+_OLD_FILTERS = ("includedResources", "excludedResources", "includeClusterResources")
+_SCOPED_FILTERS = (
+    "includedNamespaceScopedResources",
+    "excludedNamespaceScopedResources",
+    "includedClusterScopedResources",
+    "excludedClusterScopedResources",
+)
+
+
+def _lower(spec: dict[str, Any], key: str) -> tuple[str, ...]:
+    """A resource filter list, lower-cased (see :func:`_str_list`)."""
+    return tuple(r.lower() for r in _str_list(spec, key))
+
+
 @dataclass(frozen=True)
 class Scope:
     """The object filters of one Velero Backup spec, Schedule template or Restore spec."""
@@ -60,6 +139,13 @@ class Scope:
     excluded_resources: tuple[str, ...]
     label_selector: Mapping[str, Any] | None
     or_label_selectors: tuple[Mapping[str, Any], ...]
+    #: Velero 1.11's scoped filters (``included/excludedNamespaceScopedResources``,
+    #: ``included/excludedClusterScopedResources``); never set together with
+    #: ``included/excludedResources`` (Velero fails such a Backup's validation)
+    included_namespaced: tuple[str, ...] = ()
+    excluded_namespaced: tuple[str, ...] = ()
+    included_cluster: tuple[str, ...] = ()
+    excluded_cluster: tuple[str, ...] = ()
     # Answers already given: every VM and PVC of an audit asks each Backup the same few
     # questions (its namespace, the same handful of resource types), and the filters are
     # fixed once built.
@@ -89,11 +175,25 @@ class Scope:
             isinstance(ors, list) and all(isinstance(s, dict) for s in ors)
         ):
             raise SelectorError("orLabelSelectors is not a list of selectors")
+        scoped = {key: _lower(spec, key) for key in _SCOPED_FILTERS}
+        old_style = [k for k in _OLD_FILTERS if spec.get(k) is not None]
+        new_style = [k for k, v in scoped.items() if v]
+        if old_style and new_style:
+            # "They cannot be used together" (https://velero.io/docs/main/resource-filtering/):
+            # Velero refuses the Backup, so it filters nothing the auditor could tell
+            raise SelectorError(
+                f"{', '.join(old_style)} and {', '.join(new_style)} are set together; Velero "
+                "fails the validation of a backup mixing its old and new resource filters"
+            )
         return cls(
+            included_namespaced=scoped["includedNamespaceScopedResources"],
+            excluded_namespaced=scoped["excludedNamespaceScopedResources"],
+            included_cluster=scoped["includedClusterScopedResources"],
+            excluded_cluster=scoped["excludedClusterScopedResources"],
             included_namespaces=tuple(_str_list(spec, "includedNamespaces")),
             excluded_namespaces=tuple(_str_list(spec, "excludedNamespaces")),
-            included_resources=tuple(r.lower() for r in _str_list(spec, "includedResources")),
-            excluded_resources=tuple(r.lower() for r in _str_list(spec, "excludedResources")),
+            included_resources=_lower(spec, "includedResources"),
+            excluded_resources=_lower(spec, "excludedResources"),
             label_selector=ls if isinstance(ls, dict) else None,
             or_label_selectors=tuple(s for s in ors if isinstance(s, dict))
             if isinstance(ors, list)
@@ -136,12 +236,19 @@ class Scope:
         qualified = {f"{n}.{group}" for n in names} if group else set()
 
         def hit(entry: str) -> bool:
-            entry = _SHORT_NAMES.get(entry, entry)
+            entry = _expand(entry)
             return entry == "*" or entry in names or entry in qualified
 
-        if self.included_resources and not any(hit(e) for e in self.included_resources):
-            return False
-        return not any(hit(e) for e in self.excluded_resources if e != "*")
+        if plural in _CLUSTER_SCOPED:
+            included, excluded = self.included_cluster, self.excluded_cluster
+        else:
+            included, excluded = self.included_namespaced, self.excluded_namespaced
+        for inc, exc in ((self.included_resources, self.excluded_resources), (included, excluded)):
+            if inc and not any(hit(e) for e in inc):
+                return False
+            if any(hit(e) for e in exc if e != "*"):
+                return False
+        return True
 
     def labels_match(self, labels: Mapping[str, str]) -> bool:
         """True if ``labels`` satisfy the selectors (no selector matches everything).

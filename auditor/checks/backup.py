@@ -475,7 +475,7 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
             **ev,
         ).on(Basis.OBSERVED)
     selected = bool(sc.label_selector is not None or sc.or_label_selectors)
-    pulled = ctx.index.kubevirt_plugin is True
+    pulled = ctx.index.kubevirt_plugin_in(e.backup.namespace) is True
     note = f"; {_SELECTOR_NOTE}" if selected and not pulled else ""
     return passed(
         f"Backup {e.backup.name}'s filters take {', '.join(names)} that VM {vm.ref} references "

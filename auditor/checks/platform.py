@@ -156,7 +156,8 @@ def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     requires=("DataProtectionApplication",),
 )
 def kubevirt_plugin(ctx: CheckContext, vms: list[VMRecord]) -> Result:
-    """Read DataProtectionApplications' plugin lists; N/A when none exists."""
+    """Read DataProtectionApplications' plugin lists; N/A when none exists. PASS only when
+    every one that lists its plugins enables kubevirt (OADP may run a Velero per namespace)."""
     dpas = ctx.index.data.of("DataProtectionApplication")
     if not dpas:
         return not_applicable("No DataProtectionApplication found; plugin list unknown.")
@@ -169,4 +170,13 @@ def kubevirt_plugin(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     ]
     if ctx.index.kubevirt_plugin:
         return passed("The kubevirt Velero plugin is enabled.", dpas=rows)
+    without = sorted(ns for ns, on in ctx.index.kubevirt_plugins.items() if not on)
+    if without and len(without) < len(ctx.index.kubevirt_plugins):
+        # each Velero install loads the plugins of the DPA in its own namespace only
+        return failed(
+            "The DataProtectionApplication(s) in namespace(s) "
+            f"{', '.join(without)} do not enable the kubevirt Velero plugin: the Backups "
+            "of those Velero installs run without it.",
+            dpas=rows,
+        )
     return failed("No DataProtectionApplication enables the kubevirt Velero plugin.", dpas=rows)

@@ -174,7 +174,7 @@ def restore_identity(vm: VMRecord, ctx: CheckContext) -> Result:
     if not done:
         return not_applicable(f"VM {vm.ref} has no finished Restore.")
     d = done[0]
-    plugin = ctx.index.kubevirt_plugin
+    plugin = ctx.index.kubevirt_plugin_in(d.restore.namespace)
     clear_mac = d.label(CLEAR_MAC_LABEL) and plugin is not False
     new_uuid = d.label(NEW_UUID_LABEL) and plugin is not False
     l2 = _l2_macs(vm)

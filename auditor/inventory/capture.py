@@ -787,7 +787,7 @@ def capture_evidence(
             f"PVC {name} (backupItemOperationsAttempted={b.item_ops_attempted})",
             (others,),
         )
-    if method is Method.CSI_SNAPSHOT and ix.csi_enabled is False:
+    if method is Method.CSI_SNAPSHOT and ix.csi_in(b.namespace) is False:
         dpas = ", ".join(ix.dpa_names)
         st, why, proof = _counted(ix, plan, method, pvc_driver(ix, pvc))
         if st is not CaptureStatus.CAPTURED:

@@ -434,7 +434,14 @@ class ClusterIndex:
     data_downloads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
+    #: True when every DataProtectionApplication with a plugin list enables the kubevirt
+    #: plugin, False when one does not, None when none lists its plugins
     kubevirt_plugin: bool | None = None
+    #: Velero namespace -> whether its DPA enables the kubevirt plugin (a Velero install
+    #: loads the plugins of the DPA in its own namespace only; OADP may run several)
+    kubevirt_plugins: dict[str, bool] = field(default_factory=dict)
+    #: Velero namespace -> whether its DPA turns Velero's CSI support on
+    csi_plugins: dict[str, bool] = field(default_factory=dict)
     #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
     identities: IdentityIndex = field(default_factory=IdentityIndex)
     #: typed slim records (validated while parsed) of the non-Velero kinds checks read
@@ -783,13 +790,16 @@ class ClusterIndex:
                 self._mark_partial("DataProtectionApplication", dpa)
             plugins = plugins if isinstance(plugins, list) else []
             flags = flags if isinstance(flags, list) else []
+            ns = _ns(dpa)
             if isinstance(dig(velero, "defaultPlugins"), list):
                 enabled = "kubevirt" in plugins
-                self.kubevirt_plugin = bool(self.kubevirt_plugin) or enabled
+                self.kubevirt_plugins[ns] = self.kubevirt_plugins.get(ns, False) or enabled
+                self.kubevirt_plugin = enabled and self.kubevirt_plugin is not False
             # OADP turns Velero's CSI support on with the csi plugin or the EnableCSI flag
             # (https://docs.openshift.com/container-platform/latest/backup_and_restore/
             # application_backup_and_restore/installing/oadp-installing-dpa.html).
             csi = "csi" in plugins or "EnableCSI" in flags
+            self.csi_plugins[ns] = self.csi_plugins.get(ns, False) or csi
             self.csi_enabled = bool(self.csi_enabled) or csi
 
     def _parse(
@@ -814,6 +824,16 @@ class ClusterIndex:
                 )
             )
             return None
+
+    def kubevirt_plugin_in(self, velero_ns: str) -> bool | None:
+        """Whether the Velero install of ``velero_ns`` runs the kubevirt plugin: the answer of
+        the DataProtectionApplication there, else :attr:`kubevirt_plugin` (every DPA's)."""
+        return self.kubevirt_plugins.get(velero_ns, self.kubevirt_plugin)
+
+    def csi_in(self, velero_ns: str) -> bool | None:
+        """Whether the Velero install of ``velero_ns`` has CSI support on: its DPA's answer,
+        else :attr:`csi_enabled`."""
+        return self.csi_plugins.get(velero_ns, self.csi_enabled)
 
     def backups_for_namespace(self, namespace: str) -> list[BackupView]:
         """Backups that could include objects of ``namespace`` (explicit + wildcard ones)."""

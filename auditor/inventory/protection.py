@@ -208,8 +208,20 @@ class Pairing:
             ix.data.state("DataProtectionApplication") is KindState.PARTIAL
             or "DataProtectionApplication" in ix.partial
         )
-        self.plugin_refuses = bool(ix.kubevirt_plugin) or unread
-        self.plugin_pulls = bool(ix.kubevirt_plugin) and not unread
+        self._dpa_unread = unread
+        # Where no DPA is in a Backup's namespace: refusals apply when any DPA enables the
+        # plugin, the pull-in only when every one does (neither may flatter a VM).
+        self._refuses_elsewhere = any(ix.kubevirt_plugins.values()) or unread
+
+    def plugin_refuses(self, b: BackupView) -> bool:
+        """Whether the kubevirt plugin's refusals may apply to ``b`` (its Velero install's DPA
+        enables the plugin, or that cannot be told)."""
+        known = self.ix.kubevirt_plugins.get(b.namespace)
+        return self._refuses_elsewhere if known is None else known or self._dpa_unread
+
+    def plugin_pulls(self, b: BackupView) -> bool:
+        """Whether the kubevirt plugin surely runs for ``b`` and pulls in a VM's volumes."""
+        return self.ix.kubevirt_plugin_in(b.namespace) is True and not self._dpa_unread
 
     # -- the VM object -------------------------------------------------------------------
     def namespace_reason(self, b: BackupView, ns: str) -> str | None:
@@ -265,13 +277,17 @@ class Pairing:
         return True, ""
 
     def _plugin_refusal(self, b: BackupView, vm: VMFacts) -> str | None:
-        if not self.plugin_refuses:
+        if not self.plugin_refuses(b):
             return None
         sc = b.scope
         pvcs_in = sc.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
         why = None
         if vm.running is not False:  # running, or cannot be told: the refusals may apply
-            if not sc.resource_included("virtualmachineinstances", "VirtualMachineInstance", ""):
+            # the plugin compares only the resource of a group-qualified filter entry
+            # (util.IsResourceExcluded: schema.ParseGroupResource(...).Resource)
+            if not sc.resource_included(
+                "virtualmachineinstances", "VirtualMachineInstance", "kubevirt.io"
+            ):
                 why = "the backup leaves out virtualmachineinstances"
             elif excluded_from_backup(vm.vmi):
                 why = "its VirtualMachineInstance carries the exclude label"
@@ -337,7 +353,7 @@ class Pairing:
         return meta
 
     def _pulled(self, b: BackupView, vm: VMFacts, held: bool) -> set[str]:
-        if not (held and self.plugin_pulls):
+        if not (held and self.plugin_pulls(b)):
             return set()
         out = set(vm.claims)
         if vm.template_persistence:
