@@ -63,7 +63,8 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     ),
 )
 def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
-    """FAIL medium for a missing uuid (high on Windows); an unset serial alone passes."""
+    """FAIL medium for a missing uuid (high on Windows), or for a pinned uuid other than the
+    one the running VMI uses; an unset serial alone passes."""
     fw = vm.spec.firmware
     vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
     runtime = vmi.firmware_uuid if vmi else None
@@ -80,9 +81,20 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
         if fw.serial
         else "no serial (KubeVirt never generates one, so it stays unset)"
     )
+    severity = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
+    if fw.uuid is not None and runtime and runtime.lower() != fw.uuid.lower():
+        # The spec was changed while the VM ran (the VMI keeps what it started with): the
+        # guest knows itself by the running uuid, and a restore (or the next restart) boots
+        # it with the spec's. The pin is of an identity the guest does not have.
+        return failed(
+            f"VM {vm.ref} pins firmware uuid {fw.uuid}, but its running VMI uses {runtime}: "
+            "a restore boots the guest with a uuid it has not been running with.",
+            severity,
+            mismatched=["uuid"],
+            **ev,
+        )
     if fw.uuid is not None:
         return passed(f"VM {vm.ref} pins firmware uuid {fw.uuid}; {serial}.", **ev)
-    severity = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
     if runtime and runtime.lower() != derived:
         hint = (
             f" and its running VMI uses {runtime}, not the name-derived {derived}: any restore "
@@ -223,6 +235,11 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     )
 
 
+def _mac_digits(mac: str) -> str:
+    """A MAC's hex digits, lower-cased (``02:AB:..`` and ``02-ab-..`` are one address)."""
+    return "".join(c for c in mac.lower() if c in "0123456789abcdef")
+
+
 @check(
     "RR-NIC-001",
     title="Every NIC has a pinned MAC address",
@@ -236,7 +253,8 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     reads=("spec.template.spec.domain.devices.interfaces", "spec.template.spec.networks"),
 )
 def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
-    """FAIL when any interface (including an auto-attached default) has no macAddress."""
+    """FAIL when any interface (including an auto-attached default) has no macAddress, or pins
+    one other than the MAC its running VMI reports (``status.interfaces[].mac``)."""
     nics = vm.spec.nics
     ev = {"nics": [{"name": n.name, "mac": n.mac, "model": n.model} for n in nics]}
     if not nics:
@@ -246,6 +264,24 @@ def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
         return failed(
             f"VM {vm.ref} has interface(s) {', '.join(unpinned)} without a pinned MAC address.",
             unpinned=unpinned,
+            **ev,
+        )
+    vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
+    running = dict(vmi.macs) if vmi else {}
+    differ = [
+        n
+        for n in nics
+        if n.mac and running.get(n.name) and _mac_digits(running[n.name]) != _mac_digits(n.mac)
+    ]
+    if differ:
+        # The spec was changed while the VM ran: the guest's network is configured for the
+        # MAC it runs with, and a restore (or the next restart) gives it the spec's.
+        return failed(
+            f"VM {vm.ref} pins MAC address(es) other than the ones its running VMI uses on "
+            + ", ".join(f"{n.name} (spec {n.mac}, running {running[n.name]})" for n in differ)
+            + ": a restore gives the guest a MAC it has not been running with.",
+            mismatched=[n.name for n in differ],
+            running_macs={n.name: running[n.name] for n in differ},
             **ev,
         )
     return passed(f"All {len(nics)} interface(s) of VM {vm.ref} pin a MAC address.", **ev)

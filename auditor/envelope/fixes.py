@@ -378,7 +378,7 @@ def _net003(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 
 def _nic001(f: FixFacts, ev: Mapping[str, Any]) -> str:
-    nics = _names(ev.get("unpinned")) or ["NIC"]
+    nics = _names(ev.get("unpinned")) or _names(ev.get("mismatched")) or ["NIC"]
     return (
         f"Pin the MAC of interface(s) {', '.join(nics)} of {_vm(f)}: read the running ones "
         f"(`oc get vmi {f.name} -n {f.namespace} -o jsonpath="

@@ -126,6 +126,8 @@ class VirtualMachineInstanceRecord:
     interfaces: tuple[str, ...]
     firmware_uuid: str | None
     issues: tuple[FieldIssue, ...] = ()
+    #: interface name -> the MAC the guest runs with (``status.interfaces[].mac``)
+    macs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +244,13 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         )
     statuses = read_list(obj, "status.volumeStatus", issues) or []
     interfaces = read_list(obj, "spec.domain.devices.interfaces", issues) or []
+    macs = []
+    for i, entry in enumerate(read_list(obj, "status.interfaces", issues, named=False) or []):
+        mac = entry.get("mac") if isinstance(entry, dict) else None
+        if mac is not None and not isinstance(mac, str):
+            issues.append(FieldIssue(f"status.interfaces[{i}].mac", "is not a string"))
+        elif isinstance(mac, str) and mac and isinstance(entry.get("name"), str):
+            macs.append((entry["name"], mac))
     return VirtualMachineInstanceRecord(
         namespace=namespace,
         name=name,
@@ -251,6 +260,7 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         interfaces=tuple(i["name"] for i in interfaces),
         firmware_uuid=read_uuid(obj, "spec.domain.firmware.uuid", issues),
         issues=tuple(issues),
+        macs=tuple(macs),
     )
 
 
