@@ -6,7 +6,11 @@ another (``data: {old: new}``). A class that exists neither way leaves the PVC P
 VM without its disk. A mapped class must also offer the PVC's volumeMode and access modes: a
 Block disk restored from a snapshot onto a Filesystem-only class fails, and a live-migratable
 VM needs ReadWriteMany. That a class offers a mode is taken from evidence: a Bound PVC of that
-class with that mode (the class provisioned it).
+class with that mode (the class provisioned it). A disk restored from a CSI snapshot is
+provisioned by the driver that cut the snapshot: a class whose provisioner is now another
+driver cannot restore it (the PVC's ``dataSource`` names a VolumeSnapshot of the old driver,
+https://kubernetes.io/docs/concepts/storage/volume-snapshots/#provisioning-volumes-from-snapshots);
+the data mover and file-system backup copy the data into whatever the class provisions.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.capture import Method
+from auditor.inventory.facts import restore_points
 from auditor.inventory.protection import PvcRef
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
@@ -81,6 +87,13 @@ def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
     return False
 
 
+def _volume_driver(ctx: CheckContext, p: PvcRef) -> str | None:
+    """The CSI driver of the PV bound to ``p`` (None: no PV, or not a CSI volume)."""
+    pv = ctx.index.pvs.get(str(dig(p.obj, "spec", "volumeName") or ""))
+    driver = dig(pv, "spec", "csi", "driver") if pv is not None else None
+    return driver if isinstance(driver, str) and driver else None
+
+
 def _live_migratable(vm: VMRecord) -> bool:
     conds = dig(vm.vmi, "status", "conditions") if vm.vmi else None
     for c in conds if isinstance(conds, list) else []:
@@ -91,7 +104,12 @@ def _live_migratable(vm: VMRecord) -> bool:
 
 
 def _judge(
-    ctx: CheckContext, p: PvcRef, mapping: dict[str, str], cms_known: bool, rwx: bool
+    ctx: CheckContext,
+    p: PvcRef,
+    mapping: dict[str, str],
+    cms_known: bool,
+    rwx: bool,
+    method: Method | None,
 ) -> dict[str, Any]:
     spec = (p.obj or {}).get("spec") or {}
     cls = spec.get("storageClassName")
@@ -108,6 +126,30 @@ def _judge(
             via = f" (mapped from {cls})" if target != cls else ""
             row.update(verdict="missing", reason=f"StorageClass {target}{via} does not exist")
         return row
+    driver = _volume_driver(ctx, p)
+    provisioner = ctx.index.storage_classes[target].get("provisioner")
+    if driver and isinstance(provisioner, str) and provisioner != driver:
+        row.update(
+            volume_driver=driver,
+            provisioner=provisioner,
+            restore_method=method.value if method is not None else None,
+        )
+        if method in (Method.CSI_DATA_MOVER, Method.FS_BACKUP):
+            pass  # the data is copied into whatever the class provisions
+        elif method is Method.CSI_SNAPSHOT:
+            row.update(
+                verdict="missing",
+                reason=f"StorageClass {target} provisions with {provisioner}, but the disk's "
+                f"CSI snapshots are of driver {driver}, which alone can restore them",
+            )
+            return row
+        else:
+            row.update(
+                verdict="unproven",
+                reason=f"StorageClass {target} provisions with {provisioner}, not the volume's "
+                f"driver {driver}, and no restore point shows how the disk was copied",
+            )
+            return row
     if target == cls:
         row.update(verdict="ok", reason=f"StorageClass {cls} exists")
         return row
@@ -148,7 +190,10 @@ def restore_provisioning(vm: VMRecord, ctx: CheckContext) -> Result:
     cms_known = ctx.index.data.state("ConfigMap") is KindState.COMPLETE
     mapping = storage_class_mapping(ctx)
     rwx = _live_migratable(vm)
-    rows = [_judge(ctx, p, mapping, cms_known, rwx) for p in pvcs]
+    good = restore_points(vm)
+    # how the newest restore point copied each disk (the copy a restore would read)
+    methods = {c.pvc: c.method for c in good[0].pvcs} if good else {}
+    rows = [_judge(ctx, p, mapping, cms_known, rwx, methods.get(p.name)) for p in pvcs]
     ev = {"pvcs": rows, "mapping": dict(mapping), "mapping_read": cms_known, "live_migratable": rwx}
     missing = [r for r in rows if r["verdict"] == "missing"]
     if missing:

@@ -7,6 +7,8 @@ It *proves* the VM can come back only when it also brought back every disk's dat
   PVC; or the kubevirt Velero plugin, which returns the VM's volumes as additional items);
 - ``restorePVs`` is not false, or a PodVolumeRestore / DataDownload restored the volume;
 - the Backup captured the PVC (when the Backup still exists to say so);
+- a Restore into the VM's own namespace replaced the PVC: one that existed before the Restore
+  was skipped, and its data is not the backup's;
 - every PodVolumeRestore / DataDownload of the Restore for this VM's volumes completed.
 
 Velero keeps Restore objects after their Backup expires, and ``spec.backupName`` still names
@@ -27,7 +29,7 @@ from typing import Any
 from auditor.inventory.capture import Method
 from auditor.inventory.index import DATA_MOVER_PHASES, ClusterIndex, RestoreView
 from auditor.inventory.protection import BackupEval, PvcRef
-from auditor.kubevalues import dig
+from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
 
@@ -178,7 +180,7 @@ def _disk(
         )
     except SelectorError as exc:
         return res(None, f"Restore {r.name} has a malformed selector: {exc}")
-    pulled = bool(ix.kubevirt_plugin) and r.scope.resource_included(
+    pulled = ix.kubevirt_plugin_in(r.namespace) is True and r.scope.resource_included(
         "persistentvolumeclaims", "PersistentVolumeClaim", ""
     )
     if not selected and not pulled:
@@ -191,6 +193,25 @@ def _disk(
             return res(False, f"{kind} {dig(o, 'metadata', 'name')} is {phase or 'unfinished'}")
     if ops:
         return res(True, f"restored by {ops[0][0]} {dig(ops[0][1], 'metadata', 'name')}")
+    if r.namespace_mapping.get(namespace, namespace) == namespace:
+        # In place: Velero skips an object that already exists (existingResourcePolicy only
+        # updates metadata, never a volume's data), so a PVC older than the Restore kept its
+        # own data and got none back (https://velero.io/docs/main/restore-reference/
+        # #restore-existing-resource-policy).
+        made = parse_time(dig(p.obj, "metadata", "creationTimestamp"))
+        if made is None or r.created is None:
+            return res(
+                None,
+                f"Restore {r.name} restored in place and whether PVC {p.name} existed before it "
+                "(and was skipped) cannot be told",
+            )
+        if made < r.created:
+            return res(
+                False,
+                f"Restore {r.name} restored in place over PVC {p.name}, which existed before it "
+                f"(created {format_time(made)}): Velero skips existing objects, so no data came "
+                "back",
+            )
     capture = next((c for c in ev.pvcs if c.pvc == p.name), None) if ev else None
     if ev is not None and capture is not None and capture.unresolved:
         return res(
