@@ -316,25 +316,64 @@ class BackupPlan:
         return self._contents.get(driver, (0, [], [], []))
 
 
+@dataclass(frozen=True, slots=True)
+class PvcFacts:
+    """What the capture rules read of one PVC, read once per audit (every Backup whose scope
+    may take the PVC asks, a week or a month of them).
+
+    ``uid`` is ``metadata.uid`` as read (any type); ``block``: ``spec.volumeMode`` is
+    ``Block``; ``pv``: its bound PersistentVolume, when read; ``csi``: that PV is a CSI
+    volume; ``driver``: see :func:`pvc_driver`; ``handle``: the PV's ``csi.volumeHandle``
+    when a string; ``wanted_class``: the PVC's ``velero.io/csi-volumesnapshot-class``
+    annotation.
+    """
+
+    name: str
+    uid: Any
+    block: bool
+    pv: dict[str, Any] | None
+    csi: bool
+    driver: str | None
+    handle: str | None
+    wanted_class: str | None
+
+
+def pvc_facts(ix: ClusterIndex, pvc: dict[str, Any] | None) -> PvcFacts:
+    """The :class:`PvcFacts` of ``pvc`` (None: a PVC that does not exist), cached per index."""
+    hit = ix.pvc_facts.get(id(pvc))
+    if hit is None:
+        hit = ix.pvc_facts[id(pvc)] = (pvc, _read_pvc(ix, pvc))
+    facts: PvcFacts = hit[1]
+    return facts
+
+
 def pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
     """The CSI driver of a PVC: its PV's ``csi.driver``, else its StorageClass's provisioner.
 
     Read once per PVC object and index: every Backup that may take the PVC asks.
     """
-    hit = ix.pvc_drivers.get(id(pvc))
-    if hit is None:
-        hit = ix.pvc_drivers[id(pvc)] = (pvc, _pvc_driver(ix, pvc))
-    return hit[1]
+    return pvc_facts(ix, pvc).driver
 
 
-def _pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
+def _read_pvc(ix: ClusterIndex, pvc: dict[str, Any] | None) -> PvcFacts:
     pv = ix.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
-    driver = dig(pv, "spec", "csi", "driver") if pv else None
-    if isinstance(driver, str):
-        return driver
-    sc = ix.storage_classes.get(str(dig(pvc, "spec", "storageClassName") or ""))
-    prov = sc.get("provisioner") if sc else None
-    return prov if isinstance(prov, str) else None
+    csi = dig(pv, "spec", "csi") if pv is not None else None
+    driver = csi.get("driver") if isinstance(csi, dict) else None
+    if not isinstance(driver, str):
+        sc = ix.storage_classes.get(str(dig(pvc, "spec", "storageClassName") or ""))
+        prov = sc.get("provisioner") if sc else None
+        driver = prov if isinstance(prov, str) else None
+    handle = csi.get("volumeHandle") if isinstance(csi, dict) else None
+    return PvcFacts(
+        name=str(dig(pvc, "metadata", "name")),
+        uid=dig(pvc, "metadata", "uid"),
+        block=str(dig(pvc, "spec", "volumeMode")) == "Block",
+        pv=pv,
+        csi=isinstance(csi, dict),
+        driver=driver,
+        handle=handle if isinstance(handle, str) else None,
+        wanted_class=meta_label(pvc, CLASS_LABEL, "annotations"),
+    )
 
 
 def select_snapshot_class(
@@ -376,9 +415,10 @@ def intended_method(
     uses). ``method`` None means no method runs, and ``why_not`` says why. ``certain`` is False
     when the choice between file-system backup and a snapshot cannot be told.
     """
-    name = str(dig(pvc, "metadata", "name"))
+    facts = pvc_facts(ix, pvc)
+    name = facts.name
     if b.fs_backup_default and pod_mounted is not False:
-        if str(dig(pvc, "spec", "volumeMode")) == "Block":
+        if facts.block:
             return (
                 None,
                 pod_mounted is True,
@@ -393,13 +433,12 @@ def intended_method(
             f"Backup {b.name} has snapshotVolumes: false and PVC {name} is not mounted by a running "
             "pod for file-system backup",
         )
-    pv = ix.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
-    if pv is not None and not isinstance(dig(pv, "spec", "csi"), dict):
+    if facts.pv is not None and not facts.csi:
         return Method.NATIVE_SNAPSHOT, True, ""
-    driver = pvc_driver(ix, pvc)
+    driver = facts.driver
     if driver is None:
         return None, False, f"CSI driver of PVC {name} is unknown (no PV or StorageClass found)"
-    wanted = meta_label(pvc, CLASS_LABEL, "annotations")
+    wanted = facts.wanted_class
     key = (driver, wanted)
     if classes is None or key not in classes:
         chosen = select_snapshot_class(ix, driver, b, pvc)
@@ -508,8 +547,8 @@ _ITEM_METHOD = {
 def _from_items(
     ix: ClusterIndex, plan: BackupPlan, ns: str, pvc: dict[str, Any]
 ) -> tuple[CaptureStatus, Method, str, tuple[str, ...]] | None:
-    name = str(dig(pvc, "metadata", "name"))
-    uid = dig(pvc, "metadata", "uid")
+    facts = pvc_facts(ix, pvc)
+    name, uid = facts.name, facts.uid
     index = _item_index(ix, plan)
     hit = index.get((ns, name)) or index.get(("uid", str(uid))) or index.get(("*", name))
     if hit is None:
@@ -717,7 +756,8 @@ def capture_evidence(
 ) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
     """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``."""
     b = plan.backup
-    name = str(dig(pvc, "metadata", "name"))
+    facts = pvc_facts(ix, pvc)
+    name = facts.name
     bucket = _from_bucket(ix, b, ns, name)
     if bucket is not None:
         st, m, why, proof = bucket
@@ -789,7 +829,7 @@ def capture_evidence(
         )
     if method is Method.CSI_SNAPSHOT and ix.csi_in(b.namespace) is False:
         dpas = ", ".join(ix.dpa_names)
-        st, why, proof = _counted(ix, plan, method, pvc_driver(ix, pvc))
+        st, why, proof = _counted(ix, plan, method, facts.driver)
         if st is not CaptureStatus.CAPTURED:
             return (
                 CaptureStatus.NOT_ATTEMPTED,
@@ -800,15 +840,14 @@ def capture_evidence(
                 proof,
             )
         return st, method, "counters", why, proof
-    driver = pvc_driver(ix, pvc)
+    driver = facts.driver
     st, why, proof = _counted(ix, plan, method, driver)
     if st is CaptureStatus.CAPTURED and method is Method.CSI_SNAPSHOT:
         # The Backup's ready snapshots name the volumes they are of: none of this PVC's
         # volume means its snapshot is not among them, whatever the counts say.
-        pv = ix.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
-        handle = dig(pv, "spec", "csi", "volumeHandle") if pv else None
+        handle = facts.handle
         handles = plan.content_handles(ix, driver)
-        if handles and isinstance(handle, str) and handle not in handles:
+        if handles and handle is not None and handle not in handles:
             return (
                 CaptureStatus.UNKNOWN,
                 method,

@@ -461,9 +461,9 @@ class ClusterIndex:
     partial_namespaces: dict[str, set[str] | None] = field(default_factory=dict)
     #: results derived from the whole index once per audit (see :meth:`memo`)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
-    #: id(PVC object) -> (that PVC, its CSI driver), filled by ``capture.pvc_driver``; holding
-    #: the PVC keeps its id from being reused
-    pvc_drivers: dict[int, tuple[dict[str, Any] | None, str | None]] = field(
+    #: id(PVC object) -> (that PVC, its ``capture.PvcFacts``), filled by
+    #: ``capture.pvc_facts``; holding the PVC keeps its id from being reused
+    pvc_facts: dict[int, tuple[dict[str, Any] | None, Any]] = field(
         default_factory=dict, repr=False
     )
 
