@@ -173,3 +173,24 @@ def test_a_kubevirt_plugin_in_another_velero_install_does_not_run_for_these_back
     platform = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-004")
     assert platform["status"] == "FAIL"
     assert "namespace(s) velero do not enable" in platform["message"]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind", "check_id"),
+    [
+        ("RR-NET-002/pass.yaml", "NetworkAttachmentDefinition", "RR-NET-002"),
+        ("RR-NET-003/pass.yaml", "Service", "RR-NET-003"),
+    ],
+)
+def test_an_object_labelled_exclude_from_backup_is_in_no_backup(
+    tmp_path: Path, fixture: str, kind: str, check_id: str
+) -> None:
+    """Velero skips an object labelled ``velero.io/exclude-from-backup=true`` whatever its
+    filters say (red team helper-18: a labelled NAD or Service was "in" the backups)."""
+    docs = _docs(fixture)
+    assert _finding(_complete(tmp_path / "base", fixture, docs), check_id)["status"] == "PASS"
+    for obj in _of(docs, kind):
+        obj["metadata"].setdefault("labels", {})["velero.io/exclude-from-backup"] = "true"
+    finding = _finding(_complete(tmp_path / "excluded", fixture, docs), check_id)
+    assert finding["status"] == "FAIL"
+    assert "velero.io/exclude-from-backup=true" in finding["message"]

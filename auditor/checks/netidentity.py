@@ -15,6 +15,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
+from auditor.inventory.index import EXCLUDE_LABEL, excluded_from_backup
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
@@ -84,7 +85,18 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
                 )
             except SelectorError as exc:
                 return errored(f"Backup {e.backup.name} has a malformed selector: {exc}")
-            if not inside:
+            if inside and excluded_from_backup(nad):
+                # Velero skips an object with this label whatever its filters say
+                # (https://velero.io/docs/main/resource-filtering/#veleroioexclude-from-backuptrue)
+                gaps.append(
+                    {
+                        "nic": n.name,
+                        "nad": "/".join(n.nad),
+                        "backup": e.backup.name,
+                        "excluded": f"labelled {EXCLUDE_LABEL}=true",
+                    }
+                )
+            elif not inside:
                 gaps.append({"nic": n.name, "nad": "/".join(n.nad), "backup": e.backup.name})
             elif created is not None and e.backup.began is not None and created > e.backup.began:
                 # no backup holds an object created after it began
@@ -109,6 +121,8 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
             + f" {len(backups)} of its {len(usable)} usable backup(s), e.g. {backups[0]}"
             + (" (created after the backup began)" if backups[0] in late else "")
         )
+        if any("excluded" in g for g in gaps):
+            msg += f"; a NAD labelled {EXCLUDE_LABEL}=true is skipped by every backup"
         if static & {g["nic"] for g in gaps}:
             msg += "; cloud-init sets static addresses on that network"
         return failed(msg + ".", sev, gaps=gaps, **ev).on(Basis.INFERRED)
@@ -152,7 +166,11 @@ def services_in_backup(vm: VMRecord, ctx: CheckContext) -> Result:
     ]
     for kind, plural, group, obj in named:
         try:
-            if not newest.backup.scope.includes(
+            labels = obj["labels"] if isinstance(obj["labels"], dict) else {}
+            if str(labels.get(EXCLUDE_LABEL, "")) == "true":
+                # skipped whatever the filters say (the exclude label)
+                outside.append(f"{kind} {obj['name']} ({EXCLUDE_LABEL}=true)")
+            elif not newest.backup.scope.includes(
                 namespace=vm.namespace, labels=obj["labels"], plural=plural, kind=kind, group=group
             ):
                 outside.append(f"{kind} {obj['name']}")
