@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
+from auditor.inventory.capture import pvc_facts
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig, format_time, parse_time
 
@@ -102,7 +103,10 @@ def copies_of(
                         "basis": c.basis,
                     }
                 )
-    for s in vm.volume_snapshots.get(p.name, []):
+    snaps = vm.volume_snapshots.get(p.name, [])
+    born = parse_time(dig(p.obj, "metadata", "creationTimestamp")) if snaps else None
+    handle = pvc_facts(ix, p.obj).handle if snaps and p.obj is not None else None
+    for s in snaps:
         if dig(s, "status", "readyToUse") is not True:
             continue
         content = ix.snapshot_contents.get(
@@ -112,6 +116,16 @@ def copies_of(
             dig(content, "status", "error") or dig(content, "status", "readyToUse") is not True
         ):
             continue  # the content a restore reads says the snapshot was not (yet) cut
+        # A snapshot taken before this PVC existed, or whose content is of another volume, is
+        # of an earlier PVC of the same name (deleted and recreated since): no copy of it.
+        cut = parse_time(dig(s, "status", "creationTime")) or parse_time(
+            dig(s, "metadata", "creationTimestamp")
+        )
+        if born is not None and cut is not None and cut < born:
+            continue
+        of = dig(content, "spec", "source", "volumeHandle") if content is not None else None
+        if handle is not None and isinstance(of, str) and of and of != handle:
+            continue
         policy = dig(content, "spec", "deletionPolicy") if content else None
         out.append(
             {
@@ -145,6 +159,8 @@ def _vm_snapshot_copy(
         content is None or dig(content, "status", "readyToUse") is not True
     ):
         return None
+    if _volume_snapshot_gone(vm, content, disk, ix):
+        return None
     cpu = dig(
         content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain", "cpu"
     )
@@ -163,6 +179,43 @@ def _vm_snapshot_copy(
         if hotplug
         else None,
     }
+
+
+def _volume_snapshot_gone(
+    vm: VMRecord, content: dict[str, Any] | None, disk: str | None, ix: ClusterIndex
+) -> bool:
+    """True when the VolumeSnapshot the snapshot content names for ``disk``
+    (``spec.volumeBackups[].volumeSnapshotName``) is not among the VolumeSnapshots read in
+    full, or not ready: a VirtualMachineSnapshot restores each disk from that VolumeSnapshot,
+    and its own ``readyToUse`` is only updated when KubeVirt next reconciles it
+    (https://kubevirt.io/user-guide/storage/snapshot_restore_api/)."""
+    if (
+        content is None
+        or not ix.data.known("VolumeSnapshot")
+        or ix.partial_for("VolumeSnapshot", vm.namespace)
+    ):
+        return False
+    volumes = dig(content, "spec", "volumeBackups")
+    entry = (
+        next(
+            (v for v in volumes if isinstance(v, dict) and v.get("volumeName") == disk),
+            None,
+        )
+        if isinstance(volumes, list)
+        else None
+    )
+    name = entry.get("volumeSnapshotName") if entry is not None else None
+    if not isinstance(name, str) or not name:
+        return False
+    by_name = ix.memo(
+        "volume_snapshots_by_name",
+        lambda: {
+            (str(dig(o, "metadata", "namespace")), str(dig(o, "metadata", "name"))): o
+            for o in ix.data.of("VolumeSnapshot")
+        },
+    )
+    snapshot = by_name.get((vm.namespace, name))
+    return snapshot is None or dig(snapshot, "status", "readyToUse") is not True
 
 
 def nad_key(vm_namespace: str, network_name: str) -> tuple[str, str]:
