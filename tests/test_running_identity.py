@@ -57,3 +57,21 @@ def test_a_pinned_uuid_other_than_the_running_one_fails(tmp_path: Path) -> None:
     assert finding["status"] == "FAIL"
     assert "its running VMI uses 3f6d2c1e-8b0a-4f7e-b3c5-6a1d9e2f4b10" in finding["message"]
     assert "3f6d2c1e-8b0a-4f7e-b3c5-6a1d9e2f4b10" in finding["remediation"]
+
+
+def test_a_persistent_state_vm_kubevirt_refuses_to_start_is_not_ready(tmp_path: Path) -> None:
+    """RR-PLT-006 FAIL (VMPersistentState off, KubeVirt before 1.5) names VMs that run only
+    because they started earlier: a restored copy does not start. The VM's own RR-FW-002 says
+    so (high), so the VM is NOT_READY, not READY beside a platform FAIL (red team
+    helper-18). Its state-class FAIL alone does not: a restored state PVC brings its class."""
+    fixture = "RR-PLT-006/fail-gate-off.yaml"
+    docs = _docs(fixture)
+    report = _complete(tmp_path / "gate", fixture, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high")
+    assert "VMPersistentState is off" in finding["message"]
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == "NOT_READY"
+    other = "RR-PLT-006/fail-state-class-missing.yaml"
+    assert "VMPersistentState" not in _finding(
+        _complete(tmp_path / "class", other, _docs(other)), "RR-FW-002"
+    )["message"]

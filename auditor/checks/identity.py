@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from auditor.checks.kvconfig import gate_blocks_start
 from auditor.checks.registry import (
     CheckContext,
     Result,
@@ -146,6 +147,16 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
         return failed(f"VM {vm.ref} has a TPM whose state is not persistent.", sev, **ev)
     if fw.bootloader == "efi" and not fw.efi_persistent:
         return failed(f"VM {vm.ref} boots with EFI but its NVRAM is not persistent.", **ev)
+    blocked = gate_blocks_start(ctx)
+    if blocked:
+        # RR-PLT-006's finding, for this VM: a restored copy of it does not start at all
+        return failed(
+            f"VM {vm.ref} keeps persistent EFI/TPM state, but KubeVirt refuses to start such a "
+            f"VM: {blocked}. It runs because it started earlier; a restored copy will not start.",
+            Severity.HIGH,
+            kubevirt_blocker=blocked,
+            **ev,
+        ).on(Basis.OBSERVED)
     if vm.state_pvc is None:
         # KubeVirt keeps persistent EFI/TPM state in a backend-storage PVC it creates when the
         # VMI starts (persistent_tpm_and_uefi_state); a running VM without one keeps its state

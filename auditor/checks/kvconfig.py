@@ -58,6 +58,23 @@ def kubevirt_settings(obj: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def gate_blocks_start(ctx: CheckContext) -> str | None:
+    """Why the KubeVirt read refuses to start any VM with persistent EFI/TPM state: the
+    ``VMPersistentState`` gate off on KubeVirt before 1.5 (a VM started while it was on keeps
+    running, a restored copy does not start). None when nothing read says so (the CR unread,
+    or its version unknown: RR-PLT-006's ERROR).
+    """
+    data = ctx.index.data
+    crs = data.of("KubeVirt")
+    if data.state("KubeVirt") is not KindState.COMPLETE or not crs:
+        return None
+    kv = kubevirt_settings(crs[0])
+    version = kv["version_tuple"]
+    if GATE not in kv["feature_gates"] and version is not None and version < (1, 5):
+        return f"feature gate {GATE} is off and KubeVirt is {kv['version']} (GA from 1.5)"
+    return None
+
+
 @platform_check(
     "RR-PLT-006",
     title="KubeVirt can start VMs with persistent EFI/TPM state",
@@ -108,8 +125,9 @@ def persistent_state_config(ctx: CheckContext, vms: list[VMRecord]) -> Result:
             "not among its feature gates: whether it starts persistent-state VMs is unknown.",
             **ev,
         )
-    if GATE not in kv["feature_gates"] and version is not None and version < (1, 5):
-        problems.append(f"feature gate {GATE} is off and KubeVirt is {kv['version']} (GA from 1.5)")
+    gate = gate_blocks_start(ctx)
+    if gate:
+        problems.append(gate)
     cls = kv["vm_state_storage_class"]
     if cls and cls not in ctx.index.storage_classes:
         problems.append(f"vmStateStorageClass {cls} does not exist")
