@@ -72,6 +72,7 @@ def test_a_persistent_state_vm_kubevirt_refuses_to_start_is_not_ready(tmp_path: 
     assert "VMPersistentState is off" in finding["message"]
     assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == "NOT_READY"
     other = "RR-PLT-006/fail-state-class-missing.yaml"
-    assert "VMPersistentState" not in _finding(
-        _complete(tmp_path / "class", other, _docs(other)), "RR-FW-002"
-    )["message"]
+    assert (
+        "VMPersistentState"
+        not in _finding(_complete(tmp_path / "class", other, _docs(other)), "RR-FW-002")["message"]
+    )
