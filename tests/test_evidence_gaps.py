@@ -251,12 +251,28 @@ def test_a_template_label_that_is_no_string_leaves_the_vm_s_services_unknown(
             "junk",
             "spec.source.virtualMachine.spec.template.spec.domain",
         ),
+        # seed 131
+        (
+            "RR-BKP-004/error-item-operation-failed.yaml",
+            "DataProtectionApplication",
+            ("spec", "configuration"),
+            "junk",
+            "spec.configuration",
+        ),
+        (
+            "RR-BKP-004/pass-data-mover.yaml",
+            "DataUpload",
+            ("spec", "sourceNamespace"),
+            42,
+            "spec.sourceNamespace",
+        ),
     ],
 )
 def test_fields_that_changed_verdicts_unnamed_are_named(
     tmp_path: Path, fixture: str, kind: str, path: tuple[str, ...], value: object, field: str
 ) -> None:
-    """bench.mutations seed 77: each of these changed a verdict without naming the field."""
+    """bench.mutations seeds 77 and 131: each of these changed a verdict without naming the
+    field."""
     docs = _docs(fixture)
     target = _of(docs, kind)[0]
     node = target
@@ -524,3 +540,26 @@ def test_a_failure_its_own_volume_snapshot_shows_leaves_the_others_proven(
     evidence = str(finding["evidence"])
     assert "did not complete" not in evidence
     assert "velero-vm1-root-x1 status.readyToUse=True" in evidence
+
+
+def test_a_pinned_revision_whose_sections_cannot_be_read_resolves_nothing(
+    tmp_path: Path,
+) -> None:
+    """bench.mutations seed 131: a preference ControllerRevision whose ``data.spec.firmware``
+    is no mapping read as a preference without firmware settings, and the VM went AT_RISK ->
+    READY. The revision is now named and unreadable: its VM's firmware checks and RR-DEF-001
+    are unknown (ERROR), not FAIL "does not exist" and not PASS."""
+    fixture = "RR-FW-002/fail-preference-pinned-to-older-revision.yaml"
+    docs = _docs(fixture)
+    intact = _complete(tmp_path / "intact", fixture, docs)
+    assert next(v for v in intact["vms"] if v["name"] == "vm1")["readiness"] == "AT_RISK"
+    revision = _of(docs, "ControllerRevision")[0]
+    revision["data"]["spec"]["firmware"] = "junk"
+    report = _complete(tmp_path / "junk", fixture, docs)
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"
+    assert _finding(report, "RR-FW-002")["status"] == "ERROR"
+    assert _finding(report, "RR-DEF-001")["status"] == "ERROR"
+    assert any(
+        p["kind"] == "ControllerRevision" and p["field"] == "data.spec.firmware"
+        for p in report["collection_problems"]
+    )

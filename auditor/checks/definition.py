@@ -54,7 +54,11 @@ def definition_resolves(vm: VMRecord, ctx: CheckContext) -> Result:
         if r.source != "missing":
             continue
         kinds = [r.kind] + (["ControllerRevision"] if r.revision else [])
-        unknown = [k for k in kinds if data.state(k) not in _KNOWN]
+        unknown = [
+            k
+            for k in kinds
+            if data.state(k) not in _KNOWN or ctx.index.partial_for(k, vm.namespace)
+        ]
         (unread if unknown else missing).append((r, unknown))
     if unread:
         r, kinds = unread[0]

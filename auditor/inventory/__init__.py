@@ -23,7 +23,7 @@ from auditor.inventory.protection import (
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, parse_time
-from auditor.sources.base import ClusterData
+from auditor.sources.base import ClusterData, KindState
 
 __all__ = ["VMRecord", "build_inventory", "ClusterIndex"]
 
@@ -166,7 +166,11 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
 
 def pinned_refs(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[str, PinnedRef]:
     """The VM's instancetype and preference, from the ControllerRevisions it is pinned to."""
-    state = ix.data.state("ControllerRevision")
+    state = (
+        KindState.PARTIAL
+        if ix.partial_for("ControllerRevision", namespace)
+        else ix.data.state("ControllerRevision")
+    )
     out: dict[str, PinnedRef] = {}
     for what, cluster, local in (
         ("instancetype", ix.cluster_instancetypes, ix.instancetypes),

@@ -99,7 +99,29 @@ PVC_UID_LABEL = "velero.io/pvc-uid"
 
 #: Kinds whose objects only concern VMs of their own namespace (Services select pods of
 #: their namespace; a Route targets Services of its namespace).
-_OWN_NAMESPACE_KINDS = frozenset({"Service", "Route"})
+#: Per-volume Velero items: the fields naming the PVC (or pod volume) they copied
+_ITEM_REFS = {
+    "DataUpload": ("spec.sourceNamespace", "spec.sourcePVC"),
+    "DataDownload": ("spec.targetVolume.namespace", "spec.targetVolume.pvc"),
+    "PodVolumeBackup": ("spec.volume", "spec.pod.name", "spec.pod.namespace"),
+    "PodVolumeRestore": ("spec.volume", "spec.pod.name", "spec.pod.namespace"),
+}
+_OWN_NAMESPACE_KINDS = frozenset({"Service", "Route", "ControllerRevision"})
+#: Sections of an instancetype or preference spec (as a ControllerRevision holds it in
+#: ``data.spec``) that KubeVirt's API types define as objects; anything else there is no
+#: revision KubeVirt wrote (instancetype.kubevirt.io/v1beta1 types)
+_REVISION_SPEC_MAPPINGS = (
+    "cpu",
+    "memory",
+    "devices",
+    "features",
+    "firmware",
+    "machine",
+    "clock",
+    "volumes",
+    "launchSecurity",
+    "requirements",
+)
 
 
 def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
@@ -516,6 +538,21 @@ class ClusterIndex:
         }
         ix.instancetypes = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstancetype")}
         ix.controller_revisions = {(_ns(o), _name(o)): o for o in data.of("ControllerRevision")}
+        for key, o in list(ix.controller_revisions.items()):
+            # A pinned revision whose sections cannot be read is no revision to resolve the
+            # VM from: named, and left out as unreadable (not as absent)
+            spec = dig(o, "data", "spec")
+            issues = [
+                FieldIssue(f"data.spec.{part}", "is not a mapping", True)
+                for part in _REVISION_SPEC_MAPPINGS
+                if isinstance(spec, dict)
+                and spec.get(part) is not None
+                and not isinstance(spec.get(part), dict)
+            ]
+            if issues:
+                ix._object_issues("ControllerRevision", o, issues)
+                ix._mark_partial("ControllerRevision", o)
+                del ix.controller_revisions[key]
         for o in data.of("VolumeSnapshot"):
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
@@ -624,6 +661,10 @@ class ClusterIndex:
                     read_str(o, "spec.storageLocation", issues)
                 elif kind == "Restore":
                     read_str(o, "spec.backupName", issues)
+                elif kind in _ITEM_REFS:
+                    # the PVC a per-volume item names: read as a key, never as str(junk)
+                    for path in _ITEM_REFS[kind]:
+                        read_str(o, path, issues)
                 if issues:
                     self._object_issues(kind, o, issues)
                     self._mark_partial(kind, o)
@@ -773,7 +814,15 @@ class ClusterIndex:
             velero = dig(dpa, "spec", "configuration", "velero")
             plugins = dig(velero, "defaultPlugins")
             flags = dig(velero, "featureFlags")
-            issues = [
+            sections = [
+                FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True)
+                for path, value in (
+                    ("spec.configuration", dig(dpa, "spec", "configuration")),
+                    ("spec.configuration.velero", velero),
+                )
+                if value is not None and not isinstance(value, dict)
+            ]
+            issues = sections + [
                 FieldIssue(
                     f"spec.configuration.velero.{key}",
                     f"is a {type(value).__name__}, not a list of strings",
