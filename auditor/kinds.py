@@ -209,6 +209,8 @@ INFRASTRUCTURE = KindSpec(
 
 BY_KIND: dict[str, KindSpec] = {k.kind: k for k in KINDS}
 _BY_GROUP_KIND: dict[tuple[str, str], KindSpec] = {(k.group, k.kind): k for k in KINDS}
+_BY_LOWER_GROUP_KIND = {(k.group.lower(), k.kind.lower()): k for k in KINDS}
+_BY_LOWER_KIND = {k.kind.lower(): k for k in KINDS}
 _BY_STEM: dict[str, KindSpec] = {}
 for _k in KINDS:
     for _stem in (_k.plural, _k.kind.lower(), _k.kind.lower() + "s"):
@@ -226,6 +228,25 @@ def spec_for_object(api_version: str, kind: str) -> KindSpec | None:
     if spec is None or version not in spec.versions:
         return None
     return spec
+
+
+def misspelt_kind(api_version: str, kind: str) -> KindSpec | None:
+    """The spec of a kind the auditor reads that ``apiVersion``/``kind`` almost name: the
+    same group and kind in another letter case (``kind: virtualmachine``,
+    ``KubeVirt.io/v1``), or a kind of another API group given in the core group
+    (``apiVersion: v1`` with ``kind: VirtualMachine``). The API server writes neither, so such
+    an object is a damaged copy of one the auditor reads; None otherwise (a kind of another
+    group, such as CloudNativePG's Backup, is no damage).
+    """
+    group, _, _ = api_version.rpartition("/")
+    spec = _BY_LOWER_GROUP_KIND.get((group.lower(), kind.lower()))
+    if spec is not None and (spec.group, spec.kind) != (group, kind):
+        return spec
+    if not group:
+        named = _BY_LOWER_KIND.get(kind.lower())
+        if named is not None and named.group:
+            return named
+    return None
 
 
 def unsupported_version(api_version: str, kind: str) -> KindSpec | None:

@@ -289,7 +289,13 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
     Raises:
         SelectorError: unknown operator or malformed fields.
     """
-    match_labels = selector.get("matchLabels") or {}
+    unknown = sorted(str(k) for k in selector if k not in ("matchLabels", "matchExpressions"))
+    if unknown:
+        # the API server keeps no other field of a LabelSelector: an export holding one is
+        # not the selector Velero read (which may have been the empty, match-all one)
+        raise SelectorError(f"unknown selector field(s) {', '.join(unknown)}")
+    match_labels = selector.get("matchLabels")
+    match_labels = {} if match_labels is None else match_labels
     if not isinstance(match_labels, dict):
         raise SelectorError("matchLabels is not a mapping")
     for key, value in match_labels.items():
@@ -298,7 +304,8 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
     for key, value in match_labels.items():
         if labels.get(key) != value:
             return False
-    expressions = selector.get("matchExpressions") or []
+    expressions = selector.get("matchExpressions")
+    expressions = [] if expressions is None else expressions
     if not isinstance(expressions, list):
         raise SelectorError("matchExpressions is not a list")
     for expr in expressions:

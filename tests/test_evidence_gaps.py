@@ -563,3 +563,119 @@ def test_a_pinned_revision_whose_sections_cannot_be_read_resolves_nothing(
         p["kind"] == "ControllerRevision" and p["field"] == "data.spec.firmware"
         for p in report["collection_problems"]
     )
+
+
+# -- red team round 3 (helper-19): damaged exports -------------------------------------------
+
+
+def test_a_pvc_volume_is_read_by_its_claim_name_only(tmp_path: Path) -> None:
+    """A stray ``name`` beside ``claimName`` in a persistentVolumeClaim source was read as
+    the claim, pairing the disk with another PVC (KubeVirt reads ``claimName``)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    vm = _of(docs, "VirtualMachine")[0]
+    for volume in vm["spec"]["template"]["spec"]["volumes"]:
+        if volume.get("dataVolume", {}).get("name") == "vm1-data":
+            volume.pop("dataVolume")
+            volume["persistentVolumeClaim"] = {"claimName": "vm1-data", "name": "vm1-root"}
+    report = _complete(tmp_path, fixture, docs)
+    card = next(v for v in report["vms"] if v["name"] == "vm1")["recovery_card"]
+    data = next(d for d in card["disks"] if d["name"] == "data")
+    assert data["volume"]["name"] == "vm1-data"
+    assert data["pvc"]["name"] == "vm1-data"
+
+
+def test_a_vm_snapshot_volume_list_that_is_no_list_is_named_not_a_crash(tmp_path: Path) -> None:
+    """``includedVolumes: 5`` crashed the recovery card (TypeError) and no report was
+    written; it is a named problem and the snapshot holds no copy it could show."""
+    fixture = "RR-STG-001/fail-only-namespace-bound-vm-snapshot.yaml"
+    docs = _docs(fixture)
+    _of(docs, "VirtualMachineSnapshot")[0]["status"]["snapshotVolumes"]["includedVolumes"] = 5
+    report = _complete(tmp_path, fixture, docs)
+    finding = _finding(report, "RR-STG-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high")  # no copy at all
+    assert any(
+        p["kind"] == "VirtualMachineSnapshot"
+        and p["field"] == "status.snapshotVolumes.includedVolumes"
+        for p in report["collection_problems"]
+    )
+
+
+def test_a_bootloader_of_no_known_type_is_named_not_bios(tmp_path: Path) -> None:
+    """``bootloader: {EFI: {}}`` read as no bootloader, that is BIOS: the EFI VM's NVRAM
+    check went FAIL -> NOT_APPLICABLE and its VM AT_RISK -> READY."""
+    fixture = "RR-FW-002/fail-efi-volatile.yaml"
+    docs = _docs(fixture)
+    firmware = _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["domain"]["firmware"]
+    firmware["bootloader"] = {"EFI": firmware["bootloader"].get("efi", {})}
+    report = _complete(tmp_path, fixture, docs)
+    assert _finding(report, "RR-FW-002")["status"] == "ERROR"
+    assert any(
+        p["field"] == "spec.template.spec.domain.firmware.bootloader"
+        for p in report["collection_problems"]
+    )
+
+
+@pytest.mark.parametrize("network", [{"Multus": {"networkName": "vlan10"}}, {"multus": None}])
+def test_a_network_of_no_known_source_is_named_not_dropped(
+    tmp_path: Path, network: dict[str, Any]
+) -> None:
+    """A multus network under a misspelt key (or null) was no network at all: RR-NET-001
+    went FAIL -> NOT_APPLICABLE. KubeVirt refuses a network without a source."""
+    fixture = "RR-NET-001/fail-nad-missing.yaml"
+    docs = _docs(fixture)
+    networks = _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["networks"]
+    for n in networks:
+        if "multus" in n:
+            n.pop("multus")
+            n.update(network)
+    report = _complete(tmp_path, fixture, docs)
+    assert _finding(report, "RR-NET-001")["status"] == "ERROR"
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version", "field"),
+    [
+        ("backup", "velero.io/v1", "kind"),
+        ("Backup", "Velero.io/v1", "apiVersion"),
+        ("Backup", "v1", "apiVersion"),
+    ],
+)
+def test_a_known_kind_written_as_the_api_server_never_does_is_named(
+    tmp_path: Path, kind: str, api_version: str, field: str
+) -> None:
+    """``kind: backup`` or a damaged group dropped the object silently (counted as an
+    unknown kind) while its kind's list still read as complete: a dropped Backup, Schedule or
+    state PVC made checks better. It is named and its kind's list is partial."""
+    fixture = "RR-BKP-001/pass.yaml"
+    docs = _docs(fixture)
+    newest = next(b for b in _of(docs, "Backup") if b["metadata"]["name"] == "daily-20261130")
+    newest["kind"], newest["apiVersion"] = kind, api_version
+    report = _complete(tmp_path, fixture, docs)
+    named = [
+        p for p in report["collection_problems"] if p["kind"] == "Backup" and p["field"] == field
+    ]
+    assert named, report["collection_problems"]
+    assert _finding(report, "RR-BKP-002")["status"] != "PASS"
+    assert report["run"]["complete"] is False
+
+
+def test_an_object_without_its_namespace_is_named_and_its_list_partial(tmp_path: Path) -> None:
+    """A state PVC without ``metadata.namespace`` was read, silently, in ``default``: the
+    VM's persistent-state PVC was then nowhere, which moved its checks both ways. The API
+    server writes every namespaced object with its namespace; the object is named and the
+    PVC list proves no absence."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    state = next(
+        p
+        for p in _of(docs, "PersistentVolumeClaim")
+        if p["metadata"]["name"].startswith("persistent-state-for-")
+    )
+    del state["metadata"]["namespace"]
+    report = _complete(tmp_path, fixture, docs)
+    assert any(
+        p["kind"] == "PersistentVolumeClaim" and p["field"] == "metadata.namespace"
+        for p in report["collection_problems"]
+    )
+    assert _finding(report, "RR-BKP-004")["status"] == "ERROR"

@@ -194,3 +194,23 @@ def test_an_object_labelled_exclude_from_backup_is_in_no_backup(
     finding = _finding(_complete(tmp_path / "excluded", fixture, docs), check_id)
     assert finding["status"] == "FAIL"
     assert "velero.io/exclude-from-backup=true" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        {"matchLabels": ""},
+        {"matchLabels": []},
+        {"matchlabels": {"app": "vm1"}},
+        {"matchExpressions": ""},
+    ],
+)
+def test_a_damaged_selector_is_malformed_not_match_all(selector: dict[str, Any]) -> None:
+    """red team helper-19: an empty string or list, or a misspelt key, read as "no
+    selector", which matches everything and put every VM in the Backup or Restore."""
+    from auditor.scope import selector_matches
+
+    with pytest.raises(SelectorError):
+        selector_matches(selector, {"app": "vm1"})
+    with pytest.raises(SelectorError):
+        Scope.from_spec({"orLabelSelectors": [selector]}).labels_match({"app": "vm1"})

@@ -149,6 +149,8 @@ def _vm_snapshot_copy(
 ) -> dict[str, Any] | None:
     """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None."""
     included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
+    if not isinstance(included, list):
+        return None  # unreadable (named by the index): no copy it could be shown to hold
     if dig(s, "status", "readyToUse") is not True or disk not in included:
         return None
     if dig(s, "status", "phase") not in (None, "Succeeded"):

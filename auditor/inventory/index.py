@@ -580,6 +580,21 @@ class ClusterIndex:
             src = dig(o, "spec", "source", "name")
             if isinstance(src, str):
                 ix.vm_snapshots.setdefault((_ns(o), src), []).append(o)
+            included = dig(o, "status", "snapshotVolumes", "includedVolumes")
+            if included is not None and not (
+                isinstance(included, list) and all(isinstance(v, str) for v in included)
+            ):
+                ix._object_issues(
+                    "VirtualMachineSnapshot",
+                    o,
+                    [
+                        FieldIssue(
+                            "status.snapshotVolumes.includedVolumes",
+                            "is not a list of volume names",
+                            True,
+                        )
+                    ],
+                )
         ix._index_velero(data)
         return ix
 

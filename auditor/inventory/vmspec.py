@@ -284,6 +284,16 @@ def _ref(value: Any, default_kind: str) -> dict[str, str] | None:
     return {"kind": canonical, "name": value["name"]}
 
 
+#: The field naming what a volume source refers to, for the sources whose data must be
+#: found (kubevirt.io/v1 types: PersistentVolumeClaimVolumeSource.claimName,
+#: DataVolumeSource.name, ContainerDiskSource.image)
+_SOURCE_REF = {
+    "persistentVolumeClaim": "claimName",
+    "dataVolume": "name",
+    "containerDisk": "image",
+}
+
+
 def _volume_source(volume: dict[str, Any] | None) -> tuple[str | None, str | None, str | None]:
     """Return (type, referenced name, claim) of a volume."""
     if volume is None:
@@ -294,11 +304,19 @@ def _volume_source(volume: dict[str, Any] | None) -> tuple[str | None, str | Non
             continue
         ref = None
         if isinstance(src, dict):
-            ref = (
-                src.get("name") or src.get("claimName") or src.get("image") or src.get("secretName")
-            )
-            if ref is None and vtype == "ephemeral":
+            key = _SOURCE_REF.get(vtype)
+            if key is not None:
+                # the field KubeVirt reads for this source type, and no other
+                ref = src.get(key)
+            elif vtype == "ephemeral":
                 ref = dig(src, "persistentVolumeClaim", "claimName")
+            else:
+                ref = (
+                    src.get("name")
+                    or src.get("claimName")
+                    or src.get("image")
+                    or src.get("secretName")
+                )
         ref = ref if isinstance(ref, str) else None
         claim = ref if vtype in PVC_VOLUME_TYPES else None
         return vtype, ref, claim

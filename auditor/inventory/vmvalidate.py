@@ -176,6 +176,11 @@ def _check_volume(v: dict[str, Any], problems: list[tuple[str, str]]) -> None:
         problems.append((field, f"is an empty string{_REJECTED}"))
 
 
+#: kubevirt.io/v1 Bootloader's members, and NetworkSource's
+_BOOTLOADERS = frozenset({"bios", "efi"})
+_NETWORK_TYPES = ("pod", "multus")
+
+
 def _check_network(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> None:
     networks = _named(tspec.get("networks"))
     domain = tspec.get("domain")
@@ -203,6 +208,15 @@ def _check_network(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
     for n in networks:
         if n["name"] not in iface_names:
             problems.append((f"{_BASE}.networks[{n['name']}]", "is used by no interface"))
+        if not any(isinstance(n.get(t), dict) for t in _NETWORK_TYPES):
+            # KubeVirt refuses a network without a source (pod or multus): read as none, the
+            # VM's multus checks would not apply at all
+            problems.append(
+                (
+                    f"{_BASE}.networks[{n['name']}]",
+                    f"has no network source (pod or multus){_REJECTED}",
+                )
+            )
         multus = n.get("multus")
         if multus is not None and not (
             isinstance(multus, dict)
@@ -234,6 +248,16 @@ def _check_formats(
         efi = dig(loader, "efi")
         if loader is not None and not isinstance(loader, dict):
             problems.append((f"{_BASE}.domain.firmware.bootloader", "is not a mapping"))
+        elif isinstance(loader, dict) and set(loader) - _BOOTLOADERS:
+            # the API server keeps only bios/efi here: another key is no bootloader KubeVirt
+            # read (reading it as BIOS would drop an EFI VM's NVRAM checks)
+            problems.append(
+                (
+                    f"{_BASE}.domain.firmware.bootloader",
+                    f"has {', '.join(sorted(map(str, set(loader) - _BOOTLOADERS)))}, "
+                    "not bios or efi",
+                )
+            )
         elif efi is not None and not isinstance(efi, dict):
             problems.append((f"{_BASE}.domain.firmware.bootloader.efi", "is not a mapping"))
         elif isinstance(efi, dict):

@@ -18,6 +18,7 @@ from typing import Any
 from auditor.kinds import (
     BY_KIND,
     KindSpec,
+    misspelt_kind,
     project,
     spec_for_file_stem,
     spec_for_object,
@@ -293,6 +294,28 @@ class _Builder:
             )
             return
         spec = spec_for_object(api_version, kind)
+        damaged = misspelt_kind(api_version, kind) if spec is None else None
+        if damaged is not None or (spec is None and kind == "List"):
+            # A copy of a kind the auditor reads under a kind or group the API server never
+            # writes, or a List nested in a List: its object is not read, and its kind's list
+            # is then incomplete (never evidence of absence)
+            kinds = (
+                (damaged.kind,)
+                if damaged is not None
+                else tuple(sorted(self._list_kinds or BY_KIND))
+            )
+            self.partial.update(kinds)
+            self.problem(
+                f"{loc}: {api_version} {kind} is not how the API server writes a "
+                f"{damaged.kind} ({damaged.group or 'core'} group); not read"
+                if damaged is not None
+                else f"{loc}: a List nested in a List's items; its items are not read",
+                file=_file_of(origin),
+                kind=damaged.kind if damaged is not None else None,
+                field="kind" if damaged is not None and damaged.kind != kind else "apiVersion",
+                kinds=kinds,
+            )
+            return
         if spec is None or not spec.selects(obj):  # unknown kind, or a ConfigMap not for Velero
             key = f"{api_version} {kind}"
             self.data.skipped[key] = self.data.skipped.get(key, 0) + 1
@@ -371,7 +394,20 @@ class _Builder:
         if not spec.namespaced:
             return None
         if ns is None or ns == "":
-            # What `kubectl apply` does with a manifest that names no namespace.
+            # What `kubectl apply` does with a manifest that names no namespace; but the API
+            # server writes every namespaced object with its namespace, so in an export this
+            # is damage: named, and the kind's list no longer proves an absence (the object
+            # may belong to any namespace)
+            self.partial.add(spec.kind)
+            self.problem(
+                f"{loc}: {spec.kind} {name} has no metadata.namespace; read in namespace "
+                "default, as kubectl would apply it (an export from the API server names it)",
+                file=_file_of(origin),
+                kind=spec.kind,
+                name=name,
+                field="metadata.namespace",
+                kinds=(spec.kind,),
+            )
             return "default"
         if not isinstance(ns, str):
             self.partial.add(spec.kind)
