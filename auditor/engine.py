@@ -193,12 +193,19 @@ def _run(
             return _finding(spec, _malformed_error(spec, vm, hidden, result))
     unsure = (
         result.status is Status.FAIL
-        or (vm is not None and result.status is Status.PASS and spec.id in JUDGES_NEWEST)
+        or (
+            vm is not None
+            and result.status in (Status.PASS, Status.NOT_APPLICABLE)
+            and spec.id in JUDGES_NEWEST
+        )
         or (
             vm is not None
             and result.status in (Status.PASS, Status.NOT_APPLICABLE)
             and spec.id in PASS_ON_ABSENCE
         )
+        # "no (usable) backup to judge" while some Backups could not be read: the unread
+        # ones may be the backups it would judge
+        or (vm is not None and result.status is Status.NOT_APPLICABLE and "Backup" in partial)
         # no VMI was read for this VM while some VMIs were not: "not running" is a guess
         or (vm is not None and vm.vmi is None and "VirtualMachineInstance" in partial)
     )

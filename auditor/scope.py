@@ -175,6 +175,11 @@ class Scope:
             isinstance(ors, list) and all(isinstance(s, dict) for s in ors)
         ):
             raise SelectorError("orLabelSelectors is not a list of selectors")
+        for where, sel in [("labelSelector", ls)] + [
+            (f"orLabelSelectors[{i}]", s) for i, s in enumerate(ors or [])
+        ]:
+            if isinstance(sel, dict):
+                _selector_shape(sel, where)
         scoped = {key: _lower(spec, key) for key in _SCOPED_FILTERS}
         old_style = [k for k in _OLD_FILTERS if spec.get(k) is not None]
         new_style = [k for k, v in scoped.items() if v]
@@ -275,6 +280,24 @@ class Scope:
             and self.resource_included(plural, kind, group)
             and self.labels_match(labels)
         )
+
+
+def _selector_shape(selector: dict[str, Any], where: str) -> None:
+    """Refuse a selector whose structure the API server would not have stored (an unknown
+    field, ``matchLabels`` that is no mapping, ``matchExpressions`` that is no list): read
+    leniently it would be the empty selector, which matches everything.
+
+    Raises:
+        SelectorError: naming ``where`` and the field.
+    """
+    unknown = sorted(str(k) for k in selector if k not in ("matchLabels", "matchExpressions"))
+    if unknown:
+        raise SelectorError(f"{where} has unknown field(s) {', '.join(unknown)}")
+    labels, expressions = selector.get("matchLabels"), selector.get("matchExpressions")
+    if labels is not None and not isinstance(labels, dict):
+        raise SelectorError(f"{where}.matchLabels is not a mapping")
+    if expressions is not None and not isinstance(expressions, list):
+        raise SelectorError(f"{where}.matchExpressions is not a list")
 
 
 def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:

@@ -679,3 +679,34 @@ def test_an_object_without_its_namespace_is_named_and_its_list_partial(tmp_path:
         for p in report["collection_problems"]
     )
     assert _finding(report, "RR-BKP-004")["status"] == "ERROR"
+
+
+@pytest.mark.parametrize("selector", [{"matchLabels": ""}, {"matchlabels": {"app": "vm1"}}])
+def test_a_backup_with_a_damaged_selector_is_named_and_judges_nothing(
+    tmp_path: Path, selector: dict[str, Any]
+) -> None:
+    """The damaged selector makes the Backup's scope unknown: it is a named collection
+    problem, and the checks that would judge it are ERROR, neither PASS (the match-all
+    reading) nor NOT_APPLICABLE ("no usable backup", while the Backups were not read)."""
+    fixture = "RR-NET-003/pass.yaml"
+    docs = _docs(fixture)
+    for b in _of(docs, "Backup"):
+        b["spec"]["labelSelector"] = selector
+    report = _complete(tmp_path, fixture, docs)
+    assert any(
+        p["kind"] == "Backup" and "malformed scope" in p["reason"]
+        for p in report["collection_problems"]
+    )
+    for check_id in ("RR-NET-003", "RR-BKP-003"):
+        assert _finding(report, check_id)["status"] == "ERROR", check_id
+
+
+def test_a_null_bootloader_is_named_not_bios(tmp_path: Path) -> None:
+    """The API server omits an unset bootloader; ``bootloader: null`` read as BIOS dropped
+    the EFI VM's NVRAM check (AT_RISK -> READY)."""
+    fixture = "RR-FW-002/fail-efi-volatile.yaml"
+    docs = _docs(fixture)
+    _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["domain"]["firmware"][
+        "bootloader"
+    ] = None
+    assert _finding(_complete(tmp_path, fixture, docs), "RR-FW-002")["status"] == "ERROR"

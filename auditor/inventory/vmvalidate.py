@@ -246,7 +246,11 @@ def _check_formats(
             )
         loader = fw.get("bootloader")
         efi = dig(loader, "efi")
-        if loader is not None and not isinstance(loader, dict):
+        if "bootloader" in fw and loader is None:
+            # the API server omits an unset bootloader; a null one is a damaged copy, which
+            # read as unset would be BIOS (and drop an EFI VM's NVRAM checks)
+            problems.append((f"{_BASE}.domain.firmware.bootloader", "is null"))
+        elif loader is not None and not isinstance(loader, dict):
             problems.append((f"{_BASE}.domain.firmware.bootloader", "is not a mapping"))
         elif isinstance(loader, dict) and set(loader) - _BOOTLOADERS:
             # the API server keeps only bios/efi here: another key is no bootloader KubeVirt
