@@ -299,12 +299,12 @@ class _Builder:
             # A copy of a kind the auditor reads under a kind or group the API server never
             # writes, or a List nested in a List: its object is not read, and its kind's list
             # is then incomplete (never evidence of absence)
-            kinds = (
+            lost = (
                 (damaged.kind,)
                 if damaged is not None
                 else tuple(sorted(self._list_kinds or BY_KIND))
             )
-            self.partial.update(kinds)
+            self.partial.update(lost)
             self.problem(
                 f"{loc}: {api_version} {kind} is not how the API server writes a "
                 f"{damaged.kind} ({damaged.group or 'core'} group); not read"
@@ -313,7 +313,7 @@ class _Builder:
                 file=_file_of(origin),
                 kind=damaged.kind if damaged is not None else None,
                 field="kind" if damaged is not None and damaged.kind != kind else "apiVersion",
-                kinds=kinds,
+                kinds=lost,
             )
             return
         if spec is None or not spec.selects(obj):  # unknown kind, or a ConfigMap not for Velero
