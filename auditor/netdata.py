@@ -39,19 +39,26 @@ def network_data_facts(key: str, value: Any) -> dict[str, Any] | None:
             "dhcp_macs": [],
             "malformed": f"{key} is {kind}, not a string",
         }
+    unreadable = {
+        "static": None,
+        "static_macs": [],
+        "dhcp_macs": [],
+        # cloud-init applies no network config it cannot read: as unknown as a non-string
+        "malformed": f"{key} is no cloud-init network config (a YAML mapping)",
+    }
     text = value
     if key == "networkDataBase64":
         try:
             text = base64.b64decode(value, validate=False).decode("utf-8", "replace")
         except (binascii.Error, ValueError):
-            return {"static": None, "static_macs": [], "dhcp_macs": []}
+            return unreadable
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError:
-        return {"static": None, "static_macs": [], "dhcp_macs": []}
+        return unreadable
     net = doc.get("network", doc) if isinstance(doc, dict) else None
     if not isinstance(net, dict):
-        return {"static": None, "static_macs": [], "dhcp_macs": []}
+        return unreadable
     static_macs: list[str] = []
     dhcp_macs: list[str] = []
     static: bool | None = None

@@ -710,3 +710,18 @@ def test_a_null_bootloader_is_named_not_bios(tmp_path: Path) -> None:
         "bootloader"
     ] = None
     assert _finding(_complete(tmp_path, fixture, docs), "RR-FW-002")["status"] == "ERROR"
+
+
+@pytest.mark.parametrize("text", ["x7", "ethernets: [\n", "- a\n- b\n"])
+def test_network_data_that_is_no_network_config_is_as_unknown_as_no_string(
+    tmp_path: Path, text: str
+) -> None:
+    """bench.mutations seed 211: ``networkData: x7`` read as "no static addresses" where a
+    non-string networkData was unknown (UNKNOWN -> AT_RISK). cloud-init applies no network
+    config it cannot read: both are unknown."""
+    fixture = "RR-NET-002/error-networkdata-not-a-string.yaml"
+    docs = _docs(fixture)
+    for volume in _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["volumes"]:
+        if "cloudInitNoCloud" in volume:
+            volume["cloudInitNoCloud"]["networkData"] = text
+    assert _finding(_complete(tmp_path, fixture, docs), "RR-NET-002")["status"] == "ERROR"
