@@ -39,7 +39,7 @@ def network_data_facts(key: str, value: Any) -> dict[str, Any] | None:
             "dhcp_macs": [],
             "malformed": f"{key} is {kind}, not a string",
         }
-    unreadable = {
+    unreadable: dict[str, Any] = {
         "static": None,
         "static_macs": [],
         "dhcp_macs": [],
