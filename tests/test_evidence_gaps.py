@@ -266,13 +266,28 @@ def test_a_template_label_that_is_no_string_leaves_the_vm_s_services_unknown(
             42,
             "spec.sourceNamespace",
         ),
+        # seed 211
+        (
+            "RR-STG-001/pass-retained-volume-snapshots.yaml",
+            "VolumeSnapshot",
+            ("status", "readyToUse"),
+            "yes",
+            "status.readyToUse",
+        ),
+        (
+            "RR-STG-001/pass-retained-volume-snapshots.yaml",
+            "VolumeSnapshot",
+            ("status", "boundVolumeSnapshotContentName"),
+            42,
+            "status.boundVolumeSnapshotContentName",
+        ),
     ],
 )
 def test_fields_that_changed_verdicts_unnamed_are_named(
     tmp_path: Path, fixture: str, kind: str, path: tuple[str, ...], value: object, field: str
 ) -> None:
-    """bench.mutations seeds 77 and 131: each of these changed a verdict without naming the
-    field."""
+    """bench.mutations seeds 77, 131 and 211: each of these changed a verdict without naming
+    the field."""
     docs = _docs(fixture)
     target = _of(docs, kind)[0]
     node = target

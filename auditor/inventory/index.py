@@ -106,7 +106,7 @@ _ITEM_REFS = {
     "PodVolumeBackup": ("spec.volume", "spec.pod.name", "spec.pod.namespace"),
     "PodVolumeRestore": ("spec.volume", "spec.pod.name", "spec.pod.namespace"),
 }
-_OWN_NAMESPACE_KINDS = frozenset({"Service", "Route", "ControllerRevision"})
+_OWN_NAMESPACE_KINDS = frozenset({"Service", "Route", "ControllerRevision", "VolumeSnapshot"})
 #: Sections of an instancetype or preference spec (as a ControllerRevision holds it in
 #: ``data.spec``) that KubeVirt's API types define as objects; anything else there is no
 #: revision KubeVirt wrote (instancetype.kubevirt.io/v1beta1 types)
@@ -554,6 +554,19 @@ class ClusterIndex:
                 ix._mark_partial("ControllerRevision", o)
                 del ix.controller_revisions[key]
         for o in data.of("VolumeSnapshot"):
+            # the snapshot's own word on whether it was cut, and the content a restore reads:
+            # of another type, neither says anything (named, and the list is partial)
+            issues = [
+                FieldIssue(f"status.{key}", f"is a {type(value).__name__}, not a {want}", True)
+                for key, want, kind in (
+                    ("readyToUse", "boolean", bool),
+                    ("boundVolumeSnapshotContentName", "string", str),
+                )
+                if (value := dig(o, "status", key)) is not None and not isinstance(value, kind)
+            ]
+            if issues:
+                ix._object_issues("VolumeSnapshot", o, issues)
+                ix._mark_partial("VolumeSnapshot", o)
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
                 ix.volume_snapshots.setdefault((_ns(o), pvc), []).append(o)
