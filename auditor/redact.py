@@ -152,8 +152,9 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
         elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
             if item not in (None, "", {}, []):
                 value[key] = REDACTED
-            if skey.startswith("networkData"):
-                # A yes/no fact a restorer needs, taken before stripping.
+            if skey.startswith("networkData") and item != REDACTED:
+                # A yes/no fact a restorer needs, taken before stripping (an export already
+                # stripped keeps the facts taken from the original text).
                 facts = network_data_facts(skey, item) or facts
         elif skey == "sysprep" and isinstance(item, dict):
             value[key] = _sysprep(item)

@@ -121,8 +121,14 @@ def test_redact_strips_secrets_keeps_references() -> None:
         "userData": REDACTED,
         "networkDataBase64": REDACTED,
         "secretRef": {"name": "ci-secret"},
-        # "pw" is no network config: static addressing unknown (kept as a non-secret fact)
-        "networkDataFacts": {"static": None, "static_macs": [], "dhcp_macs": []},
+        # "pw" is no network config: static addressing unknown, and the value malformed
+        # (kept as a non-secret fact)
+        "networkDataFacts": {
+            "static": None,
+            "static_macs": [],
+            "dhcp_macs": [],
+            "malformed": "networkDataBase64 is no cloud-init network config (a YAML mapping)",
+        },
     }
     assert vols[1]["sysprep"] == {"secret": {"name": "unattend"}}
     assert out["metadata"]["annotations"] == {"admin-password": REDACTED, "description": "ok"}
@@ -164,3 +170,20 @@ def test_registry_refuses_unknown_kinds_and_ids_outside_the_families() -> None:
     with _pytest.raises(ValueError, match="RR-BKP-001 registered twice"):
         platform_check("RR-BKP-001", **meta)(lambda ctx, vms: None)  # type: ignore[arg-type,return-value]
     assert CATALOG["RR-BKP-001"] is taken
+
+
+def test_redacting_an_already_redacted_export_keeps_the_network_facts() -> None:
+    """An export the auditor stripped (``auditor collect``) is read again through the same
+    redaction: the ``<redacted>`` networkData must not replace the facts taken from the
+    original text (a static address seen once is still a static address)."""
+    static = "version: 2\nethernets:\n  eth0:\n    match: {macaddress: '02:00:00:00:00:01'}\n"
+    static += "    addresses: [192.0.2.10/24]\n"
+    volume = {"name": "ci", "cloudInitNoCloud": {"userData": "pw", "networkData": static}}
+    vm = {"kind": "VirtualMachine", "spec": {"template": {"spec": {"volumes": [volume]}}}}
+    once = redact(vm)
+    twice = redact(once)
+    facts = once["spec"]["template"]["spec"]["volumes"][0]["cloudInitNoCloud"]["networkDataFacts"]
+    assert facts == {"static": True, "static_macs": ["02:00:00:00:00:01"], "dhcp_macs": []}
+    again = twice["spec"]["template"]["spec"]["volumes"][0]["cloudInitNoCloud"]
+    assert again["networkDataFacts"] == facts
+    assert again["networkData"] == REDACTED
