@@ -671,6 +671,7 @@ def test_a_known_kind_written_as_the_api_server_never_does_is_named(
         p for p in report["collection_problems"] if p["kind"] == "Backup" and p["field"] == field
     ]
     assert named, report["collection_problems"]
+    assert (named[0]["namespace"], named[0]["name"]) == ("velero", "daily-20261130")
     assert _finding(report, "RR-BKP-002")["status"] != "PASS"
     assert report["run"]["complete"] is False
 

@@ -27,7 +27,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.inventory.capture import Method
+from auditor.inventory.capture import Method, pvc_facts
 from auditor.inventory.facts import restore_points
 from auditor.inventory.protection import PvcRef
 from auditor.kubevalues import dig
@@ -87,13 +87,6 @@ def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
     return False
 
 
-def _volume_driver(ctx: CheckContext, p: PvcRef) -> str | None:
-    """The CSI driver of the PV bound to ``p`` (None: no PV, or not a CSI volume)."""
-    pv = ctx.index.pvs.get(str(dig(p.obj, "spec", "volumeName") or ""))
-    driver = dig(pv, "spec", "csi", "driver") if pv is not None else None
-    return driver if isinstance(driver, str) and driver else None
-
-
 def _live_migratable(vm: VMRecord) -> bool:
     conds = dig(vm.vmi, "status", "conditions") if vm.vmi else None
     for c in conds if isinstance(conds, list) else []:
@@ -126,7 +119,7 @@ def _judge(
             via = f" (mapped from {cls})" if target != cls else ""
             row.update(verdict="missing", reason=f"StorageClass {target}{via} does not exist")
         return row
-    driver = _volume_driver(ctx, p)
+    driver = pvc_facts(ctx.index, p.obj).csi_driver  # None: no PV, or not a CSI volume
     provisioner = ctx.index.storage_classes[target].get("provisioner")
     if driver and isinstance(provisioner, str) and provisioner != driver:
         row.update(

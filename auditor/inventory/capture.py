@@ -174,24 +174,8 @@ class BackupPlan:
         """The ``spec.source.volumeHandle`` of every ready VolumeSnapshotContent labelled with
         this Backup (of ``driver``): the volumes its snapshots are of. None when a ready
         content names no volume handle (a pre-provisioned snapshot): then nothing is told."""
-        if driver not in self._handles:
-            handles: set[str] = set()
-            named_all = True
-            for c in ix.backup_snapshot_contents.get(self.backup.name, []):
-                spec, status = c.get("spec"), c.get("status")
-                if not isinstance(spec, dict) or (
-                    driver is not None and spec.get("driver") != driver
-                ):
-                    continue
-                if not isinstance(status, dict) or status.get("readyToUse") is not True:
-                    continue
-                handle = dig(spec, "source", "volumeHandle")
-                if not isinstance(handle, str) or not handle:
-                    named_all = False
-                    break
-                handles.add(handle)
-            self._handles[driver] = frozenset(handles) if named_all else None
-        return self._handles[driver]
+        self._read_contents(ix, driver)  # fills _handles in its one pass
+        return self._handles.get(driver, frozenset())
 
     def failures_seen(self, ix: ClusterIndex) -> int:
         """How many failed volume items of this Backup the evidence shows, whoever's they are:
@@ -281,6 +265,7 @@ class BackupPlan:
             # hundreds of thousands of VolumeSnapshotContents, and both the all-drivers answer
             # and each PVC's driver's are asked for.
             counts: dict[str | None, int] = {None: 0}
+            handles: dict[str | None, set[str] | None] = {None: set()}
             ready: dict[str | None, list[str]] = {None: []}
             failed: dict[str | None, list[str]] = {None: []}
             unreadable: dict[str | None, list[str]] = {None: []}
@@ -304,14 +289,30 @@ class BackupPlan:
                     # "false", 1, a list: no snapshot the driver reported on, either way
                     line = f"{name}: readyToUse is a {type(is_ready).__name__}, not a boolean"
                     into = unreadable
+                # a ready content's volume (content_handles): None once one names none
+                handle = (
+                    dig(spec, "source", "volumeHandle")
+                    if is_ready is True and isinstance(spec, dict)
+                    else False
+                )
                 # only a string driver can be asked for by name
                 for key in (None, d) if isinstance(d, str) else (None,):
                     counts[key] = counts.get(key, 0) + 1
                     if into is not None:
                         into.setdefault(key, []).append(line)
+                    if handle is not False:
+                        named = handles.setdefault(key, set())
+                        if not isinstance(handle, str) or not handle:
+                            handles[key] = None
+                        elif named is not None:
+                            named.add(handle)
             self._contents = {
                 key: (n, ready.get(key, []), failed.get(key, []), unreadable.get(key, []))
                 for key, n in counts.items()
+            }
+            self._handles = {
+                key: frozenset(named) if named is not None else None
+                for key, named in handles.items()
             }
         return self._contents.get(driver, (0, [], [], []))
 
@@ -323,7 +324,8 @@ class PvcFacts:
 
     ``uid`` is ``metadata.uid`` as read (any type); ``block``: ``spec.volumeMode`` is
     ``Block``; ``pv``: its bound PersistentVolume, when read; ``csi``: that PV is a CSI
-    volume; ``driver``: see :func:`pvc_driver`; ``handle``: the PV's ``csi.volumeHandle``
+    volume; ``csi_driver``: that PV's own ``csi.driver``, when a string; ``driver``: see
+    :func:`pvc_driver`; ``handle``: the PV's ``csi.volumeHandle``
     when a string; ``wanted_class``: the PVC's ``velero.io/csi-volumesnapshot-class``
     annotation.
     """
@@ -333,6 +335,7 @@ class PvcFacts:
     block: bool
     pv: dict[str, Any] | None
     csi: bool
+    csi_driver: str | None
     driver: str | None
     handle: str | None
     wanted_class: str | None
@@ -358,8 +361,10 @@ def pvc_driver(ix: ClusterIndex, pvc: dict[str, Any] | None) -> str | None:
 def _read_pvc(ix: ClusterIndex, pvc: dict[str, Any] | None) -> PvcFacts:
     pv = ix.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
     csi = dig(pv, "spec", "csi") if pv is not None else None
-    driver = csi.get("driver") if isinstance(csi, dict) else None
-    if not isinstance(driver, str):
+    own = csi.get("driver") if isinstance(csi, dict) else None
+    own = own if isinstance(own, str) else None
+    driver = own
+    if driver is None:
         sc = ix.storage_classes.get(str(dig(pvc, "spec", "storageClassName") or ""))
         prov = sc.get("provisioner") if sc else None
         driver = prov if isinstance(prov, str) else None
@@ -370,6 +375,7 @@ def _read_pvc(ix: ClusterIndex, pvc: dict[str, Any] | None) -> PvcFacts:
         block=str(dig(pvc, "spec", "volumeMode")) == "Block",
         pv=pv,
         csi=isinstance(csi, dict),
+        csi_driver=own or None,
         driver=driver,
         handle=handle if isinstance(handle, str) else None,
         wanted_class=meta_label(pvc, CLASS_LABEL, "annotations"),

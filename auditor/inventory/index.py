@@ -446,9 +446,6 @@ class ClusterIndex:
     #: (namespace, name) -> BackupStorageLocation phase ("" when it has none)
     storage_locations: dict[tuple[str, str], str] = field(default_factory=dict)
     pvcs_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    #: True/False when a DataProtectionApplication says whether Velero's CSI support is on
-    #: (``csi`` in defaultPlugins or the ``EnableCSI`` feature flag); None when no DPA is seen
-    csi_enabled: bool | None = None
     #: names of the DPAs read, for evidence
     dpa_names: list[str] = field(default_factory=list)
     #: PodVolumeRestores and DataDownloads by their ``velero.io/restore-name`` label
@@ -456,9 +453,6 @@ class ClusterIndex:
     data_downloads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
-    #: True when every DataProtectionApplication with a plugin list enables the kubevirt
-    #: plugin, False when one does not, None when none lists its plugins
-    kubevirt_plugin: bool | None = None
     #: Velero namespace -> whether its DPA enables the kubevirt plugin (a Velero install
     #: loads the plugins of the DPA in its own namespace only; OADP may run several)
     kubevirt_plugins: dict[str, bool] = field(default_factory=dict)
@@ -871,13 +865,11 @@ class ClusterIndex:
             if isinstance(dig(velero, "defaultPlugins"), list):
                 enabled = "kubevirt" in plugins
                 self.kubevirt_plugins[ns] = self.kubevirt_plugins.get(ns, False) or enabled
-                self.kubevirt_plugin = enabled and self.kubevirt_plugin is not False
             # OADP turns Velero's CSI support on with the csi plugin or the EnableCSI flag
             # (https://docs.openshift.com/container-platform/latest/backup_and_restore/
             # application_backup_and_restore/installing/oadp-installing-dpa.html).
             csi = "csi" in plugins or "EnableCSI" in flags
             self.csi_plugins[ns] = self.csi_plugins.get(ns, False) or csi
-            self.csi_enabled = bool(self.csi_enabled) or csi
 
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
@@ -901,6 +893,19 @@ class ClusterIndex:
                 )
             )
             return None
+
+    @property
+    def kubevirt_plugin(self) -> bool | None:
+        """True when every DataProtectionApplication with a plugin list enables the kubevirt
+        plugin, False when one does not, None when none lists its plugins."""
+        return all(self.kubevirt_plugins.values()) if self.kubevirt_plugins else None
+
+    @property
+    def csi_enabled(self) -> bool | None:
+        """True when some DataProtectionApplication turns Velero's CSI support on (``csi`` in
+        defaultPlugins or the ``EnableCSI`` feature flag), False when none does, None when
+        no DPA is seen."""
+        return any(self.csi_plugins.values()) if self.csi_plugins else None
 
     def kubevirt_plugin_in(self, velero_ns: str) -> bool | None:
         """Whether the Velero install of ``velero_ns`` runs the kubevirt plugin: the answer of

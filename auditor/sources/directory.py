@@ -305,14 +305,21 @@ class _Builder:
                 else tuple(sorted(self._list_kinds or BY_KIND))
             )
             self.partial.update(lost)
+            meta = obj.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
+            ns, name = meta.get("namespace"), meta.get("name")
+            ns = ns if isinstance(ns, str) else None
+            name = name if isinstance(name, str) else None
             self.problem(
-                f"{loc}: {api_version} {kind} is not how the API server writes a "
-                f"{damaged.kind} ({damaged.group or 'core'} group); not read"
+                f"{loc}: {api_version} {kind} {_qual(ns, str(name))} is not how the API server "
+                f"writes a {damaged.kind} ({damaged.group or 'core'} group); not read"
                 if damaged is not None
                 else f"{loc}: a List nested in a List's items; its items are not read",
                 file=_file_of(origin),
                 kind=damaged.kind if damaged is not None else None,
-                field="kind" if damaged is not None and damaged.kind != kind else "apiVersion",
+                namespace=ns,
+                name=name,
+                field="apiVersion" if damaged is not None and damaged.kind == kind else "kind",
                 kinds=lost,
             )
             return
