@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from auditor.checks import CATALOG, CheckContext, CheckSpec, Result
+from auditor.checks.fleetview import PlatformFacts, platform_facts
 from auditor.config import AuditSettings
-from auditor.inventory import ClusterIndex, VMRecord, build_inventory
+from auditor.inventory import ClusterIndex, VMRecord, stage_inventory
 from auditor.models import CollectionProblem, Finding, Status
 from auditor.policy import resolve_policy
 from auditor.sources.base import ClusterData, KindState
 from auditor.waivers import apply_waivers
 
-__all__ = ["AuditResult", "VMResult", "evaluate"]
+__all__ = ["AuditResult", "Evaluation", "VMResult", "evaluate"]
 
 log = logging.getLogger(__name__)
 
@@ -50,45 +51,90 @@ class AuditResult:
 
 
 def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> AuditResult:
-    """Pair, check and waive. ``at`` is the audit instant (UTC)."""
-    index, records = build_inventory(data, at)
-    problems = list(data.problems) + index.problems
-    incomplete: set[str] = set()
-    vm_checks = [c for c in CATALOG.values() if c.scope == "vm"]
-    known = _KindStates(data, index)
+    """Pair, check and waive every VM, then run the platform checks. ``at``: audit instant (UTC)."""
+    ev = Evaluation(data, settings, at=at)
+    problems = list(ev.problems)
     results = []
-    # VMs with malformed fields, once (not a VM x VM scan): cross-VM checks name them.
-    flawed = [r for r in records if r.problems]
-    for vm in records:
-        for path, reason in vm.problems:
-            problems.append(
-                CollectionProblem(
-                    reason=f"VirtualMachine {vm.ref} field {path} {reason}",
-                    file=vm.origin,
-                    kind="VirtualMachine",
-                    namespace=vm.namespace,
-                    name=vm.name,
-                    field=path,
-                    kinds=("VirtualMachine",),
-                )
+    for i in range(len(ev)):
+        result, found = ev.vm(i)
+        results.append(result)
+        problems += found
+    facts = [platform_facts(r.record, ev.index) for r in results]
+    platform = ev.platform(facts, problems)
+    return AuditResult(ev.index, results, platform, problems, sorted(ev.incomplete))
+
+
+class Evaluation:
+    """One audit's check run, a VM at a time: what :func:`evaluate` does, in steps that
+    :mod:`auditor.split` can share between two processes.
+
+    Attributes:
+        index: the cluster index.
+        problems: the collection problems found before any VM is checked (the source's,
+            then the index's).
+        incomplete: ids of the checks some of whose required kinds were not (all) read,
+            filled in as VMs are checked.
+    """
+
+    def __init__(self, data: ClusterData, settings: AuditSettings, *, at: datetime) -> None:
+        self._data, self._settings, self._at = data, settings, at
+        self._inventory = stage_inventory(data, at)
+        self.index = self._inventory.index
+        self.problems: list[CollectionProblem] = list(data.problems) + self.index.problems
+        self.incomplete: set[str] = set()
+        self._vm_checks = [c for c in CATALOG.values() if c.scope == "vm"]
+        self._known = _KindStates(data, self.index)
+        # VMs with malformed fields, once (not a VM x VM scan): cross-VM checks name them.
+        self._flawed = [
+            (i, f"{facts.namespace}/{facts.name}", problems)
+            for i, (facts, spec, _) in enumerate(self._inventory.vms)
+            if (problems := spec.problems)
+        ]
+
+    def __len__(self) -> int:
+        """The number of VMs."""
+        return len(self._inventory)
+
+    def vm(self, i: int) -> tuple[VMResult, list[CollectionProblem]]:
+        """Pair, check and waive the ``i``-th VM (sorted by namespace and name).
+
+        Returns its result and the collection problems it adds: its malformed fields, then
+        the checks that raised on it, in that order.
+
+        Raises:
+            IndexError: no such VM.
+        """
+        vm = self._inventory.record(i)
+        settings, at, data = self._settings, self._at, self._data
+        problems = [
+            CollectionProblem(
+                reason=f"VirtualMachine {vm.ref} field {path} {reason}",
+                file=vm.origin,
+                kind="VirtualMachine",
+                namespace=vm.namespace,
+                name=vm.name,
+                field=path,
+                kinds=("VirtualMachine",),
             )
+            for path, reason in vm.problems
+        ]
         policy, thresholds = resolve_policy(settings, vm.namespace, vm.labels)
-        ctx = CheckContext(at=at, thresholds=thresholds, index=index, policy=policy)
-        related = related_problems(vm, index)
-        others = [r for r in flawed if r is not vm]
+        ctx = CheckContext(at=at, thresholds=thresholds, index=self.index, policy=policy)
+        related = related_problems(vm, self.index)
+        others = [(ref, found) for j, ref, found in self._flawed if j != i]
         findings = [
             _run(
                 spec,
                 ctx,
                 data,
-                incomplete,
+                self.incomplete,
                 vm,
                 related=related,
                 crashes=problems,
                 others=others,
-                known=known,
+                known=self._known,
             )
-            for spec in vm_checks
+            for spec in self._vm_checks
         ]
         findings = apply_waivers(
             findings,
@@ -98,14 +144,19 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
             settings=settings,
             at=at,
         )
-        results.append(VMResult(vm, ctx, sorted(findings, key=lambda f: f.check_id)))
-    ctx = CheckContext(at=at, thresholds=settings.thresholds, index=index)
-    platform = [
-        _run(spec, ctx, data, incomplete, None, records, crashes=problems)
-        for spec in CATALOG.values()
-        if spec.scope == "platform"
-    ]
-    return AuditResult(index, results, platform, problems, sorted(incomplete))
+        return VMResult(vm, ctx, sorted(findings, key=lambda f: f.check_id)), problems
+
+    def platform(
+        self, vms: list[PlatformFacts], problems: list[CollectionProblem]
+    ) -> list[Finding]:
+        """Run the platform checks over every VM's facts; a check that raises appends its
+        collection problem to ``problems``."""
+        ctx = CheckContext(at=self._at, thresholds=self._settings.thresholds, index=self.index)
+        return [
+            _run(spec, ctx, self._data, self.incomplete, None, vms, crashes=problems)
+            for spec in CATALOG.values()
+            if spec.scope == "platform"
+        ]
 
 
 def _kind_states(
@@ -147,11 +198,11 @@ def _run(
     data: ClusterData,
     incomplete: set[str],
     vm: VMRecord | None,
-    vms: list[VMRecord] | None = None,
+    vms: list[PlatformFacts] | None = None,
     *,
     related: list[CollectionProblem] | None = None,
     crashes: list[CollectionProblem],
-    others: list[VMRecord] | None = None,
+    others: list[tuple[str, list[tuple[str, str]]]] | None = None,
     known: _KindStates | None = None,
 ) -> Finding:
     if known is not None and vm is not None:
@@ -184,9 +235,9 @@ def _run(
         # A cross-VM check (duplicate identity) passes on the absence of a clash; another
         # VM's malformed field it reads might hide one.
         hidden = [
-            {"kind": "VirtualMachine", "object": o.ref, "field": path, "reason": reason}
-            for o in others or []
-            for path, reason in o.problems
+            {"kind": "VirtualMachine", "object": ref, "field": path, "reason": reason}
+            for ref, found in others or []
+            for path, reason in found
             if any(_overlaps(path, r) for r in spec.reads)
         ]
         if hidden:

@@ -9,6 +9,7 @@ a :class:`~auditor.sources.base.ClusterData` already call :func:`audit_data`.
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,11 +17,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
+from auditor.checks.fleetview import PlatformFacts, platform_facts
 from auditor.config import AuditSettings
 from auditor.config.service import REPORT_FORMATS
-from auditor.engine import evaluate
+from auditor.engine import AuditResult, Evaluation
 from auditor.envelope import AuditReport, dump_report_json, dump_report_schema, report_document
-from auditor.envelope.build import build_envelope, resolve_owner
+from auditor.envelope.build import assemble_envelope, input_digest, resolve_owner, vm_entry
+from auditor.envelope.model import VmEntry
+from auditor.models import CollectionProblem
 from auditor.publish import dump_trend, publish_settings, trend_for
 from auditor.publish.manifest import MANIFEST_NAME, seal_run
 from auditor.publish.trend import TREND_NAME
@@ -28,6 +34,7 @@ from auditor.sources.base import ClusterData
 from auditor.sources.from_settings import source_from_settings
 from auditor.sources.progress import CollectProgress
 from auditor.sources.usable import require_vms, vm_list_gap
+from auditor.split import share_out
 from auditor.yamlstrict import paused_gc
 
 __all__ = [
@@ -158,12 +165,78 @@ def audit_data(
 
         read_backup_storage(data, settings)
     with paused_gc():  # see paused_gc: keeps a 10,000-VM audit linear in the VM count
-        result = evaluate(data, settings, at=at)
-        if owner is not None:
-            owners = Counter(resolve_owner(settings, result, vm) for vm in result.vms)
-            if owner not in owners:
-                raise UnknownOwnerError(owner, dict(sorted(owners.items())))
-        return build_envelope(data, result, settings, at=at, owner=owner)
+        ev = Evaluation(data, settings, at=at)
+        # Each VM is paired, checked and entered here or in a forked worker (auditor.split).
+        chunks, digest = share_out(
+            len(ev),
+            lambda vms: _check_share(ev, settings, owner, vms),
+            _encode_share,
+            _decode_share,
+            lambda: input_digest(data).encode(),
+        )
+        shares = [share for _, share in chunks]
+        owners = sum((s.owners for s in shares), Counter[str]())
+        if owner is not None and owner not in owners:
+            raise UnknownOwnerError(owner, dict(sorted(owners.items())))
+        problems = list(ev.problems)
+        for share in shares:
+            problems += share.problems
+            ev.incomplete |= share.incomplete
+        platform = ev.platform([f for s in shares for f in s.facts], problems)
+        result = AuditResult(ev.index, [], platform, problems, sorted(ev.incomplete))
+        return assemble_envelope(
+            data,
+            result,
+            [e for s in shares for e in s.entries],
+            settings,
+            at=at,
+            owner=owner,
+            digest=digest.decode() if digest is not None else None,
+        )
+
+
+@dataclass
+class _Share:
+    """What checking a run of VMs gives the envelope: ``owner``'s entries (every VM's when
+    None), the collection problems they add, every VM's platform facts and owner, and the
+    ids of checks found incomplete."""
+
+    entries: list[VmEntry]
+    problems: list[CollectionProblem]
+    facts: list[PlatformFacts]
+    owners: Counter[str]
+    incomplete: set[str]
+
+
+def _check_share(ev: Evaluation, settings: AuditSettings, owner: str | None, vms: range) -> _Share:
+    """Pair, check and enter the VMs numbered ``vms`` (each VMResult is dropped once its
+    entry is built)."""
+    share = _Share([], [], [], Counter(), ev.incomplete)
+    for i in vms:
+        result, found = ev.vm(i)
+        share.problems += found
+        share.facts.append(platform_facts(result.record, ev.index))
+        who = resolve_owner(settings, ev.index, result)
+        share.owners[who] += 1
+        if owner is None or who == owner:
+            share.entries.append(vm_entry(result, who))
+    return share
+
+
+#: A worker's entries travel as JSON: serialised and validated by pydantic's Rust core.
+_ENTRIES = TypeAdapter(list[VmEntry])
+
+
+def _encode_share(share: _Share) -> bytes:
+    rest = (share.problems, share.facts, share.owners, share.incomplete)
+    return pickle.dumps((_ENTRIES.dump_json(share.entries), *rest), pickle.HIGHEST_PROTOCOL)
+
+
+def _decode_share(raw: bytes) -> _Share:
+    """Raises ValueError (pydantic's ValidationError) or TypeError for bytes that do not
+    read back as a share."""
+    entries, problems, facts, owners, incomplete = pickle.loads(raw)
+    return _Share(_ENTRIES.validate_json(entries), problems, facts, owners, incomplete)
 
 
 def write_artifacts(

@@ -38,6 +38,8 @@ __all__ = [
     "AVAILABLE",
     "CHUNK_BYTES",
     "USE_HELPER",
+    "receive_exact",
+    "spare_cpu",
     "StreamDeclined",
     "fast_documents",
     "fast_list",
@@ -417,7 +419,7 @@ _PIPE_SLICE = 8 << 20
 _SOCKET_BUFFER = 4 << 20
 
 
-def _spare_cpu() -> bool:
+def spare_cpu() -> bool:
     """Whether this process may run on at least two CPUs (affinity and cgroup v2 quota)."""
     try:
         cpus = float(len(os.sched_getaffinity(0)))
@@ -461,7 +463,7 @@ def _helper_main(argv: list[str]) -> None:
     out.flush()
 
 
-def _receive(sock: socket.socket, size: int) -> bytearray:
+def receive_exact(sock: socket.socket, size: int) -> bytearray:
     """``size`` bytes from ``sock``, fewer only at its end; the GIL is released while waiting."""
     buf = bytearray(size)
     view = memoryview(buf)
@@ -525,7 +527,7 @@ class _Helper:
         if wanted is None:
             setting = os.environ.get(HELPER_ENV, "").strip()
             wanted = setting != "0" and (
-                setting == "1" or (len(text) >= HELPER_MIN_CHARS and _spare_cpu())
+                setting == "1" or (len(text) >= HELPER_MIN_CHARS and spare_cpu())
             )
         return cls(text, pieces, max_depth) if wanted and pieces else None
 
@@ -564,11 +566,11 @@ class _Helper:
             # call that waits for all its bytes without the GIL: a pipe read a buffer at a
             # time waits for the GIL at every buffer while this process runs Python code,
             # which held the helper's output to a few MB/s.
-            while len(head := _receive(ours, 8)) == 8:
+            while len(head := receive_exact(ours, 8)) == 8:
                 size = int.from_bytes(head, "little")
                 if size == 0 or size > bound:
                     break  # the end of the pieces (or nonsense: the helper is not trusted)
-                frame = _receive(ours, size)
+                frame = receive_exact(ours, size)
                 if len(frame) < size:
                     break  # the helper stopped in the middle of a piece
                 self._frames.put(frame)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.checks.fleetview import PlatformFacts
 from auditor.checks.registry import (
     CheckContext,
     Result,
@@ -244,7 +245,7 @@ def backups_in_bucket(vm: VMRecord, ctx: CheckContext) -> Result:
         "https://velero.io/docs/main/api-types/backupstoragelocation/",
     ),
 )
-def immutable_buckets(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+def immutable_buckets(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """FAIL (info unless ``require_immutable_backups``) for a bucket without locked retention."""
     locations = ctx.index.data.storage_locations
     if locations is None:

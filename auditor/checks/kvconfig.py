@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from auditor.checks.fleetview import PlatformFacts
 from auditor.checks.registry import (
     CheckContext,
     Result,
@@ -23,7 +24,6 @@ from auditor.checks.registry import (
     passed,
     platform_check,
 )
-from auditor.inventory import VMRecord
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 from auditor.sources.base import KindState
@@ -86,17 +86,12 @@ def gate_blocks_start(ctx: CheckContext) -> str | None:
     "spec.configuration.vmStateStorageClass to an existing RWX Filesystem class.",
     references=(KV_PERSISTENT, KV_BACKEND_SRC, KV_GATES_SRC),
 )
-def persistent_state_config(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+def persistent_state_config(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """N/A without persistent-state VMs; ERROR when the KubeVirt CR is not read.
 
     FAIL when the gate is needed and off, or vmStateStorageClass names a missing class.
     """
-    users = [
-        vm.ref
-        for vm in vms
-        if vm.spec.firmware.efi_persistent
-        or (vm.spec.firmware.tpm and vm.spec.firmware.tpm_persistent)
-    ]
+    users = [vm.ref for vm in vms if vm.persistent_state]
     if not users:
         return not_applicable("No VM keeps persistent EFI/TPM state.")
     data = ctx.index.data
@@ -108,13 +103,7 @@ def persistent_state_config(ctx: CheckContext, vms: list[VMRecord]) -> Result:
             vms=users,
         )
     kv = kubevirt_settings(crs[0])
-    state_classes = sorted(
-        {
-            str(dig(p.obj, "spec", "storageClassName"))
-            for vm in vms
-            if (p := vm.state_pvc) is not None and p.obj is not None
-        }
-    )
+    state_classes = sorted({vm.state_pvc_class for vm in vms if vm.state_pvc_class is not None})
     ev = {**kv, "vms": users, "state_pvc_classes": state_classes}
     ev.pop("version_tuple")
     problems = []

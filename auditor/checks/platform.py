@@ -1,7 +1,9 @@
-"""PLT checks: cluster-wide conditions behind many VM gaps. Signature ``(ctx, vms)``."""
+"""PLT checks: cluster-wide conditions behind many VM gaps. Signature ``(ctx, vms)``, ``vms``
+the :class:`~auditor.checks.fleetview.PlatformFacts` of every audited VM."""
 
 from __future__ import annotations
 
+from auditor.checks.fleetview import PlatformFacts
 from auditor.checks.registry import (
     CheckContext,
     Result,
@@ -10,8 +12,6 @@ from auditor.checks.registry import (
     passed,
     platform_check,
 )
-from auditor.inventory import VMRecord
-from auditor.inventory.protection import USABLE_PHASES, pvc_driver
 from auditor.kubevalues import dig, format_time
 from auditor.models import Severity
 from auditor.sources.base import KindState
@@ -33,7 +33,7 @@ PLUGIN_DOC = "https://github.com/kubevirt/kubevirt-velero-plugin"
     references=(BSL_DOC,),
     requires=("Backup", "BackupStorageLocation"),
 )
-def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+def backup_system(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """FAIL (critical) when Velero's API is not installed or no BSL is Available.
 
     The finding names every VM whose backups sit on a location that is not Available: their
@@ -51,14 +51,7 @@ def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
         }
         for b in locations
     ]
-    hurt = sorted(
-        {
-            vm.ref
-            for vm in vms
-            for e in vm.backups
-            if e.holds_object and e.backup.phase in USABLE_PHASES and e.location_ok is False
-        }
-    )
+    hurt = sorted({vm.ref for vm in vms if vm.on_unavailable_location})
     available = [r for r in rows if r["phase"] == "Available"]
     if not available:
         return failed(
@@ -89,9 +82,10 @@ def backup_system(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     references=(SCHEDULE_DOC,),
     requires=("Schedule",),
 )
-def schedules_active(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """FAIL listing paused Schedules whose template covers at least one VM."""
-    covering = {s.name: s for vm in vms for s in vm.schedules}
+    schedules = ctx.index.schedules
+    covering = {schedules[i].name: schedules[i] for vm in vms for i in vm.schedules}
     if not covering:
         return not_applicable("No Velero Schedule covers any VM.")
     paused = sorted(n for n, s in covering.items() if s.paused)
@@ -120,15 +114,12 @@ def schedules_active(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     references=(CSI_DOC, "https://kubernetes.io/docs/concepts/storage/volume-snapshot-classes/"),
     requires=("VolumeSnapshotClass", "PersistentVolumeClaim", "StorageClass"),
 )
-def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+def snapshot_classes(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """FAIL naming each driver used by VM PVCs with no VolumeSnapshotClass."""
     used: dict[str, set[str]] = {}
     for vm in vms:
-        for p in vm.pvcs:
-            if p.obj is not None:
-                driver = pvc_driver(ctx.index, p.obj)
-                if driver:
-                    used.setdefault(driver, set()).add(vm.ref)
+        for driver in vm.csi_drivers:
+            used.setdefault(driver, set()).add(vm.ref)
     if not used:
         return not_applicable("No VM disk has a known CSI driver.")
     missing = sorted(d for d in used if d not in ctx.index.snapshot_class_drivers)
@@ -155,7 +146,7 @@ def snapshot_classes(ctx: CheckContext, vms: list[VMRecord]) -> Result:
     ),
     requires=("DataProtectionApplication",),
 )
-def kubevirt_plugin(ctx: CheckContext, vms: list[VMRecord]) -> Result:
+def kubevirt_plugin(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """Read DataProtectionApplications' plugin lists; N/A when none exists. PASS only when
     every one that lists its plugins enables kubevirt (OADP may run a Velero per namespace)."""
     dpas = ctx.index.data.of("DataProtectionApplication")

@@ -2,7 +2,8 @@
 
 A VM check is a small function ``(vm: VMRecord, ctx: CheckContext) -> Result``
 (:data:`VmCheck`) decorated with :func:`check`; a platform check is
-``(ctx: CheckContext, vms: list[VMRecord]) -> Result`` (:data:`PlatformCheck`)
+``(ctx: CheckContext, vms: list[PlatformFacts]) -> Result`` (:data:`PlatformCheck`, one
+:class:`~auditor.checks.fleetview.PlatformFacts` per audited VM)
 decorated with :func:`platform_check`. Either decorator records the catalog
 entry. IDs are ``RR-<FAMILY>-NNN`` and never reused.
 """
@@ -19,6 +20,7 @@ from auditor.kinds import BY_KIND
 from auditor.models import CHECK_ID, FAMILIES, Basis, Severity, Status
 
 if TYPE_CHECKING:
+    from auditor.checks.fleetview import PlatformFacts
     from auditor.inventory import ClusterIndex, VMRecord
 
 __all__ = [
@@ -86,8 +88,9 @@ class CheckContext:
 
 #: A VM check: one VM and the context -> its result.
 VmCheck = Callable[["VMRecord", CheckContext], Result]
-#: A platform check: the context and every audited VM -> one cluster-wide result.
-PlatformCheck = Callable[[CheckContext, "list[VMRecord]"], Result]
+#: A platform check: the context and every audited VM's platform facts -> one cluster-wide
+#: result.
+PlatformCheck = Callable[[CheckContext, "list[PlatformFacts]"], Result]
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,7 @@ class CheckSpec:
         """The family code, e.g. ``BKP``."""
         return self.id.split("-")[1]
 
-    def run(self, ctx: CheckContext, vm: VMRecord | None, vms: list[VMRecord]) -> Result:
+    def run(self, ctx: CheckContext, vm: VMRecord | None, vms: list[PlatformFacts]) -> Result:
         """Call the check: ``vm_func(vm, ctx)``, or ``platform_func(ctx, vms)`` when ``vm`` is None.
 
         Raises:

@@ -36,6 +36,7 @@ from auditor.envelope.model import (
 )
 from auditor.envelope.remediation import remediation_for
 from auditor.envelope.rootcause import FindingRef, group_causes
+from auditor.inventory import ClusterIndex
 from auditor.inventory.facts import restore_points, unproven_points, usable
 from auditor.inventory.index import meta_labels
 from auditor.jsonfast import canonical_lines, nests_within
@@ -46,7 +47,14 @@ from auditor.sources.base import ClusterData
 from auditor.sources.bucket import run_summary as bucket_run_summary
 from auditor.waivers import waiver_appendix
 
-__all__ = ["build_envelope", "input_digest", "resolve_owner", "finding_entry"]
+__all__ = [
+    "assemble_envelope",
+    "build_envelope",
+    "input_digest",
+    "resolve_owner",
+    "finding_entry",
+    "vm_entry",
+]
 
 
 def input_digest(data: ClusterData) -> str:
@@ -63,11 +71,11 @@ def input_digest(data: ClusterData) -> str:
 _DIGEST_BATCH = 2000
 
 
-def resolve_owner(settings: AuditSettings, result: AuditResult, vm: VMResult) -> str:
+def resolve_owner(settings: AuditSettings, index: ClusterIndex, vm: VMResult) -> str:
     """Owner from the VM's labels/annotations, its Namespace's, the namespace map, or default."""
     keys = settings.ownership.keys
     rec = vm.record
-    ns_obj = result.index.namespaces.get(rec.namespace) or {}
+    ns_obj = index.namespaces.get(rec.namespace) or {}
     for source in (
         rec.labels,
         rec.annotations,
@@ -168,7 +176,8 @@ def _root_causes(findings: list[FindingEntry], gap_hours: float | None) -> list[
     ]
 
 
-def _vm_entry(vm: VMResult, owner: str) -> VmEntry:
+def vm_entry(vm: VMResult, owner: str) -> VmEntry:
+    """The report entry of one checked VM, owned by ``owner``."""
     rec, ctx = vm.record, vm.context
     rpo = ctx.thresholds.rpo_hours
     good = restore_points(rec)
@@ -244,13 +253,29 @@ def build_envelope(
     owner: str | None = None,
 ) -> AuditReport:
     """Assemble the envelope; ``owner`` keeps only that owner's VMs (summary follows)."""
-    digest = input_digest(data)
     vms = []
     for vm in result.vms:
-        who = resolve_owner(settings, result, vm)
+        who = resolve_owner(settings, result.index, vm)
         if owner is not None and who != owner:
             continue
-        vms.append(_vm_entry(vm, who))
+        vms.append(vm_entry(vm, who))
+    return assemble_envelope(data, result, vms, settings, at=at, owner=owner)
+
+
+def assemble_envelope(
+    data: ClusterData,
+    result: AuditResult,
+    vms: list[VmEntry],
+    settings: AuditSettings,
+    *,
+    at: datetime,
+    owner: str | None = None,
+    digest: str | None = None,
+) -> AuditReport:
+    """The envelope of ``result`` with the VM entries ``vms`` (already built, sorted by
+    namespace and name, only ``owner``'s when given); ``result.vms`` is not read.
+    ``digest``: :func:`input_digest` of ``data`` when already taken."""
+    digest = digest or input_digest(data)
     problems = [CollectionProblemEntry.model_validate(p.to_dict()) for p in result.problems]
     return AuditReport(
         schema_version=SCHEMA_VERSION,

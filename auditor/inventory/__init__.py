@@ -1,7 +1,9 @@
 """Inventory: pair every VirtualMachine with its storage, evidence and identity.
 
 ``build_inventory(data, at)`` returns one :class:`VMRecord` per VM; checks read
-only these records plus the :class:`ClusterIndex`, never raw lists.
+only these records plus the :class:`ClusterIndex`, never raw lists. ``stage_inventory``
+does the cluster-wide part alone and pairs each VM on demand (:class:`Inventory`), so the
+VMs can be paired in two processes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, parse_time
 from auditor.sources.base import ClusterData, KindState
 
-__all__ = ["VMRecord", "build_inventory", "ClusterIndex"]
+__all__ = ["VMRecord", "Inventory", "build_inventory", "stage_inventory", "ClusterIndex"]
 
 
 @dataclass
@@ -86,17 +88,47 @@ class VMRecord:
         return next((p for p in self.pvcs if p.role == "state"), None)
 
 
-def build_inventory(data: ClusterData, at: datetime) -> tuple[ClusterIndex, list[VMRecord]]:
-    """Index ``data`` and pair every VirtualMachine, sorted by namespace and name.
+class Inventory:
+    """The cluster-wide part of the inventory, and each VM's pairing on demand.
 
-    Two passes: every VM's facts first (a Backup's plan spans all VMs it holds), then pairing.
+    Every VM's facts are read first (a Backup's plan spans all VMs it holds); pairing one VM
+    (:meth:`record`) then reads only the index, the plans and that VM. Attributes: ``index``;
+    ``vms``, each VM's staged facts, sorted by namespace and name (the records' order).
     """
-    ix = ClusterIndex.build(data)
-    staged = [_stage(ix, vm) for vm in data.of("VirtualMachine")]
-    pairing = Pairing(ix, (facts for facts, _, _ in staged), at)
-    records = [_record(ix, pairing, facts, spec, pvcs) for facts, spec, pvcs in staged]
-    records.sort(key=lambda r: (r.namespace, r.name))
-    return ix, records
+
+    def __init__(self, data: ClusterData, at: datetime) -> None:
+        self.index = ix = ClusterIndex.build(data)
+        self.vms = [_stage(ix, vm) for vm in data.of("VirtualMachine")]
+        self._pairing = Pairing(ix, (facts for facts, _, _ in self.vms), at)
+        self.vms.sort(key=lambda staged: (staged[0].namespace, staged[0].name))
+
+    def __len__(self) -> int:
+        return len(self.vms)
+
+    def record(self, i: int) -> VMRecord:
+        """The paired record of the ``i``-th VM (0-based, in :attr:`vms` order).
+
+        Raises:
+            IndexError: no such VM.
+        """
+        facts, spec, pvcs = self.vms[i]
+        return _record(self.index, self._pairing, facts, spec, pvcs)
+
+    def problems(self, i: int) -> list[tuple[str, str]]:
+        """The ``i``-th VM's malformed fields read while staging it: ``(field path, reason)``
+        (pairing may add Backup selector problems to its record; those are no VM field)."""
+        return self.vms[i][1].problems
+
+
+def stage_inventory(data: ClusterData, at: datetime) -> Inventory:
+    """Index ``data`` and stage every VirtualMachine (see :class:`Inventory`)."""
+    return Inventory(data, at)
+
+
+def build_inventory(data: ClusterData, at: datetime) -> tuple[ClusterIndex, list[VMRecord]]:
+    """Index ``data`` and pair every VirtualMachine, sorted by namespace and name."""
+    inv = stage_inventory(data, at)
+    return inv.index, [inv.record(i) for i in range(len(inv))]
 
 
 def _running(vm: dict[str, Any], vmi: dict[str, Any] | None, vmis_known: bool) -> bool | None:

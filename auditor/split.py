@@ -1,0 +1,303 @@
+"""Share an audit's per-VM work with a forked worker process on the second CPU.
+
+After the read, an audit is one process's Python work: pairing each VM with its Backups,
+running its checks and building its report entry (about 2 ms per VM). Once the
+cluster-wide index is built that work is per VM, so :func:`share_out` runs it in two
+processes: this one takes VMs from the front (sorted by namespace and name) a chunk at a
+time, and a child made with ``fork`` takes them from the back, until the two meet. Neither
+share is fixed beforehand, so a slow CPU, a busy neighbour or a costly namespace balances
+itself. The child reads this process's objects as they were at the fork (copy-on-write:
+nothing is re-read or re-parsed) and sends back bytes only, through a Unix socket: an
+``extra`` result it computes first (the input digest), then each chunk's result (report
+entries as JSON, and a pickle of the small rest). It writes no file. A reader thread here
+takes each message in one call that waits without holding the GIL, and this process
+decodes them between its own chunks.
+
+Nothing depends on the worker. When it cannot start, dies, sends something unreadable or
+is silent for :data:`SILENCE_S` seconds, this process does whatever the worker claimed and
+did not deliver, and the report is the same, byte for byte (``tests/test_split.py``).
+
+When a worker is used: never with ``AUDITOR_AUDIT_WORKER=0``; always with ``=1`` (tests);
+otherwise when the process may run on two CPUs, the audit has at least
+:data:`WORKER_MIN_ITEMS` VMs, and the memory free to this process (``MemAvailable``, and
+the cgroup v2 ``memory.max`` less ``memory.current`` for a pod) is at least its resident
+size: room for the worst case, where the child comes to copy every page it shares.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import pickle
+import socket
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from auditor.yamlfast import receive_exact, spare_cpu
+
+__all__ = ["CHUNK", "SILENCE_S", "WORKER_ENV", "WORKER_MIN_ITEMS", "share_out", "wanted"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Environment variable: "0" never forks a worker, "1" forks one for any run of two items
+#: or more (see the module docstring).
+WORKER_ENV = "AUDITOR_AUDIT_WORKER"
+#: Fewer items (VMs) than this are done in one process: a worker costs about 0.1 s to fork
+#: and warms its own caches, and its results cost about 0.1 ms per VM to send and decode.
+WORKER_MIN_ITEMS = 500
+#: Items claimed at a time, by either process.
+CHUNK = 16
+#: Seconds without a message from the worker, once this process has nothing left to claim,
+#: after which it is killed and its claimed items are done here.
+SILENCE_S = 60.0
+#: Seconds to wait for the claim lock: longer means the worker died holding it.
+LOCK_WAIT_S = 10.0
+#: Socket buffer asked for each way (the kernel caps it at ``net.core.wmem_max``).
+_SOCKET_BUFFER = 4 << 20
+#: No message of the worker's is larger (a chunk of 16 VMs is about 0.5 MB).
+_MAX_MESSAGE = 1 << 30
+
+
+def wanted(items: int) -> bool:
+    """Whether :func:`share_out` should fork a worker for ``items`` items."""
+    setting = os.environ.get(WORKER_ENV, "").strip()
+    if setting == "0" or items < 2 or not _can_fork():
+        return False
+    return setting == "1" or (items >= WORKER_MIN_ITEMS and spare_cpu() and _room_to_copy())
+
+
+def share_out(
+    items: int,
+    work: Callable[[range], T],
+    encode: Callable[[T], bytes],
+    decode: Callable[[bytes], T],
+    extra: Callable[[], bytes],
+) -> tuple[list[tuple[range, T]], bytes | None]:
+    """Do ``work`` over items ``0 .. items-1``, in chunks, here and in a forked worker.
+
+    ``work(r)`` does the items of range ``r`` (it must not depend on which process runs it
+    or in which order the chunks go); ``encode``/``decode`` carry its result from the worker
+    (``decode`` raising ValueError or TypeError for bytes it cannot read); ``extra()`` runs
+    first in the worker only.
+
+    Returns every chunk's range and result, in item order, and ``extra()``'s bytes when the
+    worker gave them (None without a worker: the caller computes it). Exceptions of ``work``
+    in this process propagate (the worker is killed first).
+    """
+    if not wanted(items):
+        return [(range(items), work(range(items)))], None
+    try:
+        worker = _Worker(items, work, encode, extra)
+    except OSError as exc:  # no fork, no socket: one process does it all
+        log.warning("audit worker could not start (%s): checking every VM here", exc)
+        return [(range(items), work(range(items)))], None
+    done: dict[int, tuple[range, T]] = {}
+    try:
+        while (mine := worker.claim_front()) is not None:
+            done[mine.start] = (mine, work(mine))
+            worker.take(done, decode, wait=False)
+        worker.finish(done, decode)
+    except BaseException:
+        worker.kill()
+        raise
+    # Whatever the worker claimed and did not deliver (it died, hung or sent garbage).
+    start = 0
+    for begin in sorted(done):
+        if begin > start:
+            done[start] = (range(start, begin), work(range(start, begin)))
+        start = done[begin][0].stop
+    if start < items:
+        done[start] = (range(start, items), work(range(start, items)))
+    return [done[k] for k in sorted(done)], worker.extra
+
+
+class _Worker(Generic[T]):
+    """The forked child, its claim counters and the messages it sent."""
+
+    def __init__(
+        self,
+        items: int,
+        work: Callable[[range], T],
+        encode: Callable[[T], bytes],
+        extra: Callable[[], bytes],
+    ) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self._items = items
+        self._lock = ctx.Lock()
+        # [first item not yet claimed from the front, first item claimed from the back]
+        self._bounds: Any = ctx.RawArray("q", [0, items])
+        self._broken = False
+        self._ended = False  # the end message came
+        self.extra: bytes | None = None
+        ours, theirs = socket.socketpair()
+        for end in (ours, theirs):
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SOCKET_BUFFER)
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _SOCKET_BUFFER)
+        self._sock = ours
+        self._proc = ctx.Process(target=self._main, args=(theirs, work, encode, extra), daemon=True)
+        try:
+            self._proc.start()
+        finally:
+            theirs.close()
+        self._frames: deque[bytes] = deque()
+        self._ready = threading.Condition()
+        self._closed = False
+        threading.Thread(target=self._read, name="audit-worker-reader", daemon=True).start()
+
+    # -- claims (both processes) ---------------------------------------------------------
+
+    def claim_front(self) -> range | None:
+        """The next chunk from the front, or None when the two met (or the lock is lost)."""
+        if self._broken or not self._lock.acquire(timeout=LOCK_WAIT_S):
+            self._broken = True
+            return None
+        try:
+            low, high = self._bounds[0], self._bounds[1]
+            if low >= high:
+                return None
+            stop = min(high, low + CHUNK)
+            self._bounds[0] = stop
+            return range(low, stop)
+        finally:
+            self._lock.release()
+
+    def _claim_back(self) -> range | None:
+        if not self._lock.acquire(timeout=LOCK_WAIT_S):
+            return None
+        try:
+            low, high = self._bounds[0], self._bounds[1]
+            if low >= high:
+                return None
+            start = max(low, high - CHUNK)
+            self._bounds[1] = start
+            return range(start, high)
+        finally:
+            self._lock.release()
+
+    # -- the child ---------------------------------------------------------------------
+
+    def _main(
+        self,
+        sock: socket.socket,
+        work: Callable[[range], T],
+        encode: Callable[[T], bytes],
+        extra: Callable[[], bytes],
+    ) -> None:
+        """The worker: ``extra``, then chunks from the back until the two processes meet,
+        each sent as it is done; then an end message. A failure ends it with status 1 and
+        its traceback in the debug log only (no data on stderr)."""
+        self._sock.close()
+        try:
+            _send(sock, ("extra", extra()))
+            while (r := self._claim_back()) is not None:
+                _send(sock, ("chunk", r.start, r.stop, encode(work(r))))
+            _send(sock, ("end",))
+            sock.close()
+        except BaseException:  # this process's share is done by the parent
+            log.debug("audit worker failed", exc_info=True)
+            os._exit(1)
+
+    # -- this process --------------------------------------------------------------------
+
+    def _read(self) -> None:
+        """The reader thread: each message whole, waiting without the GIL."""
+        try:
+            while len(head := receive_exact(self._sock, 8)) == 8:
+                size = int.from_bytes(head, "little")
+                if size > _MAX_MESSAGE:
+                    break
+                frame = receive_exact(self._sock, size)
+                if len(frame) < size:
+                    break
+                with self._ready:
+                    self._frames.append(bytes(frame))
+                    self._ready.notify()
+        except OSError:
+            pass
+        finally:
+            with self._ready:
+                self._closed = True
+                self._ready.notify()
+
+    def take(
+        self, done: dict[int, tuple[range, T]], decode: Callable[[bytes], T], *, wait: bool
+    ) -> bool:
+        """Decode the messages received into ``done`` (and :attr:`extra`); with ``wait``,
+        first wait up to :data:`SILENCE_S` for one. Returns whether any message came."""
+        with self._ready:
+            if wait and not self._frames and not self._closed:
+                self._ready.wait(SILENCE_S)
+            frames = list(self._frames)
+            self._frames.clear()
+        for frame in frames:
+            try:
+                message = pickle.loads(frame)
+                if message[0] == "chunk":
+                    start, stop = message[1], message[2]
+                    done[start] = (range(start, stop), decode(message[3]))
+                elif message[0] == "extra":
+                    self.extra = message[1]
+                elif message[0] == "end":
+                    self._ended = True
+            except (ValueError, TypeError, IndexError, EOFError, pickle.UnpicklingError) as exc:
+                log.warning("audit worker sent an unreadable message (%s): redoing it here", exc)
+        return bool(frames)
+
+    def finish(self, done: dict[int, tuple[range, T]], decode: Callable[[bytes], T]) -> None:
+        """Take the worker's messages until its end message, or until it is gone or silent
+        for :data:`SILENCE_S`; then reap it (killed if need be)."""
+        while not self._ended:
+            if not self.take(done, decode, wait=True):  # silent that long, or gone
+                log.warning("audit worker stopped early: checking its remaining VMs here")
+                break
+        self.kill(wait=5.0)
+
+    def kill(self, wait: float = 0.0) -> None:
+        """Reap the worker, killing it if it still runs after ``wait`` seconds; close the
+        socket."""
+        self._proc.join(timeout=wait)
+        if self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join()
+        if self._proc.exitcode not in (0, -9):
+            log.warning("audit worker exited with status %s", self._proc.exitcode)
+        self._sock.close()
+
+
+def _send(sock: socket.socket, message: tuple[Any, ...]) -> None:
+    """One message: its pickle's length (8 bytes, little-endian), then the pickle."""
+    frame = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+    sock.sendall(len(frame).to_bytes(8, "little"))
+    sock.sendall(frame)
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _room_to_copy() -> bool:
+    """Whether the memory free to this process is at least its resident size (Linux; False
+    when that cannot be read)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            resident = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            free = next(
+                int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemAvailable:")
+            )
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as limit:
+            cap = limit.read().strip()
+        if cap != "max":
+            with open("/sys/fs/cgroup/memory.current", encoding="ascii") as used:
+                free = min(free, int(cap) - int(used.read().strip()))
+    except (OSError, ValueError):
+        pass  # no cgroup v2 memory controller: MemAvailable is the bound
+    return free >= resident

@@ -1,0 +1,215 @@
+"""The forked audit worker (``auditor/split.py``): shares work, and nothing depends on it.
+
+``share_out`` is driven with small work functions: every item is done exactly once, in item
+order, both processes take part, and a worker that dies, hangs or sends garbage costs time,
+never an item. The audit itself is run with the worker forced on and off over a generated
+estate (and the shared example export): report.json, the CSVs and the HTML are the same
+bytes, with and without an owner filter, and when every worker message is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from auditor import pipeline, split
+from auditor.config import AuditSettings
+from auditor.engine import evaluate
+from auditor.envelope.build import build_envelope
+from auditor.pipeline import UnknownOwnerError, audit_data, dump_report_json, write_artifacts
+from auditor.sources.directory import DirectorySource
+from bench.generate import generate
+from tests.conftest import AUDIT_AT
+
+PARENT = os.getpid()
+
+
+def _pids(r: range) -> list[tuple[int, int]]:
+    """Each item with the process that did it; slow enough for both processes to claim."""
+    time.sleep(0.002)
+    return [(i, os.getpid()) for i in r]
+
+
+def _encode(result: list[tuple[int, int]]) -> bytes:
+    return repr(result).encode()
+
+
+def _decode(raw: bytes) -> list[tuple[int, int]]:
+    value = eval(raw.decode())  # noqa: S307 - our own child's repr of int pairs
+    if not isinstance(value, list):
+        raise TypeError("not a list")
+    return value
+
+
+def _flatten(chunks: list[tuple[range, list[tuple[int, int]]]]) -> list[tuple[int, int]]:
+    return [pair for _, result in chunks for pair in result]
+
+
+@pytest.fixture()
+def forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(split.WORKER_ENV, "1")
+
+
+def test_wanted_follows_the_setting_and_the_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(split.WORKER_ENV, "0")
+    assert not split.wanted(100_000)
+    monkeypatch.setenv(split.WORKER_ENV, "1")
+    assert split.wanted(2)
+    assert not split.wanted(1)  # nothing to share
+    monkeypatch.delenv(split.WORKER_ENV)
+    assert not split.wanted(split.WORKER_MIN_ITEMS - 1)
+
+
+@pytest.mark.usefixtures("forced")
+def test_both_processes_take_items_and_every_item_is_done_once_in_order() -> None:
+    chunks, extra = split.share_out(400, _pids, _encode, _decode, lambda: b"digest")
+    pairs = _flatten(chunks)
+    assert [i for i, _ in pairs] == list(range(400))
+    by = {pid for _, pid in pairs}
+    assert PARENT in by and len(by) == 2  # the worker did some of them
+    # the worker takes from the back, this process from the front
+    assert pairs[0][1] == PARENT and pairs[-1][1] != PARENT
+    assert extra == b"digest"
+    assert [r.start for r, _ in chunks] == sorted(r.start for r, _ in chunks)
+    assert not multiprocessing.active_children()
+
+
+def test_without_a_worker_one_chunk_and_no_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(split.WORKER_ENV, "0")
+    chunks, extra = split.share_out(50, _pids, _encode, _decode, lambda: b"digest")
+    assert [r for r, _ in chunks] == [range(50)]
+    assert {pid for _, pid in _flatten(chunks)} == {PARENT}
+    assert extra is None
+
+
+@pytest.mark.usefixtures("forced")
+def test_a_worker_that_dies_mid_way_loses_no_item(caplog: pytest.LogCaptureFixture) -> None:
+    def dies(r: range) -> list[tuple[int, int]]:
+        if os.getpid() != PARENT and r.start < 300:
+            os._exit(3)  # the worker dies on its second chunk or so, holding claimed items
+        return _pids(r)
+
+    with caplog.at_level(logging.WARNING, logger="auditor.split"):
+        chunks, _ = split.share_out(400, dies, _encode, _decode, lambda: b"x")
+    pairs = _flatten(chunks)
+    assert [i for i, _ in pairs] == list(range(400))
+    assert any(pid != PARENT for _, pid in pairs)  # what it delivered before dying is kept
+    assert "stopped early" in caplog.text
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.usefixtures("forced")
+def test_a_silent_worker_is_killed_and_its_items_done_here(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(split, "SILENCE_S", 0.5)
+
+    def hangs(r: range) -> list[tuple[int, int]]:
+        if os.getpid() != PARENT:
+            time.sleep(60)
+        return _pids(r)
+
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="auditor.split"):
+        chunks, _ = split.share_out(100, hangs, _encode, _decode, lambda: b"x")
+    assert time.monotonic() - started < 30
+    assert _flatten(chunks) == [(i, PARENT) for i in range(100)]
+    assert "stopped early" in caplog.text
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.usefixtures("forced")
+def test_unreadable_worker_messages_are_redone_here(caplog: pytest.LogCaptureFixture) -> None:
+    def refuse(raw: bytes) -> list[tuple[int, int]]:
+        raise ValueError("garbage")
+
+    with caplog.at_level(logging.WARNING, logger="auditor.split"):
+        chunks, extra = split.share_out(300, _pids, _encode, refuse, lambda: b"x")
+    assert _flatten(chunks) == [(i, PARENT) for i in range(300)]
+    assert extra == b"x"
+    assert "unreadable message" in caplog.text
+
+
+@pytest.mark.usefixtures("forced")
+def test_an_error_here_propagates_and_the_worker_is_reaped() -> None:
+    def fails_here(r: range) -> list[tuple[int, int]]:
+        if os.getpid() == PARENT and r.start >= 16:
+            raise RuntimeError("boom")
+        return _pids(r)
+
+    with pytest.raises(RuntimeError, match="boom"):
+        split.share_out(400, fails_here, _encode, _decode, lambda: b"x")
+    assert not multiprocessing.active_children()
+
+
+# -- the audit ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def estate(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("estate")
+    generate(out, 60, seed=7)
+    return out
+
+
+def _artifacts(
+    export: Path, out: Path, monkeypatch: pytest.MonkeyPatch, worker: str, **kw: str
+) -> dict[str, bytes]:
+    monkeypatch.setenv(split.WORKER_ENV, worker)
+    report = audit_data(DirectorySource(export).collect(), AuditSettings(), at=AUDIT_AT, **kw)
+    paths = write_artifacts(report, out, ["json", "csv", "html"])
+    return {p.name: p.read_bytes() for p in paths}
+
+
+@pytest.mark.parametrize("owner", [None, "team-web"])
+def test_the_report_is_the_same_with_and_without_the_worker(
+    estate: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, owner: str | None
+) -> None:
+    kw = {"owner": owner} if owner else {}
+    alone = _artifacts(estate, tmp_path / "alone", monkeypatch, "0", **kw)
+    shared = _artifacts(estate, tmp_path / "shared", monkeypatch, "1", **kw)
+    assert set(alone) >= {"report.json", "findings.csv", "vms.csv", "report.html"}
+    for name, data in alone.items():
+        assert shared[name] == data, name
+    assert b'"name": "' in alone["report.json"] and len(alone["report.json"]) > 100_000
+
+
+def test_a_refused_worker_gives_the_same_report(
+    estate: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone = _artifacts(estate, tmp_path / "alone", monkeypatch, "0")
+
+    def refuse(raw: bytes) -> pipeline._Share:
+        raise ValueError("refused")
+
+    monkeypatch.setattr(pipeline, "_decode_share", refuse)
+    refused = _artifacts(estate, tmp_path / "refused", monkeypatch, "1")
+    assert refused["report.json"] == alone["report.json"]
+
+
+def test_the_in_process_engine_path_agrees_with_the_pipeline(
+    estate: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """engine.evaluate + build_envelope (one process, every VMRecord kept) and audit_data
+    with a worker (platform checks fed from PlatformFacts sent back) give the same bytes."""
+    data = DirectorySource(estate).collect()
+    settings = AuditSettings()
+    whole = build_envelope(data, evaluate(data, settings, at=AUDIT_AT), settings, at=AUDIT_AT)
+    monkeypatch.setenv(split.WORKER_ENV, "1")
+    shared = audit_data(DirectorySource(estate).collect(), settings, at=AUDIT_AT)
+    assert dump_report_json(shared) == dump_report_json(whole)
+    assert {f.check_id for f in shared.platform_findings} >= {"RR-PLT-001", "RR-PLT-002"}
+
+
+def test_an_unknown_owner_is_refused_with_the_worker_too(
+    estate: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(split.WORKER_ENV, "1")
+    with pytest.raises(UnknownOwnerError) as err:
+        audit_data(DirectorySource(estate).collect(), AuditSettings(), at=AUDIT_AT, owner="x")
+    assert err.value.known == {"team-data": 12, "team-finance": 20, "team-web": 28}
