@@ -494,7 +494,7 @@ def test_the_helper_never_imports_from_the_working_directory(
 
 
 def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end() -> None:
-    """``_receive`` waits for every byte of a frame sent in several writes, and gives what
+    """``receive_exact`` waits for every byte of a frame sent in several writes, and gives what
     came when the helper's end closes; ``_receive_line`` stops at the newline or the end."""
     import socket
     import threading
@@ -512,10 +512,10 @@ def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end(
     sender = threading.Thread(target=send)
     sender.start()
     try:
-        assert yamlfast._receive(ours, 10) == b"abcdefghij"
+        assert yamlfast.receive_exact(ours, 10) == b"abcdefghij"
         assert yamlfast._receive_line(ours, 16) == b"flow\n"
-        assert yamlfast._receive(ours, 8) == b"rest"  # the end came first
-        assert yamlfast._receive(ours, 8) == b""
+        assert yamlfast.receive_exact(ours, 8) == b"rest"  # the end came first
+        assert yamlfast.receive_exact(ours, 8) == b""
         assert yamlfast._receive_line(ours, 16) == b""
     finally:
         sender.join()
