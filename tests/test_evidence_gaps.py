@@ -741,3 +741,41 @@ def test_network_data_that_is_no_network_config_is_as_unknown_as_no_string(
         if "cloudInitNoCloud" in volume:
             volume["cloudInitNoCloud"]["networkData"] = text
     assert _finding(_complete(tmp_path, fixture, docs), "RR-NET-002")["status"] == "ERROR"
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "field"),
+    [
+        ("cloudinit", None, "cloudInitNoCloud.secretRef.name"),
+        ("cloudinit", "", "cloudInitNoCloud.secretRef.name"),
+        ("cloudinit", 7, "cloudInitNoCloud.secretRef.name"),
+        ("cloudinit-ref", "a-string", "cloudInitNoCloud.secretRef"),
+        ("credential", None, "accessCredentials[0].sshPublicKey.source.secret.secretName"),
+    ],
+)
+def test_a_reference_that_names_no_secret_is_named_not_passed(
+    tmp_path: Path, where: str, value: Any, field: str
+) -> None:
+    """bench.mutations seed 307: ``secretRef.name: null`` dropped the cloud-init Secret from
+    what a restore needs, and the Backup that excludes Secrets passed RR-BKP-012 (AT_RISK ->
+    READY). Which Secret a reference with no name means is unknown: the field is named and
+    the check gives ERROR."""
+    fixture = "RR-BKP-012/fail-secrets-excluded.yaml"
+    docs = _docs(fixture)
+    tspec = _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]
+    cloudinit = next(v for v in tspec["volumes"] if "cloudInitNoCloud" in v)
+    if where == "cloudinit":
+        cloudinit["cloudInitNoCloud"]["secretRef"]["name"] = value
+    elif where == "cloudinit-ref":
+        cloudinit["cloudInitNoCloud"]["secretRef"] = value
+    else:  # the cloud-init Secret is dropped: the credential's is the only one named
+        cloudinit["cloudInitNoCloud"].pop("secretRef")
+        cloudinit["cloudInitNoCloud"]["userData"] = "#cloud-config\n"
+        tspec["accessCredentials"] = [
+            {"sshPublicKey": {"source": {"secret": {"secretName": value}}, "propagationMethod": {}}}
+        ]
+    report = _audit(tmp_path, docs)
+    finding = _finding(report, "RR-BKP-012")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert any(p["field"].endswith(field) for p in report["collection_problems"]), field
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"

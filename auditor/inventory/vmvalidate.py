@@ -10,6 +10,8 @@ https://kubevirt.io/user-guide/compute/run_strategies/):
 
 - every disk names a volume of the same name, and every volume names exactly
   one known source, whose PVC/DataVolume name is a non-empty string;
+- every Secret or ConfigMap a volume or access credential refers to is named by a
+  non-empty string (the objects a backup must hold to restore the VM's configuration);
 - every interface names a network and every network is used by an interface;
 - ``firmware.uuid`` is a UUID, ``macAddress`` a MAC, ``runStrategy`` one of
   KubeVirt's run strategies, ``metadata.creationTimestamp`` RFC 3339.
@@ -64,6 +66,7 @@ def validate_vm(vm: dict[str, Any]) -> list[tuple[str, str]]:
         return problems  # read_vm_spec reports the missing template spec itself
     _check_metadata(vm, problems)
     _check_storage(tspec, problems)
+    _check_object_refs(tspec, problems)
     _check_network(tspec, problems)
     _check_formats(vm, tspec, problems)
     return problems
@@ -174,6 +177,76 @@ def _check_volume(v: dict[str, Any], problems: list[tuple[str, str]]) -> None:
         problems.append((field, f"is {kind}{_REJECTED}"))
     elif not ref:
         problems.append((field, f"is an empty string{_REJECTED}"))
+
+
+#: Where a volume source names a Secret or ConfigMap: source -> (reference path below the
+#: source, or () for the source itself, and the name's key). KubeVirt's types: Secret- and
+#: ConfigMapVolumeSource, CloudInitNoCloud/ConfigDriveSource (``secretRef`` is
+#: UserDataSecretRef's JSON name), Sysprep.
+_VOLUME_REFS: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
+    "secret": (((), "secretName"),),
+    "configMap": (((), "name"),),
+    "cloudInitNoCloud": ((("secretRef",), "name"), (("networkDataSecretRef",), "name")),
+    "cloudInitConfigDrive": ((("secretRef",), "name"), (("networkDataSecretRef",), "name")),
+    "sysprep": ((("secret",), "name"), (("configMap",), "name")),
+}
+#: An access credential's Secret: kind -> path to the name (AccessCredentialSecretSource).
+_CREDENTIAL_REFS = {
+    "sshPublicKey": ("source", "secret", "secretName"),
+    "userPassword": ("source", "secret", "secretName"),
+}
+
+
+def _check_object_refs(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> None:
+    """A reference to a Secret or ConfigMap that is present but names none: which object a
+    restore needs cannot be told (a check that pairs the VM with them must not pass)."""
+    for v in _named(tspec.get("volumes")):
+        for source, refs in _VOLUME_REFS.items():
+            body = v.get(source)
+            if not isinstance(body, dict):
+                continue  # absent, or named by _check_volume
+            for below, key in refs:
+                _check_ref(body, below, key, f"{_BASE}.volumes[{v['name']}].{source}", problems)
+    credentials = tspec.get("accessCredentials")
+    if credentials is None:
+        return
+    if not isinstance(credentials, list):
+        problems.append((f"{_BASE}.accessCredentials", "is not a list"))
+        return
+    for i, cred in enumerate(credentials):
+        path = f"{_BASE}.accessCredentials[{i}]"
+        if not isinstance(cred, dict):
+            problems.append((path, "is not a mapping"))
+            continue
+        for kind, (*steps, key) in _CREDENTIAL_REFS.items():
+            if cred.get(kind) is not None:
+                _check_ref(cred, (kind, *steps), key, path, problems)
+
+
+def _check_ref(
+    body: dict[str, Any],
+    below: tuple[str, ...],
+    key: str,
+    path: str,
+    problems: list[tuple[str, str]],
+) -> None:
+    """``body`` below ``below`` must be absent (null) or a mapping whose ``key`` is a
+    non-empty string."""
+    ref: Any = body
+    for part in below:
+        ref = ref.get(part)
+        path = f"{path}.{part}"
+        if ref is None:
+            return  # no such reference
+        if not isinstance(ref, dict):
+            problems.append((path, f"is a {type(ref).__name__}, not a mapping"))
+            return
+    name = ref.get(key)
+    if not isinstance(name, str):
+        what = "missing" if name is None else f"a {type(name).__name__}, not a string"
+        problems.append((f"{path}.{key}", f"is {what}: which object it names is unknown"))
+    elif not name:
+        problems.append((f"{path}.{key}", "is an empty string: it names no object"))
 
 
 #: kubevirt.io/v1 Bootloader's members, and NetworkSource's
