@@ -779,3 +779,42 @@ def test_a_reference_that_names_no_secret_is_named_not_passed(
     assert finding["status"] == "ERROR", finding["message"]
     assert any(p["field"].endswith(field) for p in report["collection_problems"]), field
     assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"
+
+
+def _plugins(docs: Docs) -> list[Any]:
+    plugins: list[Any] = _of(docs, "DataProtectionApplication")[0]["spec"]["configuration"][
+        "velero"
+    ]["defaultPlugins"]
+    return plugins
+
+
+def test_a_plugin_list_entry_that_is_no_name_leaves_the_plugin_unknown(tmp_path: Path) -> None:
+    """bench.mutations seed 419: ``defaultPlugins: [..., 42]`` where ``kubevirt`` stood read
+    as "no kubevirt plugin", so the in-place Restore's new-UUID label no longer acted
+    (RR-RST-002 FAIL -> PASS, NOT_READY -> READY). The entry may have been the plugin: the
+    DPA's answer is unknown, which neither pulls volumes in nor drops the labels' effect."""
+    fixture = "RR-RST-002/fail-in-place-new-uuid-windows.yaml"
+    docs = _docs(fixture)
+    plugins = _plugins(docs)
+    plugins[plugins.index("kubevirt")] = 42
+    report = _audit(tmp_path, docs)
+    assert _finding(report, "RR-RST-002")["status"] == "FAIL"
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == "NOT_READY"
+    assert any(
+        p["field"] == "spec.configuration.velero.defaultPlugins"
+        for p in report["collection_problems"]
+    )
+    platform = {f["check_id"]: f for f in report["platform_findings"]}
+    assert platform["RR-PLT-004"]["status"] == "ERROR"
+    assert "no plugin names" in platform["RR-PLT-004"]["message"]
+
+
+def test_a_listed_plugin_stays_enabled_beside_a_damaged_entry(tmp_path: Path) -> None:
+    """``kubevirt`` itself is listed: the damaged entry cannot unlist it (the DPA is still
+    named and its list partial)."""
+    fixture = "RR-RST-002/fail-in-place-new-uuid-windows.yaml"
+    docs = _docs(fixture)
+    _plugins(docs).append(42)
+    report = _audit(tmp_path, docs)
+    assert _finding(report, "RR-RST-002")["status"] == "FAIL"
+    assert _finding(report, "RR-RST-002")["evidence"]["kubevirt_plugin"] is True

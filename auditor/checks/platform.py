@@ -7,6 +7,7 @@ from auditor.checks.fleetview import PlatformFacts
 from auditor.checks.registry import (
     CheckContext,
     Result,
+    errored,
     failed,
     not_applicable,
     passed,
@@ -161,7 +162,15 @@ def kubevirt_plugin(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     ]
     if ctx.index.kubevirt_plugin:
         return passed("The kubevirt Velero plugin is enabled.", dpas=rows)
-    without = sorted(ns for ns, on in ctx.index.kubevirt_plugins.items() if not on)
+    without = sorted(ns for ns, on in ctx.index.kubevirt_plugins.items() if on is False)
+    unknown = sorted(ns for ns, on in ctx.index.kubevirt_plugins.items() if on is None)
+    if unknown and not without:
+        return errored(
+            "The plugin list of the DataProtectionApplication(s) in namespace(s) "
+            f"{', '.join(unknown)} holds entries that are no plugin names: whether they enable "
+            "the kubevirt Velero plugin is unknown.",
+            dpas=rows,
+        )
     if without and len(without) < len(ctx.index.kubevirt_plugins):
         # each Velero install loads the plugins of the DPA in its own namespace only
         return failed(

@@ -9,7 +9,7 @@ considered for every VM).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -454,10 +454,12 @@ class ClusterIndex:
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     #: Velero namespace -> whether its DPA enables the kubevirt plugin (a Velero install
-    #: loads the plugins of the DPA in its own namespace only; OADP may run several)
-    kubevirt_plugins: dict[str, bool] = field(default_factory=dict)
-    #: Velero namespace -> whether its DPA turns Velero's CSI support on
-    csi_plugins: dict[str, bool] = field(default_factory=dict)
+    #: loads the plugins of the DPA in its own namespace only; OADP may run several); None
+    #: when its plugin list holds entries that are no names and none of them is kubevirt
+    kubevirt_plugins: dict[str, bool | None] = field(default_factory=dict)
+    #: Velero namespace -> whether its DPA turns Velero's CSI support on (None: unknown, as
+    #: above)
+    csi_plugins: dict[str, bool | None] = field(default_factory=dict)
     #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
     identities: IdentityIndex = field(default_factory=IdentityIndex)
     #: typed slim records (validated while parsed) of the non-Velero kinds checks read
@@ -859,17 +861,18 @@ class ClusterIndex:
                 # its pull-in does not (Pairing), as for a DPA that could not be read at all.
                 self._object_issues("DataProtectionApplication", dpa, issues)
                 self._mark_partial("DataProtectionApplication", dpa)
-            plugins = plugins if isinstance(plugins, list) else []
-            flags = flags if isinstance(flags, list) else []
             ns = _ns(dpa)
-            if isinstance(dig(velero, "defaultPlugins"), list):
-                enabled = "kubevirt" in plugins
-                self.kubevirt_plugins[ns] = self.kubevirt_plugins.get(ns, False) or enabled
+            if isinstance(plugins, list):
+                enabled = _listed("kubevirt", plugins)
+                self.kubevirt_plugins[ns] = _either(self.kubevirt_plugins.get(ns, False), enabled)
             # OADP turns Velero's CSI support on with the csi plugin or the EnableCSI flag
             # (https://docs.openshift.com/container-platform/latest/backup_and_restore/
             # application_backup_and_restore/installing/oadp-installing-dpa.html).
-            csi = "csi" in plugins or "EnableCSI" in flags
-            self.csi_plugins[ns] = self.csi_plugins.get(ns, False) or csi
+            csi = _either(
+                _listed("csi", plugins if isinstance(plugins, list) else []),
+                _listed("EnableCSI", flags if isinstance(flags, list) else []),
+            )
+            self.csi_plugins[ns] = _either(self.csi_plugins.get(ns, False), csi)
 
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
@@ -897,15 +900,19 @@ class ClusterIndex:
     @property
     def kubevirt_plugin(self) -> bool | None:
         """True when every DataProtectionApplication with a plugin list enables the kubevirt
-        plugin, False when one does not, None when none lists its plugins."""
-        return all(self.kubevirt_plugins.values()) if self.kubevirt_plugins else None
+        plugin, False when one does not, None when none lists its plugins or a list that
+        does not name it holds entries that are no names."""
+        answers = set(self.kubevirt_plugins.values())
+        if False in answers:
+            return False
+        return True if answers == {True} else None
 
     @property
     def csi_enabled(self) -> bool | None:
         """True when some DataProtectionApplication turns Velero's CSI support on (``csi`` in
         defaultPlugins or the ``EnableCSI`` feature flag), False when none does, None when
-        no DPA is seen."""
-        return any(self.csi_plugins.values()) if self.csi_plugins else None
+        no DPA is seen or the lists that could name it hold entries that are no names."""
+        return _any_of(self.csi_plugins.values()) if self.csi_plugins else None
 
     def kubevirt_plugin_in(self, velero_ns: str) -> bool | None:
         """Whether the Velero install of ``velero_ns`` runs the kubevirt plugin: the answer of
@@ -920,6 +927,26 @@ class ClusterIndex:
     def backups_for_namespace(self, namespace: str) -> list[BackupView]:
         """Backups that could include objects of ``namespace`` (explicit + wildcard ones)."""
         return self.backups_by_ns.get(namespace, []) + self.backups_any_ns
+
+
+def _listed(name: str, values: list[Any]) -> bool | None:
+    """Whether ``name`` is among ``values`` (a DPA's plugin or flag list): True when listed,
+    None when not but some entry is no string (it may have been ``name``), else False."""
+    if name in values:
+        return True
+    return None if any(not isinstance(v, str) for v in values) else False
+
+
+def _either(a: bool | None, b: bool | None) -> bool | None:
+    """True when either is, else None when either is unknown, else False."""
+    return True if a is True or b is True else None if a is None or b is None else False
+
+
+def _any_of(answers: Iterable[bool | None]) -> bool | None:
+    out: bool | None = False
+    for a in answers:
+        out = _either(out, a)
+    return out
 
 
 def _state_pvc_vm_guess(pvc_name: str) -> str:

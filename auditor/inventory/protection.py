@@ -211,13 +211,17 @@ class Pairing:
         self._dpa_unread = unread
         # Where no DPA is in a Backup's namespace: refusals apply when any DPA enables the
         # plugin, the pull-in only when every one does (neither may flatter a VM).
-        self._refuses_elsewhere = any(ix.kubevirt_plugins.values()) or unread
+        self._refuses_elsewhere = (
+            any(v is not False for v in ix.kubevirt_plugins.values()) or unread
+        )
 
     def plugin_refuses(self, b: BackupView) -> bool:
         """Whether the kubevirt plugin's refusals may apply to ``b`` (its Velero install's DPA
         enables the plugin, or that cannot be told)."""
-        known = self.ix.kubevirt_plugins.get(b.namespace)
-        return self._refuses_elsewhere if known is None else known or self._dpa_unread
+        if b.namespace not in self.ix.kubevirt_plugins:
+            return self._refuses_elsewhere
+        known = self.ix.kubevirt_plugins[b.namespace]
+        return known is not False or self._dpa_unread
 
     def plugin_pulls(self, b: BackupView) -> bool:
         """Whether the kubevirt plugin surely runs for ``b`` and pulls in a VM's volumes."""
