@@ -818,3 +818,19 @@ def test_a_listed_plugin_stays_enabled_beside_a_damaged_entry(tmp_path: Path) ->
     report = _audit(tmp_path, docs)
     assert _finding(report, "RR-RST-002")["status"] == "FAIL"
     assert _finding(report, "RR-RST-002")["evidence"]["kubevirt_plugin"] is True
+
+
+@pytest.mark.parametrize("value", ["junk", 7, ["app"]])
+def test_a_template_metadata_that_is_no_mapping_is_named_not_unlabelled(
+    tmp_path: Path, value: Any
+) -> None:
+    """bench.mutations seed 743: ``spec.template.metadata: junk`` read as a pod without
+    labels, so no Service or Route selected the VM and RR-NET-003 no longer failed on the
+    Route outside the backup (AT_RISK -> READY). Its labels are unknown: named, ERROR."""
+    fixture = "RR-NET-003/fail-route-outside-backup.yaml"
+    docs = _docs(fixture)
+    _of(docs, "VirtualMachine")[0]["spec"]["template"]["metadata"] = value
+    report = _audit(tmp_path, docs)
+    assert _finding(report, "RR-NET-003")["status"] == "ERROR"
+    assert any(p["field"] == "spec.template.metadata" for p in report["collection_problems"])
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"

@@ -86,6 +86,16 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
         problems.append(
             ("spec.dataVolumeTemplates", f"is not a list of named DataVolume templates{_REJECTED}")
         )
+    template_meta = dig(vm, "spec", "template", "metadata")
+    if template_meta is not None and not isinstance(template_meta, dict):
+        # the pod's labels and annotations (Services and Routes select the VM by them) are
+        # then unknown, not absent
+        problems.append(
+            (
+                "spec.template.metadata",
+                f"is a {type(template_meta).__name__}, not a mapping{_REJECTED}",
+            )
+        )
     # The VM's labels, and its template's (the pod's: Services select the VM by them);
     # the API server refuses any value that is no string.
     for path in (
