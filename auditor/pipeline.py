@@ -223,20 +223,22 @@ def _check_share(ev: Evaluation, settings: AuditSettings, owner: str | None, vms
     return share
 
 
-#: A worker's entries travel as JSON: serialised and validated by pydantic's Rust core.
+#: A worker's entries travel as pydantic's Python-mode dump (plain dicts, pickled) and are
+#: validated back by pydantic's Rust core: their values come back exactly as the worker
+#: held them (a JSON round trip would turn tuples into lists).
 _ENTRIES = TypeAdapter(list[VmEntry])
 
 
 def _encode_share(share: _Share) -> bytes:
     rest = (share.problems, share.facts, share.owners, share.incomplete)
-    return pickle.dumps((_ENTRIES.dump_json(share.entries), *rest), pickle.HIGHEST_PROTOCOL)
+    return pickle.dumps((_ENTRIES.dump_python(share.entries), *rest), pickle.HIGHEST_PROTOCOL)
 
 
 def _decode_share(raw: bytes) -> _Share:
     """Raises ValueError (pydantic's ValidationError) or TypeError for bytes that do not
     read back as a share."""
     entries, problems, facts, owners, incomplete = pickle.loads(raw)
-    return _Share(_ENTRIES.validate_json(entries), problems, facts, owners, incomplete)
+    return _Share(_ENTRIES.validate_python(entries), problems, facts, owners, incomplete)
 
 
 def write_artifacts(

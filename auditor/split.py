@@ -30,6 +30,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import signal
 import socket
 import threading
 from collections import deque
@@ -64,9 +65,12 @@ _MAX_MESSAGE = 1 << 30
 
 
 def wanted(items: int) -> bool:
-    """Whether :func:`share_out` should fork a worker for ``items`` items."""
+    """Whether :func:`share_out` should fork a worker for ``items`` items (never from a
+    daemonic process, which multiprocessing forbids to have children)."""
     setting = os.environ.get(WORKER_ENV, "").strip()
     if setting == "0" or items < 2 or not _can_fork():
+        return False
+    if multiprocessing.current_process().daemon:
         return False
     return setting == "1" or (items >= WORKER_MIN_ITEMS and spare_cpu() and _room_to_copy())
 
@@ -192,6 +196,10 @@ class _Worker(Generic[T]):
         each sent as it is done; then an end message. A failure ends it with status 1 and
         its traceback in the debug log only (no data on stderr)."""
         self._sock.close()
+        # The parent's handlers (the service stops its scheduler on SIGTERM) are not ours:
+        # a signal to the process group ends the worker, and the parent redoes its share.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             _send(sock, ("extra", extra()))
             while (r := self._claim_back()) is not None:
@@ -255,7 +263,7 @@ class _Worker(Generic[T]):
             if not self.take(done, decode, wait=True):  # silent that long, or gone
                 log.warning("audit worker stopped early: checking its remaining VMs here")
                 break
-        self.kill(wait=5.0)
+        self.kill(wait=5.0 if self._ended else 0.0)
 
     def kill(self, wait: float = 0.0) -> None:
         """Reap the worker, killing it if it still runs after ``wait`` seconds; close the
@@ -282,7 +290,9 @@ def _can_fork() -> bool:
 
 def _room_to_copy() -> bool:
     """Whether the memory free to this process is at least its resident size (Linux; False
-    when that cannot be read)."""
+    when that cannot be read): ``MemAvailable``, and the room under every memory limit of
+    its cgroup and the cgroup's ancestors (v2 ``memory.max``, v1 ``memory.limit_in_bytes``;
+    the cgroup namespace's root included)."""
     try:
         with open("/proc/self/statm", encoding="ascii") as statm:
             resident = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -292,12 +302,48 @@ def _room_to_copy() -> bool:
             )
     except (OSError, ValueError, IndexError, StopIteration):
         return False
-    try:
-        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as limit:
-            cap = limit.read().strip()
-        if cap != "max":
-            with open("/sys/fs/cgroup/memory.current", encoding="ascii") as used:
-                free = min(free, int(cap) - int(used.read().strip()))
-    except (OSError, ValueError):
-        pass  # no cgroup v2 memory controller: MemAvailable is the bound
+    for limit, usage in _cgroup_memory_files():
+        try:
+            with open(limit, encoding="ascii") as f:
+                cap = f.read().strip()
+            if cap == "max":
+                continue
+            with open(usage, encoding="ascii") as f:
+                free = min(free, int(cap) - int(f.read().strip()))
+        except (OSError, ValueError):
+            continue  # no such controller or level
     return free >= resident
+
+
+def _cgroup_memory_files() -> list[tuple[str, str]]:
+    """``(limit file, usage file)`` of this process's memory cgroup and each ancestor, for
+    cgroup v2 and v1 (``/proc/self/cgroup``; missing files are skipped by the caller)."""
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    out = [
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        (
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+        ),
+    ]
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":
+            base, limit, usage = "/sys/fs/cgroup", "memory.max", "memory.current"
+        elif "memory" in controllers.split(","):
+            base, limit, usage = (
+                "/sys/fs/cgroup/memory",
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            )
+        else:
+            continue
+        parts = [p for p in path.split("/") if p]
+        for depth in range(len(parts), 0, -1):
+            level = "/".join([base, *parts[:depth]])
+            out.append((f"{level}/{limit}", f"{level}/{usage}"))
+    return out

@@ -420,7 +420,8 @@ _SOCKET_BUFFER = 4 << 20
 
 
 def spare_cpu() -> bool:
-    """Whether this process may run on at least two CPUs (affinity and cgroup v2 quota)."""
+    """Whether this process may run on at least two CPUs (affinity, and the cgroup v2 or v1
+    CPU quota)."""
     try:
         cpus = float(len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
@@ -432,6 +433,16 @@ def spare_cpu() -> bool:
             cpus = min(cpus, int(quota) / int(period))
     except (OSError, ValueError):
         pass
+    for base in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"):  # cgroup v1
+        try:
+            with open(f"{base}/cpu.cfs_quota_us", encoding="ascii") as q:
+                v1_quota = int(q.read().strip())
+            with open(f"{base}/cpu.cfs_period_us", encoding="ascii") as p:
+                v1_period = int(p.read().strip())
+            if v1_quota > 0 and v1_period > 0:
+                cpus = min(cpus, v1_quota / v1_period)
+        except (OSError, ValueError):
+            continue
     return cpus >= 2
 
 

@@ -6,6 +6,10 @@ Stricter than ``yaml.safe_load_all`` in the ways that matter for evidence:
   otherwise silently become one object and the first is lost);
 - timestamps stay strings (``creationTimestamp: 2018-07-04T15:03:08Z`` is not
   turned into a ``datetime``);
+- values JSON has no form for (``!!binary``, ``!!set``, ``!!omap``, ``!!pairs``,
+  ``.nan``, ``.inf``) are an error: the API server writes JSON values only, so such a
+  file is no export of it, and its values would compare or print differently in every
+  report (bytes, sets, NaN);
 - alias expansion is bounded (a "billion laughs" file is refused rather than
   expanded into an exponential tree);
 - files above a size limit are refused before parsing.
@@ -18,6 +22,7 @@ else, and every error, goes through the PyYAML loader below.
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,8 +103,36 @@ def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
     return str(loader.construct_scalar(node))
 
 
+def _not_json(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    """Refuse a YAML 1.1 type that JSON, and so the Kubernetes API, has no form for."""
+    raise yaml.constructor.ConstructorError(
+        None,
+        None,
+        f"found a {node.tag.rsplit(':', 1)[-1]} value, which no Kubernetes object holds "
+        "(the API server writes JSON values only)",
+        node.start_mark,
+    )
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    """A float, refusing NaN and the infinities (JSON has no form for them: a number that
+    reads as one is damage, and would compare false or true against every threshold)."""
+    value = float(loader.construct_yaml_float(node))
+    if value != value or value in (math.inf, -math.inf):
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"found the number {node.value!r}, which is no JSON number (NaN or infinite)",
+            node.start_mark,
+        )
+    return value
+
+
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+for _tag in ("binary", "set", "omap", "pairs"):
+    _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
 
 @contextmanager

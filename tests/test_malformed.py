@@ -59,6 +59,34 @@ CASES = {
         "items is a dict",
     ),
     "not-utf8": ("latin1.yaml", "caf\xe9", "latin1.yaml", None),
+    # red team (helper-20): values JSON has no form for. !!binary bytes that are no UTF-8
+    # crashed the report's serialiser; NaN and sets printed differently per process and
+    # made the input digest depend on PYTHONHASHSEED.
+    "binary-value": (
+        "svc.yaml",
+        'apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: a}\nspec: {type: !!binary "/w=="}\n',
+        "svc.yaml",
+        "found a binary value",
+    ),
+    "set-value": (
+        "svcset.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: a}\nspec: {ports: !!set {a, b}}\n",
+        "svcset.yaml",
+        "found a set value",
+    ),
+    "nan-number": (
+        "svcnan.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: a}\nspec: {type: .nan}\n",
+        "svcnan.yaml",
+        "no JSON number",
+    ),
+    "infinite-number": (
+        "pvc.yaml",
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: p, namespace: a}\n"
+        "spec: {resources: {requests: {storage: -.inf}}}\n",
+        "pvc.yaml",
+        "no JSON number",
+    ),
     "namespace-not-string": (
         "nsint.yaml",
         "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: p, namespace: 5}\n",
@@ -356,3 +384,14 @@ def test_a_snapshot_content_driver_or_restore_backup_name_of_the_wrong_type_is_n
     before = {(v["namespace"], v["name"]): v["readiness"] for v in base["vms"]}
     for vm in report["vms"]:
         assert rank[vm["readiness"]] >= rank[before[(vm["namespace"], vm["name"])]], vm["name"]
+
+
+def test_a_data_volume_template_named_by_a_mapping_is_named_not_a_crash(tmp_path: Path) -> None:
+    """red team (helper-20): ``dataVolumeTemplates[].metadata.name`` given as a mapping
+    crashed the audit (a set of template names cannot hold a dict)."""
+    vm = _vm_doc()
+    vm["spec"]["dataVolumeTemplates"] = [{"metadata": {"name": {"x": 1}}, "spec": {}}]
+    docs = [d for d in yaml.safe_load_all(GOOD.read_text()) if d and d["kind"] != "VirtualMachine"]
+    report = _audit(tmp_path, {"c.yaml": yaml.safe_dump_all([*docs, vm])})
+    assert any(p["field"] == "spec.dataVolumeTemplates" for p in report["collection_problems"])
+    assert report["vms"][0]["readiness"] != "READY"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -147,6 +148,50 @@ def test_an_error_here_propagates_and_the_worker_is_reaped() -> None:
     assert not multiprocessing.active_children()
 
 
+def _share_in_a_daemon(conn: multiprocessing.connection.Connection) -> None:
+    chunks, extra = split.share_out(40, _pids, _encode, _decode, lambda: b"x")
+    conn.send((_flatten(chunks), extra))
+
+
+def test_a_daemonic_caller_checks_everything_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """red team (helper-20): multiprocessing forbids a daemonic process children; an audit
+    run in a Pool worker raised instead of checking every VM itself."""
+    monkeypatch.setenv(split.WORKER_ENV, "1")
+    ctx = multiprocessing.get_context("fork")
+    ours, theirs = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_share_in_a_daemon, args=(theirs,), daemon=True)
+    proc.start()
+    theirs.close()  # its end: a child that dies gives EOF, never a hang
+    assert ours.poll(60)
+    pairs, extra = ours.recv()  # EOFError when it died
+    proc.join()
+    assert proc.exitcode == 0
+    assert [i for i, _ in pairs] == list(range(40))
+    assert {pid for _, pid in pairs} == {proc.pid}  # no worker of its own
+    assert extra is None
+
+
+@pytest.mark.usefixtures("forced")
+def test_the_worker_does_not_run_the_callers_signal_handlers() -> None:
+    """red team (helper-20): the worker inherited the service's SIGTERM handler (which stops
+    the scheduler) and went on working. A SIGTERM now ends it; its items are done here."""
+    seen: list[int] = []
+    before = signal.signal(signal.SIGTERM, lambda *_: seen.append(os.getpid()))
+    try:
+
+        def terminated(r: range) -> list[tuple[int, int]]:
+            if os.getpid() != PARENT:
+                os.kill(os.getpid(), signal.SIGTERM)
+            return _pids(r)
+
+        chunks, _ = split.share_out(200, terminated, _encode, _decode, lambda: b"x")
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert _flatten(chunks) == [(i, PARENT) for i in range(200)]
+    assert seen == []
+    assert not multiprocessing.active_children()
+
+
 # -- the audit ----------------------------------------------------------------------------
 
 
@@ -204,6 +249,34 @@ def test_the_in_process_engine_path_agrees_with_the_pipeline(
     shared = audit_data(DirectorySource(estate).collect(), settings, at=AUDIT_AT)
     assert dump_report_json(shared) == dump_report_json(whole)
     assert {f.check_id for f in shared.platform_findings} >= {"RR-PLT-001", "RR-PLT-002"}
+
+
+def test_entries_come_back_from_the_worker_with_their_python_values(estate: Path) -> None:
+    """red team (helper-20): entries sent as JSON came back with tuples as lists (and NaN as
+    None, bytes as text), so the CSV and HTML of the worker's VMs could differ from this
+    process's. The share's encoding keeps every value as it was."""
+    from auditor.engine import Evaluation
+    from auditor.yamlstrict import paused_gc
+
+    data = DirectorySource(estate).collect()
+    settings = AuditSettings()
+    with paused_gc():
+        ev = Evaluation(data, settings, at=AUDIT_AT)
+        share = pipeline._check_share(ev, settings, None, range(len(ev)))
+    first = share.entries[0]
+    finding = first.findings[0].model_copy(
+        update={"evidence": {"pair": ("a", "b"), "nested": [("x", 1)], "n": 1.5}}
+    )
+    share.entries[0] = first.model_copy(update={"findings": [finding, *first.findings[1:]]})
+    back = pipeline._decode_share(pipeline._encode_share(share))
+    assert back.entries == share.entries
+    assert back.entries[0].findings[0].evidence == {
+        "pair": ("a", "b"),
+        "nested": [("x", 1)],
+        "n": 1.5,
+    }
+    assert type(back.entries[0].findings[0].evidence["pair"]) is tuple
+    assert (back.problems, back.facts, back.owners) == (share.problems, share.facts, share.owners)
 
 
 def test_an_unknown_owner_is_refused_with_the_worker_too(

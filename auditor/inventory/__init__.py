@@ -162,10 +162,10 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
     for state in ix.state_pvcs.get((namespace, name), []):
         pvcs.append(PvcRef(str(state["metadata"]["name"]), "state", None, state))
     templates = {
-        dig(t, "metadata", "name")
+        n
         for t in _as_list(dig(vm, "spec", "dataVolumeTemplates"))
-        if isinstance(t, dict)
-    }
+        if isinstance(n := dig(t, "metadata", "name"), str)
+    }  # a name that is no string is vmvalidate's named problem, never a crash
     fw = spec.firmware
     vmi = ix.vmis.get((namespace, name))
     facts = VMFacts(

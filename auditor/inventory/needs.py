@@ -100,9 +100,9 @@ def restore_needs(
     tspec = dig(vm, "spec", "template", "spec") or {}
     needs: set[tuple[str, str, str, bool]] = {(VM_GR, namespace, name, False)}
     dvs = {
-        str(n)
+        n
         for t in _list(dig(vm, "spec", "dataVolumeTemplates"))
-        if (n := dig(t, "metadata", "name"))
+        if isinstance(n := dig(t, "metadata", "name"), str) and n
     }
     dvs |= {
         n
