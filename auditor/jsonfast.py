@@ -92,18 +92,35 @@ def loads(raw: bytes | str) -> Any:
 def dumps_canonical(obj: Any) -> bytes:
     """``json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode()``, fast.
 
-    The canonical form the input digest hashes (ASCII, ``\\uXXXX`` escapes).
-
-    Raises:
-        TypeError: keys that cannot be sorted together (as the stdlib raises).
+    The canonical form the input digest hashes (ASCII, ``\\uXXXX`` escapes). A mapping
+    with keys that are no strings (YAML's ``2: x``; the API server never writes one), which
+    the stdlib cannot sort beside strings, is hashed with each such key written as
+    ``<type>repr`` (``<int>2``): distinct from the string ``"2"``, and never an error.
     """
     try:
         out = orjson.dumps(obj, default=_refuse, option=orjson.OPT_SORT_KEYS | _PASSTHROUGH)
     except TypeError:
         out = None
     if out is None or not _canonical_ok(out):
-        return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode()
+        try:
+            return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode()
+        except TypeError:
+            return json.dumps(
+                _string_keys(obj), sort_keys=True, separators=(",", ":"), default=str
+            ).encode()
     return out
+
+
+def _string_keys(obj: Any) -> Any:
+    """``obj`` with every mapping key that is no string written as ``<type>repr``."""
+    if isinstance(obj, dict):
+        return {
+            k if isinstance(k, str) else f"<{type(k).__name__}>{k!r}": _string_keys(v)
+            for k, v in obj.items()
+        }
+    if isinstance(obj, list | tuple):
+        return [_string_keys(v) for v in obj]
+    return obj
 
 
 def _canonical_ok(out: bytes) -> bool:

@@ -84,9 +84,9 @@ def test_corner_values_take_the_stdlib_form(value: Any) -> None:
     try:
         expected = _stdlib_canonical(value)
     except TypeError as exc:
-        with pytest.raises(TypeError):
-            dumps_canonical(value)
+        # keys the stdlib cannot sort together: written as <type>repr, never an error
         assert "not supported between" in str(exc)
+        assert dumps_canonical(value) == b'{"<int>1":"int key","a":2}'
         return
     assert dumps_canonical(value) == expected
 

@@ -395,3 +395,22 @@ def test_a_data_volume_template_named_by_a_mapping_is_named_not_a_crash(tmp_path
     report = _audit(tmp_path, {"c.yaml": yaml.safe_dump_all([*docs, vm])})
     assert any(p["field"] == "spec.dataVolumeTemplates" for p in report["collection_problems"])
     assert report["vms"][0]["readiness"] != "READY"
+
+
+def test_keys_that_are_no_strings_never_crash_the_digest(tmp_path: Path) -> None:
+    """A Service whose selector holds ``2: z`` beside string keys (YAML reads an int key;
+    the API server never writes one) crashed the input digest: the stdlib cannot sort an
+    int beside strings. The selector is named, RR-NET-003 cannot conclude, and the digest
+    tells the int key from the string "2"."""
+    fixture = Path(__file__).parent / "fixtures" / "checks" / "RR-NET-003"
+    docs = [d for d in yaml.safe_load_all((fixture / "fail-route-outside-backup.yaml").read_text())]
+    service = next(d for d in docs if d and d["kind"] == "Service")
+    service["spec"]["selector"] = {**service["spec"]["selector"], 2: "z"}
+    report = _audit(tmp_path / "int", {"c.yaml": yaml.safe_dump_all(docs)})
+    vm = report["vms"][0]
+    assert next(f for f in vm["findings"] if f["check_id"] == "RR-NET-003")["status"] == "ERROR"
+    assert any(p["field"] == "spec.selector" for p in report["collection_problems"])
+    service["spec"]["selector"] = {k: v for k, v in service["spec"]["selector"].items() if k != 2}
+    service["spec"]["selector"]["2"] = "z"
+    other = _audit(tmp_path / "str", {"c.yaml": yaml.safe_dump_all(docs)})
+    assert report["run"]["input_digest"] != other["run"]["input_digest"]
