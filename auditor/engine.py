@@ -14,7 +14,7 @@ from datetime import datetime
 from auditor.checks import CATALOG, CheckContext, CheckSpec, Result
 from auditor.checks.fleetview import PlatformFacts, platform_facts
 from auditor.config import AuditSettings
-from auditor.inventory import ClusterIndex, VMRecord, stage_inventory
+from auditor.inventory import ClusterIndex, Inventory, VMRecord
 from auditor.models import CollectionProblem, Finding, Status
 from auditor.policy import resolve_policy
 from auditor.sources.base import ClusterData, KindState
@@ -78,7 +78,7 @@ class Evaluation:
 
     def __init__(self, data: ClusterData, settings: AuditSettings, *, at: datetime) -> None:
         self._data, self._settings, self._at = data, settings, at
-        self._inventory = stage_inventory(data, at)
+        self._inventory = Inventory(data, at)
         self.index = self._inventory.index
         self.problems: list[CollectionProblem] = list(data.problems) + self.index.problems
         self.incomplete: set[str] = set()
@@ -87,8 +87,8 @@ class Evaluation:
         # VMs with malformed fields, once (not a VM x VM scan): cross-VM checks name them.
         self._flawed = [
             (i, f"{facts.namespace}/{facts.name}", problems)
-            for i, (facts, spec, _) in enumerate(self._inventory.vms)
-            if (problems := spec.problems)
+            for i, (facts, _, _) in enumerate(self._inventory.vms)
+            if (problems := self._inventory.problems(i))
         ]
 
     def __len__(self) -> int:

@@ -1,9 +1,9 @@
 """Inventory: pair every VirtualMachine with its storage, evidence and identity.
 
 ``build_inventory(data, at)`` returns one :class:`VMRecord` per VM; checks read
-only these records plus the :class:`ClusterIndex`, never raw lists. ``stage_inventory``
-does the cluster-wide part alone and pairs each VM on demand (:class:`Inventory`), so the
-VMs can be paired in two processes.
+only these records plus the :class:`ClusterIndex`, never raw lists. :class:`Inventory`
+does the cluster-wide part alone and pairs each VM on demand, so the VMs can be paired in
+two processes.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, parse_time
 from auditor.sources.base import ClusterData, KindState
 
-__all__ = ["VMRecord", "Inventory", "build_inventory", "stage_inventory", "ClusterIndex"]
+__all__ = ["VMRecord", "Inventory", "build_inventory", "ClusterIndex"]
 
 
 @dataclass
@@ -120,14 +120,9 @@ class Inventory:
         return self.vms[i][1].problems
 
 
-def stage_inventory(data: ClusterData, at: datetime) -> Inventory:
-    """Index ``data`` and stage every VirtualMachine (see :class:`Inventory`)."""
-    return Inventory(data, at)
-
-
 def build_inventory(data: ClusterData, at: datetime) -> tuple[ClusterIndex, list[VMRecord]]:
     """Index ``data`` and pair every VirtualMachine, sorted by namespace and name."""
-    inv = stage_inventory(data, at)
+    inv = Inventory(data, at)
     return inv.index, [inv.record(i) for i in range(len(inv))]
 
 

@@ -9,9 +9,10 @@ considered for every VM).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import reduce
 from typing import Any, TypeVar
 
 from auditor.inventory.fields import FieldIssue, read_enum, read_str, read_time, to_problem
@@ -912,7 +913,10 @@ class ClusterIndex:
         """True when some DataProtectionApplication turns Velero's CSI support on (``csi`` in
         defaultPlugins or the ``EnableCSI`` feature flag), False when none does, None when
         no DPA is seen or the lists that could name it hold entries that are no names."""
-        return _any_of(self.csi_plugins.values()) if self.csi_plugins else None
+        if not self.csi_plugins:
+            return None
+        start: bool | None = False
+        return reduce(_either, self.csi_plugins.values(), start)
 
     def kubevirt_plugin_in(self, velero_ns: str) -> bool | None:
         """Whether the Velero install of ``velero_ns`` runs the kubevirt plugin: the answer of
@@ -940,13 +944,6 @@ def _listed(name: str, values: list[Any]) -> bool | None:
 def _either(a: bool | None, b: bool | None) -> bool | None:
     """True when either is, else None when either is unknown, else False."""
     return True if a is True or b is True else None if a is None or b is None else False
-
-
-def _any_of(answers: Iterable[bool | None]) -> bool | None:
-    out: bool | None = False
-    for a in answers:
-        out = _either(out, a)
-    return out
 
 
 def _state_pvc_vm_guess(pvc_name: str) -> str:
