@@ -20,7 +20,7 @@ same objects and the same errors on the corpus, the exports and fuzz inputs.
 from __future__ import annotations
 
 import contextlib
-import functools
+import importlib
 import marshal
 import os
 import queue
@@ -29,7 +29,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from auditor.jsonfast import nests_within
@@ -239,6 +239,48 @@ def _readable(text: str) -> bool | None:
     return flow
 
 
+#: The scans of :func:`_readable` not anchored at the text's start, and the document marker
+#: after a line break (a List text starts with ``apiVersion``, so any marker makes
+#: :func:`_single_document` decline): what each range of a streamed List's text is scanned for.
+_ANYWHERE = [p for p in _DIVERGENT if not p.pattern.startswith(r"\A")] + [_MARKER_AFTER_NEWLINE]
+_AT_START = [p for p in _DIVERGENT if p.pattern.startswith(r"\A")]
+
+
+def _divergent_between(text: str, begin: int, end: int, flow: bool) -> bool:
+    r"""Whether one of :data:`_ANYWHERE`'s constructs (and, with ``flow``, of
+    :data:`_FLOW_DIVERGENT`) starts in ``text[begin:end]``; ``begin`` is 0 or follows a line
+    break, ``end`` follows one or is the text's end.
+
+    Every such construct lies within one line, or is a line break and (part of) the line after
+    it, so the scan reads on to the end of the line after ``end``: no construct starting in the
+    range is cut short (``\Z`` then matches only after a line break, where none of them ends).
+    Ranges that tile the text find exactly what the scans of the whole text find. Control
+    characters are checked on the range's own text (:func:`_odd_characters`) by the caller.
+    """
+    stop = text.find("\n", end)
+    stop = len(text) if stop < 0 else stop + 1
+    scans = _ANYWHERE + _FLOW_DIVERGENT if flow else _ANYWHERE
+    return any(p.search(text, begin, stop) for p in scans)
+
+
+def _list_lines_divergent(text: str, start: int, foot: int, flow: bool) -> bool:
+    """What :func:`_readable` finds in a List text outside its items block
+    ``text[start:foot + 1]`` (the List's own lines, and the checks of the whole text that are
+    no scan: anchored at its start, or of its tail). With :func:`_divergent_between` and
+    :func:`_odd_characters` on pieces that tile the items block, it finds exactly what
+    :func:`_readable` finds (``tests/test_stream_read.py`` checks this on mutated texts)."""
+    tail = text[-_TAIL:]
+    return bool(
+        any(p.search(text) for p in _AT_START)
+        or _EMPTY_BLOCK_AT_END.search(tail)
+        or (len(text) > _TAIL and not tail.strip())
+        or any(
+            _odd_characters(text[begin:end]) or _divergent_between(text, begin, end, flow)
+            for begin, end in ((0, start), (foot + 1, len(text)))
+        )
+    )
+
+
 def _deeper(doc: Any, text: str, flow: bool, room: int) -> bool:
     """Whether ``doc`` (parsed from ``text``) nests beyond ``room`` levels or has a collection
     key, where PyYAML refuses what yaml-rs reads; proven from the text when it can be."""
@@ -287,10 +329,18 @@ _FOOT_LINES = re.compile(r"(?:  [^\n]*\n)*")
 _ITEMS_OTHER_LINE = re.compile(r"\n(?!- |  )")
 
 
-def fast_list(text: str, *, max_depth: int) -> tuple[dict[str, Any], Iterator[list[Any]]] | None:
+def fast_list(
+    text: str, *, max_depth: int, take: Callable[[Any], Any] | None = None
+) -> tuple[dict[str, Any], Iterator[list[Any]]] | None:
     """Read an ``oc get -o yaml`` ``List`` item chunk by item chunk: ``(the List without its
     items, an iterator over lists of items)``, or None when ``text`` is not such a List or
-    :func:`fast_documents` would decline it.
+    :func:`fast_documents` would decline it for what the List's own lines hold. Each piece of
+    the items is scanned for the same constructs as it is read (:func:`_read_piece`).
+
+    ``take``: a module-level function applied to each item, in whichever process parses it
+    (the helper imports it by name), so the lists hold ``take(item)`` for every item. It must
+    return values :mod:`marshal` can write, never raise, and give the same value for the same
+    item in either process.
 
     The ``items`` block is cut at lines starting with ``- `` into pieces of about
     :data:`CHUNK_BYTES`, each parsed alone, so only one piece's objects exist at a time
@@ -323,24 +373,26 @@ def fast_list(text: str, *, max_depth: int) -> tuple[dict[str, Any], Iterator[li
     ):
         return None
     del header["items"]
-    pieces = _pieces(text, start, foot, CHUNK_BYTES)
-    # The scan for constructs the two parsers read differently, and the parse of the last
-    # pieces, run in a helper process while this one parses the first pieces (a CPU spare).
-    helper = _Helper.start(text, pieces, max_depth)
-    flow = _readable(text) if helper is None else _has_flow(text)
-    if flow is None:
+    # What _readable checks of the whole text, here for the List's own lines (the header and
+    # the foot) and the checks that need the whole text; each piece of the items is scanned
+    # by the process that parses it (_read_piece), so the scan is shared with the helper.
+    flow = _has_flow(text)
+    if _list_lines_divergent(text, start, foot, flow):
         return None
-    shallow, keys = _piece_rules(text, flow, max_depth)
+    keys = flow and _NESTED_FLOW.search(text) is not None
+    pieces = _pieces(text, start, foot, CHUNK_BYTES)
+    # The last pieces are parsed in a helper process while this one parses the first ones.
+    helper = _Helper.start(text, pieces, max_depth, take)
 
     def chunks() -> Iterator[list[Any]]:
         try:
             for index, (begin, end) in enumerate(pieces):
                 items = helper.piece(index) if helper is not None else None
                 if items is None:
-                    items = _parse_piece(text[begin:end], shallow, keys, max_depth)
+                    items = _read_piece(text, begin, end, (flow, keys, max_depth))
+                    if take is not None:
+                        items = [take(item) for item in items]
                 yield items
-            if helper is not None and helper.verdict() is None:
-                raise StreamDeclined("the text holds a construct PyYAML may read differently")
         finally:
             if helper is not None:
                 helper.close()
@@ -366,12 +418,22 @@ def _has_flow(text: str) -> bool:
     return any(c in text for c in _FLOW_CHARS)
 
 
-def _piece_rules(text: str, flow: bool, max_depth: int) -> tuple[bool, bool]:
-    """``(shallow, keys)`` for :func:`_parse_piece`: whether the text proves every item within
-    ``max_depth`` (no depth check per piece), and whether a piece may hold a collection key."""
-    # Items sit two levels down (the List, its items).
-    shallow = not flow and _shallow(text, max_depth)
-    return shallow, flow and _NESTED_FLOW.search(text) is not None
+def _read_piece(text: str, begin: int, end: int, rules: tuple[bool, bool, int]) -> list[Any]:
+    """The items of the piece ``text[begin:end]`` of a List's items block, once its text is
+    scanned for what :func:`_readable` scans the whole text for. ``rules``: whether the text
+    holds a flow indicator, whether a piece may hold a collection key, the maximum depth.
+
+    Raises:
+        StreamDeclined: the piece holds a construct the two parsers may read differently,
+            does not parse alone, or may read differently alone.
+    """
+    flow, keys, max_depth = rules
+    piece = text[begin:end]
+    if _odd_characters(piece) or _divergent_between(text, begin, end, flow):
+        raise StreamDeclined("the text holds a construct PyYAML may read differently")
+    # A block-style piece whose lines prove its depth needs no walk of its items (its lines
+    # are the items' lines in the whole text, at the same columns).
+    return _parse_piece(piece, not flow and _shallow(piece, max_depth), keys, max_depth)
 
 
 def _parse_piece(piece: str, shallow: bool, keys: bool, max_depth: int) -> list[Any]:
@@ -402,14 +464,11 @@ USE_HELPER: bool | None = None
 HELPER_ENV = "AUDITOR_READ_HELPER"
 #: Texts shorter than this are read in-process (a helper costs about 0.1 s to start).
 HELPER_MIN_CHARS = 16 << 20
-#: Share of a List's pieces (the last ones) the helper parses before it scans the whole text.
-#: This process also adds every item to the audit (about half as long again as parsing them),
-#: so the two finish together near this share (10,000-VM VolumeSnapshotContents, 312 MB: read
-#: in 7.9-8.7 s at 0.5-0.55 against 8.3-8.5 s at 0.35; at 0.6 and more this process waits for
-#: the helper's verdict).
-HELPER_SHARE = 0.5
+#: Share of a List's pieces (the last ones) the helper scans, parses and takes. Both processes
+#: do the same work per piece; this one also reads the helper's pieces back, and the helper
+#: starts later (interpreter start, the text sent through the socket).
+HELPER_SHARE = 0.45
 _HELPER = "import sys; from auditor.yamlfast import _helper_main; _helper_main(sys.argv[1:])"
-_VERDICTS = {b"none\n": None, b"flow\n": True, b"block\n": False}
 _DECLINED = b"declined"
 _LOCAL = b"local"  # the helper cannot write the next piece's items: parse the rest here
 #: Characters encoded and sent to the helper per write.
@@ -446,19 +505,46 @@ def spare_cpu() -> bool:
     return cpus >= 2
 
 
+def _take_name(take: Callable[[Any], Any] | None) -> str:
+    """How the helper names ``take`` on its command line: ``module:function``, or ``-``."""
+    return "-" if take is None else f"{take.__module__}:{take.__qualname__}"
+
+
+def _named_take(name: str) -> Callable[[Any], Any] | None:
+    """The function :func:`_take_name` named (only one of this package's modules).
+
+    Raises:
+        ValueError: a name outside the package, or no such function.
+    """
+    if name == "-":
+        return None
+    module, _, function = name.partition(":")
+    if not module.startswith("auditor.") or not function.isidentifier():
+        raise ValueError(f"no item function {name!r}")
+    found = getattr(importlib.import_module(module), function, None)
+    if not callable(found):
+        raise ValueError(f"no item function {name!r}")
+    return found  # type: ignore[no-any-return]
+
+
 def _helper_main(argv: list[str]) -> None:
     """Helper side of :class:`_Helper`. ``argv``: start, foot, piece size, first piece to
-    parse, max depth. Reads the text (UTF-8) on stdin and writes each piece from the first
-    as an 8-byte length and its items in :mod:`marshal` form (or :data:`_DECLINED` or
-    :data:`_LOCAL`, and no more pieces), a zero length, then :func:`_readable`'s verdict as
-    a line. The pieces go first: this process needs them before the verdict."""
-    start, foot, size, first, max_depth = map(int, argv)
+    parse, max depth, the item function (:func:`_take_name`). Reads the text (UTF-8) on stdin
+    and writes each piece from the first as an 8-byte length and its items (each through the
+    item function) in :mod:`marshal` form (or :data:`_DECLINED` or :data:`_LOCAL`, and no more
+    pieces), then a zero length. Each piece is scanned as :func:`_read_piece` scans it."""
+    start, foot, size, first, max_depth = map(int, argv[:5])
+    take = _named_take(argv[5])
     text = sys.stdin.buffer.read().decode("utf-8")
     out = sys.stdout.buffer
-    shallow, keys = _piece_rules(text, _has_flow(text), max_depth)
+    flow = _has_flow(text)
+    rules = (flow, flow and _NESTED_FLOW.search(text) is not None, max_depth)
     for begin, end in _pieces(text, start, foot, size)[first:]:
         try:
-            frame = marshal.dumps(_parse_piece(text[begin:end], shallow, keys, max_depth))
+            items = _read_piece(text, begin, end, rules)
+            if take is not None:
+                items = [take(item) for item in items]
+            frame = marshal.dumps(items)
         except StreamDeclined:
             frame = _DECLINED
         except ValueError:  # a type marshal cannot write
@@ -468,9 +554,6 @@ def _helper_main(argv: list[str]) -> None:
         if frame in (_DECLINED, _LOCAL):
             break
     out.write(bytes(8))
-    out.flush()
-    verdict = _readable(text)
-    out.write(b"none\n" if verdict is None else b"flow\n" if verdict else b"block\n")
     out.flush()
 
 
@@ -489,38 +572,31 @@ def receive_exact(sock: socket.socket, size: int) -> bytearray:
     return buf
 
 
-def _receive_line(sock: socket.socket, limit: int) -> bytes:
-    """One line (with its newline) of at most ``limit`` bytes from ``sock``, or what came
-    before its end."""
-    out = bytearray()
-    while len(out) < limit and not out.endswith(b"\n"):
-        byte = sock.recv(1)
-        if not byte:
-            break
-        out += byte
-    return bytes(out)
-
-
 class _Helper:
-    """A helper Python process (on a spare CPU) that works out :func:`_readable`'s verdict on
-    a ``List`` text and parses its last pieces while this process parses the first ones.
+    """A helper Python process (on a spare CPU) that scans, parses and takes the last pieces
+    of a ``List`` text while this process does the first ones (:func:`_read_piece`).
 
-    The text reaches the helper through a socket (no file is read twice: the verdict and the
+    The text reaches the helper through a socket (no file is read twice: the scan and the
     items are of these very characters), and the items come back in :mod:`marshal` form (the
     same interpreter writes and reads them), read here about 4x faster than YAML is parsed.
     Whatever the helper cannot give (it could not start, failed, stopped, took too long) is
-    worked out in this process instead, so no verdict or item depends on the helper. Nothing
-    of the text is logged (the helper's stderr is discarded).
+    worked out in this process instead, so no item depends on the helper. A piece it declines
+    (a construct PyYAML may read differently, or no parse alone) declines the stream, as here.
+    Nothing of the text is logged (the helper's stderr is discarded).
     """
 
-    def __init__(self, text: str, pieces: list[tuple[int, int]], max_depth: int) -> None:
+    def __init__(
+        self,
+        text: str,
+        pieces: list[tuple[int, int]],
+        max_depth: int,
+        take: Callable[[Any], Any] | None = None,
+    ) -> None:
         self._text = text
         #: index of the first piece the helper parses
         self.first = len(pieces) - round(len(pieces) * HELPER_SHARE)
-        args = [pieces[0][0], pieces[-1][1] - 1, CHUNK_BYTES, self.first, max_depth]
-        self._answered = threading.Event()
-        self._said = False  # the helper gave its verdict (in _verdict)
-        self._verdict: bool | None = None
+        args: list[int | str] = [pieces[0][0], pieces[-1][1] - 1, CHUNK_BYTES, self.first]
+        args += [max_depth, _take_name(take)]
         # Unbounded: the helper's share of the text, in marshal form, at most.
         self._frames: queue.SimpleQueue[bytes | bytearray | None] = queue.SimpleQueue()
         self._gone = False  # no more pieces from the helper: parse them here
@@ -532,18 +608,25 @@ class _Helper:
         self._thread.start()
 
     @classmethod
-    def start(cls, text: str, pieces: list[tuple[int, int]], max_depth: int) -> _Helper | None:
-        """A helper for ``text``, or None when one does not pay (small text, one CPU)."""
+    def start(
+        cls,
+        text: str,
+        pieces: list[tuple[int, int]],
+        max_depth: int,
+        take: Callable[[Any], Any] | None = None,
+    ) -> _Helper | None:
+        """A helper for ``text`` (``take``: see :func:`fast_list`), or None when one does not
+        pay (small text, one CPU)."""
         wanted = USE_HELPER
         if wanted is None:
             setting = os.environ.get(HELPER_ENV, "").strip()
             wanted = setting != "0" and (
                 setting == "1" or (len(text) >= HELPER_MIN_CHARS and spare_cpu())
             )
-        return cls(text, pieces, max_depth) if wanted and pieces else None
+        return cls(text, pieces, max_depth, take) if wanted and pieces else None
 
     def _talk(self, args: list[str]) -> None:
-        """The reader thread: sends the text, takes the pieces and the verdict. Any failure
+        """The reader thread: sends the text, takes the pieces. Any failure
         (no helper, a broken socket, a frame that makes no sense) ends the helper's part."""
         text = self._text
         bound = len(text) * 16 + (1 << 20)  # no piece's items take more in marshal form
@@ -571,9 +654,8 @@ class _Helper:
                 ours.sendall(text[at : at + _PIPE_SLICE].encode("utf-8"))
             ours.shutdown(socket.SHUT_WR)  # the end of the text
             del text
-            size = -1
             # The pieces are taken as they come (this process may still be parsing its own),
-            # so the helper goes on to the verdict without waiting for it. Each frame is one
+            # so the helper goes on to its next piece without waiting for it. Each frame is one
             # call that waits for all its bytes without the GIL: a pipe read a buffer at a
             # time waits for the GIL at every buffer while this process runs Python code,
             # which held the helper's output to a few MB/s.
@@ -585,16 +667,10 @@ class _Helper:
                 if len(frame) < size:
                     break  # the helper stopped in the middle of a piece
                 self._frames.put(frame)
-            self._frames.put(None)  # the end of the pieces (or the helper stopped)
-            if size == 0:
-                line = _receive_line(ours, 16)
-                if line in _VERDICTS:
-                    self._verdict, self._said = _VERDICTS[line], True
         except Exception:  # noqa: BLE001 - whatever the helper did, this process works it out
             pass
         finally:
-            self._frames.put(None)
-            self._answered.set()
+            self._frames.put(None)  # the end of the pieces (or the helper stopped)
             theirs.close()
             ours.close()
             if proc is not None:
@@ -606,24 +682,13 @@ class _Helper:
         """Seconds to wait for the helper's next answer before doing without it."""
         return max(30.0, len(self._text) / 2e6)
 
-    def verdict(self) -> bool | None:
-        """:func:`_readable`'s verdict: None when the text may read differently."""
-        if not self._answered.wait(self._timeout()):
-            self.close()
-        return self._verdict if self._said else self._local_verdict
-
-    @functools.cached_property
-    def _local_verdict(self) -> bool | None:
-        """The verdict worked out in this process (once), when the helper gave none."""
-        return _readable(self._text)
-
     def piece(self, index: int) -> list[Any] | None:
         """The items of piece ``index`` (asked in order) from the helper, or None: parse it
         here (and every later piece: the helper's part ends at the first piece it does not
         give, whatever the reason).
 
         Raises:
-            StreamDeclined: the piece does not read alone.
+            StreamDeclined: the helper declined the piece (:func:`_read_piece`).
         """
         if index < self.first or self._gone:
             return None
@@ -632,7 +697,7 @@ class _Helper:
         except queue.Empty:
             frame = None
         if frame == _DECLINED:
-            raise StreamDeclined("a piece does not read alone")
+            raise StreamDeclined("a piece does not read alone, or may read differently")
         try:
             items = marshal.loads(frame) if frame is not None and frame != _LOCAL else None
         except (EOFError, ValueError, TypeError):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -292,13 +292,16 @@ def documents(text: str, *, fast: bool = True) -> Iterator[Any]:
         loader.dispose()
 
 
-def stream_list(text: str) -> tuple[dict[str, Any], Iterator[list[Any]]] | None:
+def stream_list(
+    text: str, take: Callable[[Any], Any] | None = None
+) -> tuple[dict[str, Any], Iterator[list[Any]]] | None:
     """An ``oc get -o yaml`` ``List`` read a piece of its items at a time (see
-    :func:`auditor.yamlfast.fast_list`): ``(the List without items, lists of items)``, or None
-    when the text is no such List or needs the whole-text reader. The iterator raises
-    :class:`~auditor.yamlfast.StreamDeclined` when a piece cannot be read alone; the caller
-    then forgets the items it was given and reads the text with :func:`documents`."""
-    return fast_list(text, max_depth=MAX_DEPTH)
+    :func:`auditor.yamlfast.fast_list`, and its ``take``, applied to each item): ``(the List
+    without items, lists of items)``, or None when the text is no such List or needs the
+    whole-text reader. The iterator raises :class:`~auditor.yamlfast.StreamDeclined` when a
+    piece cannot be read alone; the caller then forgets the items it was given and reads the
+    text with :func:`documents`."""
+    return fast_list(text, max_depth=MAX_DEPTH, take=take)
 
 
 def _lenient_hint(text: str, exc: yaml.YAMLError) -> str:

@@ -265,69 +265,90 @@ def test_slim_record_redaction_is_the_generic_redaction(
     assert redact_record(copy.deepcopy(record)) == redact_in_place(copy.deepcopy(record))
 
 
+class Helped:
+    """What one helper did for one streamed text: the pieces it was to parse, those it gave,
+    and whether it declined one."""
+
+    def __init__(self, share: int) -> None:
+        self.share = share
+        self.served = 0
+        self.declined = False
+
+    def __repr__(self) -> str:
+        return f"Helped(share={self.share}, served={self.served}, declined={self.declined})"
+
+
 @pytest.fixture
-def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[tuple[bool, int]]:
-    """Stream in tiny pieces with a helper process forced on; the list records, per streamed
-    text, whether the helper gave the verdict and how many pieces it parsed."""
+def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[Helped]:
+    """Stream in tiny pieces with a helper process forced on; the list records what each
+    helper did, per streamed text."""
     monkeypatch.setattr(yamlfast, "USE_HELPER", True)
-    seen: list[tuple[bool, int]] = []
-    real_piece, real_close = yamlfast._Helper.piece, yamlfast._Helper.close
-    served: dict[int, int] = {}
+    seen: list[Helped] = []
+    real_init, real_piece = yamlfast._Helper.__init__, yamlfast._Helper.piece
+
+    def init(self: Any, text: str, pieces: list[tuple[int, int]], *args: Any) -> None:
+        real_init(self, text, pieces, *args)
+        self._helped = Helped(len(pieces) - self.first)
+        seen.append(self._helped)
 
     def piece(self: Any, index: int) -> Any:
-        items = real_piece(self, index)
-        served[id(self)] = served.get(id(self), 0) + (items is not None)
+        try:
+            items = real_piece(self, index)
+        except yamlfast.StreamDeclined:
+            self._helped.declined = True
+            raise
+        self._helped.served += items is not None
         return items
 
-    def close(self: Any) -> None:
-        if not getattr(self, "_recorded", False):
-            self._recorded = True
-            seen.append((self._said, served.get(id(self), 0)))
-        real_close(self)
-
+    monkeypatch.setattr(yamlfast._Helper, "__init__", init)
     monkeypatch.setattr(yamlfast._Helper, "piece", piece)
-    monkeypatch.setattr(yamlfast._Helper, "close", close)
     return seen
 
 
 def test_the_helper_reads_the_estate_as_the_whole_text(
-    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]]
+    tmp_path: Path, scan_elsewhere: list[Helped]
 ) -> None:
     generate(tmp_path, 30, seed=5)
     streamed = DirectorySource(tmp_path).collect()
     _same(streamed, _whole(tmp_path))
     assert len(streamed.of("VolumeSnapshotContent")) > 50
     assert len(scan_elsewhere) >= 5
-    assert all(said for said, _ in scan_elsewhere)
-    # the helper parsed its share of every List of several pieces
-    assert sum(n for _, n in scan_elsewhere) >= 20
+    # every helper gave its whole share of its List
+    assert all(h.served == h.share and not h.declined for h in scan_elsewhere)
+    assert sum(h.served for h in scan_elsewhere) >= 20
 
 
-@pytest.mark.parametrize("helper", ["runs", "cannot start"])
-def test_a_construct_only_pyyaml_reads_as_a_boolean_is_caught_by_the_helper(
+@pytest.mark.parametrize(
+    ("where", "helper"),
+    [("last item", "runs"), ("first item", "runs"), ("last item", "cannot start")],
+)
+def test_a_construct_only_pyyaml_reads_as_a_boolean_declines_the_stream(
     tmp_path: Path,
-    scan_elsewhere: list[tuple[bool, int]],
+    scan_elsewhere: list[Helped],
     monkeypatch: pytest.MonkeyPatch,
+    where: str,
     helper: str,
 ) -> None:
-    """``yes`` is a string to yaml-rs and ``True`` to PyYAML, the reference: the helper's
-    verdict drops the stream and the text is read whole. A helper that cannot start leaves the
-    verdict and the pieces to this process, with the same result."""
+    """``yes`` is a string to yaml-rs and ``True`` to PyYAML, the reference: the scan of the
+    piece that holds it, here or in the helper, drops the stream and the text is read whole.
+    A helper that cannot start leaves its pieces and their scan to this process."""
     if helper == "cannot start":
         monkeypatch.setattr(yamlfast.sys, "executable", str(tmp_path / "no-such-python"))
     path = _write(tmp_path, [_vsc(i) for i in range(40)])
     text = path.read_text()
-    path.write_text(text.replace("volumeSnapshotClassName: rbd", "volumeSnapshotClassName: yes", 1))
+    old, new = "volumeSnapshotClassName: rbd", "volumeSnapshotClassName: yes"
+    at = text.rindex(old) if where == "last item" else text.index(old)
+    path.write_text(text[:at] + new + text[at + len(old) :])
     streamed = DirectorySource(tmp_path).collect()
     _same(streamed, _whole(tmp_path))
     classes = [c["spec"]["volumeSnapshotClassName"] for c in streamed.of("VolumeSnapshotContent")]
     assert classes.count(True) == 1 and classes.count("rbd") == 39
-    assert [said for said, _ in scan_elsewhere] == [helper == "runs"]
+    assert [h.declined for h in scan_elsewhere] == [where == "last item" and helper == "runs"]
 
 
 @pytest.mark.parametrize("where", ["a helper piece", "a local piece"])
 def test_a_helper_piece_that_does_not_read_alone_keeps_nothing_of_the_file(
-    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], where: str
+    tmp_path: Path, scan_elsewhere: list[Helped], where: str
 ) -> None:
     """A duplicate key in the last item (parsed by the helper) or the first (parsed here):
     the file is unreadable as when read whole, and nothing streamed before is kept."""
@@ -341,13 +362,14 @@ def test_a_helper_piece_that_does_not_read_alone_keeps_nothing_of_the_file(
     assert streamed.of("VolumeSnapshotContent") == []
     assert streamed.state("VolumeSnapshotContent") is KindState.PARTIAL
     assert "duplicate key" in streamed.problems[0].reason
+    assert [h.declined for h in scan_elsewhere] == [where == "a helper piece"]
 
 
 def test_a_helper_that_stops_midway_leaves_its_pieces_to_this_process(
-    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scan_elsewhere: list[Helped], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The helper sends one piece and dies, without a verdict: the rest of its pieces and the
-    verdict are worked out here, nothing lost or doubled."""
+    """The helper sends one piece and dies: the rest of its pieces are scanned and parsed
+    here, nothing lost or doubled."""
     dies_after_one_piece = (
         "import marshal, os, sys\n"
         "import auditor.yamlfast as y\n"
@@ -368,7 +390,8 @@ def test_a_helper_that_stops_midway_leaves_its_pieces_to_this_process(
     _same(streamed, _whole(tmp_path))
     names = [c["metadata"]["name"] for c in streamed.of("VolumeSnapshotContent")]
     assert names == [f"snapcontent-{i:04d}" for i in range(60)]
-    assert scan_elsewhere == [(False, 1)]
+    assert [(h.served, h.declined) for h in scan_elsewhere] == [(1, False)]
+    assert scan_elsewhere[0].share > 1
 
 
 @pytest.mark.parametrize(("setting", "started"), [("0", False), ("1", True)])
@@ -397,7 +420,7 @@ def test_the_helper_setting_turns_the_helper_off_and_on(
 
 @pytest.mark.parametrize("style", ["flow", "block"])
 def test_a_list_whose_own_metadata_nests_too_deep_is_read_whole(
-    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], style: str
+    tmp_path: Path, scan_elsewhere: list[Helped], style: str
 ) -> None:
     """The List's fields after its items (its metadata) count toward the document's depth,
     as when the whole text is read: refused, nothing of the items kept (red team, helper-14)."""
@@ -430,7 +453,7 @@ def _helpers_started(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def test_no_helper_outlives_a_stream_declined_at_its_first_piece(
-    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scan_elsewhere: list[Helped], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A first piece that does not parse ends the stream before the helper may have started:
     it is then never started, or stopped and reaped, by the time collect() returns."""
@@ -449,7 +472,7 @@ _MISBEHAVING = {
     "garbage marshal": "o.write((5).to_bytes(8, 'little') + b'\\xff\\xfe\\xfd\\xfc\\xfb')",
     "not a list": "import marshal; f = marshal.dumps(7); o.write(len(f).to_bytes(8, 'little') + f)",
     "huge length": "o.write((1 << 62).to_bytes(8, 'little'))",
-    "bogus verdict": "o.write(bytes(8) + b'maybe\\n')",
+    "no pieces at all": "o.write(bytes(8))",
     "silent": "import time; time.sleep(30)",
 }
 
@@ -457,7 +480,7 @@ _MISBEHAVING = {
 @pytest.mark.parametrize("behaviour", sorted(_MISBEHAVING))
 def test_a_misbehaving_helper_changes_nothing_and_stalls_nothing(
     tmp_path: Path,
-    scan_elsewhere: list[tuple[bool, int]],
+    scan_elsewhere: list[Helped],
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
     behaviour: str,
@@ -478,7 +501,7 @@ def test_a_misbehaving_helper_changes_nothing_and_stalls_nothing(
 
 
 def test_the_helper_never_imports_from_the_working_directory(
-    tmp_path: Path, scan_elsewhere: list[tuple[bool, int]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scan_elsewhere: list[Helped], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A ``yaml_rs.py`` in the working directory is not what the helper imports."""
     cwd = tmp_path / "cwd"
@@ -490,12 +513,12 @@ def test_the_helper_never_imports_from_the_working_directory(
     streamed = DirectorySource(tmp_path / "export").collect()
     _same(streamed, _whole(tmp_path / "export"))
     assert not marker.exists()
-    assert scan_elsewhere and scan_elsewhere[0][0] is True and scan_elsewhere[0][1] > 0
+    assert scan_elsewhere and scan_elsewhere[0].served == scan_elsewhere[0].share > 0
 
 
 def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end() -> None:
     """``receive_exact`` waits for every byte of a frame sent in several writes, and gives what
-    came when the helper's end closes; ``_receive_line`` stops at the newline or the end."""
+    came when the helper's end closes."""
     import socket
     import threading
     import time
@@ -506,17 +529,149 @@ def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end(
         for part in (b"abc", b"defg", b"hij"):
             theirs.sendall(part)
             time.sleep(0.05)
-        theirs.sendall(b"flow\nrest")
+        theirs.sendall(b"rest")
         theirs.close()
 
     sender = threading.Thread(target=send)
     sender.start()
     try:
         assert yamlfast.receive_exact(ours, 10) == b"abcdefghij"
-        assert yamlfast._receive_line(ours, 16) == b"flow\n"
         assert yamlfast.receive_exact(ours, 8) == b"rest"  # the end came first
         assert yamlfast.receive_exact(ours, 8) == b""
-        assert yamlfast._receive_line(ours, 16) == b""
     finally:
         sender.join()
         ours.close()
+
+
+#: Constructs the two parsers may read differently (and harmless look-alikes), as values,
+#: whole lines or line starts.
+_SNIPPETS = [
+    "yes",
+    "No",
+    "on",
+    "OFF",
+    "y",
+    "0755",
+    "1e3",
+    "1:20",
+    "0x1F",
+    "-1",
+    "12",
+    ".inf",
+    "&a x",
+    "*a",
+    "!!str x",
+    "? k",
+    "---",
+    "...",
+    "|",
+    ">-",
+    "=",
+    "<<: *a",
+    "\t",
+    "\r",
+    "\x85",
+    "\x07",
+    "\u2028",
+    "[a, yes]",
+    "{a: 1}",
+    "[[a]]",
+    "a: [b]",
+    '"x":1',
+    "'x':yes",
+    "- 1",
+    ": x",
+    "#c",
+    "a:b",
+    "1.5",
+    "- yes",
+    "[1]: x",
+    "x]: y",
+    "}",
+    "{",
+    "é",
+]
+
+
+def _list_text() -> str:
+    import io
+
+    buf = io.StringIO()
+    dump_list([_vsc(i) for i in range(6)], buf)
+    return buf.getvalue()
+
+
+def _put(lines: list[str], snippet: str, at: int, how: str) -> None:
+    """Put ``snippet`` into ``lines`` at line ``at``: as its value, a line of its own (at
+    column 0 or indented) or the start of the line."""
+    line = lines[at]
+    if how == "value" and ": " in line:
+        lines[at] = line[: line.index(": ") + 2] + snippet
+    elif how == "start":
+        lines[at] = snippet + line
+    elif how == "indented line":
+        lines.insert(at, "    " + snippet)
+    else:
+        lines.insert(at, snippet)
+
+
+def _scans_agree(text: str, size: int) -> None:
+    """The List's own lines, the whole text's checks and the scans of pieces of about
+    ``size`` characters that tile the items block decline ``text`` exactly when the scan of
+    the whole text does."""
+    start = len(yamlfast._LIST_HEAD)
+    foot = text.rfind(yamlfast._LIST_FOOT)
+    assert foot > start
+    flow = yamlfast._has_flow(text)
+    pieces = yamlfast._pieces(text, start, foot, size)
+    assert pieces[0][0] == start and pieces[-1][1] == foot + 1
+    assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:], strict=False))
+    by_pieces = yamlfast._list_lines_divergent(text, start, foot, flow) or any(
+        yamlfast._odd_characters(text[b:e]) or yamlfast._divergent_between(text, b, e, flow)
+        for b, e in pieces
+    )
+    assert by_pieces is (yamlfast._readable(text) is None), (text, size)
+
+
+_HOWS = ["value", "line", "start", "indented line"]
+
+
+@pytest.mark.parametrize("snippet", _SNIPPETS)
+def test_scanning_a_list_a_piece_at_a_time_finds_what_the_whole_text_scan_finds(
+    snippet: str,
+) -> None:
+    """The helper and this process each scan only the pieces they parse (issue 15): the
+    List's own lines, the checks of the whole text and the scans of pieces that tile the
+    items block decline exactly the texts that the scan of the whole text declines, with
+    the construct on any line of the items block, in any of four places, and pieces cut
+    anywhere (every line of its own piece, or a few lines each)."""
+    text = _list_text()
+    start = len(yamlfast._LIST_HEAD)
+    count = len(text[start:].split("\n"))
+    declined = 0
+    for at in range(count - 5):  # the items block's lines
+        for how in _HOWS:
+            lines = text[start:].split("\n")
+            _put(lines, snippet, at, how)
+            mutated = text[:start] + "\n".join(lines)
+            declined += yamlfast._readable(mutated) is None
+            for size in (1, 90, 400):
+                _scans_agree(mutated, size)
+    assert count > 100
+    if snippet in ("yes", "0755", "&a x", "---", "...", "\t", "\x85", "'x':yes"):
+        assert declined  # the whole-text scan declines some of these texts
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_scanning_a_list_a_piece_at_a_time_agrees_with_several_constructs(
+    data: st.DataObject,
+) -> None:
+    """As above, with two or three constructs at once."""
+    text = _list_text()
+    start = len(yamlfast._LIST_HEAD)
+    lines = text[start:].split("\n")
+    for _ in range(data.draw(st.integers(2, 3))):
+        at = data.draw(st.integers(0, len(lines) - 6))
+        _put(lines, data.draw(st.sampled_from(_SNIPPETS)), at, data.draw(st.sampled_from(_HOWS)))
+    _scans_agree(text[:start] + "\n".join(lines), data.draw(st.integers(1, 400)))

@@ -19,16 +19,15 @@ from auditor.kinds import (
     BY_KIND,
     KindSpec,
     misspelt_kind,
-    project,
     spec_for_file_stem,
     spec_for_object,
     unsupported_version,
 )
 from auditor.models import CollectionProblem
-from auditor.redact import redact, redact_in_place, redact_record
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.export import apply_record
 from auditor.sources.identity import identity_from_export
+from auditor.sources.intake import Entry, plain_entry, shape_fault, take_slim, take_whole
 from auditor.yamlstrict import (
     DEFAULT_MAX_FILE_BYTES,
     LoadError,
@@ -167,14 +166,17 @@ class _Builder:
     def _stream(self, text: str, origin: str, stem: str) -> bool:
         """Read a large ``oc get`` List a piece of its items at a time, so only the slim
         records of the pieces read so far are kept; False (and nothing kept of it) when the
-        text must be read whole instead."""
-        found = stream_list(text)
+        text must be read whole instead. Each item is checked and its record made
+        (:func:`auditor.sources.intake.take_slim`) in the process that parses it."""
+        if not self.owned:
+            return False  # the helper redacts in place: only for texts read for this builder
+        found = stream_list(text, take_slim if self.slim else take_whole)
         if found is None:
             return False
-        header, chunks = found
+        _, chunks = found
         mark = self._checkpoint()
         try:
-            self.add_list(str(header["kind"]), chunks, origin, stem, whole=False)
+            self._add_taken(chunks, origin, stem)
         except StreamDeclined:
             self._rollback(mark)
             return False
@@ -229,53 +231,88 @@ class _Builder:
                     field="items",
                 )
                 return
-            self.add_list(kind, [items], origin, stem)
+            self.add_list(items, origin, stem)
             return
         self.add_object(doc, origin, None)
 
-    def add_list(
-        self,
-        kind: str,
-        pieces: Iterable[list[Any]],
-        origin: str,
-        stem: str | None,
-        *,
-        whole: bool = True,
-    ) -> None:
-        """Add the items of a ``List`` given as consecutive pieces of its ``items``.
-
-        ``whole``: the pieces are the whole list at once. A streamed list (``whole=False``)
-        raises :class:`StreamDeclined` at a non-object item, whose kinds only the whole
-        list can tell.
-        """
-        index = 0
-        for items in pieces:
-            if not all(isinstance(item, dict) for item in items):
-                if not whole:
-                    raise StreamDeclined(f"{kind} holds an item that is not an object")
-                # a non-object item was some object of this List: its kind's list is partial
-                hinted = spec_for_file_stem(stem) if stem is not None else None
-                kinds = {hinted.kind} if hinted is not None else set()
-                for item in items:
-                    spec = (
-                        spec_for_object(str(item.get("apiVersion")), str(item.get("kind")))
-                        if isinstance(item, dict)
-                        else None
-                    )
-                    if spec is not None:
-                        kinds.add(spec.kind)
-                self._list_kinds = kinds or set(BY_KIND)
+    def add_list(self, items: list[Any], origin: str, stem: str | None) -> None:
+        """Add the items of a ``List`` read whole."""
+        if not all(isinstance(item, dict) for item in items):
+            # a non-object item was some object of this List: its kind's list is partial
+            hinted = spec_for_file_stem(stem) if stem is not None else None
+            kinds = {hinted.kind} if hinted is not None else set()
             for item in items:
-                self.add_object(item, origin, f"items[{index}]")
-                index += 1
-            self._list_kinds = set()
-        if not index and stem is not None:
+                spec = (
+                    spec_for_object(str(item.get("apiVersion")), str(item.get("kind")))
+                    if isinstance(item, dict)
+                    else None
+                )
+                if spec is not None:
+                    kinds.add(spec.kind)
+            self._list_kinds = kinds or set(BY_KIND)
+        for index, item in enumerate(items):
+            self.add_object(item, origin, f"items[{index}]")
+        self._list_kinds = set()
+        if not items and stem is not None:
             hinted = spec_for_file_stem(stem)
             if hinted is not None:
                 self.present.add(hinted.kind)
 
+    def _add_taken(self, pieces: Iterable[list[Any]], origin: str, stem: str) -> None:
+        """Add a streamed List's items, given as consecutive pieces of what
+        :func:`~auditor.sources.intake.take_slim` made of them: an entry to keep, or an item
+        for :meth:`add_object` to name.
+
+        Raises:
+            StreamDeclined: an item that is not an object (its kind only the whole List can
+                tell), or an entry that is not what ``take_slim`` makes.
+        """
+        index = 0
+        for taken in pieces:
+            for item in taken:
+                if type(item) is not tuple or not item:
+                    raise StreamDeclined("a piece came back in another form")
+                if item[0] is True:
+                    self._keep(_checked_entry(item), f"{origin} items[{index}]", origin)
+                elif len(item) == 2 and isinstance(item[1], dict):
+                    self.add_object(item[1], origin, f"items[{index}]")
+                else:
+                    raise StreamDeclined("a List item that is not an object")
+                index += 1
+        if not index:
+            hinted = spec_for_file_stem(stem)
+            if hinted is not None:
+                self.present.add(hinted.kind)
+
+    def _keep(self, entry: Entry, loc: str, origin: str) -> None:
+        """Keep an object's record, unless an object of its kind, namespace and name was kept
+        before (then the second is named and ignored)."""
+        kind, namespace, name, clean = entry
+        self.present.add(kind)
+        ident = (kind, namespace or "", name)
+        first = self.seen.get(ident)
+        if first is not None:
+            self.partial.add(kind)
+            self.problem(
+                f"{kind} {_qual(namespace, name)} is defined twice, in {first} and in {loc}; "
+                f"the first is audited, the second ignored",
+                file=_file_of(origin),
+                kind=kind,
+                namespace=namespace,
+                name=name,
+                kinds=(kind,),
+            )
+            return
+        self.seen[ident] = loc
+        self.data.objects.setdefault(kind, []).append(clean)
+        self.data.origins[ident] = loc
+
     def add_object(self, obj: Any, origin: str, where: str | None) -> None:
         loc = f"{origin} {where}" if where else origin
+        entry = plain_entry(obj, slim=self.slim, owned=self.owned)
+        if entry is not None:
+            self._keep(entry, loc, origin)
+            return
         if not isinstance(obj, dict):
             kinds = self._list_kinds or set(BY_KIND)
             self.partial.update(kinds)
@@ -366,33 +403,12 @@ class _Builder:
             return
         if not self._shape_ok(spec, obj, loc, origin, namespace, name):
             return
-        ident = (spec.kind, namespace or "", name)
-        if ident in self.seen:
-            self.partial.add(spec.kind)
-            first = self.seen[ident]
-            self.problem(
-                f"{spec.kind} {_qual(namespace, name)} is defined twice, in {first} and in {loc}; "
-                f"the first is audited, the second ignored",
-                file=_file_of(origin),
-                kind=spec.kind,
-                namespace=namespace,
-                name=name,
-                kinds=(spec.kind,),
-            )
-            return
-        self.seen[ident] = loc
-        if self.slim and spec.keep is not None:
-            slim = project(obj, spec)  # new mappings over the same leaves
-            clean = redact_record(slim) if self.owned else redact(slim)
-        elif self.owned:
-            meta.pop("managedFields", None)  # write history: large, never audited
-            clean = redact_in_place(obj)
-        else:
-            clean = redact(obj)
-        if spec.namespaced and meta.get("namespace") != namespace:
-            clean["metadata"] = {**clean["metadata"], "namespace": namespace}
-        self.data.objects.setdefault(spec.kind, []).append(clean)
-        self.data.origins[ident] = loc
+        # Only an object read into namespace "default" gets here (plain_entry took the rest).
+        fixed = {**obj, "metadata": {**meta, "namespace": namespace}} if spec.namespaced else obj
+        entry = plain_entry(fixed, slim=self.slim, owned=self.owned)
+        if entry is None:  # pragma: no cover - every check plain_entry makes was passed above
+            raise AssertionError(f"{loc}: an object passed every check but was not kept")
+        self._keep(entry, loc, origin)
 
     def _namespace(
         self, spec: KindSpec, meta: dict[str, Any], loc: str, origin: str, name: str
@@ -432,32 +448,21 @@ class _Builder:
     def _shape_ok(
         self, spec: KindSpec, obj: dict[str, Any], loc: str, origin: str, ns: str | None, name: str
     ) -> bool:
-        meta = obj["metadata"]  # a mapping: add_object read its name from it
-        for fld, value in (
-            ("spec", obj.get("spec")),
-            ("status", obj.get("status")),
-            ("metadata.labels", meta.get("labels")),
-            ("metadata.annotations", meta.get("annotations")),
-        ):
-            if value is not None and not isinstance(value, dict):
-                what = f"is a {type(value).__name__}, not a mapping"
-            elif fld.startswith("metadata.") and value and not _string_map(value):
-                # the API server refuses a label or annotation that is no string
-                what = "is not a mapping of strings to strings"
-            else:
-                continue
-            self.partial.add(spec.kind)
-            self.problem(
-                f"{loc}: {spec.kind} {_qual(ns, name)} field {fld} {what}; not read",
-                file=_file_of(origin),
-                kind=spec.kind,
-                namespace=ns,
-                name=name,
-                field=fld,
-                kinds=(spec.kind,),
-            )
-            return False
-        return True
+        fault = shape_fault(obj, obj["metadata"])  # a mapping: add_object read its name
+        if fault is None:
+            return True
+        fld, what = fault
+        self.partial.add(spec.kind)
+        self.problem(
+            f"{loc}: {spec.kind} {_qual(ns, name)} field {fld} {what}; not read",
+            file=_file_of(origin),
+            kind=spec.kind,
+            namespace=ns,
+            name=name,
+            field=fld,
+            kinds=(spec.kind,),
+        )
+        return False
 
     def problem(self, reason: str, **kw: Any) -> None:
         self.data.problems.append(CollectionProblem(reason=reason, **kw))
@@ -474,9 +479,21 @@ class _Builder:
             objs.sort(key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
 
 
-def _string_map(value: dict[Any, Any]) -> bool:
-    """Whether every key and value of ``value`` is a string (labels, annotations)."""
-    return all(type(k) is str and type(v) is str for k, v in value.items())
+def _checked_entry(item: tuple[Any, ...]) -> Entry:
+    """The entry in ``(True, kind, namespace, name, record)`` as :func:`take_slim` makes it.
+
+    Raises:
+        StreamDeclined: ``item`` is not of that form (the helper is not trusted blindly).
+    """
+    if (
+        len(item) != 5
+        or item[1] not in BY_KIND
+        or not (item[2] is None or type(item[2]) is str)
+        or type(item[3]) is not str
+        or type(item[4]) is not dict
+    ):
+        raise StreamDeclined("a piece came back in another form")
+    return item[1], item[2], item[3], item[4]
 
 
 #: Files this large (in characters) that are an ``oc get`` List are read a piece at a time.

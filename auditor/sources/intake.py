@@ -1,0 +1,108 @@
+"""The record kept of an object read from an export, when the object has nothing to name.
+
+Every object a source reads passes the same checks before it is kept: a known kind (and, for
+ConfigMaps, the selected ones), a non-empty ``metadata.name``, a namespace for a namespaced
+kind, and mappings where the API server writes mappings (``spec``, ``status``, labels and
+annotations of strings). :func:`plain_entry` is those checks and the record kept (the slim
+record of kinds that declare one, redacted) as one pure function, with no side effect until it
+takes the object. An object it does not take goes through
+:meth:`auditor.sources.directory._Builder.add_object`'s full path, which names each defect;
+the builder itself runs :func:`plain_entry` first, so the record kept of an object does not
+depend on the process that made it.
+
+The read helper process (:mod:`auditor.yamlfast`) runs :func:`take_slim` or
+:func:`take_whole` on each item it parses, so the records of its share of a large ``List``
+come back ready to keep (checked, projected and redacted there, on the spare CPU), and no
+secret value of them crosses the socket. This module imports only the kind table and the
+redaction, so the helper starts quickly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor.kinds import project, spec_for_object
+from auditor.redact import redact, redact_in_place, redact_record
+
+__all__ = ["Entry", "plain_entry", "shape_fault", "take_slim", "take_whole"]
+
+#: ``(kind, namespace, name, record)``: namespace None for a cluster-scoped kind.
+Entry = tuple[str, str | None, str, dict[str, Any]]
+
+
+def shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str] | None:
+    """``(field, what is wrong)`` for the first of ``spec``, ``status``, ``metadata.labels``
+    and ``metadata.annotations`` that is not what the API server writes (a mapping; labels
+    and annotations map strings to strings), or None when all four are sound or absent."""
+    for fld, value in (
+        ("spec", obj.get("spec")),
+        ("status", obj.get("status")),
+        ("metadata.labels", meta.get("labels")),
+        ("metadata.annotations", meta.get("annotations")),
+    ):
+        if value is not None and not isinstance(value, dict):
+            return fld, f"is a {type(value).__name__}, not a mapping"
+        if fld.startswith("metadata.") and value and not _string_map(value):
+            # the API server refuses a label or annotation that is no string
+            return fld, "is not a mapping of strings to strings"
+    return None
+
+
+def _string_map(value: dict[Any, Any]) -> bool:
+    """Whether every key and value of ``value`` is a string (labels, annotations)."""
+    return all(type(k) is str and type(v) is str for k, v in value.items())
+
+
+def plain_entry(obj: Any, *, slim: bool, owned: bool) -> Entry | None:
+    """The :data:`Entry` to keep for ``obj``, or None when ``obj`` is not one the builder
+    keeps as it is: no mapping, no apiVersion/kind strings, a kind the auditor does not read
+    (or a ConfigMap it does not select), no ``metadata.name``, a namespaced kind without a
+    namespace string, or a :func:`shape_fault`. ``obj`` is untouched when the answer is None.
+
+    ``slim``: keep the slim record of kinds that declare one (:func:`auditor.kinds.project`).
+    ``owned``: ``obj`` was parsed for this reader alone, so it is redacted in place (and its
+    ``managedFields`` dropped) instead of copied. Never raises for any parsed value.
+    """
+    if not isinstance(obj, dict):
+        return None
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    spec = spec_for_object(api_version, kind)
+    if spec is None or not spec.selects(obj):
+        return None
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    namespace = None
+    if spec.namespaced:
+        namespace = meta.get("namespace")
+        if not isinstance(namespace, str) or not namespace:
+            return None
+    if shape_fault(obj, meta) is not None:
+        return None
+    if slim and spec.keep is not None:
+        record = project(obj, spec)  # new mappings over the same leaves
+        clean = redact_record(record) if owned else redact(record)
+    elif owned:
+        meta.pop("managedFields", None)  # write history: large, never audited
+        clean = redact_in_place(obj)
+    else:
+        clean = redact(obj)
+    return spec.kind, namespace, name, clean
+
+
+def take_slim(item: Any) -> tuple[Any, ...]:
+    """For the read helper: ``(True, *entry)`` for an item :func:`plain_entry` keeps (slim
+    records, owned), else ``(False, item)`` untouched, for the full path to name."""
+    entry = plain_entry(item, slim=True, owned=True)
+    return (False, item) if entry is None else (True, *entry)
+
+
+def take_whole(item: Any) -> tuple[Any, ...]:
+    """:func:`take_slim` keeping every object whole (``auditor collect``'s export)."""
+    entry = plain_entry(item, slim=False, owned=True)
+    return (False, item) if entry is None else (True, *entry)
