@@ -1,4 +1,8 @@
-"""Share an audit's per-VM work with a forked worker process on the second CPU.
+"""Share an audit's work with a forked worker process on the second CPU.
+
+Two kinds of work are shared (:class:`Sharing`): the read of each large ``oc get`` List, a
+piece of its text at a time (:data:`auditor.yamlfast.READ`), and the per-VM work described
+here (:data:`AUDIT`).
 
 After the read, an audit is one process's Python work: pairing each VM with its Backups,
 running its checks and building its report entry (about 2 ms per VM). Once the
@@ -35,11 +39,21 @@ import socket
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from auditor.yamlfast import receive_exact, spare_cpu
-
-__all__ = ["CHUNK", "SILENCE_S", "WORKER_ENV", "WORKER_MIN_ITEMS", "share_out", "wanted"]
+__all__ = [
+    "AUDIT",
+    "CHUNK",
+    "SILENCE_S",
+    "WORKER_ENV",
+    "WORKER_MIN_ITEMS",
+    "Sharing",
+    "receive_exact",
+    "share_out",
+    "spare_cpu",
+    "wanted",
+]
 
 log = logging.getLogger(__name__)
 
@@ -64,15 +78,34 @@ _SOCKET_BUFFER = 4 << 20
 _MAX_MESSAGE = 1 << 30
 
 
-def wanted(items: int) -> bool:
+@dataclass(frozen=True)
+class Sharing:
+    """How :func:`share_out` shares one kind of work.
+
+    ``env``: the environment variable that turns the worker off ("0") or on for any run of
+    two items or more ("1"); ``min_items``: fewer items are done in one process; ``chunk``:
+    items claimed at a time; ``name``: the worker's name in log messages.
+    """
+
+    env: str
+    min_items: int
+    chunk: int
+    name: str
+
+
+#: The audit's per-VM work (:func:`auditor.pipeline.audit_data`).
+AUDIT = Sharing(WORKER_ENV, WORKER_MIN_ITEMS, CHUNK, "audit worker")
+
+
+def wanted(items: int, sharing: Sharing = AUDIT) -> bool:
     """Whether :func:`share_out` should fork a worker for ``items`` items (never from a
     daemonic process, which multiprocessing forbids to have children)."""
-    setting = os.environ.get(WORKER_ENV, "").strip()
+    setting = os.environ.get(sharing.env, "").strip()
     if setting == "0" or items < 2 or not _can_fork():
         return False
     if multiprocessing.current_process().daemon:
         return False
-    return setting == "1" or (items >= WORKER_MIN_ITEMS and spare_cpu() and _room_to_copy())
+    return setting == "1" or (items >= sharing.min_items and spare_cpu() and _room_to_copy())
 
 
 def share_out(
@@ -80,25 +113,26 @@ def share_out(
     work: Callable[[range], T],
     encode: Callable[[T], bytes],
     decode: Callable[[bytes], T],
-    extra: Callable[[], bytes],
+    extra: Callable[[], bytes] | None = None,
+    sharing: Sharing = AUDIT,
 ) -> tuple[list[tuple[range, T]], bytes | None]:
     """Do ``work`` over items ``0 .. items-1``, in chunks, here and in a forked worker.
 
     ``work(r)`` does the items of range ``r`` (it must not depend on which process runs it
     or in which order the chunks go); ``encode``/``decode`` carry its result from the worker
-    (``decode`` raising ValueError or TypeError for bytes it cannot read); ``extra()`` runs
-    first in the worker only.
+    (``decode`` raising ValueError or TypeError for bytes it cannot read); ``extra()``, when
+    given, runs first in the worker only. ``sharing``: when to fork, and the chunk size.
 
     Returns every chunk's range and result, in item order, and ``extra()``'s bytes when the
     worker gave them (None without a worker: the caller computes it). Exceptions of ``work``
     in this process propagate (the worker is killed first).
     """
-    if not wanted(items):
+    if not wanted(items, sharing):
         return [(range(items), work(range(items)))], None
     try:
-        worker = _Worker(items, work, encode, extra)
+        worker = _Worker(items, work, encode, extra, sharing)
     except OSError as exc:  # no fork, no socket: one process does it all
-        log.warning("audit worker could not start (%s): checking every VM here", exc)
+        log.warning("%s could not start (%s): doing its share here", sharing.name, exc)
         return [(range(items), work(range(items)))], None
     done: dict[int, tuple[range, T]] = {}
     try:
@@ -128,10 +162,13 @@ class _Worker(Generic[T]):
         items: int,
         work: Callable[[range], T],
         encode: Callable[[T], bytes],
-        extra: Callable[[], bytes],
+        extra: Callable[[], bytes] | None,
+        sharing: Sharing,
     ) -> None:
         ctx = multiprocessing.get_context("fork")
         self._items = items
+        self._chunk = sharing.chunk
+        self._name = sharing.name
         self._lock = ctx.Lock()
         # [first item not yet claimed from the front, first item claimed from the back]
         self._bounds: Any = ctx.RawArray("q", [0, items])
@@ -164,7 +201,7 @@ class _Worker(Generic[T]):
             low, high = self._bounds[0], self._bounds[1]
             if low >= high:
                 return None
-            stop = min(high, low + CHUNK)
+            stop = min(high, low + self._chunk)
             self._bounds[0] = stop
             return range(low, stop)
         finally:
@@ -177,7 +214,7 @@ class _Worker(Generic[T]):
             low, high = self._bounds[0], self._bounds[1]
             if low >= high:
                 return None
-            start = max(low, high - CHUNK)
+            start = max(low, high - self._chunk)
             self._bounds[1] = start
             return range(start, high)
         finally:
@@ -190,7 +227,7 @@ class _Worker(Generic[T]):
         sock: socket.socket,
         work: Callable[[range], T],
         encode: Callable[[T], bytes],
-        extra: Callable[[], bytes],
+        extra: Callable[[], bytes] | None,
     ) -> None:
         """The worker: ``extra``, then chunks from the back until the two processes meet,
         each sent as it is done; then an end message. A failure ends it with status 1 and
@@ -201,13 +238,14 @@ class _Worker(Generic[T]):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
-            _send(sock, ("extra", extra()))
+            if extra is not None:
+                _send(sock, ("extra", extra()))
             while (r := self._claim_back()) is not None:
                 _send(sock, ("chunk", r.start, r.stop, encode(work(r))))
             _send(sock, ("end",))
             sock.close()
         except BaseException:  # this process's share is done by the parent
-            log.debug("audit worker failed", exc_info=True)
+            log.debug("%s failed", self._name, exc_info=True)
             os._exit(1)
 
     # -- this process --------------------------------------------------------------------
@@ -253,7 +291,7 @@ class _Worker(Generic[T]):
                 elif message[0] == "end":
                     self._ended = True
             except (ValueError, TypeError, IndexError, EOFError, pickle.UnpicklingError) as exc:
-                log.warning("audit worker sent an unreadable message (%s): redoing it here", exc)
+                log.warning("%s sent an unreadable message (%s): redoing it here", self._name, exc)
         return bool(frames)
 
     def finish(self, done: dict[int, tuple[range, T]], decode: Callable[[bytes], T]) -> None:
@@ -261,7 +299,7 @@ class _Worker(Generic[T]):
         for :data:`SILENCE_S`; then reap it (killed if need be)."""
         while not self._ended:
             if not self.take(done, decode, wait=True):  # silent that long, or gone
-                log.warning("audit worker stopped early: checking its remaining VMs here")
+                log.warning("%s stopped early: doing the rest of its share here", self._name)
                 break
         self.kill(wait=5.0 if self._ended else 0.0)
 
@@ -273,7 +311,7 @@ class _Worker(Generic[T]):
             self._proc.kill()
             self._proc.join()
         if self._proc.exitcode not in (0, -9):
-            log.warning("audit worker exited with status %s", self._proc.exitcode)
+            log.warning("%s exited with status %s", self._name, self._proc.exitcode)
         self._sock.close()
 
 
@@ -282,6 +320,48 @@ def _send(sock: socket.socket, message: tuple[Any, ...]) -> None:
     frame = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
     sock.sendall(len(frame).to_bytes(8, "little"))
     sock.sendall(frame)
+
+
+def receive_exact(sock: socket.socket, size: int) -> bytearray:
+    """``size`` bytes from ``sock``, fewer only at its end; the GIL is released while waiting."""
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:], size - got, socket.MSG_WAITALL)
+        if n == 0:
+            break
+        got += n
+    view.release()
+    del buf[got:]
+    return buf
+
+
+def spare_cpu() -> bool:
+    """Whether this process may run on at least two CPUs (affinity, and the cgroup v2 or v1
+    CPU quota)."""
+    try:
+        cpus = float(len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cpus = float(os.cpu_count() or 1)
+    try:
+        with open("/sys/fs/cgroup/cpu.max", encoding="ascii") as limits:
+            quota, period = limits.read().split()[:2]
+        if quota != "max":
+            cpus = min(cpus, int(quota) / int(period))
+    except (OSError, ValueError):
+        pass
+    for base in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"):  # cgroup v1
+        try:
+            with open(f"{base}/cpu.cfs_quota_us", encoding="ascii") as q:
+                v1_quota = int(q.read().strip())
+            with open(f"{base}/cpu.cfs_period_us", encoding="ascii") as p:
+                v1_period = int(p.read().strip())
+            if v1_quota > 0 and v1_period > 0:
+                cpus = min(cpus, v1_quota / v1_period)
+        except (OSError, ValueError):
+            continue
+    return cpus >= 2
 
 
 def _can_fork() -> bool:

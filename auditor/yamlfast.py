@@ -19,27 +19,19 @@ same objects and the same errors on the corpus, the exports and fuzz inputs.
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import marshal
-import os
-import queue
 import re
-import socket
-import subprocess
-import sys
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from auditor.jsonfast import nests_within
+from auditor.split import Sharing, share_out
 
 __all__ = [
     "AVAILABLE",
     "CHUNK_BYTES",
-    "USE_HELPER",
-    "receive_exact",
-    "spare_cpu",
+    "HELPER_ENV",
+    "READ",
     "StreamDeclined",
     "fast_documents",
     "fast_list",
@@ -337,14 +329,14 @@ def fast_list(
     :func:`fast_documents` would decline it for what the List's own lines hold. Each piece of
     the items is scanned for the same constructs as it is read (:func:`_read_piece`).
 
-    ``take``: a module-level function applied to each item, in whichever process parses it
-    (the helper imports it by name), so the lists hold ``take(item)`` for every item. It must
-    return values :mod:`marshal` can write, never raise, and give the same value for the same
-    item in either process.
+    ``take``: a function applied to each item in whichever process parses it (this one or
+    the forked read worker, :data:`READ`), so the lists hold ``take(item)`` for every item. It
+    must return values :mod:`marshal` can write, never raise, and give the same value for the
+    same item in either process.
 
     The ``items`` block is cut at lines starting with ``- `` into pieces of about
-    :data:`CHUNK_BYTES`, each parsed alone, so only one piece's objects exist at a time
-    besides what the caller keeps. Every line of the block must start with ``- `` or two
+    :data:`CHUNK_BYTES`, each parsed alone, so a piece's parsed objects live only until
+    ``take`` has made what is kept of them. Every line of the block must start with ``- `` or two
     spaces, so each such line starts an item, unless it continues a quoted or flow scalar, in
     which case the piece before it does not parse. The iterator raises :class:`StreamDeclined`
     whenever a piece does not parse or could read differently from the whole text.
@@ -375,27 +367,36 @@ def fast_list(
     del header["items"]
     # What _readable checks of the whole text, here for the List's own lines (the header and
     # the foot) and the checks that need the whole text; each piece of the items is scanned
-    # by the process that parses it (_read_piece), so the scan is shared with the helper.
+    # by the process that parses it (_read_piece), so the scan is shared with the worker.
     flow = _has_flow(text)
     if _list_lines_divergent(text, start, foot, flow):
         return None
-    keys = flow and _NESTED_FLOW.search(text) is not None
+    rules = (flow, flow and _NESTED_FLOW.search(text) is not None, max_depth)
     pieces = _pieces(text, start, foot, CHUNK_BYTES)
-    # The last pieces are parsed in a helper process while this one parses the first ones.
-    helper = _Helper.start(text, pieces, max_depth, take)
+
+    def work(numbers: range) -> list[list[Any] | None]:
+        """The pieces numbered ``numbers``, each read and taken; None for a piece that
+        declines the stream (and nothing after it)."""
+        out: list[list[Any] | None] = []
+        for number in numbers:
+            begin, end = pieces[number]
+            try:
+                items = _read_piece(text, begin, end, rules)
+            except StreamDeclined:
+                out.append(None)
+                break
+            out.append(items if take is None else [take(item) for item in items])
+        return out
 
     def chunks() -> Iterator[list[Any]]:
-        try:
-            for index, (begin, end) in enumerate(pieces):
-                items = helper.piece(index) if helper is not None else None
+        # This process reads pieces from the front, a forked worker from the back (see
+        # READ), until the two meet; the items come back in marshal form.
+        done, _ = share_out(len(pieces), work, marshal.dumps, _pieces_back, sharing=READ)
+        for _, got in done:
+            for items in got:
                 if items is None:
-                    items = _read_piece(text, begin, end, (flow, keys, max_depth))
-                    if take is not None:
-                        items = [take(item) for item in items]
+                    raise StreamDeclined("a piece does not read alone, or may read differently")
                 yield items
-        finally:
-            if helper is not None:
-                helper.close()
 
     return header, chunks()
 
@@ -455,264 +456,22 @@ def _parse_piece(piece: str, shallow: bool, keys: bool, max_depth: int) -> list[
     return items
 
 
-#: Whether :func:`fast_list` shares a text with a helper process: None decides by
-#: :data:`HELPER_ENV`, else by the CPUs this process may use (at least two) and the text's
-#: size; tests force it.
-USE_HELPER: bool | None = None
-#: Environment variable: "0" never starts a helper process, "1" starts one for every streamed
-#: List (see ``docs/scale.md``).
+#: Environment variable: "0" never forks a read worker, "1" forks one for every streamed
+#: List of two pieces or more (see ``docs/scale.md``).
 HELPER_ENV = "AUDITOR_READ_HELPER"
-#: Texts shorter than this are read in-process (a helper costs about 0.1 s to start).
-HELPER_MIN_CHARS = 16 << 20
-#: Share of a List's pieces (the last ones) the helper scans, parses and takes. Both processes
-#: do the same work per piece; this one also reads the helper's pieces back, and the helper
-#: starts later (interpreter start, the text sent through the socket).
-HELPER_SHARE = 0.45
-_HELPER = "import sys; from auditor.yamlfast import _helper_main; _helper_main(sys.argv[1:])"
-_DECLINED = b"declined"
-_LOCAL = b"local"  # the helper cannot write the next piece's items: parse the rest here
-#: Characters encoded and sent to the helper per write.
-_PIPE_SLICE = 8 << 20
-#: Socket buffer asked for each way (the kernel caps it at ``net.core.wmem_max``/``rmem_max``):
-#: the helper seldom waits for this process to take a frame.
-_SOCKET_BUFFER = 4 << 20
+#: How a streamed List's pieces are shared with a forked worker (:func:`auditor.split.share_out`):
+#: one piece claimed at a time, from four pieces (16 MiB) on. The worker starts at once with
+#: the text in its memory (copy-on-write: nothing is sent or parsed twice).
+READ = Sharing(HELPER_ENV, 4, 1, "read worker")
 
 
-def spare_cpu() -> bool:
-    """Whether this process may run on at least two CPUs (affinity, and the cgroup v2 or v1
-    CPU quota)."""
-    try:
-        cpus = float(len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        cpus = float(os.cpu_count() or 1)
-    try:
-        with open("/sys/fs/cgroup/cpu.max", encoding="ascii") as limits:
-            quota, period = limits.read().split()[:2]
-        if quota != "max":
-            cpus = min(cpus, int(quota) / int(period))
-    except (OSError, ValueError):
-        pass
-    for base in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"):  # cgroup v1
-        try:
-            with open(f"{base}/cpu.cfs_quota_us", encoding="ascii") as q:
-                v1_quota = int(q.read().strip())
-            with open(f"{base}/cpu.cfs_period_us", encoding="ascii") as p:
-                v1_period = int(p.read().strip())
-            if v1_quota > 0 and v1_period > 0:
-                cpus = min(cpus, v1_quota / v1_period)
-        except (OSError, ValueError):
-            continue
-    return cpus >= 2
-
-
-def _take_name(take: Callable[[Any], Any] | None) -> str:
-    """How the helper names ``take`` on its command line: ``module:function``, or ``-``."""
-    return "-" if take is None else f"{take.__module__}:{take.__qualname__}"
-
-
-def _named_take(name: str) -> Callable[[Any], Any] | None:
-    """The function :func:`_take_name` named (only one of this package's modules).
+def _pieces_back(raw: bytes) -> list[list[Any] | None]:
+    """The read worker's pieces from their marshal form.
 
     Raises:
-        ValueError: a name outside the package, or no such function.
+        ValueError: not a list of pieces (each a list of items, or None).
     """
-    if name == "-":
-        return None
-    module, _, function = name.partition(":")
-    if not module.startswith("auditor.") or not function.isidentifier():
-        raise ValueError(f"no item function {name!r}")
-    found = getattr(importlib.import_module(module), function, None)
-    if not callable(found):
-        raise ValueError(f"no item function {name!r}")
-    return found  # type: ignore[no-any-return]
-
-
-def _helper_main(argv: list[str]) -> None:
-    """Helper side of :class:`_Helper`. ``argv``: start, foot, piece size, first piece to
-    parse, max depth, the item function (:func:`_take_name`). Reads the text (UTF-8) on stdin
-    and writes each piece from the first as an 8-byte length and its items (each through the
-    item function) in :mod:`marshal` form (or :data:`_DECLINED` or :data:`_LOCAL`, and no more
-    pieces), then a zero length. Each piece is scanned as :func:`_read_piece` scans it."""
-    start, foot, size, first, max_depth = map(int, argv[:5])
-    take = _named_take(argv[5])
-    text = sys.stdin.buffer.read().decode("utf-8")
-    out = sys.stdout.buffer
-    flow = _has_flow(text)
-    rules = (flow, flow and _NESTED_FLOW.search(text) is not None, max_depth)
-    for begin, end in _pieces(text, start, foot, size)[first:]:
-        try:
-            items = _read_piece(text, begin, end, rules)
-            if take is not None:
-                items = [take(item) for item in items]
-            frame = marshal.dumps(items)
-        except StreamDeclined:
-            frame = _DECLINED
-        except ValueError:  # a type marshal cannot write
-            frame = _LOCAL
-        out.write(len(frame).to_bytes(8, "little"))
-        out.write(frame)
-        if frame in (_DECLINED, _LOCAL):
-            break
-    out.write(bytes(8))
-    out.flush()
-
-
-def receive_exact(sock: socket.socket, size: int) -> bytearray:
-    """``size`` bytes from ``sock``, fewer only at its end; the GIL is released while waiting."""
-    buf = bytearray(size)
-    view = memoryview(buf)
-    got = 0
-    while got < size:
-        n = sock.recv_into(view[got:], size - got, socket.MSG_WAITALL)
-        if n == 0:
-            break
-        got += n
-    view.release()
-    del buf[got:]
-    return buf
-
-
-class _Helper:
-    """A helper Python process (on a spare CPU) that scans, parses and takes the last pieces
-    of a ``List`` text while this process does the first ones (:func:`_read_piece`).
-
-    The text reaches the helper through a socket (no file is read twice: the scan and the
-    items are of these very characters), and the items come back in :mod:`marshal` form (the
-    same interpreter writes and reads them), read here about 4x faster than YAML is parsed.
-    Whatever the helper cannot give (it could not start, failed, stopped, took too long) is
-    worked out in this process instead, so no item depends on the helper. A piece it declines
-    (a construct PyYAML may read differently, or no parse alone) declines the stream, as here.
-    Nothing of the text is logged (the helper's stderr is discarded).
-    """
-
-    def __init__(
-        self,
-        text: str,
-        pieces: list[tuple[int, int]],
-        max_depth: int,
-        take: Callable[[Any], Any] | None = None,
-    ) -> None:
-        self._text = text
-        #: index of the first piece the helper parses
-        self.first = len(pieces) - round(len(pieces) * HELPER_SHARE)
-        args: list[int | str] = [pieces[0][0], pieces[-1][1] - 1, CHUNK_BYTES, self.first]
-        args += [max_depth, _take_name(take)]
-        # Unbounded: the helper's share of the text, in marshal form, at most.
-        self._frames: queue.SimpleQueue[bytes | bytearray | None] = queue.SimpleQueue()
-        self._gone = False  # no more pieces from the helper: parse them here
-        self._lock = threading.Lock()  # the helper is started and stopped under it
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._thread = threading.Thread(
-            target=self._talk, args=([str(a) for a in args],), name="yaml-helper", daemon=True
-        )
-        self._thread.start()
-
-    @classmethod
-    def start(
-        cls,
-        text: str,
-        pieces: list[tuple[int, int]],
-        max_depth: int,
-        take: Callable[[Any], Any] | None = None,
-    ) -> _Helper | None:
-        """A helper for ``text`` (``take``: see :func:`fast_list`), or None when one does not
-        pay (small text, one CPU)."""
-        wanted = USE_HELPER
-        if wanted is None:
-            setting = os.environ.get(HELPER_ENV, "").strip()
-            wanted = setting != "0" and (
-                setting == "1" or (len(text) >= HELPER_MIN_CHARS and spare_cpu())
-            )
-        return cls(text, pieces, max_depth, take) if wanted and pieces else None
-
-    def _talk(self, args: list[str]) -> None:
-        """The reader thread: sends the text, takes the pieces. Any failure
-        (no helper, a broken socket, a frame that makes no sense) ends the helper's part."""
-        text = self._text
-        bound = len(text) * 16 + (1 << 20)  # no piece's items take more in marshal form
-        proc = None
-        ours, theirs = socket.socketpair()
-        try:
-            for end in (ours, theirs):
-                end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SOCKET_BUFFER)
-                end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _SOCKET_BUFFER)
-            with self._lock:
-                if self._gone:
-                    return  # the stream ended before the helper was needed
-                # -P: the working directory is not put on the helper's import path. One
-                # socket is the helper's stdin and stdout.
-                proc = self._proc = subprocess.Popen(
-                    [sys.executable, "-P", "-c", _HELPER, *args],
-                    stdin=theirs.fileno(),
-                    stdout=theirs.fileno(),
-                    stderr=subprocess.DEVNULL,
-                )
-            theirs.close()  # the helper holds its end: its exit is this end's EOF
-            # A slice at a time: no second copy of the whole text; the GIL is released
-            # while each slice goes through the socket.
-            for at in range(0, len(text), _PIPE_SLICE):
-                ours.sendall(text[at : at + _PIPE_SLICE].encode("utf-8"))
-            ours.shutdown(socket.SHUT_WR)  # the end of the text
-            del text
-            # The pieces are taken as they come (this process may still be parsing its own),
-            # so the helper goes on to its next piece without waiting for it. Each frame is one
-            # call that waits for all its bytes without the GIL: a pipe read a buffer at a
-            # time waits for the GIL at every buffer while this process runs Python code,
-            # which held the helper's output to a few MB/s.
-            while len(head := receive_exact(ours, 8)) == 8:
-                size = int.from_bytes(head, "little")
-                if size == 0 or size > bound:
-                    break  # the end of the pieces (or nonsense: the helper is not trusted)
-                frame = receive_exact(ours, size)
-                if len(frame) < size:
-                    break  # the helper stopped in the middle of a piece
-                self._frames.put(frame)
-        except Exception:  # noqa: BLE001 - whatever the helper did, this process works it out
-            pass
-        finally:
-            self._frames.put(None)  # the end of the pieces (or the helper stopped)
-            theirs.close()
-            ours.close()
-            if proc is not None:
-                if proc.poll() is None:
-                    proc.kill()
-                proc.wait()
-
-    def _timeout(self) -> float:
-        """Seconds to wait for the helper's next answer before doing without it."""
-        return max(30.0, len(self._text) / 2e6)
-
-    def piece(self, index: int) -> list[Any] | None:
-        """The items of piece ``index`` (asked in order) from the helper, or None: parse it
-        here (and every later piece: the helper's part ends at the first piece it does not
-        give, whatever the reason).
-
-        Raises:
-            StreamDeclined: the helper declined the piece (:func:`_read_piece`).
-        """
-        if index < self.first or self._gone:
-            return None
-        try:
-            frame = self._frames.get(timeout=self._timeout())
-        except queue.Empty:
-            frame = None
-        if frame == _DECLINED:
-            raise StreamDeclined("a piece does not read alone, or may read differently")
-        try:
-            items = marshal.loads(frame) if frame is not None and frame != _LOCAL else None
-        except (EOFError, ValueError, TypeError):
-            items = None
-        if not isinstance(items, list):
-            self.close()
-            return None
-        return items
-
-    def close(self) -> None:
-        """Stop the helper (its pieces are parsed here from now on) and reap it."""
-        with self._lock:
-            self._gone = True
-            proc = self._proc
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=5)
+    got = marshal.loads(raw)
+    if not isinstance(got, list) or not all(p is None or isinstance(p, list) for p in got):
+        raise ValueError("the read worker sent no list of pieces")
+    return got

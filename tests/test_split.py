@@ -286,3 +286,30 @@ def test_an_unknown_owner_is_refused_with_the_worker_too(
     with pytest.raises(UnknownOwnerError) as err:
         audit_data(DirectorySource(estate).collect(), AuditSettings(), at=AUDIT_AT, owner="x")
     assert err.value.known == {"team-data": 12, "team-finance": 20, "team-web": 28}
+
+
+def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end() -> None:
+    """``receive_exact`` waits for every byte of a frame sent in several writes, and gives what
+    came when the helper's end closes."""
+    import socket
+    import threading
+    import time
+
+    ours, theirs = socket.socketpair()
+
+    def send() -> None:
+        for part in (b"abc", b"defg", b"hij"):
+            theirs.sendall(part)
+            time.sleep(0.05)
+        theirs.sendall(b"rest")
+        theirs.close()
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        assert split.receive_exact(ours, 10) == b"abcdefghij"
+        assert split.receive_exact(ours, 8) == b"rest"  # the end came first
+        assert split.receive_exact(ours, 8) == b""
+    finally:
+        sender.join()
+        ours.close()

@@ -8,6 +8,7 @@ every field the checks read, and the audit's verdicts must not change.
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 from typing import Any
 
@@ -266,46 +267,57 @@ def test_slim_record_redaction_is_the_generic_redaction(
 
 
 class Helped:
-    """What one helper did for one streamed text: the pieces it was to parse, those it gave,
-    and whether it declined one."""
+    """What the read worker gave for one streamed text: the pieces it sent back, and whether
+    it declined one."""
 
-    def __init__(self, share: int) -> None:
-        self.share = share
+    def __init__(self, pieces: int) -> None:
+        self.pieces = pieces
         self.served = 0
         self.declined = False
 
     def __repr__(self) -> str:
-        return f"Helped(share={self.share}, served={self.served}, declined={self.declined})"
+        return f"Helped(pieces={self.pieces}, served={self.served}, declined={self.declined})"
 
 
 @pytest.fixture
 def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[Helped]:
-    """Stream in tiny pieces with a helper process forced on; the list records what each
-    helper did, per streamed text."""
-    monkeypatch.setattr(yamlfast, "USE_HELPER", True)
+    """Stream in tiny pieces with the read worker forced on; the list records what the worker
+    gave, per streamed text. This process waits 20 ms before each piece it reads itself, so
+    the worker (which claims from the back) surely gets a share of a List of a few pieces."""
+    import os
+    import time
+
+    monkeypatch.setenv(yamlfast.HELPER_ENV, "1")
+    here = os.getpid()
+    real_read, real_back, real_share = (
+        yamlfast._read_piece,
+        yamlfast._pieces_back,
+        yamlfast.share_out,
+    )
     seen: list[Helped] = []
-    real_init, real_piece = yamlfast._Helper.__init__, yamlfast._Helper.piece
 
-    def init(self: Any, text: str, pieces: list[tuple[int, int]], *args: Any) -> None:
-        real_init(self, text, pieces, *args)
-        self._helped = Helped(len(pieces) - self.first)
-        seen.append(self._helped)
+    def read_piece(*args: Any) -> Any:
+        if os.getpid() == here:
+            time.sleep(0.02)
+        return real_read(*args)
 
-    def piece(self: Any, index: int) -> Any:
-        try:
-            items = real_piece(self, index)
-        except yamlfast.StreamDeclined:
-            self._helped.declined = True
-            raise
-        self._helped.served += items is not None
-        return items
+    def back(raw: bytes) -> Any:
+        got = real_back(raw)
+        seen[-1].served += sum(p is not None for p in got)
+        seen[-1].declined |= None in got
+        return got
 
-    monkeypatch.setattr(yamlfast._Helper, "__init__", init)
-    monkeypatch.setattr(yamlfast._Helper, "piece", piece)
+    def share_out(pieces: int, *args: Any, **kwargs: Any) -> Any:
+        seen.append(Helped(pieces))
+        return real_share(pieces, *args, **kwargs)
+
+    monkeypatch.setattr(yamlfast, "_read_piece", read_piece)
+    monkeypatch.setattr(yamlfast, "_pieces_back", back)
+    monkeypatch.setattr(yamlfast, "share_out", share_out)
     return seen
 
 
-def test_the_helper_reads_the_estate_as_the_whole_text(
+def test_the_worker_reads_the_estate_as_the_whole_text(
     tmp_path: Path, scan_elsewhere: list[Helped]
 ) -> None:
     generate(tmp_path, 30, seed=5)
@@ -313,27 +325,19 @@ def test_the_helper_reads_the_estate_as_the_whole_text(
     _same(streamed, _whole(tmp_path))
     assert len(streamed.of("VolumeSnapshotContent")) > 50
     assert len(scan_elsewhere) >= 5
-    # every helper gave its whole share of its List
-    assert all(h.served == h.share and not h.declined for h in scan_elsewhere)
-    assert sum(h.served for h in scan_elsewhere) >= 20
+    # the worker read a share of every List of several pieces, and declined none
+    assert all(h.served > 0 for h in scan_elsewhere if h.pieces >= 3)
+    assert sum(h.pieces >= 3 for h in scan_elsewhere) >= 5
+    assert not any(h.declined for h in scan_elsewhere)
+    assert multiprocessing.active_children() == []
 
 
-@pytest.mark.parametrize(
-    ("where", "helper"),
-    [("last item", "runs"), ("first item", "runs"), ("last item", "cannot start")],
-)
+@pytest.mark.parametrize("where", ["last item", "first item"])
 def test_a_construct_only_pyyaml_reads_as_a_boolean_declines_the_stream(
-    tmp_path: Path,
-    scan_elsewhere: list[Helped],
-    monkeypatch: pytest.MonkeyPatch,
-    where: str,
-    helper: str,
+    tmp_path: Path, scan_elsewhere: list[Helped], where: str
 ) -> None:
     """``yes`` is a string to yaml-rs and ``True`` to PyYAML, the reference: the scan of the
-    piece that holds it, here or in the helper, drops the stream and the text is read whole.
-    A helper that cannot start leaves its pieces and their scan to this process."""
-    if helper == "cannot start":
-        monkeypatch.setattr(yamlfast.sys, "executable", str(tmp_path / "no-such-python"))
+    piece that holds it, here or in the worker, drops the stream and the text is read whole."""
     path = _write(tmp_path, [_vsc(i) for i in range(40)])
     text = path.read_text()
     old, new = "volumeSnapshotClassName: rbd", "volumeSnapshotClassName: yes"
@@ -343,79 +347,118 @@ def test_a_construct_only_pyyaml_reads_as_a_boolean_declines_the_stream(
     _same(streamed, _whole(tmp_path))
     classes = [c["spec"]["volumeSnapshotClassName"] for c in streamed.of("VolumeSnapshotContent")]
     assert classes.count(True) == 1 and classes.count("rbd") == 39
-    assert [h.declined for h in scan_elsewhere] == [where == "last item" and helper == "runs"]
+    assert [h.declined for h in scan_elsewhere] == [where == "last item"]
 
 
-@pytest.mark.parametrize("where", ["a helper piece", "a local piece"])
-def test_a_helper_piece_that_does_not_read_alone_keeps_nothing_of_the_file(
+@pytest.mark.parametrize("where", ["a worker piece", "a local piece"])
+def test_a_piece_that_does_not_read_alone_keeps_nothing_of_the_file(
     tmp_path: Path, scan_elsewhere: list[Helped], where: str
 ) -> None:
-    """A duplicate key in the last item (parsed by the helper) or the first (parsed here):
-    the file is unreadable as when read whole, and nothing streamed before is kept."""
+    """A duplicate key in the last item (read by the worker) or the first (read here): the
+    file is unreadable as when read whole, and nothing streamed before is kept."""
     path = _write(tmp_path, [_vsc(i) for i in range(60)])
     text = path.read_text()
     line = "    readyToUse: true\n"
-    at = text.rindex(line) if where == "a helper piece" else text.index(line)
+    at = text.rindex(line) if where == "a worker piece" else text.index(line)
     path.write_text(text[:at] + line + text[at:])
     streamed = DirectorySource(tmp_path).collect()
     _same(streamed, _whole(tmp_path))
     assert streamed.of("VolumeSnapshotContent") == []
     assert streamed.state("VolumeSnapshotContent") is KindState.PARTIAL
     assert "duplicate key" in streamed.problems[0].reason
-    assert [h.declined for h in scan_elsewhere] == [where == "a helper piece"]
+    assert [h.declined for h in scan_elsewhere] == [where == "a worker piece"]
 
 
-def test_a_helper_that_stops_midway_leaves_its_pieces_to_this_process(
+def test_a_worker_that_dies_midway_leaves_its_pieces_to_this_process(
     tmp_path: Path, scan_elsewhere: list[Helped], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The helper sends one piece and dies: the rest of its pieces are scanned and parsed
-    here, nothing lost or doubled."""
-    dies_after_one_piece = (
-        "import marshal, os, sys\n"
-        "import auditor.yamlfast as y\n"
-        "sent = []\n"
-        "class M:\n"
-        "    def dumps(self, v):\n"
-        "        if sent:\n"
-        "            sys.stdout.buffer.flush()\n"
-        "            os._exit(3)\n"
-        "        sent.append(1)\n"
-        "        return marshal.dumps(v)\n"
-        "y.marshal = M()\n"
-        "y._helper_main(sys.argv[1:])\n"
-    )
-    monkeypatch.setattr(yamlfast, "_HELPER", dies_after_one_piece)
+    """The worker sends one piece and dies: the rest of its claimed pieces are read here,
+    nothing lost or doubled, and no worker is left."""
+    import os
+
+    here, real_dumps = os.getpid(), yamlfast.marshal.dumps
+    sent: list[int] = []
+
+    class Marshal:
+        loads = staticmethod(yamlfast.marshal.loads)
+
+        @staticmethod
+        def dumps(value: Any) -> bytes:
+            if os.getpid() != here and sent:
+                os._exit(3)
+            sent.append(1)
+            return real_dumps(value)
+
+    monkeypatch.setattr(yamlfast, "marshal", Marshal)
     _write(tmp_path, [_vsc(i) for i in range(60)])
     streamed = DirectorySource(tmp_path).collect()
     _same(streamed, _whole(tmp_path))
     names = [c["metadata"]["name"] for c in streamed.of("VolumeSnapshotContent")]
     assert names == [f"snapcontent-{i:04d}" for i in range(60)]
     assert [(h.served, h.declined) for h in scan_elsewhere] == [(1, False)]
-    assert scan_elsewhere[0].share > 1
+    assert multiprocessing.active_children() == []
 
 
-@pytest.mark.parametrize(("setting", "started"), [("0", False), ("1", True)])
-def test_the_helper_setting_turns_the_helper_off_and_on(
+@pytest.mark.parametrize("sent", ["garbage", "not a list", "a list of strings"])
+def test_whatever_the_worker_sends_the_objects_are_those_of_the_whole_text(
+    tmp_path: Path,
+    scan_elsewhere: list[Helped],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    sent: str,
+) -> None:
+    """A worker message that does not read back as pieces is redone here (and said in the
+    log); the objects are those of the whole text."""
+    import logging
+    import marshal
+
+    frame = {
+        "garbage": b"\xff\xfe\xfd",
+        "not a list": marshal.dumps(7),
+        "a list of strings": marshal.dumps(["x"]),
+    }[sent]
+
+    class Marshal:
+        loads = staticmethod(marshal.loads)
+
+        @staticmethod
+        def dumps(value: Any) -> bytes:
+            return frame
+
+    monkeypatch.setattr(yamlfast, "marshal", Marshal)
+    _write(tmp_path, [_vsc(i) for i in range(60)])
+    with caplog.at_level(logging.WARNING, logger="auditor.split"):
+        streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert len(streamed.of("VolumeSnapshotContent")) == 60
+    assert "read worker sent an unreadable message" in caplog.text
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize(("setting", "forked"), [("0", False), ("1", True)])
+def test_the_read_worker_setting_turns_the_worker_off_and_on(
     tmp_path: Path,
     tiny_pieces: None,
     monkeypatch: pytest.MonkeyPatch,
     setting: str,
-    started: bool,
+    forked: bool,
 ) -> None:
-    """``AUDITOR_READ_HELPER``: 0 never starts a helper, 1 starts one whatever the size."""
+    """``AUDITOR_READ_HELPER``: 0 never forks a read worker, 1 forks one whatever the size."""
+    import auditor.split as split
+
     monkeypatch.setenv(yamlfast.HELPER_ENV, setting)
-    starts: list[int] = []
-    real = yamlfast._Helper.__init__
+    starts: list[str] = []
+    real = split._Worker.__init__
 
     def init(self: Any, *args: Any) -> None:
-        starts.append(1)
+        starts.append(args[-1].name)
         real(self, *args)
 
-    monkeypatch.setattr(yamlfast._Helper, "__init__", init)
+    monkeypatch.setattr(split._Worker, "__init__", init)
     _write(tmp_path, [_vsc(i) for i in range(40)])
     streamed = DirectorySource(tmp_path).collect()
     _same(streamed, _whole(tmp_path))
-    assert bool(starts) is started
+    assert starts == (["read worker"] if forked else [])
 
 
 @pytest.mark.parametrize("style", ["flow", "block"])
@@ -436,111 +479,6 @@ def test_a_list_whose_own_metadata_nests_too_deep_is_read_whole(
     _same(streamed, _whole(tmp_path))
     assert streamed.of("VolumeSnapshotContent") == []
     assert "nests deeper than" in streamed.problems[0].reason
-
-
-def _helpers_started(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Record every helper process started."""
-    started: list[Any] = []
-    real = yamlfast.subprocess.Popen
-
-    def popen(*args: Any, **kwargs: Any) -> Any:
-        proc = real(*args, **kwargs)
-        started.append(proc)
-        return proc
-
-    monkeypatch.setattr(yamlfast.subprocess, "Popen", popen)
-    return started
-
-
-def test_no_helper_outlives_a_stream_declined_at_its_first_piece(
-    tmp_path: Path, scan_elsewhere: list[Helped], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A first piece that does not parse ends the stream before the helper may have started:
-    it is then never started, or stopped and reaped, by the time collect() returns."""
-    started = _helpers_started(monkeypatch)
-    path = _write(tmp_path, [_vsc(i) for i in range(60)])
-    text = path.read_text()
-    at = text.index("  spec:\n")
-    path.write_text(text[:at] + "  x: {}\n  y: @oops\n" + text[at:])
-    for _ in range(5):
-        streamed = DirectorySource(tmp_path).collect()
-        assert all(proc.poll() is not None for proc in started)
-    _same(streamed, _whole(tmp_path))
-
-
-_MISBEHAVING = {
-    "garbage marshal": "o.write((5).to_bytes(8, 'little') + b'\\xff\\xfe\\xfd\\xfc\\xfb')",
-    "not a list": "import marshal; f = marshal.dumps(7); o.write(len(f).to_bytes(8, 'little') + f)",
-    "huge length": "o.write((1 << 62).to_bytes(8, 'little'))",
-    "no pieces at all": "o.write(bytes(8))",
-    "silent": "import time; time.sleep(30)",
-}
-
-
-@pytest.mark.parametrize("behaviour", sorted(_MISBEHAVING))
-def test_a_misbehaving_helper_changes_nothing_and_stalls_nothing(
-    tmp_path: Path,
-    scan_elsewhere: list[Helped],
-    monkeypatch: pytest.MonkeyPatch,
-    capfd: pytest.CaptureFixture[str],
-    behaviour: str,
-) -> None:
-    """Whatever the helper writes (or if it writes nothing), the objects are those of the
-    whole text, nothing is printed, and no helper is left running."""
-    code = "import sys; sys.stdin.buffer.read(); o = sys.stdout.buffer\n" + _MISBEHAVING[behaviour]
-    monkeypatch.setattr(yamlfast, "_HELPER", code)
-    monkeypatch.setattr(yamlfast._Helper, "_timeout", lambda self: 2.0)
-    started = _helpers_started(monkeypatch)
-    _write(tmp_path, [_vsc(i) for i in range(60)])
-    streamed = DirectorySource(tmp_path).collect()
-    _same(streamed, _whole(tmp_path))
-    assert len(streamed.of("VolumeSnapshotContent")) == 60
-    assert started and all(proc.poll() is not None for proc in started)
-    out, err = capfd.readouterr()
-    assert out == "" and err == ""
-
-
-def test_the_helper_never_imports_from_the_working_directory(
-    tmp_path: Path, scan_elsewhere: list[Helped], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A ``yaml_rs.py`` in the working directory is not what the helper imports."""
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    marker = tmp_path / "imported"
-    (cwd / "yaml_rs.py").write_text(f"open({str(marker)!r}, 'w').close()\nraise ImportError\n")
-    monkeypatch.chdir(cwd)
-    _write(tmp_path / "export", [_vsc(i) for i in range(60)])
-    streamed = DirectorySource(tmp_path / "export").collect()
-    _same(streamed, _whole(tmp_path / "export"))
-    assert not marker.exists()
-    assert scan_elsewhere and scan_elsewhere[0].served == scan_elsewhere[0].share > 0
-
-
-def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end() -> None:
-    """``receive_exact`` waits for every byte of a frame sent in several writes, and gives what
-    came when the helper's end closes."""
-    import socket
-    import threading
-    import time
-
-    ours, theirs = socket.socketpair()
-
-    def send() -> None:
-        for part in (b"abc", b"defg", b"hij"):
-            theirs.sendall(part)
-            time.sleep(0.05)
-        theirs.sendall(b"rest")
-        theirs.close()
-
-    sender = threading.Thread(target=send)
-    sender.start()
-    try:
-        assert yamlfast.receive_exact(ours, 10) == b"abcdefghij"
-        assert yamlfast.receive_exact(ours, 8) == b"rest"  # the end came first
-        assert yamlfast.receive_exact(ours, 8) == b""
-    finally:
-        sender.join()
-        ours.close()
 
 
 #: Constructs the two parsers may read differently (and harmless look-alikes), as values,
