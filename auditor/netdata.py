@@ -54,7 +54,10 @@ def network_data_facts(key: str, value: Any) -> dict[str, Any] | None:
             return unreadable
     try:
         doc = yaml.safe_load(text)
-    except yaml.YAMLError:
+    except Exception:  # noqa: BLE001 - any text PyYAML cannot make a value of is unreadable
+        # Not only YAMLError: a bad date (2024-13-01) raises ValueError, "!!int x"
+        # ValueError, "!!timestamp x" AttributeError, deep nesting RecursionError. One VM's
+        # networkData must never stop the read of the export (red team, helper-21).
         return unreadable
     net = doc.get("network", doc) if isinstance(doc, dict) else None
     if not isinstance(net, dict):

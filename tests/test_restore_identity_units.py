@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from auditor.inventory.identities import IdentityIndex, legacy_firmware_uuid, nic_binding
 from auditor.inventory.netid import nad_facts
 from auditor.kinds import BY_KIND
 from auditor.netdata import network_data_facts
 from auditor.redact import REDACTED, redact
+from auditor.sources.directory import DirectorySource
 from tests.live_support import serve
 
 
@@ -112,6 +115,50 @@ def test_network_data_facts_survive_redaction_without_the_addresses() -> None:
         "dhcp_macs": ["02:aa:00:00:00:03"],
     }
     assert network_data_facts("networkData", "::not yaml: [")["static"] is None  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: 2024-13-01", "a: !!int x", "a: !!timestamp nope", "[" * 2000 + "]" * 2000],
+)
+def test_network_data_pyyaml_cannot_make_a_value_of_is_unreadable_never_a_crash(
+    text: str, tmp_path: Path
+) -> None:
+    """red team (helper-21): a bad date raised ValueError, ``!!timestamp`` AttributeError and
+    deep nesting RecursionError out of the redactor, which stopped the read of the whole
+    export (and, since the redaction of a duplicate VM now comes before its duplicate check,
+    the second copy of a VM too). Such networkData is unknown, named, and the rest is read."""
+    facts = network_data_facts("networkData", text)
+    assert facts is not None and facts["static"] is None
+    assert "no cloud-init network config" in facts["malformed"]
+    vm = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachine",
+        "metadata": {"name": "vm-1", "namespace": "apps"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "volumes": [
+                        {
+                            "name": "ci",
+                            "cloudInitNoCloud": {"networkData": text, "userData": "password: x"},
+                        }
+                    ]
+                }
+            }
+        },
+    }
+    import yaml as pyyaml
+
+    (tmp_path / "vms.yaml").write_text(
+        pyyaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [vm, vm]})
+    )
+    data = DirectorySource(tmp_path).collect()
+    assert [o["metadata"]["name"] for o in data.of("VirtualMachine")] == ["vm-1"]
+    assert ["defined twice" in p.reason for p in data.problems] == [True]
+    volume = data.of("VirtualMachine")[0]["spec"]["template"]["spec"]["volumes"][0]
+    assert volume["cloudInitNoCloud"]["userData"] == REDACTED
+    assert volume["cloudInitNoCloud"]["networkDataFacts"]["static"] is None
 
 
 def test_nad_facts_read_cni_type_bridge_and_vlan() -> None:

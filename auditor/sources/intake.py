@@ -10,11 +10,13 @@ takes the object. An object it does not take goes through
 the builder itself runs :func:`plain_entry` first, so the record kept of an object does not
 depend on the process that made it.
 
-The read helper process (:mod:`auditor.yamlfast`) runs :func:`take_slim` or
-:func:`take_whole` on each item it parses, so the records of its share of a large ``List``
-come back ready to keep (checked, projected and redacted there, on the spare CPU), and no
-secret value of them crosses the socket. This module imports only the kind table and the
-redaction, so the helper starts quickly.
+Whichever process parses a piece of a large ``List`` (this one, or the forked read worker of
+:mod:`auditor.yamlfast`) runs :func:`take_slim` or :func:`take_whole` on each item, so the
+records of the worker's share come back ready to keep (checked, projected and redacted there,
+on the spare CPU). An item :func:`plain_entry` refuses comes back whole, through the private
+socket between the two processes, and is redacted here by the full path, like every object
+(redacting it twice would not be the same: the facts taken from ``networkData`` before it is
+redacted would be lost).
 """
 
 from __future__ import annotations
