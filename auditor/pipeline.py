@@ -10,6 +10,7 @@ a :class:`~auditor.sources.base.ClusterData` already call :func:`audit_data`.
 from __future__ import annotations
 
 import pickle
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from auditor.sources.base import ClusterData
 from auditor.sources.from_settings import source_from_settings
 from auditor.sources.progress import CollectProgress
 from auditor.sources.usable import require_vms, vm_list_gap
-from auditor.split import share_out
+from auditor.split import aside, share_out
 from auditor.yamlstrict import paused_gc
 
 __all__ = [
@@ -165,15 +166,25 @@ def audit_data(
 
         read_backup_storage(data, settings)
     with paused_gc():  # see paused_gc: keeps a 10,000-VM audit linear in the VM count
-        ev = Evaluation(data, settings, at=at)
-        # Each VM is paired, checked and entered here or in a forked worker (auditor.split).
-        chunks, digest = share_out(
-            len(ev),
-            lambda vms: _check_share(ev, settings, owner, vms),
-            _encode_share,
-            _decode_share,
-            lambda: input_digest(data).encode(),
-        )
+        # The input digest reads every object and no index: a forked child takes it while
+        # the index is built here (auditor.split.aside; None: taken by assemble_envelope).
+        digesting = aside(lambda: input_digest(data).encode(), len(data.of("VirtualMachine")))
+        try:
+            ev = Evaluation(data, settings, at=at)
+            # Each VM is paired, checked and entered here or in a forked worker.
+            chunks = share_out(
+                len(ev),
+                lambda vms: _check_share(ev, settings, owner, vms),
+                _encode_share,
+                _decode_share,
+            )
+        except BaseException:
+            if digesting is not None:
+                digesting.close()
+            raise
+        digest = digesting.result() if digesting is not None else None
+        if digest is not None and _DIGEST.fullmatch(digest) is None:
+            digest = None  # not what input_digest gives: taken here
         shares = [share for _, share in chunks]
         owners = sum((s.owners for s in shares), Counter[str]())
         if owner is not None and owner not in owners:
@@ -193,6 +204,10 @@ def audit_data(
             owner=owner,
             digest=digest.decode() if digest is not None else None,
         )
+
+
+#: What :func:`~auditor.envelope.build.input_digest` gives, encoded.
+_DIGEST = re.compile(rb"sha256:[0-9a-f]{64}")
 
 
 @dataclass

@@ -11,11 +11,12 @@ processes: this one takes VMs from the front (sorted by namespace and name) a ch
 time, and a child made with ``fork`` takes them from the back, until the two meet. Neither
 share is fixed beforehand, so a slow CPU, a busy neighbour or a costly namespace balances
 itself. The child reads this process's objects as they were at the fork (copy-on-write:
-nothing is re-read or re-parsed) and sends back bytes only, through a Unix socket: an
-``extra`` result it computes first (the input digest), then each chunk's result (report
-entries as JSON, and a pickle of the small rest). It writes no file. A reader thread here
-takes each message in one call that waits without holding the GIL, and this process
-decodes them between its own chunks.
+nothing is re-read or re-parsed) and sends back bytes only, through a Unix socket: each
+chunk's result (report entries as pydantic's Python-mode dump, pickled with the small
+rest). It writes no file. A reader thread here takes each message in one call that waits
+without holding the GIL, and this process decodes them between its own chunks. Work that
+needs no index (the input digest) runs in a child forked before the index is built
+(:func:`aside`), while this process builds it.
 
 Nothing depends on the worker. When it cannot start, dies, sends something unreadable or
 is silent for :data:`SILENCE_S` seconds, this process does whatever the worker claimed and
@@ -48,7 +49,9 @@ __all__ = [
     "SILENCE_S",
     "WORKER_ENV",
     "WORKER_MIN_ITEMS",
+    "Aside",
     "Sharing",
+    "aside",
     "receive_exact",
     "share_out",
     "spare_cpu",
@@ -113,27 +116,25 @@ def share_out(
     work: Callable[[range], T],
     encode: Callable[[T], bytes],
     decode: Callable[[bytes], T],
-    extra: Callable[[], bytes] | None = None,
     sharing: Sharing = AUDIT,
-) -> tuple[list[tuple[range, T]], bytes | None]:
+) -> list[tuple[range, T]]:
     """Do ``work`` over items ``0 .. items-1``, in chunks, here and in a forked worker.
 
     ``work(r)`` does the items of range ``r`` (it must not depend on which process runs it
     or in which order the chunks go); ``encode``/``decode`` carry its result from the worker
-    (``decode`` raising ValueError or TypeError for bytes it cannot read); ``extra()``, when
-    given, runs first in the worker only. ``sharing``: when to fork, and the chunk size.
+    (``decode`` raising ValueError or TypeError for bytes it cannot read). ``sharing``: when
+    to fork, and the chunk size.
 
-    Returns every chunk's range and result, in item order, and ``extra()``'s bytes when the
-    worker gave them (None without a worker: the caller computes it). Exceptions of ``work``
-    in this process propagate (the worker is killed first).
+    Returns every chunk's range and result, in item order. Exceptions of ``work`` in this
+    process propagate (the worker is killed first).
     """
     if not wanted(items, sharing):
-        return [(range(items), work(range(items)))], None
+        return [(range(items), work(range(items)))]
     try:
-        worker = _Worker(items, work, encode, extra, sharing)
+        worker = _Worker(items, work, encode, sharing)
     except OSError as exc:  # no fork, no socket: one process does it all
         log.warning("%s could not start (%s): doing its share here", sharing.name, exc)
-        return [(range(items), work(range(items)))], None
+        return [(range(items), work(range(items)))]
     done: dict[int, tuple[range, T]] = {}
     try:
         while (mine := worker.claim_front()) is not None:
@@ -151,7 +152,78 @@ def share_out(
         start = done[begin][0].stop
     if start < items:
         done[start] = (range(start, items), work(range(start, items)))
-    return [done[k] for k in sorted(done)], worker.extra
+    return [done[k] for k in sorted(done)]
+
+
+def aside(fn: Callable[[], bytes], items: int, sharing: Sharing = AUDIT) -> Aside | None:
+    """Start ``fn()`` in a forked child while this process goes on, when :func:`wanted` says
+    a worker is worth it for ``items`` items of ``sharing``'s kind; None otherwise (or when
+    the child cannot start): the caller then calls ``fn`` itself. ``fn`` must only read what
+    exists at the fork and return bytes."""
+    if not wanted(items, sharing):
+        return None
+    try:
+        return Aside(fn, f"{sharing.name} (aside)")
+    except OSError as exc:
+        log.warning("%s could not start (%s): working here", sharing.name, exc)
+        return None
+
+
+class Aside:
+    """A forked child computing one value (bytes) from this process's memory at the fork.
+
+    Nothing depends on it: :meth:`result` gives None when it failed, sent a short answer or
+    was silent, and the caller computes the value itself. Its failure is in the debug log
+    only (no data on stderr).
+    """
+
+    def __init__(self, fn: Callable[[], bytes], name: str) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self._name = name
+        ours, theirs = socket.socketpair()
+        self._sock = ours
+        self._proc = ctx.Process(target=self._main, args=(theirs, fn), daemon=True)
+        try:
+            self._proc.start()
+        finally:
+            theirs.close()
+
+    def _main(self, sock: socket.socket, fn: Callable[[], bytes]) -> None:
+        self._sock.close()
+        _as_child()
+        try:
+            value = fn()
+            sock.sendall(len(value).to_bytes(8, "little"))
+            sock.sendall(value)
+            sock.close()
+        except BaseException:  # the caller computes it
+            log.debug("%s failed", self._name, exc_info=True)
+            os._exit(1)
+
+    def result(self, timeout: float = SILENCE_S) -> bytes | None:
+        """The child's value, or None (it failed, or sent nothing whole within ``timeout``
+        seconds); the child is reaped either way. Call once."""
+        value: bytes | None = None
+        try:
+            self._sock.settimeout(timeout)
+            head = receive_exact(self._sock, 8)
+            if len(head) == 8 and (size := int.from_bytes(head, "little")) <= _MAX_MESSAGE:
+                got = receive_exact(self._sock, size)
+                value = bytes(got) if len(got) == size else None
+        except OSError:  # a timeout, or the socket is gone
+            value = None
+        if value is None:
+            log.warning("%s gave no answer: working here", self._name)
+        self.close()
+        return value
+
+    def close(self) -> None:
+        """Reap the child (killed if it still runs) and close the socket."""
+        self._proc.join(timeout=0.0)
+        if self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join()
+        self._sock.close()
 
 
 class _Worker(Generic[T]):
@@ -162,7 +234,6 @@ class _Worker(Generic[T]):
         items: int,
         work: Callable[[range], T],
         encode: Callable[[T], bytes],
-        extra: Callable[[], bytes] | None,
         sharing: Sharing,
     ) -> None:
         ctx = multiprocessing.get_context("fork")
@@ -174,13 +245,12 @@ class _Worker(Generic[T]):
         self._bounds: Any = ctx.RawArray("q", [0, items])
         self._broken = False
         self._ended = False  # the end message came
-        self.extra: bytes | None = None
         ours, theirs = socket.socketpair()
         for end in (ours, theirs):
             end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SOCKET_BUFFER)
             end.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _SOCKET_BUFFER)
         self._sock = ours
-        self._proc = ctx.Process(target=self._main, args=(theirs, work, encode, extra), daemon=True)
+        self._proc = ctx.Process(target=self._main, args=(theirs, work, encode), daemon=True)
         try:
             self._proc.start()
         finally:
@@ -227,19 +297,13 @@ class _Worker(Generic[T]):
         sock: socket.socket,
         work: Callable[[range], T],
         encode: Callable[[T], bytes],
-        extra: Callable[[], bytes] | None,
     ) -> None:
-        """The worker: ``extra``, then chunks from the back until the two processes meet,
-        each sent as it is done; then an end message. A failure ends it with status 1 and
-        its traceback in the debug log only (no data on stderr)."""
+        """The worker: chunks from the back until the two processes meet, each sent as it is
+        done; then an end message. A failure ends it with status 1 and its traceback in the
+        debug log only (no data on stderr)."""
         self._sock.close()
-        # The parent's handlers (the service stops its scheduler on SIGTERM) are not ours:
-        # a signal to the process group ends the worker, and the parent redoes its share.
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _as_child()
         try:
-            if extra is not None:
-                _send(sock, ("extra", extra()))
             while (r := self._claim_back()) is not None:
                 _send(sock, ("chunk", r.start, r.stop, encode(work(r))))
             _send(sock, ("end",))
@@ -273,7 +337,7 @@ class _Worker(Generic[T]):
     def take(
         self, done: dict[int, tuple[range, T]], decode: Callable[[bytes], T], *, wait: bool
     ) -> bool:
-        """Decode the messages received into ``done`` (and :attr:`extra`); with ``wait``,
+        """Decode the messages received into ``done``; with ``wait``,
         first wait up to :data:`SILENCE_S` for one. Returns whether any message came."""
         with self._ready:
             if wait and not self._frames and not self._closed:
@@ -286,8 +350,6 @@ class _Worker(Generic[T]):
                 if message[0] == "chunk":
                     start, stop = message[1], message[2]
                     done[start] = (range(start, stop), decode(message[3]))
-                elif message[0] == "extra":
-                    self.extra = message[1]
                 elif message[0] == "end":
                     self._ended = True
             except (ValueError, TypeError, IndexError, EOFError, pickle.UnpicklingError) as exc:
@@ -313,6 +375,14 @@ class _Worker(Generic[T]):
         if self._proc.exitcode not in (0, -9):
             log.warning("%s exited with status %s", self._name, self._proc.exitcode)
         self._sock.close()
+
+
+def _as_child() -> None:
+    """In a forked child: the parent's signal handlers (the service stops its scheduler on
+    SIGTERM) are not its own; a signal to the process group ends it, and the parent does its
+    work instead."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _send(sock: socket.socket, message: tuple[Any, ...]) -> None:

@@ -391,7 +391,7 @@ def fast_list(
     def chunks() -> Iterator[list[Any]]:
         # This process reads pieces from the front, a forked worker from the back (see
         # READ), until the two meet; the items come back in marshal form.
-        done, _ = share_out(len(pieces), work, marshal.dumps, _pieces_back, sharing=READ)
+        done = share_out(len(pieces), work, marshal.dumps, _pieces_back, sharing=READ)
         for _, got in done:
             for items in got:
                 if items is None:

@@ -68,24 +68,23 @@ def test_wanted_follows_the_setting_and_the_size(monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.usefixtures("forced")
 def test_both_processes_take_items_and_every_item_is_done_once_in_order() -> None:
-    chunks, extra = split.share_out(400, _pids, _encode, _decode, lambda: b"digest")
+    chunks = split.share_out(400, _pids, _encode, _decode)
     pairs = _flatten(chunks)
     assert [i for i, _ in pairs] == list(range(400))
     by = {pid for _, pid in pairs}
     assert PARENT in by and len(by) == 2  # the worker did some of them
     # the worker takes from the back, this process from the front
     assert pairs[0][1] == PARENT and pairs[-1][1] != PARENT
-    assert extra == b"digest"
     assert [r.start for r, _ in chunks] == sorted(r.start for r, _ in chunks)
     assert not multiprocessing.active_children()
 
 
-def test_without_a_worker_one_chunk_and_no_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_worker_one_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(split.WORKER_ENV, "0")
-    chunks, extra = split.share_out(50, _pids, _encode, _decode, lambda: b"digest")
+    chunks = split.share_out(50, _pids, _encode, _decode)
     assert [r for r, _ in chunks] == [range(50)]
     assert {pid for _, pid in _flatten(chunks)} == {PARENT}
-    assert extra is None
+    assert split.aside(lambda: b"x", 50) is None
 
 
 @pytest.mark.usefixtures("forced")
@@ -96,7 +95,7 @@ def test_a_worker_that_dies_mid_way_loses_no_item(caplog: pytest.LogCaptureFixtu
         return _pids(r)
 
     with caplog.at_level(logging.WARNING, logger="auditor.split"):
-        chunks, _ = split.share_out(400, dies, _encode, _decode, lambda: b"x")
+        chunks = split.share_out(400, dies, _encode, _decode)
     pairs = _flatten(chunks)
     assert [i for i, _ in pairs] == list(range(400))
     assert any(pid != PARENT for _, pid in pairs)  # what it delivered before dying is kept
@@ -117,7 +116,7 @@ def test_a_silent_worker_is_killed_and_its_items_done_here(
 
     started = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="auditor.split"):
-        chunks, _ = split.share_out(100, hangs, _encode, _decode, lambda: b"x")
+        chunks = split.share_out(100, hangs, _encode, _decode)
     assert time.monotonic() - started < 30
     assert _flatten(chunks) == [(i, PARENT) for i in range(100)]
     assert "stopped early" in caplog.text
@@ -130,9 +129,8 @@ def test_unreadable_worker_messages_are_redone_here(caplog: pytest.LogCaptureFix
         raise ValueError("garbage")
 
     with caplog.at_level(logging.WARNING, logger="auditor.split"):
-        chunks, extra = split.share_out(300, _pids, _encode, refuse, lambda: b"x")
+        chunks = split.share_out(300, _pids, _encode, refuse)
     assert _flatten(chunks) == [(i, PARENT) for i in range(300)]
-    assert extra == b"x"
     assert "unreadable message" in caplog.text
 
 
@@ -144,13 +142,13 @@ def test_an_error_here_propagates_and_the_worker_is_reaped() -> None:
         return _pids(r)
 
     with pytest.raises(RuntimeError, match="boom"):
-        split.share_out(400, fails_here, _encode, _decode, lambda: b"x")
+        split.share_out(400, fails_here, _encode, _decode)
     assert not multiprocessing.active_children()
 
 
 def _share_in_a_daemon(conn: multiprocessing.connection.Connection) -> None:
-    chunks, extra = split.share_out(40, _pids, _encode, _decode, lambda: b"x")
-    conn.send((_flatten(chunks), extra))
+    chunks = split.share_out(40, _pids, _encode, _decode)
+    conn.send((_flatten(chunks), split.aside(lambda: b"x", 40)))
 
 
 def test_a_daemonic_caller_checks_everything_itself(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -163,12 +161,12 @@ def test_a_daemonic_caller_checks_everything_itself(monkeypatch: pytest.MonkeyPa
     proc.start()
     theirs.close()  # its end: a child that dies gives EOF, never a hang
     assert ours.poll(60)
-    pairs, extra = ours.recv()  # EOFError when it died
+    pairs, aside = ours.recv()  # EOFError when it died
     proc.join()
     assert proc.exitcode == 0
     assert [i for i, _ in pairs] == list(range(40))
     assert {pid for _, pid in pairs} == {proc.pid}  # no worker of its own
-    assert extra is None
+    assert aside is None
 
 
 @pytest.mark.usefixtures("forced")
@@ -184,11 +182,46 @@ def test_the_worker_does_not_run_the_callers_signal_handlers() -> None:
                 os.kill(os.getpid(), signal.SIGTERM)
             return _pids(r)
 
-        chunks, _ = split.share_out(200, terminated, _encode, _decode, lambda: b"x")
+        chunks = split.share_out(200, terminated, _encode, _decode)
     finally:
         signal.signal(signal.SIGTERM, before)
     assert _flatten(chunks) == [(i, PARENT) for i in range(200)]
     assert seen == []
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.usefixtures("forced")
+def test_aside_gives_what_the_child_computed_from_memory_at_the_fork() -> None:
+    state = {"value": b"at the fork"}
+    job = split.aside(lambda: state["value"] + f" in {os.getpid()}".encode(), 10)
+    state["value"] = b"changed after"  # the child's memory is as it was at the fork
+    assert job is not None
+    value = job.result()
+    assert value is not None and value.startswith(b"at the fork in ")
+    assert int(value.split()[-1]) != PARENT
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.parametrize("how", ["raises", "dies", "hangs"])
+@pytest.mark.usefixtures("forced")
+def test_an_aside_that_fails_gives_none_and_is_reaped(
+    how: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    def fn() -> bytes:
+        if how == "raises":
+            raise RuntimeError("boom")
+        if how == "dies":
+            os._exit(3)
+        time.sleep(60)
+        return b"late"
+
+    job = split.aside(fn, 10)
+    assert job is not None
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="auditor.split"):
+        assert job.result(timeout=0.5) is None
+    assert time.monotonic() - started < 30
+    assert "gave no answer" in caplog.text
     assert not multiprocessing.active_children()
 
 
@@ -235,6 +268,26 @@ def test_a_refused_worker_gives_the_same_report(
     monkeypatch.setattr(pipeline, "_decode_share", refuse)
     refused = _artifacts(estate, tmp_path / "refused", monkeypatch, "1")
     assert refused["report.json"] == alone["report.json"]
+
+
+@pytest.mark.parametrize("answer", [b"", b"sha256:not-a-digest", "dies"])
+def test_a_digest_child_that_fails_or_sends_nonsense_changes_nothing(
+    estate: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: bytes | str
+) -> None:
+    """The input digest is taken in a child forked before the index is built; whatever it
+    sends that is no digest, the digest is taken here and the report is the same."""
+    alone = _artifacts(estate, tmp_path / "alone", monkeypatch, "0")
+    real = split.aside
+
+    def odd_aside(fn: object, items: int) -> split.Aside | None:
+        if answer == "dies":
+            return real(lambda: os._exit(5), items)  # type: ignore[arg-type,return-value]
+        return real(lambda: answer, items)  # type: ignore[arg-type,return-value]
+
+    monkeypatch.setattr(pipeline, "aside", odd_aside)
+    odd = _artifacts(estate, tmp_path / "odd", monkeypatch, "1")
+    assert odd["report.json"] == alone["report.json"]
+    assert b'"input_digest": "sha256:' in alone["report.json"]
 
 
 def test_the_in_process_engine_path_agrees_with_the_pipeline(
