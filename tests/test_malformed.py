@@ -414,3 +414,32 @@ def test_keys_that_are_no_strings_never_crash_the_digest(tmp_path: Path) -> None
     service["spec"]["selector"]["2"] = "z"
     other = _audit(tmp_path / "str", {"c.yaml": yaml.safe_dump_all(docs)})
     assert report["run"]["input_digest"] != other["run"]["input_digest"]
+
+
+@pytest.mark.parametrize("data", [{"delete-sc": 42}, {"delete-sc": None}, ["delete-sc"]])
+def test_a_storage_class_map_whose_data_is_no_string_map_is_named(
+    tmp_path: Path, data: Any
+) -> None:
+    """mutations seed 857: a change-storage-class ConfigMap value of 42 was redacted
+    unnamed, the mapping silently lost and RR-STG-003's verdict changed with nothing named.
+    The API server only writes strings there: the ConfigMap is named and not read, and its
+    kind's list is no longer complete."""
+    fixture = Path(__file__).parent / "fixtures" / "checks" / "RR-STG-003"
+    docs = [
+        d for d in yaml.safe_load_all((fixture / "pass-mapped-by-configmap.yaml").read_text()) if d
+    ]
+    good = _audit(tmp_path / "good", {"c.yaml": yaml.safe_dump_all(docs)})
+    config = next(d for d in docs if d["kind"] == "ConfigMap")
+    config["data"] = data
+    report = _audit(tmp_path / "bad", {"c.yaml": yaml.safe_dump_all(docs)})
+    named = [p for p in report["collection_problems"] if p["field"] == "data"]
+    assert [(p["kind"], p["namespace"], p["name"]) for p in named] == [
+        ("ConfigMap", "velero", "change-storage-class-config")
+    ]
+
+    def stg3(doc: dict[str, Any]) -> str:
+        vm = doc["vms"][0]
+        return str(next(f for f in vm["findings"] if f["check_id"] == "RR-STG-003")["status"])
+
+    assert stg3(good) == "PASS"
+    assert stg3(report) != "PASS"

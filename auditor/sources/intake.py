@@ -33,19 +33,29 @@ Entry = tuple[str, str | None, str, dict[str, Any]]
 
 
 def shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str] | None:
-    """``(field, what is wrong)`` for the first of ``spec``, ``status``, ``metadata.labels``
-    and ``metadata.annotations`` that is not what the API server writes (a mapping; labels
-    and annotations map strings to strings), or None when all four are sound or absent."""
-    for fld, value in (
+    """``(field, what is wrong)`` for the first of ``spec``, ``status``, ``metadata.labels``,
+    ``metadata.annotations`` and a ConfigMap's ``data`` that is not what the API server writes
+    (a mapping; labels, annotations and ConfigMap data map strings to strings), or None when
+    all are sound or absent.
+
+    ConfigMap ``data``: https://kubernetes.io/docs/concepts/configuration/configmap/ (values
+    are UTF-8 strings; bytes go in ``binaryData``). The auditor reads Velero's
+    change-storage-class map there; a value that is no string was redacted unnamed and the
+    mapping silently lost (mutations seed 857).
+    """
+    fields: tuple[tuple[str, Any], ...] = (
         ("spec", obj.get("spec")),
         ("status", obj.get("status")),
         ("metadata.labels", meta.get("labels")),
         ("metadata.annotations", meta.get("annotations")),
-    ):
+    )
+    if obj.get("kind") == "ConfigMap":
+        fields += (("data", obj.get("data")),)
+    for fld, value in fields:
         if value is not None and not isinstance(value, dict):
             return fld, f"is a {type(value).__name__}, not a mapping"
-        if fld.startswith("metadata.") and value and not _string_map(value):
-            # the API server refuses a label or annotation that is no string
+        if fld != "spec" and fld != "status" and value and not _string_map(value):
+            # the API server refuses a label, annotation or ConfigMap value that is no string
             return fld, "is not a mapping of strings to strings"
     return None
 
