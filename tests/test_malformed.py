@@ -443,3 +443,46 @@ def test_a_storage_class_map_whose_data_is_no_string_map_is_named(
 
     assert stg3(good) == "PASS"
     assert stg3(report) != "PASS"
+
+
+_RANK = {"READY": 3, "AT_RISK": 2, "NOT_READY": 1, "UNKNOWN": 0}
+
+
+@pytest.mark.parametrize(
+    ("check", "fixture", "path", "value"),
+    [
+        # "running" is no VMI phase: whether a pod runs the VM is unknown, not "no" (which
+        # spared it the kubevirt plugin's refusal of a running VM without a VMI)
+        ("RR-BKP-001", "fail-plugin-refuses-running-vm-without-vmi", "status.phase", "running"),
+        # a VMI without spec.domain: the uuid it runs with is unknown, so a pinned uuid
+        # that differs from it can no longer be told from one that matches
+        ("RR-FW-001", "fail-pinned-uuid-differs-from-running-vmi", "spec.domain", None),
+    ],
+)
+def test_a_damaged_vmi_never_improves_a_verdict(
+    tmp_path: Path, check: str, fixture: str, path: str, value: Any
+) -> None:
+    """mutations seed 971: each of these VMI edits made a VM's verdict better (NOT_READY ->
+    AT_RISK, AT_RISK -> READY). The field is now named and the check cannot pass on it."""
+    source = Path(__file__).parent / "fixtures" / "checks" / check / f"{fixture}.yaml"
+    docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
+    before = _audit(tmp_path / "before", {"c.yaml": yaml.safe_dump_all(docs)})
+    vmi = next(d for d in docs if d["kind"] == "VirtualMachineInstance")
+    *parents, leaf = path.split(".")
+    target = vmi
+    for key in parents:
+        target = target[key]
+    if value is None:
+        del target[leaf]
+    else:
+        target[leaf] = value
+    after = _audit(tmp_path / "after", {"c.yaml": yaml.safe_dump_all(docs)})
+    assert _RANK[after["vms"][0]["readiness"]] <= _RANK[before["vms"][0]["readiness"]]
+    named = [
+        p
+        for p in after["collection_problems"]
+        if p["kind"] == "VirtualMachineInstance" and p["field"] == path
+    ]
+    assert named, after["collection_problems"]
+    finding = next(f for f in after["vms"][0]["findings"] if f["check_id"] == check)
+    assert finding["status"] != "PASS"

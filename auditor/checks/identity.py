@@ -83,6 +83,20 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
         else "no serial (KubeVirt never generates one, so it stays unset)"
     )
     severity = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
+    unread = [
+        i
+        for i in (vmi.issues if vmi else ())
+        if i.field == "spec.domain" or i.field.startswith("spec.domain.firmware")
+    ]
+    if fw.uuid is not None and unread:
+        # A VMI runs, but which uuid it runs with cannot be read: the pin may be of an
+        # identity the guest does not have (the FAIL below), so this is no PASS.
+        return errored(
+            f"VM {vm.ref} pins firmware uuid {fw.uuid}, but its running VMI's field "
+            f"{unread[0].field} {unread[0].reason}: whether the guest runs with that uuid is "
+            "unknown.",
+            **ev,
+        )
     if fw.uuid is not None and runtime and runtime.lower() != fw.uuid.lower():
         # The spec was changed while the VM ran (the VMI keeps what it started with): the
         # guest knows itself by the running uuid, and a restore (or the next restart) boots

@@ -22,6 +22,7 @@ from auditor.inventory.protection import (
     VMFacts,
     covering_schedules,
 )
+from auditor.inventory.records import VMI_PHASES
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, parse_time
@@ -136,8 +137,10 @@ def _running(vm: dict[str, Any], vmi: dict[str, Any] | None, vmis_known: bool) -
     if vmi is None:
         return False if vmis_known else None
     phase = dig(vmi, "status", "phase")
-    if not isinstance(phase, str) or not phase:
-        return None  # a VMI exists, in a phase nobody wrote down: it may be running
+    if not isinstance(phase, str) or phase not in VMI_PHASES:
+        # a VMI exists, in a phase nobody wrote down or KubeVirt never writes ("running",
+        # named by parse_vmi): it may be running (mutations seed 971 read "running" as off)
+        return None
     return phase in ("Running", "Scheduled")
 
 

@@ -242,6 +242,12 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         issues.append(
             FieldIssue("spec.volumes", "is missing (a VMI started from a VM lists its volumes)")
         )
+    spec = obj.get("spec")
+    if isinstance(spec, dict) and spec.get("domain") is None:
+        # The API server requires spec.domain of every VMI (the running machine itself):
+        # without it the running firmware uuid and NICs are unknown, never "none" (mutations
+        # seed 971: RR-FW-001 passed a pinned uuid it could not compare).
+        issues.append(FieldIssue("spec.domain", "is missing (every VMI has one)", True))
     statuses = read_list(obj, "status.volumeStatus", issues) or []
     interfaces = read_list(obj, "spec.domain.devices.interfaces", issues) or []
     macs = []
