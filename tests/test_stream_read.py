@@ -347,7 +347,10 @@ def test_a_construct_only_pyyaml_reads_as_a_boolean_declines_the_stream(
     _same(streamed, _whole(tmp_path))
     classes = [c["spec"]["volumeSnapshotClassName"] for c in streamed.of("VolumeSnapshotContent")]
     assert classes.count(True) == 1 and classes.count("rbd") == 39
-    assert [h.declined for h in scan_elsewhere] == [where == "last item"]
+    if where == "last item":  # the worker claims the last pieces first
+        assert [h.declined for h in scan_elsewhere] == [True]
+    # (a first item is this process's to read unless the worker, alone on the CPUs for a
+    # while after the fork, claimed every piece: which process declines it is timing)
 
 
 @pytest.mark.parametrize("where", ["a worker piece", "a local piece"])
@@ -366,7 +369,8 @@ def test_a_piece_that_does_not_read_alone_keeps_nothing_of_the_file(
     assert streamed.of("VolumeSnapshotContent") == []
     assert streamed.state("VolumeSnapshotContent") is KindState.PARTIAL
     assert "duplicate key" in streamed.problems[0].reason
-    assert [h.declined for h in scan_elsewhere] == [where == "a worker piece"]
+    if where == "a worker piece":  # the worker claims the last pieces first
+        assert [h.declined for h in scan_elsewhere] == [True]
 
 
 def test_a_worker_that_dies_midway_leaves_its_pieces_to_this_process(
