@@ -169,7 +169,7 @@ class _Builder:
         text must be read whole instead. Each item is checked and its record made
         (:func:`auditor.sources.intake.take_slim`) in the process that parses it."""
         if not self.owned:
-            return False  # the helper redacts in place: only for texts read for this builder
+            return False  # the record is redacted in place: only for texts read for this builder
         found = stream_list(text, take_slim if self.slim else take_whole)
         if found is None:
             return False
@@ -483,7 +483,7 @@ def _checked_entry(item: tuple[Any, ...]) -> Entry:
     """The entry in ``(True, kind, namespace, name, record)`` as :func:`take_slim` makes it.
 
     Raises:
-        StreamDeclined: ``item`` is not of that form (the helper is not trusted blindly).
+        StreamDeclined: ``item`` is not of that form (the read worker is not trusted blindly).
     """
     if (
         len(item) != 5

@@ -108,8 +108,9 @@ def plain_entry(obj: Any, *, slim: bool, owned: bool) -> Entry | None:
 
 
 def take_slim(item: Any) -> tuple[Any, ...]:
-    """For the read helper: ``(True, *entry)`` for an item :func:`plain_entry` keeps (slim
-    records, owned), else ``(False, item)`` untouched, for the full path to name."""
+    """For whichever process parses a piece (this one or the read worker): ``(True, *entry)``
+    for an item :func:`plain_entry` keeps (slim records, owned), else ``(False, item)``
+    untouched, for the full path to name."""
     entry = plain_entry(item, slim=True, owned=True)
     return (False, item) if entry is None else (True, *entry)
 
