@@ -486,3 +486,20 @@ def test_a_damaged_vmi_never_improves_a_verdict(
     assert named, after["collection_problems"]
     finding = next(f for f in after["vms"][0]["findings"] if f["check_id"] == check)
     assert finding["status"] != "PASS"
+
+
+@pytest.mark.parametrize("matcher", [{"name": None}, {"name": ""}, {"kind": "x"}, "u1.medium"])
+def test_an_instancetype_matcher_that_names_nothing_is_named(tmp_path: Path, matcher: Any) -> None:
+    """mutations seed 1103: ``spec.instancetype.name: null`` read as "no instancetype" and
+    changed the verdict with nothing named. A matcher with neither a name nor
+    inferFromVolume (or no mapping at all) is now a named malformed field, and the check that
+    reads the VM's instancetype cannot pass on it."""
+    vm = _vm_doc()
+    vm["spec"]["instancetype"] = matcher
+    docs = [d for d in yaml.safe_load_all(GOOD.read_text()) if d and d["kind"] != "VirtualMachine"]
+    report = _audit(tmp_path, {"c.yaml": yaml.safe_dump_all([*docs, vm])})
+    field = "spec.instancetype" if isinstance(matcher, str) else "spec.instancetype.name"
+    named = [p for p in report["collection_problems"] if p["field"] == field]
+    assert [(p["kind"], p["name"]) for p in named] == [("VirtualMachine", vm["metadata"]["name"])]
+    finding = next(f for f in report["vms"][0]["findings"] if f["check_id"] == "RR-DEF-001")
+    assert finding["status"] == "ERROR"
