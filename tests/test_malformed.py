@@ -503,3 +503,30 @@ def test_an_instancetype_matcher_that_names_nothing_is_named(tmp_path: Path, mat
     assert [(p["kind"], p["name"]) for p in named] == [("VirtualMachine", vm["metadata"]["name"])]
     finding = next(f for f in report["vms"][0]["findings"] if f["check_id"] == "RR-DEF-001")
     assert finding["status"] == "ERROR"
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [("metadata.namespace", 42), ("status.observedKubeVirtVersion", None)],
+)
+def test_a_kubevirt_cr_that_cannot_tell_whether_restored_vms_start_is_no_pass(
+    tmp_path: Path, where: str, value: Any
+) -> None:
+    """mutations seed 1361: a KubeVirt CR whose metadata.namespace was 42 went unread (named),
+    and the VM check that holds back a persistent-state VM when KubeVirt refuses to start such
+    VMs passed on the absence: NOT_READY -> READY. Unread, or of unknown version without the
+    gate listed, the VM's finding is now ERROR and its verdict never improves."""
+    source = Path(__file__).parent / "fixtures" / "checks" / "RR-PLT-006" / "fail-gate-off.yaml"
+    docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
+    before = _audit(tmp_path / "before", {"c.yaml": yaml.safe_dump_all(docs)})
+    kv = next(d for d in docs if d["kind"] == "KubeVirt")
+    section, key = where.split(".")
+    if value is None:
+        del kv[section][key]
+    else:
+        kv[section][key] = value
+    after = _audit(tmp_path / "after", {"c.yaml": yaml.safe_dump_all(docs)})
+    assert _RANK[after["vms"][0]["readiness"]] <= _RANK[before["vms"][0]["readiness"]]
+    assert before["vms"][0]["readiness"] != "READY"
+    finding = next(f for f in after["vms"][0]["findings"] if f["check_id"] == "RR-FW-002")
+    assert finding["status"] == "ERROR"

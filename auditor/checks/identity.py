@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auditor.checks.kvconfig import gate_blocks_start
+from auditor.checks.kvconfig import gate_blocks_start, gate_unknown
 from auditor.checks.registry import (
     CheckContext,
     Result,
@@ -171,6 +171,13 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
             kubevirt_blocker=blocked,
             **ev,
         ).on(Basis.OBSERVED)
+    unknown = gate_unknown(ctx)
+    if unknown:
+        return errored(
+            f"VM {vm.ref} keeps persistent EFI/TPM state, but {unknown}: whether KubeVirt "
+            "starts a restored copy of it is unknown.",
+            **ev,
+        )
     if vm.state_pvc is None:
         # KubeVirt keeps persistent EFI/TPM state in a backend-storage PVC it creates when the
         # VMI starts (persistent_tpm_and_uefi_state); a running VM without one keeps its state

@@ -75,6 +75,24 @@ def gate_blocks_start(ctx: CheckContext) -> str | None:
     return None
 
 
+def gate_unknown(ctx: CheckContext) -> str | None:
+    """Why whether KubeVirt starts a VM with persistent EFI/TPM state cannot be told, or None
+    when it can: a KubeVirt CR that was listed but could not be read (a damaged object, so the
+    kind's list is partial), or a CR whose version is unknown and whose feature gates do not
+    list the gate. A VM check must not pass on that (mutations seed 1361: a KubeVirt CR with a
+    metadata.namespace of 42 went unread and a VM's NOT_READY became READY)."""
+    data = ctx.index.data
+    if data.state("KubeVirt") is KindState.PARTIAL:
+        return "the KubeVirt CR could not be read (see the collection problems)"
+    crs = data.of("KubeVirt")
+    if data.state("KubeVirt") is not KindState.COMPLETE or not crs:
+        return None
+    kv = kubevirt_settings(crs[0])
+    if GATE not in kv["feature_gates"] and kv["version_tuple"] is None:
+        return f"KubeVirt's version is unknown and {GATE} is not among its feature gates"
+    return None
+
+
 @platform_check(
     "RR-PLT-006",
     title="KubeVirt can start VMs with persistent EFI/TPM state",
