@@ -192,9 +192,7 @@ class Aside:
         self._sock.close()
         _as_child()
         try:
-            value = fn()
-            sock.sendall(len(value).to_bytes(8, "little"))
-            sock.sendall(value)
+            _send_frame(sock, fn())
             sock.close()
         except BaseException:  # the caller computes it
             log.debug("%s failed", self._name, exc_info=True)
@@ -203,13 +201,9 @@ class Aside:
     def result(self, timeout: float = SILENCE_S) -> bytes | None:
         """The child's value, or None (it failed, or sent nothing whole within ``timeout``
         seconds); the child is reaped either way. Call once."""
-        value: bytes | None = None
         try:
             self._sock.settimeout(timeout)
-            head = receive_exact(self._sock, 8)
-            if len(head) == 8 and (size := int.from_bytes(head, "little")) <= _MAX_MESSAGE:
-                got = receive_exact(self._sock, size)
-                value = bytes(got) if len(got) == size else None
+            value = _receive_frame(self._sock)
         except OSError:  # a timeout, or the socket is gone
             value = None
         if value is None:
@@ -317,15 +311,9 @@ class _Worker(Generic[T]):
     def _read(self) -> None:
         """The reader thread: each message whole, waiting without the GIL."""
         try:
-            while len(head := receive_exact(self._sock, 8)) == 8:
-                size = int.from_bytes(head, "little")
-                if size > _MAX_MESSAGE:
-                    break
-                frame = receive_exact(self._sock, size)
-                if len(frame) < size:
-                    break
+            while (frame := _receive_frame(self._sock)) is not None:
                 with self._ready:
-                    self._frames.append(bytes(frame))
+                    self._frames.append(frame)
                     self._ready.notify()
         except OSError:
             pass
@@ -386,10 +374,28 @@ def _as_child() -> None:
 
 
 def _send(sock: socket.socket, message: tuple[Any, ...]) -> None:
-    """One message: its pickle's length (8 bytes, little-endian), then the pickle."""
-    frame = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+    """One message, pickled, as a frame (:func:`_send_frame`)."""
+    _send_frame(sock, pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
+
+
+def _send_frame(sock: socket.socket, frame: bytes) -> None:
+    """``frame``'s length (8 bytes, little-endian), then ``frame``."""
     sock.sendall(len(frame).to_bytes(8, "little"))
     sock.sendall(frame)
+
+
+def _receive_frame(sock: socket.socket) -> bytes | None:
+    """The next frame :func:`_send_frame` wrote, or None at the socket's end, a frame cut
+    short, or a length above :data:`_MAX_MESSAGE` (the child is not trusted blindly).
+
+    Raises:
+        OSError: from the socket (a timeout set on it, too).
+    """
+    head = receive_exact(sock, 8)
+    if len(head) < 8 or (size := int.from_bytes(head, "little")) > _MAX_MESSAGE:
+        return None
+    frame = receive_exact(sock, size)
+    return bytes(frame) if len(frame) == size else None
 
 
 def receive_exact(sock: socket.socket, size: int) -> bytearray:

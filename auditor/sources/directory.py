@@ -292,15 +292,13 @@ class _Builder:
         ident = (kind, namespace or "", name)
         first = self.seen.get(ident)
         if first is not None:
-            self.partial.add(kind)
-            self.problem(
+            self._kind_problem(
+                kind,
                 f"{kind} {_qual(namespace, name)} is defined twice, in {first} and in {loc}; "
                 f"the first is audited, the second ignored",
-                file=_file_of(origin),
-                kind=kind,
+                origin,
                 namespace=namespace,
                 name=name,
-                kinds=(kind,),
             )
             return
         self.seen[ident] = loc
@@ -367,34 +365,30 @@ class _Builder:
             if known is not None:
                 # Never evidence: the list of that kind is incomplete, so no check may rely on
                 # the absence of such an object either.
-                self.partial.add(known.kind)
                 meta = obj.get("metadata")
                 meta = meta if isinstance(meta, dict) else {}
                 ns, name = meta.get("namespace"), meta.get("name")
-                self.problem(
+                self._kind_problem(
+                    known.kind,
                     f"{loc}: {kind} {_qual(ns if isinstance(ns, str) else None, str(name))} is "
                     f"at apiVersion {api_version}, which the auditor does not read (it reads "
                     f"{', '.join(known.group + '/' + v for v in known.versions)}); not counted "
                     "as evidence",
-                    file=_file_of(origin),
-                    kind=known.kind,
+                    origin,
                     namespace=ns if isinstance(ns, str) else None,
                     name=name if isinstance(name, str) else None,
                     field="apiVersion",
-                    kinds=(known.kind,),
                 )
             return
         self.present.add(spec.kind)
         meta = obj.get("metadata")
         name = meta.get("name") if isinstance(meta, dict) else None
         if not isinstance(name, str) or not name:
-            self.partial.add(spec.kind)
-            self.problem(
+            self._kind_problem(
+                spec.kind,
                 f"{loc}: {spec.kind} has no metadata.name; not read",
-                file=_file_of(origin),
-                kind=spec.kind,
+                origin,
                 field="metadata.name",
-                kinds=(spec.kind,),
             )
             return
         assert isinstance(meta, dict)
@@ -421,26 +415,22 @@ class _Builder:
             # server writes every namespaced object with its namespace, so in an export this
             # is damage: named, and the kind's list no longer proves an absence (the object
             # may belong to any namespace)
-            self.partial.add(spec.kind)
-            self.problem(
+            self._kind_problem(
+                spec.kind,
                 f"{loc}: {spec.kind} {name} has no metadata.namespace; read in namespace "
                 "default, as kubectl would apply it (an export from the API server names it)",
-                file=_file_of(origin),
-                kind=spec.kind,
+                origin,
                 name=name,
                 field="metadata.namespace",
-                kinds=(spec.kind,),
             )
             return "default"
         if not isinstance(ns, str):
-            self.partial.add(spec.kind)
-            self.problem(
+            self._kind_problem(
+                spec.kind,
                 f"{loc}: {spec.kind} {name} has a metadata.namespace that is not a string; not read",
-                file=_file_of(origin),
-                kind=spec.kind,
+                origin,
                 name=name,
                 field="metadata.namespace",
-                kinds=(spec.kind,),
             )
             return None
         return ns
@@ -452,20 +442,24 @@ class _Builder:
         if fault is None:
             return True
         fld, what = fault
-        self.partial.add(spec.kind)
-        self.problem(
+        self._kind_problem(
+            spec.kind,
             f"{loc}: {spec.kind} {_qual(ns, name)} field {fld} {what}; not read",
-            file=_file_of(origin),
-            kind=spec.kind,
+            origin,
             namespace=ns,
             name=name,
             field=fld,
-            kinds=(spec.kind,),
         )
         return False
 
     def problem(self, reason: str, **kw: Any) -> None:
         self.data.problems.append(CollectionProblem(reason=reason, **kw))
+
+    def _kind_problem(self, kind: str, reason: str, origin: str, **kw: Any) -> None:
+        """A problem with an object of ``kind`` read from ``origin``: named, and ``kind``'s
+        list is then partial (it no longer proves an absence)."""
+        self.partial.add(kind)
+        self.problem(reason, file=_file_of(origin), kind=kind, kinds=(kind,), **kw)
 
     def finish(self) -> None:
         for kind in self.present | self.partial:
