@@ -27,6 +27,7 @@ from auditor.engine import AuditResult, Evaluation
 from auditor.envelope import AuditReport, dump_report_json, dump_report_schema, report_document
 from auditor.envelope.build import assemble_envelope, input_digest, resolve_owner, vm_entry
 from auditor.envelope.model import VmEntry
+from auditor.lifetime import keep_until_exit
 from auditor.models import CollectionProblem
 from auditor.publish import dump_trend, publish_settings, trend_for
 from auditor.publish.manifest import MANIFEST_NAME, seal_run
@@ -121,6 +122,7 @@ def run_audit(
     data = source_from_settings(settings, progress=progress).collect()
     require_vms(data)
     report = audit_data(data, settings, at=at, owner=owner)
+    keep_until_exit(data)  # the console script then ends without freeing it (0.6 s at 10,000 VMs)
     trend = trend_for(report_document(report), archive) if archive is not None else None
     return AuditRun(report=report, trend=trend, gap=vm_list_gap(data))
 
@@ -182,6 +184,7 @@ def audit_data(
             if digesting is not None:
                 digesting.close()
             raise
+        keep_until_exit(ev)  # its index, as ``data`` in run_audit (see auditor.lifetime)
         digest = digesting.result() if digesting is not None else None
         if digest is not None and _DIGEST.fullmatch(digest) is None:
             digest = None  # not what input_digest gives: taken here

@@ -9,29 +9,13 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any
 
 import click
 
 from auditor import __version__
+from auditor.lifetime import keep_from_now, keep_until_exit, kept
 
 __all__ = ["main", "entry", "keep_until_exit"]
-
-#: Set by :func:`entry`: the process ends when the command does, so its objects need no freeing.
-_EXITING_FAST = False
-_KEPT: list[Any] = []
-
-
-def keep_until_exit(*objects: Any) -> None:
-    """Keep ``objects`` alive until the process ends, when run from the console script.
-
-    An audit of 10,000 VMs leaves millions of objects; freeing them one by one when the
-    command returns takes seconds (about 5 % of the run) and changes nothing once the
-    reports are written. :func:`entry` ends the process without that teardown. Called from
-    tests (``CliRunner``), this keeps nothing.
-    """
-    if _EXITING_FAST:
-        _KEPT.extend(objects)
 
 
 def entry() -> None:
@@ -41,12 +25,11 @@ def entry() -> None:
     Raises:
         SystemExit: when nothing was kept (the interpreter then exits as usual).
     """
-    global _EXITING_FAST
-    _EXITING_FAST = True
+    keep_from_now()
     try:
         main()
     except SystemExit as done:
-        if not _KEPT:
+        if not kept():
             raise
         code = done.code
         if not isinstance(code, int):
