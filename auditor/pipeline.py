@@ -9,11 +9,12 @@ a :class:`~auditor.sources.base.ClusterData` already call :func:`audit_data`.
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,13 @@ from auditor.checks.fleetview import PlatformFacts, platform_facts
 from auditor.config import AuditSettings
 from auditor.config.service import REPORT_FORMATS
 from auditor.engine import AuditResult, Evaluation
-from auditor.envelope import AuditReport, dump_report_json, dump_report_schema, report_document
+from auditor.envelope import (
+    AuditReport,
+    dump_report_json,
+    dump_report_schema,
+    report_document,
+    seed_report_document,
+)
 from auditor.envelope.build import assemble_envelope, input_digest, resolve_owner, vm_entry
 from auditor.envelope.model import VmEntry
 from auditor.lifetime import keep_until_exit
@@ -174,9 +181,10 @@ def audit_data(
         try:
             ev = Evaluation(data, settings, at=at)
             # Each VM is paired, checked and entered here or in a forked worker.
+            here = os.getpid()  # the process that writes the report (see _Share.documents)
             chunks = share_out(
                 len(ev),
-                lambda vms: _check_share(ev, settings, owner, vms),
+                lambda vms: _check_share(ev, settings, owner, vms, here),
                 _encode_share,
                 _decode_share,
             )
@@ -198,7 +206,7 @@ def audit_data(
             ev.incomplete |= share.incomplete
         platform = ev.platform([f for s in shares for f in s.facts], problems)
         result = AuditResult(ev.index, [], platform, problems, sorted(ev.incomplete))
-        return assemble_envelope(
+        report = assemble_envelope(
             data,
             result,
             [e for s in shares for e in s.entries],
@@ -207,6 +215,8 @@ def audit_data(
             owner=owner,
             digest=digest.decode() if digest is not None else None,
         )
+        seed_report_document(report, [d for s in shares for d in s.documents])
+        return report
 
 
 #: What :func:`~auditor.envelope.build.input_digest` gives, encoded.
@@ -217,18 +227,23 @@ _DIGEST = re.compile(rb"sha256:[0-9a-f]{64}")
 class _Share:
     """What checking a run of VMs gives the envelope: ``owner``'s entries (every VM's when
     None), the collection problems they add, every VM's platform facts and owner, and the
-    ids of checks found incomplete."""
+    ids of checks found incomplete. ``documents``: the entries' report.json forms, made in
+    the process that writes the report (there, not at the end: the forked worker checks
+    more VMs meanwhile, and nothing is dumped twice or sent as JSON)."""
 
     entries: list[VmEntry]
     problems: list[CollectionProblem]
     facts: list[PlatformFacts]
     owners: Counter[str]
     incomplete: set[str]
+    documents: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _check_share(ev: Evaluation, settings: AuditSettings, owner: str | None, vms: range) -> _Share:
+def _check_share(
+    ev: Evaluation, settings: AuditSettings, owner: str | None, vms: range, here: int
+) -> _Share:
     """Pair, check and enter the VMs numbered ``vms`` (each VMResult is dropped once its
-    entry is built)."""
+    entry is built); in process ``here`` (a pid), also the entries' documents."""
     share = _Share([], [], [], Counter(), ev.incomplete)
     for i in vms:
         result, found = ev.vm(i)
@@ -238,7 +253,14 @@ def _check_share(ev: Evaluation, settings: AuditSettings, owner: str | None, vms
         share.owners[who] += 1
         if owner is None or who == owner:
             share.entries.append(vm_entry(result, who))
+    if os.getpid() == here:
+        share.documents = _documents(share.entries)
     return share
+
+
+def _documents(entries: list[VmEntry]) -> list[dict[str, Any]]:
+    """The report.json forms of ``entries`` (see :func:`seed_report_document`)."""
+    return _ENTRIES.dump_python(entries, mode="json")  # type: ignore[no-any-return]
 
 
 #: A worker's entries travel as pydantic's Python-mode dump (plain dicts, pickled) and are
@@ -256,7 +278,9 @@ def _decode_share(raw: bytes) -> _Share:
     """Raises ValueError (pydantic's ValidationError) or TypeError for bytes that do not
     read back as a share."""
     entries, problems, facts, owners, incomplete = pickle.loads(raw)
-    return _Share(_ENTRIES.validate_python(entries), problems, facts, owners, incomplete)
+    share = _Share(_ENTRIES.validate_python(entries), problems, facts, owners, incomplete)
+    share.documents = _documents(share.entries)  # here, the process that writes the report
+    return share
 
 
 def write_artifacts(

@@ -21,7 +21,9 @@ import pytest
 from auditor import pipeline, split
 from auditor.config import AuditSettings
 from auditor.engine import evaluate
+from auditor.envelope import report_document, seed_report_document
 from auditor.envelope.build import build_envelope
+from auditor.envelope.model import VmEntry
 from auditor.pipeline import UnknownOwnerError, audit_data, dump_report_json, write_artifacts
 from auditor.sources.directory import DirectorySource
 from bench.generate import generate
@@ -304,6 +306,38 @@ def test_the_in_process_engine_path_agrees_with_the_pipeline(
     assert {f.check_id for f in shared.platform_findings} >= {"RR-PLT-001", "RR-PLT-002"}
 
 
+@pytest.mark.parametrize(("worker", "owner"), [("1", None), ("1", "team-web"), ("0", None)])
+def test_the_report_document_made_while_checking_is_the_report_s_json_form(
+    estate: Path, monkeypatch: pytest.MonkeyPatch, worker: str, owner: str | None
+) -> None:
+    """Each VM entry's report.json form is made as its VMs are checked, in this process for
+    the worker's VMs too; the document is the one model_dump gives, key order included."""
+    monkeypatch.setenv(split.WORKER_ENV, worker)
+    made = []
+    real = pipeline._documents
+
+    def documents(entries: list[VmEntry]) -> list[dict[str, object]]:
+        made.append((os.getpid(), len(entries)))
+        return real(entries)
+
+    monkeypatch.setattr(pipeline, "_documents", documents)
+    kw = {"owner": owner} if owner else {}
+    report = audit_data(DirectorySource(estate).collect(), AuditSettings(), at=AUDIT_AT, **kw)
+    doc = report_document(report)
+    assert {pid for pid, _ in made} == {os.getpid()}
+    assert sum(n for _, n in made) == len(report.vms) > 0
+    expected = report.model_dump(mode="json")
+    assert doc == expected
+    assert list(doc) == list(expected)
+    assert [list(v) for v in doc["vms"]] == [list(v) for v in expected["vms"]]
+
+
+def test_a_report_document_needs_one_form_per_vm(estate: Path) -> None:
+    report = audit_data(DirectorySource(estate).collect(), AuditSettings(), at=AUDIT_AT)
+    with pytest.raises(ValueError, match="VM documents for"):
+        seed_report_document(report, [])
+
+
 def test_entries_come_back_from_the_worker_with_their_python_values(estate: Path) -> None:
     """red team (helper-20): entries sent as JSON came back with tuples as lists (and NaN as
     None, bytes as text), so the CSV and HTML of the worker's VMs could differ from this
@@ -315,7 +349,7 @@ def test_entries_come_back_from_the_worker_with_their_python_values(estate: Path
     settings = AuditSettings()
     with paused_gc():
         ev = Evaluation(data, settings, at=AUDIT_AT)
-        share = pipeline._check_share(ev, settings, None, range(len(ev)))
+        share = pipeline._check_share(ev, settings, None, range(len(ev)), os.getpid())
     first = share.entries[0]
     finding = first.findings[0].model_copy(
         update={"evidence": {"pair": ("a", "b"), "nested": [("x", 1)], "n": 1.5}}

@@ -20,6 +20,7 @@ __all__ = [
     "report_schema",
     "dump_report_json",
     "report_document",
+    "seed_report_document",
     "dump_report_schema",
     "load_report",
 ]
@@ -39,14 +40,37 @@ def report_document(report: AuditReport) -> dict[str, Any]:
 
     The report is immutable (frozen), so its JSON form never changes: the CLI's summary,
     the trend and report.json all read this one document (a 10,000-VM report is a
-    million dicts, seconds to build).
+    million dicts, seconds to build). :func:`seed_report_document` gives it its VM entries'
+    forms when they were made beforehand.
     """
-    key = id(report)
-    hit = _DOCUMENTS.get(key)
+    hit = _DOCUMENTS.get(id(report))
     if hit is not None and hit[0]() is report:
         return hit[1]
     with paused_gc():  # a million short-lived dicts at 10,000 VMs: see paused_gc
-        doc = report.model_dump(mode="json")
+        return _remember(report, report.model_dump(mode="json"))
+
+
+def seed_report_document(report: AuditReport, vm_documents: list[dict[str, Any]]) -> None:
+    """Make :func:`report_document` of ``report`` from its VM entries' JSON forms, made
+    beforehand (``TypeAdapter(list[VmEntry]).dump_python(report.vms, mode="json")``, made a
+    run of VMs at a time while the VMs are checked): only the rest of the report is dumped
+    here. ``vms`` is the envelope's last field, so the document is the same, key
+    order included.
+
+    Raises:
+        ValueError: not one document per VM entry.
+    """
+    if len(vm_documents) != len(report.vms):
+        raise ValueError(f"{len(vm_documents)} VM documents for {len(report.vms)} VM entries")
+    with paused_gc():
+        doc = report.model_dump(mode="json", exclude={"vms"})
+    doc["vms"] = vm_documents
+    _remember(report, doc)
+
+
+def _remember(report: AuditReport, doc: dict[str, Any]) -> dict[str, Any]:
+    """Keep ``doc`` as the JSON form of ``report`` for as long as the report lives."""
+    key = id(report)
 
     def forget(_: weakref.ref[AuditReport]) -> None:
         _DOCUMENTS.pop(key, None)
