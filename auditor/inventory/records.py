@@ -151,7 +151,11 @@ Record = (
 
 
 def _names(obj: Any) -> tuple[str, str]:
-    return str(dig(obj, "metadata", "namespace") or ""), str(dig(obj, "metadata", "name"))
+    """``(namespace or "", name)`` as str (``"None"`` for a missing name, as before)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(meta, dict):
+        return "", "None"
+    return str(meta.get("namespace") or ""), str(meta.get("name"))
 
 
 def parse_pv(obj: dict[str, Any]) -> PersistentVolumeRecord:
