@@ -338,8 +338,9 @@ def fast_list(
     :data:`CHUNK_BYTES`, each parsed alone, so a piece's parsed objects live only until
     ``take`` has made what is kept of them. Every line of the block must start with ``- `` or two
     spaces, so each such line starts an item, unless it continues a quoted or flow scalar, in
-    which case the piece before it does not parse. The iterator raises :class:`StreamDeclined`
-    whenever a piece does not parse or could read differently from the whole text.
+    which case the piece before it does not parse; each piece's lines are checked as it is
+    read. The iterator raises :class:`StreamDeclined` whenever a piece has another line, does
+    not parse or could read differently from the whole text.
     """
     if yaml_rs is None or not text.startswith(_LIST_HEAD):
         return None
@@ -349,7 +350,6 @@ def fast_list(
         foot < start
         or not text.startswith("- ", start)
         or _FOOT_LINES.fullmatch(text, foot + len(_LIST_FOOT)) is None
-        or _ITEMS_OTHER_LINE.search(text, start, foot) is not None
     ):
         return None
     try:
@@ -371,7 +371,7 @@ def fast_list(
     flow = _has_flow(text)
     if _list_lines_divergent(text, start, foot, flow):
         return None
-    rules = (flow, flow and _NESTED_FLOW.search(text) is not None, max_depth)
+    rules = (flow, flow and _NESTED_FLOW.search(text) is not None, max_depth, foot)
     pieces = _pieces(text, start, foot, CHUNK_BYTES)
 
     def work(numbers: range) -> list[list[Any] | None]:
@@ -414,21 +414,40 @@ def _pieces(text: str, start: int, foot: int, size: int) -> list[tuple[int, int]
     return out
 
 
+def _other_line_between(text: str, begin: int, end: int, foot: int) -> bool:
+    """Whether a line break in ``text[begin:end]`` (a piece of a List's items block
+    ``text[start:foot + 1]``) is followed by a line that neither starts an item (``- ``) nor
+    continues one (two spaces): what ``_ITEMS_OTHER_LINE.search(text, start, foot)`` finds,
+    found a piece at a time by the process that reads it.
+
+    The look-ahead reads up to two characters past the piece, never past ``foot``, so a line
+    break at a piece's end is judged as in the whole block; a break past the piece is the
+    next piece's. Pieces that tile the block find exactly what the whole block's search finds
+    (``tests/test_stream_read.py``).
+    """
+    hit = _ITEMS_OTHER_LINE.search(text, begin, min(end + 2, foot))
+    return hit is not None and hit.start() < end
+
+
 def _has_flow(text: str) -> bool:
     """Whether ``text`` holds a flow indicator (a bracket or a brace)."""
     return any(c in text for c in _FLOW_CHARS)
 
 
-def _read_piece(text: str, begin: int, end: int, rules: tuple[bool, bool, int]) -> list[Any]:
+def _read_piece(text: str, begin: int, end: int, rules: tuple[bool, bool, int, int]) -> list[Any]:
     """The items of the piece ``text[begin:end]`` of a List's items block, once its text is
-    scanned for what :func:`_readable` scans the whole text for. ``rules``: whether the text
-    holds a flow indicator, whether a piece may hold a collection key, the maximum depth.
+    scanned for what :func:`_readable` scans the whole text for, and its lines for one that
+    neither starts nor continues an item (:func:`_other_line_between`). ``rules``: whether the
+    text holds a flow indicator, whether a piece may hold a collection key, the maximum depth,
+    where the List's own lines start (``foot``).
 
     Raises:
-        StreamDeclined: the piece holds a construct the two parsers may read differently,
-            does not parse alone, or may read differently alone.
+        StreamDeclined: the piece holds a construct the two parsers may read differently or
+            a line that is no item's, does not parse alone, or may read differently alone.
     """
-    flow, keys, max_depth = rules
+    flow, keys, max_depth, foot = rules
+    if _other_line_between(text, begin, end, foot):
+        raise StreamDeclined("a line of the items block neither starts nor continues an item")
     piece = text[begin:end]
     if _odd_characters(piece) or _divergent_between(text, begin, end, flow):
         raise StreamDeclined("the text holds a construct PyYAML may read differently")
