@@ -39,7 +39,7 @@ import signal
 import socket
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -54,6 +54,7 @@ __all__ = [
     "aside",
     "receive_exact",
     "share_out",
+    "share_out_iter",
     "spare_cpu",
     "wanted",
 ]
@@ -128,31 +129,55 @@ def share_out(
     Returns every chunk's range and result, in item order. Exceptions of ``work`` in this
     process propagate (the worker is killed first).
     """
+    return list(share_out_iter(items, work, encode, decode, sharing))
+
+
+def share_out_iter(
+    items: int,
+    work: Callable[[range], T],
+    encode: Callable[[T], bytes],
+    decode: Callable[[bytes], T],
+    sharing: Sharing = AUDIT,
+) -> Generator[tuple[range, T], None, None]:
+    """:func:`share_out`, giving each chunk as soon as it and every chunk before it are done.
+
+    This process's chunks come first (it claims from the front), each given as soon as it is
+    done, so what the caller does with them overlaps the worker's work; the rest follow once
+    the worker is done. Closing the iterator early (or an exception of the caller at a
+    ``yield``) kills the worker.
+    """
     if not wanted(items, sharing):
-        return [(range(items), work(range(items)))]
+        yield range(items), work(range(items))
+        return
     try:
         worker = _Worker(items, work, encode, sharing)
     except OSError as exc:  # no fork, no socket: one process does it all
         log.warning("%s could not start (%s): doing its share here", sharing.name, exc)
-        return [(range(items), work(range(items)))]
+        yield range(items), work(range(items))
+        return
     done: dict[int, tuple[range, T]] = {}
+    start = 0  # every item before it has been given
     try:
         while (mine := worker.claim_front()) is not None:
-            done[mine.start] = (mine, work(mine))
+            result = work(mine)
             worker.take(done, decode, wait=False)
+            yield mine, result  # claimed from the front: the chunks before it were given
+            start = mine.stop
         worker.finish(done, decode)
     except BaseException:
         worker.kill()
         raise
-    # Whatever the worker claimed and did not deliver (it died, hung or sent garbage).
-    start = 0
+    # The worker's chunks, and whatever it claimed and did not deliver (it died, hung or sent
+    # garbage), done here.
     for begin in sorted(done):
+        if begin < start:
+            continue  # not a chunk the worker could claim (the claims never overlap)
         if begin > start:
-            done[start] = (range(start, begin), work(range(start, begin)))
+            yield range(start, begin), work(range(start, begin))
+        yield done[begin]
         start = done[begin][0].stop
     if start < items:
-        done[start] = (range(start, items), work(range(start, items)))
-    return [done[k] for k in sorted(done)]
+        yield range(start, items), work(range(start, items))
 
 
 def aside(fn: Callable[[], bytes], items: int, sharing: Sharing = AUDIT) -> Aside | None:

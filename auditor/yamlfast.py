@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from auditor.jsonfast import nests_within
-from auditor.split import Sharing, share_out
+from auditor.split import Sharing, share_out_iter
 
 __all__ = [
     "AVAILABLE",
@@ -390,13 +390,18 @@ def fast_list(
 
     def chunks() -> Iterator[list[Any]]:
         # This process reads pieces from the front, a forked worker from the back (see
-        # READ), until the two meet; the items come back in marshal form.
-        done = share_out(len(pieces), work, marshal.dumps, _pieces_back, sharing=READ)
-        for _, got in done:
-            for items in got:
-                if items is None:
-                    raise StreamDeclined("a piece does not read alone, or may read differently")
-                yield items
+        # READ), until the two meet; the worker's items come back in marshal form. Each of
+        # this process's pieces is given as soon as it is read, so the caller keeps its items
+        # while the worker reads on.
+        done = share_out_iter(len(pieces), work, marshal.dumps, _pieces_back, sharing=READ)
+        try:
+            for _, got in done:
+                for items in got:
+                    if items is None:
+                        raise StreamDeclined("a piece does not read alone, or may read differently")
+                    yield items
+        finally:
+            done.close()  # a declined or abandoned stream: the worker is killed now
 
     return header, chunks()
 
@@ -478,7 +483,7 @@ def _parse_piece(piece: str, shallow: bool, keys: bool, max_depth: int) -> list[
 #: Environment variable: "0" never forks a read worker, "1" forks one for every streamed
 #: List of two pieces or more (see ``docs/scale.md``).
 HELPER_ENV = "AUDITOR_READ_HELPER"
-#: How a streamed List's pieces are shared with a forked worker (:func:`auditor.split.share_out`):
+#: How a streamed List's pieces are shared with a forked worker (:func:`auditor.split.share_out_iter`):
 #: one piece claimed at a time, from four pieces (16 MiB) on. The worker starts at once with
 #: the text in its memory (copy-on-write: nothing is sent or parsed twice).
 READ = Sharing(HELPER_ENV, 4, 1, "read worker")

@@ -81,6 +81,34 @@ def test_both_processes_take_items_and_every_item_is_done_once_in_order() -> Non
     assert not multiprocessing.active_children()
 
 
+@pytest.mark.usefixtures("forced")
+def test_this_process_s_chunks_are_given_while_the_worker_works() -> None:
+    """share_out_iter gives each chunk of this process as soon as it is done: what the caller
+    does with it overlaps the worker's work (the read keeps a List's items meanwhile)."""
+
+    def slow(r: range) -> list[tuple[int, int]]:
+        time.sleep(0.002 if os.getpid() == PARENT else 0.01)
+        return _pids(r)
+
+    given: list[tuple[range, bool]] = []
+    for r, result in split.share_out_iter(400, slow, _encode, _decode):
+        given.append((r, bool(multiprocessing.active_children())))
+        assert [i for i, _ in result] == list(r)
+    assert [i for r, _ in given for i in r] == list(range(400))
+    # the first chunk was given while the worker was still at work
+    assert given[0][1] is True
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.usefixtures("forced")
+def test_closing_the_iterator_early_kills_the_worker() -> None:
+    chunks = split.share_out_iter(400, _pids, _encode, _decode)
+    first, _ = next(chunks)
+    assert first.start == 0
+    chunks.close()
+    assert not multiprocessing.active_children()
+
+
 def test_without_a_worker_one_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(split.WORKER_ENV, "0")
     chunks = split.share_out(50, _pids, _encode, _decode)

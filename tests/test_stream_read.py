@@ -296,7 +296,7 @@ def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[H
     real_read, real_back, real_share = (
         yamlfast._read_piece,
         yamlfast._pieces_back,
-        yamlfast.share_out,
+        yamlfast.share_out_iter,
     )
     seen: list[Helped] = []
 
@@ -311,13 +311,13 @@ def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[H
         seen[-1].declined |= None in got
         return got
 
-    def share_out(pieces: int, *args: Any, **kwargs: Any) -> Any:
+    def share_out_iter(pieces: int, *args: Any, **kwargs: Any) -> Any:
         seen.append(Helped(pieces))
         return real_share(pieces, *args, **kwargs)
 
     monkeypatch.setattr(yamlfast, "_read_piece", read_piece)
     monkeypatch.setattr(yamlfast, "_pieces_back", back)
-    monkeypatch.setattr(yamlfast, "share_out", share_out)
+    monkeypatch.setattr(yamlfast, "share_out_iter", share_out_iter)
     return seen
 
 
