@@ -12,10 +12,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from auditor import lifetime, pipeline
+from auditor.cli import main
 from auditor.config import AuditSettings
 from auditor.config.service import DirectorySourceSettings
+from auditor.service.jobs import pipeline_runner
 from auditor.sources.base import ClusterData
 from auditor.sources.directory import DirectorySource
 
@@ -58,6 +61,46 @@ def test_run_audit_leaves_nothing_alive_in_a_long_lived_process(
     gc.collect()
     assert len(collected) == 1
     assert collected[0]() is None
+
+
+@pytest.fixture
+def console_script(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """This process as the console script leaves it (auditor.cli.entry), and what is kept."""
+    kept: list[object] = []
+    monkeypatch.setattr(lifetime, "_ENDS", False)  # restored afterwards
+    monkeypatch.setattr(lifetime, "_KEEPING", False)
+    monkeypatch.setattr(lifetime, "_KEPT", kept)
+    lifetime.ends_with_command()  # what entry() does before any command runs
+    return kept
+
+
+def test_the_service_keeps_nothing_under_the_console_script(
+    console_script: list[object], tmp_path: Path
+) -> None:
+    """red team (helper-22): ``auditor serve`` runs under the console script too, and its
+    scheduled audits run in its own process: keeping their inputs would hold a parsed cluster
+    and an index per schedule slot until the service stops."""
+    settings = AuditSettings(source=DirectorySourceSettings(type="directory", path=EXAMPLE))
+    for hour in (6, 7):
+        pipeline_runner(
+            settings,
+            at=datetime(2026, 11, 30, hour, tzinfo=UTC),
+            out_dir=tmp_path / str(hour),
+            formats=["json"],
+        )
+        assert (tmp_path / str(hour) / "report.json").is_file()
+    assert console_script == []
+    assert lifetime.kept() is False
+
+
+def test_auditor_run_keeps_its_audit_under_the_console_script(
+    console_script: list[object], tmp_path: Path
+) -> None:
+    args = ["run", "--at", AT, "--format", "json", "--from-dir", str(EXAMPLE)]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    kinds = {type(o).__name__ for o in console_script}
+    assert {"ClusterData", "Evaluation", "AuditRun"} <= kinds
 
 
 def test_the_console_script_exits_with_the_command_s_code_and_output(tmp_path: Path) -> None:

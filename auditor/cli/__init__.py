@@ -13,7 +13,7 @@ import sys
 import click
 
 from auditor import __version__
-from auditor.lifetime import keep_from_now, keep_until_exit, kept
+from auditor.lifetime import ends_with_command, keep_until_exit, kept
 
 __all__ = ["main", "entry", "keep_until_exit"]
 
@@ -25,7 +25,7 @@ def entry() -> None:
     Raises:
         SystemExit: when nothing was kept (the interpreter then exits as usual).
     """
-    keep_from_now()
+    ends_with_command()
     try:
         main()
     except SystemExit as done:

@@ -26,6 +26,7 @@ from auditor.config import (
 )
 from auditor.envelope import report_document
 from auditor.kubevalues import parse_time
+from auditor.lifetime import keep_from_now
 from auditor.pipeline import FORMATS, AuditRun, UnknownOwnerError, run_audit, write_run
 from auditor.publish import (
     PublishError,
@@ -223,6 +224,7 @@ def run(
     input; 3 not published (spooled); 4 nothing trustworthy audited (no
     VirtualMachine found, VM list unreadable or incomplete, API server lost).
     """
+    keep_from_now()  # one audit, then the process ends: no teardown (auditor.lifetime)
     at = parse_at(at_text)
     settings = load_config(config_path)
     if cluster_name:
