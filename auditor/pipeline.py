@@ -186,7 +186,7 @@ def audit_data(
                 len(ev),
                 lambda vms: _check_share(ev, settings, owner, vms, here),
                 _encode_share,
-                _decode_share,
+                lambda raw, vms: _decode_share(raw, vms, owner),
             )
         except BaseException:
             if digesting is not None:
@@ -274,10 +274,23 @@ def _encode_share(share: _Share) -> bytes:
     return pickle.dumps((_ENTRIES.dump_python(share.entries), *rest), pickle.HIGHEST_PROTOCOL)
 
 
-def _decode_share(raw: bytes) -> _Share:
-    """Raises ValueError (pydantic's ValidationError) or TypeError for bytes that do not
-    read back as a share."""
+def _decode_share(raw: bytes, vms: range, owner: str | None) -> _Share:
+    """The worker's share of the VMs numbered ``vms`` (``owner``'s entries, every VM's when
+    None).
+
+    Raises:
+        ValueError: (or pydantic's ValidationError, a ValueError) bytes that do not read back
+            as a share, or a share that does not account for every VM of ``vms``: one
+            platform fact and one owner per VM, and one entry per VM kept (a VM left out
+            would vanish from the report with nothing named).
+        TypeError: bytes of another shape.
+    """
     entries, problems, facts, owners, incomplete = pickle.loads(raw)
+    if not isinstance(owners, Counter) or not isinstance(facts, list):
+        raise TypeError("not a share")
+    kept = len(vms) if owner is None else owners.get(owner, 0)
+    if len(facts) != len(vms) or owners.total() != len(vms) or len(entries) != kept:
+        raise ValueError(f"the share of VMs {vms.start}-{vms.stop - 1} does not account for each")
     share = _Share(_ENTRIES.validate_python(entries), problems, facts, owners, incomplete)
     share.documents = _documents(share.entries)  # here, the process that writes the report
     return share

@@ -116,14 +116,15 @@ def share_out(
     items: int,
     work: Callable[[range], T],
     encode: Callable[[T], bytes],
-    decode: Callable[[bytes], T],
+    decode: Callable[[bytes, range], T],
     sharing: Sharing = AUDIT,
 ) -> list[tuple[range, T]]:
     """Do ``work`` over items ``0 .. items-1``, in chunks, here and in a forked worker.
 
     ``work(r)`` does the items of range ``r`` (it must not depend on which process runs it
     or in which order the chunks go); ``encode``/``decode`` carry its result from the worker
-    (``decode`` raising ValueError or TypeError for bytes it cannot read). ``sharing``: when
+    (``decode(raw, r)`` raising ValueError or TypeError for bytes it cannot read, or that are
+    no whole result for the items of ``r``: that chunk is then done here). ``sharing``: when
     to fork, and the chunk size.
 
     Returns every chunk's range and result, in item order. Exceptions of ``work`` in this
@@ -136,7 +137,7 @@ def share_out_iter(
     items: int,
     work: Callable[[range], T],
     encode: Callable[[T], bytes],
-    decode: Callable[[bytes], T],
+    decode: Callable[[bytes, range], T],
     sharing: Sharing = AUDIT,
 ) -> Generator[tuple[range, T], None, None]:
     """:func:`share_out`, giving each chunk as soon as it and every chunk before it are done.
@@ -348,7 +349,7 @@ class _Worker(Generic[T]):
                 self._ready.notify()
 
     def take(
-        self, done: dict[int, tuple[range, T]], decode: Callable[[bytes], T], *, wait: bool
+        self, done: dict[int, tuple[range, T]], decode: Callable[[bytes, range], T], *, wait: bool
     ) -> bool:
         """Decode the messages received into ``done``; with ``wait``,
         first wait up to :data:`SILENCE_S` for one. Returns whether any message came."""
@@ -362,14 +363,14 @@ class _Worker(Generic[T]):
                 message = pickle.loads(frame)
                 if message[0] == "chunk":
                     start, stop = message[1], message[2]
-                    done[start] = (range(start, stop), decode(message[3]))
+                    done[start] = (range(start, stop), decode(message[3], range(start, stop)))
                 elif message[0] == "end":
                     self._ended = True
             except (ValueError, TypeError, IndexError, EOFError, pickle.UnpicklingError) as exc:
                 log.warning("%s sent an unreadable message (%s): redoing it here", self._name, exc)
         return bool(frames)
 
-    def finish(self, done: dict[int, tuple[range, T]], decode: Callable[[bytes], T]) -> None:
+    def finish(self, done: dict[int, tuple[range, T]], decode: Callable[[bytes, range], T]) -> None:
         """Take the worker's messages until its end message, or until it is gone or silent
         for :data:`SILENCE_S`; then reap it (killed if need be)."""
         while not self._ended:

@@ -489,13 +489,18 @@ HELPER_ENV = "AUDITOR_READ_HELPER"
 READ = Sharing(HELPER_ENV, 4, 1, "read worker")
 
 
-def _pieces_back(raw: bytes) -> list[list[Any] | None]:
-    """The read worker's pieces from their marshal form.
+def _pieces_back(raw: bytes, numbers: range) -> list[list[Any] | None]:
+    """The read worker's pieces numbered ``numbers`` from their marshal form: one list of
+    items per piece, or the pieces up to one it declined (None, the last).
 
     Raises:
-        ValueError: not a list of pieces (each a list of items, or None).
+        ValueError: not a list of pieces, or not one per piece of ``numbers``.
     """
     got = marshal.loads(raw)
     if not isinstance(got, list) or not all(p is None or isinstance(p, list) for p in got):
         raise ValueError("the read worker sent no list of pieces")
+    if not (len(got) == len(numbers) or (got and got[-1] is None and len(got) < len(numbers))):
+        raise ValueError(f"the read worker sent {len(got)} pieces for {len(numbers)}")
+    if None in got[:-1]:
+        raise ValueError("the read worker sent pieces after one it declined")
     return got

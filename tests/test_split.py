@@ -42,7 +42,7 @@ def _encode(result: list[tuple[int, int]]) -> bytes:
     return repr(result).encode()
 
 
-def _decode(raw: bytes) -> list[tuple[int, int]]:
+def _decode(raw: bytes, r: range) -> list[tuple[int, int]]:
     value = eval(raw.decode())  # noqa: S307 - our own child's repr of int pairs
     if not isinstance(value, list):
         raise TypeError("not a list")
@@ -292,12 +292,49 @@ def test_a_refused_worker_gives_the_same_report(
 ) -> None:
     alone = _artifacts(estate, tmp_path / "alone", monkeypatch, "0")
 
-    def refuse(raw: bytes) -> pipeline._Share:
+    def refuse(raw: bytes, vms: range, owner: str | None) -> pipeline._Share:
         raise ValueError("refused")
 
     monkeypatch.setattr(pipeline, "_decode_share", refuse)
     refused = _artifacts(estate, tmp_path / "refused", monkeypatch, "1")
     assert refused["report.json"] == alone["report.json"]
+
+
+@pytest.mark.parametrize("owner", [None, "team-web"])
+@pytest.mark.parametrize("flaw", ["entry", "fact"])
+def test_a_worker_share_that_leaves_out_a_vm_is_done_here(
+    estate: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flaw: str, owner: str | None
+) -> None:
+    """red team (helper-22): a share that leaves one VM out was taken as it came, and the
+    report held 29 of 30 VMs with nothing named. A share that does not account for every VM
+    of its range is redone here."""
+    kw = {"owner": owner} if owner else {}
+    alone = _artifacts(estate, tmp_path / "alone", monkeypatch, "0", **kw)
+    real = pipeline._encode_share
+
+    def lossy(share: pipeline._Share) -> bytes:
+        if flaw == "entry" and share.entries:
+            share.entries = share.entries[1:]
+        elif flaw == "fact":
+            share.facts = share.facts[1:]
+        return real(share)
+
+    monkeypatch.setattr(pipeline, "_encode_share", lossy)
+    refused = []
+    real_decode = pipeline._decode_share
+
+    def decode(raw: bytes, vms: range, owner: str | None) -> pipeline._Share:
+        try:
+            return real_decode(raw, vms, owner)
+        except ValueError:
+            refused.append(vms)
+            raise
+
+    monkeypatch.setattr(pipeline, "_decode_share", decode)
+    lossy_run = _artifacts(estate, tmp_path / "lossy", monkeypatch, "1", **kw)
+    assert refused  # the worker's shares were refused, and redone here
+    for name, data in alone.items():
+        assert lossy_run[name] == data, name
 
 
 @pytest.mark.parametrize("answer", [b"", b"sha256:not-a-digest", "dies"])
@@ -383,7 +420,7 @@ def test_entries_come_back_from_the_worker_with_their_python_values(estate: Path
         update={"evidence": {"pair": ("a", "b"), "nested": [("x", 1)], "n": 1.5}}
     )
     share.entries[0] = first.model_copy(update={"findings": [finding, *first.findings[1:]]})
-    back = pipeline._decode_share(pipeline._encode_share(share))
+    back = pipeline._decode_share(pipeline._encode_share(share), range(len(ev)), None)
     assert back.entries == share.entries
     assert back.entries[0].findings[0].evidence == {
         "pair": ("a", "b"),

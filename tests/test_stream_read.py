@@ -305,8 +305,8 @@ def scan_elsewhere(monkeypatch: pytest.MonkeyPatch, tiny_pieces: None) -> list[H
             time.sleep(0.02)
         return real_read(*args)
 
-    def back(raw: bytes) -> Any:
-        got = real_back(raw)
+    def back(raw: bytes, numbers: range) -> Any:
+        got = real_back(raw, numbers)
         seen[-1].served += sum(p is not None for p in got)
         seen[-1].declined |= None in got
         return got
@@ -627,3 +627,31 @@ def test_scanning_a_list_a_piece_at_a_time_agrees_with_several_constructs(
         at = data.draw(st.integers(0, len(lines) - 6))
         _put(lines, data.draw(st.sampled_from(_SNIPPETS)), at, data.draw(st.sampled_from(_HOWS)))
     _scans_agree(text[:start] + "\n".join(lines), data.draw(st.integers(1, 400)))
+
+
+@pytest.mark.parametrize(
+    ("sent", "numbers", "whole"),
+    [
+        ([[1], [2]], range(3, 5), True),
+        ([[1], None], range(3, 6), True),  # declined the second piece: nothing after it
+        ([None], range(3, 4), True),
+        ([[1], [2]], range(3, 4), False),  # a piece too many (sent twice, say)
+        ([[1]], range(3, 5), False),  # a piece short
+        ([None, [1]], range(3, 5), False),  # a piece after one it declined
+        ([[1], None], range(3, 5), True),
+        ([], range(3, 4), False),
+    ],
+)
+def test_the_read_worker_must_send_one_result_per_piece_it_claimed(
+    sent: list[Any], numbers: range, whole: bool
+) -> None:
+    """red team (helper-22): a worker that sent its pieces twice had its items kept twice.
+    What does not account for each claimed piece is refused (and those pieces read here)."""
+    import marshal
+
+    raw = marshal.dumps(sent)
+    if whole:
+        assert yamlfast._pieces_back(raw, numbers) == sent
+    else:
+        with pytest.raises(ValueError, match="pieces"):
+            yamlfast._pieces_back(raw, numbers)
