@@ -580,6 +580,35 @@ def test_a_pinned_revision_whose_sections_cannot_be_read_resolves_nothing(
     )
 
 
+@pytest.mark.parametrize(
+    ("section", "key", "junk"),
+    [
+        ("firmware", "preferredEfi", "junk"),
+        ("firmware", "preferredUseBios", "yes"),
+        ("devices", "preferredTPM", ["persistent"]),
+        ("machine", "preferredMachineType", 42),
+    ],
+)
+def test_a_pinned_preference_field_of_another_type_resolves_nothing(
+    tmp_path: Path, section: str, key: str, junk: object
+) -> None:
+    """bench.mutations seed 1499: a pinned preference revision whose
+    ``data.spec.firmware.preferredEfi`` was a string read as "no EFI preference", with
+    nothing named. A field the auditor reads of a type KubeVirt never writes makes the
+    revision named and unreadable, as a section that is no mapping does."""
+    fixture = "RR-FW-002/fail-preference-pinned-to-older-revision.yaml"
+    docs = _docs(fixture)
+    revision = _of(docs, "ControllerRevision")[0]
+    revision["data"]["spec"].setdefault(section, {})[key] = junk
+    report = _complete(tmp_path, fixture, docs)
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"
+    assert _finding(report, "RR-DEF-001")["status"] == "ERROR"
+    assert any(
+        p["kind"] == "ControllerRevision" and p["field"] == f"data.spec.{section}.{key}"
+        for p in report["collection_problems"]
+    )
+
+
 # -- red team round 3 (helper-19): damaged exports -------------------------------------------
 
 

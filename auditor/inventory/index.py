@@ -123,6 +123,19 @@ _REVISION_SPEC_MAPPINGS = (
     "launchSecurity",
     "requirements",
 )
+#: Fields of a preference spec the auditor reads (:func:`auditor.inventory.vmspec._read_firmware`),
+#: with the type KubeVirt's API gives them (instancetype.kubevirt.io/v1beta1
+#: FirmwarePreferences, DevicePreferences, MachinePreferences:
+#: https://kubevirt.io/api-reference/main/definitions.html): of another type, the revision
+#: says nothing of the VM's firmware (bench.mutations seed 1499: a string ``preferredEfi``
+#: read as "no EFI preference").
+_REVISION_PREFERENCE_FIELDS = (
+    ("firmware.preferredEfi", dict, "a mapping"),
+    ("firmware.preferredUseBios", bool, "true or false"),
+    ("firmware.preferredUseBiosSerial", bool, "true or false"),
+    ("devices.preferredTPM", dict, "a mapping"),
+    ("machine.preferredMachineType", str, "a string"),
+)
 
 
 def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
@@ -545,6 +558,12 @@ class ClusterIndex:
                 if isinstance(spec, dict)
                 and spec.get(part) is not None
                 and not isinstance(spec.get(part), dict)
+            ]
+            issues += [
+                FieldIssue(f"data.spec.{path}", f"is a {type(value).__name__}, not {what}", True)
+                for path, want, what in _REVISION_PREFERENCE_FIELDS
+                if (value := dig(spec, *path.split("."))) is not None
+                and not isinstance(value, want)
             ]
             if issues:
                 ix._object_issues("ControllerRevision", o, issues)
