@@ -488,6 +488,42 @@ def test_a_damaged_vmi_never_improves_a_verdict(
     assert finding["status"] != "PASS"
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "field"),
+    [
+        ("type", 42, "status.conditions[0].type"),
+        ("status", True, "status.conditions[0].status"),
+        (None, "AgentConnected", "status.conditions[0]"),
+    ],
+)
+def test_a_vmi_condition_that_cannot_be_read_is_named(
+    tmp_path: Path, key: str | None, value: Any, field: str
+) -> None:
+    """mutations seed 1499: a VMI condition whose type was 42 read as "no AgentConnected
+    condition" and RR-BKP-011 failed with nothing named. The condition may be the one the
+    check looks for: it is named, and the check that reads it gives ERROR."""
+    source = Path(__file__).parent / "fixtures" / "checks" / "RR-BKP-011"
+    docs = [d for d in yaml.safe_load_all((source / "pass-agent-connected.yaml").read_text()) if d]
+    vmi = next(d for d in docs if d["kind"] == "VirtualMachineInstance")
+    conditions = vmi["status"]["conditions"]
+    agent = next(i for i, c in enumerate(conditions) if c["type"] == "AgentConnected")
+    conditions.insert(0, conditions.pop(agent))
+    if key is None:
+        conditions[0] = value
+    else:
+        conditions[0][key] = value
+    report = _audit(tmp_path, {"c.yaml": yaml.safe_dump_all(docs)})
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "VirtualMachineInstance" and p["field"] == field
+    ]
+    assert named, report["collection_problems"]
+    finding = next(f for f in report["vms"][0]["findings"] if f["check_id"] == "RR-BKP-011")
+    assert finding["status"] == "ERROR"
+    assert field in finding["message"]
+
+
 @pytest.mark.parametrize("matcher", [{"name": None}, {"name": ""}, {"kind": "x"}, "u1.medium"])
 def test_an_instancetype_matcher_that_names_nothing_is_named(tmp_path: Path, matcher: Any) -> None:
     """mutations seed 1103: ``spec.instancetype.name: null`` read as "no instancetype" and

@@ -252,6 +252,24 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         # without it the running firmware uuid and NICs are unknown, never "none" (mutations
         # seed 971: RR-FW-001 passed a pinned uuid it could not compare).
         issues.append(FieldIssue("spec.domain", "is missing (every VMI has one)", True))
+    for i, cond in enumerate(read_list(obj, "status.conditions", issues, named=False) or []):
+        # The checks find a condition by its type (AgentConnected, LiveMigratable): one whose
+        # type or status is no string may be the one they look for (mutations seed 1499: a
+        # type of 42 read as "no AgentConnected condition"). Kubernetes conditions:
+        # https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/
+        if not isinstance(cond, dict):
+            issues.append(FieldIssue(f"status.conditions[{i}]", "is not an object", True))
+            continue
+        for key in ("type", "status"):
+            value = cond.get(key)
+            if value is not None and not isinstance(value, str):
+                issues.append(
+                    FieldIssue(
+                        f"status.conditions[{i}].{key}",
+                        f"is a {type(value).__name__}, not a string",
+                        True,
+                    )
+                )
     statuses = read_list(obj, "status.volumeStatus", issues) or []
     interfaces = read_list(obj, "spec.domain.devices.interfaces", issues) or []
     macs = []
