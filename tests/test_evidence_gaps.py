@@ -281,13 +281,35 @@ def test_a_template_label_that_is_no_string_leaves_the_vm_s_services_unknown(
             42,
             "status.boundVolumeSnapshotContentName",
         ),
+        # seed 1361
+        (
+            "RR-STG-001/fail-delete-policy-volume-snapshots-die-with-namespace.yaml",
+            "VolumeSnapshot",
+            ("spec", "source"),
+            "junk",
+            "spec.source",
+        ),
+        (
+            "RR-STG-001/pass-retained-volume-snapshots.yaml",
+            "VolumeSnapshot",
+            ("spec", "source", "persistentVolumeClaimName"),
+            42,
+            "spec.source.persistentVolumeClaimName",
+        ),
+        (
+            "RR-STG-001/fail-cpu-hotplug-vm-snapshot-not-restorable.yaml",
+            "VirtualMachineSnapshotContent",
+            ("spec", "source", "virtualMachine"),
+            "junk",
+            "spec.source.virtualMachine",
+        ),
     ],
 )
 def test_fields_that_changed_verdicts_unnamed_are_named(
     tmp_path: Path, fixture: str, kind: str, path: tuple[str, ...], value: object, field: str
 ) -> None:
-    """bench.mutations seeds 77, 131 and 211: each of these changed a verdict without naming
-    the field."""
+    """bench.mutations seeds 77, 131, 211 and 1361: each of these changed a verdict without
+    naming the field."""
     docs = _docs(fixture)
     target = _of(docs, kind)[0]
     node = target

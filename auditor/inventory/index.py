@@ -570,15 +570,20 @@ class ClusterIndex:
                 ix._mark_partial("ControllerRevision", o)
                 del ix.controller_revisions[key]
         for o in data.of("VolumeSnapshot"):
-            # the snapshot's own word on whether it was cut, and the content a restore reads:
-            # of another type, neither says anything (named, and the list is partial)
+            # the snapshot's own word on whether it was cut, the content a restore reads and
+            # the PVC it was cut from: of another type, none says anything (named, and the
+            # list is partial: mutations seed 1361, a spec.source of "junk" dropped the
+            # snapshot with nothing named)
             issues = [
-                FieldIssue(f"status.{key}", f"is a {type(value).__name__}, not a {want}", True)
-                for key, want, kind in (
-                    ("readyToUse", "boolean", bool),
-                    ("boundVolumeSnapshotContentName", "string", str),
+                FieldIssue(f"{path}", f"is a {type(value).__name__}, not a {want}", True)
+                for path, want, kind in (
+                    ("status.readyToUse", "boolean", bool),
+                    ("status.boundVolumeSnapshotContentName", "string", str),
+                    ("spec.source", "mapping", dict),
+                    ("spec.source.persistentVolumeClaimName", "string", str),
+                    ("spec.source.volumeSnapshotContentName", "string", str),
                 )
-                if (value := dig(o, "status", key)) is not None and not isinstance(value, kind)
+                if (value := dig(o, *path.split("."))) is not None and not isinstance(value, kind)
             ]
             if issues:
                 ix._object_issues("VolumeSnapshot", o, issues)
@@ -601,6 +606,13 @@ class ClusterIndex:
                 if (value := dig(o, "spec", "source", "virtualMachine", *path.split(".")))
                 is not None
                 and not isinstance(value, dict)
+            ]
+            # ... and the sections that hold it (mutations seed 1361: a virtualMachine of
+            # "junk" read as a snapshot without a VM definition, with nothing named)
+            issues[:0] = [
+                FieldIssue(path, "is not a mapping", True)
+                for path in ("spec.source", "spec.source.virtualMachine")
+                if (value := dig(o, *path.split("."))) is not None and not isinstance(value, dict)
             ]
             if issues:
                 ix._object_issues("VirtualMachineSnapshotContent", o, issues)
