@@ -631,6 +631,37 @@ def test_a_pinned_preference_field_of_another_type_resolves_nothing(
     )
 
 
+@pytest.mark.parametrize(
+    ("section", "key", "junk"),
+    [("firmware", "preferredEfi", "junk"), ("firmware", None, ["efi"]), ("devices", None, 7)],
+)
+def test_a_live_preference_that_cannot_be_read_resolves_nothing(
+    tmp_path: Path, section: str, key: str | None, junk: object
+) -> None:
+    """The same fault in the live preference a VM applies when it is pinned to no revision:
+    it is named and left out as unread, so RR-DEF-001 is ERROR, not a preference without
+    firmware settings."""
+    fixture = "RR-FW-002/pass-preference-pinned-revision.yaml"
+    docs = _docs(fixture)
+    vm = _of(docs, "VirtualMachine")[0]
+    vm["spec"]["preference"].pop("revisionName")
+    vm.get("status", {}).pop("preferenceRef", None)
+    live = _complete(tmp_path / "live", fixture, docs)
+    assert _finding(live, "RR-DEF-001")["status"] == "PASS"
+    preference = _of(docs, "VirtualMachineClusterPreference")[0]
+    if key is None:
+        preference["spec"][section] = junk
+    else:
+        preference["spec"][section][key] = junk
+    report = _complete(tmp_path / "junk", fixture, docs)
+    assert _finding(report, "RR-DEF-001")["status"] == "ERROR"
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"
+    field = f"spec.{section}" + (f".{key}" if key else "")
+    assert [
+        (p["kind"], p["name"]) for p in report["collection_problems"] if p["field"] == field
+    ] == [("VirtualMachineClusterPreference", "rhel.9")]
+
+
 # -- red team round 3 (helper-19): damaged exports -------------------------------------------
 
 

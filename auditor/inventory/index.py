@@ -138,6 +138,24 @@ _REVISION_PREFERENCE_FIELDS = (
 )
 
 
+def _spec_issues(spec: Any, prefix: str) -> list[FieldIssue]:
+    """What makes an instancetype or preference spec (``prefix``: where it sits) unreadable:
+    a section of :data:`_REVISION_SPEC_MAPPINGS` that is no mapping, or a field of
+    :data:`_REVISION_PREFERENCE_FIELDS` of another type."""
+    if not isinstance(spec, dict):
+        return []
+    issues = [
+        FieldIssue(f"{prefix}.{part}", "is not a mapping", True)
+        for part in _REVISION_SPEC_MAPPINGS
+        if spec.get(part) is not None and not isinstance(spec.get(part), dict)
+    ]
+    return issues + [
+        FieldIssue(f"{prefix}.{path}", f"is a {type(value).__name__}, not {what}", True)
+        for path, want, what in _REVISION_PREFERENCE_FIELDS
+        if (value := dig(spec, *path.split("."))) is not None and not isinstance(value, want)
+    ]
+
+
 def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
     """A Service's ``spec.selector`` must be a ``str -> str`` map; a Route's ``spec.to`` a
     mapping and ``spec.alternateBackends`` a list of mappings. Otherwise which VM the object
@@ -543,6 +561,19 @@ class ClusterIndex:
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
         ix.cluster_preferences = {_name(o): o for o in data.of("VirtualMachineClusterPreference")}
         ix.preferences = {(_ns(o), _name(o)): o for o in data.of("VirtualMachinePreference")}
+        for kind, found in (
+            ("VirtualMachineClusterPreference", ix.cluster_preferences),
+            ("VirtualMachinePreference", ix.preferences),
+        ):
+            # A live preference a VM applies (not pinned to a revision) is read as a pinned
+            # revision's spec is: one that cannot be read is named, and left out as unread
+            # (its VMs' RR-DEF-001 is then ERROR, never a preference without settings).
+            for ref, o in list(found.items()):
+                issues = _spec_issues(o.get("spec"), "spec")
+                if issues:
+                    ix._object_issues(kind, o, issues)
+                    ix._mark_partial(kind, o)
+                    del found[ref]  # type: ignore[arg-type]
         ix.cluster_instancetypes = {
             _name(o): o for o in data.of("VirtualMachineClusterInstancetype")
         }
@@ -551,20 +582,7 @@ class ClusterIndex:
         for key, o in list(ix.controller_revisions.items()):
             # A pinned revision whose sections cannot be read is no revision to resolve the
             # VM from: named, and left out as unreadable (not as absent)
-            spec = dig(o, "data", "spec")
-            issues = [
-                FieldIssue(f"data.spec.{part}", "is not a mapping", True)
-                for part in _REVISION_SPEC_MAPPINGS
-                if isinstance(spec, dict)
-                and spec.get(part) is not None
-                and not isinstance(spec.get(part), dict)
-            ]
-            issues += [
-                FieldIssue(f"data.spec.{path}", f"is a {type(value).__name__}, not {what}", True)
-                for path, want, what in _REVISION_PREFERENCE_FIELDS
-                if (value := dig(spec, *path.split("."))) is not None
-                and not isinstance(value, want)
-            ]
+            issues = _spec_issues(dig(o, "data", "spec"), "data.spec")
             if issues:
                 ix._object_issues("ControllerRevision", o, issues)
                 ix._mark_partial("ControllerRevision", o)
