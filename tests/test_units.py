@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor.kubevalues import parse_duration, parse_quantity, parse_time
 from auditor.redact import REDACTED, redact
@@ -187,3 +189,27 @@ def test_redacting_an_already_redacted_export_keeps_the_network_facts() -> None:
     again = twice["spec"]["template"]["spec"]["volumes"][0]["cloudInitNoCloud"]
     assert again["networkDataFacts"] == facts
     assert again["networkData"] == REDACTED
+
+
+_QUANTITY_PARTS = ["", "0", "1", "7", "10", "40", "00", "32212254720", "9" * 30, "9" * 31]
+_QUANTITY_TAILS = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "m", "Qi", "gi", "i"]
+_QUANTITY_EDGES = ["", " ", "+", "-", ".5", "e3", "E2", "\t", "\u00a0", "\u0663"]
+
+
+@given(
+    head=st.sampled_from(_QUANTITY_EDGES),
+    digits=st.sampled_from(_QUANTITY_PARTS) | st.text("0123456789", max_size=40),
+    tail=st.sampled_from(_QUANTITY_TAILS),
+    end=st.sampled_from(_QUANTITY_EDGES),
+)
+@settings(max_examples=600, deadline=None)
+def test_the_quick_quantity_reading_is_kubernetes_own(
+    head: str, digits: str, tail: str, end: str
+) -> None:
+    """Digits with a binary suffix are read without the kubernetes client's Decimal
+    arithmetic; every string gives what Kubernetes' own grammar gives."""
+    from auditor.kubevalues import _k8s_quantity
+
+    value = head + digits + tail + end
+    expected = _k8s_quantity(value) if len(value) <= 64 else None
+    assert parse_quantity(value) == expected, value
