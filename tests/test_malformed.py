@@ -566,3 +566,38 @@ def test_a_kubevirt_cr_that_cannot_tell_whether_restored_vms_start_is_no_pass(
     assert before["vms"][0]["readiness"] != "READY"
     finding = next(f for f in after["vms"][0]["findings"] if f["check_id"] == "RR-FW-002")
     assert finding["status"] == "ERROR"
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("spec.configuration.developerConfiguration.featureGates", [42]),
+        ("spec.configuration.developerConfiguration.featureGates", "VMPersistentState"),
+        ("spec.configuration.developerConfiguration", ["VMPersistentState"]),
+        ("spec.configuration", "junk"),
+        ("spec.configuration.vmStateStorageClass", 7),
+    ],
+)
+def test_a_kubevirt_configuration_that_cannot_be_read_is_named_and_no_pass(
+    tmp_path: Path, path: str, value: Any
+) -> None:
+    """mutations seed 2003: a KubeVirt CR whose first feature gate was 42, or whose
+    spec.configuration was "junk", read as "no gates" and changed verdicts with nothing
+    named. The field is named, the CR counts as unread, and RR-PLT-006 and the VM's RR-FW-002
+    are ERROR."""
+    source = Path(__file__).parent / "fixtures" / "checks" / "RR-PLT-006" / "pass.yaml"
+    docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
+    kv = next(d for d in docs if d["kind"] == "KubeVirt")
+    *parents, leaf = path.split(".")
+    target = kv
+    for key in parents:
+        target = target[key]
+    target[leaf] = value
+    report = _audit(tmp_path, {"c.yaml": yaml.safe_dump_all(docs)})
+    named = [p for p in report["collection_problems"] if p["kind"] == "KubeVirt"]
+    assert [p["field"] for p in named] == [path], report["collection_problems"]
+    platform = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-006")
+    assert platform["status"] == "ERROR"
+    finding = next(f for f in report["vms"][0]["findings"] if f["check_id"] == "RR-FW-002")
+    assert finding["status"] == "ERROR"
+    assert report["vms"][0]["readiness"] != "READY"

@@ -58,6 +58,14 @@ def kubevirt_settings(obj: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _read_whole(ctx: CheckContext) -> bool:
+    """Whether the KubeVirt CRs were listed in full and each read (the index names a CR whose
+    configuration it cannot read, and leaves it unread)."""
+    return ctx.index.data.state("KubeVirt") is KindState.COMPLETE and not ctx.index.partial_for(
+        "KubeVirt", ""
+    )
+
+
 def gate_blocks_start(ctx: CheckContext) -> str | None:
     """Why the KubeVirt read refuses to start any VM with persistent EFI/TPM state: the
     ``VMPersistentState`` gate off on KubeVirt before 1.5 (a VM started while it was on keeps
@@ -66,7 +74,7 @@ def gate_blocks_start(ctx: CheckContext) -> str | None:
     """
     data = ctx.index.data
     crs = data.of("KubeVirt")
-    if data.state("KubeVirt") is not KindState.COMPLETE or not crs:
+    if not _read_whole(ctx) or not crs:
         return None
     kv = kubevirt_settings(crs[0])
     version = kv["version_tuple"]
@@ -82,7 +90,7 @@ def gate_unknown(ctx: CheckContext) -> str | None:
     list the gate. A VM check must not pass on that (mutations seed 1361: a KubeVirt CR with a
     metadata.namespace of 42 went unread and a VM's NOT_READY became READY)."""
     data = ctx.index.data
-    if data.state("KubeVirt") is KindState.PARTIAL:
+    if ctx.index.partial_for("KubeVirt", ""):
         return "the KubeVirt CR could not be read (see the collection problems)"
     crs = data.of("KubeVirt")
     if data.state("KubeVirt") is not KindState.COMPLETE or not crs:
@@ -114,7 +122,7 @@ def persistent_state_config(ctx: CheckContext, vms: list[PlatformFacts]) -> Resu
         return not_applicable("No VM keeps persistent EFI/TPM state.")
     data = ctx.index.data
     crs = data.of("KubeVirt")
-    if data.state("KubeVirt") is not KindState.COMPLETE or not crs:
+    if not _read_whole(ctx) or not crs:
         return errored(
             f"{len(users)} VM(s) keep persistent EFI/TPM state, but the KubeVirt CR was not read: "
             "whether KubeVirt can start them after a restore is unknown.",
