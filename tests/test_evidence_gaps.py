@@ -303,13 +303,42 @@ def test_a_template_label_that_is_no_string_leaves_the_vm_s_services_unknown(
             "junk",
             "spec.source.virtualMachine",
         ),
+        # seeds 2111 and 2229
+        (
+            "RR-FW-002/fail-preference-pinned-to-older-revision.yaml",
+            "ControllerRevision",
+            ("data", "spec"),
+            "junk",
+            "data.spec",
+        ),
+        (
+            "RR-FW-002/fail-preference-pinned-to-older-revision.yaml",
+            "ControllerRevision",
+            ("data",),
+            ["junk"],
+            "data",
+        ),
+        (
+            "RR-STG-001/fail-only-namespace-bound-vm-snapshot.yaml",
+            "VirtualMachineSnapshot",
+            ("status", "readyToUse"),
+            "yes",
+            "status.readyToUse",
+        ),
+        (
+            "RR-STG-001/fail-only-namespace-bound-vm-snapshot.yaml",
+            "VirtualMachineSnapshot",
+            ("status", "virtualMachineSnapshotContentName"),
+            42,
+            "status.virtualMachineSnapshotContentName",
+        ),
     ],
 )
 def test_fields_that_changed_verdicts_unnamed_are_named(
     tmp_path: Path, fixture: str, kind: str, path: tuple[str, ...], value: object, field: str
 ) -> None:
-    """bench.mutations seeds 77, 131, 211 and 1361: each of these changed a verdict without
-    naming the field."""
+    """bench.mutations seeds 77, 131, 211, 1361, 2111 and 2229: each of these changed a verdict
+    without naming the field."""
     docs = _docs(fixture)
     target = _of(docs, kind)[0]
     node = target

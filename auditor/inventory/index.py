@@ -621,7 +621,15 @@ class ClusterIndex:
         for key, o in list(ix.controller_revisions.items()):
             # A pinned revision whose sections cannot be read is no revision to resolve the
             # VM from: named, and left out as unreadable (not as absent)
-            issues = _spec_issues(dig(o, "data", "spec"), "data.spec")
+            issues = (
+                [
+                    FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True)
+                    for path in ("data", "data.spec")  # mutations seed 2111: data.spec of "junk"
+                    if (value := dig(o, *path.split("."))) is not None
+                    and not isinstance(value, dict)
+                ][:1]
+                or _spec_issues(dig(o, "data", "spec"), "data.spec")
+            )
             if issues:
                 ix._object_issues("ControllerRevision", o, issues)
                 ix._mark_partial("ControllerRevision", o)
@@ -693,6 +701,23 @@ class ClusterIndex:
                         )
                     ],
                 )
+            # the fields that say whether it holds a usable copy, and of which VM: of another
+            # type, none says anything (named, and the list is partial, as for VolumeSnapshots;
+            # mutations seed 2229: a readyToUse of "yes" read as not ready, unnamed)
+            issues = [
+                FieldIssue(path, f"is a {type(value).__name__}, not a {want}", True)
+                for path, want, kind in (
+                    ("spec.source", "mapping", dict),
+                    ("spec.source.name", "string", str),
+                    ("status.readyToUse", "boolean", bool),
+                    ("status.phase", "string", str),
+                    ("status.virtualMachineSnapshotContentName", "string", str),
+                )
+                if (value := dig(o, *path.split("."))) is not None and not isinstance(value, kind)
+            ]
+            if issues:
+                ix._object_issues("VirtualMachineSnapshot", o, issues)
+                ix._mark_partial("VirtualMachineSnapshot", o)
         for o in data.of("KubeVirt"):
             issues = _kubevirt_issues(o)
             if issues:  # what RR-PLT-006 and RR-FW-002 read of it is unknown: named, unread
