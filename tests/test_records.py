@@ -211,3 +211,22 @@ def test_data_volume_templates_not_a_list_is_named_and_errors_backup_checks() ->
     report = audit(objects)
     assert statuses(report)["RR-BKP-001"] == "ERROR"
     assert any("spec.dataVolumeTemplates" in r for r in _problems(report))
+
+
+@pytest.mark.parametrize("how", ["deleted", "null"])
+def test_a_pv_without_its_reclaim_policy_is_named(how: str) -> None:
+    """mutations seeds 2111 and 2229: a PersistentVolume whose reclaim policy was deleted made
+    RR-STG-001 ERROR with nothing named (a null one was named). The API server always sets
+    it, so its absence is named either way, and no check passes on the PV."""
+    objects = good_objects()
+    pv = of_kind(objects, "PersistentVolume")[0]
+    if how == "deleted":
+        del pv["spec"]["persistentVolumeReclaimPolicy"]
+    else:
+        pv["spec"]["persistentVolumeReclaimPolicy"] = None
+    report = audit(objects)
+    assert any(
+        "spec.persistentVolumeReclaimPolicy is missing" in r and pv["metadata"]["name"] in r
+        for r in _problems(report)
+    ), _problems(report)
+    assert statuses(report)["RR-STG-001"] == "ERROR"

@@ -162,7 +162,12 @@ def parse_pv(obj: dict[str, Any]) -> PersistentVolumeRecord:
     """Build a PV record; a missing or unknown reclaim policy is an issue (the server defaults it)."""
     issues: list[FieldIssue] = []
     policy = read_enum(
-        obj, "spec.persistentVolumeReclaimPolicy", RECLAIM_POLICIES, issues, server_set=True
+        obj,
+        "spec.persistentVolumeReclaimPolicy",
+        RECLAIM_POLICIES,
+        issues,
+        required=True,
+        server_set=True,
     )
     return PersistentVolumeRecord(
         name=_names(obj)[1],
