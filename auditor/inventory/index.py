@@ -82,6 +82,24 @@ _SNAPSHOT_VM_MAPPINGS = (
     "spec.template.spec.domain",
     "spec.template.spec.domain.cpu",
 )
+#: A VolumeSnapshot's own word on whether it was cut, the content a restore reads and the PVC
+#: it was cut from (snapshot.storage.k8s.io/v1 VolumeSnapshot).
+_VOLUME_SNAPSHOT_FIELDS: _Typed = (
+    ("status.readyToUse", bool, "a boolean"),
+    ("status.boundVolumeSnapshotContentName", str, "a string"),
+    ("spec.source", dict, "a mapping"),
+    ("spec.source.persistentVolumeClaimName", str, "a string"),
+    ("spec.source.volumeSnapshotContentName", str, "a string"),
+)
+#: What says whether a VirtualMachineSnapshot holds a usable copy, and of which VM
+#: (snapshot.kubevirt.io/v1beta1 VirtualMachineSnapshot).
+_VM_SNAPSHOT_FIELDS: _Typed = (
+    ("spec.source", dict, "a mapping"),
+    ("spec.source.name", str, "a string"),
+    ("status.readyToUse", bool, "a boolean"),
+    ("status.phase", str, "a string"),
+    ("status.virtualMachineSnapshotContentName", str, "a string"),
+)
 #: snapshot.storage.k8s.io/v1 DeletionPolicy (external-snapshotter's volume_snapshot types)
 _DELETION_POLICIES = ("Delete", "Retain")
 _VELERO_TIMES = (
@@ -123,13 +141,27 @@ _REVISION_SPEC_MAPPINGS = (
     "launchSecurity",
     "requirements",
 )
+#: ``(dotted path, the type the API gives it, that type in words)`` of fields read as typed.
+_Typed = tuple[tuple[str, type, str], ...]
+
+
+def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
+    """A named issue for each field of ``fields`` set in ``obj`` to a value of another type
+    (``prefix``: where ``obj`` sits in its object); an absent or null field is no issue."""
+    return [
+        FieldIssue(f"{prefix}{path}", f"is a {type(value).__name__}, not {what}", True)
+        for path, want, what in fields
+        if (value := dig(obj, *path.split("."))) is not None and not isinstance(value, want)
+    ]
+
+
 #: Fields of a preference spec the auditor reads (:func:`auditor.inventory.vmspec._read_firmware`),
 #: with the type KubeVirt's API gives them (instancetype.kubevirt.io/v1beta1
 #: FirmwarePreferences, DevicePreferences, MachinePreferences:
 #: https://kubevirt.io/api-reference/main/definitions.html): of another type, the revision
 #: says nothing of the VM's firmware (bench.mutations seed 1499: a string ``preferredEfi``
 #: read as "no EFI preference").
-_REVISION_PREFERENCE_FIELDS = (
+_REVISION_PREFERENCE_FIELDS: _Typed = (
     ("firmware.preferredEfi", dict, "a mapping"),
     ("firmware.preferredUseBios", bool, "true or false"),
     ("firmware.preferredUseBiosSerial", bool, "true or false"),
@@ -145,35 +177,20 @@ def _kubevirt_issues(obj: dict[str, Any]) -> list[FieldIssue]:
     https://kubevirt.io/api-reference/main/definitions.html#_v1_kubevirtconfiguration).
     mutations seed 2003: a gate of 42, or a configuration of "junk", read as "no gates" and
     changed verdicts with nothing named."""
-    issues: list[FieldIssue] = []
-    conf = dig(obj, "spec", "configuration")
-    dev = dig(conf, "developerConfiguration")
-    for path, value in (
-        ("spec.configuration", conf),
-        ("spec.configuration.developerConfiguration", dev),
-    ):
-        if value is not None and not isinstance(value, dict):
-            issues.append(FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True))
-    gates = dig(dev, "featureGates")
+    issues = _wrong_types(
+        obj,
+        (
+            ("spec.configuration", dict, "a mapping"),
+            ("spec.configuration.developerConfiguration", dict, "a mapping"),
+            ("spec.configuration.vmStateStorageClass", str, "a string"),
+        ),
+    )
+    path = "spec.configuration.developerConfiguration.featureGates"
+    gates = dig(obj, *path.split("."))
     if gates is not None and not (
         isinstance(gates, list) and all(isinstance(g, str) for g in gates)
     ):
-        issues.append(
-            FieldIssue(
-                "spec.configuration.developerConfiguration.featureGates",
-                "is not a list of strings",
-                True,
-            )
-        )
-    storage = dig(conf, "vmStateStorageClass")
-    if storage is not None and not isinstance(storage, str):
-        issues.append(
-            FieldIssue(
-                "spec.configuration.vmStateStorageClass",
-                f"is a {type(storage).__name__}, not a string",
-                True,
-            )
-        )
+        issues.append(FieldIssue(path, "is not a list of strings", True))
     return issues
 
 
@@ -188,11 +205,7 @@ def _spec_issues(spec: Any, prefix: str) -> list[FieldIssue]:
         for part in _REVISION_SPEC_MAPPINGS
         if spec.get(part) is not None and not isinstance(spec.get(part), dict)
     ]
-    return issues + [
-        FieldIssue(f"{prefix}.{path}", f"is a {type(value).__name__}, not {what}", True)
-        for path, want, what in _REVISION_PREFERENCE_FIELDS
-        if (value := dig(spec, *path.split("."))) is not None and not isinstance(value, want)
-    ]
+    return issues + _wrong_types(spec, _REVISION_PREFERENCE_FIELDS, f"{prefix}.")
 
 
 def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
@@ -610,8 +623,7 @@ class ClusterIndex:
             for ref, o in list(found.items()):
                 issues = _spec_issues(o.get("spec"), "spec")
                 if issues:
-                    ix._object_issues(kind, o, issues)
-                    ix._mark_partial(kind, o)
+                    ix._unread(kind, o, issues)
                     del found[ref]  # type: ignore[arg-type]
         ix.cluster_instancetypes = {
             _name(o): o for o in data.of("VirtualMachineClusterInstancetype")
@@ -621,38 +633,22 @@ class ClusterIndex:
         for key, o in list(ix.controller_revisions.items()):
             # A pinned revision whose sections cannot be read is no revision to resolve the
             # VM from: named, and left out as unreadable (not as absent)
-            issues = (
-                [
-                    FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True)
-                    for path in ("data", "data.spec")  # mutations seed 2111: data.spec of "junk"
-                    if (value := dig(o, *path.split("."))) is not None
-                    and not isinstance(value, dict)
-                ][:1]
-                or _spec_issues(dig(o, "data", "spec"), "data.spec")
+            # (mutations seed 2111: a data.spec of "junk")
+            issues = _wrong_types(
+                o, (("data", dict, "a mapping"), ("data.spec", dict, "a mapping"))
             )
+            issues += _spec_issues(dig(o, "data", "spec"), "data.spec")
             if issues:
-                ix._object_issues("ControllerRevision", o, issues)
-                ix._mark_partial("ControllerRevision", o)
+                ix._unread("ControllerRevision", o, issues)
                 del ix.controller_revisions[key]
         for o in data.of("VolumeSnapshot"):
             # the snapshot's own word on whether it was cut, the content a restore reads and
             # the PVC it was cut from: of another type, none says anything (named, and the
             # list is partial: mutations seed 1361, a spec.source of "junk" dropped the
             # snapshot with nothing named)
-            issues = [
-                FieldIssue(f"{path}", f"is a {type(value).__name__}, not a {want}", True)
-                for path, want, kind in (
-                    ("status.readyToUse", "boolean", bool),
-                    ("status.boundVolumeSnapshotContentName", "string", str),
-                    ("spec.source", "mapping", dict),
-                    ("spec.source.persistentVolumeClaimName", "string", str),
-                    ("spec.source.volumeSnapshotContentName", "string", str),
-                )
-                if (value := dig(o, *path.split("."))) is not None and not isinstance(value, kind)
-            ]
+            issues = _wrong_types(o, _VOLUME_SNAPSHOT_FIELDS)
             if issues:
-                ix._object_issues("VolumeSnapshot", o, issues)
-                ix._mark_partial("VolumeSnapshot", o)
+                ix._unread("VolumeSnapshot", o, issues)
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
             if isinstance(pvc, str):
                 ix.volume_snapshots.setdefault((_ns(o), pvc), []).append(o)
@@ -704,25 +700,13 @@ class ClusterIndex:
             # the fields that say whether it holds a usable copy, and of which VM: of another
             # type, none says anything (named, and the list is partial, as for VolumeSnapshots;
             # mutations seed 2229: a readyToUse of "yes" read as not ready, unnamed)
-            issues = [
-                FieldIssue(path, f"is a {type(value).__name__}, not a {want}", True)
-                for path, want, kind in (
-                    ("spec.source", "mapping", dict),
-                    ("spec.source.name", "string", str),
-                    ("status.readyToUse", "boolean", bool),
-                    ("status.phase", "string", str),
-                    ("status.virtualMachineSnapshotContentName", "string", str),
-                )
-                if (value := dig(o, *path.split("."))) is not None and not isinstance(value, kind)
-            ]
+            issues = _wrong_types(o, _VM_SNAPSHOT_FIELDS)
             if issues:
-                ix._object_issues("VirtualMachineSnapshot", o, issues)
-                ix._mark_partial("VirtualMachineSnapshot", o)
+                ix._unread("VirtualMachineSnapshot", o, issues)
         for o in data.of("KubeVirt"):
             issues = _kubevirt_issues(o)
             if issues:  # what RR-PLT-006 and RR-FW-002 read of it is unknown: named, unread
-                ix._object_issues("KubeVirt", o, issues)
-                ix._mark_partial("KubeVirt", o)
+                ix._unread("KubeVirt", o, issues)
         ix._index_velero(data)
         return ix
 
@@ -809,21 +793,13 @@ class ClusterIndex:
                     for path in _ITEM_REFS[kind]:
                         read_str(o, path, issues)
                 if issues:
-                    self._object_issues(kind, o, issues)
-                    self._mark_partial(kind, o)
+                    self._unread(kind, o, issues)
         for o in data.of("Schedule"):
             issues = _flag_issues(dig(o, "spec", "template"), "spec.template")
             issues += _ttl_issues(dig(o, "spec", "template", "ttl"), "spec.template.ttl")
-            paused = dig(o, "spec", "paused")
-            if paused is not None and not isinstance(paused, bool):
-                issues.append(
-                    FieldIssue(
-                        "spec.paused", f"is a {type(paused).__name__}, not true or false", True
-                    )
-                )
+            issues += _wrong_types(o, (("spec.paused", bool, "true or false"),))
             if issues:
-                self._object_issues("Schedule", o, issues)
-                self._mark_partial("Schedule", o)
+                self._unread("Schedule", o, issues)
         for o in data.of("ConfigMap"):
             # Only Velero's change-storage-class maps are read: StorageClass name -> name.
             payload = o.get("data")
@@ -831,12 +807,11 @@ class ClusterIndex:
                 isinstance(payload, dict)
                 and all(isinstance(k, str) and isinstance(v, str) for k, v in payload.items())
             ):
-                self._object_issues(
+                self._unread(
                     "ConfigMap",
                     o,
                     [FieldIssue("data", "is not a mapping of strings to strings", True)],
                 )
-                self._mark_partial("ConfigMap", o)
         for o in data.of("VolumeSnapshotClass"):
             issues = []
             read_str(o, "driver", issues, required=True)
@@ -849,6 +824,11 @@ class ClusterIndex:
         self.problems += [
             to_problem(i, kind=kind, namespace=ns, name=name, file=origin) for i in issues
         ]
+
+    def _unread(self, kind: str, obj: dict[str, Any], issues: list[FieldIssue]) -> None:
+        """Name ``obj``'s ``issues`` and count it as unread (:meth:`_mark_partial`)."""
+        self._object_issues(kind, obj, issues)
+        self._mark_partial(kind, obj)
 
     def _mark_partial(self, kind: str, obj: dict[str, Any]) -> None:
         """Record that ``obj`` of ``kind`` was not read; keep which namespaces it could cover."""
@@ -963,14 +943,13 @@ class ClusterIndex:
             velero = dig(dpa, "spec", "configuration", "velero")
             plugins = dig(velero, "defaultPlugins")
             flags = dig(velero, "featureFlags")
-            sections = [
-                FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True)
-                for path, value in (
-                    ("spec.configuration", dig(dpa, "spec", "configuration")),
-                    ("spec.configuration.velero", velero),
-                )
-                if value is not None and not isinstance(value, dict)
-            ]
+            sections = _wrong_types(
+                dpa,
+                (
+                    ("spec.configuration", dict, "a mapping"),
+                    ("spec.configuration.velero", dict, "a mapping"),
+                ),
+            )
             issues = sections + [
                 FieldIssue(
                     f"spec.configuration.velero.{key}",
@@ -984,8 +963,7 @@ class ClusterIndex:
             if issues:
                 # Which plugins run is unknown: the kubevirt plugin's refusals then apply and
                 # its pull-in does not (Pairing), as for a DPA that could not be read at all.
-                self._object_issues("DataProtectionApplication", dpa, issues)
-                self._mark_partial("DataProtectionApplication", dpa)
+                self._unread("DataProtectionApplication", dpa, issues)
             ns = _ns(dpa)
             if isinstance(plugins, list):
                 enabled = _listed("kubevirt", plugins)
