@@ -42,8 +42,11 @@ class KindSpec:
     def selects(self, obj: dict[str, Any]) -> bool:
         """True when ``obj`` matches :attr:`label_selector` (always, without one).
 
-        Also True when ``metadata`` is not a mapping: the labels cannot be read, so the
-        object may be one of the selected ones, and reading it names the defect.
+        Also True when ``metadata`` is not a mapping, or its ``labels`` are no mapping of
+        strings to strings (what the API server writes): the labels cannot be read, so the
+        object may be one of the selected ones, and reading it names the defect. (Mutations
+        seed 3001: a change-storage-class ConfigMap whose labels were a string was dropped
+        unnamed, and the class mapping with it.)
         """
         if self.label_selector is None:
             return True
@@ -52,8 +55,12 @@ class KindSpec:
         if meta is not None and not isinstance(meta, dict):
             return True
         labels = (meta or {}).get("labels")
-        if not isinstance(labels, dict):
+        if labels is None:
             return False
+        if not isinstance(labels, dict) or not all(
+            type(k) is str and type(v) is str for k, v in labels.items()
+        ):
+            return True
         return labels.get(key) == value if eq else key in labels
 
     @property

@@ -601,3 +601,30 @@ def test_a_kubevirt_configuration_that_cannot_be_read_is_named_and_no_pass(
     finding = next(f for f in report["vms"][0]["findings"] if f["check_id"] == "RR-FW-002")
     assert finding["status"] == "ERROR"
     assert report["vms"][0]["readiness"] != "READY"
+
+
+@pytest.mark.parametrize(
+    "labels", ["junk", ["velero.io/change-storage-class"], {"velero.io/change-storage-class": 1}]
+)
+def test_a_storage_class_map_whose_labels_are_unreadable_is_named(
+    tmp_path: Path, labels: Any
+) -> None:
+    """mutations seed 3001: a change-storage-class ConfigMap whose ``metadata.labels`` was a
+    string no longer matched the label selector, so it was dropped as "not Velero's" with
+    nothing named, and RR-STG-003 judged the VM as if no class mapping existed. Labels that
+    are no mapping of strings cannot tell whether the ConfigMap is Velero's: it is read,
+    named, and its kind's list is no longer complete."""
+    fixture = Path(__file__).parent / "fixtures" / "checks" / "RR-STG-003"
+    docs = [
+        d for d in yaml.safe_load_all((fixture / "pass-mapped-by-configmap.yaml").read_text()) if d
+    ]
+    config = next(d for d in docs if d["kind"] == "ConfigMap")
+    config["metadata"]["labels"] = labels
+    report = _audit(tmp_path / "bad", {"c.yaml": yaml.safe_dump_all(docs)})
+    named = [p for p in report["collection_problems"] if p["field"] == "metadata.labels"]
+    assert [(p["kind"], p["namespace"], p["name"]) for p in named] == [
+        ("ConfigMap", "velero", "change-storage-class-config")
+    ]
+    assert report["cluster"]["kind_states"]["ConfigMap"] != "complete"
+    vm = report["vms"][0]
+    assert next(f for f in vm["findings"] if f["check_id"] == "RR-STG-003")["status"] != "PASS"
