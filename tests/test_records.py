@@ -230,3 +230,22 @@ def test_a_pv_without_its_reclaim_policy_is_named(how: str) -> None:
         for r in _problems(report)
     ), _problems(report)
     assert statuses(report)["RR-STG-001"] == "ERROR"
+
+
+@pytest.mark.parametrize("how", ["deleted", "null"])
+def test_a_pvc_status_without_its_phase_is_named(how: str) -> None:
+    """mutations seed 3203: a PersistentVolumeClaim whose ``status.phase`` was deleted changed
+    RR-STG-003's verdict with nothing named (a null one was not named either). The API server
+    defaults the phase to Pending whenever it writes a claim, so a status without it is
+    named; a claim with no status at all (a manifest, not a live object) is not."""
+    objects = good_objects()
+    pvc = of_kind(objects, "PersistentVolumeClaim")[0]
+    assert pvc["status"]["phase"] == "Bound"
+    if how == "deleted":
+        del pvc["status"]["phase"]
+    else:
+        pvc["status"]["phase"] = None
+    named = [r for r in _problems(audit(objects)) if "status.phase is missing" in r]
+    assert len(named) == 1 and pvc["metadata"]["name"] in named[0], named
+    del pvc["status"]
+    assert not [r for r in _problems(audit(objects)) if "status.phase" in r]

@@ -182,10 +182,21 @@ def parse_pv(obj: dict[str, Any]) -> PersistentVolumeRecord:
 
 
 def parse_pvc(obj: dict[str, Any]) -> PersistentVolumeClaimRecord:
-    """Build a PVC record; a Bound claim must name its volume, creation is server-set."""
+    """Build a PVC record; a Bound claim must name its volume, creation is server-set, and a
+    ``status`` without its ``phase`` is an issue (the API server defaults the phase to
+    Pending whenever it writes a claim; a manifest without any status is not an export of a
+    live claim, and is left as it is). Mutations seed 3203: a claim whose phase was deleted
+    changed a verdict with nothing named."""
     issues: list[FieldIssue] = []
     namespace, name = _names(obj)
-    phase = read_enum(obj, "status.phase", PVC_PHASES, issues)
+    phase = read_enum(
+        obj,
+        "status.phase",
+        PVC_PHASES,
+        issues,
+        required=isinstance(obj.get("status"), dict),
+        server_set=True,
+    )
     volume_name = read_str(obj, "spec.volumeName", issues, required=phase == "Bound")
     modes = read_list(obj, "spec.accessModes", issues, named=False) or []
     bad = [m for m in modes if m not in ACCESS_MODES]
