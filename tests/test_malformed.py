@@ -628,3 +628,31 @@ def test_a_storage_class_map_whose_labels_are_unreadable_is_named(
     assert report["cluster"]["kind_states"]["ConfigMap"] != "complete"
     vm = report["vms"][0]
     assert next(f for f in vm["findings"] if f["check_id"] == "RR-STG-003")["status"] != "PASS"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("revisionName", 42), ("kind", 7), ("inferFromVolume", ["root"])]
+)
+def test_a_preference_matcher_string_of_another_type_is_named(
+    tmp_path: Path, field: str, value: Any
+) -> None:
+    """mutations seed 3617: ``spec.preference.revisionName: 42`` was read as "not pinned to a
+    revision" and changed the verdict with nothing named (a ``kind`` that is no string was
+    read as the default kind). Each of the matcher's string fields of another type is now a
+    named malformed field, and no check that reads the pinned preference passes on it."""
+    source = (
+        Path(__file__).parent
+        / "fixtures"
+        / "checks"
+        / "RR-FW-002"
+        / "fail-preference-pinned-to-older-revision.yaml"
+    )
+    docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["spec"]["preference"][field] = value
+    report = _audit(tmp_path, {"c.yaml": yaml.safe_dump_all(docs)})
+    named = [p for p in report["collection_problems"] if p["field"] == f"spec.preference.{field}"]
+    assert [(p["kind"], p["name"]) for p in named] == [("VirtualMachine", vm["metadata"]["name"])]
+    statuses = {f["check_id"]: f["status"] for f in report["vms"][0]["findings"]}
+    assert statuses["RR-FW-002"] in ("FAIL", "ERROR")  # the FAIL of the fixture, or unknown
+    assert statuses["RR-DEF-001"] != "PASS"

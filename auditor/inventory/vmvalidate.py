@@ -92,6 +92,22 @@ def _check_matchers(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
                     f"set: which {key} the VM runs with is unknown",
                 )
             )
+        # the matcher's other strings: a kind that is no string was read as the default kind,
+        # a revisionName that is no string as no pinned revision (mutations seed 3617)
+        for field in _MATCHER_STRINGS:
+            value = matcher.get(field)
+            if value is not None and not isinstance(value, str):
+                problems.append(
+                    (
+                        f"spec.{key}.{field}",
+                        f"is a {type(value).__name__}, not a string{_REJECTED}",
+                    )
+                )
+
+
+#: The string fields of an instancetype or preference matcher besides ``name``
+#: (kubevirt.io/api/core/v1 InstancetypeMatcher and PreferenceMatcher).
+_MATCHER_STRINGS = ("kind", "revisionName", "inferFromVolume", "inferFromVolumeFailurePolicy")
 
 
 def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None:
