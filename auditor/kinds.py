@@ -20,6 +20,7 @@ __all__ = [
     "spec_for_file_stem",
     "unsupported_version",
     "project",
+    "project_fields",
 ]
 
 
@@ -77,8 +78,15 @@ def project(obj: dict[str, Any], spec: KindSpec) -> dict[str, Any]:
     """
     if spec.keep is None:
         return obj
+    return project_fields(obj, spec.keep)
+
+
+def project_fields(
+    obj: dict[str, Any], keep: tuple[tuple[str, tuple[str, ...]], ...]
+) -> dict[str, Any]:
+    """:func:`project` by ``keep`` (a :attr:`KindSpec.keep`)."""
     out = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind")}
-    for section, fields in spec.keep:
+    for section, fields in keep:
         part = obj.get(section)
         if isinstance(part, dict):
             out[section] = {f: part[f] for f in fields if f in part}

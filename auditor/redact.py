@@ -15,9 +15,17 @@ import copy
 import re
 from typing import Any
 
+from auditor.kinds import project_fields
 from auditor.netdata import FACTS_KEY, network_data_facts
 
-__all__ = ["REDACTED", "redact", "redact_in_place", "redact_record", "SECRET_FIELD_NAMES"]
+__all__ = [
+    "REDACTED",
+    "redact",
+    "redact_in_place",
+    "redact_projected",
+    "redact_record",
+    "SECRET_FIELD_NAMES",
+]
 
 REDACTED = "<redacted>"
 
@@ -95,6 +103,60 @@ def redact_record(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def redact_projected(
+    obj: dict[str, Any], keep: tuple[tuple[str, tuple[str, ...]], ...]
+) -> dict[str, Any]:
+    """``redact_record(project(obj, spec))`` in one pass (``keep``: ``spec.keep``, see
+    :func:`auditor.kinds.project`): the slim record of ``obj``, redacted. Its sections are
+    new mappings; what they hold is ``obj``'s own, nested mappings redacted in place (for an
+    object parsed for the reader alone, as :func:`redact_in_place`).
+
+    For :func:`auditor.sources.intake.plain_entry` only, after its shape check: ``obj``'s
+    ``metadata.labels`` and ``metadata.annotations`` are absent or mappings of strings to
+    strings, so a map whose keys were all judged no credential before is not looked at again
+    (one set test in C instead of a call per key: a VolumeSnapshotContent per Backup and
+    PVC, hundreds of thousands). Where that shortcut cannot be exact (a Secret or ConfigMap,
+    or a kept field or section with a secret name), this is ``redact_record(project(...))``.
+    """
+    kind = obj.get("kind")
+    if str(kind) in _DATA_PAYLOAD_KINDS or not _plain_keep(keep):
+        return redact_record(project_fields(obj, keep))
+    out: dict[str, Any] = {"apiVersion": obj.get("apiVersion"), "kind": kind}
+    for section, fields in keep:
+        part = obj.get(section)
+        if not isinstance(part, dict):
+            continue
+        kept: dict[str, Any] = {}
+        for key in fields:
+            if key in part:
+                value = kept[key] = part[key]
+                if isinstance(value, _NESTED):
+                    meta_map = key in _META_MAPS
+                    if not (
+                        meta_map
+                        and section == "metadata"
+                        and isinstance(value, dict)
+                        and _SAFE_META_KEYS.issuperset(value)
+                    ):
+                        _walk(value, False, meta_map)
+        out[section] = kept
+    return out
+
+
+def _plain_keep(keep: tuple[tuple[str, tuple[str, ...]], ...]) -> bool:
+    """Whether no section or field ``keep`` names is a secret field name (cached per ``keep``)."""
+    known = _PLAIN_KEEP.get(keep)
+    if known is None:
+        known = _PLAIN_KEEP[keep] = not any(
+            section in _SPECIAL_KEYS or not _SPECIAL_KEYS.isdisjoint(fields)
+            for section, fields in keep
+        )
+    return known
+
+
+_PLAIN_KEEP: dict[tuple[tuple[str, tuple[str, ...]], ...], bool] = {}
+
+
 # Velero's change-storage-class plugin ConfigMap: ``data`` maps StorageClass names to
 # StorageClass names (https://velero.io/docs/main/restore-reference/). Only entries whose key
 # and value are both valid object names are kept; anything else is redacted like any payload.
@@ -168,6 +230,8 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
 #: repeat on every object); bounded, so input with millions of distinct keys cannot grow it.
 _META_KEY_VERDICTS: dict[str, bool] = {}
 _META_KEY_VERDICTS_MAX = 1 << 16
+#: The keys of :data:`_META_KEY_VERDICTS` judged no credential (same bound).
+_SAFE_META_KEYS: set[str] = set()
 
 
 def _secret_meta_key(key: str) -> bool:
@@ -177,6 +241,8 @@ def _secret_meta_key(key: str) -> bool:
         verdict = bool(_SECRET_KEY.search(key) or _OBJECT_COPY_KEY.search(key))
         if len(_META_KEY_VERDICTS) < _META_KEY_VERDICTS_MAX:
             _META_KEY_VERDICTS[key] = verdict
+            if not verdict:
+                _SAFE_META_KEYS.add(key)
     return verdict
 
 

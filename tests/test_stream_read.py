@@ -655,3 +655,75 @@ def test_the_read_worker_must_send_one_result_per_piece_it_claimed(
     else:
         with pytest.raises(ValueError, match="pieces"):
             yamlfast._pieces_back(raw, numbers)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    kind=st.sampled_from(["VolumeSnapshotContent", "ConfigMap", "Secret"]),
+    labels=st.none()
+    | st.dictionaries(
+        st.sampled_from(["a", "velero.io/backup-name", "db-password", "api-key", "token", "x"]),
+        st.text(max_size=4),
+        max_size=3,
+    ),
+    sections=st.dictionaries(
+        st.sampled_from(["spec", "status", "data"]),
+        st.dictionaries(_KEYS | st.sampled_from(["driver", "source", "readyToUse"]), _VALUES)
+        | _VALUES,
+        max_size=3,
+    ),
+    keep_secret=st.booleans(),
+)
+def test_the_one_pass_slim_record_is_project_then_redact(
+    kind: str, labels: dict[str, str] | None, sections: dict[str, Any], keep_secret: bool
+) -> None:
+    """redact_projected (projection and redaction in one pass, with the meta-map shortcut)
+    gives exactly redact_record(project(...)) for every object plain_entry's shape check
+    lets through; ``keep_secret``: a keep naming a secret field, where the shortcut must not
+    apply."""
+    import copy
+
+    from auditor.kinds import project_fields
+    from auditor.redact import redact_projected, redact_record
+    from auditor.sources.intake import shape_fault
+
+    meta: dict[str, Any] = {
+        "name": "n",
+        "annotations": {"note": "x", "last-applied-configuration": "{}"},
+    }
+    if labels is not None:
+        meta["labels"] = labels
+    obj = {"apiVersion": "v1", "kind": kind, "metadata": meta, **sections}
+    if shape_fault(obj, meta) is not None:
+        return
+    keep: tuple[tuple[str, tuple[str, ...]], ...] = (
+        ("metadata", ("name", "labels", "annotations")),
+        ("spec", ("driver", "source", "error", "password" if keep_secret else "x")),
+        ("status", ("readyToUse", "error", "message")),
+    )
+    want = redact_record(project_fields(copy.deepcopy(obj), keep))
+    for _ in range(2):  # the second time, the label keys are known
+        assert redact_projected(copy.deepcopy(obj), keep) == want
+
+
+_SHAPES = st.none() | st.text(max_size=2) | st.integers() | st.lists(st.none(), max_size=1)
+_MAPS = st.dictionaries(st.text(max_size=2) | st.integers(), _SHAPES, max_size=2)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(
+    kind=st.sampled_from(["VolumeSnapshotContent", "ConfigMap", "PersistentVolume"]),
+    fields=st.dictionaries(
+        st.sampled_from(["spec", "status", "data"]), _SHAPES | _MAPS, max_size=3
+    ),
+    meta=st.dictionaries(st.sampled_from(["labels", "annotations"]), _SHAPES | _MAPS),
+)
+def test_the_shape_check_shortcut_agrees_with_the_field_by_field_check(
+    kind: str, fields: dict[str, Any], meta: dict[str, Any]
+) -> None:
+    """shape_fault's common-case shortcut answers None exactly when the field-by-field check
+    finds nothing, and otherwise gives its answer."""
+    from auditor.sources.intake import _named_shape_fault, shape_fault
+
+    obj = {"kind": kind, "metadata": meta, **fields}
+    assert shape_fault(obj, meta) == _named_shape_fault(obj, meta)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.kinds import project, spec_for_object
-from auditor.redact import redact, redact_in_place, redact_record
+from auditor.redact import redact, redact_in_place, redact_projected
 
 __all__ = ["Entry", "plain_entry", "shape_fault", "take_slim", "take_whole"]
 
@@ -43,6 +43,24 @@ def shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str] | 
     change-storage-class map there; a value that is no string was redacted unnamed and the
     mapping silently lost (mutations seed 857).
     """
+    spec, status = obj.get("spec"), obj.get("status")
+    labels, annotations = meta.get("labels"), meta.get("annotations")
+    if (
+        (spec is None or isinstance(spec, dict))
+        and (status is None or isinstance(status, dict))
+        and (labels is None or (isinstance(labels, dict) and (not labels or _string_map(labels))))
+        and (
+            annotations is None
+            or (isinstance(annotations, dict) and (not annotations or _string_map(annotations)))
+        )
+        and obj.get("kind") != "ConfigMap"
+    ):
+        return None  # the common case, decided without naming each field
+    return _named_shape_fault(obj, meta)
+
+
+def _named_shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str] | None:
+    """:func:`shape_fault` field by field (what it gives when its shortcut does not apply)."""
     fields: tuple[tuple[str, Any], ...] = (
         ("spec", obj.get("spec")),
         ("status", obj.get("status")),
@@ -97,8 +115,8 @@ def plain_entry(obj: Any, *, slim: bool, owned: bool) -> Entry | None:
     if shape_fault(obj, meta) is not None:
         return None
     if slim and spec.keep is not None:
-        record = project(obj, spec)  # new mappings over the same leaves
-        clean = redact_record(record) if owned else redact(record)
+        # new mappings over the same leaves; the shape check above makes the one-pass form exact
+        clean = redact_projected(obj, spec.keep) if owned else redact(project(obj, spec))
     elif owned:
         meta.pop("managedFields", None)  # write history: large, never audited
         clean = redact_in_place(obj)
