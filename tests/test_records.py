@@ -249,3 +249,35 @@ def test_a_pvc_status_without_its_phase_is_named(how: str) -> None:
     assert len(named) == 1 and pvc["metadata"]["name"] in named[0], named
     del pvc["status"]
     assert not [r for r in _problems(audit(objects)) if "status.phase" in r]
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "value", "check"),
+    [
+        # since when the VM is being deleted decides which Backups skipped it
+        ("VirtualMachine", ("metadata", "deletionTimestamp"), "yesterday", "RR-BKP-001"),
+        ("PersistentVolumeClaim", ("metadata", "deletionTimestamp"), 17, "RR-BKP-004"),
+        # whether the node-agent that restores data-mover copies runs
+        (
+            "DataProtectionApplication",
+            ("spec", "configuration", "nodeAgent", "enable"),
+            "false",
+            "RR-BKP-008",
+        ),
+    ],
+)
+def test_a_deletion_time_or_node_agent_switch_that_cannot_be_read_is_named(
+    kind: str, path: tuple[str, ...], value: Any, check: str
+) -> None:
+    """The fields the being-deleted and node-agent rules read (a VM or PVC being deleted is
+    skipped by every Backup that began after; a data-mover copy needs the node-agent to come
+    back): unreadable, they are named and the check that reads them does not pass."""
+    objects = good_objects()
+    obj = of_kind(objects, kind)[0]
+    node = obj
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = value
+    report = audit(objects)
+    assert any(".".join(path) in r for r in _problems(report)), _problems(report)
+    assert statuses(report)[check] != "PASS"

@@ -190,6 +190,7 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
         or (fw.resolved_from.get("tpm") == "vm" and fw.tpm_persistent is True),
         obj=vm,
         vmi=vmi,
+        deleting=parse_time(meta.get("deletionTimestamp")),
     )
     return facts, spec, pvcs
 

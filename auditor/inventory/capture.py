@@ -248,7 +248,8 @@ class BackupPlan:
         """``"<name>: <error>"`` for the VolumeSnapshotContents labelled with this Backup (of
         ``driver``; all when None) whose ``status.error`` is set or whose ``readyToUse`` is
         false: snapshots the CSI driver did not cut (external-snapshotter's VolumeSnapshotContent
-        status, https://kubernetes.io/docs/concepts/storage/volume-snapshots/)."""
+        status, https://kubernetes.io/docs/concepts/storage/volume-snapshots/); and those
+        being deleted with their snapshot (:func:`deleting_snapshot`)."""
         return self._read_contents(ix, driver)[2]
 
     def unreadable_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
@@ -279,7 +280,15 @@ class BackupPlan:
                 else:
                     err = is_ready = None
                 into = None
-                if is_ready is True and not err:
+                deleting = meta.get("deletionTimestamp") if isinstance(meta, dict) else None
+                policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
+                if deleting is not None and policy != "Retain":  # deleting_snapshot(c)
+                    # being deleted, and its storage snapshot with it (deletionPolicy Delete,
+                    # or unknown): no evidence of a snapshot a restore can still read
+                    # (https://kubernetes.io/docs/concepts/storage/volume-snapshots/#delete)
+                    line = f"{name}: being deleted since {deleting} (deletionPolicy {policy})"
+                    into = failed
+                elif is_ready is True and not err:
                     line, into = str(name), ready
                 elif err or is_ready is False:
                     msg = err.get("message") if isinstance(err, dict) else None
@@ -292,7 +301,7 @@ class BackupPlan:
                 # a ready content's volume (content_handles): None once one names none
                 handle = (
                     dig(spec, "source", "volumeHandle")
-                    if is_ready is True and isinstance(spec, dict)
+                    if into is ready and isinstance(spec, dict)
                     else False
                 )
                 # only a string driver can be asked for by name
@@ -594,6 +603,16 @@ def _from_items(
     )
 
 
+def deleting_snapshot(content: dict[str, Any]) -> bool:
+    """Whether a VolumeSnapshotContent is being deleted (``metadata.deletionTimestamp``) and
+    its storage snapshot with it (``spec.deletionPolicy`` other than ``Retain``):
+    https://kubernetes.io/docs/concepts/storage/volume-snapshots/#delete"""
+    return (
+        dig(content, "metadata", "deletionTimestamp") is not None
+        and dig(content, "spec", "deletionPolicy") != "Retain"
+    )
+
+
 def _snapshot_status(ix: ClusterIndex, o: dict[str, Any]) -> tuple[CaptureStatus, str]:
     """A VolumeSnapshot's own word, checked against its bound content: ``(status, what)``."""
     ready = dig(o, "status", "readyToUse")
@@ -615,6 +634,11 @@ def _snapshot_status(ix: ClusterIndex, o: dict[str, Any]) -> tuple[CaptureStatus
         c_err = dig(content, "status", "error")
         if c_err or c_ready is False:
             st, what = CaptureStatus.FAILED, f"readyToUse=True but its {bound} failed"
+        elif deleting_snapshot(content):
+            st, what = (
+                CaptureStatus.FAILED,
+                f"readyToUse=True but its {bound} is being deleted, and its snapshot with it",
+            )
         elif c_ready is not True:
             st, what = CaptureStatus.UNKNOWN, f"readyToUse=True but its {bound} is not ready"
     return st, what

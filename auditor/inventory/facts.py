@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
-from auditor.inventory.capture import pvc_facts
+from auditor.inventory.capture import deleting_snapshot, pvc_facts
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig, format_time, parse_time
 
@@ -109,6 +109,8 @@ def copies_of(
     for s in snaps:
         if dig(s, "status", "readyToUse") is not True:
             continue
+        if dig(s, "metadata", "deletionTimestamp") is not None:
+            continue  # being deleted: no copy to restore from by the time it is needed
         content = ix.snapshot_contents.get(
             str(dig(s, "status", "boundVolumeSnapshotContentName") or "")
         )
@@ -116,6 +118,8 @@ def copies_of(
             dig(content, "status", "error") or dig(content, "status", "readyToUse") is not True
         ):
             continue  # the content a restore reads says the snapshot was not (yet) cut
+        if content is not None and deleting_snapshot(content):
+            continue
         # A snapshot taken before this PVC existed, or whose content is of another volume, is
         # of an earlier PVC of the same name (deleted and recreated since): no copy of it.
         cut = parse_time(dig(s, "status", "creationTime")) or parse_time(

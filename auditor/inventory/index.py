@@ -544,6 +544,10 @@ class ClusterIndex:
     #: Velero namespace -> whether its DPA turns Velero's CSI support on (None: unknown, as
     #: above)
     csi_plugins: dict[str, bool | None] = field(default_factory=dict)
+    #: Velero namespace -> whether its DPA deploys Velero's node-agent (``spec.configuration
+    #: .nodeAgent.enable``, before OADP 1.3 ``restic.enable``); None when it says so in a
+    #: form that cannot be read; no entry when it does not say
+    node_agents: dict[str, bool | None] = field(default_factory=dict)
     #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
     identities: IdentityIndex = field(default_factory=IdentityIndex)
     #: typed slim records (validated while parsed) of the non-Velero kinds checks read
@@ -948,6 +952,10 @@ class ClusterIndex:
                 (
                     ("spec.configuration", dict, "a mapping"),
                     ("spec.configuration.velero", dict, "a mapping"),
+                    ("spec.configuration.nodeAgent", dict, "a mapping"),
+                    ("spec.configuration.nodeAgent.enable", bool, "true or false"),
+                    ("spec.configuration.restic", dict, "a mapping"),
+                    ("spec.configuration.restic.enable", bool, "true or false"),
                 ),
             )
             issues = sections + [
@@ -976,6 +984,11 @@ class ClusterIndex:
                 _listed("EnableCSI", flags if isinstance(flags, list) else []),
             )
             self.csi_plugins[ns] = _either(self.csi_plugins.get(ns, False), csi)
+            said, agent = _node_agent(dpa)
+            if said:
+                self.node_agents[ns] = (
+                    _either(self.node_agents[ns], agent) if ns in self.node_agents else agent
+                )
 
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
@@ -1033,6 +1046,29 @@ class ClusterIndex:
     def backups_for_namespace(self, namespace: str) -> list[BackupView]:
         """Backups that could include objects of ``namespace`` (explicit + wildcard ones)."""
         return self.backups_by_ns.get(namespace, []) + self.backups_any_ns
+
+
+def _node_agent(dpa: dict[str, Any]) -> tuple[bool, bool | None]:
+    """``(says, enabled)``: whether a DataProtectionApplication says if it deploys Velero's
+    node-agent, and its ``spec.configuration.nodeAgent.enable`` (``restic.enable`` before
+    OADP 1.3, when no ``nodeAgent`` is set); ``enabled`` None when said in a form that cannot
+    be read (the index names it). The node-agent runs every data-mover and file-system backup
+    and restore (https://velero.io/docs/main/csi-snapshot-data-movement/,
+    https://velero.io/docs/main/file-system-backup/)."""
+    config = dig(dpa, "spec", "configuration")
+    if config is None:
+        return False, None
+    if not isinstance(config, dict):
+        return True, None
+    section = config.get("nodeAgent")
+    if section is None:
+        section = config.get("restic")
+    if section is None:
+        return False, None
+    enable = section.get("enable") if isinstance(section, dict) else section
+    if enable is None:
+        return False, None
+    return True, enable if isinstance(enable, bool) else None
 
 
 def _listed(name: str, values: list[Any]) -> bool | None:

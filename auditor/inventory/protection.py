@@ -112,6 +112,24 @@ class VMFacts:
     template_persistence: bool
     obj: dict[str, Any]
     vmi: dict[str, Any] | None
+    #: ``metadata.deletionTimestamp`` (UTC): the VM has been being deleted since then
+    deleting: datetime | None = None
+
+
+#: Velero skips every item that is being deleted when a Backup reaches it
+#: (``pkg/backup/item_backupper.go``: "Skipping item because it's being deleted.").
+DELETING_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
+
+
+#: Data-mover and file-system copies are written and read back by Velero's node-agent.
+_NODE_AGENT_METHODS = frozenset({Method.CSI_DATA_MOVER, Method.FS_BACKUP})
+NODE_AGENT_SRC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
+
+
+def _deleted_before(deleting: datetime | None, began: datetime | None) -> bool:
+    """Whether an object whose deletion began at ``deleting`` was being deleted when a Backup
+    began at ``began`` (an unknown start cannot tell otherwise)."""
+    return deleting is not None and (began is None or deleting <= began)
 
 
 @dataclass(frozen=True)
@@ -175,6 +193,10 @@ class BackupEval:
         return all(p.captured for p in self.pvcs)
 
 
+def _when(at: datetime | None) -> str:
+    return at.strftime("%Y-%m-%dT%H:%M:%SZ") if at is not None else "an unknown time"
+
+
 def _existed(created: datetime | None, began: datetime | None) -> bool:
     return created is None or began is None or created <= began
 
@@ -200,7 +222,9 @@ class Pairing:
                 self.users.setdefault((f.namespace, claim), f)
         # keyed by (namespace, name): two Velero installs may each have a Backup of one name
         self._plans: dict[tuple[str, str], BackupPlan] = {}
-        self._pvc_metas: dict[int, tuple[str, datetime | None, bool, dict[str, str]]] = {}
+        self._pvc_metas: dict[
+            int, tuple[str, datetime | None, bool, dict[str, str], datetime | None]
+        ] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
@@ -265,6 +289,12 @@ class Pairing:
             return False, why
         if not _existed(vm.created, b.began):
             return False, f"VM {vm.name} was created after backup {b.name} began"
+        if _deleted_before(vm.deleting, b.began):
+            return False, (
+                f"VM {vm.name} has been in deletion since {_when(vm.deleting)} "
+                f"(metadata.deletionTimestamp), before backup {b.name} began: Velero skips an "
+                f"object that is being deleted ({DELETING_SRC})"
+            )
         if excluded_from_backup(vm.obj):
             return False, f"VM {vm.name} carries velero.io/exclude-from-backup=true"
         if not b.scope.includes(
@@ -321,9 +351,15 @@ class Pairing:
         Raises:
             SelectorError: the Backup's label selector is malformed.
         """
-        name, created, excluded, labels = self._pvc_meta(pvc)
+        name, created, excluded, labels, deleting = self._pvc_meta(pvc)
         if not _existed(created, b.began):
             return f"PVC {name} was created after backup {b.name} began"
+        if _deleted_before(deleting, b.began):
+            return (
+                f"PVC {name} has been in deletion since {_when(deleting)} "
+                f"(metadata.deletionTimestamp), before backup {b.name} began: Velero skips an "
+                f"object that is being deleted ({DELETING_SRC})"
+            )
         if excluded:
             return f"PVC {name} carries velero.io/exclude-from-backup=true"
         if b.scope.includes(
@@ -340,8 +376,11 @@ class Pairing:
             return None
         return f"PVC {name} is outside backup {b.name}'s scope (labels or resource filters)"
 
-    def _pvc_meta(self, pvc: dict[str, Any]) -> tuple[str, datetime | None, bool, dict[str, str]]:
-        """``(name, created UTC, excluded, labels)`` of a PVC, read once per audit.
+    def _pvc_meta(
+        self, pvc: dict[str, Any]
+    ) -> tuple[str, datetime | None, bool, dict[str, str], datetime | None]:
+        """``(name, created UTC, excluded, labels, deletion began UTC)`` of a PVC, read once
+        per audit.
 
         Every Backup in the PVC's namespace asks (a week of daily backups: seven times).
         """
@@ -353,6 +392,7 @@ class Pairing:
                 parse_time(dig(pvc, "metadata", "creationTimestamp")),
                 excluded_from_backup(pvc),
                 meta_labels(pvc),
+                parse_time(dig(pvc, "metadata", "deletionTimestamp")),
             )
         return meta
 
@@ -459,6 +499,33 @@ class Pairing:
         status, method, basis, reason, proof = capture_evidence(
             self.ix, plan, vm.namespace, p.obj, vm.running
         )
+        agent = self.ix.node_agents.get(b.namespace, True)
+        if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is None:
+            return rec(
+                True,
+                CaptureStatus.UNKNOWN,
+                method,
+                basis,
+                f"PVC {p.name}: {reason}; but whether Velero's node-agent, which restores a "
+                f"{method.value} copy, is deployed cannot be read from the "
+                f"DataProtectionApplication of {b.namespace} (named in the collection "
+                f"problems) ({NODE_AGENT_SRC})",
+                proof,
+            )
+        if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is False:
+            # the copy is in the bucket, but only the node-agent can bring it back
+            dpas = ", ".join(d for d in self.ix.dpa_names if d.startswith(f"{b.namespace}/"))
+            return rec(
+                True,
+                CaptureStatus.FAILED,
+                method,
+                basis,
+                f"PVC {p.name}: {reason}; but a {method.value} copy is restored by Velero's "
+                f"node-agent, which DataProtectionApplication {dpas} does not deploy (its "
+                f"nodeAgent, or restic before OADP 1.3, has enable: false), so a restore now "
+                f"cannot bring the disk back ({NODE_AGENT_SRC})",
+                (*proof, f"DataProtectionApplication {dpas} node-agent enable=false"),
+            )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
 
     def evaluate(self, vm: VMFacts, pvcs: list[PvcRef], problems: list[str]) -> list[BackupEval]:

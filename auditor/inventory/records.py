@@ -82,7 +82,8 @@ class PersistentVolumeRecord:
 class PersistentVolumeClaimRecord:
     """A PersistentVolumeClaim: binding, class, modes, creation (UTC), labels, size (bytes).
 
-    ``owner_vms`` names the VirtualMachines in its ownerReferences.
+    ``owner_vms`` names the VirtualMachines in its ownerReferences; ``deleting`` is when its
+    deletion began (``metadata.deletionTimestamp``, UTC), None when it is not being deleted.
     """
 
     namespace: str
@@ -98,6 +99,7 @@ class PersistentVolumeClaimRecord:
     phase: str | None
     owner_vms: tuple[str, ...]
     issues: tuple[FieldIssue, ...] = ()
+    deleting: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +232,7 @@ def parse_pvc(obj: dict[str, Any]) -> PersistentVolumeClaimRecord:
         volume_mode=read_enum(obj, "spec.volumeMode", VOLUME_MODES, issues),
         access_modes=tuple(m for m in modes if m in ACCESS_MODES),
         created=read_time(obj, "metadata.creationTimestamp", issues, server_set=True),
+        deleting=read_time(obj, "metadata.deletionTimestamp", issues),
         labels=read_labels(obj, "metadata.labels", issues),
         requested_bytes=read_quantity(obj, "spec.resources.requests.storage", issues),
         phase=phase,

@@ -116,6 +116,10 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
         problems.append(("metadata.creationTimestamp", "is missing; the API server always sets it"))
     elif parse_time(created) is None:
         problems.append(("metadata.creationTimestamp", f"is {created!r}, not RFC 3339"))
+    deleting = dig(vm, "metadata", "deletionTimestamp")
+    if deleting is not None and parse_time(deleting) is None:
+        # since when the VM is being deleted decides which Backups skipped it
+        problems.append(("metadata.deletionTimestamp", f"is {deleting!r}, not RFC 3339"))
     templates = dig(vm, "spec", "dataVolumeTemplates")
     if templates is not None and (
         not isinstance(templates, list)
