@@ -693,6 +693,15 @@ def _count(
         if b.item_ops_failed:
             what.append(f"backupItemOperationsFailed={b.item_ops_failed}")
         what += [f"VolumeSnapshotContent {c}" for c in (broken + unreadable)[:3]]
+        if tried > 0 and done == 0 and not ready and not unreadable:
+            # Not one of the Backup's attempts of this kind completed, and no ready content
+            # says otherwise: no PVC it would copy this way was captured, whichever failed.
+            return (
+                CaptureStatus.FAILED,
+                f"backup {b.name} completed none of its {tried} {field_name} attempt(s) "
+                f"({'; '.join(what)})",
+                (counters, *what[1:]),
+            )
         per_driver = plan.csi_by_driver.get(driver or "", 0)
         if (
             method is Method.CSI_SNAPSHOT
