@@ -264,9 +264,16 @@ def test_a_pvc_status_without_its_phase_is_named(how: str) -> None:
             "false",
             "RR-BKP-008",
         ),
+        # whether the kubevirt plugin is installed as an OADP custom plugin
+        (
+            "DataProtectionApplication",
+            ("spec", "configuration", "velero", "customPlugins"),
+            [{"name": "kubevirt-velero-plugin"}],
+            "RR-BKP-008",
+        ),
     ],
 )
-def test_a_deletion_time_or_node_agent_switch_that_cannot_be_read_is_named(
+def test_a_deletion_time_or_dpa_switch_that_cannot_be_read_is_named(
     kind: str, path: tuple[str, ...], value: Any, check: str
 ) -> None:
     """The fields the being-deleted and node-agent rules read (a VM or PVC being deleted is

@@ -149,7 +149,9 @@ def snapshot_classes(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
 )
 def kubevirt_plugin(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """Read DataProtectionApplications' plugin lists; N/A when none exists. PASS only when
-    every one that lists its plugins enables kubevirt (OADP may run a Velero per namespace)."""
+    every one that lists its plugins enables kubevirt (OADP may run a Velero per namespace):
+    ``kubevirt`` in ``defaultPlugins``, or a ``customPlugins`` entry whose image is the
+    kubevirt-velero-plugin's."""
     dpas = ctx.index.data.of("DataProtectionApplication")
     if not dpas:
         return not_applicable("No DataProtectionApplication found; plugin list unknown.")
@@ -157,6 +159,12 @@ def kubevirt_plugin(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
         {
             "dpa": f"{dig(d, 'metadata', 'namespace')}/{dig(d, 'metadata', 'name')}",
             "plugins": dig(d, "spec", "configuration", "velero", "defaultPlugins"),
+            **(
+                {"custom_plugins": custom}
+                if (custom := dig(d, "spec", "configuration", "velero", "customPlugins"))
+                is not None
+                else {}
+            ),
         }
         for d in dpas
     ]

@@ -120,6 +120,8 @@ def copies_of(
             continue  # the content a restore reads says the snapshot was not (yet) cut
         if content is not None and deleting_snapshot(content):
             continue
+        if _owner_being_deleted(ix, vm.namespace, s):
+            continue
         # A snapshot taken before this PVC existed, or whose content is of another volume, is
         # of an earlier PVC of the same name (deleted and recreated since): no copy of it.
         cut = parse_time(dig(s, "status", "creationTime")) or parse_time(
@@ -159,10 +161,14 @@ def _vm_snapshot_copy(
         return None
     if dig(s, "status", "phase") not in (None, "Succeeded"):
         return None
+    if dig(s, "metadata", "deletionTimestamp") is not None:
+        return None  # being deleted, its content and VolumeSnapshots with it
     name = str(dig(s, "status", "virtualMachineSnapshotContentName") or "")
     content = ix.vm_snapshot_contents.get((vm.namespace, name))
     if ix.data.known("VirtualMachineSnapshotContent") and (
-        content is None or dig(content, "status", "readyToUse") is not True
+        content is None
+        or dig(content, "status", "readyToUse") is not True
+        or dig(content, "metadata", "deletionTimestamp") is not None
     ):
         return None
     if _volume_snapshot_gone(vm, content, disk, ix):
@@ -192,7 +198,7 @@ def _volume_snapshot_gone(
 ) -> bool:
     """True when the VolumeSnapshot the snapshot content names for ``disk``
     (``spec.volumeBackups[].volumeSnapshotName``) is not among the VolumeSnapshots read in
-    full, or not ready: a VirtualMachineSnapshot restores each disk from that VolumeSnapshot,
+    full, or not ready, or being deleted (or its content is, with its snapshot): a VirtualMachineSnapshot restores each disk from that VolumeSnapshot,
     and its own ``readyToUse`` is only updated when KubeVirt next reconciles it
     (https://kubevirt.io/user-guide/storage/snapshot_restore_api/)."""
     if (
@@ -221,7 +227,50 @@ def _volume_snapshot_gone(
         },
     )
     snapshot = by_name.get((vm.namespace, name))
-    return snapshot is None or dig(snapshot, "status", "readyToUse") is not True
+    if snapshot is None or dig(snapshot, "status", "readyToUse") is not True:
+        return True
+    if dig(snapshot, "metadata", "deletionTimestamp") is not None:
+        return True  # being deleted
+    bound = dig(snapshot, "status", "boundVolumeSnapshotContentName")
+    vsc = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
+    return vsc is not None and deleting_snapshot(vsc)
+
+
+def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, Any]) -> bool:
+    """Whether a VolumeSnapshot belongs to a VirtualMachineSnapshotContent that is being
+    deleted, or whose VirtualMachineSnapshot is being deleted with ``deletionPolicy`` other
+    than ``Retain``: the content then goes, and the VolumeSnapshots it owns with it
+    (https://kubevirt.io/user-guide/storage/snapshot_restore_api/)."""
+    refs = dig(snapshot, "metadata", "ownerReferences")
+    if not isinstance(refs, list):
+        return False
+    snaps = ix.memo(
+        "vm_snapshots_by_name",
+        lambda: {
+            (str(dig(o, "metadata", "namespace")), str(dig(o, "metadata", "name"))): o
+            for o in ix.data.of("VirtualMachineSnapshot")
+        },
+    )
+    for ref in refs:
+        if not isinstance(ref, dict) or ref.get("kind") != "VirtualMachineSnapshotContent":
+            continue
+        content = ix.vm_snapshot_contents.get((namespace, str(ref.get("name"))))
+        if content is None:
+            continue
+        if dig(content, "metadata", "deletionTimestamp") is not None:
+            return True
+        owners = dig(content, "metadata", "ownerReferences")
+        for owner in owners if isinstance(owners, list) else []:
+            if not isinstance(owner, dict) or owner.get("kind") != "VirtualMachineSnapshot":
+                continue
+            vmsnap = snaps.get((namespace, str(owner.get("name"))))
+            if (
+                vmsnap is not None
+                and dig(vmsnap, "metadata", "deletionTimestamp") is not None
+                and dig(vmsnap, "spec", "deletionPolicy") != "Retain"
+            ):
+                return True
+    return False
 
 
 def nad_key(vm_namespace: str, network_name: str) -> tuple[str, str]:

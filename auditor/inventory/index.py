@@ -968,13 +968,32 @@ class ClusterIndex:
                 if value is not None
                 and not (isinstance(value, list) and all(isinstance(v, str) for v in value))
             ]
+            custom = dig(velero, "customPlugins")
+            if custom is not None and not (
+                isinstance(custom, list)
+                and all(
+                    isinstance(c, dict)
+                    and all(isinstance(c.get(k), str) for k in ("name", "image"))
+                    for c in custom
+                )
+            ):
+                issues.append(
+                    FieldIssue(
+                        "spec.configuration.velero.customPlugins",
+                        "is not a list of plugins each with a name and an image",
+                        True,
+                    )
+                )
             if issues:
                 # Which plugins run is unknown: the kubevirt plugin's refusals then apply and
                 # its pull-in does not (Pairing), as for a DPA that could not be read at all.
                 self._unread("DataProtectionApplication", dpa, issues)
             ns = _ns(dpa)
-            if isinstance(plugins, list):
-                enabled = _listed("kubevirt", plugins)
+            if isinstance(plugins, list) or isinstance(custom, list):
+                enabled = _either(
+                    _listed("kubevirt", plugins if isinstance(plugins, list) else []),
+                    _custom_kubevirt(custom if isinstance(custom, list) else []),
+                )
                 self.kubevirt_plugins[ns] = _either(self.kubevirt_plugins.get(ns, False), enabled)
             # OADP turns Velero's CSI support on with the csi plugin or the EnableCSI flag
             # (https://docs.openshift.com/container-platform/latest/backup_and_restore/
@@ -1069,6 +1088,29 @@ def _node_agent(dpa: dict[str, Any]) -> tuple[bool, bool | None]:
     if enable is None:
         return False, None
     return True, enable if isinstance(enable, bool) else None
+
+
+#: The kubevirt Velero plugin's image (quay.io/kubevirt/kubevirt-velero-plugin:<tag>), as a DPA
+#: installs it through ``spec.configuration.velero.customPlugins`` instead of defaultPlugins
+#: (OADP's DataProtectionApplication API: CustomPlugin has a name and an image).
+_KUBEVIRT_PLUGIN_IMAGE = "kubevirt-velero-plugin"
+
+
+def _custom_kubevirt(custom: list[Any]) -> bool | None:
+    """Whether a DPA's ``customPlugins`` install the kubevirt Velero plugin (by its image):
+    True when one does, None when not but an entry cannot be read, else False."""
+    if any(
+        isinstance(c, dict)
+        and isinstance(c.get("image"), str)
+        and _KUBEVIRT_PLUGIN_IMAGE in c["image"].rsplit("/", 1)[-1]
+        for c in custom
+    ):
+        return True
+    return (
+        None
+        if any(not isinstance(c, dict) or not isinstance(c.get("image"), str) for c in custom)
+        else False
+    )
 
 
 def _listed(name: str, values: list[Any]) -> bool | None:
