@@ -288,3 +288,15 @@ def test_a_deletion_time_or_dpa_switch_that_cannot_be_read_is_named(
     report = audit(objects)
     assert any(".".join(path) in r for r in _problems(report)), _problems(report)
     assert statuses(report)[check] != "PASS"
+
+
+def test_a_storage_location_access_mode_that_cannot_be_read_is_named() -> None:
+    """Whether a BackupStorageLocation takes new backups rests on ``spec.accessMode``
+    (ReadWrite or ReadOnly): another value is named, and RR-PLT-002 cannot pass on it."""
+    objects = good_objects()
+    bsl = of_kind(objects, "BackupStorageLocation")[0]
+    bsl["spec"]["accessMode"] = "readonly"
+    report = audit(objects)
+    assert any("spec.accessMode" in r and "'readonly'" in r for r in _problems(report))
+    plt = {f["check_id"]: f["status"] for f in report["platform_findings"]}
+    assert plt["RR-PLT-002"] == "ERROR"

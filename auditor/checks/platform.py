@@ -13,6 +13,7 @@ from auditor.checks.registry import (
     passed,
     platform_check,
 )
+from auditor.inventory.index import ScheduleView
 from auditor.kubevalues import dig, format_time
 from auditor.models import Severity
 from auditor.sources.base import KindState
@@ -21,6 +22,7 @@ BSL_DOC = "https://velero.io/docs/main/api-types/backupstoragelocation/"
 SCHEDULE_DOC = "https://velero.io/docs/main/api-types/schedule/"
 CSI_DOC = "https://velero.io/docs/main/csi/"
 PLUGIN_DOC = "https://github.com/kubevirt/kubevirt-velero-plugin"
+READ_ONLY_DOC = "https://velero.io/docs/main/disaster-case/"
 
 
 @platform_check(
@@ -74,33 +76,68 @@ def backup_system(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
 
 @platform_check(
     "RR-PLT-002",
-    title="No Velero Schedule that covers VMs is paused",
+    title="No Velero Schedule that covers VMs is paused or writes to a read-only location",
     severity=Severity.MEDIUM,
-    rationale="A paused Schedule silently stops producing restore points while older backups "
+    rationale="A paused Schedule, or one whose BackupStorageLocation is in ReadOnly mode (left "
+    "so after a restore), silently stops producing restore points while older backups "
     "expire one by one.",
     remediation="Unpause the Schedule (velero schedule unpause NAME) or delete it and cover the "
-    "VMs elsewhere.",
-    references=(SCHEDULE_DOC,),
+    "VMs elsewhere; set the location's spec.accessMode back to ReadWrite once a restore is done.",
+    references=(SCHEDULE_DOC, READ_ONLY_DOC),
     requires=("Schedule",),
 )
 def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
-    """FAIL listing paused Schedules whose template covers at least one VM."""
-    schedules = ctx.index.schedules
+    """FAIL listing the Schedules covering at least one VM that are paused, or whose
+    template's storage location (the namespace's default one when unset) has
+    ``spec.accessMode: ReadOnly``: Velero creates no backup there
+    (https://velero.io/docs/main/disaster-case/)."""
+    ix = ctx.index
+    schedules = ix.schedules
     covering = {schedules[i].name: schedules[i] for vm in vms for i in vm.schedules}
     if not covering:
         return not_applicable("No Velero Schedule covers any VM.")
     paused = sorted(n for n, s in covering.items() if s.paused)
+
+    def read_only(s: ScheduleView) -> str | None:
+        where = s.storage_location or ix.default_locations.get(s.namespace)
+        return where if where and (s.namespace, where) in ix.read_only_locations else None
+
+    frozen = sorted(
+        f"{n} (BackupStorageLocation {where})"
+        for n, s in covering.items()
+        if not s.paused and (where := read_only(s))
+    )
     rows = [
         {
             "schedule": f"{s.namespace}/{s.name}",
             "paused": s.paused,
             "cron": s.cron,
             "last_backup": format_time(s.last_backup),
+            **({"read_only_location": where} if (where := read_only(s)) else {}),
         }
         for _, s in sorted(covering.items())
     ]
-    if paused:
-        return failed(f"Schedule(s) {', '.join(paused)} covering VMs are paused.", schedules=rows)
+    unknown = sorted(
+        f"{n} (BackupStorageLocation {where})"
+        for n, s in covering.items()
+        if not s.paused
+        and (where := s.storage_location or ix.default_locations.get(s.namespace))
+        and (s.namespace, where) in ix.unknown_mode_locations
+    )
+    if unknown and not paused and not frozen:
+        return errored(
+            f"Schedule(s) {', '.join(unknown)} covering VMs write to a location whose "
+            "spec.accessMode cannot be read: whether Velero creates backups there is unknown.",
+            schedules=rows,
+        )
+    if paused or frozen:
+        parts = [f"Schedule(s) {', '.join(paused)} covering VMs are paused."] if paused else []
+        if frozen:
+            parts.append(
+                f"Schedule(s) {', '.join(frozen)} covering VMs write to a location in ReadOnly "
+                "mode: Velero creates no backup there."
+            )
+        return failed(" ".join(parts), schedules=rows)
     return passed(f"All {len(rows)} Schedule(s) covering VMs are active.", schedules=rows)
 
 

@@ -408,11 +408,14 @@ class ScheduleView:
     cron: str | None
     scope: Scope
     last_backup: datetime | None
+    #: ``spec.template.storageLocation``: None for the default BackupStorageLocation
+    storage_location: str | None = None
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> ScheduleView:
         """Build from a Schedule object."""
         spec = obj.get("spec") or {}
+        where = dig(spec, "template", "storageLocation")
         return cls(
             name=_name(obj),
             namespace=_ns(obj),
@@ -420,6 +423,7 @@ class ScheduleView:
             cron=spec.get("schedule") if isinstance(spec.get("schedule"), str) else None,
             scope=Scope.from_spec(spec.get("template")),
             last_backup=parse_time(dig(obj, "status", "lastBackup")),
+            storage_location=where if isinstance(where, str) and where else None,
         )
 
 
@@ -529,6 +533,12 @@ class ClusterIndex:
     backup_volume_snapshots: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: (namespace, name) -> BackupStorageLocation phase ("" when it has none)
     storage_locations: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: BackupStorageLocations whose ``spec.accessMode`` is ReadOnly (no backup is created
+    #: there: https://velero.io/docs/main/disaster-case/), and the default one per namespace
+    read_only_locations: set[tuple[str, str]] = field(default_factory=set)
+    #: BackupStorageLocations whose ``spec.accessMode`` cannot be read (named)
+    unknown_mode_locations: set[tuple[str, str]] = field(default_factory=set)
+    default_locations: dict[str, str] = field(default_factory=dict)
     pvcs_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: names of the DPAs read, for evidence
     dpa_names: list[str] = field(default_factory=list)
@@ -942,6 +952,22 @@ class ClusterIndex:
         for o in data.of("BackupStorageLocation"):
             phase = dig(o, "status", "phase")
             self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
+            mode = dig(o, "spec", "accessMode")
+            if mode is not None and mode not in _ACCESS_MODES:
+                self._unread(
+                    "BackupStorageLocation",
+                    o,
+                    [
+                        FieldIssue(
+                            "spec.accessMode", f"is {mode!r}, not ReadWrite or ReadOnly", True
+                        )
+                    ],
+                )
+                self.unknown_mode_locations.add((_ns(o), _name(o)))
+            if mode == "ReadOnly":
+                self.read_only_locations.add((_ns(o), _name(o)))
+            if dig(o, "spec", "default") is True:
+                self.default_locations[_ns(o)] = _name(o)
         for dpa in data.of("DataProtectionApplication"):
             self.dpa_names.append(f"{_ns(dpa)}/{_name(dpa)}")
             velero = dig(dpa, "spec", "configuration", "velero")
@@ -1065,6 +1091,11 @@ class ClusterIndex:
     def backups_for_namespace(self, namespace: str) -> list[BackupView]:
         """Backups that could include objects of ``namespace`` (explicit + wildcard ones)."""
         return self.backups_by_ns.get(namespace, []) + self.backups_any_ns
+
+
+#: A BackupStorageLocation's ``spec.accessMode`` (velero pkg/apis/velero/v1
+#: backupstoragelocation_types.go; ReadWrite when unset).
+_ACCESS_MODES = ("ReadWrite", "ReadOnly")
 
 
 def _node_agent(dpa: dict[str, Any]) -> tuple[bool, bool | None]:
