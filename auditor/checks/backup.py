@@ -367,8 +367,9 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
     """Every data disk and needed PVC captured, on evidence, by the newest usable Backup.
 
     FAIL high for a disk that is not captured (out of scope, excluded, failed, no method ran,
-    or a hostDisk no Velero method copies); medium for a missing persistent-state PVC only;
-    ERROR when a disk's capture is not evidenced or its volume is unknown.
+    or a hostDisk no Velero method copies); medium for a missing persistent-state PVC only
+    (high for a Windows VM with a TPM, whose BitLocker keys it holds); ERROR when a disk's
+    capture is not evidenced or its volume is unknown.
     """
     lost = vm.uncapturable
     if not vm.pvcs and not lost:
@@ -399,7 +400,15 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
             else f"disk {lost[0].name} is a hostDisk ({lost[0].volume_name or 'node path'}): "
             "node-local data that no Velero method (CSI, data mover, file-system backup) captures"
         )
-        grave = lost or any(c.role == "disk" for c in missing)
+        # A Windows guest seals BitLocker keys to its vTPM: without the state PVC a restore
+        # boots with a fresh TPM and asks for the recovery key, as RR-FW-002 rates a volatile
+        # TPM on Windows (https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/).
+        sealed = vm.spec.os == "windows" and bool(vm.spec.firmware.tpm)
+        grave = (
+            lost
+            or any(c.role == "disk" for c in missing)
+            or (sealed and any(c.role == "state" for c in missing))
+        )
         return failed(
             f"Newest usable backup {e.backup.name} of VM {vm.ref} lacks {', '.join(names)}: {why}.",
             Severity.HIGH if grave else Severity.MEDIUM,
