@@ -429,6 +429,54 @@ def test_a_disk_whose_datavolume_never_finished_is_in_no_backup(
     )
 
 
+@pytest.mark.parametrize("bound", [False, True])
+def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
+    tmp_path: Path, bound: bool
+) -> None:
+    """Red-team case (helper-24): a VM made from a template on WaitForFirstConsumer storage
+    and never started (DataVolume PendingPopulation, PVC Pending with no volume) was
+    NOT_READY for disk data it never had. A restore re-creates the DataVolume from the VM's
+    dataVolumeTemplates, to be filled on first start as the original would be, so the disk
+    counts as held. Once its PVC was bound (data may exist), the unfinished-DataVolume rule
+    holds again: no backup restores a finished image."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    vm = _of(docs, "VirtualMachine")[0]
+    template = vm["spec"]["template"]["spec"]
+    claim = next(v["dataVolume"]["name"] for v in template["volumes"] if "dataVolume" in v)
+    vm["spec"]["dataVolumeTemplates"] = [
+        {
+            "metadata": {"name": claim},
+            "spec": {"sourceRef": {"kind": "DataSource", "name": "rhel9"}},
+        }
+    ]
+    pvc = next(d for d in _of(docs, "PersistentVolumeClaim") if d["metadata"]["name"] == claim)
+    if not bound:
+        pvc["spec"].pop("volumeName", None)
+        pvc["status"] = {"phase": "Pending"}
+    docs.append(
+        {
+            "apiVersion": "cdi.kubevirt.io/v1beta1",
+            "kind": "DataVolume",
+            "metadata": {
+                "name": claim,
+                "namespace": vm["metadata"]["namespace"],
+                "creationTimestamp": "2026-01-10T09:59:00Z",
+            },
+            "spec": {"sourceRef": {"kind": "DataSource", "name": "rhel9"}},
+            "status": {"phase": "PendingPopulation"},
+        }
+    )
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    if bound:
+        assert finding["status"] == "FAIL", finding["message"]
+        assert "is PendingPopulation, not Succeeded" in finding["message"]
+    else:
+        assert finding["status"] == "PASS", finding["message"]
+        row = next(r for r in finding["evidence"]["pvcs"] if r["pvc"] == claim)
+        assert "never bound" in row["reason"], row
+
+
 def test_a_ready_volume_snapshot_whose_content_failed_is_no_copy(tmp_path: Path) -> None:
     """The VolumeSnapshot said readyToUse while its bound VolumeSnapshotContent carried an
     error: a restore reads the content, so the snapshot is no copy."""

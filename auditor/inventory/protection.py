@@ -121,6 +121,10 @@ class VMFacts:
 DELETING_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
 
 
+#: DataVolume phases of a disk waiting for its first consumer (WaitForFirstConsumer storage;
+#: PendingPopulation with CDI's volume populators): nothing was imported yet.
+_UNPOPULATED_PHASES = frozenset({"WaitForFirstConsumer", "PendingPopulation"})
+
 #: Data-mover and file-system copies are written and read back by Velero's node-agent.
 _NODE_AGENT_METHODS = frozenset({Method.CSI_DATA_MOVER, Method.FS_BACKUP})
 NODE_AGENT_SRC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
@@ -472,6 +476,33 @@ class Pairing:
                 False, CaptureStatus.NOT_ATTEMPTED, None, "scope", f"PVC {p.name} does not exist"
             )
         dv = self.ix.dv_records.get((vm.namespace, p.name))
+        if (
+            dv is not None
+            and dv.phase in _UNPOPULATED_PHASES
+            and held
+            and p.name in vm.claims
+            and p.name not in vm.plugin_checked  # one of the VM's dataVolumeTemplates
+            and self._never_bound(vm.namespace, p.name)
+        ):
+            # Waiting for its first consumer, the disk was never written: there is no data to
+            # copy, and a restore re-creates the DataVolume from the VM's template, which
+            # populates it from its source when the VM first starts, as the original would
+            # (CDI doc/waitforfirstconsumer-storage-handling.md; kubevirt-velero-plugin
+            # dv_backup_item_action.go restores a DataVolume that had not succeeded unfilled).
+            ref = f"{vm.namespace}/{p.name}"
+            return rec(
+                True,
+                CaptureStatus.CAPTURED,
+                None,
+                "item",
+                f"DataVolume {p.name} is {dv.phase} and its PVC was never bound: the disk holds "
+                f"no data yet, and backup {b.name} holds the VM whose dataVolumeTemplates "
+                "re-create it on restore, to be filled from its source on first start",
+                (
+                    f"DataVolume {ref} status.phase={dv.phase}",
+                    f"PersistentVolumeClaim {ref} status.phase=Pending, no spec.volumeName",
+                ),
+            )
         if dv is not None and dv.phase is not None and dv.phase != "Succeeded":
             # The DataVolume has not finished filling its PVC (and phases do not go back to
             # in-progress), so no Backup holds a finished disk image; the kubevirt plugin
@@ -527,6 +558,17 @@ class Pairing:
                 (*proof, f"DataProtectionApplication {dpas} node-agent enable=false"),
             )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
+
+    def _never_bound(self, namespace: str, name: str) -> bool:
+        """Whether the PVC was read, is Pending and names no volume: no PV ever held data."""
+        pvc = self.ix.pvc_records.get((namespace, name))
+        return (
+            pvc is not None
+            and not pvc.issues
+            and pvc.phase == "Pending"
+            and pvc.volume_name is None
+            and pvc.deleting is None
+        )
 
     def evaluate(self, vm: VMFacts, pvcs: list[PvcRef], problems: list[str]) -> list[BackupEval]:
         """Judge every Backup that could include the VM, newest first.
