@@ -219,14 +219,7 @@ def _volume_snapshot_gone(
     name = entry.get("volumeSnapshotName") if entry is not None else None
     if not isinstance(name, str) or not name:
         return False
-    by_name = ix.memo(
-        "volume_snapshots_by_name",
-        lambda: {
-            (str(dig(o, "metadata", "namespace")), str(dig(o, "metadata", "name"))): o
-            for o in ix.data.of("VolumeSnapshot")
-        },
-    )
-    snapshot = by_name.get((vm.namespace, name))
+    snapshot = _by_name(ix, "VolumeSnapshot").get((vm.namespace, name))
     if snapshot is None or dig(snapshot, "status", "readyToUse") is not True:
         return True
     if dig(snapshot, "metadata", "deletionTimestamp") is not None:
@@ -234,6 +227,17 @@ def _volume_snapshot_gone(
     bound = dig(snapshot, "status", "boundVolumeSnapshotContentName")
     vsc = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
     return vsc is not None and deleting_snapshot(vsc)
+
+
+def _by_name(ix: ClusterIndex, kind: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """The objects of a namespaced ``kind`` by ``(namespace, name)``, built once per index."""
+    return ix.memo(
+        f"{kind}_by_name",
+        lambda: {
+            (str(dig(o, "metadata", "namespace")), str(dig(o, "metadata", "name"))): o
+            for o in ix.data.of(kind)
+        },
+    )
 
 
 def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, Any]) -> bool:
@@ -244,13 +248,7 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
     refs = dig(snapshot, "metadata", "ownerReferences")
     if not isinstance(refs, list):
         return False
-    snaps = ix.memo(
-        "vm_snapshots_by_name",
-        lambda: {
-            (str(dig(o, "metadata", "namespace")), str(dig(o, "metadata", "name"))): o
-            for o in ix.data.of("VirtualMachineSnapshot")
-        },
-    )
+    snaps = _by_name(ix, "VirtualMachineSnapshot")
     for ref in refs:
         if not isinstance(ref, dict) or ref.get("kind") != "VirtualMachineSnapshotContent":
             continue
