@@ -48,7 +48,12 @@ def parse_time(value: Any) -> datetime | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        # '0001-01-01T00:00:00+01:00' or '9999-12-31T23:59:59-01:00': no instant Python can
+        # hold in UTC, so unreadable, as a malformed text is (red-team: it crashed the audit)
+        return None
 
 
 # An audit formats the same few thousand Backup and snapshot times again for every VM and disk

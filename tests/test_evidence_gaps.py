@@ -429,19 +429,25 @@ def test_a_disk_whose_datavolume_never_finished_is_in_no_backup(
     )
 
 
-@pytest.mark.parametrize("bound", [False, True])
+@pytest.mark.parametrize(("bound", "ran"), [(False, False), (True, False), (False, True)])
 def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
-    tmp_path: Path, bound: bool
+    tmp_path: Path, bound: bool, ran: bool
 ) -> None:
     """Red-team case (helper-24): a VM made from a template on WaitForFirstConsumer storage
     and never started (DataVolume PendingPopulation, PVC Pending with no volume) was
     NOT_READY for disk data it never had. A restore re-creates the DataVolume from the VM's
     dataVolumeTemplates, to be filled on first start as the original would be, so the disk
-    counts as held. Once its PVC was bound (data may exist), the unfinished-DataVolume rule
+    counts as held. Once its PVC was bound (data may exist), or while a VMI runs the VM (red
+    team: a Running VMI beside a 'never bound' disk passed), the unfinished-DataVolume rule
     holds again: no backup restores a finished image."""
     fixture = "RR-BKP-004/pass.yaml"
     docs = _docs(fixture)
+    if not ran:
+        docs = [d for d in docs if d["kind"] != "VirtualMachineInstance"]
     vm = _of(docs, "VirtualMachine")[0]
+    if not ran:
+        vm["spec"].pop("running", None)
+        vm["spec"]["runStrategy"] = "Halted"
     template = vm["spec"]["template"]["spec"]
     claim = next(v["dataVolume"]["name"] for v in template["volumes"] if "dataVolume" in v)
     vm["spec"]["dataVolumeTemplates"] = [
@@ -468,7 +474,7 @@ def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
         }
     )
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
-    if bound:
+    if bound or ran:
         assert finding["status"] == "FAIL", finding["message"]
         assert "is PendingPopulation, not Succeeded" in finding["message"]
     else:

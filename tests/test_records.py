@@ -256,6 +256,19 @@ def test_a_pvc_status_without_its_phase_is_named(how: str) -> None:
     [
         # since when the VM is being deleted decides which Backups skipped it
         ("VirtualMachine", ("metadata", "deletionTimestamp"), "yesterday", "RR-BKP-001"),
+        # no instant in UTC: crashed the audit before (red team)
+        (
+            "VirtualMachine",
+            ("metadata", "deletionTimestamp"),
+            "0001-01-01T00:00:00+01:00",
+            "RR-BKP-001",
+        ),
+        (
+            "PersistentVolumeClaim",
+            ("metadata", "creationTimestamp"),
+            "9999-12-31T23:59:59-01:00",
+            "RR-BKP-004",
+        ),
         ("PersistentVolumeClaim", ("metadata", "deletionTimestamp"), 17, "RR-BKP-004"),
         # whether the node-agent that restores data-mover copies runs
         (

@@ -29,6 +29,9 @@ def test_parse_time_forms() -> None:
         1764471600,
         1796000449004163824,
         1764471600.0,
+        # no instant in UTC (red team: an OverflowError crashed the audit, rc 1)
+        "0001-01-01T00:00:00+01:00",
+        "9999-12-31T23:59:59-01:00",
     ):
         assert parse_time(bad) is None
 

@@ -93,18 +93,23 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     (https://velero.io/docs/main/disaster-case/)."""
     ix = ctx.index
     schedules = ix.schedules
-    covering = {schedules[i].name: schedules[i] for vm in vms for i in vm.schedules}
+    # by namespace and name: two Velero installs may each have a Schedule of one name
+    covering = {
+        (schedules[i].namespace, schedules[i].name): schedules[i]
+        for vm in vms
+        for i in vm.schedules
+    }
     if not covering:
         return not_applicable("No Velero Schedule covers any VM.")
-    paused = sorted(n for n, s in covering.items() if s.paused)
+    paused = sorted(s.name for s in covering.values() if s.paused)
 
     def read_only(s: ScheduleView) -> str | None:
         where = s.storage_location or ix.default_locations.get(s.namespace)
         return where if where and (s.namespace, where) in ix.read_only_locations else None
 
     frozen = sorted(
-        f"{n} (BackupStorageLocation {where})"
-        for n, s in covering.items()
+        f"{s.name} (BackupStorageLocation {where})"
+        for s in covering.values()
         if not s.paused and (where := read_only(s))
     )
     rows = [
@@ -118,16 +123,21 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
         for _, s in sorted(covering.items())
     ]
     unknown = sorted(
-        f"{n} (BackupStorageLocation {where})"
-        for n, s in covering.items()
+        f"{s.name} (BackupStorageLocation {where or 'default'})"
+        for s in covering.values()
         if not s.paused
-        and (where := s.storage_location or ix.default_locations.get(s.namespace))
-        and (s.namespace, where) in ix.unknown_mode_locations
+        and not read_only(s)
+        and (
+            (where := s.storage_location or ix.default_locations.get(s.namespace))
+            and (s.namespace, where) in ix.unknown_mode_locations
+            or (s.storage_location is None and s.namespace in ix.unknown_defaults)
+        )
     )
     if unknown and not paused and not frozen:
         return errored(
             f"Schedule(s) {', '.join(unknown)} covering VMs write to a location whose "
-            "spec.accessMode cannot be read: whether Velero creates backups there is unknown.",
+            "spec.accessMode (or, for the default one, which location is the default) cannot "
+            "be read: whether Velero creates backups there is unknown.",
             schedules=rows,
         )
     if paused or frozen:
@@ -205,7 +215,11 @@ def kubevirt_plugin(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
         }
         for d in dpas
     ]
-    if ctx.index.kubevirt_plugin:
+    unread = (
+        "DataProtectionApplication" in ctx.index.partial
+        or ctx.index.data.state("DataProtectionApplication") is KindState.PARTIAL
+    )
+    if ctx.index.kubevirt_plugin and not unread:
         return passed("The kubevirt Velero plugin is enabled.", dpas=rows)
     without = sorted(ns for ns, on in ctx.index.kubevirt_plugins.items() if on is False)
     unknown = sorted(ns for ns, on in ctx.index.kubevirt_plugins.items() if on is None)
@@ -214,6 +228,12 @@ def kubevirt_plugin(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
             "The plugin list of the DataProtectionApplication(s) in namespace(s) "
             f"{', '.join(unknown)} holds entries that are no plugin names: whether they enable "
             "the kubevirt Velero plugin is unknown.",
+            dpas=rows,
+        )
+    if unread and not without:
+        return errored(
+            "A DataProtectionApplication could not be read whole (named in the collection "
+            "problems): whether every Velero install runs the kubevirt plugin is unknown.",
             dpas=rows,
         )
     if without and len(without) < len(ctx.index.kubevirt_plugins):

@@ -25,7 +25,7 @@ from auditor.inventory.protection import (
 from auditor.inventory.records import VMI_PHASES
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
-from auditor.kubevalues import dig, parse_time
+from auditor.kubevalues import dig, format_time, parse_time
 from auditor.sources.base import ClusterData, KindState
 
 __all__ = ["VMRecord", "Inventory", "build_inventory", "ClusterIndex"]
@@ -230,6 +230,15 @@ def _record(
 ) -> VMRecord:
     namespace, name, vm = facts.namespace, facts.name, facts.obj
     problems = list(spec.problems)
+    if facts.deleting is not None and facts.deleting > pairing.at:
+        problems.append(
+            (
+                "metadata.deletionTimestamp",
+                f"is {format_time(facts.deleting)}, after the audit time; the API server sets "
+                "it when deletion is requested, so when deletion began, and which Backups "
+                "skipped the VM, is unknown",
+            )
+        )
     selector_problems: list[str] = []
     backups = pairing.evaluate(facts, pvcs, selector_problems)
     problems += [("Backup.spec.labelSelector", p) for p in selector_problems]

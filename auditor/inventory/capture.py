@@ -244,6 +244,11 @@ class BackupPlan:
         count, ready, _, _ = self._read_contents(ix, driver)
         return count, ready
 
+    def any_ready(self, ix: ClusterIndex) -> bool:
+        """Whether any VolumeSnapshotContent labelled with this Backup, of any driver, is
+        ready."""
+        return bool(self._read_contents(ix, None)[1])
+
     def failed_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
         """``"<name>: <error>"`` for the VolumeSnapshotContents labelled with this Backup (of
         ``driver``; all when None) whose ``status.error`` is set or whose ``readyToUse`` is
@@ -693,7 +698,8 @@ def _count(
         if b.item_ops_failed:
             what.append(f"backupItemOperationsFailed={b.item_ops_failed}")
         what += [f"VolumeSnapshotContent {c}" for c in (broken + unreadable)[:3]]
-        if tried > 0 and done == 0 and not ready and not unreadable:
+        # a ready content of any driver (one whose driver is unreadable, say) may be this one
+        if tried > 0 and done == 0 and not ready and not unreadable and not plan.any_ready(ix):
             # Not one of the Backup's attempts of this kind completed, and no ready content
             # says otherwise: no PVC it would copy this way was captured, whichever failed.
             return (

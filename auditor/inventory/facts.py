@@ -140,7 +140,10 @@ def copies_of(
                 "time": format_time(parse_time(dig(s, "status", "creationTime"))),
                 "off_cluster": False,
                 "deletion_policy": policy if isinstance(policy, str) else None,
-                "survives_namespace_loss": policy == "Retain",
+                # a content being deleted goes too, whatever its policy: nothing would
+                # point at the storage snapshot once the namespace is gone
+                "survives_namespace_loss": policy == "Retain"
+                and dig(content, "metadata", "deletionTimestamp") is None,
             }
         )
     for s in vm.vm_snapshots:
@@ -245,10 +248,12 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
     deleted, or whose VirtualMachineSnapshot is being deleted with ``deletionPolicy`` other
     than ``Retain``: the content then goes, and the VolumeSnapshots it owns with it
     (https://kubevirt.io/user-guide/storage/snapshot_restore_api/)."""
+    snaps = _by_name(ix, "VirtualMachineSnapshot")
     refs = dig(snapshot, "metadata", "ownerReferences")
+    if refs is not None and not isinstance(refs, list):
+        return _snapshot_going_in(ix, namespace, snaps)  # whose it is cannot be read (named)
     if not isinstance(refs, list):
         return False
-    snaps = _by_name(ix, "VirtualMachineSnapshot")
     for ref in refs:
         if not isinstance(ref, dict) or ref.get("kind") != "VirtualMachineSnapshotContent":
             continue
@@ -258,6 +263,8 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
         if dig(content, "metadata", "deletionTimestamp") is not None:
             return True
         owners = dig(content, "metadata", "ownerReferences")
+        if owners is not None and not isinstance(owners, list):
+            return _snapshot_going_in(ix, namespace, snaps)
         for owner in owners if isinstance(owners, list) else []:
             if not isinstance(owner, dict) or owner.get("kind") != "VirtualMachineSnapshot":
                 continue
@@ -269,6 +276,19 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
             ):
                 return True
     return False
+
+
+def _snapshot_going_in(
+    ix: ClusterIndex, namespace: str, snaps: dict[tuple[str, str], dict[str, Any]]
+) -> bool:
+    """Whether some VirtualMachineSnapshot of ``namespace`` is being deleted without
+    ``deletionPolicy: Retain``: an object whose owner cannot be read may be one it takes."""
+    return any(
+        ns == namespace
+        and dig(o, "metadata", "deletionTimestamp") is not None
+        and dig(o, "spec", "deletionPolicy") != "Retain"
+        for (ns, _), o in snaps.items()
+    )
 
 
 def nad_key(vm_namespace: str, network_name: str) -> tuple[str, str]:

@@ -90,6 +90,8 @@ _VOLUME_SNAPSHOT_FIELDS: _Typed = (
     ("spec.source", dict, "a mapping"),
     ("spec.source.persistentVolumeClaimName", str, "a string"),
     ("spec.source.volumeSnapshotContentName", str, "a string"),
+    # which VirtualMachineSnapshot's content owns it (a copy that goes with that snapshot)
+    ("metadata.ownerReferences", list, "a list"),
 )
 #: What says whether a VirtualMachineSnapshot holds a usable copy, and of which VM
 #: (snapshot.kubevirt.io/v1beta1 VirtualMachineSnapshot).
@@ -538,6 +540,8 @@ class ClusterIndex:
     read_only_locations: set[tuple[str, str]] = field(default_factory=set)
     #: BackupStorageLocations whose ``spec.accessMode`` cannot be read (named)
     unknown_mode_locations: set[tuple[str, str]] = field(default_factory=set)
+    #: Velero namespaces with a location whose ``spec.default`` cannot be read (named)
+    unknown_defaults: set[str] = field(default_factory=set)
     default_locations: dict[str, str] = field(default_factory=dict)
     pvcs_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: names of the DPAs read, for evidence
@@ -555,8 +559,8 @@ class ClusterIndex:
     #: above)
     csi_plugins: dict[str, bool | None] = field(default_factory=dict)
     #: Velero namespace -> whether its DPA deploys Velero's node-agent (``spec.configuration
-    #: .nodeAgent.enable``, before OADP 1.3 ``restic.enable``); None when it says so in a
-    #: form that cannot be read; no entry when it does not say
+    #: .nodeAgent.enable`` or, before OADP 1.3, ``restic.enable`` true); None when that
+    #: cannot be read; no entry without a DPA there (plain Velero: not known, not judged)
     node_agents: dict[str, bool | None] = field(default_factory=dict)
     #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
     identities: IdentityIndex = field(default_factory=IdentityIndex)
@@ -688,7 +692,7 @@ class ClusterIndex:
                 FieldIssue(path, "is not a mapping", True)
                 for path in ("spec.source", "spec.source.virtualMachine")
                 if (value := dig(o, *path.split("."))) is not None and not isinstance(value, dict)
-            ]
+            ] + _wrong_types(o, (("metadata.ownerReferences", list, "a list"),))
             if issues:
                 ix._object_issues("VirtualMachineSnapshotContent", o, issues)
         ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
@@ -949,6 +953,11 @@ class ClusterIndex:
         self.schedules = [
             s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
         ]
+        for o in data.of("Schedule"):
+            # where its backups go: of another type, read as "the default location" (red team)
+            typed = _wrong_types(o, (("spec.template.storageLocation", str, "a string"),))
+            if typed:
+                self._unread("Schedule", o, typed)
         for o in data.of("BackupStorageLocation"):
             phase = dig(o, "status", "phase")
             self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
@@ -967,7 +976,12 @@ class ClusterIndex:
             if mode == "ReadOnly":
                 self.read_only_locations.add((_ns(o), _name(o)))
             if dig(o, "spec", "default") is True:
-                self.default_locations[_ns(o)] = _name(o)
+                # Velero takes the first default location it lists
+                self.default_locations.setdefault(_ns(o), _name(o))
+            typed = _wrong_types(o, (("spec.default", bool, "true or false"),))
+            if typed:
+                self._unread("BackupStorageLocation", o, typed)
+                self.unknown_defaults.add(_ns(o))
         for dpa in data.of("DataProtectionApplication"):
             self.dpa_names.append(f"{_ns(dpa)}/{_name(dpa)}")
             velero = dig(dpa, "spec", "configuration", "velero")
@@ -1029,11 +1043,10 @@ class ClusterIndex:
                 _listed("EnableCSI", flags if isinstance(flags, list) else []),
             )
             self.csi_plugins[ns] = _either(self.csi_plugins.get(ns, False), csi)
-            said, agent = _node_agent(dpa)
-            if said:
-                self.node_agents[ns] = (
-                    _either(self.node_agents[ns], agent) if ns in self.node_agents else agent
-                )
+            agent = _node_agent(dpa)
+            self.node_agents[ns] = (
+                _either(self.node_agents[ns], agent) if ns in self.node_agents else agent
+            )
 
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
@@ -1098,27 +1111,30 @@ class ClusterIndex:
 _ACCESS_MODES = ("ReadWrite", "ReadOnly")
 
 
-def _node_agent(dpa: dict[str, Any]) -> tuple[bool, bool | None]:
-    """``(says, enabled)``: whether a DataProtectionApplication says if it deploys Velero's
-    node-agent, and its ``spec.configuration.nodeAgent.enable`` (``restic.enable`` before
-    OADP 1.3, when no ``nodeAgent`` is set); ``enabled`` None when said in a form that cannot
-    be read (the index names it). The node-agent runs every data-mover and file-system backup
-    and restore (https://velero.io/docs/main/csi-snapshot-data-movement/,
+def _node_agent(dpa: dict[str, Any]) -> bool | None:
+    """Whether a DataProtectionApplication deploys Velero's node-agent: OADP deploys it only
+    when ``spec.configuration.nodeAgent.enable`` (or, before OADP 1.3, ``restic.enable``) is
+    true, and deletes it otherwise (oadp-operator internal/controller/nodeagent.go); None
+    when neither says true and one of them cannot be read (the index names it). The
+    node-agent runs every data-mover and file-system backup and restore
+    (https://velero.io/docs/main/csi-snapshot-data-movement/,
     https://velero.io/docs/main/file-system-backup/)."""
     config = dig(dpa, "spec", "configuration")
     if config is None:
-        return False, None
+        return False
     if not isinstance(config, dict):
-        return True, None
-    section = config.get("nodeAgent")
-    if section is None:
-        section = config.get("restic")
-    if section is None:
-        return False, None
-    enable = section.get("enable") if isinstance(section, dict) else section
-    if enable is None:
-        return False, None
-    return True, enable if isinstance(enable, bool) else None
+        return None
+    answers: list[bool | None] = []
+    for key in ("nodeAgent", "restic"):
+        section = config.get(key)
+        enable = section.get("enable") if isinstance(section, dict) else None
+        if section is not None and not isinstance(section, dict):
+            answers.append(None)  # ``nodeAgent: true`` is no mapping: unreadable, not "on"
+        elif enable is None or isinstance(enable, bool):
+            answers.append(enable is True)
+        else:
+            answers.append(None)
+    return True if True in answers else None if None in answers else False
 
 
 #: The kubevirt Velero plugin's image (quay.io/kubevirt/kubevirt-velero-plugin:<tag>), as a DPA
@@ -1128,19 +1144,24 @@ _KUBEVIRT_PLUGIN_IMAGE = "kubevirt-velero-plugin"
 
 
 def _custom_kubevirt(custom: list[Any]) -> bool | None:
-    """Whether a DPA's ``customPlugins`` install the kubevirt Velero plugin (by its image):
-    True when one does, None when not but an entry cannot be read, else False."""
+    """Whether a DPA's ``customPlugins`` install the kubevirt Velero plugin: an image whose
+    repository (the last path part, without tag or digest) is ``kubevirt-velero-plugin`` or
+    a build of it (``kubevirt-velero-plugin-rhel9``). True when one does, None when not but
+    an entry cannot be read, else False. A tag or another image that merely mentions the
+    name is no such plugin (red team)."""
     if any(
-        isinstance(c, dict)
-        and isinstance(c.get("image"), str)
-        and _KUBEVIRT_PLUGIN_IMAGE in c["image"].rsplit("/", 1)[-1]
+        isinstance(c, dict) and isinstance(c.get("image"), str) and _is_kubevirt_image(c["image"])
         for c in custom
     ):
         return True
-    return (
-        None
-        if any(not isinstance(c, dict) or not isinstance(c.get("image"), str) for c in custom)
-        else False
+    unreadable = any(not isinstance(c, dict) or not isinstance(c.get("image"), str) for c in custom)
+    return None if unreadable else False
+
+
+def _is_kubevirt_image(image: str) -> bool:
+    repository = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    return repository == _KUBEVIRT_PLUGIN_IMAGE or repository.startswith(
+        f"{_KUBEVIRT_PLUGIN_IMAGE}-"
     )
 
 

@@ -130,10 +130,12 @@ _NODE_AGENT_METHODS = frozenset({Method.CSI_DATA_MOVER, Method.FS_BACKUP})
 NODE_AGENT_SRC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
 
 
-def _deleted_before(deleting: datetime | None, began: datetime | None) -> bool:
+def _deleted_before(deleting: datetime | None, began: datetime | None, at: datetime) -> bool:
     """Whether an object whose deletion began at ``deleting`` was being deleted when a Backup
-    began at ``began`` (an unknown start cannot tell otherwise)."""
-    return deleting is not None and (began is None or deleting <= began)
+    began at ``began`` (an unknown start cannot tell otherwise, nor can a deletion time after
+    the audit time ``at``, which the API server never writes: when deletion began is then
+    unknown, and the VM names it as a malformed field)."""
+    return deleting is not None and (began is None or deleting > at or deleting <= began)
 
 
 @dataclass(frozen=True)
@@ -293,7 +295,7 @@ class Pairing:
             return False, why
         if not _existed(vm.created, b.began):
             return False, f"VM {vm.name} was created after backup {b.name} began"
-        if _deleted_before(vm.deleting, b.began):
+        if _deleted_before(vm.deleting, b.began, self.at):
             return False, (
                 f"VM {vm.name} has been in deletion since {_when(vm.deleting)} "
                 f"(metadata.deletionTimestamp), before backup {b.name} began: Velero skips an "
@@ -358,7 +360,7 @@ class Pairing:
         name, created, excluded, labels, deleting = self._pvc_meta(pvc)
         if not _existed(created, b.began):
             return f"PVC {name} was created after backup {b.name} began"
-        if _deleted_before(deleting, b.began):
+        if _deleted_before(deleting, b.began, self.at):
             return (
                 f"PVC {name} has been in deletion since {_when(deleting)} "
                 f"(metadata.deletionTimestamp), before backup {b.name} began: Velero skips an "
@@ -475,6 +477,17 @@ class Pairing:
             return rec(
                 False, CaptureStatus.NOT_ATTEMPTED, None, "scope", f"PVC {p.name} does not exist"
             )
+        record = self.ix.pvc_records.get((vm.namespace, p.name))
+        if record is not None and record.deleting is not None and record.deleting > self.at:
+            return rec(
+                True,
+                CaptureStatus.UNKNOWN,
+                None,
+                "scope",
+                f"PVC {p.name}'s metadata.deletionTimestamp is after the audit time, which the "
+                "API server never writes: when its deletion began, and so which Backups "
+                f"skipped it, is unknown ({DELETING_SRC})",
+            )
         dv = self.ix.dv_records.get((vm.namespace, p.name))
         if (
             dv is not None
@@ -483,6 +496,7 @@ class Pairing:
             and p.name in vm.claims
             and p.name not in vm.plugin_checked  # one of the VM's dataVolumeTemplates
             and self._never_bound(vm.namespace, p.name)
+            and self._never_ran(vm)
         ):
             # Waiting for its first consumer, the disk was never written: there is no data to
             # copy, and a restore re-creates the DataVolume from the VM's template, which
@@ -569,6 +583,16 @@ class Pairing:
             and pvc.volume_name is None
             and pvc.deleting is None
         )
+
+    def _never_ran(self, vm: VMFacts) -> bool:
+        """Whether the VMI list was read whole for the VM's namespace and the VM has no
+        VirtualMachineInstance past scheduling (a launcher pod that ran would have bound the
+        PVC: red team, a Running VMI with a 'never bound' disk passed)."""
+        if not self.ix.data.known("VirtualMachineInstance") or self.ix.partial_for(
+            "VirtualMachineInstance", vm.namespace
+        ):
+            return False
+        return vm.vmi is None or dig(vm.vmi, "status", "phase") in ("Pending", "Scheduling")
 
     def evaluate(self, vm: VMFacts, pvcs: list[PvcRef], problems: list[str]) -> list[BackupEval]:
         """Judge every Backup that could include the VM, newest first.

@@ -1,0 +1,225 @@
+"""The rules of the sixth session's red-team rounds (helpers 23-25), each held to the case
+that broke it: a verdict better than the evidence, a false alarm or a crash.
+
+Each test takes a fixture of the check catalog, changes one thing a real cluster (or a
+damaged export) can hold, and asserts the finding that must follow.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+
+
+def _platform(report: dict[str, Any], check: str) -> dict[str, Any]:
+    return next(f for f in report["platform_findings"] if f["check_id"] == check)
+
+
+def _named(report: dict[str, Any], kind: str, field: str) -> bool:
+    return any(p["kind"] == kind and p["field"] == field for p in report["collection_problems"])
+
+
+@pytest.mark.parametrize(
+    ("image", "enabled"),
+    [
+        ("quay.io/kubevirt/kubevirt-velero-plugin:v0.7.1", True),
+        (
+            "registry.redhat.io/container-native-virtualization/kubevirt-velero-plugin-rhel9:v4.17",
+            True,
+        ),
+        ("localhost:5000/kubevirt-velero-plugin@sha256:0123", True),
+        # a tag, a digest or another image that merely mentions the name (red team)
+        ("quay.io/velero/velero-plugin-for-aws:kubevirt-velero-plugin-compat", False),
+        ("registry.example.com/tools/not-a-kubevirt-velero-plugin-checker:1", False),
+        ("quay.io/velero/velero-plugin-for-aws@sha256:kubevirt-velero-plugin", False),
+    ],
+)
+def test_only_the_kubevirt_plugin_image_counts_as_the_custom_plugin(
+    tmp_path: Path, image: str, enabled: bool
+) -> None:
+    """A customPlugins entry is the kubevirt plugin when its repository name (no tag, no
+    digest) is kubevirt-velero-plugin or a build of it; the label-selected Backups then take
+    the VM's unlabelled PVCs, and only then."""
+    fixture = "RR-BKP-004/pass-kubevirt-plugin-installed-as-custom-plugin.yaml"
+    docs = _docs(fixture)
+    dpa = _of(docs, "DataProtectionApplication")[0]
+    dpa["spec"]["configuration"]["velero"]["customPlugins"][0]["image"] = image
+    report = _complete(tmp_path, fixture, docs)
+    assert _platform(report, "RR-PLT-004")["status"] == ("PASS" if enabled else "FAIL")
+    assert _finding(report, "RR-BKP-004")["status"] == ("PASS" if enabled else "FAIL")
+
+
+@pytest.mark.parametrize(
+    ("configuration", "status"),
+    [
+        ({"nodeAgent": {"enable": True}}, "PASS"),
+        # OADP deploys the node-agent only when asked (oadp-operator nodeagent.go)
+        ({}, "FAIL"),
+        ({"nodeAgent": None}, "FAIL"),
+        ({"nodeAgent": {"uploaderType": "kopia"}}, "FAIL"),
+        # either switch deploys it (OADP 1.3 still reads restic)
+        ({"nodeAgent": {"enable": False}, "restic": {"enable": True}}, "PASS"),
+        # not a mapping: unreadable, never "on" (red team: read as enabled)
+        ({"nodeAgent": True}, "ERROR"),
+        ({"nodeAgent": {"enable": "yes"}}, "ERROR"),
+    ],
+)
+def test_a_data_mover_copy_needs_a_node_agent_the_dpa_deploys(
+    tmp_path: Path, configuration: dict[str, Any], status: str
+) -> None:
+    """A DataProtectionApplication in the Backup's namespace that does not turn the
+    node-agent on leaves data-mover copies that no restore can bring back."""
+    fixture = "RR-BKP-004/pass-data-mover.yaml"
+    docs = _docs(fixture)
+    config = _of(docs, "DataProtectionApplication")[0]["spec"]["configuration"]
+    config.pop("nodeAgent", None)
+    config.update(copy.deepcopy(configuration))
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == status, finding["message"]
+
+
+def test_without_a_dpa_the_node_agent_is_not_judged(tmp_path: Path) -> None:
+    """Plain Velero has no DataProtectionApplication: whether its node-agent runs is not in
+    the export, and no verdict is drawn from that."""
+    fixture = "RR-BKP-004/pass-data-mover.yaml"
+    docs = [d for d in _docs(fixture) if d["kind"] != "DataProtectionApplication"]
+    assert _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")["status"] != "FAIL"
+
+
+@pytest.mark.parametrize("kind", ["VirtualMachine", "PersistentVolumeClaim"])
+def test_a_deletion_time_after_the_audit_is_no_evidence(tmp_path: Path, kind: str) -> None:
+    """The API server sets deletionTimestamp when deletion is requested: one after the audit
+    time cannot be real, and when deletion began (which Backups skipped the object) is
+    unknown. It was trusted, and the Backups before it held the object (red team)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    _of(docs, kind)[0]["metadata"]["deletionTimestamp"] = "2026-12-05T00:00:00Z"
+    report = _complete(tmp_path, fixture, docs)
+    check = "RR-BKP-001" if kind == "VirtualMachine" else "RR-BKP-004"
+    assert _finding(report, check)["status"] == "ERROR", _finding(report, check)["message"]
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"
+
+
+def test_a_retained_snapshot_content_being_deleted_does_not_outlive_the_namespace(
+    tmp_path: Path,
+) -> None:
+    """A VolumeSnapshotContent with deletionPolicy Retain that is being deleted keeps the
+    storage snapshot, but nothing will point at it once the namespace is gone: it is no copy
+    that outlives the namespace (red team: RR-STG-001 passed)."""
+    fixture = "RR-STG-001/pass-retained-volume-snapshots.yaml"
+    docs = _docs(fixture)
+    for content in _of(docs, "VolumeSnapshotContent"):
+        content["metadata"]["deletionTimestamp"] = "2026-11-30T05:30:00Z"
+    assert _finding(_complete(tmp_path, fixture, docs), "RR-STG-001")["status"] == "FAIL"
+
+
+@pytest.mark.parametrize("kind", ["VolumeSnapshot", "VirtualMachineSnapshotContent"])
+def test_owner_references_that_are_no_list_are_named(tmp_path: Path, kind: str) -> None:
+    """Which VirtualMachineSnapshot owns a VolumeSnapshot decides whether it goes with that
+    snapshot: owner references of another type silently lowered RR-STG-001 from high to
+    medium (red team). They are named."""
+    fixture = "RR-STG-001/fail-vm-snapshot-being-deleted-takes-its-volume-snapshots.yaml"
+    docs = _docs(fixture)
+    for obj in _of(docs, kind):
+        obj["metadata"]["ownerReferences"] = obj["metadata"]["ownerReferences"][0]
+    report = _complete(tmp_path, fixture, docs)
+    assert _named(report, kind, "metadata.ownerReferences")
+    finding = _finding(report, "RR-STG-001")
+    assert finding["status"] == "ERROR" or finding["severity"] == "high", finding
+
+
+def test_schedules_of_one_name_in_two_velero_installs_are_both_judged(tmp_path: Path) -> None:
+    """RR-PLT-002 keyed Schedules by name alone: a second Velero's Schedule of the same name,
+    writing to a ReadOnly location, hid behind the first (red team)."""
+    fixture = "RR-PLT-002/pass.yaml"
+    docs = _docs(fixture)
+    schedule = copy.deepcopy(_of(docs, "Schedule")[0])
+    location = copy.deepcopy(_of(docs, "BackupStorageLocation")[0])
+    for obj in (schedule, location):
+        obj["metadata"]["namespace"] = "velero-two"
+    location["spec"]["accessMode"] = "ReadOnly"
+    assert _platform(_complete(tmp_path / "one", fixture, docs), "RR-PLT-002")["status"] == "PASS"
+    report = _complete(tmp_path / "two", fixture, [*docs, schedule, location])
+    assert _platform(report, "RR-PLT-002")["status"] == "FAIL"
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "value"),
+    [
+        ("Schedule", ("spec", "template", "storageLocation"), ["default"]),
+        ("BackupStorageLocation", ("spec", "default"), "true"),
+    ],
+)
+def test_where_a_schedule_writes_cannot_be_read_is_named(
+    tmp_path: Path, kind: str, path: tuple[str, ...], value: Any
+) -> None:
+    """A storageLocation of another type read as "the default location", and a default flag
+    that is no boolean as "not the default": both are named, so RR-PLT-002 cannot pass on a
+    location nothing says is writable (red team)."""
+    fixture = "RR-PLT-002/fail-schedule-writes-to-read-only-location.yaml"
+    docs = _docs(fixture)
+    node = _of(docs, kind)[0]
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = value
+    report = _complete(tmp_path, fixture, docs)
+    assert _named(report, kind, ".".join(path))
+    assert _platform(report, "RR-PLT-002")["status"] != "PASS"
+
+
+def test_the_first_default_location_is_the_one_velero_uses(tmp_path: Path) -> None:
+    """Velero takes the first location marked default; a later ReadWrite one does not make
+    the Schedule's ReadOnly default writable."""
+    fixture = "RR-PLT-002/fail-schedule-writes-to-read-only-location.yaml"
+    docs = _docs(fixture)
+    schedule = _of(docs, "Schedule")[0]
+    schedule["spec"]["template"].pop("storageLocation", None)
+    location = _of(docs, "BackupStorageLocation")[0]
+    location["spec"]["default"] = True
+    writable = copy.deepcopy(location)
+    writable["metadata"]["name"] = "zz-writable"
+    writable["spec"]["accessMode"] = "ReadWrite"
+    report = _complete(tmp_path, fixture, [*docs, writable])
+    assert _platform(report, "RR-PLT-002")["status"] == "FAIL"
+
+
+def test_a_damaged_custom_plugin_list_leaves_the_plugin_check_unknown(tmp_path: Path) -> None:
+    """The kubevirt plugin listed beside an entry without an image: the DPA is named and
+    unread, and RR-PLT-004 no longer says the plugin is enabled (red team)."""
+    fixture = "RR-PLT-004/pass-custom-plugin.yaml"
+    docs = _docs(fixture)
+    _of(docs, "DataProtectionApplication")[0]["spec"]["configuration"]["velero"][
+        "customPlugins"
+    ].append({"name": "x"})
+    report = _complete(tmp_path, fixture, docs)
+    assert _named(report, "DataProtectionApplication", "spec.configuration.velero.customPlugins")
+    assert _platform(report, "RR-PLT-004")["status"] == "ERROR"
+
+
+def test_none_completed_is_no_failure_while_a_ready_content_of_unknown_driver_exists(
+    tmp_path: Path,
+) -> None:
+    """A Backup that completed none of its CSI attempts captured nothing that way, unless a
+    ready content labelled with it says otherwise; one whose driver cannot be read may be the
+    PVC's snapshot (red team: FAIL)."""
+    fixture = "RR-BKP-004/fail-csi-attempts-none-completed.yaml"
+    docs = _docs(fixture)
+    content = copy.deepcopy(
+        next(
+            c
+            for c in _of(docs, "VolumeSnapshotContent")
+            if c["metadata"]["labels"]["velero.io/backup-name"] == "daily-20261128"
+        )
+    )
+    content["metadata"]["name"] = "snapcontent-daily-20261130-nodriver"
+    content["metadata"]["labels"]["velero.io/backup-name"] = "daily-20261130"
+    del content["spec"]["driver"]
+    finding = _finding(_complete(tmp_path, fixture, [*docs, content]), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
