@@ -223,3 +223,74 @@ def test_none_completed_is_no_failure_while_a_ready_content_of_unknown_driver_ex
     del content["spec"]["driver"]
     finding = _finding(_complete(tmp_path, fixture, [*docs, content]), "RR-BKP-004")
     assert finding["status"] == "ERROR", finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "status"),
+    [
+        ("RR-RST-001/fail-data-download-failed.yaml", "FAIL"),
+        ("RR-RST-001/pass-data-downloads-completed.yaml", "PASS"),
+    ],
+)
+def test_items_of_a_long_named_restore_are_found_under_velero_s_label(
+    tmp_path: Path, fixture: str, status: str
+) -> None:
+    """Velero labels a Restore's DataDownloads with its name cut to a label value: the first
+    57 characters and 6 hex digits of its sha256 (pkg/label GetValidName). Matched by the raw
+    name, a failed data restore of a drill with a 69-character name went unseen (red team:
+    READY, RR-RST-001 FAIL info 'no DataDownload')."""
+    from auditor.inventory.index import velero_label
+
+    docs = _docs(fixture)
+    restore = _of(docs, "Restore")[0]
+    long_name = (
+        restore["metadata"]["name"] + "-app-vm-01-team-apps-daily-20261128010002-20261128100000"
+    )
+    assert len(long_name) > 63
+    restore["metadata"]["name"] = long_name
+    for download in _of(docs, "DataDownload"):
+        download["metadata"]["labels"]["velero.io/restore-name"] = velero_label(long_name)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-RST-001")
+    assert finding["status"] == status, finding["message"]
+    assert velero_label(long_name) == long_name[:57] + velero_label(long_name)[57:]
+    assert len(velero_label(long_name)) == 63
+
+
+def test_contents_of_a_long_named_backup_are_found_under_velero_s_label(tmp_path: Path) -> None:
+    """The same label rule for a Backup's VolumeSnapshotContents: a long-named Backup's
+    ready contents are its evidence, not 'none labelled'."""
+    from auditor.inventory.index import velero_label
+
+    fixture = "RR-BKP-004/pass-snapshot-contents-without-counters.yaml"
+    docs = _docs(fixture)
+    newest = next(b for b in _of(docs, "Backup") if b["metadata"]["name"] == "daily-20261130")
+    long_name = "daily-20261130-" + "x" * 60
+    newest["metadata"]["name"] = long_name
+    for content in _of(docs, "VolumeSnapshotContent"):
+        labels = content["metadata"]["labels"]
+        if labels["velero.io/backup-name"] == "daily-20261130":
+            labels["velero.io/backup-name"] = velero_label(long_name)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
+    assert long_name in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("selector", "status"),
+    [
+        ({"vm.kubevirt.io/name": "vm1"}, "FAIL"),
+        ({"vm.kubevirt.io/name": "vm1", "kubevirt.io": "virt-launcher"}, "FAIL"),
+        ({"vm.kubevirt.io/name": "other-vm"}, "NOT_APPLICABLE"),
+    ],
+)
+def test_a_service_selecting_the_launcher_pod_label_names_the_vm(
+    tmp_path: Path, selector: dict[str, str], status: str
+) -> None:
+    """KubeVirt labels every virt-launcher pod vm.kubevirt.io/name=<vm> (and
+    kubevirt.io=virt-launcher) whatever the template says: a Service selecting the VM that
+    way, left out of the backup, went unseen (red team: RR-NET-003 N/A, READY)."""
+    fixture = "RR-NET-003/fail-service-outside-backup.yaml"
+    docs = _docs(fixture)
+    _of(docs, "Service")[0]["spec"]["selector"] = selector
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-NET-003")
+    assert finding["status"] == status, finding["message"]

@@ -8,6 +8,7 @@ considered for every VM).
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -953,6 +954,7 @@ class ClusterIndex:
         self.schedules = [
             s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
         ]
+        self._alias_long_names()
         for o in data.of("Schedule"):
             # where its backups go: of another type, read as "the default location" (red team)
             typed = _wrong_types(o, (("spec.template.storageLocation", str, "a string"),))
@@ -1048,6 +1050,33 @@ class ClusterIndex:
                 _either(self.node_agents[ns], agent) if ns in self.node_agents else agent
             )
 
+    def _alias_long_names(self) -> None:
+        """File the labelled items of a Backup or Restore whose name is longer than a label
+        value may be under its name too: Velero labels them with :func:`velero_label` of it
+        (red team: a failed DataDownload of a 69-character drill went unseen, READY)."""
+        for names, targets in (
+            (
+                list(self.backups),
+                (
+                    self.backup_snapshot_contents,
+                    self.data_uploads,
+                    self.pod_volume_backups,
+                    self.backup_volume_snapshots,
+                ),
+            ),
+            (
+                [r.name for r in self.restores],
+                (self.pod_volume_restores, self.data_downloads),
+            ),
+        ):
+            for name in names:
+                label = velero_label(name)
+                if label == name:
+                    continue
+                for target in targets:
+                    if label in target and name not in target:
+                        target[name] = target[label]
+
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
     ) -> _V | None:
@@ -1109,6 +1138,16 @@ class ClusterIndex:
 #: A BackupStorageLocation's ``spec.accessMode`` (velero pkg/apis/velero/v1
 #: backupstoragelocation_types.go; ReadWrite when unset).
 _ACCESS_MODES = ("ReadWrite", "ReadOnly")
+
+
+def velero_label(name: str) -> str:
+    """The label value Velero writes for ``name`` (``velero.io/backup-name``,
+    ``velero.io/restore-name``): the name itself up to 63 characters, else its first 57 and
+    the first 6 hex digits of its sha256 (velero pkg/label/label.go GetValidName,
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/label/label.go)."""
+    if len(name) <= 63:
+        return name
+    return name[:57] + hashlib.sha256(name.encode()).hexdigest()[:6]
 
 
 def _node_agent(dpa: dict[str, Any]) -> bool | None:

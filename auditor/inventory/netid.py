@@ -121,6 +121,10 @@ def _static_by_mac(vm: dict[str, Any]) -> tuple[bool | None, set[str], set[str],
     return static, smacs, dmacs, sysprep
 
 
+#: Labels KubeVirt puts on every virt-launcher pod whatever the VM's template says.
+_LAUNCHER_LABELS = {"kubevirt.io": "virt-launcher"}
+
+
 def network_identity(
     vm: dict[str, Any],
     namespace: str,
@@ -164,6 +168,15 @@ def network_identity(
     tspec = dig(vm, "spec", "template", "spec") or {}
     labels = dig(vm, "spec", "template", "metadata", "labels")
     pod_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+    # KubeVirt labels every virt-launcher pod with these besides the template's own
+    # (pkg/virt-controller/services/template.go): a Service may select the VM by them
+    # (red team: one selecting vm.kubevirt.io/name went unseen, and RR-NET-003 was N/A)
+    name = dig(vm, "metadata", "name")
+    pod_labels = {
+        **_LAUNCHER_LABELS,
+        **({"vm.kubevirt.io/name": name} if isinstance(name, str) else {}),
+        **pod_labels,
+    }
     matched = []
     for svc in services:
         sel = dig(svc, "spec", "selector")
