@@ -294,3 +294,38 @@ def test_a_service_selecting_the_launcher_pod_label_names_the_vm(
     _of(docs, "Service")[0]["spec"]["selector"] = selector
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-NET-003")
     assert finding["status"] == status, finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("os_label", "change", "status", "severity"),
+    [
+        (None, None, "PASS", None),
+        (None, "bus", "FAIL", "medium"),
+        ("windows2k22", "bus", "FAIL", "high"),
+        (None, "model", "FAIL", "medium"),
+    ],
+)
+def test_hardware_changed_in_the_spec_while_the_vm_runs_is_named(
+    tmp_path: Path, os_label: str | None, change: str | None, status: str, severity: str | None
+) -> None:
+    """Red team (helper-26): a Windows VM's boot disk bus edited from sata to virtio while it
+    runs (RestartRequired) was READY, though every backup since restores it on a bus it has
+    no boot driver for. RR-DSK-003 compares the spec's stated buses and NIC models with the
+    running VMI's."""
+    fixture = "RR-DSK-003/pass.yaml"
+    docs = _docs(fixture)
+    vm = _of(docs, "VirtualMachine")[0]
+    devices = vm["spec"]["template"]["spec"]["domain"]["devices"]
+    if os_label:
+        labels = vm["metadata"].setdefault("labels", {})
+        labels[f"os.template.kubevirt.io/{os_label}"] = "true"
+    if change == "bus":
+        devices["disks"][0]["disk"]["bus"] = "sata"
+    if change == "model":
+        devices["interfaces"][0]["model"] = "e1000e"
+        vmi_ifaces = _of(docs, "VirtualMachineInstance")[0]["spec"]["domain"]["devices"]
+        vmi_ifaces["interfaces"][0]["model"] = "virtio"
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-DSK-003")
+    assert finding["status"] == status, finding["message"]
+    if severity:
+        assert finding["severity"] == severity

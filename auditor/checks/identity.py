@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from auditor.checks.kvconfig import gate_blocks_start, gate_unknown
 from auditor.checks.registry import (
     CheckContext,
@@ -14,12 +16,14 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.identities import legacy_firmware_uuid
+from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 
 KV_FIRMWARE = "https://kubevirt.io/user-guide/compute/virtual_hardware/#biosuefi"
 KV_PERSISTENT = "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/"
 KV_DISKS = "https://kubevirt.io/user-guide/storage/disks_and_volumes/"
 KV_HOTPLUG = "https://kubevirt.io/user-guide/storage/hotplug_volumes/"
+VIRTIO_WIN_BOOT = "https://github.com/virtio-win/virtio-win-guest-tools-installer/issues/61"
 KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
 KUBEMACPOOL = "https://github.com/k8snetworkplumbingwg/kubemacpool"
 
@@ -265,6 +269,83 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     return passed(
         f"Every volume of running VM {vm.ref} is in its spec.", volumes=sorted(spec_names)
     )
+
+
+@check(
+    "RR-DSK-003",
+    title="The disk buses and NIC models of the VM spec are those its running guest uses",
+    severity=Severity.MEDIUM,
+    rationale="A bus or NIC model changed in the VM spec while the VM runs waits for a "
+    "restart (RestartRequired), but every backup taken since holds the new one: a restore "
+    "boots the guest on hardware it may have no driver or configuration for (a Windows boot "
+    "disk moved from sata to virtio stops with INACCESSIBLE_BOOT_DEVICE; a new NIC model "
+    "renames the interface and drops its static address).",
+    remediation="Restart the VM in a window to apply the change and check the guest, or set "
+    "the bus or model back to the running one; take a backup once the guest runs on it.",
+    references=(KV_DISKS, KV_IFACES, VIRTIO_WIN_BOOT),
+    requires=("VirtualMachineInstance",),
+    reads=(
+        "spec.template.spec.domain.devices.disks",
+        "spec.template.spec.domain.devices.interfaces",
+    ),
+)
+def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
+    """FAIL when a disk's bus or a NIC's model, as the VM spec (or its preference) states it,
+    differs from what the running VMI uses (``spec.domain.devices``); high when a Windows
+    VM's disk bus differs. A value either side leaves to KubeVirt's defaults is not compared.
+    N/A when the VM does not run."""
+    if vm.vmi is None:
+        return not_applicable(f"VM {vm.ref} is not running; no running hardware to compare.")
+    devices = dig(vm.vmi, "spec", "domain", "devices")
+    if not isinstance(devices, dict):
+        return errored(
+            f"The devices of running VMI {vm.ref} (spec.domain.devices) cannot be read.",
+            malformed_objects=[{"kind": "VirtualMachineInstance", "field": "spec.domain.devices"}],
+        )
+    running_bus = {
+        e.get("name"): bus
+        for e in _entries(devices.get("disks"))
+        for kind in ("disk", "cdrom", "lun")
+        if isinstance(e.get(kind), dict) and isinstance(bus := e[kind].get("bus"), str)
+    }
+    running_model = {
+        e.get("name"): e["model"]
+        for e in _entries(devices.get("interfaces"))
+        if isinstance(e.get("model"), str)
+    }
+    disks = [
+        {"disk": d.name, "spec": d.bus, "running": running_bus[d.name]}
+        for d in vm.spec.disks
+        if d.bus_from != "default" and d.name in running_bus and running_bus[d.name] != d.bus
+    ]
+    nics = [
+        {"nic": n.name, "spec": n.model, "running": running_model[n.name]}
+        for n in vm.spec.nics
+        if n.model_from != "default"
+        and n.name in running_model
+        and running_model[n.name] != n.model
+    ]
+    ev = {"disks": disks, "nics": nics}
+    if not disks and not nics:
+        return passed(
+            f"The disk buses and NIC models VM {vm.ref}'s spec states are those it runs with.",
+            **ev,
+        ).on(Basis.OBSERVED)
+    what = [f"disk {d['disk']} bus {d['running']} -> {d['spec']}" for d in disks] + [
+        f"interface {n['nic']} model {n['running']} -> {n['spec']}" for n in nics
+    ]
+    severity = Severity.HIGH if disks and vm.spec.os == "windows" else Severity.MEDIUM
+    return failed(
+        f"VM {vm.ref} runs with hardware its spec has changed since ({'; '.join(what)}): "
+        "backups taken since restore it on the new hardware, which the guest has not booted on.",
+        severity,
+        **ev,
+    ).on(Basis.OBSERVED)
+
+
+def _entries(value: Any) -> list[dict[str, Any]]:
+    """The mappings of a list (anything else: none)."""
+    return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
 
 
 def _mac_digits(mac: str) -> str:
