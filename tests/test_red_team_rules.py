@@ -329,3 +329,29 @@ def test_hardware_changed_in_the_spec_while_the_vm_runs_is_named(
     assert finding["status"] == status, finding["message"]
     if severity:
         assert finding["severity"] == severity
+
+
+@pytest.mark.parametrize("how", ["none", "nothing-restored", "pvc-left-in-target"])
+def test_a_drill_that_brought_no_data_back_proves_no_restore(tmp_path: Path, how: str) -> None:
+    """Red team (helper-26): a Completed drill whose status.progress says 0 items restored,
+    or one into a namespace where the disk's PVC was left by an earlier drill (Velero skips an
+    existing object), passed RR-RST-001. Neither brought disk data back."""
+    fixture = "RR-RST-001/pass.yaml"
+    docs = _docs(fixture)
+    restore = _of(docs, "Restore")[0]
+    if how == "nothing-restored":
+        restore["status"]["progress"] = {"itemsRestored": 0, "totalItems": 0}
+    if how == "pvc-left-in-target":
+        pvc = copy.deepcopy(
+            next(
+                p
+                for p in _of(docs, "PersistentVolumeClaim")
+                if not p["metadata"]["name"].startswith("persistent-state")
+            )
+        )
+        pvc["metadata"]["namespace"] = restore["spec"]["namespaceMapping"]["app"]
+        pvc["metadata"]["creationTimestamp"] = "2026-10-28T09:00:00Z"
+        pvc["metadata"]["uid"] = "uid-left-over"
+        docs.append(pvc)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-RST-001")
+    assert finding["status"] == ("PASS" if how == "none" else "FAIL"), finding["message"]

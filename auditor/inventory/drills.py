@@ -185,6 +185,10 @@ def _disk(
     )
     if not selected and not pulled:
         return res(False, f"PVC {p.name} is outside Restore {r.name}'s filters")
+    if r.items_restored == 0:
+        # Velero's own count: nothing came back, whatever the filters would have taken
+        # (red team: a Completed drill of 0 of 0 items passed, inferred)
+        return res(False, f"Restore {r.name} restored no item (status.progress.itemsRestored=0)")
     for kind, o in ops:
         phase = dig(o, "status", "phase")
         if phase is not None and phase not in DATA_MOVER_PHASES:
@@ -193,7 +197,19 @@ def _disk(
             return res(False, f"{kind} {dig(o, 'metadata', 'name')} is {phase or 'unfinished'}")
     if ops:
         return res(True, f"restored by {ops[0][0]} {dig(ops[0][1], 'metadata', 'name')}")
-    if r.namespace_mapping.get(namespace, namespace) == namespace:
+    target = r.namespace_mapping.get(namespace, namespace)
+    there = ix.pvcs.get((target, p.name)) if target != namespace else None
+    made_there = parse_time(dig(there, "metadata", "creationTimestamp")) if there else None
+    if made_there is not None and r.created is not None and made_there < r.created:
+        # the same rule in the namespace it restored into: a PVC left there by an earlier drill
+        # was skipped, and the drill brought no data back (red team)
+        return res(
+            False,
+            f"Restore {r.name} restored into namespace {target}, where PVC {p.name} existed "
+            f"before it (created {format_time(made_there)}): Velero skips existing objects, so "
+            "no data came back",
+        )
+    if target == namespace:
         # In place: Velero skips an object that already exists (existingResourcePolicy only
         # updates metadata, never a volume's data), so a PVC older than the Restore kept its
         # own data and got none back (https://velero.io/docs/main/restore-reference/

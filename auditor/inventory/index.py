@@ -375,6 +375,8 @@ class RestoreView:
     namespace_mapping: dict[str, str]
     labels: dict[str, str] = field(default_factory=dict)
     restore_pvs: bool | None = None
+    #: ``status.progress.itemsRestored`` (None when absent or no integer)
+    items_restored: int | None = None
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> RestoreView:
@@ -398,6 +400,10 @@ class RestoreView:
             else {},
             labels=meta_labels(obj),
             restore_pvs=spec["restorePVs"] if isinstance(spec.get("restorePVs"), bool) else None,
+            items_restored=restored
+            if isinstance(restored := dig(status, "progress", "itemsRestored"), int)
+            and not isinstance(restored, bool)
+            else None,
         )
 
 
