@@ -355,3 +355,167 @@ def test_a_drill_that_brought_no_data_back_proves_no_restore(tmp_path: Path, how
         docs.append(pvc)
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-RST-001")
     assert finding["status"] == ("PASS" if how == "none" else "FAIL"), finding["message"]
+
+
+def _dsk3(docs: Docs) -> tuple[dict[str, Any], dict[str, Any]]:
+    vm = _of(docs, "VirtualMachine")[0]
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    return vm["spec"]["template"]["spec"], vmi["spec"]
+
+
+def _windows(docs: Docs) -> None:
+    labels = _of(docs, "VirtualMachine")[0]["metadata"].setdefault("labels", {})
+    labels["os.template.kubevirt.io/windows2k22"] = "true"
+
+
+def _rename_disk(docs: Docs) -> None:
+    """The root disk and its volume renamed in the spec (same DataVolume), bus changed."""
+    spec, _ = _dsk3(docs)
+    spec["domain"]["devices"]["disks"][0].update(name="system", disk={"bus": "sata"})
+    next(v for v in spec["volumes"] if v["name"] == "root")["name"] = "system"
+
+
+def _rename_nic(docs: Docs) -> None:
+    """The first interface renamed in the spec (same MAC), model changed."""
+    spec, _ = _dsk3(docs)
+    spec["domain"]["devices"]["interfaces"][0].update(name="nic0", model="e1000e")
+    next(n for n in spec["networks"] if n["name"] == "default")["name"] = "nic0"
+
+
+def _vmi_disks_mapping(docs: Docs) -> None:
+    _, vmi = _dsk3(docs)
+    vmi["domain"]["devices"]["disks"] = {"root": {"disk": {"bus": "virtio"}}}
+
+
+def _vmi_finished(docs: Docs) -> None:
+    spec, _ = _dsk3(docs)
+    spec["domain"]["devices"]["disks"][0]["disk"]["bus"] = "sata"
+    _of(docs, "VirtualMachineInstance")[0].setdefault("status", {})["phase"] = "Succeeded"
+
+
+def _cdrom_only(docs: Docs) -> None:
+    _windows(docs)
+    spec, vmi = _dsk3(docs)
+    for side in (spec, vmi):
+        side["domain"]["devices"]["disks"].append({"name": "virtio-win", "cdrom": {"bus": "sata"}})
+        side["volumes"].append(
+            {
+                "name": "virtio-win",
+                "containerDisk": {"image": "quay.io/kubevirt/virtio-container-disk"},
+            }
+        )
+    spec["domain"]["devices"]["disks"][-1]["cdrom"]["bus"] = "scsi"
+
+
+@pytest.mark.parametrize(
+    ("edit", "status", "severity"),
+    [
+        (_rename_disk, "FAIL", "medium"),
+        (lambda d: (_windows(d), _rename_disk(d)), "FAIL", "high"),
+        (_rename_nic, "FAIL", "medium"),
+        (_vmi_disks_mapping, "ERROR", None),
+        (_vmi_finished, "NOT_APPLICABLE", None),
+        (_cdrom_only, "FAIL", "medium"),
+    ],
+)
+def test_running_hardware_pairs_devices_and_rates_them(
+    tmp_path: Path, edit: Any, status: str, severity: str | None
+) -> None:
+    """Red team (helper-27) on RR-DSK-003: a disk or NIC renamed in the spec is paired with
+    the running one by its DataVolume or MAC (a bus or model change hid behind the rename);
+    VMI disks that are no list are ERROR (they passed); a VMI that has finished runs nothing
+    (N/A, not high); a Windows cdrom's bus is no boot disk's (medium)."""
+    fixture = "RR-DSK-003/pass.yaml"
+    docs = _docs(fixture)
+    edit(docs)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-DSK-003")
+    assert finding["status"] == status, finding["message"]
+    if severity:
+        assert finding["severity"] == severity
+
+
+def test_a_lun_takes_the_preferred_lun_bus_not_the_disk_bus() -> None:
+    """KubeVirt applies preferredLunBus to LUNs (preferredDiskBus to disks only): a LUN the
+    VM leaves to its preference runs on scsi, which RR-DSK-003 took for a change."""
+    from auditor.inventory.vmspec import read_vm_spec
+
+    vm = {
+        "metadata": {"name": "v", "namespace": "n"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "domain": {"devices": {"disks": [{"name": "l", "lun": {}}]}},
+                    "volumes": [{"name": "l", "persistentVolumeClaim": {"claimName": "c"}}],
+                }
+            }
+        },
+    }
+    pref = {"spec": {"devices": {"preferredDiskBus": "virtio", "preferredLunBus": "scsi"}}}
+    disk = read_vm_spec(vm, pref).disks[0]
+    assert (disk.bus, disk.bus_from) == ("scsi", "preference")
+
+
+@pytest.mark.parametrize(
+    ("hostname", "vm_name", "selected", "status"),
+    [
+        ("db01", None, "db01", "FAIL"),
+        ("db01", None, "vm1", "NOT_APPLICABLE"),
+        (None, "vm1.internal", "vm1", "FAIL"),
+    ],
+)
+def test_the_launcher_label_is_the_vm_s_hostname(
+    tmp_path: Path, hostname: str | None, vm_name: str | None, selected: str, status: str
+) -> None:
+    """vm.kubevirt.io/name on the launcher pod is the VMI's spec.hostname, else its name up
+    to the first dot (red team: a Service selecting it was missed, READY; one selecting the
+    VM's name matched no pod yet failed)."""
+    fixture = "RR-NET-003/fail-service-outside-backup.yaml"
+    docs = _docs(fixture)
+    vm = _of(docs, "VirtualMachine")[0]
+    if hostname:
+        vm["spec"]["template"]["spec"]["hostname"] = hostname
+    if vm_name:
+        vm["metadata"]["name"] = vm_name
+        for vmi in _of(docs, "VirtualMachineInstance"):
+            vmi["metadata"]["name"] = vm_name
+    _of(docs, "Service")[0]["spec"]["selector"] = {"vm.kubevirt.io/name": selected}
+    report = _complete(tmp_path, fixture, docs)
+    finding = _finding(report, "RR-NET-003", vm=vm["metadata"]["name"])
+    assert finding["status"] == status, finding["message"]
+
+
+@pytest.mark.parametrize("value", ["0", 0.0, [0], True])
+def test_a_restored_item_count_of_another_type_is_named(tmp_path: Path, value: Any) -> None:
+    """status.progress.itemsRestored as "0", 0.0 or a list passed RR-RST-001 with nothing
+    named (red team); the Restore is named and the drill check cannot pass on it."""
+    fixture = "RR-RST-001/pass.yaml"
+    docs = _docs(fixture)
+    _of(docs, "Restore")[0]["status"]["progress"] = {"itemsRestored": value, "totalItems": 3}
+    report = _complete(tmp_path, fixture, docs)
+    assert _named(report, "Restore", "status.progress.itemsRestored")
+    assert _finding(report, "RR-RST-001")["status"] != "PASS"
+
+
+def test_a_backup_named_as_another_s_cut_form_gets_none_of_its_items(tmp_path: Path) -> None:
+    """Red team: a Backup named exactly as Velero's cut form of a longer Backup's name owns
+    its labelled items; they are not filed under the long one too."""
+    from auditor.inventory.index import velero_label
+
+    fixture = "RR-BKP-004/pass-snapshot-contents-without-counters.yaml"
+    docs = _docs(fixture)
+    newest = next(b for b in _of(docs, "Backup") if b["metadata"]["name"] == "daily-20261130")
+    long_name = "daily-20261130-" + "x" * 60
+    short = copy.deepcopy(newest)
+    short["metadata"]["name"] = velero_label(long_name)
+    short["metadata"]["creationTimestamp"] = short["status"]["startTimestamp"] = (
+        "2026-11-27T01:00:00Z"
+    )
+    short["status"]["completionTimestamp"] = "2026-11-27T01:15:00Z"
+    newest["metadata"]["name"] = long_name
+    for content in _of(docs, "VolumeSnapshotContent"):
+        labels = content["metadata"]["labels"]
+        if labels["velero.io/backup-name"] == "daily-20261130":
+            labels["velero.io/backup-name"] = velero_label(long_name)
+    finding = _finding(_complete(tmp_path, fixture, [*docs, short]), "RR-BKP-004")
+    assert long_name in finding["message"]
+    assert finding["status"] != "PASS", finding["message"]

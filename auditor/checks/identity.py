@@ -292,39 +292,52 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
 def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL when a disk's bus or a NIC's model, as the VM spec (or its preference) states it,
     differs from what the running VMI uses (``spec.domain.devices``); high when a Windows
-    VM's disk bus differs. A value either side leaves to KubeVirt's defaults is not compared.
-    N/A when the VM does not run."""
-    if vm.vmi is None:
+    VM's disk (not a cdrom) changed bus. A disk is paired with the VMI's by name, else by the
+    PVC or DataVolume behind it; a NIC by name, else by its MAC. A value either side leaves to
+    KubeVirt's defaults is not compared. N/A when the VM does not run (no VMI, or one that
+    has finished); ERROR when the VMI's disks or interfaces are no list."""
+    phase = dig(vm.vmi, "status", "phase") if vm.vmi is not None else None
+    if vm.vmi is None or phase in ("Succeeded", "Failed"):
         return not_applicable(f"VM {vm.ref} is not running; no running hardware to compare.")
     devices = dig(vm.vmi, "spec", "domain", "devices")
     if not isinstance(devices, dict):
-        return errored(
-            f"The devices of running VMI {vm.ref} (spec.domain.devices) cannot be read.",
-            malformed_objects=[{"kind": "VirtualMachineInstance", "field": "spec.domain.devices"}],
-        )
-    running_bus = {
-        e.get("name"): bus
-        for e in _entries(devices.get("disks"))
-        for kind in ("disk", "cdrom", "lun")
-        if isinstance(e.get(kind), dict) and isinstance(bus := e[kind].get("bus"), str)
-    }
-    running_model = {
-        e.get("name"): e["model"]
-        for e in _entries(devices.get("interfaces"))
-        if isinstance(e.get("model"), str)
-    }
-    disks = [
-        {"disk": d.name, "spec": d.bus, "running": running_bus[d.name]}
-        for d in vm.spec.disks
-        if d.bus_from != "default" and d.name in running_bus and running_bus[d.name] != d.bus
+        return _devices_unread(vm, ["spec.domain.devices"])
+    broken = [
+        f"spec.domain.devices.{key}"
+        for key in ("disks", "interfaces")
+        if devices.get(key) is not None and not isinstance(devices.get(key), list)
     ]
-    nics = [
-        {"nic": n.name, "spec": n.model, "running": running_model[n.name]}
-        for n in vm.spec.nics
-        if n.model_from != "default"
-        and n.name in running_model
-        and running_model[n.name] != n.model
-    ]
+    if broken:
+        return _devices_unread(vm, broken)
+    claims = _vmi_claims(vm.vmi)
+    by_name: dict[Any, tuple[str, str]] = {}
+    by_claim: dict[str, tuple[str, str]] = {}
+    for e in _entries(devices.get("disks")):
+        for kind in ("disk", "cdrom", "lun"):
+            target = e.get(kind)
+            if isinstance(target, dict) and isinstance(bus := target.get("bus"), str):
+                name = e.get("name")
+                if isinstance(name, str):
+                    by_name[name] = (kind, bus)
+                    if (claim := claims.get(name)) is not None:
+                        by_claim[claim] = (kind, bus)
+    models: dict[str, str] = {}
+    for e in _entries(devices.get("interfaces")):
+        model = e.get("model")
+        if isinstance(model, str):
+            for key in (e.get("name"), _mac_key(e.get("macAddress"))):
+                if isinstance(key, str) and key:
+                    models.setdefault(key, model)
+    disks = []
+    for d in vm.spec.disks:
+        running = by_name.get(d.name) or (by_claim.get(d.claim) if d.claim else None)
+        if d.bus_from != "default" and running is not None and running[1] != d.bus:
+            disks.append({"disk": d.name, "device": d.device, "spec": d.bus, "running": running[1]})
+    nics = []
+    for n in vm.spec.nics:
+        model = models.get(n.name) or models.get(_mac_key(n.mac) or "")
+        if n.model_from != "default" and model is not None and model != n.model:
+            nics.append({"nic": n.name, "spec": n.model, "running": model})
     ev = {"disks": disks, "nics": nics}
     if not disks and not nics:
         return passed(
@@ -334,13 +347,35 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     what = [f"disk {d['disk']} bus {d['running']} -> {d['spec']}" for d in disks] + [
         f"interface {n['nic']} model {n['running']} -> {n['spec']}" for n in nics
     ]
-    severity = Severity.HIGH if disks and vm.spec.os == "windows" else Severity.MEDIUM
+    grave = vm.spec.os == "windows" and any(d["device"] != "cdrom" for d in disks)
     return failed(
         f"VM {vm.ref} runs with hardware its spec has changed since ({'; '.join(what)}): "
         "backups taken since restore it on the new hardware, which the guest has not booted on.",
-        severity,
+        Severity.HIGH if grave else Severity.MEDIUM,
         **ev,
     ).on(Basis.OBSERVED)
+
+
+def _devices_unread(vm: VMRecord, fields: list[str]) -> Result:
+    return errored(
+        f"The devices of running VMI {vm.ref} ({', '.join(fields)}) cannot be read.",
+        malformed_objects=[{"kind": "VirtualMachineInstance", "field": f} for f in fields],
+    )
+
+
+def _vmi_claims(vmi: dict[str, Any]) -> dict[str, str]:
+    """The VMI's volume name -> the PVC or DataVolume behind it."""
+    out: dict[str, str] = {}
+    for v in _entries(dig(vmi, "spec", "volumes")):
+        for key, field in (("persistentVolumeClaim", "claimName"), ("dataVolume", "name")):
+            claim = dig(v, key, field)
+            if isinstance(v.get("name"), str) and isinstance(claim, str):
+                out[v["name"]] = claim
+    return out
+
+
+def _mac_key(mac: Any) -> str | None:
+    return f"mac:{_mac_digits(mac)}" if isinstance(mac, str) and mac else None
 
 
 def _entries(value: Any) -> list[dict[str, Any]]:

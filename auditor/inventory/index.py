@@ -957,6 +957,23 @@ class ClusterIndex:
         self.restores = [
             r for o in data.of("Restore") if (r := self._parse(RestoreView.parse, "Restore", o))
         ]
+        for o in data.of("Restore"):
+            # Velero's own count of what came back: of another type, a drill of 0 items could
+            # pass (red team: "0" and 0.0)
+            typed = _wrong_types(
+                o,
+                (
+                    ("status.progress", dict, "a mapping"),
+                    ("status.progress.itemsRestored", int, "an integer"),
+                ),
+            )
+            restored = dig(o, "status", "progress", "itemsRestored")
+            if isinstance(restored, bool):
+                typed.append(
+                    FieldIssue("status.progress.itemsRestored", "is a bool, not an integer", True)
+                )
+            if typed:
+                self._unread("Restore", o, typed)
         self.schedules = [
             s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
         ]
@@ -1075,9 +1092,12 @@ class ClusterIndex:
                 (self.pod_volume_restores, self.data_downloads),
             ),
         ):
+            taken = set(names)
             for name in names:
                 label = velero_label(name)
-                if label == name:
+                if label == name or label in taken:
+                    # another Backup (Restore) is named exactly that: whose items they are
+                    # cannot be told, and neither gets the other's (red team)
                     continue
                 for target in targets:
                     if label in target and name not in target:

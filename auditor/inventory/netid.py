@@ -125,6 +125,17 @@ def _static_by_mac(vm: dict[str, Any]) -> tuple[bool | None, set[str], set[str],
 _LAUNCHER_LABELS = {"kubevirt.io": "virt-launcher"}
 
 
+def _launcher_name(vm: dict[str, Any]) -> str | None:
+    """The ``vm.kubevirt.io/name`` label KubeVirt gives the VM's launcher pod: the VMI's
+    ``spec.hostname`` when set, else its name up to the first dot, at most 63 characters
+    (pkg/util/net/dns SanitizeHostname)."""
+    host = dig(vm, "spec", "template", "spec", "hostname")
+    if isinstance(host, str) and host:
+        return host
+    name = dig(vm, "metadata", "name")
+    return name.split(".", 1)[0][:63] if isinstance(name, str) and name else None
+
+
 def network_identity(
     vm: dict[str, Any],
     namespace: str,
@@ -168,14 +179,14 @@ def network_identity(
     tspec = dig(vm, "spec", "template", "spec") or {}
     labels = dig(vm, "spec", "template", "metadata", "labels")
     pod_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
-    # KubeVirt labels every virt-launcher pod with these besides the template's own
+    # KubeVirt labels every virt-launcher pod with these over the template's own
     # (pkg/virt-controller/services/template.go): a Service may select the VM by them
     # (red team: one selecting vm.kubevirt.io/name went unseen, and RR-NET-003 was N/A)
-    name = dig(vm, "metadata", "name")
+    launcher = _launcher_name(vm)
     pod_labels = {
-        **_LAUNCHER_LABELS,
-        **({"vm.kubevirt.io/name": name} if isinstance(name, str) else {}),
         **pod_labels,
+        **_LAUNCHER_LABELS,
+        **({"vm.kubevirt.io/name": launcher} if launcher else {}),
     }
     matched = []
     for svc in services:

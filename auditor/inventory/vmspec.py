@@ -336,6 +336,7 @@ def _read_disks(
         listed = [{"name": name} for name in volumes]
     pref_bus = dig(pref, "devices", "preferredDiskBus")
     pref_cdrom_bus = dig(pref, "devices", "preferredCdromBus")
+    pref_lun_bus = dig(pref, "devices", "preferredLunBus")
     disks = []
     for entry in listed:
         device = next((d for d in ("disk", "cdrom", "lun") if d in entry), "disk")
@@ -343,7 +344,15 @@ def _read_disks(
         target: dict[str, Any] = raw_target if isinstance(raw_target, dict) else {}
         bus, bus_from = target.get("bus"), "vm"
         if not isinstance(bus, str):
-            preferred = pref_cdrom_bus if device == "cdrom" else pref_bus
+            # KubeVirt applies preferredCdromBus to cdroms, preferredLunBus to LUNs and
+            # preferredDiskBus to disks only (pkg/instancetype/preference/apply/disk.go)
+            preferred = (
+                pref_cdrom_bus
+                if device == "cdrom"
+                else pref_lun_bus
+                if device == "lun"
+                else pref_bus
+            )
             bus, bus_from = (
                 (preferred, "preference") if isinstance(preferred, str) else (None, "default")
             )
