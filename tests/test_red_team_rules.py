@@ -519,3 +519,32 @@ def test_a_backup_named_as_another_s_cut_form_gets_none_of_its_items(tmp_path: P
     finding = _finding(_complete(tmp_path, fixture, [*docs, short]), "RR-BKP-004")
     assert long_name in finding["message"]
     assert finding["status"] != "PASS", finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "value", "check"),
+    [
+        ("VirtualMachineInstance", ("spec", "domain"), "junk", "RR-DSK-003"),
+        ("VirtualMachineInstance", ("spec", "domain", "devices"), "junk", "RR-DSK-003"),
+        (
+            "VirtualMachine",
+            ("spec", "template", "spec", "domain", "devices", "autoattachPodInterface"),
+            "yes",
+            "RR-NIC-001",
+        ),
+    ],
+)
+def test_running_devices_or_the_pod_interface_switch_of_another_type_are_named(
+    tmp_path: Path, kind: str, path: tuple[str, ...], value: Any, check: str
+) -> None:
+    """Mutations seed 4001: a VMI whose spec.domain or devices was a string, and a VM whose
+    autoattachPodInterface was 'yes', changed verdicts with nothing named."""
+    fixture = "RR-DSK-003/pass.yaml"
+    docs = _docs(fixture)
+    node = _of(docs, kind)[0]
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = value
+    report = _complete(tmp_path, fixture, docs)
+    assert _named(report, kind, ".".join(path if kind != "VirtualMachine" else path))
+    assert _finding(report, check)["status"] == "ERROR"

@@ -87,7 +87,10 @@ def firmware_unique(vm: VMRecord, ctx: CheckContext) -> Result:
     "velero.kubevirt.io/clear-mac-address, or let KubeMacPool allocate), or delete the copy.",
     references=(KV_IFACES, KUBEMACPOOL, PLUGIN_LABELS),
     requires=("VirtualMachine",),
-    reads=("spec.template.spec.domain.devices.interfaces",),
+    reads=(
+        "spec.template.spec.domain.devices.interfaces",
+        "spec.template.spec.domain.devices.autoattachPodInterface",  # the default NIC
+    ),
 )
 def mac_unique(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL naming the other VMs; medium when both NICs are bridge/SR-IOV bound, else low."""

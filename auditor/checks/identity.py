@@ -398,7 +398,11 @@ def _mac_digits(mac: str) -> str:
     remediation="Set macAddress on every interface (copy from the running VMI), or enable "
     "KubeMacPool for the namespace before creating VMs.",
     references=(KV_IFACES, KUBEMACPOOL),
-    reads=("spec.template.spec.domain.devices.interfaces", "spec.template.spec.networks"),
+    reads=(
+        "spec.template.spec.domain.devices.interfaces",
+        "spec.template.spec.networks",
+        "spec.template.spec.domain.devices.autoattachPodInterface",  # the default NIC
+    ),
 )
 def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL when any interface (including an auto-attached default) has no macAddress, or pins

@@ -289,6 +289,13 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
                         True,
                     )
                 )
+    for path in ("spec.domain", "spec.domain.devices"):
+        # the running machine's devices (RR-DSK-003 compares them with the VM spec): of
+        # another type, they are unknown (mutations seed 4001: changed a verdict unnamed)
+        value = dig(obj, *path.split("."))
+        if value is not None and not isinstance(value, dict):
+            issues.append(FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True))
+    read_list(obj, "spec.domain.devices.disks", issues)
     statuses = read_list(obj, "status.volumeStatus", issues) or []
     interfaces = read_list(obj, "spec.domain.devices.interfaces", issues) or []
     macs = []
