@@ -277,6 +277,24 @@ def _dsk002(f: FixFacts, ev: Mapping[str, Any]) -> str:
     )
 
 
+def _dsk003(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    changed = [
+        f"disk {d.get('disk')} ({d.get('running')} -> {d.get('spec')})"
+        for d in ev.get("disks") or []
+        if isinstance(d, dict)
+    ] + [
+        f"interface {n.get('nic')} ({n.get('running')} -> {n.get('spec')})"
+        for n in ev.get("nics") or []
+        if isinstance(n, dict)
+    ]
+    return (
+        f"Either restart {_vm(f)} in a window (`virtctl restart {f.name} -n {f.namespace}`) "
+        f"and check the guest boots and keeps its network on {', '.join(changed) or 'the new hardware'}, "
+        "then take a backup; or set those buses and models in the VM spec back to the running "
+        "ones."
+    )
+
+
 def _fw001(f: FixFacts, ev: Mapping[str, Any]) -> str:
     uuid = f.running_uuid or ev.get("vmi_runtime_uuid") or ev.get("name_derived_uuid")
     source = (
@@ -489,16 +507,24 @@ def _plt001(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 
 def _plt002(f: FixFacts, ev: Mapping[str, Any]) -> str:
-    paused = [
-        _short(s.get("schedule"))
-        for s in ev.get("schedules") or []
-        if isinstance(s, dict) and s.get("paused")
-    ] or ["NAME"]
-    return (
-        f"Schedule(s) {', '.join(paused)} in {f.velero_ns} are paused: "
-        + "; ".join(_velero(f, f"schedule unpause {p}") for p in paused)
-        + " (or delete the Schedule and cover its VMs in another)."
-    )
+    rows = [s for s in ev.get("schedules") or [] if isinstance(s, dict)]
+    paused = [_short(s.get("schedule")) for s in rows if s.get("paused")]
+    frozen = sorted({str(s["read_only_location"]) for s in rows if s.get("read_only_location")})
+    parts = []
+    if paused or not frozen:
+        paused = paused or ["NAME"]
+        parts.append(
+            f"Schedule(s) {', '.join(paused)} in {f.velero_ns} are paused: "
+            + "; ".join(_velero(f, f"schedule unpause {p}") for p in paused)
+            + " (or delete the Schedule and cover its VMs in another)."
+        )
+    parts += [
+        f"Once no restore runs from it, set BackupStorageLocation {loc} back to ReadWrite: "
+        f"`oc patch backupstoragelocation {loc} -n {f.velero_ns} --type merge -p "
+        "'{spec: {accessMode: ReadWrite}}'`."
+        for loc in frozen
+    ]
+    return " ".join(parts)
 
 
 def _plt003(f: FixFacts, ev: Mapping[str, Any]) -> str:
@@ -564,6 +590,7 @@ FAIL_FIXES: dict[str, Fix] = {
     "RR-DEF-001": _def001,
     "RR-DSK-001": _dsk001,
     "RR-DSK-002": _dsk002,
+    "RR-DSK-003": _dsk003,
     "RR-FW-001": _fw001,
     "RR-FW-002": _fw002,
     "RR-FW-003": _fw003,
