@@ -95,7 +95,9 @@ def test_evidence_names_objects_and_ages(export_doc: dict[str, Any]) -> None:
     dev = next(v for v in export_doc["vms"] if v["name"] == "dev-build-01")
     fresh = next(f for f in dev["findings"] if f["check_id"] == "RR-BKP-002")
     assert fresh["evidence"]["backup"] == "openshift-adp/eng-sandbox-weekly-20261115030004"
-    assert fresh["evidence"]["age_hours"] == pytest.approx(362.89, abs=0.01)
+    # the age of a backup's data counts from its start (03:00:05Z), not its completion
+    assert fresh["evidence"]["age_hours"] == pytest.approx(363.0, abs=0.01)
+    assert fresh["evidence"]["started"] == "2026-11-15T03:00:05Z"
     assert fresh["evidence"]["schedules"][0]["paused"] is True
     assert "Schedule openshift-adp/eng-sandbox-weekly is paused" in fresh["message"]
     win = next(v for v in export_doc["vms"] if v["name"] == "fin-report-win2k22")
@@ -105,7 +107,7 @@ def test_evidence_names_objects_and_ages(export_doc: dict[str, Any]) -> None:
     rst = next(f for f in db["findings"] if f["check_id"] == "RR-RST-001")
     assert rst["evidence"]["persistent_state_restored"] is False
     assert db["backup"]["newest_usable"]["name"] == "finance-prod-daily-20261130010019"
-    assert db["backup"]["newest_usable"]["age_hours"] == pytest.approx(4.75, abs=0.01)
+    assert db["backup"]["newest_usable"]["age_hours"] == pytest.approx(4.99, abs=0.01)
     assert db["backup"]["restore_points"] == 7
 
 

@@ -548,3 +548,37 @@ def test_running_devices_or_the_pod_interface_switch_of_another_type_are_named(
     report = _complete(tmp_path, fixture, docs)
     assert _named(report, kind, ".".join(path if kind != "VirtualMachine" else path))
     assert _finding(report, check)["status"] == "ERROR"
+
+
+@pytest.mark.parametrize("how", ["as-is", "no-plugin-config-label", "two-configmaps"])
+def test_velero_reads_one_plugin_configmap_for_the_class_mapping(tmp_path: Path, how: str) -> None:
+    """Velero finds its change-storage-class map with the selector velero.io/plugin-config,
+    velero.io/change-storage-class=RestoreItemAction, and fails every PVC restore when two
+    match (GetPluginConfig). The auditor honoured a map without the plugin-config label, and
+    merged two (red team, helper-28: READY both times)."""
+    fixture = "RR-STG-003/pass-mapped-by-configmap.yaml"
+    docs = _docs(fixture)
+    config = _of(docs, "ConfigMap")[0]
+    if how == "no-plugin-config-label":
+        del config["metadata"]["labels"]["velero.io/plugin-config"]
+    if how == "two-configmaps":
+        other = copy.deepcopy(config)
+        other["metadata"]["name"] = "another-class-map"
+        other["data"] = {"thin": "thin-csi"}
+        docs.append(other)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-STG-003")
+    assert finding["status"] == ("PASS" if how == "as-is" else "FAIL"), finding["message"]
+
+
+def test_the_rpo_counts_from_a_backup_s_start(tmp_path: Path) -> None:
+    """Red team (helper-28): a data-mover Backup that started at 01:00 and finished its upload
+    at 05:00 holds data from about 01:00, yet passed a 4 h RPO at 06:00 ("1.0 h old"):
+    the age was counted from completion. It counts from the start now."""
+    fixture = "RR-BKP-002/pass.yaml"
+    docs = _docs(fixture)
+    newest = max(_of(docs, "Backup"), key=lambda b: b["status"]["startTimestamp"])
+    newest["status"]["completionTimestamp"] = "2026-11-30T05:00:00Z"
+    report = _complete(tmp_path, fixture, docs)
+    finding = _finding(report, "RR-BKP-002")
+    assert finding["evidence"]["age_hours"] == pytest.approx(5.0, abs=0.01)
+    assert finding["evidence"]["started"] == newest["status"]["startTimestamp"]

@@ -53,13 +53,15 @@ _BACKUP_KINDS = (
 
 
 def backup_evidence(e: BackupEval, ctx: CheckContext) -> dict[str, Any]:
-    """Names, phase, times and age (hours) of one Backup, for evidence."""
+    """Names, phase, times and age (hours, of its data: from its start) of one Backup, for
+    evidence."""
     b = e.backup
     return {
         "backup": f"{b.namespace}/{b.name}",
         "phase": b.phase or None,
+        "started": format_time(b.started),
         "completed": format_time(b.completed),
-        "age_hours": age_hours(b.when, ctx.at),
+        "age_hours": age_hours(b.data_time, ctx.at),
         "expires": format_time(b.expiration),
         "schedule": b.schedule,
         "storage_location": b.storage_location,
@@ -196,7 +198,8 @@ def _proof_text(e: BackupEval) -> str:
     requires=("Backup",),
 )
 def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
-    """PASS when the newest usable Backup holding the VM object completed within ``rpo_hours``.
+    """PASS when the newest usable Backup holding the VM object began within ``rpo_hours``
+    (its data is as old as its start: :attr:`BackupView.data_time`).
 
     Freshness of the VM's backup, as the shared answer key judges it ("PASS (object only)");
     a backup without the disk data says so in the message and ``newest_holds_disk_data``,
@@ -221,7 +224,7 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
             unusable=_unusable(vm),
         ).on(Basis.OBSERVED)
     newest = good[0]
-    hours = age_hours(newest.backup.when, ctx.at)
+    hours = age_hours(newest.backup.data_time, ctx.at)
     ev = {"rpo_hours": rpo, "schedules": schedules, **backup_evidence(newest, ctx)}
     if hours is None or hours > rpo:
         paused = [str(s["schedule"]) for s in schedules if s["paused"]]

@@ -1,8 +1,9 @@
 """STG-003: can each of the VM's PVCs be provisioned again when it is restored?
 
-Velero recreates a PVC with its ``spec.storageClassName`` unless a ConfigMap in Velero's
-namespace labelled ``velero.io/change-storage-class: RestoreItemAction`` maps the class to
-another (``data: {old: new}``). A class that exists neither way leaves the PVC Pending and the
+Velero recreates a PVC with its ``spec.storageClassName`` unless the ConfigMap in Velero's
+namespace labelled ``velero.io/plugin-config`` and ``velero.io/change-storage-class:
+RestoreItemAction`` maps the class to another (``data: {old: new}``); two such ConfigMaps make
+Velero fail the restore of every PVC. A class that exists neither way leaves the PVC Pending and the
 VM without its disk. A mapped class must also offer the PVC's volumeMode and access modes: a
 Block disk restored from a snapshot onto a Filesystem-only class fails, and a live-migratable
 VM needs ReadWriteMany. That a class offers a mode is taken from evidence: a Bound PVC of that
@@ -39,35 +40,57 @@ VELERO_CHANGE_SC = "https://velero.io/docs/main/restore-reference/#changing-pvpv
 VELERO_CHANGE_SC_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/change_storageclass_action.go"
 KV_LIVE_MIGRATION = "https://kubevirt.io/user-guide/compute/live_migration/#limitations"
 CHANGE_SC_LABEL = "velero.io/change-storage-class"
+PLUGIN_CONFIG_LABEL = "velero.io/plugin-config"
 
 
 def storage_class_mapping(ctx: CheckContext) -> dict[str, str]:
-    """Velero's class mapping: old -> new from labelled ConfigMaps in Velero's namespace(s).
+    """Velero's class mapping: old -> new from the plugin ConfigMap in Velero's namespace(s).
 
     Velero's namespace is where its BackupStorageLocations and Backups live. Computed
     once per audit (it reads every Backup), then shared by every VM's check.
     """
-    return ctx.index.memo("storage_class_mapping", lambda: _mapping(ctx.index.data))
+    return ctx.index.memo("storage_class_mapping", lambda: _mapping(ctx.index.data))[0]
 
 
-def _mapping(data: ClusterData) -> dict[str, str]:
+def storage_class_mapping_clashes(ctx: CheckContext) -> dict[str, list[str]]:
+    """Velero namespace -> its change-storage-class ConfigMaps, where more than one matches
+    Velero's selector: Velero then fails the restore of every PVC and PV ("found more than
+    one ConfigMap matching label selector", pkg/plugin/framework GetPluginConfig)."""
+    return ctx.index.memo("storage_class_mapping", lambda: _mapping(ctx.index.data))[1]
+
+
+def _mapping(data: ClusterData) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Velero reads the ConfigMap its selector ``velero.io/plugin-config,velero.io/change-
+    storage-class=RestoreItemAction`` finds in its namespace: one without the plugin-config
+    label is never read, and two or more make it fail (red team: both read as a mapping)."""
     velero_ns = {
         str(dig(o, "metadata", "namespace"))
         for k in ("BackupStorageLocation", "Backup")
         for o in data.of(k)
     }
-    out: dict[str, str] = {}
+    found: dict[str, list[dict[str, Any]]] = {}
     for cm in data.of("ConfigMap"):
         labels = dig(cm, "metadata", "labels") or {}
-        if not isinstance(labels, dict) or labels.get(CHANGE_SC_LABEL) != "RestoreItemAction":
+        if (
+            not isinstance(labels, dict)
+            or labels.get(CHANGE_SC_LABEL) != "RestoreItemAction"
+            or PLUGIN_CONFIG_LABEL not in labels
+        ):
             continue
-        if dig(cm, "metadata", "namespace") not in velero_ns:
+        ns = str(dig(cm, "metadata", "namespace"))
+        if ns in velero_ns:
+            found.setdefault(ns, []).append(cm)
+    out: dict[str, str] = {}
+    clashes: dict[str, list[str]] = {}
+    for ns, maps in sorted(found.items()):
+        if len(maps) > 1:
+            clashes[ns] = sorted(str(dig(cm, "metadata", "name")) for cm in maps)
             continue
-        payload = cm.get("data")
+        payload = maps[0].get("data")
         for old, new in (payload if isinstance(payload, dict) else {}).items():
             if isinstance(new, str) and new != REDACTED:
                 out[str(old)] = new
-    return out
+    return out, clashes
 
 
 def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
@@ -168,9 +191,9 @@ def _judge(
     "change-storage-class ConfigMap maps it to. A class that no longer exists leaves the "
     "restored PVC Pending and the VM without its disk; a mapped class that lacks the disk's "
     "volumeMode or ReadWriteMany (needed for live migration) fails or degrades the restore.",
-    remediation="Recreate the StorageClass, or map it in a ConfigMap in Velero's namespace "
-    "labelled velero.io/change-storage-class: RestoreItemAction to a class offering the same "
-    "volumeMode and access modes.",
+    remediation="Recreate the StorageClass, or map it in one ConfigMap in Velero's namespace "
+    "labelled velero.io/plugin-config and velero.io/change-storage-class: RestoreItemAction to a "
+    "class offering the same volumeMode and access modes.",
     references=(VELERO_CHANGE_SC, VELERO_CHANGE_SC_SRC, KV_LIVE_MIGRATION),
     requires=("StorageClass", "PersistentVolumeClaim"),
 )
@@ -188,6 +211,16 @@ def restore_provisioning(vm: VMRecord, ctx: CheckContext) -> Result:
     methods = {c.pvc: c.method for c in good[0].pvcs} if good else {}
     rows = [_judge(ctx, p, mapping, cms_known, rwx, methods.get(p.name)) for p in pvcs]
     ev = {"pvcs": rows, "mapping": dict(mapping), "mapping_read": cms_known, "live_migratable": rwx}
+    clashes = storage_class_mapping_clashes(ctx)
+    if clashes:
+        ev["mapping_clashes"] = clashes
+        what = "; ".join(f"{', '.join(names)} in {ns}" for ns, names in clashes.items())
+        return failed(
+            f"Velero cannot restore VM {vm.ref}'s PVCs: more than one change-storage-class "
+            f"ConfigMap matches its selector ({what}), and it then fails every PVC and PV of a "
+            "restore.",
+            **ev,
+        ).on(Basis.OBSERVED)
     missing = [r for r in rows if r["verdict"] == "missing"]
     if missing:
         what = "; ".join(f"{r['pvc']}: {r['reason']}" for r in missing)

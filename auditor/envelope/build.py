@@ -182,10 +182,10 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
     rpo = ctx.thresholds.rpo_hours
     good = restore_points(rec)
     newest = good[0] if good else None
-    hours = age_hours(newest.backup.when, ctx.at) if newest else None
+    hours = age_hours(newest.backup.data_time, ctx.at) if newest else None
     within: bool | None = None if newest is None or hours is None else hours <= rpo
     unproven_fresh = any(
-        (h := age_hours(e.backup.when, ctx.at)) is not None and h <= rpo
+        (h := age_hours(e.backup.data_time, ctx.at)) is not None and h <= rpo
         for e in unproven_points(rec)
     )
     if not within and unproven_fresh:

@@ -318,6 +318,14 @@ class BackupView:
         """When the backup started reading the cluster (start, else creation)."""
         return self.started or self.created
 
+    @property
+    def data_time(self) -> datetime | None:
+        """How old its data may be: its start (else creation, else completion). A restore
+        brings back what the Backup read from its start on, so the RPO counts from there: a
+        data-mover upload that ran four hours made five-hour-old data look one hour old when
+        counted from completion (red team)."""
+        return self.started or self.created or self.completed
+
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> BackupView:
         """Build from a Backup object; unreadable fields become None."""
