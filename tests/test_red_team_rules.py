@@ -582,3 +582,22 @@ def test_the_rpo_counts_from_a_backup_s_start(tmp_path: Path) -> None:
     finding = _finding(report, "RR-BKP-002")
     assert finding["evidence"]["age_hours"] == pytest.approx(5.0, abs=0.01)
     assert finding["evidence"]["started"] == newest["status"]["startTimestamp"]
+
+
+def test_a_recycled_volume_without_a_copy_has_lost_its_data(tmp_path: Path) -> None:
+    """Recycle scrubs the volume on release, as Delete removes it: a disk on a Recycle PV with
+    no copy passed RR-STG-001 as if Retain (red team, helper-28)."""
+    fixture = "RR-STG-001/fail-delete-no-copy.yaml"
+    docs = _docs(fixture)
+    for pv in _of(docs, "PersistentVolume"):
+        pv["spec"]["persistentVolumeReclaimPolicy"] = "Recycle"
+    assert _finding(_complete(tmp_path, fixture, docs), "RR-STG-001")["status"] == "FAIL"
+
+
+def test_a_guest_that_has_shut_down_is_not_running_without_its_agent(tmp_path: Path) -> None:
+    """A VMI in phase Succeeded (the guest shut itself down) runs nothing: RR-BKP-011 is N/A,
+    not 'runs without a connected guest agent' (red team, helper-28)."""
+    fixture = "RR-BKP-011/fail-no-agent.yaml"
+    docs = _docs(fixture)
+    _of(docs, "VirtualMachineInstance")[0].setdefault("status", {})["phase"] = "Succeeded"
+    assert _finding(_complete(tmp_path, fixture, docs), "RR-BKP-011")["status"] == "NOT_APPLICABLE"

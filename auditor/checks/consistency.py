@@ -20,8 +20,9 @@ VELERO_HOOKS = "https://velero.io/docs/main/backup-hooks/"
 
 
 def agent_connected(vmi: dict[str, object] | None) -> bool | None:
-    """The VMI's ``AgentConnected`` condition: True, False (absent or not True), None (no VMI)."""
-    if vmi is None:
+    """The VMI's ``AgentConnected`` condition: True, False (absent or not True), None (no VMI,
+    or one that has Succeeded or Failed: the guest no longer runs, red team)."""
+    if vmi is None or dig(vmi, "status", "phase") in ("Succeeded", "Failed"):
         return None
     conds = dig(vmi, "status", "conditions")
     for c in conds if isinstance(conds, list) else []:

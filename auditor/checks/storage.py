@@ -75,11 +75,15 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
         maybe = any(
             c.pvc == p.name and c.unresolved for e in vm.backups if e.usable for c in e.pvcs
         )
-        if policy is None or (policy == "Delete" and not copies and maybe):
+        # Recycle (deprecated) scrubs the volume on release as Delete removes it: only Retain
+        # keeps the data (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#recycle;
+        # red team: a Recycle disk without a copy passed)
+        losing = policy is not None and policy != "Retain"
+        if policy is None or (losing and not copies and maybe):
             unknown.append(p.name)
-        elif policy == "Delete" and not copies:
+        elif losing and not copies:
             bare.append(p.name)
-        elif policy == "Delete" and not durable:
+        elif losing and not durable:
             weak.append(p.name)
     lost = [d.name for d in vm.uncapturable]
     if bare or lost:
