@@ -22,6 +22,13 @@ def _platform(report: dict[str, Any], check: str) -> dict[str, Any]:
     return next(f for f in report["platform_findings"] if f["check_id"] == check)
 
 
+def _set(obj: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """Set ``obj[path[0]]...[path[-1]] = value``, making the mappings on the way."""
+    for key in path[:-1]:
+        obj = obj.setdefault(key, {})
+    obj[path[-1]] = value
+
+
 def _named(report: dict[str, Any], kind: str, field: str) -> bool:
     return any(p["kind"] == kind and p["field"] == field for p in report["collection_problems"])
 
@@ -165,10 +172,7 @@ def test_where_a_schedule_writes_cannot_be_read_is_named(
     location nothing says is writable (red team)."""
     fixture = "RR-PLT-002/fail-schedule-writes-to-read-only-location.yaml"
     docs = _docs(fixture)
-    node = _of(docs, kind)[0]
-    for key in path[:-1]:
-        node = node.setdefault(key, {})
-    node[path[-1]] = value
+    _set(_of(docs, kind)[0], path, value)
     report = _complete(tmp_path, fixture, docs)
     assert _named(report, kind, ".".join(path))
     assert _platform(report, "RR-PLT-002")["status"] != "PASS"
@@ -541,12 +545,9 @@ def test_running_devices_or_the_pod_interface_switch_of_another_type_are_named(
     autoattachPodInterface was 'yes', changed verdicts with nothing named."""
     fixture = "RR-DSK-003/pass.yaml"
     docs = _docs(fixture)
-    node = _of(docs, kind)[0]
-    for key in path[:-1]:
-        node = node.setdefault(key, {})
-    node[path[-1]] = value
+    _set(_of(docs, kind)[0], path, value)
     report = _complete(tmp_path, fixture, docs)
-    assert _named(report, kind, ".".join(path if kind != "VirtualMachine" else path))
+    assert _named(report, kind, ".".join(path))
     assert _finding(report, check)["status"] == "ERROR"
 
 
