@@ -602,3 +602,47 @@ def test_a_guest_that_has_shut_down_is_not_running_without_its_agent(tmp_path: P
     docs = _docs(fixture)
     _of(docs, "VirtualMachineInstance")[0].setdefault("status", {})["phase"] = "Succeeded"
     assert _finding(_complete(tmp_path, fixture, docs), "RR-BKP-011")["status"] == "NOT_APPLICABLE"
+
+
+@pytest.mark.parametrize(
+    ("volume", "excluded", "status"),
+    [
+        (
+            {"name": "tools", "containerDisk": {"image": "r/t", "imagePullSecret": "pull"}},
+            "secrets",
+            "FAIL",
+        ),
+        (
+            {"name": "sa", "serviceAccount": {"serviceAccountName": "app-sa"}},
+            "serviceaccounts",
+            "FAIL",
+        ),
+        ({"name": "sa", "serviceAccount": {"serviceAccountName": "app-sa"}}, None, "PASS"),
+        # every namespace gets its default ServiceAccount anew
+        (
+            {"name": "sa", "serviceAccount": {"serviceAccountName": "default"}},
+            "serviceaccounts",
+            "NOT_APPLICABLE",
+        ),
+    ],
+)
+def test_pull_secrets_and_service_accounts_are_references(
+    tmp_path: Path, volume: dict[str, Any], excluded: str | None, status: str
+) -> None:
+    """Red team (helper-28): a containerDisk's imagePullSecret and a serviceAccount volume's
+    account, left out by the Backup's excludedResources, were unseen by RR-BKP-012 (N/A,
+    READY); the restored launcher cannot pull the image or run as the account."""
+    fixture = "RR-BKP-012/na-no-references.yaml"
+    docs = _docs(fixture)
+    vm = _of(docs, "VirtualMachine")[0]
+    vm["spec"]["template"]["spec"]["volumes"].append(volume)
+    vm["spec"]["template"]["spec"]["domain"]["devices"]["disks"].append(
+        {"name": volume["name"], "disk": {"bus": "virtio"}}
+        if "containerDisk" in volume
+        else {"name": volume["name"], "disk": {}}
+    )
+    if excluded:
+        for backup in _of(docs, "Backup"):
+            backup["spec"].setdefault("excludedResources", []).append(excluded)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-012")
+    assert finding["status"] == status, finding["message"]

@@ -443,22 +443,24 @@ _SELECTOR_NOTE = (
 
 @check(
     "RR-BKP-012",
-    title="The newest usable backup's filters take the Secrets and ConfigMaps the VM references",
+    title="The newest usable backup's filters take the Secrets, ConfigMaps and ServiceAccounts "
+    "the VM references",
     severity=Severity.MEDIUM,
     rationale="A restored VM whose cloud-init or sysprep Secret/ConfigMap, mounted Secret or "
-    "ConfigMap, or access-credential Secret is missing does not start or comes up "
-    "unconfigured. The kubevirt Velero plugin adds these objects to a VM's backup, but Velero "
+    "ConfigMap, access-credential Secret, containerDisk image pull Secret or ServiceAccount is "
+    "missing does not start or comes up unconfigured. The kubevirt Velero plugin adds these objects to a VM's backup, but Velero "
     "still drops any item whose resource type the Backup's includedResources/excludedResources "
     "filter out.",
-    remediation="Remove secrets/configmaps from the Backup's excludedResources (or add them to "
-    "includedResources), or back them up in a Backup of their own that every restore uses.",
+    remediation="Remove secrets/configmaps/serviceaccounts from the Backup's excludedResources "
+    "(or add them to includedResources), or back them up in a Backup of their own that every "
+    "restore uses.",
     references=(PLUGIN_GRAPH_SRC, VELERO_EXCLUDE_SRC, VELERO_FILTER_DOC),
     requires=("Backup",),
     reads=("spec.template.spec.volumes", "spec.template.spec.accessCredentials"),
 )
 def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
-    """Secrets/ConfigMaps the VM names (names only, never read) against the newest usable
-    Backup's resource filter.
+    """Secrets/ConfigMaps/ServiceAccounts the VM names (names only, never read) against the
+    newest usable Backup's resource filter.
 
     FAIL medium when the filter leaves one out (observed from the Backup's spec); PASS is
     inferred, as the objects themselves are not read (their presence and exclude label are not
@@ -468,13 +470,13 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
         (gr, n) for gr, _, n, soft in restore_needs(vm.obj, vm.namespace, vm.name, []) if soft
     )
     if not refs:
-        return not_applicable(f"VM {vm.ref} references no Secret or ConfigMap.")
+        return not_applicable(f"VM {vm.ref} references no Secret, ConfigMap or ServiceAccount.")
     good = usable(vm)
     if not good:
         return not_applicable(f"No usable backup holds VM {vm.ref} (see RR-BKP-001).")
     e = good[0]
     sc = e.backup.scope
-    kind_of = {"secrets": "Secret", "configmaps": "ConfigMap"}
+    kind_of = {"secrets": "Secret", "configmaps": "ConfigMap", "serviceaccounts": "ServiceAccount"}
     names = [f"{kind_of[gr]} {n}" for gr, n in refs]
     left_out = [
         f"{kind_of[gr]} {n}" for gr, n in refs if not sc.resource_included(gr, kind_of[gr], "")

@@ -35,12 +35,21 @@ def _list(value: Any) -> list[dict[str, Any]]:
 
 
 def _refs(vm: dict[str, Any]) -> set[tuple[str, str]]:
-    """``("secrets"|"configmaps", name)`` the VM references by name."""
+    """``("secrets"|"configmaps"|"serviceaccounts", name)`` the VM references by name: also
+    a containerDisk's ``imagePullSecret`` (the launcher pulls the image with it) and a
+    ``serviceAccount`` volume's account (the launcher pod runs as it; the kubevirt plugin adds
+    it to the backup) other than ``default``, which every namespace gets anew (red team: both
+    were unseen while the Backup's filters left them out)."""
     out: set[tuple[str, str]] = set()
     tspec = dig(vm, "spec", "template", "spec") or {}
     for vol in _list(dig(tspec, "volumes")):
         if isinstance(n := dig(vol, "secret", "secretName"), str):
             out.add(("secrets", n))
+        if isinstance(n := dig(vol, "containerDisk", "imagePullSecret"), str) and n:
+            out.add(("secrets", n))
+        account = dig(vol, "serviceAccount", "serviceAccountName")
+        if isinstance(account, str) and account and account != "default":
+            out.add(("serviceaccounts", account))
         if isinstance(n := dig(vol, "configMap", "name"), str):
             out.add(("configmaps", n))
         for src in ("cloudInitNoCloud", "cloudInitConfigDrive"):
@@ -94,7 +103,7 @@ def restore_needs(
     ``dv_exists``: whether a DataVolume of that name exists in the namespace; a
     DataVolume CDI has garbage-collected after import is not needed (its PVC
     is). None: every DataVolume the VM names is needed.
-    ``soft`` is True for Secrets/ConfigMaps (their absence breaks configuration,
+    ``soft`` is True for Secrets/ConfigMaps/ServiceAccounts (their absence breaks configuration,
     not the disks or the VM object). Sorted, without repeats.
     """
     tspec = dig(vm, "spec", "template", "spec") or {}
