@@ -150,11 +150,13 @@ _Typed = tuple[tuple[str, type, str], ...]
 
 def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
     """A named issue for each field of ``fields`` set in ``obj`` to a value of another type
-    (``prefix``: where ``obj`` sits in its object); an absent or null field is no issue."""
+    (``prefix``: where ``obj`` sits in its object); an absent or null field is no issue. A
+    boolean is no integer here (Python's bool is an int; the API's are distinct types)."""
     return [
         FieldIssue(f"{prefix}{path}", f"is a {type(value).__name__}, not {what}", True)
         for path, want, what in fields
-        if (value := dig(obj, *path.split("."))) is not None and not isinstance(value, want)
+        if (value := dig(obj, *path.split("."))) is not None
+        and (not isinstance(value, want) or (want is int and isinstance(value, bool)))
     ]
 
 
@@ -975,11 +977,6 @@ class ClusterIndex:
                     ("status.progress.itemsRestored", int, "an integer"),
                 ),
             )
-            restored = dig(o, "status", "progress", "itemsRestored")
-            if isinstance(restored, bool):
-                typed.append(
-                    FieldIssue("status.progress.itemsRestored", "is a bool, not an integer", True)
-                )
             if typed:
                 self._unread("Restore", o, typed)
         self.schedules = [

@@ -545,31 +545,27 @@ class Pairing:
             self.ix, plan, vm.namespace, p.obj, vm.running
         )
         agent = self.ix.node_agents.get(b.namespace, True)
-        if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is None:
-            return rec(
-                True,
-                CaptureStatus.UNKNOWN,
-                method,
-                basis,
-                f"PVC {p.name}: {reason}; but whether Velero's node-agent, which restores a "
-                f"{method.value} copy, is deployed cannot be read from the "
-                f"DataProtectionApplication of {b.namespace} (named in the collection "
-                f"problems) ({NODE_AGENT_SRC})",
-                proof,
-            )
-        if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is False:
+        if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is not True:
             # the copy is in the bucket, but only the node-agent can bring it back
             dpas = ", ".join(d for d in self.ix.dpa_names if d.startswith(f"{b.namespace}/"))
+            why = (
+                f"and whether DataProtectionApplication {dpas} deploys it cannot be read (named "
+                "in the collection problems)"
+                if agent is None
+                else f"which DataProtectionApplication {dpas} does not deploy (neither its "
+                "nodeAgent.enable nor, before OADP 1.3, restic.enable is true), so a restore now "
+                "cannot bring the disk back"
+            )
             return rec(
                 True,
-                CaptureStatus.FAILED,
+                CaptureStatus.UNKNOWN if agent is None else CaptureStatus.FAILED,
                 method,
                 basis,
                 f"PVC {p.name}: {reason}; but a {method.value} copy is restored by Velero's "
-                f"node-agent, which DataProtectionApplication {dpas} does not deploy (its "
-                f"nodeAgent, or restic before OADP 1.3, has enable: false), so a restore now "
-                f"cannot bring the disk back ({NODE_AGENT_SRC})",
-                (*proof, f"DataProtectionApplication {dpas} node-agent enable=false"),
+                f"node-agent, {why} ({NODE_AGENT_SRC})",
+                proof
+                if agent is None
+                else (*proof, f"DataProtectionApplication {dpas} node-agent not enabled"),
             )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
 
