@@ -18,6 +18,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.endpoints import endpoint_host, in_cluster_endpoint
 from auditor.inventory.facts import restore_points as complete_points
 from auditor.inventory.facts import unproven_points, usable
 from auditor.models import Basis, Severity
@@ -131,7 +132,15 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
     requires=("Backup", "DataUpload", "PodVolumeBackup"),
 )
 def off_cluster(vm: VMRecord, ctx: CheckContext) -> Result:
-    """N/A unless require_off_cluster_copy; FAIL listing disks whose newest copy is in-cluster."""
+    """N/A unless require_off_cluster_copy; FAIL listing disks whose newest copy is in-cluster.
+
+    The data mover and file-system backup copy to the Backup's BackupStorageLocation, which
+    is off the cluster only when its object storage is: an ``s3Url`` naming a Service or Route
+    of this cluster FAILs (:func:`auditor.inventory.endpoints.in_cluster_endpoint`; Velero
+    AWS plugin ``s3Url``,
+    https://github.com/vmware-tanzu/velero-plugin-for-aws/blob/main/backupstoragelocation.md),
+    and an unread or missing location is ERROR (where the copy lives is unknown).
+    """
     if not ctx.thresholds.require_off_cluster_copy:
         return not_applicable(f"Policy {ctx.policy} does not require an off-cluster copy.")
     disks = [p.name for p in vm.pvcs if p.role == "disk"]
@@ -154,4 +163,35 @@ def off_cluster(vm: VMRecord, ctx: CheckContext) -> Result:
             in_cluster_pvcs=in_cluster,
             **ev,
         )
-    return passed(f"Every disk of VM {vm.ref} is copied off the cluster by {e.backup.name}.", **ev)
+    b, ix = e.backup, ctx.index
+    where = b.storage_location or ix.default_locations.get(b.namespace)
+    endpoint = ix.location_endpoints.get((b.namespace, where)) if where else None
+    inside = in_cluster_endpoint(endpoint, b.namespace, ix.cluster_hosts()) if endpoint else None
+    if inside is not None:
+        return failed(
+            f"Newest backup {b.name} of VM {vm.ref} copies its disks to BackupStorageLocation "
+            f"{b.namespace}/{where}, whose object storage runs inside this cluster "
+            f"({inside.reason}): losing the cluster loses the copy too.",
+            location=f"{b.namespace}/{where}",
+            endpoint_host=endpoint_host(endpoint or ""),
+            **ev,
+        ).on(Basis.OBSERVED if inside.observed else Basis.INFERRED)
+    if where is None or (b.namespace, where) not in ix.storage_locations:
+        unread = not ix.data.known("BackupStorageLocation")
+        return errored(
+            f"Backup {b.name} copies VM {vm.ref}'s disks to object storage, but where that "
+            "storage runs cannot be told: "
+            + (
+                "the BackupStorageLocations were not read."
+                if unread
+                else f"its BackupStorageLocation {b.namespace}/{where or '(default)'} is not "
+                "in the cluster."
+            ),
+            location=f"{b.namespace}/{where}" if where else None,
+            **ev,
+        )
+    return passed(
+        f"Every disk of VM {vm.ref} is copied off the cluster by {e.backup.name}"
+        + (f" (BackupStorageLocation {b.namespace}/{where})." if where else "."),
+        **ev,
+    )

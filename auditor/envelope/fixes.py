@@ -190,6 +190,16 @@ def _bkp006(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 def _bkp007(f: FixFacts, ev: Mapping[str, Any]) -> str:
     sched = _short(ev.get("schedule") or f.schedule or "SCHEDULE")
+    if ev.get("endpoint_host"):
+        location = str(ev.get("location") or "LOCATION")
+        ns, _, name = location.partition("/")
+        return (
+            f"BackupStorageLocation {location} keeps {_vm(f)}'s copies on {ev['endpoint_host']}, "
+            "inside this cluster. Point it (or a new location the Schedule uses) at object "
+            "storage outside the cluster: "
+            f"`oc get backupstoragelocation {_short(name)} -n {_short(ns)} -o yaml`, then set "
+            "spec.config.s3Url (on OADP, in the DPA's backupLocations)."
+        )
     pvcs = ", ".join(_names(ev.get("in_cluster_pvcs"))) or "the disks"
     return (
         f"Only in-cluster snapshots hold {pvcs} of {_vm(f)}. Move the data to object storage: "

@@ -16,6 +16,7 @@ from datetime import datetime
 from functools import reduce
 from typing import Any, TypeVar
 
+from auditor.inventory.endpoints import ClusterHosts
 from auditor.inventory.fields import FieldIssue, read_enum, read_str, read_time, to_problem
 from auditor.inventory.identities import IdentityIndex
 from auditor.inventory.records import (
@@ -560,6 +561,9 @@ class ClusterIndex:
     #: Velero namespaces with a location whose ``spec.default`` cannot be read (named)
     unknown_defaults: set[str] = field(default_factory=set)
     default_locations: dict[str, str] = field(default_factory=dict)
+    #: (namespace, name) -> a BackupStorageLocation's ``spec.config.s3Url`` (absent: none set,
+    #: the provider's own service)
+    location_endpoints: dict[tuple[str, str], str] = field(default_factory=dict)
     pvcs_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: names of the DPAs read, for evidence
     dpa_names: list[str] = field(default_factory=list)
@@ -603,6 +607,32 @@ class ClusterIndex:
     pvc_facts: dict[int, tuple[dict[str, Any] | None, Any]] = field(
         default_factory=dict, repr=False
     )
+
+    def cluster_hosts(self) -> ClusterHosts:
+        """The namespaces, Services, Route hosts and Service cluster IPs an object-storage
+        endpoint may name (:func:`auditor.inventory.endpoints.in_cluster_endpoint`), once per
+        audit."""
+        return self.memo("cluster_hosts", self._cluster_hosts)
+
+    def _cluster_hosts(self) -> ClusterHosts:
+        services: set[tuple[str, str]] = set()
+        ips: dict[str, str] = {}
+        for ns, objs in self.services_by_ns.items():
+            for o in objs:
+                services.add((ns, _name(o)))
+                spec = o.get("spec")
+                spec = spec if isinstance(spec, dict) else {}
+                listed = spec.get("clusterIPs")
+                for ip in [spec.get("clusterIP"), *(listed if isinstance(listed, list) else [])]:
+                    if isinstance(ip, str) and ip and ip != "None":
+                        ips.setdefault(ip, f"{ns}/{_name(o)}")
+        routes: dict[str, str] = {}
+        for ns, objs in self.routes_by_ns.items():
+            for o in objs:
+                host = dig(o, "spec", "host")
+                if isinstance(host, str) and host:
+                    routes.setdefault(host.lower().rstrip("."), f"{ns}/{_name(o)}")
+        return ClusterHosts(frozenset(self.namespaces), services, routes, ips)
 
     def memo(self, key: str, compute: Callable[[], _V]) -> _V:
         """``compute()`` once per index under ``key``, then the same value (do not mutate it)."""
@@ -991,6 +1021,9 @@ class ClusterIndex:
         for o in data.of("BackupStorageLocation"):
             phase = dig(o, "status", "phase")
             self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
+            endpoint = dig(o, "spec", "config", "s3Url")
+            if isinstance(endpoint, str) and endpoint:
+                self.location_endpoints[(_ns(o), _name(o))] = endpoint
             mode = dig(o, "spec", "accessMode")
             if mode is not None and mode not in _ACCESS_MODES:
                 self._unread(
