@@ -89,29 +89,64 @@ def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
     requires=("Backup",),
 )
 def retention(vm: VMRecord, ctx: CheckContext) -> Result:
-    """Compare the newest restore point's lifetime (expiration - start) with min_retention_hours."""
+    """Compare how long the VM's restore points are kept with min_retention_hours.
+
+    Judged on the newest restore point a Schedule made (its lifetime: expiration - start),
+    else the newest one: an ad-hoc Backup taken with a short ttl beside a Schedule's does not
+    shorten how far back a restore can go. And on the ttl of the Schedules covering the VM
+    (``spec.template.ttl``; unset or zero is Velero's default, 720 h): when none keeps its
+    Backups long enough, retention is shrinking even while an older, longer-kept Backup is
+    still the newest (velero pkg/controller/backup_controller.go prepareBackupRequest sets
+    each Backup's ttl from its template). FAIL on either; ERROR when a covering Schedule's ttl
+    cannot be read and none other is long enough.
+    """
     good = complete_points(vm)
     if not good:
         return not_applicable(
             f"VM {vm.ref} has no restore point holding its disk data (see RR-BKP-001/004)."
         )
-    e = good[0]
+    e = next((p for p in good if p.backup.schedule), good[0])
     began = e.backup.began
     lifetime = (
         (e.backup.expiration - began) if e.backup.expiration and began else VELERO_DEFAULT_TTL
     )
     hours = round(lifetime.total_seconds() / 3600, 2)
     minimum = ctx.thresholds.min_retention_hours
+    active = [s for s in vm.schedules if not s.paused]
+    kept = {
+        f"{s.namespace}/{s.name}": None
+        if s.ttl_unread
+        else round((s.ttl or VELERO_DEFAULT_TTL).total_seconds() / 3600, 2)
+        for s in active
+    }
     ev = {
         **backup_evidence(e, ctx),
         "retention_hours": hours,
         "min_retention_hours": minimum,
         "policy": ctx.policy,
+        "newest_restore_point": good[0].backup.name,
+        "schedule_ttl_hours": kept,
     }
     if hours < minimum:
         return failed(
             f"Backup {e.backup.name} of VM {vm.ref} is kept {hours:g} h; policy "
             f"{ctx.policy} requires {minimum:g} h.",
+            **ev,
+        )
+    if kept and not any(h is not None and h >= minimum for h in kept.values()):
+        listed = ", ".join(
+            f"{name} ({'ttl unreadable' if h is None else f'{h:g} h'})" for name, h in kept.items()
+        )
+        if None in kept.values():
+            return errored(
+                f"VM {vm.ref}'s covering Schedules keep their Backups too briefly or for an "
+                f"unreadable time: {listed}; policy {ctx.policy} requires {minimum:g} h.",
+                **ev,
+            )
+        return failed(
+            f"Backup {e.backup.name} of VM {vm.ref} is kept {hours:g} h, but the Schedules "
+            f"covering it now keep their Backups less than the {minimum:g} h policy "
+            f"{ctx.policy} requires: {listed}.",
             **ev,
         )
     return passed(

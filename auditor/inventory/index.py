@@ -12,7 +12,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import reduce
 from typing import Any, TypeVar
 
@@ -430,12 +430,19 @@ class ScheduleView:
     last_backup: datetime | None
     #: ``spec.template.storageLocation``: None for the default BackupStorageLocation
     storage_location: str | None = None
+    #: ``spec.template.ttl``, the lifetime of the Backups it makes: None when unset or zero
+    #: (Velero's default then applies: pkg/controller/backup_controller.go
+    #: prepareBackupRequest); ``ttl_unread`` when set but no Go duration
+    ttl: timedelta | None = None
+    ttl_unread: bool = False
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> ScheduleView:
         """Build from a Schedule object."""
         spec = obj.get("spec") or {}
         where = dig(spec, "template", "storageLocation")
+        raw_ttl = dig(spec, "template", "ttl")
+        ttl = parse_duration(raw_ttl)
         return cls(
             name=_name(obj),
             namespace=_ns(obj),
@@ -444,6 +451,8 @@ class ScheduleView:
             scope=Scope.from_spec(spec.get("template")),
             last_backup=parse_time(dig(obj, "status", "lastBackup")),
             storage_location=where if isinstance(where, str) and where else None,
+            ttl=ttl if ttl else None,
+            ttl_unread=raw_ttl is not None and ttl is None,
         )
 
 
@@ -1016,6 +1025,10 @@ class ClusterIndex:
         for o in data.of("Schedule"):
             # where its backups go: of another type, read as "the default location" (red team)
             typed = _wrong_types(o, (("spec.template.storageLocation", str, "a string"),))
+            ttl = dig(o, "spec", "template", "ttl")
+            if ttl is not None and parse_duration(ttl) is None:
+                # how long its backups live (RR-BKP-006): named, never read as the default
+                typed.append(FieldIssue("spec.template.ttl", f"is {ttl!r}, not a duration", True))
             if typed:
                 self._unread("Schedule", o, typed)
         for o in data.of("BackupStorageLocation"):
