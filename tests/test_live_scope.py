@@ -77,3 +77,37 @@ def test_velero_namespace_option_overrides_discovery(tmp_path: Path) -> None:
     assert any("/namespaces/velero/backups" in p for p in lists)
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["cluster"]["kind_states"]["Backup"] == "complete"
+
+
+def _drill(report: dict[str, Any], vm: tuple[str, str]) -> dict[str, Any]:
+    [finding] = [
+        f
+        for v in report["vms"]
+        if (v["namespace"], v["name"]) == vm
+        for f in v["findings"]
+        if f["check_id"] == "RR-RST-001"
+    ]
+    return finding
+
+
+def test_one_namespace_reads_the_pvcs_of_its_drills_target_namespace(tmp_path: Path) -> None:
+    # drill-billing-db-20261128 restored billing into billing-drill: a PVC there from before
+    # the drill would mean Velero skipped it, so the target namespace's PVCs are read too
+    with serve(tmp_path, root=EXAMPLE) as live:
+        data = live.collect(options=fast_options(namespaces=("billing",)), cluster_name="example")
+        lists = live.api.list_requests()
+    assert any("/namespaces/billing-drill/persistentvolumeclaims" in p for p in lists)
+    assert not any("/namespaces/web/persistentvolumeclaims" in p for p in lists)
+    assert data.read_in["PersistentVolumeClaim"] == {"billing", "billing-drill"}
+    assert data.read_in["VirtualMachine"] == {"billing"}
+    assert "KubeVirt" not in data.read_in  # the one KubeVirt CR is read wherever it is
+    assert data.of("KubeVirt")
+
+
+def test_a_drill_into_an_unread_namespace_is_unknown(tmp_path: Path) -> None:
+    data, _ = _audit(tmp_path / "scoped", namespaces=("billing",))
+    data.read_in["PersistentVolumeClaim"] = frozenset({"billing"})  # as if billing-drill were not
+    report = report_doc(audit_data(data, AuditSettings(cluster_name="example"), at=AUDIT_AT))
+    finding = _drill(report, ("billing", "billing-db"))
+    assert finding["status"] == "ERROR"
+    assert "billing-drill, whose PVCs were not read" in finding["message"]

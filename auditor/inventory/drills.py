@@ -198,6 +198,16 @@ def _disk(
     if ops:
         return res(True, f"restored by {ops[0][0]} {dig(ops[0][1], 'metadata', 'name')}")
     target = r.namespace_mapping.get(namespace, namespace)
+    if target != namespace and (
+        not ix.data.known("PersistentVolumeClaim")
+        or ix.partial_for("PersistentVolumeClaim", target)
+    ):
+        # an unread PVC there may be one an earlier drill left, which Velero skipped
+        return res(
+            None,
+            f"Restore {r.name} restored into namespace {target}, whose PVCs were not read: "
+            f"whether PVC {p.name} existed there before it (and was skipped) cannot be told",
+        )
     there = ix.pvcs.get((target, p.name)) if target != namespace else None
     made_there = parse_time(dig(there, "metadata", "creationTimestamp")) if there else None
     if made_there is not None and r.created is not None and made_there < r.created:

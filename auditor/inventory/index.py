@@ -928,9 +928,13 @@ class ClusterIndex:
 
     def partial_for(self, kind: str, namespace: str) -> bool:
         """True when unread objects of ``kind`` could concern a VM in ``namespace``: the source
-        found some of them broken (the kind is PARTIAL), or the index did, for that namespace."""
+        found some of them broken (the kind is PARTIAL), read the kind in other namespaces only
+        (``ClusterData.read_in``), or the index found some broken for that namespace."""
         if self.data.state(kind) is KindState.PARTIAL:
             return True
+        read_in = self.data.read_in.get(kind)
+        if read_in is not None and namespace not in read_in:
+            return True  # the live source read this kind in other namespaces only (-n)
         if kind not in self.partial_namespaces:
             return False
         covered = self.partial_namespaces[kind]

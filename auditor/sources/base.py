@@ -148,6 +148,10 @@ class ClusterData:
     skipped: dict[str, int] = field(default_factory=dict)
     #: (kind, namespace or "", name) -> where the object was read (file and item, or API path)
     origins: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    #: kind -> the only namespaces its list was read in (the live source's ``-n``); a kind
+    #: absent here was read in every namespace. An object of it elsewhere is unknown, never
+    #: absent (a drill's target namespace, a NetworkAttachmentDefinition of another one).
+    read_in: dict[str, frozenset[str]] = field(default_factory=dict)
     #: Backup name -> its contents read from object storage; None when bucket reading is not
     #: configured (capture evidence then comes from the cluster only).
     backup_contents: dict[str, BackupContents] | None = None

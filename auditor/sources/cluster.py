@@ -60,6 +60,10 @@ __all__ = ["ClusterSource", "CollectOptions"]
 _RETRYABLE = frozenset({429, 500, 502, 503, 504})
 #: Kinds that live in Velero's (OADP's) namespace, not in the VMs' namespaces.
 _VELERO_GROUPS = frozenset({"velero.io", "oadp.openshift.io"})
+#: Namespaced kinds read in every namespace even with ``-n``: the KubeVirt CR (the cluster's
+#: one KubeVirt install, in its own namespace) says how every VM is run and restored; read
+#: only in the VMs' namespaces it would look absent (RR-FW-002 passed on no evidence).
+_READ_EVERYWHERE = frozenset({"KubeVirt"})
 #: Kinds whose namespaces locate Velero, in the order they are tried.
 _VELERO_MARKERS = ("DataProtectionApplication", "BackupStorageLocation")
 #: The server is gone (nothing listens, or it dropped the connection): not a slow list.
@@ -148,6 +152,7 @@ class ClusterSource:
         self._kinds_read = 0
         self._velero_ns: tuple[str, ...] | None = None
         self._velero_why = ""
+        self._read_in: dict[str, frozenset[str]] = {}
         # paused_gc: the pages of a 10,000-VM cluster are millions of dicts (see paused_gc)
         with tempfile.TemporaryDirectory(prefix="auditor-discovery-") as tmp, paused_gc():
             self._dyn = self._attempt(
@@ -172,7 +177,10 @@ class ClusterSource:
                 self._kinds_read += 1
                 self.progress.kind_done(spec.kind, state)
             self.progress.finish()
+            if self.options.namespaces:
+                pairs.extend(self._drill_targets(discovery, pairs, data.problems))
             data.info = self._identity(discovery)
+            data.read_in = dict(self._read_in)
             # The pages were parsed for this collection alone: redacted in place, no copy.
             ingest_objects(data, pairs, owned=True, slim=self.slim)
         for kind, state in states.items():
@@ -212,7 +220,12 @@ class ClusterSource:
             if self._velero_ns is None:
                 return [], KindState.UNAVAILABLE, [self._velero_unknown(resolved)]
             namespaces = self._velero_ns
+        if spec.kind in _READ_EVERYWHERE:
+            namespaces = ()
         scopes: tuple[str | None, ...] = namespaces if namespaces and spec.namespaced else (None,)
+        if namespaces and spec.namespaced and namespaces == self.options.namespaces:
+            # objects of this kind in other namespaces are unseen, not absent
+            self._read_in[spec.kind] = frozenset(namespaces)
         pairs: list[tuple[str, Any]] = []
         problems: list[CollectionProblem] = []
         if spec.kind == "Namespace" and namespaces:
@@ -230,6 +243,43 @@ class ClusterSource:
             return pairs, KindState.COMPLETE, problems
         read_some = len(problems) < len(scopes)
         return pairs, KindState.PARTIAL if read_some else KindState.UNAVAILABLE, problems
+
+    def _drill_targets(
+        self, discovery: Discovery, pairs: list[tuple[str, Any]], problems: list[CollectionProblem]
+    ) -> list[tuple[str, Any]]:
+        """With ``-n``, the PVCs of the namespaces Restores of the read namespaces restored
+        into (``spec.namespaceMapping``): a drill's data came back only if no PVC of the same
+        name was there before it (see ``auditor.inventory.drills``). Each such namespace read
+        is added to ``_read_in``; one that cannot be read stays unread (its drills unknown)."""
+        mine = set(self.options.namespaces)
+        targets: set[str] = set()
+        for _, obj in pairs:
+            if not isinstance(obj, dict) or obj.get("kind") != "Restore":
+                continue
+            spec = obj.get("spec")
+            mapping = spec.get("namespaceMapping") if isinstance(spec, dict) else None
+            if isinstance(mapping, dict):
+                targets.update(
+                    t for f, t in mapping.items() if f in mine and isinstance(t, str) and t
+                )
+        targets -= mine
+        spec = next((k for k in self.kinds if k.kind == "PersistentVolumeClaim"), None)
+        if not targets or spec is None or "PersistentVolumeClaim" not in self._read_in:
+            return []
+        resolved = discovery.resolve(spec)
+        out: list[tuple[str, Any]] = []
+        read = set(self._read_in["PersistentVolumeClaim"])
+        for ns in sorted(targets):
+            base = f"{resolved.prefix}/namespaces/{ns}"
+            try:
+                items = self._list(f"{base}/{spec.plural}", spec.kind)
+            except RequestFailed as exc:
+                problems.append(_list_problem(resolved, exc, ns))
+                continue
+            out.extend(_with_identity(items, resolved, base))
+            read.add(ns)
+        self._read_in["PersistentVolumeClaim"] = frozenset(read)
+        return out
 
     def _find_velero(self, discovery: Discovery) -> tuple[str, ...] | None:
         """Velero's namespaces: the option, else where DPAs/BSLs are; None when unknown."""
