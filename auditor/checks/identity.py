@@ -273,7 +273,8 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
 
 @check(
     "RR-DSK-003",
-    title="The disk buses and NIC models of the VM spec are those its running guest uses",
+    title="The boot disk, disk buses, NIC models and machine type of the VM spec are those its "
+    "running guest uses",
     severity=Severity.MEDIUM,
     rationale="A bus or NIC model changed in the VM spec while the VM runs waits for a "
     "restart (RestartRequired), but every backup taken since holds the new one: a restore "
@@ -291,8 +292,11 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
 )
 def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL when a disk's bus or a NIC's model, as the VM spec (or its preference) states it,
-    differs from what the running VMI uses (``spec.domain.devices``); high when a Windows
-    VM's disk (not a cdrom) changed bus. A disk is paired with the VMI's by name, else by the
+    differs from what the running VMI uses (``spec.domain.devices``), when the disk it boots
+    from or its stated machine type differs, or when the VM has the condition
+    ``RestartRequired`` (KubeVirt's own word that the spec changed in a way the running guest
+    has not taken); high when a Windows VM's disk (not a cdrom) changed bus or its boot disk
+    changed. A disk is paired with the VMI's by name, else by the
     PVC or DataVolume behind it; a NIC by name, else by its MAC. A value either side leaves to
     KubeVirt's defaults is not compared. N/A when the VM does not run (no VMI, or one that
     has finished); ERROR when the VMI's disks or interfaces are no list."""
@@ -338,22 +342,82 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         model = models.get(n.name) or models.get(_mac_key(n.mac) or "")
         if n.model_from != "default" and model is not None and model != n.model:
             nics.append({"nic": n.name, "spec": n.model, "running": model})
-    ev = {"disks": disks, "nics": nics}
-    if not disks and not nics:
+    claimed = {d.name: d.claim for d in vm.spec.disks if d.claim}
+    spec_boot = _boot_disk([(d.name, d.boot_order) for d in vm.spec.disks])
+    run_boot = _boot_disk(
+        [(e.get("name"), e.get("bootOrder")) for e in _entries(devices.get("disks"))]
+    )
+    boot = None
+    # the same disk under another name (paired by its PVC) is no change
+    renamed = bool(
+        spec_boot and claimed.get(spec_boot) and claimed[spec_boot] == claims.get(run_boot or "")
+    )
+    if spec_boot and run_boot and spec_boot != run_boot and not renamed:
+        boot = {"spec": spec_boot, "running": run_boot}
+    fw = vm.spec.firmware
+    run_machine = dig(vm.vmi, "spec", "domain", "machine", "type")
+    machine = None
+    if (
+        fw.resolved_from.get("machine_type") in ("vm", "preference")
+        and isinstance(fw.machine_type, str)
+        and isinstance(run_machine, str)
+        and fw.machine_type != run_machine
+    ):
+        machine = {"spec": fw.machine_type, "running": run_machine}
+    pending = _restart_required(vm.obj)
+    ev: dict[str, Any] = {"disks": disks, "nics": nics, "boot_disk": boot, "machine_type": machine}
+    if pending is not None:
+        ev["restart_required"] = pending
+    if not disks and not nics and boot is None and machine is None and pending is None:
         return passed(
-            f"The disk buses and NIC models VM {vm.ref}'s spec states are those it runs with.",
+            f"The boot disk, disk buses, NIC models and machine type VM {vm.ref}'s spec states "
+            "are those it runs with.",
             **ev,
         ).on(Basis.OBSERVED)
     what = [f"disk {d['disk']} bus {d['running']} -> {d['spec']}" for d in disks] + [
         f"interface {n['nic']} model {n['running']} -> {n['spec']}" for n in nics
     ]
-    grave = vm.spec.os == "windows" and any(d["device"] != "cdrom" for d in disks)
+    if boot is not None:
+        what.append(f"boot disk {boot['running']} -> {boot['spec']}")
+    if machine is not None:
+        what.append(f"machine type {machine['running']} -> {machine['spec']}")
+    if pending is not None:
+        what.append(f"condition RestartRequired{': ' + pending if pending else ''}")
+    grave = vm.spec.os == "windows" and (
+        any(d["device"] != "cdrom" for d in disks) or boot is not None
+    )
     return failed(
         f"VM {vm.ref} runs with hardware its spec has changed since ({'; '.join(what)}): "
         "backups taken since restore it on the new hardware, which the guest has not booted on.",
         Severity.HIGH if grave else Severity.MEDIUM,
         **ev,
     ).on(Basis.OBSERVED)
+
+
+def _boot_disk(disks: list[tuple[Any, Any]]) -> str | None:
+    """The name of the disk a VM boots from: the lowest ``bootOrder``, else the first disk
+    (https://kubevirt.io/user-guide/storage/disks_and_volumes/ "bootOrder"). None when no
+    disk has a name."""
+    ordered = [
+        (order, name)
+        for name, order in disks
+        if isinstance(name, str) and type(order) is int and order > 0
+    ]
+    if ordered:
+        return min(ordered)[1]
+    return next((name for name, _ in disks if isinstance(name, str)), None)
+
+
+def _restart_required(vm: dict[str, Any]) -> str | None:
+    """The message of a VM's ``RestartRequired`` condition when its status is "True" ("" for
+    none), else None. KubeVirt sets it when a field that cannot change live was changed while
+    the VM runs (kubevirt pkg/virt-controller/watch/vm/vm.go, api core/v1
+    VirtualMachineRestartRequired)."""
+    for cond in _entries(dig(vm, "status", "conditions")):
+        if cond.get("type") == "RestartRequired" and cond.get("status") == "True":
+            message = cond.get("message")
+            return message if isinstance(message, str) else ""
+    return None
 
 
 def _devices_unread(vm: VMRecord, fields: list[str]) -> Result:

@@ -297,11 +297,14 @@ def _dsk003(f: FixFacts, ev: Mapping[str, Any]) -> str:
         for n in ev.get("nics") or []
         if isinstance(n, dict)
     ]
+    for key, what in (("boot_disk", "boot disk"), ("machine_type", "machine type")):
+        change = ev.get(key)
+        if isinstance(change, dict):
+            changed.append(f"{what} ({change.get('running')} -> {change.get('spec')})")
     return (
         f"Either restart {_vm(f)} in a window (`virtctl restart {f.name} -n {f.namespace}`) "
         f"and check the guest boots and keeps its network on {', '.join(changed) or 'the new hardware'}, "
-        "then take a backup; or set those buses and models in the VM spec back to the running "
-        "ones."
+        "then take a backup; or set those fields in the VM spec back to the running ones."
     )
 
 
