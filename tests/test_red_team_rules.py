@@ -649,3 +649,18 @@ def test_pull_secrets_and_service_accounts_are_references(
             backup["spec"].setdefault("excludedResources", []).append(excluded)
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-012")
     assert finding["status"] == status, finding["message"]
+
+
+def test_a_standalone_vmi_is_listed_as_not_audited(tmp_path: Path) -> None:
+    """A VirtualMachineInstance that no VirtualMachine owns runs and is backed up, but the
+    auditor rates VirtualMachines: the report lists it among what it did not audit (red team:
+    it was in no list)."""
+    fixture = "RR-DSK-003/pass.yaml"
+    docs = _docs(fixture)
+    assert "(no VirtualMachine)" not in str(_complete(tmp_path / "a", fixture, docs)["cluster"])
+    lonely = copy.deepcopy(_of(docs, "VirtualMachineInstance")[0])
+    lonely["metadata"] = {"name": "lonely-vmi", "namespace": "app", "uid": "uid-lonely"}
+    report = _complete(tmp_path / "b", fixture, [*docs, lonely])
+    skipped = report["cluster"]["skipped"]
+    assert skipped["kubevirt.io/v1 VirtualMachineInstance (no VirtualMachine)"] == 1
+    assert [v["name"] for v in report["vms"]] == ["vm1"]
