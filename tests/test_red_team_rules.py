@@ -664,3 +664,17 @@ def test_a_standalone_vmi_is_listed_as_not_audited(tmp_path: Path) -> None:
     skipped = report["cluster"]["skipped"]
     assert skipped["kubevirt.io/v1 VirtualMachineInstance (no VirtualMachine)"] == 1
     assert [v["name"] for v in report["vms"]] == ["vm1"]
+
+
+@pytest.mark.parametrize("policy", ["vm-backup-policy", {"kind": "configmap"}, ["x"]])
+def test_an_unreadable_resource_policy_is_named(tmp_path: Path, policy: Any) -> None:
+    """A Backup's spec.resourcePolicy must be a {kind, name} reference; anything else is
+    named, and the Backup proves nothing (it is unread, never a policy-free Backup)."""
+    fixture = "RR-BKP-004/error-resource-policy-unread.yaml"
+    docs = _docs(fixture)
+    for b in _of(docs, "Backup"):
+        b["spec"]["resourcePolicy"] = policy
+    report = _complete(tmp_path, fixture, docs)
+    assert _named(report, "Backup", "spec.resourcePolicy")
+    assert _finding(report, "RR-BKP-004")["status"] in ("ERROR", "FAIL")
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"

@@ -807,6 +807,17 @@ def capture_evidence(
     if bucket is not None:
         st, m, why, proof = bucket
         return st, m, "bucket", why, proof
+    if b.resource_policy is not None:
+        return (
+            CaptureStatus.UNKNOWN,
+            None,
+            "inferred",
+            f"backup {b.name} applies resource policy {b.resource_policy} "
+            "(spec.resourcePolicy), which the auditor does not read: its volume policies may "
+            f"skip PVC {name} or change its method, and its include/exclude policy may leave "
+            "out the VM; only the Backup's own records in its bucket prove the copy",
+            (f"Backup {b.namespace}/{b.name} spec.resourcePolicy={b.resource_policy}",),
+        )
     item = _from_items(ix, plan, ns, pvc)
     if item is not None:
         st, m, why, proof = item

@@ -310,6 +310,9 @@ class BackupView:
     item_ops_completed: int = 0
     item_ops_failed: int = 0
     annotations: Mapping[str, str] = field(default_factory=dict)
+    #: ``spec.resourcePolicy`` as ``<kind>/<name>`` (Velero reads a ConfigMap of the Backup's
+    #: namespace), or None when the Backup has none; "?" when it is set but unreadable
+    resource_policy: str | None = None
 
     @property
     def when(self) -> datetime | None:
@@ -328,6 +331,18 @@ class BackupView:
         data-mover upload that ran four hours made five-hour-old data look one hour old when
         counted from completion (red team)."""
         return self.started or self.created or self.completed
+
+    @staticmethod
+    def parse_policy(ref: Any) -> str | None:
+        """A Backup's ``spec.resourcePolicy`` (a TypedLocalObjectReference: velero
+        pkg/apis/velero/v1/backup_types.go) as ``<kind>/<name>``; "?" when set but
+        unreadable; None when unset."""
+        if ref is None:
+            return None
+        if isinstance(ref, dict) and isinstance(ref.get("name"), str) and ref["name"]:
+            kind = ref.get("kind")
+            return f"{kind if isinstance(kind, str) and kind else 'ConfigMap'}/{ref['name']}"
+        return "?"
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> BackupView:
@@ -368,6 +383,7 @@ class BackupView:
             item_ops_completed=_int(status.get("backupItemOperationsCompleted")) or 0,
             item_ops_failed=_int(status.get("backupItemOperationsFailed")) or 0,
             annotations=meta_labels(obj, "annotations"),
+            resource_policy=cls.parse_policy(spec.get("resourcePolicy")),
         )
 
 
@@ -860,6 +876,10 @@ class ClusterIndex:
                     issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
                     issues += _ttl_issues(dig(o, "spec", "ttl"), "spec.ttl")
                     read_str(o, "spec.storageLocation", issues)
+                    if BackupView.parse_policy(dig(o, "spec", "resourcePolicy")) == "?":
+                        issues.append(
+                            FieldIssue("spec.resourcePolicy", "is no {kind, name} reference", True)
+                        )
                 elif kind == "Restore":
                     read_str(o, "spec.backupName", issues)
                 elif kind in _ITEM_REFS:
@@ -1029,10 +1049,6 @@ class ClusterIndex:
         for o in data.of("Schedule"):
             # where its backups go: of another type, read as "the default location" (red team)
             typed = _wrong_types(o, (("spec.template.storageLocation", str, "a string"),))
-            ttl = dig(o, "spec", "template", "ttl")
-            if ttl is not None and parse_duration(ttl) is None:
-                # how long its backups live (RR-BKP-006): named, never read as the default
-                typed.append(FieldIssue("spec.template.ttl", f"is {ttl!r}, not a duration", True))
             if typed:
                 self._unread("Schedule", o, typed)
         for o in data.of("BackupStorageLocation"):
