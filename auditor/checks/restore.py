@@ -15,6 +15,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.drills import CLEAR_MAC_LABEL, NEW_UUID_LABEL, DrillEval
+from auditor.inventory.index import velero_label
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
@@ -190,6 +191,19 @@ def restore_identity(vm: VMRecord, ctx: CheckContext) -> Result:
     who = f"Restore {d.restore.name} of VM {vm.ref}"
     if not d.beside_original:
         changed = [w for w, on in (("firmware UUID", new_uuid), ("MAC addresses", clear_mac)) if on]
+        made, began = vm.created, d.restore.created
+        recreated = vm.labels.get("velero.io/restore-name") == velero_label(d.restore.name)
+        if changed and not recreated and made is not None and began is not None and made < began:
+            # Velero skips an object that already exists (existingResourcePolicy only updates
+            # labels and annotations), so the plugin's MAC and UUID changes never reached
+            # this VM, which predates the Restore (VELERO_RESTORE_REF; red team)
+            return passed(
+                f"{who} restored in place over the VM, which existed before it (created "
+                f"{format_time(made)}): Velero skipped it, so its {' and '.join(changed)} "
+                "stayed as they were.",
+                vm_created=format_time(made),
+                **ev,
+            ).on(Basis.OBSERVED)
         if changed:
             sev = Severity.HIGH if new_uuid and vm.spec.os == "windows" else Severity.MEDIUM
             msg = f"{who} restored it in place but gave it new {' and '.join(changed)}."

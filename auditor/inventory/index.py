@@ -659,6 +659,33 @@ class ClusterIndex:
                     routes.setdefault(host.lower().rstrip("."), f"{ns}/{_name(o)}")
         return ClusterHosts(frozenset(self.namespaces), services, routes, ips)
 
+    def existed_since(
+        self, obj: dict[str, Any] | None, created: datetime | None
+    ) -> datetime | None:
+        """Since when ``obj`` (created at ``created``, UTC) has existed as the object the
+        Backups hold: a VM or PVC that a Velero Restore recreated carries the labels
+        ``velero.io/backup-name`` and ``velero.io/restore-name`` (velero pkg/restore/restore.go
+        addRestoreLabels), so it is the object that Backup held when it began, however new
+        its creationTimestamp. Returns that Backup's start when earlier, else ``created``."""
+        labels = meta_labels(obj) if obj is not None else {}
+        source = labels.get("velero.io/backup-name")
+        if not source or not labels.get("velero.io/restore-name"):
+            return created
+        by_label = self.memo("backups_by_label", self._backups_by_label)
+        found = by_label.get(source)
+        began = found.began if found is not None else None
+        if began is None or (created is not None and created <= began):
+            return created
+        return began
+
+    def _backups_by_label(self) -> dict[str, BackupView | None]:
+        """Backups by the label value Velero writes for their names (None: two share it)."""
+        out: dict[str, BackupView | None] = {}
+        for b in self.backups.values():
+            key = velero_label(b.name)
+            out[key] = None if key in out else b
+        return out
+
     def memo(self, key: str, compute: Callable[[], _V]) -> _V:
         """``compute()`` once per index under ``key``, then the same value (do not mutate it)."""
         if key not in self._memo:

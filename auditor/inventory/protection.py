@@ -114,6 +114,9 @@ class VMFacts:
     vmi: dict[str, Any] | None
     #: ``metadata.deletionTimestamp`` (UTC): the VM has been being deleted since then
     deleting: datetime | None = None
+    #: since when it has been the VM the Backups hold (UTC; ``ClusterIndex.existed_since``):
+    #: its creation, or the start of the Backup a Restore recreated it from
+    existed: datetime | None = None
 
 
 #: Velero skips every item that is being deleted when a Backup reaches it
@@ -293,7 +296,7 @@ class Pairing:
         why = self.namespace_reason(b, vm.namespace)
         if why:
             return False, why
-        if not _existed(vm.created, b.began):
+        if not _existed(vm.existed or vm.created, b.began):
             return False, f"VM {vm.name} was created after backup {b.name} began"
         if _deleted_before(vm.deleting, b.began, self.at):
             return False, (
@@ -395,7 +398,7 @@ class Pairing:
         if meta is None:
             meta = self._pvc_metas[key] = (
                 str(dig(pvc, "metadata", "name")),
-                parse_time(dig(pvc, "metadata", "creationTimestamp")),
+                self.ix.existed_since(pvc, parse_time(dig(pvc, "metadata", "creationTimestamp"))),
                 excluded_from_backup(pvc),
                 meta_labels(pvc),
                 parse_time(dig(pvc, "metadata", "deletionTimestamp")),
