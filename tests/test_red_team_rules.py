@@ -678,3 +678,23 @@ def test_an_unreadable_resource_policy_is_named(tmp_path: Path, policy: Any) -> 
     assert _named(report, "Backup", "spec.resourcePolicy")
     assert _finding(report, "RR-BKP-004")["status"] in ("ERROR", "FAIL")
     assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] != "READY"
+
+
+def test_a_vmi_boot_order_that_is_no_integer_is_named(tmp_path: Path) -> None:
+    """Which disk the running guest boots from cannot be told: RR-DSK-003 names the field
+    and gives ERROR (mutation seed 4441: its verdict changed, unnamed)."""
+    fixture = "RR-DSK-003/pass.yaml"
+    docs = _docs(fixture)
+    _of(docs, "VirtualMachineInstance")[0]["spec"]["domain"]["devices"]["disks"][0]["bootOrder"] = (
+        "x7"
+    )
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-DSK-003")
+    assert finding["status"] == "ERROR"
+    assert "spec.domain.devices.disks[0].bootOrder" in finding["message"]
+
+
+def test_a_null_creation_time_of_a_restore_is_named(tmp_path: Path) -> None:
+    fixture = "RR-RST-002/pass-in-place.yaml"
+    docs = _docs(fixture)
+    _of(docs, "Restore")[0]["metadata"]["creationTimestamp"] = None
+    assert _named(_complete(tmp_path, fixture, docs), "Restore", "metadata.creationTimestamp")

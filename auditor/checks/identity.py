@@ -311,6 +311,11 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         for key in ("disks", "interfaces")
         if devices.get(key) is not None and not isinstance(devices.get(key), list)
     ]
+    broken += [
+        f"spec.domain.devices.disks[{i}].bootOrder"
+        for i, e in enumerate(_entries(devices.get("disks")))
+        if e.get("bootOrder") is not None and type(e.get("bootOrder")) is not int
+    ]  # which disk boots cannot be told (an unsigned integer in KubeVirt's API)
     if broken:
         return _devices_unread(vm, broken)
     claims = _vmi_claims(vm.vmi)

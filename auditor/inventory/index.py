@@ -896,6 +896,10 @@ class ClusterIndex:
                     )
                 for path in _VELERO_TIMES:
                     read_time(o, path, issues)
+                meta = o.get("metadata")
+                if isinstance(meta, dict) and meta.get("creationTimestamp", "") is None:
+                    # the API server always sets it (absent: a hand-written object)
+                    issues.append(FieldIssue("metadata.creationTimestamp", "is null", True))
                 mapping = dig(o, "spec", "namespaceMapping")
                 if mapping is not None and not isinstance(mapping, dict):
                     issues.append(FieldIssue("spec.namespaceMapping", "is not a mapping", True))
