@@ -310,6 +310,7 @@ class BackupView:
     item_ops_completed: int = 0
     item_ops_failed: int = 0
     annotations: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def when(self) -> datetime | None:
@@ -368,6 +369,7 @@ class BackupView:
             item_ops_completed=_int(status.get("backupItemOperationsCompleted")) or 0,
             item_ops_failed=_int(status.get("backupItemOperationsFailed")) or 0,
             annotations=meta_labels(obj, "annotations"),
+            labels=meta_labels(obj),
         )
 
 

@@ -96,7 +96,9 @@ class VMFacts:
     """What pairing needs of one VM, known for every VM before any is judged.
 
     ``claims`` are the disk PVC names; ``plugin_checked`` those the kubevirt plugin requires to
-    be in the backup (PVC volumes and DataVolumes outside ``dataVolumeTemplates``);
+    be in the backup (PVC volumes and DataVolumes outside ``dataVolumeTemplates``), and
+    ``plugin_dvs`` the DataVolume volumes among them (kubevirt-velero-plugin
+    pkg/util/util.go ``RestorePossible``);
     ``state_pvcs`` the ``persistent-state-for`` PVCs; ``template_persistence`` whether the VM's
     own template (not a preference) sets EFI or TPM persistence.
     """
@@ -114,6 +116,7 @@ class VMFacts:
     vmi: dict[str, Any] | None
     #: ``metadata.deletionTimestamp`` (UTC): the VM has been being deleted since then
     deleting: datetime | None = None
+    plugin_dvs: tuple[str, ...] = ()
 
 
 #: Velero skips every item that is being deleted when a Backup reaches it
@@ -317,38 +320,76 @@ class Pairing:
         return True, ""
 
     def _plugin_refusal(self, b: BackupView, vm: VMFacts) -> str | None:
+        """Why the kubevirt Velero plugin's VM item action fails for ``vm`` in ``b`` (None
+        when it does not): ``canBeSafelyBackedUp`` for a running VM, then, unless the Backup
+        is labelled ``velero.kubevirt.io/metadataBackup`` (``util.IsMetadataBackup``: a
+        label, not an annotation), ``util.RestorePossible``. Every resource test is the
+        plugin's own (:meth:`~auditor.scope.Scope.plugin_in_backup`): only
+        ``includedResources``/``excludedResources``. Sources: kubevirt-velero-plugin
+        pkg/plugin/vm_backup_item_action.go and pkg/util/util.go."""
         if not self.plugin_refuses(b):
             return None
         sc = b.scope
-        pvcs_in = sc.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
+        star = (
+            " (the plugin takes includedResources '*' literally: it matches no resource)"
+            if "*" in sc.included_resources
+            else ""
+        )
         why = None
+        pvcs_in = sc.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
         if vm.running is not False:  # running, or cannot be told: the refusals may apply
-            # the plugin compares only the resource of a group-qualified filter entry
-            # (util.IsResourceExcluded: schema.ParseGroupResource(...).Resource)
-            if not sc.resource_included(
+            if not sc.plugin_in_backup("virtualmachineinstances"):
+                why = f"its includedResources/excludedResources leave out virtualmachineinstances{star}"
+            elif not sc.resource_included(
                 "virtualmachineinstances", "VirtualMachineInstance", "kubevirt.io"
             ):
                 why = "the backup leaves out virtualmachineinstances"
             elif excluded_from_backup(vm.vmi):
                 why = "its VirtualMachineInstance carries the exclude label"
+            elif sc.plugin_in_backup("persistentvolumeclaims") and not sc.plugin_in_backup("pods"):
+                why = "its includedResources/excludedResources leave out pods while including PVCs"
             elif pvcs_in and not sc.resource_included("pods", "Pod", ""):
                 why = "the backup leaves out pods while including PVCs"
-        if why is None and b.annotations.get(METADATA_BACKUP_LABEL) is None:
-            for claim in vm.plugin_checked:
-                key = (vm.namespace, claim)
-                if (
-                    not pvcs_in
-                    or excluded_from_backup(self.ix.pvcs.get(key))
-                    or excluded_from_backup(self.ix.datavolumes.get(key))
-                ):
-                    why = f"volume {claim} would not be in the backup (excluded or filtered out)"
-                    break
+        if why is None and METADATA_BACKUP_LABEL not in b.labels:
+            why = self._restore_impossible(b, vm, star)
         if why is None:
             return None
         return (
             f"the kubevirt Velero plugin refuses VM {vm.name} in backup {b.name}: {why} "
             f"({PLUGIN_SRC})"
         )
+
+    def _restore_impossible(self, b: BackupView, vm: VMFacts, star: str) -> str | None:
+        """Why the plugin's ``RestorePossible`` is false for ``vm`` in ``b`` (None when it is
+        true): a DataVolume volume outside ``dataVolumeTemplates`` whose DataVolume exists
+        needs that DataVolume unlabelled and ``datavolume`` in the Backup
+        (``checkRestoreDataVolumePossible``); a PVC volume, or a DataVolume volume whose
+        DataVolume does not exist, needs its PVC unlabelled and ``persistentvolumeclaims``
+        in the Backup (``checkRestorePVCPossible``). When the DataVolumes could not be read,
+        both are asked. Source: kubevirt-velero-plugin pkg/util/util.go."""
+        sc, ns = b.scope, vm.namespace
+        dvs_known = self.ix.data.known("DataVolume") and not self.ix.partial_for("DataVolume", ns)
+        for claim in vm.plugin_checked:
+            dv = self.ix.datavolumes.get((ns, claim))
+            if claim in vm.plugin_dvs and (dv is not None or not dvs_known):
+                if excluded_from_backup(dv):
+                    return f"DataVolume {claim} carries velero.io/exclude-from-backup=true"
+                if not sc.plugin_in_backup("datavolume"):
+                    return (
+                        f"volume {claim} is a DataVolume outside the VM's dataVolumeTemplates, "
+                        "and the backup's includedResources/excludedResources leave out "
+                        f"datavolumes{star}"
+                    )
+                if dv is not None:
+                    continue  # the plugin asks nothing of the PVC of an existing DataVolume
+            if not sc.plugin_in_backup("persistentvolumeclaims"):
+                return (
+                    f"volume {claim} needs its PVC, and the backup's includedResources/"
+                    f"excludedResources leave out persistentvolumeclaims{star}"
+                )
+            if excluded_from_backup(self.ix.pvcs.get((ns, claim))):
+                return f"PVC {claim} carries velero.io/exclude-from-backup=true"
+        return None
 
     # -- PVCs ----------------------------------------------------------------------------
     def pvc_scope(self, b: BackupView, ns: str, pvc: dict[str, Any], pulled: bool) -> str | None:
