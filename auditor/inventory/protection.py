@@ -325,7 +325,9 @@ class Pairing:
         is labelled ``velero.kubevirt.io/metadataBackup`` (``util.IsMetadataBackup``: a
         label, not an annotation), ``util.RestorePossible``. Every resource test is the
         plugin's own (:meth:`~auditor.scope.Scope.plugin_in_backup`): only
-        ``includedResources``/``excludedResources``. Sources: kubevirt-velero-plugin
+        ``includedResources``/``excludedResources``, so the scoped filters
+        (``excludedNamespaceScopedResources: [virtualmachineinstances]`` or ``[pods]``) never
+        make it refuse, though Velero itself leaves those objects out. Sources: kubevirt-velero-plugin
         pkg/plugin/vm_backup_item_action.go and pkg/util/util.go."""
         if not self.plugin_refuses(b):
             return None
@@ -336,20 +338,13 @@ class Pairing:
             else ""
         )
         why = None
-        pvcs_in = sc.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
         if vm.running is not False:  # running, or cannot be told: the refusals may apply
             if not sc.plugin_in_backup("virtualmachineinstances"):
                 why = f"its includedResources/excludedResources leave out virtualmachineinstances{star}"
-            elif not sc.resource_included(
-                "virtualmachineinstances", "VirtualMachineInstance", "kubevirt.io"
-            ):
-                why = "the backup leaves out virtualmachineinstances"
             elif excluded_from_backup(vm.vmi):
                 why = "its VirtualMachineInstance carries the exclude label"
             elif sc.plugin_in_backup("persistentvolumeclaims") and not sc.plugin_in_backup("pods"):
                 why = "its includedResources/excludedResources leave out pods while including PVCs"
-            elif pvcs_in and not sc.resource_included("pods", "Pod", ""):
-                why = "the backup leaves out pods while including PVCs"
         if why is None and METADATA_BACKUP_LABEL not in b.labels:
             why = self._restore_impossible(b, vm, star)
         if why is None:
