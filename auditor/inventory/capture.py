@@ -445,16 +445,24 @@ def intended_method(
     pvc: dict[str, Any],
     pod_mounted: bool | None,
     classes: dict[tuple[str, str | None], str | None] | None = None,
+    *,
+    fs_opted_out: bool = False,
 ) -> tuple[Method | None, bool, str]:
     """The method Velero would use for ``pvc`` in ``b``: ``(method, certain, why_not)``.
 
     ``pod_mounted`` says whether a running pod mounts the PVC (None: unknown, e.g. a PVC no VM
     uses). ``method`` None means no method runs, and ``why_not`` says why. ``certain`` is False
     when the choice between file-system backup and a snapshot cannot be told.
+
+    ``fs_opted_out``: every pod mounting the PVC was shown to list its volume in
+    ``backup.velero.io/backup-volumes-excludes`` when ``b`` ran. Under
+    ``defaultVolumesToFsBackup`` Velero then takes no file-system backup of it
+    (``shouldPerformFSBackupLegacy`` is false) and ``ShouldPerformSnapshot`` goes on to a
+    snapshot (velero internal/volumehelper/volume_policy_helper.go).
     """
     facts = pvc_facts(ix, pvc)
     name = facts.name
-    if b.fs_backup_default and pod_mounted is not False:
+    if b.fs_backup_default and pod_mounted is not False and not fs_opted_out:
         if facts.block:
             return (
                 None,
@@ -815,8 +823,11 @@ def capture_evidence(
     ns: str,
     pvc: dict[str, Any],
     pod_mounted: bool | None,
+    *,
+    fs_opted_out: bool = False,
 ) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
-    """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``."""
+    """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``
+    (``fs_opted_out`` as for :func:`intended_method`)."""
     b = plan.backup
     facts = pvc_facts(ix, pvc)
     name = facts.name
@@ -830,7 +841,9 @@ def capture_evidence(
         return st, m, "item", why, proof
     known = plan.methods.get((ns, name))
     method, certain, why_not = (
-        known if known is not None else intended_method(ix, b, pvc, pod_mounted, plan._classes)
+        known
+        if known is not None
+        else intended_method(ix, b, pvc, pod_mounted, plan._classes, fs_opted_out=fs_opted_out)
     )
     if method is None and "VolumeSnapshotClass" in why_not and not b.snapshot_move_data:
         found = _snapshots_of_a_gone_class(ix, plan, pvc)

@@ -39,6 +39,7 @@ from auditor.inventory.index import (
     excluded_from_backup,
     meta_labels,
 )
+from auditor.inventory.vmspec import volume_claim
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
@@ -212,6 +213,45 @@ def _existed(created: datetime | None, began: datetime | None) -> bool:
 
 def _stamp(value: datetime | None) -> float:
     return value.timestamp() if value is not None else float("-inf")
+
+
+#: Velero's opt-out of file-system backup, read from the pod (velero
+#: pkg/apis/velero/v1/labels_annotations.go VolumesToExcludeAnnotation)
+FS_OPT_OUT_ANNOTATION = "backup.velero.io/backup-volumes-excludes"
+
+
+def fs_opted_out(vm: VMFacts, claim: str, b: BackupView) -> bool:
+    """Whether the pod mounting PVC ``claim`` of ``vm`` listed the volume in
+    ``backup.velero.io/backup-volumes-excludes`` when ``b`` ran, as far as the VMI proves it.
+
+    Velero reads the annotation from the pod (velero pkg/util/podvolume/pod_volume.go
+    ``GetVolumesToExclude``: the value split on ``,``, names compared exactly) and compares
+    the pod's volume names (internal/volumehelper/volume_policy_helper.go
+    ``shouldPerformFSBackupLegacy``). KubeVirt builds the launcher pod from the VMI: it copies
+    the VMI's annotations but ``kubectl.kubernetes.io*`` and two API-version ones
+    (pkg/virt-controller/services/template.go ``filterVMIAnnotationsForPod``) and names each
+    PVC volume as the VMI volume (rendervolumes.go ``handlePVCVolume``, ``handleDataVolume``).
+    A hotplugged volume is mounted by another pod that carries no VMI annotation. So it is
+    credited only when the VMI existed before ``b`` began, carries the annotation, and names
+    every non-hotplugged volume of ``claim`` in it; the VM template alone proves nothing of
+    the pod that ran.
+    """
+    vmi = vm.vmi
+    if vmi is None or b.began is None:
+        return False
+    created = parse_time(dig(vmi, "metadata", "creationTimestamp"))
+    raw = dig(vmi, "metadata", "annotations", FS_OPT_OUT_ANNOTATION)
+    if created is None or created > b.began or not isinstance(raw, str):
+        return False
+    volumes = dig(vmi, "spec", "volumes")
+    mine = [v for v in (volumes if isinstance(volumes, list) else []) if volume_claim(v) == claim]
+    listed = set(raw.split(","))
+    return bool(mine) and all(
+        isinstance(v.get("name"), str)
+        and v["name"] in listed
+        and not any(isinstance(src, dict) and src.get("hotpluggable") for src in v.values())
+        for v in mine
+    )
 
 
 class Pairing:
@@ -477,7 +517,14 @@ class Pairing:
                     continue
                 user = self.users.get((ns, name))
                 mounted = user.running if user is not None else None
-                decided = intended_method(self.ix, b, pvc, mounted, plan._classes)
+                decided = intended_method(
+                    self.ix,
+                    b,
+                    pvc,
+                    mounted,
+                    plan._classes,
+                    fs_opted_out=user is not None and fs_opted_out(user, name, b),
+                )
                 plan.methods[(ns, name)] = decided
                 method, certain, _ = decided
                 methods = [method] if method is not None else []
@@ -578,7 +625,7 @@ class Pairing:
                 True, status, None, "counters", f"backup {b.name} is {b.phase or 'without a phase'}"
             )
         status, method, basis, reason, proof = capture_evidence(
-            self.ix, plan, vm.namespace, p.obj, vm.running
+            self.ix, plan, vm.namespace, p.obj, vm.running, fs_opted_out=fs_opted_out(vm, p.name, b)
         )
         agent = self.ix.node_agents.get(b.namespace, True)
         if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is not True:
