@@ -255,6 +255,28 @@ class Scope:
                 return False
         return True
 
+    def plugin_in_backup(self, resource: str) -> bool:
+        """Whether the kubevirt Velero plugin counts ``resource`` (``"pods"``,
+        ``"datavolume"``...) as in the Backup: its ``util.IsResourceInBackup``.
+
+        The plugin reads only ``includedResources``/``excludedResources`` (never the scoped
+        filters) and compares the resource part of each entry (before the first ``.``,
+        ``schema.ParseGroupResource``) with ``resource``, ignoring case and one trailing
+        ``s`` (``equalIgnorePlural``): ``*`` and short names such as ``vmi`` match nothing,
+        so ``includedResources: ['*']``, which Velero keeps as it is (velero
+        pkg/controller/backup_controller.go ``prepareBackupRequest``), leaves every resource
+        out for the plugin. Source: kubevirt-velero-plugin pkg/util/util.go
+        (``IsResourceIncluded``, ``IsResourceExcluded``, ``equalIgnorePlural``),
+        https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/util.go.
+        """
+
+        def hit(entry: str) -> bool:
+            got, want = entry.partition(".")[0], resource.lower()
+            return got in (want, want + "s") or got + "s" == want
+
+        inc, exc = self.included_resources, self.excluded_resources
+        return (not inc or any(hit(e) for e in inc)) and not any(hit(e) for e in exc)
+
     def labels_match(self, labels: Mapping[str, str]) -> bool:
         """True if ``labels`` satisfy the selectors (no selector matches everything).
 

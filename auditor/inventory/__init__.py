@@ -183,6 +183,11 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
             for d in spec.disks
             if d.claim and (d.volume_type == "persistentVolumeClaim" or d.claim not in templates)
         ),
+        plugin_dvs=tuple(
+            d.claim
+            for d in spec.disks
+            if d.claim and d.volume_type == "dataVolume" and d.claim not in templates
+        ),
         state_pvcs=tuple(p.name for p in pvcs if p.role == "state"),
         template_persistence=(
             fw.resolved_from.get("bootloader") == "vm" and fw.efi_persistent is True

@@ -155,6 +155,9 @@ class BackupPlan:
     )
     _classless: dict[str, int] | None = None
     _failures: int | None = None
+    #: labelled VolumeSnapshotContents the CSI driver reported failed (an error or
+    #: ``readyToUse: false``), not counting those merely being deleted now
+    _driver_failed: int = 0
     _csi_unattributed: int | None = None
     _handles: dict[str | None, frozenset[str] | None] = field(default_factory=dict)
 
@@ -180,11 +183,21 @@ class BackupPlan:
     def failures_seen(self, ix: ClusterIndex) -> int:
         """How many failed volume items of this Backup the evidence shows, whoever's they are:
         PVCs of its scope no VolumeSnapshotClass could snapshot, Failed or Canceled
-        DataUploads and PodVolumeBackups, VolumeSnapshotContents with an error or
-        ``readyToUse: false``, and native and CSI snapshots attempted but not completed.
+        DataUploads and PodVolumeBackups, failed CSI snapshots, and native snapshots
+        attempted but not completed.
 
         Velero counts each such failure in the Backup's ``status.errors``; errors beyond
         this number hit items the evidence does not show (the VM's own objects among them).
+
+        A failed CSI snapshot is counted once, though two records show it: Velero sets
+        ``csiVolumeSnapshotsAttempted`` to the VolumeSnapshots labelled with the Backup and
+        ``csiVolumeSnapshotsCompleted`` to their completed item operations
+        (velero pkg/backup/snapshots.go ``GetBackupCSIResources``,
+        pkg/controller/backup_finalizer_controller.go ``updateCSIVolumeSnapshotsCompleted``),
+        so a labelled VolumeSnapshotContent with an error is the content of one of the
+        snapshots that gap already counts. The CSI failures seen are the larger of the two,
+        never their sum. A content being deleted now says nothing of the backup's errors
+        (it may have been ready then), so it is not counted here.
         """
         if self._failures is None:
             b = self.backup
@@ -201,9 +214,8 @@ class BackupPlan:
             self._failures = (
                 classless
                 + items
-                + len(self.failed_contents(ix, None))
                 + max(0, b.native_attempted - b.native_completed)
-                + max(0, (b.csi_attempted or 0) - (b.csi_completed or 0))
+                + max(self._failed_by_driver(ix), (b.csi_attempted or 0) - (b.csi_completed or 0))
             )
         return self._failures
 
@@ -257,6 +269,10 @@ class BackupPlan:
         being deleted with their snapshot (:func:`deleting_snapshot`)."""
         return self._read_contents(ix, driver)[2]
 
+    def _failed_by_driver(self, ix: ClusterIndex) -> int:
+        self._read_contents(ix, None)  # counts _driver_failed in its one pass
+        return self._driver_failed
+
     def unreadable_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
         """``"<name>: <why>"`` for the VolumeSnapshotContents labelled with this Backup (of
         ``driver``; all when None) whose ``readyToUse`` is set but no boolean: they prove
@@ -299,6 +315,7 @@ class BackupPlan:
                     msg = err.get("message") if isinstance(err, dict) else None
                     detail = str(msg)[:160] if msg else f"readyToUse={is_ready}"
                     line, into = f"{name}: {detail}", failed
+                    self._driver_failed += 1
                 elif is_ready is not None:
                     # "false", 1, a list: no snapshot the driver reported on, either way
                     line = f"{name}: readyToUse is a {type(is_ready).__name__}, not a boolean"
@@ -428,16 +445,24 @@ def intended_method(
     pvc: dict[str, Any],
     pod_mounted: bool | None,
     classes: dict[tuple[str, str | None], str | None] | None = None,
+    *,
+    fs_opted_out: bool = False,
 ) -> tuple[Method | None, bool, str]:
     """The method Velero would use for ``pvc`` in ``b``: ``(method, certain, why_not)``.
 
     ``pod_mounted`` says whether a running pod mounts the PVC (None: unknown, e.g. a PVC no VM
     uses). ``method`` None means no method runs, and ``why_not`` says why. ``certain`` is False
     when the choice between file-system backup and a snapshot cannot be told.
+
+    ``fs_opted_out``: every pod mounting the PVC was shown to list its volume in
+    ``backup.velero.io/backup-volumes-excludes`` when ``b`` ran. Under
+    ``defaultVolumesToFsBackup`` Velero then takes no file-system backup of it
+    (``shouldPerformFSBackupLegacy`` is false) and ``ShouldPerformSnapshot`` goes on to a
+    snapshot (velero internal/volumehelper/volume_policy_helper.go).
     """
     facts = pvc_facts(ix, pvc)
     name = facts.name
-    if b.fs_backup_default and pod_mounted is not False:
+    if b.fs_backup_default and pod_mounted is not False and not fs_opted_out:
         if facts.block:
             return (
                 None,
@@ -798,8 +823,11 @@ def capture_evidence(
     ns: str,
     pvc: dict[str, Any],
     pod_mounted: bool | None,
+    *,
+    fs_opted_out: bool = False,
 ) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
-    """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``."""
+    """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``
+    (``fs_opted_out`` as for :func:`intended_method`)."""
     b = plan.backup
     facts = pvc_facts(ix, pvc)
     name = facts.name
@@ -824,7 +852,9 @@ def capture_evidence(
         return st, m, "item", why, proof
     known = plan.methods.get((ns, name))
     method, certain, why_not = (
-        known if known is not None else intended_method(ix, b, pvc, pod_mounted, plan._classes)
+        known
+        if known is not None
+        else intended_method(ix, b, pvc, pod_mounted, plan._classes, fs_opted_out=fs_opted_out)
     )
     if method is None and "VolumeSnapshotClass" in why_not and not b.snapshot_move_data:
         found = _snapshots_of_a_gone_class(ix, plan, pvc)

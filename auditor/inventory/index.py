@@ -313,6 +313,7 @@ class BackupView:
     #: ``spec.resourcePolicy`` as ``<kind>/<name>`` (Velero reads a ConfigMap of the Backup's
     #: namespace), or None when the Backup has none; "?" when it is set but unreadable
     resource_policy: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def when(self) -> datetime | None:
@@ -384,6 +385,7 @@ class BackupView:
             item_ops_failed=_int(status.get("backupItemOperationsFailed")) or 0,
             annotations=meta_labels(obj, "annotations"),
             resource_policy=cls.parse_policy(spec.get("resourcePolicy")),
+            labels=meta_labels(obj),
         )
 
 

@@ -39,6 +39,7 @@ from auditor.inventory.index import (
     excluded_from_backup,
     meta_labels,
 )
+from auditor.inventory.vmspec import volume_claim
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
@@ -96,7 +97,9 @@ class VMFacts:
     """What pairing needs of one VM, known for every VM before any is judged.
 
     ``claims`` are the disk PVC names; ``plugin_checked`` those the kubevirt plugin requires to
-    be in the backup (PVC volumes and DataVolumes outside ``dataVolumeTemplates``);
+    be in the backup (PVC volumes and DataVolumes outside ``dataVolumeTemplates``), and
+    ``plugin_dvs`` the DataVolume volumes among them (kubevirt-velero-plugin
+    pkg/util/util.go ``RestorePossible``);
     ``state_pvcs`` the ``persistent-state-for`` PVCs; ``template_persistence`` whether the VM's
     own template (not a preference) sets EFI or TPM persistence.
     """
@@ -117,6 +120,7 @@ class VMFacts:
     #: since when it has been the VM the Backups hold (UTC; ``ClusterIndex.existed_since``):
     #: its creation, or the start of the Backup a Restore recreated it from
     existed: datetime | None = None
+    plugin_dvs: tuple[str, ...] = ()
 
 
 #: Velero skips every item that is being deleted when a Backup reaches it
@@ -212,6 +216,45 @@ def _existed(created: datetime | None, began: datetime | None) -> bool:
 
 def _stamp(value: datetime | None) -> float:
     return value.timestamp() if value is not None else float("-inf")
+
+
+#: Velero's opt-out of file-system backup, read from the pod (velero
+#: pkg/apis/velero/v1/labels_annotations.go VolumesToExcludeAnnotation)
+FS_OPT_OUT_ANNOTATION = "backup.velero.io/backup-volumes-excludes"
+
+
+def fs_opted_out(vm: VMFacts, claim: str, b: BackupView) -> bool:
+    """Whether the pod mounting PVC ``claim`` of ``vm`` listed the volume in
+    ``backup.velero.io/backup-volumes-excludes`` when ``b`` ran, as far as the VMI proves it.
+
+    Velero reads the annotation from the pod (velero pkg/util/podvolume/pod_volume.go
+    ``GetVolumesToExclude``: the value split on ``,``, names compared exactly) and compares
+    the pod's volume names (internal/volumehelper/volume_policy_helper.go
+    ``shouldPerformFSBackupLegacy``). KubeVirt builds the launcher pod from the VMI: it copies
+    the VMI's annotations but ``kubectl.kubernetes.io*`` and two API-version ones
+    (pkg/virt-controller/services/template.go ``filterVMIAnnotationsForPod``) and names each
+    PVC volume as the VMI volume (rendervolumes.go ``handlePVCVolume``, ``handleDataVolume``).
+    A hotplugged volume is mounted by another pod that carries no VMI annotation. So it is
+    credited only when the VMI existed before ``b`` began, carries the annotation, and names
+    every non-hotplugged volume of ``claim`` in it; the VM template alone proves nothing of
+    the pod that ran.
+    """
+    vmi = vm.vmi
+    if vmi is None or b.began is None:
+        return False
+    created = parse_time(dig(vmi, "metadata", "creationTimestamp"))
+    raw = dig(vmi, "metadata", "annotations", FS_OPT_OUT_ANNOTATION)
+    if created is None or created > b.began or not isinstance(raw, str):
+        return False
+    volumes = dig(vmi, "spec", "volumes")
+    mine = [v for v in (volumes if isinstance(volumes, list) else []) if volume_claim(v) == claim]
+    listed = set(raw.split(","))
+    return bool(mine) and all(
+        isinstance(v.get("name"), str)
+        and v["name"] in listed
+        and not any(isinstance(src, dict) and src.get("hotpluggable") for src in v.values())
+        for v in mine
+    )
 
 
 class Pairing:
@@ -320,38 +363,71 @@ class Pairing:
         return True, ""
 
     def _plugin_refusal(self, b: BackupView, vm: VMFacts) -> str | None:
+        """Why the kubevirt Velero plugin's VM item action fails for ``vm`` in ``b`` (None
+        when it does not): ``canBeSafelyBackedUp`` for a running VM, then, unless the Backup
+        is labelled ``velero.kubevirt.io/metadataBackup`` (``util.IsMetadataBackup``: a
+        label, not an annotation), ``util.RestorePossible``. Every resource test is the
+        plugin's own (:meth:`~auditor.scope.Scope.plugin_in_backup`): only
+        ``includedResources``/``excludedResources``, so the scoped filters
+        (``excludedNamespaceScopedResources: [virtualmachineinstances]`` or ``[pods]``) never
+        make it refuse, though Velero itself leaves those objects out. Sources: kubevirt-velero-plugin
+        pkg/plugin/vm_backup_item_action.go and pkg/util/util.go."""
         if not self.plugin_refuses(b):
             return None
         sc = b.scope
-        pvcs_in = sc.resource_included("persistentvolumeclaims", "PersistentVolumeClaim", "")
+        star = (
+            " (the plugin takes includedResources '*' literally: it matches no resource)"
+            if "*" in sc.included_resources
+            else ""
+        )
         why = None
         if vm.running is not False:  # running, or cannot be told: the refusals may apply
-            # the plugin compares only the resource of a group-qualified filter entry
-            # (util.IsResourceExcluded: schema.ParseGroupResource(...).Resource)
-            if not sc.resource_included(
-                "virtualmachineinstances", "VirtualMachineInstance", "kubevirt.io"
-            ):
-                why = "the backup leaves out virtualmachineinstances"
+            if not sc.plugin_in_backup("virtualmachineinstances"):
+                why = f"its includedResources/excludedResources leave out virtualmachineinstances{star}"
             elif excluded_from_backup(vm.vmi):
                 why = "its VirtualMachineInstance carries the exclude label"
-            elif pvcs_in and not sc.resource_included("pods", "Pod", ""):
-                why = "the backup leaves out pods while including PVCs"
-        if why is None and b.annotations.get(METADATA_BACKUP_LABEL) is None:
-            for claim in vm.plugin_checked:
-                key = (vm.namespace, claim)
-                if (
-                    not pvcs_in
-                    or excluded_from_backup(self.ix.pvcs.get(key))
-                    or excluded_from_backup(self.ix.datavolumes.get(key))
-                ):
-                    why = f"volume {claim} would not be in the backup (excluded or filtered out)"
-                    break
+            elif sc.plugin_in_backup("persistentvolumeclaims") and not sc.plugin_in_backup("pods"):
+                why = "its includedResources/excludedResources leave out pods while including PVCs"
+        if why is None and METADATA_BACKUP_LABEL not in b.labels:
+            why = self._restore_impossible(b, vm, star)
         if why is None:
             return None
         return (
             f"the kubevirt Velero plugin refuses VM {vm.name} in backup {b.name}: {why} "
             f"({PLUGIN_SRC})"
         )
+
+    def _restore_impossible(self, b: BackupView, vm: VMFacts, star: str) -> str | None:
+        """Why the plugin's ``RestorePossible`` is false for ``vm`` in ``b`` (None when it is
+        true): a DataVolume volume outside ``dataVolumeTemplates`` whose DataVolume exists
+        needs that DataVolume unlabelled and ``datavolume`` in the Backup
+        (``checkRestoreDataVolumePossible``); a PVC volume, or a DataVolume volume whose
+        DataVolume does not exist, needs its PVC unlabelled and ``persistentvolumeclaims``
+        in the Backup (``checkRestorePVCPossible``). When the DataVolumes could not be read,
+        both are asked. Source: kubevirt-velero-plugin pkg/util/util.go."""
+        sc, ns = b.scope, vm.namespace
+        dvs_known = self.ix.data.known("DataVolume") and not self.ix.partial_for("DataVolume", ns)
+        for claim in vm.plugin_checked:
+            dv = self.ix.datavolumes.get((ns, claim))
+            if claim in vm.plugin_dvs and (dv is not None or not dvs_known):
+                if excluded_from_backup(dv):
+                    return f"DataVolume {claim} carries velero.io/exclude-from-backup=true"
+                if not sc.plugin_in_backup("datavolume"):
+                    return (
+                        f"volume {claim} is a DataVolume outside the VM's dataVolumeTemplates, "
+                        "and the backup's includedResources/excludedResources leave out "
+                        f"datavolumes{star}"
+                    )
+                if dv is not None:
+                    continue  # the plugin asks nothing of the PVC of an existing DataVolume
+            if not sc.plugin_in_backup("persistentvolumeclaims"):
+                return (
+                    f"volume {claim} needs its PVC, and the backup's includedResources/"
+                    f"excludedResources leave out persistentvolumeclaims{star}"
+                )
+            if excluded_from_backup(self.ix.pvcs.get((ns, claim))):
+                return f"PVC {claim} carries velero.io/exclude-from-backup=true"
+        return None
 
     # -- PVCs ----------------------------------------------------------------------------
     def pvc_scope(self, b: BackupView, ns: str, pvc: dict[str, Any], pulled: bool) -> str | None:
@@ -444,7 +520,14 @@ class Pairing:
                     continue
                 user = self.users.get((ns, name))
                 mounted = user.running if user is not None else None
-                decided = intended_method(self.ix, b, pvc, mounted, plan._classes)
+                decided = intended_method(
+                    self.ix,
+                    b,
+                    pvc,
+                    mounted,
+                    plan._classes,
+                    fs_opted_out=user is not None and fs_opted_out(user, name, b),
+                )
                 plan.methods[(ns, name)] = decided
                 method, certain, _ = decided
                 methods = [method] if method is not None else []
@@ -545,7 +628,7 @@ class Pairing:
                 True, status, None, "counters", f"backup {b.name} is {b.phase or 'without a phase'}"
             )
         status, method, basis, reason, proof = capture_evidence(
-            self.ix, plan, vm.namespace, p.obj, vm.running
+            self.ix, plan, vm.namespace, p.obj, vm.running, fs_opted_out=fs_opted_out(vm, p.name, b)
         )
         agent = self.ix.node_agents.get(b.namespace, True)
         if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is not True:

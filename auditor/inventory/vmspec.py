@@ -23,6 +23,7 @@ __all__ = [
     "Network",
     "VMSpec",
     "read_vm_spec",
+    "volume_claim",
     "volume_class",
     "NON_BOOT_VOLUME_TYPES",
     "VOLUME_CLASSES",
@@ -292,6 +293,13 @@ _SOURCE_REF = {
     "dataVolume": "name",
     "containerDisk": "image",
 }
+
+
+def volume_claim(volume: Any) -> str | None:
+    """The PVC a VM or VMI volume (``spec.volumes[]``) mounts: ``persistentVolumeClaim``,
+    ``dataVolume`` (its PVC has its name) or ``ephemeral``; None for any other source or a
+    volume that is no mapping (kubevirt pkg/virt-controller/services/rendervolumes.go)."""
+    return _volume_source(volume)[2] if isinstance(volume, dict) else None
 
 
 def _volume_source(volume: dict[str, Any] | None) -> tuple[str | None, str | None, str | None]:
