@@ -83,3 +83,44 @@ def test_a_revision_labelled_exclude_from_backup_is_left_out(tmp_path: Path) -> 
     )
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-012")
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+
+
+# --- 3. what the kubevirt plugin pulls in past a label selector ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("volume", "plugin_adds"),
+    [
+        ({"configMap": {"name": "x"}}, True),
+        ({"secret": {"secretName": "x"}}, True),
+        ({"serviceAccount": {"serviceAccountName": "x"}}, True),
+        ({"cloudInitNoCloud": {"secretRef": {"name": "x"}}}, True),
+        ({"cloudInitNoCloud": {"networkDataSecretRef": {"name": "x"}}}, True),
+        ({"cloudInitConfigDrive": {"secretRef": {"name": "x"}}}, True),
+        ({"cloudInitConfigDrive": {"networkDataSecretRef": {"name": "x"}}}, True),
+        # addVolumeGraph has no case for these
+        ({"sysprep": {"configMap": {"name": "x"}}}, False),
+        ({"sysprep": {"secret": {"name": "x"}}}, False),
+        ({"containerDisk": {"image": "r/i", "imagePullSecret": "x"}}, False),
+    ],
+)
+def test_plugin_pull_in_follows_add_volume_graph(volume: dict[str, Any], plugin_adds: bool) -> None:
+    """The volume kinds the plugin returns as additional items are exactly those of
+    addVolumeGraph (kubevirt-velero-plugin pkg/util/kvgraph/util.go at 734e6cd)."""
+    from auditor.inventory.needs import references
+
+    vm = {"spec": {"template": {"spec": {"volumes": [{"name": "v", **volume}]}}}}
+    (ref,) = references(vm)
+    assert (ref.name, ref.plugin_adds) == ("x", plugin_adds)
+
+
+def test_sysprep_under_a_label_selector_is_unknown_not_passed(tmp_path: Path) -> None:
+    """Red team: a sysprep ConfigMap under a label-selected Backup with the kubevirt plugin
+    passed RR-BKP-012 (READY); the plugin does not pull it in and its labels are not read."""
+    fixture = "RR-BKP-012/error-sysprep-label-selected-plugin.yaml"
+    report = _complete(tmp_path, fixture, _docs(fixture))
+    finding = _finding(report, "RR-BKP-012")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "ConfigMap vm1-sysprep" in finding["message"]
+    assert "sysprep.configMap.name" in finding["message"]
+    assert _readiness(report) != "READY"

@@ -84,8 +84,12 @@ class Reference:
 
 
 def _volume_refs(vol: dict[str, Any]) -> list[Reference]:
-    """The references of one volume, each pulled in by the kubevirt plugin's addVolumeGraph
-    (kubevirt-velero-plugin pkg/util/kvgraph/util.go)."""
+    """The references of one volume. The plugin's addVolumeGraph pulls in configMap, secret
+    and serviceAccount volumes and cloud-init secretRef/networkDataSecretRef (besides the
+    dataVolume, persistentVolumeClaim and memoryDump PVCs); it has no case for sysprep or a
+    containerDisk's ``imagePullSecret``: those are in the backup only when the Backup's own
+    filters, its label selector included, take them (kubevirt-velero-plugin
+    pkg/util/kvgraph/util.go, checked at 734e6cd)."""
     at = f"spec.template.spec.volumes[{vol.get('name')}]"
     out: list[Reference] = []
 
@@ -98,7 +102,7 @@ def _volume_refs(vol: dict[str, Any]) -> list[Reference]:
         "secrets",
         dig(vol, "containerDisk", "imagePullSecret"),
         "containerDisk.imagePullSecret",
-        True,
+        False,
     )
     account = dig(vol, "serviceAccount", "serviceAccountName")
     if account != "default":  # every namespace gets its default ServiceAccount anew
@@ -108,8 +112,8 @@ def _volume_refs(vol: dict[str, Any]) -> list[Reference]:
         # KubeVirt serialises UserDataSecretRef as "secretRef" (core/v1 schema.go)
         for ref in ("secretRef", "networkDataSecretRef"):
             add("secrets", dig(vol, src, ref, "name"), f"{src}.{ref}.name", True)
-    add("secrets", dig(vol, "sysprep", "secret", "name"), "sysprep.secret.name", True)
-    add("configmaps", dig(vol, "sysprep", "configMap", "name"), "sysprep.configMap.name", True)
+    add("secrets", dig(vol, "sysprep", "secret", "name"), "sysprep.secret.name", False)
+    add("configmaps", dig(vol, "sysprep", "configMap", "name"), "sysprep.configMap.name", False)
     return out
 
 

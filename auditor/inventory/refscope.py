@@ -76,7 +76,7 @@ def judge_reference(
     why = _plugin_clause(plugin)
     if obj is None:
         return RefVerdict(
-            ref, TAKEN, f"the Backup selects by label, {why}, and its labels are not read"
+            ref, UNKNOWN, f"the Backup selects by label, {why}, and its labels are not read"
         )
     try:
         match = scope.labels_match(meta_labels(obj))
