@@ -124,3 +124,26 @@ def test_sysprep_under_a_label_selector_is_unknown_not_passed(tmp_path: Path) ->
     assert "ConfigMap vm1-sysprep" in finding["message"]
     assert "sysprep.configMap.name" in finding["message"]
     assert _readiness(report) != "READY"
+
+
+# --- 4. a memoryDump volume is no disk ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "RR-BKP-004/pass-memory-dump-volume.yaml",
+        "RR-BKP-004/pass-memory-dump-pvc-not-captured.yaml",
+    ],
+)
+def test_a_memory_dump_volume_is_no_collection_problem(tmp_path: Path, fixture: str) -> None:
+    """`virtctl memory-dump get` leaves ``{memoryDump: {claimName, hotpluggable: true}}`` in
+    the VM spec with no disk (kubevirt pkg/storage/memorydump/memorydump.go); it was reported
+    as "attached to no disk or filesystem (a renamed disk?)" and every check gave ERROR
+    (UNKNOWN). It is not a disk to protect: its PVC, even left out of the backup, is not
+    required by RR-BKP-004."""
+    report = _complete(tmp_path, fixture, _docs(fixture))
+    assert not [p for p in report["collection_problems"] if "memdump" in p.get("field", "")]
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    assert not [f for f in vm["findings"] if f["status"] == "ERROR"]
