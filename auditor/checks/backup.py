@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from auditor.checks.registry import (
@@ -15,8 +16,9 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
-from auditor.inventory.needs import restore_needs
+from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.protection import IN_FLIGHT_PHASES, BackupEval
+from auditor.inventory.refscope import DROPPED, UNKNOWN, judge_reference
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
 
@@ -435,64 +437,83 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
     ).on(Basis.OBSERVED)
 
 
-_SELECTOR_NOTE = (
-    "the Backup selects by label and the kubevirt plugin does not pull them in, so whether they "
-    "carry the labels is not read"
-)
-
-
 @check(
     "RR-BKP-012",
-    title="The newest usable backup's filters take the Secrets, ConfigMaps and ServiceAccounts "
-    "the VM references",
+    title="The newest usable backup takes the Secrets, ConfigMaps, ServiceAccounts and pinned "
+    "ControllerRevisions the VM references",
     severity=Severity.MEDIUM,
     rationale="A restored VM whose cloud-init or sysprep Secret/ConfigMap, mounted Secret or "
     "ConfigMap, access-credential Secret, containerDisk image pull Secret or ServiceAccount is "
-    "missing does not start or comes up unconfigured. The kubevirt Velero plugin adds these objects to a VM's backup, but Velero "
-    "still drops any item whose resource type the Backup's includedResources/excludedResources "
-    "filter out.",
-    remediation="Remove secrets/configmaps/serviceaccounts from the Backup's excludedResources "
-    "(or add them to includedResources), or back them up in a Backup of their own that every "
+    "missing does not start or comes up unconfigured; one whose pinned instancetype or "
+    "preference ControllerRevision is missing does not start at all (the kubevirt plugin "
+    "writes the revision's name into the backed-up VM). The plugin adds most of these objects "
+    "to a VM's backup past its label selector (not sysprep objects or image pull Secrets), but "
+    "Velero still drops any item whose resource type the Backup's resource filters leave out.",
+    remediation="Remove secrets/configmaps/serviceaccounts/controllerrevisions from the "
+    "Backup's excludedResources (or add them to includedResources), label the objects the "
+    "Backup's label selector must take, or back them up in a Backup of their own that every "
     "restore uses.",
-    references=(PLUGIN_GRAPH_SRC, VELERO_EXCLUDE_SRC, VELERO_FILTER_DOC),
+    references=(PLUGIN_GRAPH_SRC, PLUGIN_SRC, VELERO_EXCLUDE_SRC, VELERO_FILTER_DOC),
     requires=("Backup",),
-    reads=("spec.template.spec.volumes", "spec.template.spec.accessCredentials"),
+    reads=(
+        "spec.template.spec.volumes",
+        "spec.template.spec.accessCredentials",
+        "spec.instancetype",
+        "spec.preference",
+    ),
 )
 def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
-    """Secrets/ConfigMaps/ServiceAccounts the VM names (names only, never read) against the
-    newest usable Backup's resource filter.
+    """The objects the VM names (:func:`auditor.inventory.needs.references`) against the
+    newest usable Backup (:func:`auditor.inventory.refscope.judge_reference`).
 
-    FAIL medium when the filter leaves one out (observed from the Backup's spec); PASS is
-    inferred, as the objects themselves are not read (their presence and exclude label are not
-    verified); N/A without references or without a usable backup (RR-BKP-001 covers that).
+    FAIL when one is left out (observed): high for a pinned ControllerRevision, the VM cannot
+    start without it (kubevirt pkg/instancetype/find/revision.go), else medium; ERROR when
+    whether one is taken is unknown (a label selector the plugin does not bypass, the object
+    not read), high for a revision; PASS is inferred, as Secrets and ConfigMaps are not read
+    (their presence and exclude label are not verified); N/A without references or without
+    a usable backup (RR-BKP-001 covers that).
     """
-    refs = sorted(
-        (gr, n) for gr, _, n, soft in restore_needs(vm.obj, vm.namespace, vm.name, []) if soft
-    )
+    refs = references(vm.obj)
     if not refs:
-        return not_applicable(f"VM {vm.ref} references no Secret, ConfigMap or ServiceAccount.")
+        return not_applicable(
+            f"VM {vm.ref} references no Secret, ConfigMap, ServiceAccount or ControllerRevision."
+        )
     good = usable(vm)
     if not good:
         return not_applicable(f"No usable backup holds VM {vm.ref} (see RR-BKP-001).")
     e = good[0]
-    sc = e.backup.scope
-    kind_of = {"secrets": "Secret", "configmaps": "ConfigMap", "serviceaccounts": "ServiceAccount"}
-    names = [f"{kind_of[gr]} {n}" for gr, n in refs]
-    left_out = [
-        f"{kind_of[gr]} {n}" for gr, n in refs if not sc.resource_included(gr, kind_of[gr], "")
+    plugin = ctx.index.kubevirt_plugin_in(e.backup.namespace)
+    revisions = ctx.index.controller_revisions
+    verdicts = [
+        judge_reference(r, e.backup.scope, plugin, revisions.get((vm.namespace, r.name)))
+        if r.resource == REV_GR
+        else judge_reference(r, e.backup.scope, plugin, None)
+        for r in refs
     ]
-    ev = {**backup_evidence(e, ctx), "referenced": names, "filtered_out": left_out}
-    if left_out:
-        return failed(
-            f"Backup {e.backup.name}'s resource filters leave out {', '.join(left_out)} that VM "
-            f"{vm.ref} references: a restore brings the VM back without them.",
-            **ev,
-        ).on(Basis.OBSERVED)
-    selected = bool(sc.label_selector is not None or sc.or_label_selectors)
-    pulled = ctx.index.kubevirt_plugin_in(e.backup.namespace) is True
-    note = f"; {_SELECTOR_NOTE}" if selected and not pulled else ""
+    ev = {
+        **backup_evidence(e, ctx),
+        "referenced": [f"{r.kind} {r.name}" for r in refs],
+        "filtered_out": [f"{v.ref.kind} {v.ref.name}" for v in verdicts if v.state == DROPPED],
+        "references": [v.to_dict() for v in verdicts],
+    }
+    for state in (DROPPED, UNKNOWN):
+        hit = [v for v in verdicts if v.state == state]
+        if not hit:
+            continue
+        grave = Severity.HIGH if any(v.ref.hard for v in hit) else None
+        what = "; ".join(f"{v.ref.label}: {v.reason}" for v in hit)
+        if state == DROPPED:
+            msg = f"Backup {e.backup.name} leaves out what VM {vm.ref} references: {what}. "
+            msg += "A restore brings the VM back without them" + (
+                " and it cannot start (its pinned revision is missing)." if grave else "."
+            )
+            return failed(msg, grave, **ev).on(Basis.OBSERVED)
+        msg = f"Whether Backup {e.backup.name} takes what VM {vm.ref} references is unknown: "
+        return replace(errored(msg + what + ".", **ev), severity=grave).on(Basis.INFERRED)
+    how = "; ".join(sorted({v.reason for v in verdicts}))
     return passed(
-        f"Backup {e.backup.name}'s filters take {', '.join(names)} that VM {vm.ref} references "
-        f"(the objects are not read: their presence and exclude label are not verified{note}).",
+        f"Backup {e.backup.name} takes {', '.join(ev['referenced'])} that VM {vm.ref} "
+        f"references ({how}; Secrets and ConfigMaps are not read: their presence and exclude "
+        "label are not verified).",
         **ev,
     ).on(Basis.INFERRED)

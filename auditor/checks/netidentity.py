@@ -24,7 +24,9 @@ KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
 KV_SERVICES = "https://kubevirt.io/user-guide/network/service_objects/"
 KV_DNS = "https://kubevirt.io/user-guide/network/dns/"
 VELERO_FILTERING = "https://velero.io/docs/main/resource-filtering/"
-L2_BINDINGS = frozenset({"bridge", "sriov", "macvtap"})
+KV_MULTUS_ANNOTATION = (
+    "https://github.com/kubevirt/kubevirt/blob/main/pkg/network/multus/annotation.go"
+)
 
 
 def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
@@ -34,16 +36,19 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
 
 @check(
     "RR-NET-002",
-    title="Every NAD a bridge or SR-IOV NIC attaches to is in each of the VM's backups",
+    title="Every NAD a NIC on a Multus network attaches to is in each of the VM's backups",
     severity=Severity.MEDIUM,
-    rationale="A NIC bound to a Multus network only attaches when its "
-    "NetworkAttachmentDefinition (CNI type, bridge, VLAN) exists where the VM is restored. "
+    rationale="A NIC on a Multus network, whatever its binding (bridge, SR-IOV, masquerade, "
+    "passt or a binding plugin), only attaches when its NetworkAttachmentDefinition (CNI "
+    "type, bridge, VLAN) exists where the VM is restored: KubeVirt names every secondary "
+    "Multus network in the launcher pod's networks annotation (and a default one in the "
+    "default-network annotation), and Multus fails the pod without the NAD. "
     "A backup whose label or resource filters leave the NAD out restores a VM that cannot "
     "start on a new cluster; with static addresses set by cloud-init the guest also needs the "
     "same VLAN, so the gap is high.",
     remediation="Include network-attachment-definitions in the backups (namespace-wide, or "
     "label the NAD with the backup's selector), or keep the NADs in GitOps at the restore site.",
-    references=(KV_IFACES, VELERO_FILTERING),
+    references=(KV_IFACES, KV_MULTUS_ANNOTATION, VELERO_FILTERING),
     requires=("NetworkAttachmentDefinition", "Backup"),
     reads=(
         "spec.template.spec.domain.devices.interfaces",
@@ -54,10 +59,17 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
 def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL naming backups whose scope leaves a NIC's NAD out (inferred from filters), or
     that began before the NAD was created (no backup holds a later object); ERROR when the
-    NAD's creationTimestamp cannot be read."""
-    nics = [n for n in vm.network.nics if n.nad and n.binding in L2_BINDINGS]
+    NAD's creationTimestamp cannot be read.
+
+    Every NIC on a Multus network needs its NAD, whatever its binding: KubeVirt puts each
+    secondary Multus network into the launcher pod's ``k8s.v1.cni.cncf.io/networks``
+    annotation (kubevirt pkg/network/multus/annotation.go
+    GenerateCNIAnnotationFromNameScheme; a ``binding: {name: ...}`` plugin, passt or
+    masquerade included). The pod network has no NAD.
+    """
+    nics = [n for n in vm.network.nics if n.nad]
     if not nics:
-        return not_applicable(f"VM {vm.ref} has no bridge/SR-IOV NIC on a Multus network.")
+        return not_applicable(f"VM {vm.ref} has no NIC on a Multus network.")
     usable = [e for e in vm.backups if e.usable]
     if not usable:
         return not_applicable(f"VM {vm.ref} has no usable backup to hold its NADs.")
@@ -127,7 +139,8 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
             msg += "; cloud-init sets static addresses on that network"
         return failed(msg + ".", sev, gaps=gaps, **ev).on(Basis.INFERRED)
     return passed(
-        f"Every usable backup of VM {vm.ref} includes the NADs of its {len(nics)} L2 NIC(s).", **ev
+        f"Every usable backup of VM {vm.ref} includes the NADs of its {len(nics)} Multus NIC(s).",
+        **ev,
     ).on(Basis.INFERRED)
 
 

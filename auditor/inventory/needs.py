@@ -16,12 +16,21 @@ the objects the kubevirt Velero plugin adds to a backup
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from auditor.inventory.vmspec import VMSpec
 from auditor.kubevalues import dig
 
-__all__ = ["restore_needs", "identity_of", "NAD_GR"]
+__all__ = [
+    "restore_needs",
+    "identity_of",
+    "references",
+    "Reference",
+    "REFERENCE_TYPES",
+    "NAD_GR",
+    "REV_GR",
+]
 
 VM_GR = "virtualmachines.kubevirt.io"
 DV_GR = "datavolumes.cdi.kubevirt.io"
@@ -34,38 +43,132 @@ def _list(value: Any) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def _refs(vm: dict[str, Any]) -> set[tuple[str, str]]:
-    """``("secrets"|"configmaps"|"serviceaccounts", name)`` the VM references by name: also
-    a containerDisk's ``imagePullSecret`` (the launcher pulls the image with it) and a
-    ``serviceAccount`` volume's account (the launcher pod runs as it; the kubevirt plugin adds
-    it to the backup) other than ``default``, which every namespace gets anew (red team: both
-    were unseen while the Backup's filters left them out)."""
-    out: set[tuple[str, str]] = set()
-    tspec = dig(vm, "spec", "template", "spec") or {}
-    for vol in _list(dig(tspec, "volumes")):
-        if isinstance(n := dig(vol, "secret", "secretName"), str):
-            out.add(("secrets", n))
-        if isinstance(n := dig(vol, "containerDisk", "imagePullSecret"), str) and n:
-            out.add(("secrets", n))
-        account = dig(vol, "serviceAccount", "serviceAccountName")
-        if isinstance(account, str) and account and account != "default":
-            out.add(("serviceaccounts", account))
-        if isinstance(n := dig(vol, "configMap", "name"), str):
-            out.add(("configmaps", n))
-        for src in ("cloudInitNoCloud", "cloudInitConfigDrive"):
-            # KubeVirt serialises UserDataSecretRef as "secretRef" (core/v1 schema.go)
-            for ref in ("secretRef", "networkDataSecretRef"):
-                if isinstance(n := dig(vol, src, ref, "name"), str):
-                    out.add(("secrets", n))
-        if isinstance(n := dig(vol, "sysprep", "secret", "name"), str):
-            out.add(("secrets", n))
-        if isinstance(n := dig(vol, "sysprep", "configMap", "name"), str):
-            out.add(("configmaps", n))
-    for cred in _list(dig(tspec, "accessCredentials")):
-        for kind in ("sshPublicKey", "userPassword"):
-            if isinstance(n := dig(cred, kind, "source", "secret", "secretName"), str):
-                out.add(("secrets", n))
+#: ``resource`` of a :class:`Reference` -> Velero's (plural, kind, group) for its filters.
+REFERENCE_TYPES = {
+    "secrets": ("secrets", "Secret", ""),
+    "configmaps": ("configmaps", "ConfigMap", ""),
+    "serviceaccounts": ("serviceaccounts", "ServiceAccount", ""),
+    REV_GR: ("controllerrevisions", "ControllerRevision", "apps"),
+}
+
+
+@dataclass(frozen=True)
+class Reference:
+    """An object the VM names that a restore needs beside its disks (names only, never read).
+
+    ``resource``: a key of :data:`REFERENCE_TYPES`; ``field``: the VM field naming it;
+    ``plugin_adds``: the kubevirt Velero plugin returns it as an additional item of the VM, so
+    a Backup's label selector does not decide whether it is taken (Velero applies only the
+    resource and namespace filters and the exclude label to additional items); ``hard``:
+    without it the restored VM cannot start (a pinned ControllerRevision), otherwise it comes
+    up unconfigured. Source: addVolumeGraph, addAccessCredentials and
+    addInstanceTypeMatcherResource in
+    https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/kvgraph/util.go
+    """
+
+    resource: str
+    name: str
+    field: str
+    plugin_adds: bool
+    hard: bool = False
+
+    @property
+    def kind(self) -> str:
+        """The object's kind, for messages."""
+        return REFERENCE_TYPES[self.resource][1]
+
+    @property
+    def label(self) -> str:
+        """``Kind name (field)`` for messages."""
+        return f"{self.kind} {self.name} ({self.field})"
+
+
+def _volume_refs(vol: dict[str, Any]) -> list[Reference]:
+    """The references of one volume. The plugin's addVolumeGraph pulls in configMap, secret
+    and serviceAccount volumes and cloud-init secretRef/networkDataSecretRef (besides the
+    dataVolume, persistentVolumeClaim and memoryDump PVCs); it has no case for sysprep or a
+    containerDisk's ``imagePullSecret``: those are in the backup only when the Backup's own
+    filters, its label selector included, take them (kubevirt-velero-plugin
+    pkg/util/kvgraph/util.go, checked at 734e6cd)."""
+    at = f"spec.template.spec.volumes[{vol.get('name')}]"
+    out: list[Reference] = []
+
+    def add(resource: str, value: Any, path: str, plugin: bool) -> None:
+        if isinstance(value, str) and value:
+            out.append(Reference(resource, value, f"{at}.{path}", plugin))
+
+    add("secrets", dig(vol, "secret", "secretName"), "secret.secretName", True)
+    add(
+        "secrets",
+        dig(vol, "containerDisk", "imagePullSecret"),
+        "containerDisk.imagePullSecret",
+        False,
+    )
+    account = dig(vol, "serviceAccount", "serviceAccountName")
+    if account != "default":  # every namespace gets its default ServiceAccount anew
+        add("serviceaccounts", account, "serviceAccount.serviceAccountName", True)
+    add("configmaps", dig(vol, "configMap", "name"), "configMap.name", True)
+    for src in ("cloudInitNoCloud", "cloudInitConfigDrive"):
+        # KubeVirt serialises UserDataSecretRef as "secretRef" (core/v1 schema.go)
+        for ref in ("secretRef", "networkDataSecretRef"):
+            add("secrets", dig(vol, src, ref, "name"), f"{src}.{ref}.name", True)
+    add("secrets", dig(vol, "sysprep", "secret", "name"), "sysprep.secret.name", False)
+    add("configmaps", dig(vol, "sysprep", "configMap", "name"), "sysprep.configMap.name", False)
     return out
+
+
+def _revision_refs(vm: dict[str, Any]) -> list[Reference]:
+    """The ControllerRevisions the VM is pinned to. The plugin adds the one in
+    ``status.<what>Ref.controllerRevisionRef`` (with no status ref, ``spec.<what>.revisionName``)
+    and writes its name into the backed-up ``spec.<what>.revisionName``; on restore KubeVirt
+    looks that revision up and the VM fails to start without it
+    (kubevirt-velero-plugin pkg/plugin/vm_backup_item_action.go, kubevirt
+    pkg/instancetype/find/revision.go)."""
+    out: list[Reference] = []
+    for what in ("instancetype", "preference"):
+        matcher = dig(vm, "spec", what)
+        status_ref = dig(vm, "status", f"{what}Ref")
+        named = isinstance(matcher, dict)
+        spec_rev = dig(matcher, "revisionName") if named else None
+        status_rev = dig(status_ref, "controllerRevisionRef", "name")
+        if isinstance(status_rev, str) and status_rev:
+            field = f"status.{what}Ref.controllerRevisionRef.name"
+            out.append(Reference(REV_GR, status_rev, field, named, hard=True))
+        if isinstance(spec_rev, str) and spec_rev and spec_rev != status_rev:
+            plugin = named and status_ref is None
+            out.append(Reference(REV_GR, spec_rev, f"spec.{what}.revisionName", plugin, True))
+    return out
+
+
+def references(vm: dict[str, Any]) -> list[Reference]:
+    """Secrets, ConfigMaps, ServiceAccounts (other than ``default``) and pinned
+    ControllerRevisions ``vm`` names: volumes (a containerDisk's ``imagePullSecret`` too),
+    access credentials and instancetype/preference revisions. One per object (the first
+    field naming it; pulled in by the plugin when any field is), sorted by kind and name."""
+    tspec = dig(vm, "spec", "template", "spec") or {}
+    found: list[Reference] = []
+    for vol in _list(dig(tspec, "volumes")):
+        found += _volume_refs(vol)
+    for i, cred in enumerate(_list(dig(tspec, "accessCredentials"))):
+        for kind in ("sshPublicKey", "userPassword"):
+            name = dig(cred, kind, "source", "secret", "secretName")
+            if isinstance(name, str):
+                path = f"spec.template.spec.accessCredentials[{i}].{kind}.source.secret.secretName"
+                found.append(Reference("secrets", name, path, True))
+    found += _revision_refs(vm)
+    merged: dict[tuple[str, str], Reference] = {}
+    for r in found:
+        first = merged.setdefault((r.resource, r.name), r)
+        if r.plugin_adds and not first.plugin_adds:
+            merged[(r.resource, r.name)] = replace(first, plugin_adds=True)
+    return sorted(merged.values(), key=lambda r: (r.resource, r.name))
+
+
+def _refs(vm: dict[str, Any]) -> set[tuple[str, str]]:
+    """``("secrets"|"configmaps"|"serviceaccounts", name)`` the VM references by name (red
+    team: a containerDisk's ``imagePullSecret`` and a ``serviceAccount`` volume's account were
+    unseen while the Backup's filters left them out)."""
+    return {(r.resource, r.name) for r in references(vm) if not r.hard}
 
 
 def _revisions(vm: dict[str, Any]) -> set[str]:

@@ -196,7 +196,7 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
     used = {d["name"] for d in disks} | {f["name"] for f in filesystems}
     for v in volumes:
         _check_volume(v, problems)
-        if disks and v["name"] not in used and not _hotplugged(v):
+        if disks and v["name"] not in used and not _needs_no_disk(v):
             problems.append(
                 (
                     f"{_BASE}.volumes[{v['name']}]",
@@ -205,7 +205,14 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
             )
 
 
-def _hotplugged(volume: dict[str, Any]) -> bool:
+def _needs_no_disk(volume: dict[str, Any]) -> bool:
+    """True for a volume that is in the spec without a disk or filesystem: a hotplugged
+    dataVolume/PVC, or a ``memoryDump`` volume, which ``virtctl memory-dump get`` adds to
+    the VM spec with no disk (kubevirt pkg/storage/memorydump/memorydump.go,
+    https://github.com/kubevirt/kubevirt/blob/main/pkg/storage/memorydump/memorydump.go):
+    the target of a memory dump, never a guest disk."""
+    if volume.get("memoryDump") is not None:
+        return True
     return any(
         dig(volume, s, "hotpluggable") is True for s in ("dataVolume", "persistentVolumeClaim")
     )

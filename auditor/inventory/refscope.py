@@ -1,0 +1,89 @@
+"""Whether a Backup takes each object a VM references (Secrets, ConfigMaps, ServiceAccounts,
+pinned ControllerRevisions), judged from its filters and the kubevirt Velero plugin.
+
+Velero backs up an object it lists when it passes the namespace, resource and label filters;
+an object a BackupItemAction returns as an *additional item* passes only the namespace and
+resource filters and the ``velero.io/exclude-from-backup`` label, never the label selector
+(velero pkg/backup/item_backupper.go itemInclusionChecks,
+https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go). The kubevirt
+plugin returns only some references as additional items (:class:`Reference.plugin_adds`,
+https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/kvgraph/util.go); under
+a label selector the others are taken only when their own labels match, which for objects the
+auditor does not read (Secrets, ConfigMaps, ServiceAccounts) is unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.inventory.index import EXCLUDE_LABEL, excluded_from_backup, meta_labels
+from auditor.inventory.needs import REFERENCE_TYPES, Reference
+from auditor.scope import Scope, SelectorError
+
+__all__ = ["RefVerdict", "judge_reference", "TAKEN", "DROPPED", "UNKNOWN"]
+
+TAKEN, DROPPED, UNKNOWN = "taken", "dropped", "unknown"
+
+
+@dataclass(frozen=True)
+class RefVerdict:
+    """One reference against one Backup: ``state`` is :data:`TAKEN`, :data:`DROPPED` or
+    :data:`UNKNOWN`; ``reason`` one clause saying why."""
+
+    ref: Reference
+    state: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Evidence form."""
+        return {
+            "kind": self.ref.kind,
+            "name": self.ref.name,
+            "field": self.ref.field,
+            "state": self.state,
+            "reason": self.reason,
+        }
+
+
+def _plugin_clause(plugin: bool | None) -> str:
+    if plugin is None:
+        return "whether the kubevirt plugin runs is unknown"
+    if not plugin:
+        return "the kubevirt plugin is not enabled"
+    return "the kubevirt plugin does not pull in what this field names"
+
+
+def judge_reference(
+    ref: Reference, scope: Scope, plugin: bool | None, obj: dict[str, Any] | None
+) -> RefVerdict:
+    """Whether a Backup with ``scope`` takes ``ref`` (the VM's namespace is in it).
+
+    ``plugin``: whether the Backup's Velero runs the kubevirt plugin (None: unknown);
+    ``obj``: the referenced object when the auditor read it (ControllerRevisions), else None.
+    """
+    plural, kind, group = REFERENCE_TYPES[ref.resource]
+    if not scope.resource_included(plural, kind, group):
+        return RefVerdict(ref, DROPPED, f"the Backup's resource filters leave out {ref.resource}")
+    if excluded_from_backup(obj):
+        return RefVerdict(ref, DROPPED, f"it is labelled {EXCLUDE_LABEL}=true")
+    if scope.label_selector is None and not scope.or_label_selectors:
+        return RefVerdict(ref, TAKEN, "no label selector: the namespace and resources are taken")
+    if plugin is True and ref.plugin_adds:
+        return RefVerdict(
+            ref, TAKEN, "the kubevirt plugin adds it to the VM's backup past the label selector"
+        )
+    why = _plugin_clause(plugin)
+    if obj is None:
+        return RefVerdict(
+            ref, UNKNOWN, f"the Backup selects by label, {why}, and its labels are not read"
+        )
+    try:
+        match = scope.labels_match(meta_labels(obj))
+    except SelectorError as exc:
+        return RefVerdict(ref, UNKNOWN, f"the Backup's label selector is malformed ({exc})")
+    if match:
+        return RefVerdict(ref, TAKEN, "its labels match the Backup's label selector")
+    if plugin is None and ref.plugin_adds:
+        return RefVerdict(ref, UNKNOWN, f"its labels do not match the label selector and {why}")
+    return RefVerdict(ref, DROPPED, f"its labels do not match the label selector and {why}")
