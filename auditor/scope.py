@@ -271,7 +271,7 @@ class Scope:
         """
 
         def hit(entry: str) -> bool:
-            got, want = entry.partition(".")[0], resource.lower()
+            got, want = entry.partition(".")[0].lower(), resource.lower()
             return got in (want, want + "s") or got + "s" == want
 
         inc, exc = self.included_resources, self.excluded_resources

@@ -33,7 +33,9 @@ def test_revision_filtered_out_makes_the_vm_not_ready(tmp_path: Path) -> None:
     finding = _finding(report, "RR-BKP-012")
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
     assert "ControllerRevision vm1-u1.medium-v1beta1-uid-1" in finding["message"]
-    assert "status.instancetypeRef.controllerRevisionRef.name" in finding["message"]
+    [ref] = finding["evidence"]["references"]
+    assert ref["field"] == "status.instancetypeRef.controllerRevisionRef.name"
+    assert ref["state"] == "dropped"
     assert _readiness(report) == "NOT_READY"
 
 

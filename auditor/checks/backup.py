@@ -442,17 +442,14 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
     title="The newest usable backup takes the Secrets, ConfigMaps, ServiceAccounts and pinned "
     "ControllerRevisions the VM references",
     severity=Severity.MEDIUM,
-    rationale="A restored VM whose cloud-init or sysprep Secret/ConfigMap, mounted Secret or "
-    "ConfigMap, access-credential Secret, containerDisk image pull Secret or ServiceAccount is "
-    "missing does not start or comes up unconfigured; one whose pinned instancetype or "
-    "preference ControllerRevision is missing does not start at all (the kubevirt plugin "
-    "writes the revision's name into the backed-up VM). The plugin adds most of these objects "
-    "to a VM's backup past its label selector (not sysprep objects or image pull Secrets), but "
-    "Velero still drops any item whose resource type the Backup's resource filters leave out.",
-    remediation="Remove secrets/configmaps/serviceaccounts/controllerrevisions from the "
-    "Backup's excludedResources (or add them to includedResources), label the objects the "
-    "Backup's label selector must take, or back them up in a Backup of their own that every "
-    "restore uses.",
+    rationale="A VM restored without the cloud-init, sysprep or mounted Secrets and "
+    "ConfigMaps, access-credential or image pull Secrets or ServiceAccount it names comes up "
+    "unconfigured or not at all; without its pinned instancetype or preference revision it "
+    "cannot start. The kubevirt plugin adds most of them past a label selector, but Velero "
+    "still drops what the resource filters leave out.",
+    remediation="Take the objects into the backups: drop their types from excludedResources "
+    "(or add them to includedResources), and under a label selector label them or enable the "
+    "kubevirt plugin.",
     references=(PLUGIN_GRAPH_SRC, PLUGIN_SRC, VELERO_EXCLUDE_SRC, VELERO_FILTER_DOC),
     requires=("Backup",),
     reads=(
@@ -501,7 +498,8 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
         if not hit:
             continue
         grave = Severity.HIGH if any(v.ref.hard for v in hit) else None
-        what = "; ".join(f"{v.ref.label}: {v.reason}" for v in hit)
+        # the field naming each object is in the evidence (references): the message stays short
+        what = "; ".join(f"{v.ref.kind} {v.ref.name}: {v.reason}" for v in hit)
         if state == DROPPED:
             msg = f"Backup {e.backup.name} leaves out what VM {vm.ref} references: {what}. "
             msg += "A restore brings the VM back without them" + (

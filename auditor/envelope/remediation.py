@@ -72,6 +72,17 @@ def unknown_fix(check_id: str, facts: FixFacts, ev: Mapping[str, Any]) -> str:
         )
     if check_id == "RR-PLT-006":
         return _export(["KubeVirt"])
+    if check_id == "RR-BKP-012":
+        unsure = [
+            f"{r.get('kind')} {r.get('name')}"
+            for r in ev.get("references") or []
+            if isinstance(r, Mapping) and r.get("state") == "unknown"
+        ]
+        return (
+            f"Label {', '.join(unsure) or 'the objects'} to match the label selector of the "
+            f"Schedule covering {facts.namespace}/{facts.name}, or enable the kubevirt Velero "
+            "plugin, which takes what a VM references past the selector; then take a backup."
+        )
     not_evidenced = [str(p) for p in ev.get("not_evidenced") or []]
     if not_evidenced:
         return (

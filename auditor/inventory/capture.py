@@ -447,6 +447,7 @@ def intended_method(
     classes: dict[tuple[str, str | None], str | None] | None = None,
     *,
     fs_opted_out: bool = False,
+    fs_opted_in: bool = False,
 ) -> tuple[Method | None, bool, str]:
     """The method Velero would use for ``pvc`` in ``b``: ``(method, certain, why_not)``.
 
@@ -459,18 +460,26 @@ def intended_method(
     ``defaultVolumesToFsBackup`` Velero then takes no file-system backup of it
     (``shouldPerformFSBackupLegacy`` is false) and ``ShouldPerformSnapshot`` goes on to a
     snapshot (velero internal/volumehelper/volume_policy_helper.go).
+    ``fs_opted_in``: the pod listed the volume in ``backup.velero.io/backup-volumes``:
+    Velero takes a file-system backup of it and no snapshot, with or without
+    ``defaultVolumesToFsBackup`` (``ShouldPerformSnapshot``), and skips it when it is Block.
     """
     facts = pvc_facts(ix, pvc)
     name = facts.name
-    if b.fs_backup_default and pod_mounted is not False and not fs_opted_out:
+    if fs_opted_in or (b.fs_backup_default and pod_mounted is not False and not fs_opted_out):
+        why = (
+            "its pod lists the volume in backup.velero.io/backup-volumes"
+            if fs_opted_in
+            else "defaultVolumesToFsBackup"
+        )
         if facts.block:
             return (
                 None,
-                pod_mounted is True,
-                f"Backup {b.name} uses file-system backup (defaultVolumesToFsBackup), which never "
+                fs_opted_in or pod_mounted is True,
+                f"Backup {b.name} uses file-system backup ({why}), which never "
                 f"copies Block-mode volumes such as PVC {name} ({FS_BLOCK_SRC})",
             )
-        return Method.FS_BACKUP, pod_mounted is True, ""
+        return Method.FS_BACKUP, fs_opted_in or pod_mounted is True, ""
     if b.snapshot_volumes is False:
         return (
             None,
@@ -825,9 +834,10 @@ def capture_evidence(
     pod_mounted: bool | None,
     *,
     fs_opted_out: bool = False,
+    fs_opted_in: bool = False,
 ) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
     """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``
-    (``fs_opted_out`` as for :func:`intended_method`)."""
+    (``fs_opted_out``, ``fs_opted_in`` as for :func:`intended_method`)."""
     b = plan.backup
     facts = pvc_facts(ix, pvc)
     name = facts.name
@@ -854,7 +864,15 @@ def capture_evidence(
     method, certain, why_not = (
         known
         if known is not None
-        else intended_method(ix, b, pvc, pod_mounted, plan._classes, fs_opted_out=fs_opted_out)
+        else intended_method(
+            ix,
+            b,
+            pvc,
+            pod_mounted,
+            plan._classes,
+            fs_opted_out=fs_opted_out,
+            fs_opted_in=fs_opted_in,
+        )
     )
     if method is None and "VolumeSnapshotClass" in why_not and not b.snapshot_move_data:
         found = _snapshots_of_a_gone_class(ix, plan, pvc)

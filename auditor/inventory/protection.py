@@ -223,6 +223,23 @@ def _stamp(value: datetime | None) -> float:
 FS_OPT_OUT_ANNOTATION = "backup.velero.io/backup-volumes-excludes"
 
 
+#: Velero's opt-in to file-system backup, read from the pod (velero
+#: pkg/apis/velero/v1/labels_annotations.go VolumesToBackupAnnotation)
+FS_OPT_IN_ANNOTATION = "backup.velero.io/backup-volumes"
+
+
+def fs_opted_in(vm: VMFacts, claim: str, b: BackupView) -> bool:
+    """Whether the pod mounting PVC ``claim`` of ``vm`` listed the volume in
+    ``backup.velero.io/backup-volumes`` when ``b`` ran, as far as the VMI proves it (the same
+    reading as :func:`fs_opted_out`). Velero then takes a file-system backup of it and no
+    snapshot, whatever ``defaultVolumesToFsBackup`` says (velero
+    internal/volumehelper/volume_policy_helper.go ``ShouldPerformSnapshot``: "Skipping
+    snapshot of pv ... because it is backed up with PodVolumeBackup"), and file-system backup
+    skips a Block-mode volume (pkg/podvolume/backupper.go: "Block volumes are not supported
+    for fs backup, skipping"): red team, coincidental snapshot counters made it READY."""
+    return _listed_in(vm, claim, b, FS_OPT_IN_ANNOTATION)
+
+
 def fs_opted_out(vm: VMFacts, claim: str, b: BackupView) -> bool:
     """Whether the pod mounting PVC ``claim`` of ``vm`` listed the volume in
     ``backup.velero.io/backup-volumes-excludes`` when ``b`` ran, as far as the VMI proves it.
@@ -239,11 +256,17 @@ def fs_opted_out(vm: VMFacts, claim: str, b: BackupView) -> bool:
     every non-hotplugged volume of ``claim`` in it; the VM template alone proves nothing of
     the pod that ran.
     """
+    return _listed_in(vm, claim, b, FS_OPT_OUT_ANNOTATION)
+
+
+def _listed_in(vm: VMFacts, claim: str, b: BackupView, annotation: str) -> bool:
+    """Whether the VMI (created before ``b`` began) lists every non-hotplugged volume of PVC
+    ``claim`` in the pod annotation ``annotation`` (see :func:`fs_opted_out`)."""
     vmi = vm.vmi
     if vmi is None or b.began is None:
         return False
     created = parse_time(dig(vmi, "metadata", "creationTimestamp"))
-    raw = dig(vmi, "metadata", "annotations", FS_OPT_OUT_ANNOTATION)
+    raw = dig(vmi, "metadata", "annotations", annotation)
     if created is None or created > b.began or not isinstance(raw, str):
         return False
     volumes = dig(vmi, "spec", "volumes")
@@ -527,6 +550,7 @@ class Pairing:
                     mounted,
                     plan._classes,
                     fs_opted_out=user is not None and fs_opted_out(user, name, b),
+                    fs_opted_in=user is not None and fs_opted_in(user, name, b),
                 )
                 plan.methods[(ns, name)] = decided
                 method, certain, _ = decided
@@ -628,7 +652,13 @@ class Pairing:
                 True, status, None, "counters", f"backup {b.name} is {b.phase or 'without a phase'}"
             )
         status, method, basis, reason, proof = capture_evidence(
-            self.ix, plan, vm.namespace, p.obj, vm.running, fs_opted_out=fs_opted_out(vm, p.name, b)
+            self.ix,
+            plan,
+            vm.namespace,
+            p.obj,
+            vm.running,
+            fs_opted_out=fs_opted_out(vm, p.name, b),
+            fs_opted_in=fs_opted_in(vm, p.name, b),
         )
         agent = self.ix.node_agents.get(b.namespace, True)
         if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is not True:

@@ -46,12 +46,12 @@ class RefVerdict:
         }
 
 
-def _plugin_clause(plugin: bool | None) -> str:
+def _plugin_clause(plugin: bool | None, ref: Reference) -> str:
     if plugin is None:
         return "whether the kubevirt plugin runs is unknown"
     if not plugin:
         return "the kubevirt plugin is not enabled"
-    return "the kubevirt plugin does not pull in what this field names"
+    return f"the kubevirt plugin does not pull in what {ref.field} names"
 
 
 def judge_reference(
@@ -73,7 +73,7 @@ def judge_reference(
         return RefVerdict(
             ref, TAKEN, "the kubevirt plugin adds it to the VM's backup past the label selector"
         )
-    why = _plugin_clause(plugin)
+    why = _plugin_clause(plugin, ref)
     if obj is None:
         return RefVerdict(
             ref, UNKNOWN, f"the Backup selects by label, {why}, and its labels are not read"
