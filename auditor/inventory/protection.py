@@ -265,9 +265,11 @@ def _listed_in(vm: VMFacts, claim: str, b: BackupView, annotation: str) -> bool:
     vmi = vm.vmi
     if vmi is None or b.began is None:
         return False
+    raw = dig(vmi, "metadata", "annotations", annotation)  # the common case: no annotation
+    if not isinstance(raw, str):
+        return False
     created = parse_time(dig(vmi, "metadata", "creationTimestamp"))
-    raw = dig(vmi, "metadata", "annotations", annotation)
-    if created is None or created > b.began or not isinstance(raw, str):
+    if created is None or created > b.began:
         return False
     volumes = dig(vmi, "spec", "volumes")
     mine = [v for v in (volumes if isinstance(volumes, list) else []) if volume_claim(v) == claim]
