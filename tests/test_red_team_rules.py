@@ -698,3 +698,15 @@ def test_a_null_creation_time_of_a_restore_is_named(tmp_path: Path) -> None:
     docs = _docs(fixture)
     _of(docs, "Restore")[0]["metadata"]["creationTimestamp"] = None
     assert _named(_complete(tmp_path, fixture, docs), "Restore", "metadata.creationTimestamp")
+
+
+def test_an_empty_storage_class_is_valid_not_malformed(tmp_path: Path) -> None:
+    """storageClassName "" is Kubernetes' "no class" (static binding only): not named as
+    malformed (it made the VM UNKNOWN); a disk copied by snapshot is provisioned anew on
+    restore, which such a claim never is, so RR-STG-003 fails."""
+    fixture = "RR-STG-003/fail-empty-class-reprovisioned.yaml"
+    report = _complete(tmp_path, fixture, _docs(fixture))
+    assert not [p for p in report["collection_problems"] if "storageClassName" in str(p)]
+    finding = _finding(report, "RR-STG-003")
+    assert finding["status"] == "FAIL"
+    assert 'storageClassName is ""' in finding["message"]

@@ -110,6 +110,29 @@ def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
     return False
 
 
+#: The methods whose restore provisions the claim anew instead of restoring its PV.
+_REPROVISIONED = (Method.CSI_SNAPSHOT, Method.CSI_DATA_MOVER, Method.FS_BACKUP)
+#: The annotation marking the cluster's default StorageClass
+#: (https://kubernetes.io/docs/tasks/administer-cluster/change-default-storage-class/).
+DEFAULT_SC_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+
+
+def _default_class(ctx: CheckContext) -> str | None:
+    """The StorageClass a claim without ``storageClassName`` gets on restore: the default
+    one (the newest when several are marked, as the admission plugin picks since Kubernetes
+    1.26); None when none is marked."""
+
+    def compute() -> str | None:
+        marked = [
+            (str(dig(o, "metadata", "creationTimestamp") or ""), name)
+            for name, o in ctx.index.storage_classes.items()
+            if dig(o, "metadata", "annotations", DEFAULT_SC_ANNOTATION) == "true"
+        ]
+        return max(marked)[1] if marked else None
+
+    return ctx.index.memo("default_storage_class", compute)
+
+
 def _live_migratable(vm: VMRecord) -> bool:
     conds = dig(vm.vmi, "status", "conditions") if vm.vmi else None
     for c in conds if isinstance(conds, list) else []:
@@ -131,8 +154,35 @@ def _judge(
     cls = spec.get("storageClassName")
     row: dict[str, Any] = {"pvc": p.name, "role": p.role, "storage_class": cls}
     if not isinstance(cls, str) or not cls:
-        row.update(verdict="ok", reason="no class: Velero rebinds the restored PV")
-        return row
+        if method not in _REPROVISIONED:
+            row.update(verdict="ok", reason="no class: Velero restores its PV and binds it")
+            return row
+        # Velero does not restore the PV of a volume it copied by snapshot, data mover or
+        # file-system backup: it strips the claim's volumeName and the claim is provisioned
+        # anew (velero pkg/restore/restore.go, "Dynamically re-provisioning persistent
+        # volume"). A claim with storageClassName "" is never provisioned; one with none
+        # gets the default StorageClass when the cluster has one (DefaultStorageClass
+        # admission), else it waits for a class-less PV that nothing creates.
+        if cls == "":
+            row.update(
+                verdict="missing",
+                reason=f'storageClassName is "" (static binding only), but a disk copied by '
+                f"{method.value if method else 'its method'} is provisioned anew on restore",
+            )
+            return row
+        default = _default_class(ctx)
+        if default is None:
+            if ctx.index.data.known("StorageClass"):
+                row.update(
+                    verdict="missing",
+                    reason="no storageClassName and no default StorageClass: the claim Velero "
+                    "provisions anew stays Pending",
+                )
+            else:
+                row.update(verdict="unknown", reason="no storageClassName; StorageClasses unread")
+            return row
+        cls = default
+        row["default_class"] = default
     target = mapping.get(cls, cls)
     row["restore_class"] = target
     if target not in ctx.index.storage_classes:

@@ -92,8 +92,10 @@ def read_str(
     *,
     required: bool = False,
     server_set: bool = False,
+    empty_ok: bool = False,
 ) -> str | None:
-    """A non-empty string at ``path``; a wrong type, empty or (if ``required``) absent value is an issue."""
+    """A non-empty string at ``path``; a wrong type, empty (unless ``empty_ok``: then "" is
+    returned) or (if ``required``) absent value is an issue."""
     present, value = _get(obj, path)
     if not present or value is None:
         if required or (present and server_set):
@@ -107,6 +109,8 @@ def read_str(
         issues.append(FieldIssue(path, f"is a {_kind_of(value)}, not a string", True))
         return None
     if not value:
+        if empty_ok:
+            return value
         issues.append(FieldIssue(path, "is an empty string", required))
         return None
     return value

@@ -178,7 +178,7 @@ def parse_pv(obj: dict[str, Any]) -> PersistentVolumeRecord:
             obj, "spec.csi.driver", issues, required="csi" in (obj.get("spec") or {})
         ),
         volume_mode=read_enum(obj, "spec.volumeMode", VOLUME_MODES, issues),
-        storage_class=read_str(obj, "spec.storageClassName", issues),
+        storage_class=read_str(obj, "spec.storageClassName", issues, empty_ok=True),
         issues=tuple(issues),
     )
 
@@ -227,7 +227,7 @@ def parse_pvc(obj: dict[str, Any]) -> PersistentVolumeClaimRecord:
         namespace=namespace,
         name=name,
         uid=uid if isinstance(uid, str) else None,
-        storage_class=read_str(obj, "spec.storageClassName", issues),
+        storage_class=read_str(obj, "spec.storageClassName", issues, empty_ok=True),
         volume_name=volume_name,
         volume_mode=read_enum(obj, "spec.volumeMode", VOLUME_MODES, issues),
         access_modes=tuple(m for m in modes if m in ACCESS_MODES),
@@ -353,9 +353,11 @@ def parse_datavolume(obj: dict[str, Any]) -> DataVolumeRecord:
     """Build a DataVolume record; a phase outside CDI's enum (``succeeded``) is an issue."""
     issues: list[FieldIssue] = []
     namespace, name = _names(obj)
-    storage_class = read_str(obj, "spec.storage.storageClassName", issues) or read_str(
-        obj, "spec.pvc.storageClassName", issues
-    )
+    # "" is Kubernetes' "no class" (static binding only), not a malformed value
+    # (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#class-1)
+    storage_class = read_str(obj, "spec.storage.storageClassName", issues, empty_ok=True)
+    if storage_class is None:
+        storage_class = read_str(obj, "spec.pvc.storageClassName", issues, empty_ok=True)
     return DataVolumeRecord(
         namespace=namespace,
         name=name,
