@@ -100,6 +100,8 @@ KINDS: tuple[KindSpec, ...] = (
     ),
     KindSpec("KubeVirt", "kubevirt.io", ("v1",), "kubevirts", True),
     KindSpec("DataVolume", "cdi.kubevirt.io", ("v1beta1", "v1alpha1"), "datavolumes", True),
+    # the golden images a DataVolume's sourceRef names (what a never-filled disk is filled from)
+    KindSpec("DataSource", "cdi.kubevirt.io", ("v1beta1",), "datasources", True),
     KindSpec("PersistentVolumeClaim", "", ("v1",), "persistentvolumeclaims", True),
     KindSpec("PersistentVolume", "", ("v1",), "persistentvolumes", False),
     KindSpec("Service", "", ("v1",), "services", True),

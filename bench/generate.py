@@ -408,6 +408,7 @@ def generate(
         "virtualmachinesnapshots",
         "virtualmachinesnapshotcontents",
         "services",
+        "datasources",
     ):
         out.setdefault(stem, [])
     spaces = _plan(rng, ids, n_vms, at)

@@ -10,6 +10,7 @@ created after the backups that are said to hold it.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -473,6 +474,7 @@ def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
             "status": {"phase": "PendingPopulation"},
         }
     )
+    docs += _golden_image(docs, vm["metadata"]["namespace"])
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
     if bound or ran:
         assert finding["status"] == "FAIL", finding["message"]
@@ -481,6 +483,95 @@ def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
         assert finding["status"] == "PASS", finding["message"]
         row = next(r for r in finding["evidence"]["pvcs"] if r["pvc"] == claim)
         assert "never bound" in row["reason"], row
+
+
+def _golden_image(docs: Docs, namespace: str, *, pvc: bool = True) -> Docs:
+    """DataSource ``rhel9`` and (with ``pvc``) the golden-image PVC it names."""
+    golden = copy.deepcopy(_of(docs, "PersistentVolumeClaim")[0])
+    # in a namespace of its own, as OpenShift keeps golden images (no Backup takes it here)
+    golden["metadata"].update(name="rhel9-golden", uid="uid-rhel9-golden", namespace="os-images")
+    source = {
+        "apiVersion": "cdi.kubevirt.io/v1beta1",
+        "kind": "DataSource",
+        "metadata": {"name": "rhel9", "namespace": namespace},
+        "spec": {"source": {"pvc": {"namespace": "os-images", "name": "rhel9-golden"}}},
+    }
+    return [source, golden] if pvc else [source]
+
+
+@pytest.mark.parametrize(
+    ("source", "status", "says"),
+    [
+        ("golden", "PASS", "never bound"),
+        (
+            "golden-pvc-gone",
+            "FAIL",
+            "PersistentVolumeClaim os-images/rhel9-golden no longer exists",
+        ),
+        ("datasource-gone", "FAIL", "DataSource app/rhel9 no longer exists"),
+        ("datasources-unread", "ERROR", "whether its source DataSource app/rhel9 exists"),
+        ("clone-pvc-gone", "FAIL", "PersistentVolumeClaim app/base-image no longer exists"),
+    ],
+)
+def test_a_never_filled_disk_needs_its_source(
+    tmp_path: Path, source: str, status: str, says: str
+) -> None:
+    """Red team: a never-started VM's WaitForFirstConsumer disk counted as held although the
+    PVC it clones from was gone. A restore re-creates the DataVolume to be filled from its
+    source on first start; CDI leaves a clone without its source unfilled
+    (CloneWithoutSource), so the VM never gets a disk."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = [d for d in _docs(fixture) if d["kind"] != "VirtualMachineInstance"]
+    vm = _of(docs, "VirtualMachine")[0]
+    vm["spec"].pop("running", None)
+    vm["spec"]["runStrategy"] = "Halted"
+    ns = vm["metadata"]["namespace"]
+    template = vm["spec"]["template"]["spec"]
+    claim = next(v["dataVolume"]["name"] for v in template["volumes"] if "dataVolume" in v)
+    dv_spec: dict[str, Any] = (
+        {"source": {"pvc": {"namespace": ns, "name": "base-image"}}}
+        if source == "clone-pvc-gone"
+        else {"sourceRef": {"kind": "DataSource", "name": "rhel9"}}
+    )
+    vm["spec"]["dataVolumeTemplates"] = [{"metadata": {"name": claim}, "spec": dv_spec}]
+    pvc = next(d for d in _of(docs, "PersistentVolumeClaim") if d["metadata"]["name"] == claim)
+    pvc["spec"].pop("volumeName", None)
+    pvc["status"] = {"phase": "Pending"}
+    docs.append(
+        {
+            "apiVersion": "cdi.kubevirt.io/v1beta1",
+            "kind": "DataVolume",
+            "metadata": {
+                "name": claim,
+                "namespace": ns,
+                "creationTimestamp": "2026-01-10T09:59:00Z",
+            },
+            "spec": dv_spec,
+            "status": {"phase": "PendingPopulation"},
+        }
+    )
+    if source in ("golden", "golden-pvc-gone"):
+        docs += _golden_image(docs, ns, pvc=source == "golden")
+    elif source == "datasource-gone":
+        docs += [d for d in _golden_image(docs, ns) if d["kind"] != "DataSource"]
+    if source == "datasources-unread":
+        # the DataSource list not read: the fixture test's header for an unavailable kind
+        from tests.test_check_fixtures import audit_fixture
+
+        path = tmp_path / "c.yaml"
+        header = "# expect: RR-BKP-004 app/vm1 ERROR\n# unavailable: DataSource\n"
+        path.write_text(header + yaml.safe_dump_all(docs))
+        finding = _finding(audit_fixture(path), "RR-BKP-004")
+        assert finding["status"] == status and says in finding["message"], finding["message"]
+        return
+    _check_source(tmp_path, fixture, docs, status, says)
+
+
+def _check_source(tmp_path: Path, fixture: str, docs: Docs, status: str, says: str) -> None:
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == status, finding["message"]
+    row = next(r for r in finding["evidence"]["pvcs"] if says in str(r["reason"]))
+    assert row
 
 
 def test_a_ready_volume_snapshot_whose_content_failed_is_no_copy(tmp_path: Path) -> None:

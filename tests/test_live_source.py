@@ -40,6 +40,7 @@ def test_same_cluster_data_as_directory_source(tmp_path: Path) -> None:
     assert want["problems"] == []
     assert [p.kinds for p in data.problems] == [
         ("KubeVirt",),
+        ("DataSource",),
         ("ControllerRevision",),
         ("ConfigMap",),
         ("VirtualMachineInstancetype",),

@@ -454,6 +454,74 @@ class Pairing:
                 return f"PVC {claim} carries velero.io/exclude-from-backup=true"
         return None
 
+    def _source_gone(self, ns: str, name: str) -> tuple[CaptureStatus, str] | None:
+        """Why the source a never-filled DataVolume ``ns/name`` would be filled from is gone
+        (FAILED: a clone source PVC or VolumeSnapshot, or the ``sourceRef`` DataSource or the
+        PVC or VolumeSnapshot it names, absent from their complete lists) or unknown (UNKNOWN:
+        such a list not read or not complete); None when the source exists or is one the
+        export cannot judge (http, registry, blank, upload...). CDI leaves a clone without its source unfilled
+        (``CloneWithoutSource``: containerized-data-importer pkg/controller/clone)."""
+        dv = self.ix.datavolumes.get((ns, name))
+        spec = dv.get("spec") if isinstance(dv, dict) else None
+        if not isinstance(spec, dict):
+            return None
+        ref = spec.get("sourceRef")
+        if isinstance(ref, dict):
+            # a DataSource names the PVC or VolumeSnapshot a golden image lives in
+            # (containerized-data-importer api DataSourceSpec.source)
+            ref_ns = ref.get("namespace") if isinstance(ref.get("namespace"), str) else ns
+            named = f"{ref.get('kind') or 'DataSource'} {ref_ns}/{ref.get('name')}"
+            if ref.get("kind") not in (None, "DataSource") or not isinstance(ref.get("name"), str):
+                return CaptureStatus.UNKNOWN, f"its source {named} cannot be read"
+            found = self._data_sources().get((ref_ns or ns, ref["name"]))
+            if found is None:
+                if not self.ix.data.known("DataSource") or self.ix.partial_for(
+                    "DataSource", ref_ns or ns
+                ):
+                    return CaptureStatus.UNKNOWN, f"whether its source {named} exists is unknown"
+                return (
+                    CaptureStatus.FAILED,
+                    f"its source {named} no longer exists: nothing fills it",
+                )
+            spec, ns = found.get("spec"), ref_ns or ns
+            if not isinstance(spec, dict):
+                return CaptureStatus.UNKNOWN, f"its source {named} has no readable spec"
+        source = spec.get("source")
+        for key, kind in (("pvc", "PersistentVolumeClaim"), ("snapshot", "VolumeSnapshot")):
+            src = source.get(key) if isinstance(source, dict) else None
+            if not isinstance(src, dict) or not isinstance(src.get("name"), str):
+                continue
+            src_ns = src.get("namespace")
+            key_ = (src_ns if isinstance(src_ns, str) and src_ns else ns, str(src["name"]))
+            there = self.ix.pvcs if kind == "PersistentVolumeClaim" else self._snapshot_names()
+            if key_ in there:
+                return None
+            named = f"{kind} {key_[0]}/{key_[1]}"
+            if not self.ix.data.known(kind) or self.ix.partial_for(kind, key_[0]):
+                return CaptureStatus.UNKNOWN, f"whether its source {named} exists is unknown"
+            return CaptureStatus.FAILED, f"its source {named} no longer exists: nothing fills it"
+        return None
+
+    def _data_sources(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """Every DataSource read, by (namespace, name), once per audit."""
+        return self.ix.memo(
+            "data_sources",
+            lambda: {
+                (str(dig(o, "metadata", "namespace") or ""), str(dig(o, "metadata", "name"))): o
+                for o in self.ix.data.of("DataSource")
+            },
+        )
+
+    def _snapshot_names(self) -> frozenset[tuple[str, str]]:
+        """(namespace, name) of every VolumeSnapshot read, once per audit."""
+        return self.ix.memo(
+            "volume_snapshot_names",
+            lambda: frozenset(
+                (str(dig(o, "metadata", "namespace") or ""), str(dig(o, "metadata", "name")))
+                for o in self.ix.data.of("VolumeSnapshot")
+            ),
+        )
+
     # -- PVCs ----------------------------------------------------------------------------
     def pvc_scope(self, b: BackupView, ns: str, pvc: dict[str, Any], pulled: bool) -> str | None:
         """Why ``b`` does not take PVC ``pvc`` (None when it is in scope).
@@ -616,6 +684,17 @@ class Pairing:
             # (CDI doc/waitforfirstconsumer-storage-handling.md; kubevirt-velero-plugin
             # dv_backup_item_action.go restores a DataVolume that had not succeeded unfilled).
             ref = f"{vm.namespace}/{p.name}"
+            gone = self._source_gone(vm.namespace, p.name)
+            if gone is not None:
+                return rec(
+                    True,
+                    gone[0],
+                    None,
+                    "item",
+                    f"DataVolume {p.name} is {dv.phase} and was never filled; a restore re-creates "
+                    f"it to be filled from its source on first start, but {gone[1]}",
+                    (f"DataVolume {ref} status.phase={dv.phase}",),
+                )
             return rec(
                 True,
                 CaptureStatus.CAPTURED,
