@@ -75,6 +75,10 @@ def age_hours(then: datetime | None, now: datetime) -> float | None:
     return round((now - then).total_seconds() / 3600.0, 2)
 
 
+#: The longest Go ``time.Duration`` (int64 nanoseconds), in seconds: ParseDuration refuses more.
+_GO_MAX_DURATION_S = (2**63 - 1) / 1e9
+
+
 def parse_duration(value: Any) -> timedelta | None:
     """Parse a Go duration such as Velero's ``ttl: 720h0m0s``; None if unreadable."""
     if not isinstance(value, str) or not value or len(value) > 64:
@@ -86,8 +90,8 @@ def parse_duration(value: Any) -> timedelta | None:
             return None
         total += float(match.group(1)) * scale[match.group(2)]
         pos = match.end()
-    if pos != len(value):
-        return None
+    if pos != len(value) or total > _GO_MAX_DURATION_S:
+        return None  # Go's time.Duration is int64 nanoseconds: about 2562047 h at most
     return timedelta(seconds=total)
 
 

@@ -710,3 +710,49 @@ def test_an_empty_storage_class_is_valid_not_malformed(tmp_path: Path) -> None:
     finding = _finding(report, "RR-STG-003")
     assert finding["status"] == "FAIL"
     assert 'storageClassName is ""' in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("change", "held"),
+    [
+        (None, True),
+        # the labels name a Restore that is not there: nothing says the object was in it
+        (lambda docs: _of(docs, "Restore")[0]["metadata"].update(name="another-restore"), False),
+        # a copy mapped from another namespace was never in a Backup under this one
+        (
+            lambda docs: _of(docs, "Restore")[0]["spec"].update(namespaceMapping={"prod": "app"}),
+            False,
+        ),
+        # the Backup the labels name does not take the object's namespace
+        (
+            lambda docs: _of(docs, "Backup")[1]["spec"].update(includedNamespaces=["other"]),
+            False,
+        ),
+    ],
+)
+def test_restore_labels_prove_only_an_in_place_restore(
+    tmp_path: Path, change: Any, held: bool
+) -> None:
+    """A VM and PVCs an in-place Restore recreated (labels velero.io/backup-name and
+    velero.io/restore-name) are the objects that Backup held; labels alone are not (red team:
+    they made a VM created after every Backup READY)."""
+    fixture = "RR-RST-002/fail-in-place-new-uuid-windows.yaml"
+    docs = _docs(fixture)
+    assert _of(docs, "Backup")[1]["metadata"]["name"] == "daily-20261128"
+    if change is not None:
+        change(docs)
+    points = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-005")["evidence"]["backups"]
+    assert ("daily-20261128" in points) is held, points
+
+
+@pytest.mark.parametrize("kind", ["Schedule", "Backup"])
+def test_a_ttl_beyond_go_s_range_is_named_not_a_crash(tmp_path: Path, kind: str) -> None:
+    """Go's time.Duration holds about 2562047 h; a longer ttl overflowed Python's timedelta
+    and the run died with a traceback (red team)."""
+    fixture = "RR-BKP-006/pass.yaml"
+    docs = _docs(fixture)
+    obj = _of(docs, kind)[0]
+    (obj["spec"]["template"] if kind == "Schedule" else obj["spec"])["ttl"] = "300000000000h"
+    report = _complete(tmp_path, fixture, docs)
+    field = "spec.template.ttl" if kind == "Schedule" else "spec.ttl"
+    assert _named(report, kind, field)

@@ -196,7 +196,7 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
         obj=vm,
         vmi=vmi,
         deleting=parse_time(meta.get("deletionTimestamp")),
-        existed=ix.existed_since(vm, parse_time(meta.get("creationTimestamp"))),
+        restored_from=ix.restored_from(vm),
     )
     return facts, spec, pvcs
 

@@ -661,32 +661,39 @@ class ClusterIndex:
                     routes.setdefault(host.lower().rstrip("."), f"{ns}/{_name(o)}")
         return ClusterHosts(frozenset(self.namespaces), services, routes, ips)
 
-    def existed_since(
-        self, obj: dict[str, Any] | None, created: datetime | None
-    ) -> datetime | None:
-        """Since when ``obj`` (created at ``created``, UTC) has existed as the object the
-        Backups hold: a VM or PVC that a Velero Restore recreated carries the labels
-        ``velero.io/backup-name`` and ``velero.io/restore-name`` (velero pkg/restore/restore.go
-        addRestoreLabels), so it is the object that Backup held when it began, however new
-        its creationTimestamp. Returns that Backup's start when earlier, else ``created``."""
-        labels = meta_labels(obj) if obj is not None else {}
-        source = labels.get("velero.io/backup-name")
-        if not source or not labels.get("velero.io/restore-name"):
-            return created
-        by_label = self.memo("backups_by_label", self._backups_by_label)
-        found = by_label.get(source)
-        began = found.began if found is not None else None
-        if began is None or (created is not None and created <= began):
-            return created
-        return began
+    def restored_from(self, obj: dict[str, Any] | None) -> BackupView | None:
+        """The Backup an in-place Restore recreated ``obj`` (a VM or PVC) from, or None.
 
-    def _backups_by_label(self) -> dict[str, BackupView | None]:
-        """Backups by the label value Velero writes for their names (None: two share it)."""
-        out: dict[str, BackupView | None] = {}
-        for b in self.backups.values():
-            key = velero_label(b.name)
-            out[key] = None if key in out else b
-        return out
+        Velero labels what a Restore creates with ``velero.io/backup-name`` and
+        ``velero.io/restore-name`` (velero pkg/restore/restore.go addRestoreLabels). The
+        object is the one that Backup held, however new its creationTimestamp, only when the
+        Restore is read, restored that Backup, created it after it began, and restored it in
+        place: a copy mapped from another namespace (``namespaceMapping``) was never in any
+        Backup under this one (red team: labels alone made a VM created after every Backup
+        READY). The Backup must also take the object's namespace."""
+        labels = meta_labels(obj) if obj is not None else {}
+        source, by = labels.get("velero.io/backup-name"), labels.get("velero.io/restore-name")
+        if not source or not by or obj is None:
+            return None
+        ns = _ns(obj)
+        restores = [r for r in self.restores if velero_label(r.name) == by]
+        if len(restores) != 1:
+            return None
+        r = restores[0]
+        b = self.backups.get(r.backup_name or "")
+        made = parse_time(dig(obj, "metadata", "creationTimestamp"))
+        if (
+            b is None
+            or velero_label(b.name) != source
+            or r.created is None
+            or made is None
+            or made < r.created
+            or r.namespace_mapping.get(ns, ns) != ns
+            or any(to == ns and src != ns for src, to in r.namespace_mapping.items())
+            or not b.scope.namespace_included(ns)
+        ):
+            return None
+        return b
 
     def memo(self, key: str, compute: Callable[[], _V]) -> _V:
         """``compute()`` once per index under ``key``, then the same value (do not mutate it)."""

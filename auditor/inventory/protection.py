@@ -117,9 +117,9 @@ class VMFacts:
     vmi: dict[str, Any] | None
     #: ``metadata.deletionTimestamp`` (UTC): the VM has been being deleted since then
     deleting: datetime | None = None
-    #: since when it has been the VM the Backups hold (UTC; ``ClusterIndex.existed_since``):
-    #: its creation, or the start of the Backup a Restore recreated it from
-    existed: datetime | None = None
+    #: the Backup an in-place Restore recreated it from (``ClusterIndex.restored_from``),
+    #: which holds it though it began before its creationTimestamp
+    restored_from: BackupView | None = None
     plugin_dvs: tuple[str, ...] = ()
 
 
@@ -302,6 +302,7 @@ class Pairing:
         self._pvc_metas: dict[
             int, tuple[str, datetime | None, bool, dict[str, str], datetime | None]
         ] = {}
+        self._pvc_sources: dict[int, BackupView | None] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
@@ -364,7 +365,7 @@ class Pairing:
         why = self.namespace_reason(b, vm.namespace)
         if why:
             return False, why
-        if not _existed(vm.existed or vm.created, b.began):
+        if not _existed(vm.created, b.began) and b is not vm.restored_from:
             return False, f"VM {vm.name} was created after backup {b.name} began"
         if _deleted_before(vm.deleting, b.began, self.at):
             return False, (
@@ -530,7 +531,7 @@ class Pairing:
             SelectorError: the Backup's label selector is malformed.
         """
         name, created, excluded, labels, deleting = self._pvc_meta(pvc)
-        if not _existed(created, b.began):
+        if not _existed(created, b.began) and b is not self._restored_from(pvc):
             return f"PVC {name} was created after backup {b.name} began"
         if _deleted_before(deleting, b.began, self.at):
             return (
@@ -567,12 +568,20 @@ class Pairing:
         if meta is None:
             meta = self._pvc_metas[key] = (
                 str(dig(pvc, "metadata", "name")),
-                self.ix.existed_since(pvc, parse_time(dig(pvc, "metadata", "creationTimestamp"))),
+                parse_time(dig(pvc, "metadata", "creationTimestamp")),
                 excluded_from_backup(pvc),
                 meta_labels(pvc),
                 parse_time(dig(pvc, "metadata", "deletionTimestamp")),
             )
         return meta
+
+    def _restored_from(self, pvc: dict[str, Any]) -> BackupView | None:
+        """:meth:`ClusterIndex.restored_from` of a PVC, once per audit (asked only of a PVC
+        created after a Backup began)."""
+        key = id(pvc)  # the PVC objects live as long as the index that holds them
+        if key not in self._pvc_sources:
+            self._pvc_sources[key] = self.ix.restored_from(pvc)
+        return self._pvc_sources[key]
 
     def _pulled(self, b: BackupView, vm: VMFacts, held: bool) -> set[str]:
         if not (held and self.plugin_pulls(b)):
