@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_evidence_gaps import FIXTURES, _complete, _docs, _finding, _of
 
 Docs = list[dict[str, Any]]
 
@@ -756,3 +757,32 @@ def test_a_ttl_beyond_go_s_range_is_named_not_a_crash(tmp_path: Path, kind: str)
     report = _complete(tmp_path, fixture, docs)
     field = "spec.template.ttl" if kind == "Schedule" else "spec.ttl"
     assert _named(report, kind, field)
+
+
+def _audit_with(tmp_path: Path, fixture: str, docs: Docs, unavailable: str) -> dict[str, Any]:
+    from tests.test_check_fixtures import audit_fixture
+
+    header = [ln for ln in (FIXTURES / fixture).read_text().splitlines() if ln.startswith("# ")]
+    path = tmp_path / "c.yaml"
+    text = "\n".join([*header, f"# unavailable: {unavailable}"]) + "\n" + yaml.safe_dump_all(docs)
+    path.write_text(text)
+    return audit_fixture(path)
+
+
+def test_an_unread_dpa_list_never_drops_the_plugin_s_refusal(tmp_path: Path) -> None:
+    """With the DataProtectionApplication list forbidden or not exported, whether the kubevirt
+    plugin runs is unknown: its refusals still apply (red team: the VM became READY)."""
+    fixture = "RR-BKP-001/fail-plugin-refuses-running-vm-under-star-resources.yaml"
+    docs = [d for d in _docs(fixture) if d["kind"] != "DataProtectionApplication"]
+    report = _audit_with(tmp_path, fixture, docs, "DataProtectionApplication")
+    assert _finding(report, "RR-BKP-001")["status"] == "FAIL"
+
+
+def test_an_unreadable_dpa_leaves_the_node_agent_unknown(tmp_path: Path) -> None:
+    """A DPA that cannot be read may be the one that does not deploy the node-agent: a
+    data-mover copy is then unknown, never captured (mutation seed 7777: READY)."""
+    fixture = "RR-BKP-004/fail-data-mover-node-agent-disabled.yaml"
+    docs = _docs(fixture)
+    _of(docs, "DataProtectionApplication")[0]["metadata"] = "junk"
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]

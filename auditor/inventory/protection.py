@@ -307,9 +307,9 @@ class Pairing:
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
         unread = (
-            ix.data.state("DataProtectionApplication") is KindState.PARTIAL
+            ix.data.state("DataProtectionApplication") in (KindState.PARTIAL, KindState.UNAVAILABLE)
             or "DataProtectionApplication" in ix.partial
-        )
+        )  # unavailable too: a forbidden or unexported DPA list (red team: refusals vanished)
         self._dpa_unread = unread
         # Where no DPA is in a Backup's namespace: refusals apply when any DPA enables the
         # plugin, the pull-in only when every one does (neither may flatter a VM).
@@ -750,13 +750,15 @@ class Pairing:
             fs_opted_out=fs_opted_out(vm, p.name, b),
             fs_opted_in=fs_opted_in(vm, p.name, b),
         )
-        agent = self.ix.node_agents.get(b.namespace, True)
+        # no DPA there: plain Velero, not judged, unless the DPA list is unread (red team: a
+        # DPA whose metadata was junk made a node-agent-less data-mover copy count)
+        agent = self.ix.node_agents.get(b.namespace, None if self._dpa_unread else True)
         if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS and agent is not True:
             # the copy is in the bucket, but only the node-agent can bring it back
             dpas = ", ".join(d for d in self.ix.dpa_names if d.startswith(f"{b.namespace}/"))
             why = (
-                f"and whether DataProtectionApplication {dpas} deploys it cannot be read (named "
-                "in the collection problems)"
+                f"and whether DataProtectionApplication {dpas or 'of its namespace'} deploys it "
+                "cannot be read (named in the collection problems)"
                 if agent is None
                 else f"which DataProtectionApplication {dpas} does not deploy (neither its "
                 "nodeAgent.enable nor, before OADP 1.3, restic.enable is true), so a restore now "
