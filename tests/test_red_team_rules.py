@@ -759,12 +759,17 @@ def test_a_ttl_beyond_go_s_range_is_named_not_a_crash(tmp_path: Path, kind: str)
     assert _named(report, kind, field)
 
 
-def _audit_with(tmp_path: Path, fixture: str, docs: Docs, unavailable: str) -> dict[str, Any]:
+def _audit_with(
+    tmp_path: Path, fixture: str, docs: Docs, unavailable: str | None = None
+) -> dict[str, Any]:
+    """Audit ``docs`` under the fixture's whole header (settings too), and ``unavailable``."""
     from tests.test_check_fixtures import audit_fixture
 
     header = [ln for ln in (FIXTURES / fixture).read_text().splitlines() if ln.startswith("# ")]
+    if unavailable:
+        header.append(f"# unavailable: {unavailable}")
     path = tmp_path / "c.yaml"
-    text = "\n".join([*header, f"# unavailable: {unavailable}"]) + "\n" + yaml.safe_dump_all(docs)
+    text = "\n".join(header) + "\n" + yaml.safe_dump_all(docs)
     path.write_text(text)
     return audit_fixture(path)
 
@@ -786,3 +791,25 @@ def test_an_unreadable_dpa_leaves_the_node_agent_unknown(tmp_path: Path) -> None
     _of(docs, "DataProtectionApplication")[0]["metadata"] = "junk"
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
     assert finding["status"] == "ERROR", finding["message"]
+
+
+def test_an_off_cluster_copy_is_unknown_while_routes_are_unread(tmp_path: Path) -> None:
+    """A Route of this cluster may serve the BackupStorageLocation's host: with the Routes
+    unread, RR-BKP-007 cannot pass (red team: READY)."""
+    fixture = "RR-BKP-007/fail-minio-route-of-cluster.yaml"
+    docs = [d for d in _docs(fixture) if d["kind"] != "Route"]
+    finding = _finding(_audit_with(tmp_path, fixture, docs, "Route"), "RR-BKP-007")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "Routes were not read" in finding["message"]
+
+
+@pytest.mark.parametrize("config", [{"s3Url": 12345}, {"s3Url": ["http://minio.minio.svc"]}, ["x"]])
+def test_an_unreadable_s3_url_is_named_and_unknown(tmp_path: Path, config: Any) -> None:
+    fixture = "RR-BKP-007/fail-minio-service-in-cluster.yaml"
+    docs = _docs(fixture)
+    _of(docs, "BackupStorageLocation")[0]["spec"]["config"] = config
+    report = _audit_with(tmp_path, fixture, docs)
+    assert _finding(report, "RR-BKP-007")["status"] == "ERROR"
+    assert _named(report, "BackupStorageLocation", "spec.config") or _named(
+        report, "BackupStorageLocation", "spec.config.s3Url"
+    )

@@ -5,6 +5,7 @@ Thresholds come from the policy that applies to the VM (``auditor.policy``).
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 
 from auditor.checks.backup import VELERO_BACKUP_DOC, backup_evidence
@@ -201,6 +202,14 @@ def off_cluster(vm: VMRecord, ctx: CheckContext) -> Result:
     b, ix = e.backup, ctx.index
     where = b.storage_location or ix.default_locations.get(b.namespace)
     endpoint = ix.location_endpoints.get((b.namespace, where)) if where else None
+    if where is not None and (b.namespace, where) in ix.unknown_endpoints:
+        return errored(
+            f"BackupStorageLocation {b.namespace}/{where} of Backup {b.name} has a spec.config "
+            "or s3Url that cannot be read (see the collection problems): whether VM "
+            f"{vm.ref}'s copy is off the cluster is unknown.",
+            location=f"{b.namespace}/{where}",
+            **ev,
+        )
     inside = in_cluster_endpoint(endpoint, b.namespace, ix.cluster_hosts()) if endpoint else None
     if inside is not None:
         return failed(
@@ -211,6 +220,16 @@ def off_cluster(vm: VMRecord, ctx: CheckContext) -> Result:
             endpoint_host=endpoint_host(endpoint or ""),
             **ev,
         ).on(Basis.OBSERVED if inside.observed else Basis.INFERRED)
+    unseen = _unread_hosts(ctx, b.namespace, endpoint_host(endpoint)) if endpoint else None
+    if unseen:
+        return errored(
+            f"Backup {b.name} copies VM {vm.ref}'s disks to {endpoint_host(endpoint or '')}, "
+            f"but {unseen} were not read: whether that host runs inside this cluster cannot be "
+            "told.",
+            location=f"{b.namespace}/{where}",
+            endpoint_host=endpoint_host(endpoint or ""),
+            **ev,
+        )
     if where is None or (b.namespace, where) not in ix.storage_locations:
         unread = not ix.data.known("BackupStorageLocation")
         return errored(
@@ -230,3 +249,25 @@ def off_cluster(vm: VMRecord, ctx: CheckContext) -> Result:
         + (f" (BackupStorageLocation {b.namespace}/{where})." if where else "."),
         **ev,
     )
+
+
+def _unread_hosts(ctx: CheckContext, velero_ns: str, host: str) -> str | None:
+    """Which unread kinds could make ``host`` one of this cluster's (None when every kind
+    that could was read): a Route's host for a name, a Service's cluster IP for an address,
+    a Service of the Velero namespace or a named one for a one- or two-label name."""
+    ix = ctx.index
+
+    def unread(kind: str, namespace: str | None = None) -> bool:
+        if not ix.data.known(kind) or kind in ix.partial:
+            return True
+        return namespace is not None and ix.partial_for(kind, namespace)
+
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return "Services" if unread("Service") else None
+    except ValueError:
+        pass
+    labels = host.split(".")
+    if len(labels) <= 2 and unread("Service", labels[1] if len(labels) == 2 else velero_ns):
+        return "Services"
+    return "Routes" if unread("Route") else None

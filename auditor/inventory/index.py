@@ -591,6 +591,8 @@ class ClusterIndex:
     #: (namespace, name) -> a BackupStorageLocation's ``spec.config.s3Url`` (absent: none set,
     #: the provider's own service)
     location_endpoints: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: BackupStorageLocations whose ``spec.config`` or ``s3Url`` cannot be read (named)
+    unknown_endpoints: set[tuple[str, str]] = field(default_factory=set)
     pvcs_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: names of the DPAs read, for evidence
     dpa_names: list[str] = field(default_factory=list)
@@ -1097,6 +1099,14 @@ class ClusterIndex:
             endpoint = dig(o, "spec", "config", "s3Url")
             if isinstance(endpoint, str) and endpoint:
                 self.location_endpoints[(_ns(o), _name(o))] = endpoint
+            typed = _wrong_types(
+                o, (("spec.config", dict, "a mapping"), ("spec.config.s3Url", str, "a string"))
+            )
+            if typed:
+                # where its object storage runs cannot be told (RR-BKP-007): named, never
+                # read as "no s3Url, the provider's own service" (red team)
+                self._object_issues("BackupStorageLocation", o, typed)
+                self.unknown_endpoints.add((_ns(o), _name(o)))
             mode = dig(o, "spec", "accessMode")
             if mode is not None and mode not in _ACCESS_MODES:
                 self._unread(
