@@ -813,3 +813,15 @@ def test_an_unreadable_s3_url_is_named_and_unknown(tmp_path: Path, config: Any) 
     assert _named(report, "BackupStorageLocation", "spec.config") or _named(
         report, "BackupStorageLocation", "spec.config.s3Url"
     )
+
+
+def test_retention_is_unknown_while_a_schedule_is_unread(tmp_path: Path) -> None:
+    """An unread Schedule may cover the VM with a short ttl: RR-BKP-006 cannot pass on the
+    older, longer-kept Backups alone (red team: READY with the Schedule list missing)."""
+    fixture = "RR-BKP-006/fail-schedule-ttl-shortened.yaml"
+    docs = [d for d in _docs(fixture) if d["kind"] != "Schedule"]
+    finding = _finding(_audit_with(tmp_path, fixture, docs, "Schedule"), "RR-BKP-006")
+    assert finding["status"] == "ERROR", finding["message"]
+    docs = _docs(fixture)
+    _of(docs, "Schedule")[0]["spec"]["template"] = "junk"
+    assert _finding(_complete(tmp_path / "junk", fixture, docs), "RR-BKP-006")["status"] == "ERROR"

@@ -134,7 +134,20 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
             f"{ctx.policy} requires {minimum:g} h.",
             **ev,
         )
-    if kept and not any(h is not None and h >= minimum for h in kept.values()):
+    long_enough = any(h is not None and h >= minimum for h in kept.values())
+    ix = ctx.index
+    if not long_enough and (
+        not ix.data.known("Schedule") or ix.partial_for("Schedule", vm.namespace)
+    ):
+        # an unread Schedule may cover the VM with a short ttl (red team: a Schedule whose
+        # name or template was broken, or no Schedule list, left only the older Backups)
+        return errored(
+            f"Backup {e.backup.name} of VM {vm.ref} is kept {hours:g} h, but some Schedules "
+            "were not read: whether the ones covering it now keep their Backups the "
+            f"{minimum:g} h policy {ctx.policy} requires is unknown.",
+            **ev,
+        )
+    if kept and not long_enough:
         listed = ", ".join(
             f"{name} ({'ttl unreadable' if h is None else f'{h:g} h'})" for name, h in kept.items()
         )
