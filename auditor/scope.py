@@ -89,10 +89,17 @@ _CLUSTER_SCOPED = frozenset(
 
 
 def _expand(entry: str) -> str:
-    """A filter entry with a short resource name spelled out (``vm.kubevirt.io`` too)."""
+    """A filter entry with a short resource name spelled out (``vm.kubevirt.io`` too).
+
+    ``virtualmachines.`` is ``virtualmachines``: Velero splits an entry at its first dot
+    (``schema.ParseGroupResource``) and resolves an empty group in every API group (velero
+    pkg/util/collections/includes_excludes.go; red team: a trailing dot kept VMs in).
+    """
     short, dot, group = entry.partition(".")
+    if dot and not group:
+        dot = ""
     full = _SHORT_NAMES.get(short)
-    return entry if full is None else full + dot + group
+    return short + dot + group if full is None else full + dot + group
 
 
 class SelectorError(ValueError):

@@ -825,3 +825,16 @@ def test_retention_is_unknown_while_a_schedule_is_unread(tmp_path: Path) -> None
     docs = _docs(fixture)
     _of(docs, "Schedule")[0]["spec"]["template"] = "junk"
     assert _finding(_complete(tmp_path / "junk", fixture, docs), "RR-BKP-006")["status"] == "ERROR"
+
+
+@pytest.mark.parametrize(
+    ("entry", "taken"),
+    [("virtualmachines.", False), ("VirtualMachines.", False), ("vm.", False), ("vms.v1", True)],
+)
+def test_a_filter_entry_with_a_trailing_dot_names_the_resource(entry: str, taken: bool) -> None:
+    """Velero splits an entry at its first dot and resolves an empty group in every API
+    group: ``virtualmachines.`` excludes VMs (red team: they stayed in, READY)."""
+    from auditor.scope import Scope
+
+    scope = Scope.from_spec({"excludedResources": [entry]})
+    assert scope.resource_included("virtualmachines", "VirtualMachine", "kubevirt.io") is taken
