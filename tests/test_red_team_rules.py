@@ -838,3 +838,32 @@ def test_a_filter_entry_with_a_trailing_dot_names_the_resource(entry: str, taken
 
     scope = Scope.from_spec({"excludedResources": [entry]})
     assert scope.resource_included("virtualmachines", "VirtualMachine", "kubevirt.io") is taken
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        (("status", "conditions"), {"type": "RestartRequired"}, "status.conditions"),
+        (
+            ("status", "conditions"),
+            [{"type": "RestartRequired", "status": "true"}],
+            "status.conditions[0].status",
+        ),
+        (
+            ("spec", "template", "spec", "domain", "machine", "type"),
+            42,
+            "spec.template.spec.domain.machine.type",
+        ),
+    ],
+)
+def test_what_a_restart_would_change_is_named_when_unreadable(
+    tmp_path: Path, path: tuple[str, ...], value: Any, field: str
+) -> None:
+    """A RestartRequired condition or a machine type RR-DSK-003 cannot read is named and the
+    check is ERROR (red team: read as 'no pending change', PASS)."""
+    fixture = "RR-DSK-003/fail-restart-required.yaml"
+    docs = _docs(fixture)
+    _set(_of(docs, "VirtualMachine")[0], path, value)
+    report = _complete(tmp_path, fixture, docs)
+    assert _finding(report, "RR-DSK-003")["status"] == "ERROR"
+    assert _named(report, "VirtualMachine", field), report["collection_problems"]

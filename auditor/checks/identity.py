@@ -288,6 +288,8 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     reads=(
         "spec.template.spec.domain.devices.disks",
         "spec.template.spec.domain.devices.interfaces",
+        "spec.template.spec.domain.machine",
+        "status.conditions",
     ),
 )
 def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
@@ -311,6 +313,11 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         for key in ("disks", "interfaces")
         if devices.get(key) is not None and not isinstance(devices.get(key), list)
     ]
+    machine = dig(vm.vmi, "spec", "domain", "machine")
+    if machine is not None and not (
+        isinstance(machine, dict) and isinstance(machine.get("type", ""), str)
+    ):
+        broken.append("spec.domain.machine")  # the machine type it runs on is unknown
     broken += [
         f"spec.domain.devices.disks[{i}].bootOrder"
         for i, e in enumerate(_entries(devices.get("disks")))

@@ -295,7 +295,24 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         value = dig(obj, *path.split("."))
         if value is not None and not isinstance(value, dict):
             issues.append(FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True))
-    read_list(obj, "spec.domain.devices.disks", issues)
+    disks = read_list(obj, "spec.domain.devices.disks", issues) or []
+    for i, disk in enumerate(disks):
+        # which disk the running guest boots from (RR-DSK-003): an unsigned integer in
+        # KubeVirt's API (mutation seed 4441: named by the check only, not here)
+        order = disk.get("bootOrder") if isinstance(disk, dict) else None
+        if order is not None and type(order) is not int:
+            issues.append(
+                FieldIssue(
+                    f"spec.domain.devices.disks[{i}].bootOrder",
+                    f"is {order!r}, not an integer",
+                    True,
+                )
+            )
+    machine = dig(obj, "spec", "domain", "machine")
+    if machine is not None and not (
+        isinstance(machine, dict) and isinstance(machine.get("type", ""), str)
+    ):
+        issues.append(FieldIssue("spec.domain.machine", "is no mapping with a string type", True))
     statuses = read_list(obj, "status.volumeStatus", issues) or []
     interfaces = read_list(obj, "spec.domain.devices.interfaces", issues) or []
     macs = []

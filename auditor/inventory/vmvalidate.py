@@ -50,6 +50,7 @@ VOLUME_SOURCES = (
 _REJECTED = " (KubeVirt's admission webhook rejects such a VM)"
 _BASE = "spec.template.spec"
 _DEVICES = f"{_BASE}.domain.devices"
+_DOMAIN = f"{_BASE}.domain"
 
 
 def _named(value: Any) -> list[dict[str, Any]]:
@@ -71,7 +72,42 @@ def validate_vm(vm: dict[str, Any]) -> list[tuple[str, str]]:
     _check_network(tspec, problems)
     _check_device_switches(tspec, problems)
     _check_formats(vm, tspec, problems)
+    _check_restart_inputs(vm, tspec, problems)
     return problems
+
+
+#: Kubernetes condition statuses (https://kubernetes.io/docs/reference/kubernetes-api/
+#: common-definitions/ Condition): anything else is no status the API server writes.
+_CONDITION_STATUSES = ("True", "False", "Unknown")
+
+
+def _check_restart_inputs(
+    vm: dict[str, Any], tspec: dict[str, Any], problems: list[tuple[str, str]]
+) -> None:
+    """What RR-DSK-003 reads besides the devices: the VM's conditions (``RestartRequired``)
+    and the machine type it states. Of another type they are unknown, never "no pending
+    change" (red team: a condition status of ``true`` or a machine type of 42 passed)."""
+    conditions = dig(vm, "status", "conditions")
+    if conditions is not None and not isinstance(conditions, list):
+        problems.append(("status.conditions", f"is a {type(conditions).__name__}, not a list"))
+    for i, cond in enumerate(conditions if isinstance(conditions, list) else []):
+        if not isinstance(cond, dict):
+            problems.append((f"status.conditions[{i}]", "is not an object"))
+            continue
+        kind, status = cond.get("type"), cond.get("status")
+        if not isinstance(kind, str):
+            problems.append((f"status.conditions[{i}].type", f"is {kind!r}, not a string"))
+        elif status not in _CONDITION_STATUSES:
+            problems.append(
+                (f"status.conditions[{i}].status", f"is {status!r}, not True, False or Unknown")
+            )
+    machine = dig(tspec, "domain", "machine")
+    if machine is not None and not isinstance(machine, dict):
+        problems.append((f"{_DOMAIN}.machine", f"is a {type(machine).__name__}, not a mapping"))
+    elif isinstance(machine, dict) and not isinstance(machine.get("type", ""), str):
+        problems.append(
+            (f"{_DOMAIN}.machine.type", f"is a {type(machine['type']).__name__}, not a string")
+        )
 
 
 #: Boolean switches of the VM's devices the checks read (kubevirt.io/api/core/v1 Devices): of
