@@ -87,7 +87,9 @@ def backup_system(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     requires=("Schedule",),
 )
 def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
-    """FAIL listing the Schedules covering at least one VM that are paused, or whose
+    """FAIL listing the Schedules covering at least one VM that are paused or failed
+    validation (``status.phase`` FailedValidation: Velero's schedule controller skips any
+    Schedule that is not Enabled, pkg/controller/schedule_controller.go), or whose
     template's storage location (the namespace's default one when unset) has
     ``spec.accessMode: ReadOnly``: Velero creates no backup there
     (https://velero.io/docs/main/disaster-case/)."""
@@ -101,7 +103,11 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     }
     if not covering:
         return not_applicable("No Velero Schedule covers any VM.")
-    paused = sorted(s.name for s in covering.values() if s.paused)
+    paused = sorted(
+        s.name + ("" if s.paused else " (status.phase FailedValidation)")
+        for s in covering.values()
+        if s.stopped
+    )
 
     def read_only(s: ScheduleView) -> str | None:
         where = s.storage_location or ix.default_locations.get(s.namespace)
@@ -110,12 +116,13 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     frozen = sorted(
         f"{s.name} (BackupStorageLocation {where})"
         for s in covering.values()
-        if not s.paused and (where := read_only(s))
+        if not s.stopped and (where := read_only(s))
     )
     rows = [
         {
             "schedule": f"{s.namespace}/{s.name}",
             "paused": s.paused,
+            "phase": s.phase or None,
             "cron": s.cron,
             "last_backup": format_time(s.last_backup),
             **({"read_only_location": where} if (where := read_only(s)) else {}),
@@ -125,7 +132,7 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     unknown = sorted(
         f"{s.name} (BackupStorageLocation {where or 'default'})"
         for s in covering.values()
-        if not s.paused
+        if not s.stopped
         and not read_only(s)
         and (
             (where := s.storage_location or ix.default_locations.get(s.namespace))
@@ -141,7 +148,11 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
             schedules=rows,
         )
     if paused or frozen:
-        parts = [f"Schedule(s) {', '.join(paused)} covering VMs are paused."] if paused else []
+        parts = (
+            [f"Schedule(s) {', '.join(paused)} covering VMs are paused or failed validation."]
+            if paused
+            else []
+        )
         if frozen:
             parts.append(
                 f"Schedule(s) {', '.join(frozen)} covering VMs write to a location in ReadOnly "

@@ -113,7 +113,7 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
     )
     hours = round(lifetime.total_seconds() / 3600, 2)
     minimum = ctx.thresholds.min_retention_hours
-    active = [s for s in vm.schedules if not s.paused]
+    active = [s for s in vm.schedules if not s.stopped]
     kept = {
         f"{s.namespace}/{s.name}": None
         if s.ttl_unread

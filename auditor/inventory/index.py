@@ -453,6 +453,14 @@ class ScheduleView:
     #: prepareBackupRequest); ``ttl_unread`` when set but no Go duration
     ttl: timedelta | None = None
     ttl_unread: bool = False
+    #: ``status.phase`` (New, Enabled, FailedValidation; "" when unset): Velero's schedule
+    #: controller skips a Schedule that is not Enabled (pkg/controller/schedule_controller.go)
+    phase: str = ""
+
+    @property
+    def stopped(self) -> bool:
+        """Whether Velero makes no backup of it: paused, or failed validation."""
+        return self.paused or self.phase == "FailedValidation"
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> ScheduleView:
@@ -471,6 +479,7 @@ class ScheduleView:
             storage_location=where if isinstance(where, str) and where else None,
             ttl=ttl if ttl else None,
             ttl_unread=raw_ttl is not None and ttl is None,
+            phase=phase if isinstance(phase := dig(obj, "status", "phase"), str) else "",
         )
 
 
