@@ -867,3 +867,51 @@ def test_what_a_restart_would_change_is_named_when_unreadable(
     report = _complete(tmp_path, fixture, docs)
     assert _finding(report, "RR-DSK-003")["status"] == "ERROR"
     assert _named(report, "VirtualMachine", field), report["collection_problems"]
+
+
+def _restore_case(tmp_path: Path, change: Any) -> dict[str, Any]:
+    fixture = "RR-RST-001/pass.yaml"
+    docs = _docs(fixture)
+    change(docs)
+    return _finding(_complete(tmp_path, fixture, docs), "RR-RST-001")
+
+
+def test_a_restore_that_failed_validation_hides_no_drill(tmp_path: Path) -> None:
+    """A Restore in FailedValidation never ran: a newer one (naming a Backup that never
+    existed) no longer makes the good drill before it look failed (red team: AT_RISK)."""
+
+    def typo(docs: Docs) -> None:
+        bad = copy.deepcopy(_of(docs, "Restore")[0])
+        bad["metadata"].update(name="restore-typo", creationTimestamp="2026-11-29T09:00:00Z")
+        bad["spec"]["backupName"] = "no-such-backup"
+        bad["status"] = {"phase": "FailedValidation", "validationErrors": ["backup not found"]}
+        docs.append(bad)
+
+    assert _restore_case(tmp_path, typo)["status"] == "PASS"
+
+
+def test_a_restore_after_the_audit_instant_proves_nothing_yet(tmp_path: Path) -> None:
+    def later(docs: Docs) -> None:
+        r = _of(docs, "Restore")[0]
+        r["metadata"]["creationTimestamp"] = "2026-11-30T06:30:00Z"
+        r["status"].update(
+            startTimestamp="2026-11-30T06:30:01Z", completionTimestamp="2026-11-30T06:40:00Z"
+        )
+
+    finding = _restore_case(tmp_path, later)
+    assert finding["status"] == "FAIL" and "No restore test" in finding["message"]
+
+
+def test_a_drill_of_a_gone_backup_before_the_disk_existed_proves_no_disk(tmp_path: Path) -> None:
+    """With its Backup gone, a drill is judged on its filters; a PVC created after the drill
+    began was in no Backup it read (red team: PASS)."""
+
+    def newer(docs: Docs) -> None:
+        backup = _of(docs, "Restore")[0]["spec"]["backupName"]
+        docs[:] = [
+            d for d in docs if not (d["kind"] == "Backup" and d["metadata"]["name"] == backup)
+        ]
+        for pvc in _of(docs, "PersistentVolumeClaim"):
+            pvc["metadata"]["creationTimestamp"] = "2026-11-29T20:00:00Z"
+
+    assert _restore_case(tmp_path, newer)["status"] == "FAIL"

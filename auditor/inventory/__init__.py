@@ -256,6 +256,7 @@ def _record(
         pvcs=pvcs,
         backups=backups,
         at=pairing.at,
+        created=facts.created,
     )
     snaps = {p.name: ix.volume_snapshots.get((namespace, p.name), []) for p in pvcs}
     uid = vm["metadata"].get("uid")

@@ -27,11 +27,20 @@ from datetime import datetime
 from typing import Any
 
 from auditor.inventory.capture import Method
-from auditor.inventory.index import DATA_MOVER_PHASES, ClusterIndex, RestoreView
+from auditor.inventory.index import (
+    DATA_MOVER_PHASES,
+    ClusterIndex,
+    RestoreView,
+    meta_label,
+    velero_label,
+)
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
+
+#: The label Velero puts on every object a Restore creates (pkg/restore/restore.go)
+RESTORE_LABEL = "velero.io/restore-name"
 
 __all__ = ["DiskRestore", "DrillEval", "evaluate_drills", "CLEAR_MAC_LABEL", "NEW_UUID_LABEL"]
 
@@ -95,15 +104,26 @@ def evaluate_drills(
     pvcs: list[PvcRef],
     backups: list[BackupEval],
     at: datetime,
+    created: datetime | None = None,
 ) -> list[DrillEval]:
     """Restores whose filters include the VM and whose Backup held it (or is gone), newest first.
 
     ``backups`` are the VM's evaluated Backups (:func:`evaluate_backups`); a Backup that
-    still exists, has not expired and did not hold the VM object rules its Restores out.
+    still exists, has not expired and did not hold the VM object rules its Restores out. A
+    Restore that failed validation never ran (its Backup may never have existed), one from
+    after the audit instant ``at`` did not happen yet, and one that began before the VM
+    (``created``, UTC) existed cannot have restored it unless it recreated it (red team:
+    each passed RR-RST-001, or hid a good drill).
     """
     by_name = {e.backup.name: e for e in backups}
     out: list[DrillEval] = []
     for r in ix.restores:
+        if r.phase == "FailedValidation" or any(
+            t is not None and t > at for t in (r.created, r.completed)
+        ):
+            continue
+        if _later(created, r.created) and vm_labels.get(RESTORE_LABEL) != velero_label(r.name):
+            continue
         try:
             if not r.scope.includes(
                 namespace=namespace,
@@ -127,6 +147,11 @@ def evaluate_drills(
     out.sort(key=lambda d: (_stamp(d.restore.completed or d.restore.created), d.restore.name))
     out.reverse()
     return out
+
+
+def _later(made: datetime | None, began: datetime | None) -> bool:
+    """Whether an object made at ``made`` came after a Restore that began at ``began``."""
+    return made is not None and began is not None and made > began
 
 
 def _disks(
@@ -258,6 +283,14 @@ def _disk(
     if r.restore_pvs is False:
         return res(False, f"Restore {r.name} has restorePVs: false")
     if ev is None:
+        made = parse_time(dig(p.obj, "metadata", "creationTimestamp"))
+        if _later(made, r.created) and meta_label(p.obj, RESTORE_LABEL) != velero_label(r.name):
+            # the PVC did not exist when the Restore began, nor did the Restore create it
+            return res(
+                False,
+                f"PVC {p.name} was created after Restore {r.name} began, so it was in no "
+                "Backup that Restore read",
+            )
         return res(True, f"PVC {p.name} in Restore {r.name}'s filters (Backup gone: inferred)")
     return res(True, f"PVC {p.name} restored from {method.value if method else 'the backup'}")
 
