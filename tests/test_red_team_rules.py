@@ -915,3 +915,12 @@ def test_a_drill_of_a_gone_backup_before_the_disk_existed_proves_no_disk(tmp_pat
             pvc["metadata"]["creationTimestamp"] = "2026-11-29T20:00:00Z"
 
     assert _restore_case(tmp_path, newer)["status"] == "FAIL"
+
+
+def test_a_backup_that_completed_before_it_started_is_named(tmp_path: Path) -> None:
+    fixture = "RR-BKP-002/pass.yaml"
+    docs = _docs(fixture)
+    newest = max(_of(docs, "Backup"), key=lambda b: b["status"]["startTimestamp"])
+    newest["status"]["completionTimestamp"] = "2026-11-29T01:06:00Z"
+    report = _complete(tmp_path, fixture, docs)
+    assert _named(report, "Backup", "status.completionTimestamp")

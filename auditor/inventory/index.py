@@ -27,7 +27,7 @@ from auditor.inventory.records import (
     VirtualMachineInstanceRecord,
     parse_record,
 )
-from auditor.kubevalues import dig, parse_duration, parse_time
+from auditor.kubevalues import dig, format_time, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
 from auditor.sources.base import ClusterData, KindState
@@ -914,8 +914,18 @@ class ClusterIndex:
                             "status.phase", "is missing although status.startTimestamp is set"
                         )
                     )
-                for path in _VELERO_TIMES:
-                    read_time(o, path, issues)
+                times = {path: read_time(o, path, issues) for path in _VELERO_TIMES}
+                began, ended = times["status.startTimestamp"], times["status.completionTimestamp"]
+                if began is not None and ended is not None and ended < began:
+                    # a status that contradicts itself (clock skew, an edited export): which
+                    # instant its data is from cannot be told (red team)
+                    issues.append(
+                        FieldIssue(
+                            "status.completionTimestamp",
+                            f"is before status.startTimestamp ({format_time(began)})",
+                            True,
+                        )
+                    )
                 meta = o.get("metadata")
                 if isinstance(meta, dict) and meta.get("creationTimestamp", "") is None:
                     # the API server always sets it (absent: a hand-written object)
