@@ -924,3 +924,5 @@ def test_a_backup_that_completed_before_it_started_is_named(tmp_path: Path) -> N
     newest["status"]["completionTimestamp"] = "2026-11-29T01:06:00Z"
     report = _complete(tmp_path, fixture, docs)
     assert _named(report, "Backup", "status.completionTimestamp")
+    # its data counts from the earlier instant: a day old, not five hours (red team: READY)
+    assert _finding(report, "RR-BKP-002")["status"] == "FAIL"

@@ -331,6 +331,8 @@ class BackupView:
         brings back what the Backup read from its start on, so the RPO counts from there: a
         data-mover upload that ran four hours made five-hour-old data look one hour old when
         counted from completion (red team)."""
+        if self.started and self.completed and self.completed < self.started:
+            return self.completed  # a status that contradicts itself: the older instant
         return self.started or self.created or self.completed
 
     @staticmethod
@@ -917,14 +919,19 @@ class ClusterIndex:
                 times = {path: read_time(o, path, issues) for path in _VELERO_TIMES}
                 began, ended = times["status.startTimestamp"], times["status.completionTimestamp"]
                 if began is not None and ended is not None and ended < began:
-                    # a status that contradicts itself (clock skew, an edited export): which
-                    # instant its data is from cannot be told (red team)
-                    issues.append(
-                        FieldIssue(
-                            "status.completionTimestamp",
-                            f"is before status.startTimestamp ({format_time(began)})",
-                            True,
-                        )
+                    # a status that contradicts itself (clock skew, an edited export): named;
+                    # a Backup's data then counts from the earlier instant (BackupView
+                    # .data_time), never the later (red team: 5 h old, READY)
+                    self._object_issues(
+                        kind,
+                        o,
+                        [
+                            FieldIssue(
+                                "status.completionTimestamp",
+                                f"is before status.startTimestamp ({format_time(began)}); the "
+                                "earlier one is taken",
+                            )
+                        ],
                     )
                 meta = o.get("metadata")
                 if isinstance(meta, dict) and meta.get("creationTimestamp", "") is None:
