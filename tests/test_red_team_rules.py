@@ -926,3 +926,21 @@ def test_a_backup_that_completed_before_it_started_is_named(tmp_path: Path) -> N
     assert _named(report, "Backup", "status.completionTimestamp")
     # its data counts from the earlier instant: a day old, not five hours (red team: READY)
     assert _finding(report, "RR-BKP-002")["status"] == "FAIL"
+
+
+@pytest.mark.parametrize("where", ["vmi-restarted", "template-only"])
+def test_an_opt_in_the_running_pod_may_have_had_leaves_the_copy_unknown(
+    tmp_path: Path, where: str
+) -> None:
+    """A VMI started after the Backup, or the VM template alone, lists the disks in
+    backup.velero.io/backup-volumes: the pod that ran then may have too, so whether Velero
+    snapshotted the Block disks is unknown (red team: READY)."""
+    fixture = "RR-BKP-004/fail-fs-backup-opt-in-skips-block-disks.yaml"
+    docs = _docs(fixture)
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    if where == "vmi-restarted":
+        vmi["metadata"]["creationTimestamp"] = "2026-11-30T04:00:00Z"
+    else:
+        annotations = vmi["metadata"].pop("annotations")
+        _of(docs, "VirtualMachine")[0]["spec"]["template"]["metadata"]["annotations"] = annotations
+    assert _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")["status"] == "ERROR"

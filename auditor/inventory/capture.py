@@ -447,7 +447,7 @@ def intended_method(
     classes: dict[tuple[str, str | None], str | None] | None = None,
     *,
     fs_opted_out: bool = False,
-    fs_opted_in: bool = False,
+    fs_opted_in: bool | None = False,
 ) -> tuple[Method | None, bool, str]:
     """The method Velero would use for ``pvc`` in ``b``: ``(method, certain, why_not)``.
 
@@ -466,20 +466,23 @@ def intended_method(
     """
     facts = pvc_facts(ix, pvc)
     name = facts.name
-    if fs_opted_in or (b.fs_backup_default and pod_mounted is not False and not fs_opted_out):
-        why = (
-            "its pod lists the volume in backup.velero.io/backup-volumes"
-            if fs_opted_in
-            else "defaultVolumesToFsBackup"
-        )
+    default = b.fs_backup_default and pod_mounted is not False and not fs_opted_out
+    if fs_opted_in is not False or default:
+        why = {
+            True: "its pod lists the volume in backup.velero.io/backup-volumes",
+            None: "its pod may list the volume in backup.velero.io/backup-volumes: the VM "
+            "template or a VMI started since does",
+            False: "defaultVolumesToFsBackup",
+        }[fs_opted_in if not default or fs_opted_in is True else False]
+        certain = fs_opted_in is True or (default and pod_mounted is True)
         if facts.block:
             return (
                 None,
-                fs_opted_in or pod_mounted is True,
+                certain,
                 f"Backup {b.name} uses file-system backup ({why}), which never "
                 f"copies Block-mode volumes such as PVC {name} ({FS_BLOCK_SRC})",
             )
-        return Method.FS_BACKUP, fs_opted_in or pod_mounted is True, ""
+        return Method.FS_BACKUP, certain, ""
     if b.snapshot_volumes is False:
         return (
             None,
@@ -834,7 +837,7 @@ def capture_evidence(
     pod_mounted: bool | None,
     *,
     fs_opted_out: bool = False,
-    fs_opted_in: bool = False,
+    fs_opted_in: bool | None = False,
 ) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
     """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``
     (``fs_opted_out``, ``fs_opted_in`` as for :func:`intended_method`)."""

@@ -228,7 +228,7 @@ FS_OPT_OUT_ANNOTATION = "backup.velero.io/backup-volumes-excludes"
 FS_OPT_IN_ANNOTATION = "backup.velero.io/backup-volumes"
 
 
-def fs_opted_in(vm: VMFacts, claim: str, b: BackupView) -> bool:
+def fs_opted_in(vm: VMFacts, claim: str, b: BackupView) -> bool | None:
     """Whether the pod mounting PVC ``claim`` of ``vm`` listed the volume in
     ``backup.velero.io/backup-volumes`` when ``b`` ran, as far as the VMI proves it (the same
     reading as :func:`fs_opted_out`). Velero then takes a file-system backup of it and no
@@ -236,8 +236,33 @@ def fs_opted_in(vm: VMFacts, claim: str, b: BackupView) -> bool:
     internal/volumehelper/volume_policy_helper.go ``ShouldPerformSnapshot``: "Skipping
     snapshot of pv ... because it is backed up with PodVolumeBackup"), and file-system backup
     skips a Block-mode volume (pkg/podvolume/backupper.go: "Block volumes are not supported
-    for fs backup, skipping"): red team, coincidental snapshot counters made it READY."""
-    return _listed_in(vm, claim, b, FS_OPT_IN_ANNOTATION)
+    for fs backup, skipping"): red team, coincidental snapshot counters made it READY.
+
+    None when only the VM template or a VMI started since ``b`` began lists it: the pod that
+    ran then may have, so the method is unknown (red team: a restarted VMI made it READY)."""
+    if _listed_in(vm, claim, b, FS_OPT_IN_ANNOTATION):
+        return True
+    return None if _mentioned(vm, claim, FS_OPT_IN_ANNOTATION) else False
+
+
+def _mentioned(vm: VMFacts, claim: str, annotation: str) -> bool:
+    """Whether the VMI (whenever it started) or the VM template lists a volume of PVC
+    ``claim`` in the pod annotation ``annotation``."""
+    template = dig(vm.obj, "spec", "template")
+    for holder, volumes in (
+        (vm.vmi, dig(vm.vmi, "spec", "volumes")),
+        (template, dig(template, "spec", "volumes")),
+    ):
+        raw = dig(holder, "metadata", "annotations", annotation)
+        if not isinstance(raw, str) or not isinstance(volumes, list):
+            continue
+        listed = set(raw.split(","))
+        if any(
+            isinstance(v, dict) and volume_claim(v) == claim and v.get("name") in listed
+            for v in volumes
+        ):
+            return True
+    return False
 
 
 def fs_opted_out(vm: VMFacts, claim: str, b: BackupView) -> bool:
