@@ -944,3 +944,18 @@ def test_an_opt_in_the_running_pod_may_have_had_leaves_the_copy_unknown(
         annotations = vmi["metadata"].pop("annotations")
         _of(docs, "VirtualMachine")[0]["spec"]["template"]["metadata"]["annotations"] = annotations
     assert _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")["status"] == "ERROR"
+
+
+def test_the_plugin_judges_a_vm_as_it_ran_when_the_backup_began(tmp_path: Path) -> None:
+    """A VM stopped now, whose Ready condition turned False after the Backup began, was
+    running then: the kubevirt plugin refused it under includedResources '*' (red team:
+    READY because it is stopped today)."""
+    fixture = "RR-BKP-001/pass-stopped-vm-with-datavolume-templates-under-star-resources.yaml"
+    docs = _docs(fixture)
+    vm = _of(docs, "VirtualMachine")[0]
+    vm.setdefault("status", {})["conditions"] = [
+        {"type": "Ready", "status": "False", "lastTransitionTime": "2026-11-30T05:00:00Z"}
+    ]
+    assert _finding(_complete(tmp_path / "late", fixture, docs), "RR-BKP-001")["status"] == "FAIL"
+    vm["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-01T00:00:00Z"
+    assert _finding(_complete(tmp_path / "early", fixture, docs), "RR-BKP-001")["status"] == "PASS"

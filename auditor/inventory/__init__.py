@@ -144,6 +144,16 @@ def _running(vm: dict[str, Any], vmi: dict[str, Any] | None, vmis_known: bool) -
     return phase in ("Running", "Scheduled")
 
 
+def _stopped_since(vm: dict[str, Any]) -> datetime | None:
+    """Since when (UTC) a VM that does not run now has been stopped: the lastTransitionTime
+    of its ``Ready`` condition while that is "False"; None when nothing says."""
+    conditions = dig(vm, "status", "conditions")
+    for cond in conditions if isinstance(conditions, list) else []:
+        if isinstance(cond, dict) and cond.get("type") == "Ready" and cond.get("status") == "False":
+            return parse_time(cond.get("lastTransitionTime"))
+    return None
+
+
 def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[PvcRef]]:
     meta = vm["metadata"]
     namespace, name = str(meta.get("namespace") or ""), str(meta["name"])
@@ -197,6 +207,7 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
         vmi=vmi,
         deleting=parse_time(meta.get("deletionTimestamp")),
         restored_from=ix.restored_from(vm),
+        stopped_since=_stopped_since(vm),
     )
     return facts, spec, pvcs
 

@@ -120,6 +120,22 @@ class VMFacts:
     #: the Backup an in-place Restore recreated it from (``ClusterIndex.restored_from``),
     #: which holds it though it began before its creationTimestamp
     restored_from: BackupView | None = None
+    #: since when a VM that does not run now has been stopped (UTC; its Ready condition,
+    #: None when it has none)
+    stopped_since: datetime | None = None
+
+    def ran_during(self, b: BackupView) -> bool:
+        """Whether the VM may have been running when ``b`` began: it runs now (or that is
+        unknown), or its Ready condition shows it stopped after ``b`` began. The plugin
+        judges the VM as it was then (kubevirt-velero-plugin canBeSafelyBackedUp reads
+        printableStatus at backup time; red team: a VM stopped since was never refused). A
+        stopped VM with no such condition counts as stopped then too."""
+        if self.running is not False:
+            return True
+        return (
+            self.stopped_since is not None and b.began is not None and self.stopped_since > b.began
+        )
+
     plugin_dvs: tuple[str, ...] = ()
 
 
@@ -432,7 +448,7 @@ class Pairing:
             else ""
         )
         why = None
-        if vm.running is not False:  # running, or cannot be told: the refusals may apply
+        if vm.ran_during(b):  # running then, or cannot be told: the refusals may apply
             if not sc.plugin_in_backup("virtualmachineinstances"):
                 why = f"its includedResources/excludedResources leave out virtualmachineinstances{star}"
             elif excluded_from_backup(vm.vmi):
