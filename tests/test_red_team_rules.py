@@ -959,3 +959,14 @@ def test_the_plugin_judges_a_vm_as_it_ran_when_the_backup_began(tmp_path: Path) 
     assert _finding(_complete(tmp_path / "late", fixture, docs), "RR-BKP-001")["status"] == "FAIL"
     vm["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-01T00:00:00Z"
     assert _finding(_complete(tmp_path / "early", fixture, docs), "RR-BKP-001")["status"] == "PASS"
+
+
+def test_references_are_unknown_under_an_unread_resource_policy(tmp_path: Path) -> None:
+    """A resource policy's include/exclude policy may leave the VM's Secrets out; the
+    auditor does not read it (red team: RR-BKP-012 PASS)."""
+    fixture = "RR-BKP-012/pass-secret-in-scope.yaml"
+    docs = _docs(fixture)
+    for b in _of(docs, "Backup"):
+        b["spec"]["resourcePolicy"] = {"kind": "configmap", "name": "policy"}
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-012")
+    assert finding["status"] == "ERROR" and "resource policy" in finding["message"]

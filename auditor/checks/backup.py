@@ -18,7 +18,7 @@ from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
 from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.protection import IN_FLIGHT_PHASES, BackupEval
-from auditor.inventory.refscope import DROPPED, UNKNOWN, judge_reference
+from auditor.inventory.refscope import DROPPED, UNKNOWN, RefVerdict, judge_reference
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
 
@@ -487,6 +487,20 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
         else judge_reference(r, e.backup.scope, plugin, None)
         for r in refs
     ]
+    if e.backup.resource_policy is not None:
+        # its include/exclude policy (Velero 1.17) may leave any of them out, and the
+        # auditor does not read the policy's ConfigMap (red team: PASS)
+        verdicts = [
+            v
+            if v.state == DROPPED
+            else RefVerdict(
+                v.ref,
+                UNKNOWN,
+                f"Backup {e.backup.name}'s resource policy {e.backup.resource_policy} "
+                "(not read) may leave it out",
+            )
+            for v in verdicts
+        ]
     ev = {
         **backup_evidence(e, ctx),
         "referenced": [f"{r.kind} {r.name}" for r in refs],
