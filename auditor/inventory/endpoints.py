@@ -71,8 +71,10 @@ def in_cluster_endpoint(url: str, velero_namespace: str, cluster: ClusterHosts) 
     except ValueError:
         address = None
     if address is not None:
-        if address.is_loopback:
-            return InCluster(f"{host} is a loopback address", True)
+        mapped = getattr(address, "ipv4_mapped", None)
+        address = mapped if mapped is not None else address  # ::ffff:10.0.0.1 is 10.0.0.1
+        if address.is_loopback or address.is_unspecified:
+            return InCluster(f"{host} is a loopback or unspecified address", True)
         service = cluster.service_ips.get(str(address))
         if service:
             return InCluster(f"{host} is the cluster IP of Service {service}", True)
@@ -82,10 +84,11 @@ def in_cluster_endpoint(url: str, velero_namespace: str, cluster: ClusterHosts) 
     labels = host.split(".")
     if (
         len(labels) >= 3
-        and labels[2] == "svc"
+        and labels[2] in ("svc", "pod")
         and (labels[1] in cluster.namespaces or labels[3:] in ([], ["cluster", "local"]))
     ):
-        return InCluster(f"{host} is Service {labels[1]}/{labels[0]} of this cluster", True)
+        what = "Service" if labels[2] == "svc" else "pod"
+        return InCluster(f"{host} is {what} {labels[1]}/{labels[0]} of this cluster", True)
     if len(labels) <= 2:
         namespace = labels[1] if len(labels) == 2 else velero_namespace
         if (namespace, labels[0]) in cluster.services:

@@ -9,6 +9,7 @@ considered for every VM).
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -664,8 +665,12 @@ class ClusterIndex:
                 spec = spec if isinstance(spec, dict) else {}
                 listed = spec.get("clusterIPs")
                 for ip in [spec.get("clusterIP"), *(listed if isinstance(listed, list) else [])]:
-                    if isinstance(ip, str) and ip and ip != "None":
-                        ips.setdefault(ip, f"{ns}/{_name(o)}")
+                    try:  # one spelling per address (IPv6 has many)
+                        canonical = str(ipaddress.ip_address(ip)) if isinstance(ip, str) else None
+                    except ValueError:
+                        canonical = None  # "None" (headless) or junk
+                    if canonical:
+                        ips.setdefault(canonical, f"{ns}/{_name(o)}")
         routes: dict[str, str] = {}
         for ns, objs in self.routes_by_ns.items():
             for o in objs:
