@@ -12,14 +12,18 @@ Secret's name) are kept: a restorer needs to know which Secret to bring back.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from auditor.kinds import project_fields
 from auditor.netdata import FACTS_KEY, network_data_facts
 
 __all__ = [
     "REDACTED",
+    "shown_annotations",
+    "shown_url",
     "redact",
     "redact_in_place",
     "redact_projected",
@@ -42,12 +46,47 @@ SECRET_FIELD_NAMES = frozenset(
         "token",
         "stringData",
         "data",  # Secret/ConfigMap payloads (also nested data blobs in inline sysprep)
+        "binaryData",
+        # credentials under other names (red team, the ``collect`` export): object storage
+        # and CSI keys, HTTP headers, mount options, environment values, Velero hook
+        # commands; the auditor reads none of them
+        "passphrase",
+        "secretAccessKey",
+        "secretKey",
+        "accessKey",
+        "sseCustomerKey",
+        "apiKey",
+        "apiToken",
+        "apitoken",
+        "clientSecret",
+        "bearerToken",
+        "chapPassword",
+        "chapSecret",
+        "adminKey",
+        "userKey",
+        "restuserkey",
+        "extraHeaders",
+        "secretExtraHeaders",
+        "mountOptions",
+        "env",
+        "hooks",
     }
 )
 
+#: Keys whose value is a URL that may carry ``user:password@`` (DataVolume sources, CDI's
+#: import endpoints, BackupStorageLocation endpoints): the credentials are cut, the URL kept.
+_URL_KEYS = frozenset({"url", "s3Url", "publicUrl", "endpoint", "registryUrl", "proxy"})
+#: A CNI configuration: JSON text that may hold a password (NetworkAttachmentDefinition).
+_JSON_TEXT_KEYS = frozenset({"config"})
+_USERINFO = re.compile(r"(?<=://)[^/@\s]*@")
+
 # Annotation and label keys that look like they carry a credential.
 _SECRET_KEY = re.compile(
-    r"(pass(word|wd)?|secret|token|credential|private[-_.]?key|api[-_.]?key)", re.I
+    r"(pass(word|wd)?|secret|token|credential|private[-_.]?key|api[-_.]?key"
+    # and what the red team slipped past it: "encryption-key", "ssh-key", "auth",
+    # "kubeconfig", "bootstrap-psk", "admin-pw", "webhook-url"
+    r"|[-_./]key$|ssh|auth(?!or)|bearer|kubeconfig|psk|[-_./]pw$|webhook)",
+    re.I,
 )
 
 # Annotations that hold a whole copy of the object as applied, secrets included.
@@ -58,6 +97,48 @@ _META_MAPS = frozenset({"annotations", "labels"})
 
 # Kinds whose ``data`` key is a payload; elsewhere ``data`` can be innocent structure.
 _DATA_PAYLOAD_KINDS = frozenset({"Secret", "ConfigMap"})
+
+
+#: Annotation keys whose values a report shows: KubeVirt's, OpenShift's and Velero's own
+#: descriptive ones and ownership keys. Any other annotation is free text a user may have
+#: put a password, token or kubeconfig in under an innocent key (red team: report.json and
+#: report.html showed "corp.example/auth: Bearer ..." verbatim): its key is shown, its value
+#: is not. Hook commands (``*.hook.backup.velero.io/*``) and CDI import endpoints can hold
+#: credentials, so they are not on the list.
+_SHOWN_ANNOTATION = re.compile(
+    r"^(?:vm\.kubevirt\.io/|name\.os\.template\.kubevirt\.io/|kubevirt\.io/"
+    r"|kubemacpool\.io/|app\.kubernetes\.io/|instancetype\.kubevirt\.io/"
+    r"|backup\.velero\.io/backup-volumes(?:-excludes)?$|velero\.io/"
+    r"|openshift\.io/(?:display-name|description)$|description$"
+    r"|(?:[^/]*/)?(?:owner|team|owned-by|cost-center)$)"
+)
+
+
+def shown_annotations(annotations: dict[str, str]) -> dict[str, str]:
+    """``annotations`` as a report may show them: every key, and the value only of the keys
+    :data:`_SHOWN_ANNOTATION` names (else :data:`REDACTED`). Sources redact by key name
+    only; a report shows what a reader needs, nothing more."""
+    return {
+        key: value if _SHOWN_ANNOTATION.search(key) or value == REDACTED else REDACTED
+        for key, value in annotations.items()
+    }
+
+
+def shown_url(url: str) -> str:
+    """``url`` without its ``user:password@`` part, query and fragment: what a report, a log
+    line or an error message may show of an endpoint. Never raises (an unparsable URL is
+    shown as ``<unreadable URL>``)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:
+        return "<unreadable URL>"
+    if not parts.scheme and not parts.netloc:
+        return url.split("?", 1)[0].split("#", 1)[0].rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
 
 
 def redact(obj: dict[str, Any]) -> dict[str, Any]:
@@ -188,7 +269,7 @@ def _storage_class_map(obj: dict[str, Any]) -> dict[str, Any]:
 
 #: Keys whose mapping :func:`_walk` must look at key by key (every other mapping: only its
 #: nested mappings and lists are visited).
-_SPECIAL_KEYS = SECRET_FIELD_NAMES | {"sysprep"}
+_SPECIAL_KEYS = SECRET_FIELD_NAMES | {"sysprep"} | _URL_KEYS | _JSON_TEXT_KEYS
 _NESTED = (dict, list)
 
 
@@ -211,6 +292,10 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
         skey = key if isinstance(key, str) else str(key)
         if in_meta_map and _secret_meta_key(skey):
             value[key] = REDACTED
+        elif isinstance(item, str) and "@" in item and (in_meta_map or skey in _URL_KEYS):
+            value[key] = _USERINFO.sub(f"{REDACTED}@", item)
+        elif skey in _JSON_TEXT_KEYS and isinstance(item, str) and not in_meta_map:
+            value[key] = _json_text(item)
         elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
             if item not in (None, "", {}, []):
                 value[key] = REDACTED
@@ -244,6 +329,23 @@ def _secret_meta_key(key: str) -> bool:
             if not verdict:
                 _SAFE_META_KEYS.add(key)
     return verdict
+
+
+def _json_text(text: str) -> str:
+    """JSON text (a CNI configuration) with its secret fields redacted; the text itself when
+    it holds none or is no JSON object (then a secret-looking word makes it all redacted)."""
+    lowered = text.lower()
+    if not any(w in lowered for w in ("pass", "secret", "token", "key", "credential")):
+        return text
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return REDACTED
+    if not isinstance(doc, dict | list):
+        return text
+    before = json.dumps(doc, sort_keys=True)
+    _walk(doc, False, False)
+    return text if json.dumps(doc, sort_keys=True) == before else json.dumps(doc)
 
 
 def _sysprep(item: dict[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,14 @@ CORES = {
     "vmi-userData": "CqCVmiUserDataZx",
     "snapshot-userData": "CqDSnapUserDataZx",
     "template-annotation": "CqETmplAnnoZx",
+    # credentials under other names (red team helper-35)
+    "annotation-ssh-key": "CqFAnnoSshKeyZx",
+    "dv-url-userinfo": "CqGDvUrlPassZx",
+    "cdi-endpoint": "CqHCdiEndpointZx",
+    "bsl-secret-key": "CqIBslSecretZx",
+    "hook-command": "CqJHookCmdZx",
+    "nad-config": "CqKNadConfigZx",
+    "pv-chap": "CqLPvChapZx",
 }
 
 
@@ -122,6 +130,7 @@ def canary_objects() -> list[dict[str, Any]]:
     vmi["spec"]["volumes"] = [
         {"name": "cloudinitdisk", "cloudInitNoCloud": _cloud_init("vmi-")},
     ]
+    _plant_elsewhere(objects)
     snap_vm = copy.deepcopy(vm)
     snap_vm["spec"]["template"]["spec"]["volumes"][-4]["cloudInitNoCloud"]["userData"] = canary(
         "snapshot-userData"
@@ -139,6 +148,52 @@ def canary_objects() -> list[dict[str, Any]]:
         }
     )
     return objects
+
+
+def _plant_elsewhere(objects: list[dict[str, Any]]) -> None:
+    """Canaries under names other than cloud-init's: a DataVolume URL's password and its CDI
+    endpoint annotation, a BackupStorageLocation key, a Velero hook command, a CNI config
+    password, a PersistentVolume's CHAP secret and an annotation key the old pattern missed."""
+    vm = of_kind(objects, "VirtualMachine")[0]
+    vm["metadata"]["annotations"]["corp.example/ssh-key"] = canary("annotation-ssh-key")
+    core = CORES["dv-url-userinfo"]  # a URL's password holds no '/' or '@'
+    objects.append(
+        {
+            "apiVersion": "cdi.kubevirt.io/v1beta1",
+            "kind": "DataVolume",
+            "metadata": {
+                "name": "canary-dv",
+                "namespace": "app",
+                "creationTimestamp": "2026-01-10T10:00:00Z",
+                "annotations": {
+                    "cdi.kubevirt.io/storage.import.endpoint": "https://importer:"
+                    + CORES["cdi-endpoint"]
+                    + "@images.example.com/disk.img"
+                },
+            },
+            "spec": {"source": {"http": {"url": f"https://admin:{core}@images.example.com/a.img"}}},
+            "status": {"phase": "Succeeded"},
+        }
+    )
+    bsl = of_kind(objects, "BackupStorageLocation")[0]
+    bsl["spec"].setdefault("config", {})["secretAccessKey"] = canary("bsl-secret-key")
+    backup = of_kind(objects, "Backup")[0]
+    backup["spec"]["hooks"] = {
+        "resources": [
+            {
+                "name": "db",
+                "pre": [{"exec": {"command": ["mysql", "-p" + canary("hook-command")]}}],
+            }
+        ]
+    }
+    nad = of_kind(objects, "NetworkAttachmentDefinition")[0]
+    config = json.loads(nad["spec"]["config"])
+    config["password"] = canary("nad-config")
+    nad["spec"]["config"] = json.dumps(config)
+    pv = of_kind(objects, "PersistentVolume")[0]
+    pv["spec"].setdefault("csi", {}).setdefault("volumeAttributes", {})["chapPassword"] = canary(
+        "pv-chap"
+    )
 
 
 def _needles() -> dict[bytes, str]:

@@ -119,3 +119,33 @@ def test_canaries_in_a_generated_estate_stay_out_of_report_json(tmp_path: Path) 
     )
     assert len(report.vms) == 40
     assert leaks(dump_report_json(report)) == []
+
+
+def test_a_free_text_annotation_is_never_shown_in_a_report(
+    canary_dir: Path, tmp_path: Path
+) -> None:
+    """An annotation under an innocent key ("corp.example/notes") is free text a user may
+    have put a password in: reports show its key, never its value, while the ownership and
+    KubeVirt keys they need stay readable (red team: report.json showed it verbatim)."""
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["metadata"]["annotations"]["corp.example/notes"] = "root login: root / Cq0NotesZx"
+    vm["metadata"]["annotations"]["vm.kubevirt.io/os"] = "rhel9"
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    report = audit_data(DirectorySource(canary_dir).collect(), AuditSettings(), at=AUDIT_AT)
+    shown = report.vms[0].annotations
+    assert shown["corp.example/notes"] == "<redacted>" and shown["vm.kubevirt.io/os"] == "rhel9"
+    out = tmp_path / "out"
+    write_artifacts(report, out, list(FORMATS))
+    assert not [p for p in out.rglob("*") if p.is_file() and b"Cq0NotesZx" in p.read_bytes()]
+
+
+def test_an_endpoint_is_shown_without_its_credentials() -> None:
+    """A kubeconfig server URL (or any endpoint) may carry user:password@ or a token in its
+    query: reports and messages show scheme, host, port and path only (red team)."""
+    from auditor.redact import shown_url
+
+    assert shown_url("http://admin:pw@127.0.0.1:34391") == "http://127.0.0.1:34391"
+    assert shown_url("https://k8s.example.com:6443/?token=x") == "https://k8s.example.com:6443/"
+    assert shown_url("https://u:p@[fd00::1]:6443/api#frag") == "https://[fd00::1]:6443/api"

@@ -43,6 +43,7 @@ from auditor.jsonfast import canonical_lines, nests_within
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Finding, Readiness, Severity, Status, readiness_of
+from auditor.redact import shown_annotations
 from auditor.sources.base import ClusterData
 from auditor.sources.bucket import run_summary as bucket_run_summary
 from auditor.waivers import waiver_appendix
@@ -223,7 +224,7 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
         policy=vm.policy,
         readiness=readiness_of(vm.findings),
         labels=rec.labels,
-        annotations=rec.annotations,
+        annotations=shown_annotations(rec.annotations),
         backup=BackupSummary(
             newest_usable=NewestBackup(
                 name=newest.backup.name,

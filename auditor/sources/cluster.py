@@ -47,6 +47,7 @@ from kubernetes.dynamic import DynamicClient
 from auditor.jsonfast import loads
 from auditor.kinds import BY_KIND, INFRASTRUCTURE, KINDS, KindSpec
 from auditor.models import CollectionProblem
+from auditor.redact import shown_url
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.directory import ingest_objects
 from auditor.sources.discovery import Discovery, RequestFailed, Resolved, groups_from_dynamic
@@ -142,8 +143,9 @@ class ClusterSource:
 
     @property
     def host(self) -> str:
-        """The API server URL."""
-        return str(self.api_client.configuration.host)
+        """The API server URL as reports and messages may show it: no ``user:password@``
+        and no query (a kubeconfig server URL may carry credentials; red team)."""
+        return shown_url(str(self.api_client.configuration.host))
 
     def collect(self) -> ClusterData:
         """Read every kind; see the module docstring for requests and errors."""

@@ -17,6 +17,7 @@ from kubernetes import client as k8s_client
 from kubernetes.client.exceptions import ApiException
 
 from auditor.kinds import KINDS, KindSpec
+from auditor.redact import shown_url
 from auditor.sources.kubeclient import ClusterAccessError
 
 __all__ = ["Permission", "check_permissions", "VERBS"]
@@ -72,7 +73,7 @@ def _ask(api: Any, spec: KindSpec, namespace: str | None, verb: str) -> Permissi
         review = api.create_self_subject_access_review(body=body)
     except (ApiException, urllib3.exceptions.HTTPError, OSError) as exc:
         raise ClusterAccessError(
-            f"cannot create a SelfSubjectAccessReview at {api.api_client.configuration.host}: "
+            f"cannot create a SelfSubjectAccessReview at {shown_url(str(api.api_client.configuration.host))}: "
             f"{getattr(exc, 'status', '')} {getattr(exc, 'reason', exc)}"
         ) from exc
     status = review.status
