@@ -970,3 +970,12 @@ def test_references_are_unknown_under_an_unread_resource_policy(tmp_path: Path) 
         b["spec"]["resourcePolicy"] = {"kind": "configmap", "name": "policy"}
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-012")
     assert finding["status"] == "ERROR" and "resource policy" in finding["message"]
+
+
+def test_a_platform_check_cannot_pass_over_an_unread_object(tmp_path: Path) -> None:
+    """The paused Schedule written 'kind: schedule' is named and unread: RR-PLT-002 cannot
+    say every Schedule is active (red team: FAIL -> PASS)."""
+    fixture = "RR-PLT-002/fail-paused.yaml"
+    docs = _docs(fixture)
+    _of(docs, "Schedule")[0]["kind"] = "schedule"
+    assert _platform(_complete(tmp_path, fixture, docs), "RR-PLT-002")["status"] == "ERROR"

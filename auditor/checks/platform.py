@@ -171,7 +171,7 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     remediation="Create a VolumeSnapshotClass for the driver (label it "
     "velero.io/csi-volumesnapshot-class=true), or use file-system backup for those volumes.",
     references=(CSI_DOC, "https://kubernetes.io/docs/concepts/storage/volume-snapshot-classes/"),
-    requires=("VolumeSnapshotClass", "PersistentVolumeClaim", "StorageClass"),
+    requires=("VolumeSnapshotClass", "PersistentVolumeClaim", "StorageClass", "VirtualMachine"),
 )
 def snapshot_classes(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """FAIL naming each driver used by VM PVCs with no VolumeSnapshotClass."""
