@@ -15,6 +15,7 @@ from auditor.checks import CATALOG, CheckContext, CheckSpec, Result
 from auditor.checks.fleetview import PlatformFacts, platform_facts
 from auditor.config import AuditSettings
 from auditor.inventory import ClusterIndex, Inventory, VMRecord
+from auditor.kubevalues import dig
 from auditor.models import CollectionProblem, Finding, Status
 from auditor.policy import resolve_policy
 from auditor.sources.base import ClusterData, KindState
@@ -222,6 +223,19 @@ def _run(
                 {"unavailable_kinds": unavailable},
             ),
         )
+    conflicted = _conflicting_objects(vm, data) if vm is not None and data.conflicts else []
+    if vm is not None and conflicted:
+        incomplete.add(spec.id)
+        return _finding(
+            spec,
+            Result(
+                Status.ERROR,
+                f"Cannot evaluate {spec.id} for VM {vm.ref}: the export defines "
+                f"{', '.join(conflicted)} twice with different content, and which copy the "
+                "cluster holds cannot be told (see the collection problems).",
+                {"conflicting_copies": conflicted},
+            ),
+        )
     malformed: list[dict[str, str]] = []
     if vm is not None:
         malformed = _malformed_inputs(spec, vm, related or [])
@@ -294,6 +308,23 @@ def _run(
             result.basis,
         )
     return _finding(spec, result)
+
+
+def _conflicting_objects(vm: VMRecord, data: ClusterData) -> list[str]:
+    """The VM's own objects (itself, its VMI, PVCs, their PVs and DataVolumes) the export
+    defines twice with different content (``ClusterData.conflicts``), as ``Kind ns/name``."""
+    ns = vm.namespace
+    mine = [("VirtualMachine", ns, vm.name), ("VirtualMachineInstance", ns, vm.name)]
+    for p in vm.pvcs:
+        mine += [("PersistentVolumeClaim", ns, p.name), ("DataVolume", ns, p.name)]
+        volume = dig(p.obj, "spec", "volumeName")
+        if isinstance(volume, str):
+            mine.append(("PersistentVolume", "", volume))
+    return [
+        f"{k} {n}/{name}" if n else f"{k} {name}"
+        for k, n, name in mine
+        if (k, n, name) in data.conflicts
+    ]
 
 
 #: Checks whose PASS judges the *newest* Backup/Restore of a VM (phase, PVCs, retention,

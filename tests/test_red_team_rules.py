@@ -979,3 +979,36 @@ def test_a_platform_check_cannot_pass_over_an_unread_object(tmp_path: Path) -> N
     docs = _docs(fixture)
     _of(docs, "Schedule")[0]["kind"] = "schedule"
     assert _platform(_complete(tmp_path, fixture, docs), "RR-PLT-002")["status"] == "ERROR"
+
+
+@pytest.mark.parametrize("differs", [True, False])
+def test_an_object_defined_twice_with_different_content_is_unknown(
+    tmp_path: Path, differs: bool
+) -> None:
+    """A second copy of the VM's PersistentVolume, in another file, that says Retain where
+    the first says Delete: which one the cluster holds cannot be told, so the VM's checks are
+    ERROR (red team: RR-STG-001 FAIL -> PASS, and a VM copy without a disk raised its
+    readiness). An identical copy is named as a plain duplicate."""
+    fixture = "RR-STG-001/fail-delete-no-copy.yaml"
+    docs = _docs(fixture)
+    pv = copy.deepcopy(_of(docs, "PersistentVolume")[0])
+    if differs:
+        pv["spec"]["persistentVolumeReclaimPolicy"] = "Retain"
+    from auditor.config import AuditSettings
+    from auditor.kinds import BY_KIND
+    from auditor.pipeline import audit_data
+    from auditor.sources.base import KindState
+    from auditor.sources.directory import DirectorySource
+    from tests.conftest import AUDIT_AT, report_doc
+
+    (tmp_path / "b-cluster.yaml").write_text(yaml.safe_dump_all(docs))
+    (tmp_path / "a-persistentvolumes.yaml").write_text(yaml.safe_dump(pv))
+    data = DirectorySource(tmp_path).collect()
+    for kind in BY_KIND:  # every kind's list complete, as the fixture test reads them
+        if data.states.get(kind) is not KindState.PARTIAL:
+            data.states[kind] = KindState.COMPLETE
+    report = report_doc(audit_data(data, AuditSettings(), at=AUDIT_AT))
+    finding = _finding(report, "RR-STG-001")
+    assert finding["status"] == "ERROR", finding["message"]  # a duplicate leaves the list partial
+    said = [p["reason"] for p in report["collection_problems"] if "defined twice" in p["reason"]]
+    assert said and ("different content" in said[0]) is differs

@@ -152,6 +152,9 @@ class ClusterData:
     #: absent here was read in every namespace. An object of it elsewhere is unknown, never
     #: absent (a drill's target namespace, a NetworkAttachmentDefinition of another one).
     read_in: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: (kind, namespace or "", name) of objects defined twice with different content: which
+    #: copy the cluster holds is unknown (named; the kind is partial)
+    conflicts: set[tuple[str, str, str]] = field(default_factory=set)
     #: Backup name -> its contents read from object storage; None when bucket reading is not
     #: configured (capture evidence then comes from the cluster only).
     backup_contents: dict[str, BackupContents] | None = None
