@@ -1012,3 +1012,27 @@ def test_an_object_defined_twice_with_different_content_is_unknown(
     assert finding["status"] == "ERROR", finding["message"]  # a duplicate leaves the list partial
     said = [p["reason"] for p in report["collection_problems"] if "defined twice" in p["reason"]]
     assert said and ("different content" in said[0]) is differs
+
+
+@pytest.mark.parametrize(
+    ("kind", "change", "field"),
+    [
+        ("Restore", lambda o: o.pop("spec"), "spec"),
+        ("Restore", lambda o: o["spec"].pop("backupName"), "spec.backupName"),
+        ("Schedule", lambda o: o.update(spec=None), "spec"),
+        ("Schedule", lambda o: o["spec"].pop("schedule"), "spec.schedule"),
+    ],
+)
+def test_a_restore_or_schedule_without_its_required_spec_is_named(
+    tmp_path: Path, kind: str, change: Any, field: str
+) -> None:
+    """Velero's API requires a Restore's Backup (or Schedule) name and a Schedule's cron:
+    without them the object was read as a drill that took every VM, or a Schedule that runs
+    (red team: FAIL -> PASS with nothing named)."""
+    fixture = "RR-RST-001/pass.yaml"
+    docs = _docs(fixture)
+    if kind == "Schedule":
+        docs = _docs("RR-PLT-002/fail-paused.yaml")
+    change(_of(docs, kind)[0])
+    report = _complete(tmp_path, fixture, docs)
+    assert _named(report, kind, field), report["collection_problems"]

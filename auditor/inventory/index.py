@@ -955,6 +955,18 @@ class ClusterIndex:
                         )
                 elif kind == "Restore":
                     read_str(o, "spec.backupName", issues)
+                    # Velero's API requires a spec naming a Backup or a Schedule: without one
+                    # the Restore restored nothing it could say (red team: read as a drill
+                    # of a gone Backup that took every VM)
+                    if not isinstance(o.get("spec"), dict):
+                        issues.append(FieldIssue("spec", "is missing or no mapping", True))
+                    elif not any(
+                        isinstance(dig(o, "spec", key), str) and dig(o, "spec", key)
+                        for key in ("backupName", "scheduleName")
+                    ):
+                        issues.append(
+                            FieldIssue("spec.backupName", "is missing (and no scheduleName)", True)
+                        )
                 elif kind in _ITEM_REFS:
                     # the PVC a per-volume item names: read as a key, never as str(junk)
                     for path in _ITEM_REFS[kind]:
@@ -963,6 +975,15 @@ class ClusterIndex:
                     self._unread(kind, o, issues)
         for o in data.of("Schedule"):
             issues = _flag_issues(dig(o, "spec", "template"), "spec.template")
+            # ScheduleSpec requires its cron and its Backup template (velero
+            # pkg/apis/velero/v1/schedule_types.go): without them it is no Schedule Velero runs
+            for path, value in (
+                ("spec", o.get("spec")),
+                ("spec.schedule", dig(o, "spec", "schedule")),
+            ):
+                if not (isinstance(value, dict) if path == "spec" else isinstance(value, str)):
+                    issues.append(FieldIssue(path, "is missing or of another type", True))
+                    break
             issues += _ttl_issues(dig(o, "spec", "template", "ttl"), "spec.template.ttl")
             issues += _wrong_types(o, (("spec.paused", bool, "true or false"),))
             if issues:
