@@ -1036,3 +1036,24 @@ def test_a_restore_or_schedule_without_its_required_spec_is_named(
     change(_of(docs, kind)[0])
     report = _complete(tmp_path, fixture, docs)
     assert _named(report, kind, field), report["collection_problems"]
+
+
+def test_a_list_item_without_apiversion_or_a_null_items_leaves_its_kind_partial(
+    tmp_path: Path,
+) -> None:
+    """A VM item without apiVersion vanished with the VM list read as complete (exit 0), and
+    'items: null' read as an empty list, nothing named (red team)."""
+    from auditor.sources.base import KindState
+    from auditor.sources.directory import DirectorySource
+
+    vm = {"kind": "VirtualMachine", "metadata": {"name": "vm1", "namespace": "app"}}
+    lists = {"virtualmachines": [vm], "backups": None}
+    for stem, items in lists.items():
+        doc = {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {}}
+        (tmp_path / f"{stem}.yaml").write_text(yaml.safe_dump(doc))
+    data = DirectorySource(tmp_path).collect()
+    assert data.state("VirtualMachine") is KindState.PARTIAL
+    assert data.state("Backup") is KindState.PARTIAL
+    reasons = {p.field: p for p in data.problems}
+    assert reasons["apiVersion"].name == "vm1"
+    assert "items is null" in reasons["items"].reason
