@@ -1057,3 +1057,25 @@ def test_a_list_item_without_apiversion_or_a_null_items_leaves_its_kind_partial(
     reasons = {p.field: p for p in data.problems}
     assert reasons["apiVersion"].name == "vm1"
     assert "items is null" in reasons["items"].reason
+
+
+def test_a_file_system_backup_with_an_empty_snapshot_id_is_no_copy(tmp_path: Path) -> None:
+    """Velero completes the PodVolumeBackup of an empty volume with no snapshot ID and a
+    restore skips it (pkg/podvolume/util.go): it proves no copy (red team: READY)."""
+    fixture = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+    docs = _docs(fixture)
+    for pvb in _of(docs, "PodVolumeBackup"):
+        pvb["status"]["snapshotID"] = ""
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "ERROR" and "snapshotID is empty" in finding["message"]
+
+
+def test_a_backup_that_backed_up_no_item_holds_no_vm(tmp_path: Path) -> None:
+    """status.progress.itemsBackedUp=0 is Velero's own count: the Backup holds nothing, as a
+    drill with itemsRestored=0 restored nothing (red team: READY)."""
+    fixture = "RR-BKP-001/pass.yaml"
+    docs = _docs(fixture)
+    for b in _of(docs, "Backup"):
+        b["status"]["progress"] = {"itemsBackedUp": 0, "totalItems": 0}
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-001")
+    assert finding["status"] == "FAIL" and "itemsBackedUp=0" in finding["message"]

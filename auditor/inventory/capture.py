@@ -637,6 +637,17 @@ def _from_items(
         phase = dig(o, "status", "phase")
         st, what = _phase_status(phase), f"phase={phase}"
         seen = what
+        status = o.get("status")
+        if st is CaptureStatus.CAPTURED and isinstance(status, dict) and "snapshotID" in status:
+            snapshot = status.get("snapshotID")
+            if not (isinstance(snapshot, str) and snapshot):
+                # Velero completes an upload of an empty volume with no snapshot ID, and a
+                # restore skips it: nothing comes back from it (velero
+                # pkg/controller/pod_volume_backup_controller.go, data_upload_controller.go,
+                # pkg/podvolume/util.go "skip PVBs without a snapshot ID"; red team)
+                st = CaptureStatus.UNKNOWN
+                what = f"{what}, but status.snapshotID is empty: a restore takes nothing from it"
+                seen = f"phase={phase}, snapshotID={snapshot!r}"
     return (
         st,
         _ITEM_METHOD[kind],

@@ -315,6 +315,9 @@ class BackupView:
     #: namespace), or None when the Backup has none; "?" when it is set but unreadable
     resource_policy: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    #: ``status.progress.itemsBackedUp`` (None when absent): Velero's own count of the items
+    #: the Backup holds (pkg/backup/backup.go)
+    items_backed_up: int | None = None
 
     @property
     def when(self) -> datetime | None:
@@ -389,6 +392,7 @@ class BackupView:
             annotations=meta_labels(obj, "annotations"),
             resource_policy=cls.parse_policy(spec.get("resourcePolicy")),
             labels=meta_labels(obj),
+            items_backed_up=_int(dig(status, "progress", "itemsBackedUp")),
         )
 
 

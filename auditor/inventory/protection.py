@@ -416,6 +416,10 @@ class Pairing:
             )
         if excluded_from_backup(vm.obj):
             return False, f"VM {vm.name} carries velero.io/exclude-from-backup=true"
+        if b.items_backed_up == 0:
+            # Velero's own count: the Backup holds no item, whatever its filters would take
+            # (as a drill with itemsRestored=0 restored nothing; red team: READY)
+            return False, f"backup {b.name} backed up no item (status.progress.itemsBackedUp=0)"
         if not b.scope.includes(
             namespace=vm.namespace,
             labels=vm.labels,
