@@ -1079,3 +1079,29 @@ def test_a_backup_that_backed_up_no_item_holds_no_vm(tmp_path: Path) -> None:
         b["status"]["progress"] = {"itemsBackedUp": 0, "totalItems": 0}
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-001")
     assert finding["status"] == "FAIL" and "itemsBackedUp=0" in finding["message"]
+
+
+def test_a_pinned_revision_of_unknown_name_is_named_not_dropped(tmp_path: Path) -> None:
+    """A null controllerRevisionRef name made the left-out revision vanish: READY (mutation
+    seed 5417). It is named and RR-BKP-012 is ERROR."""
+    fixture = "RR-BKP-012/fail-pinned-revision-excluded.yaml"
+    docs = _docs(fixture)
+    _set(
+        _of(docs, "VirtualMachine")[0],
+        ("status", "instancetypeRef", "controllerRevisionRef", "name"),
+        None,
+    )
+    report = _complete(tmp_path, fixture, docs)
+    assert _finding(report, "RR-BKP-012")["status"] == "ERROR"
+    assert _named(report, "VirtualMachine", "status.instancetypeRef.controllerRevisionRef.name")
+
+
+def test_an_unread_snapshot_class_leaves_a_classless_pvc_unknown(tmp_path: Path) -> None:
+    """A VolumeSnapshotClass whose driver is junk is unread; the PVC it may have snapshotted
+    is unknown, not 'failed', so its Backup's errors are not accounted for (mutation seed
+    5417: UNKNOWN -> AT_RISK)."""
+    fixture = "RR-BKP-003/error-one-failed-snapshot-counted-once.yaml"
+    docs = _docs(fixture)
+    _of(docs, "VolumeSnapshotClass")[0]["driver"] = 42
+    report = _complete(tmp_path, fixture, docs)
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == "UNKNOWN"

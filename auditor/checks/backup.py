@@ -457,6 +457,8 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
         "spec.template.spec.accessCredentials",
         "spec.instancetype",
         "spec.preference",
+        "status.instancetypeRef",
+        "status.preferenceRef",
     ),
 )
 def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:

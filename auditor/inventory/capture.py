@@ -504,9 +504,14 @@ def intended_method(
     else:
         chosen = classes[key]
     if chosen is None:
+        # an unread class may be the one it selects (mutation seed 5417: a class whose driver
+        # was junk made the PVC "failed" and its Backup's errors look accounted for)
+        classes_read = ix.data.known("VolumeSnapshotClass") and "VolumeSnapshotClass" not in (
+            ix.partial
+        )
         return (
             None,
-            True,
+            classes_read,
             f"Velero finds no VolumeSnapshotClass it can select for driver {driver} (labelled "
             f"{CLASS_LABEL}, default, or the only one), so it cannot snapshot PVC {name} "
             f"({CSI_CLASS_SRC})",

@@ -134,6 +134,21 @@ def _check_matchers(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
     name read as no instancetype, and the verdict changed unnamed). Matchers:
     https://kubevirt.io/user-guide/user_workloads/instancetypes/"""
     for key in ("instancetype", "preference"):
+        # the revision KubeVirt pinned it to (status.<key>Ref.controllerRevisionRef.name): a
+        # reference whose name is no string is a pinned revision of unknown name, never none
+        # (mutation seed 5417: a null name made a left-out revision vanish, READY)
+        ref = dig(vm, "status", f"{key}Ref")
+        revision = dig(ref, "controllerRevisionRef") if isinstance(ref, dict) else None
+        if ref is not None and not isinstance(ref, dict):
+            problems.append((f"status.{key}Ref", f"is a {type(ref).__name__}, not a mapping"))
+        elif revision is not None and not (
+            isinstance(revision, dict)
+            and isinstance(revision.get("name"), str)
+            and revision["name"]
+        ):
+            problems.append(
+                (f"status.{key}Ref.controllerRevisionRef.name", "is missing or no name")
+            )
         matcher = dig(vm, "spec", key)
         if not isinstance(matcher, dict):
             continue  # absent; or no mapping, which read_vm_spec names
