@@ -1008,7 +1008,9 @@ class ClusterIndex:
             issues = []
             read_str(o, "driver", issues, required=True)
             if issues:
-                self._object_issues("VolumeSnapshotClass", o, issues)
+                # which driver's snapshots it takes is unknown: the class list is partial
+                # (mutation seed 5417: read as no class, a PVC "failed" to be snapshotted)
+                self._unread("VolumeSnapshotClass", o, issues)
 
     def _object_issues(self, kind: str, obj: dict[str, Any], issues: list[FieldIssue]) -> None:
         ns, name = _ns(obj), _name(obj)
