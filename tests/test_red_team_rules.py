@@ -1105,3 +1105,15 @@ def test_an_unread_snapshot_class_leaves_a_classless_pvc_unknown(tmp_path: Path)
     _of(docs, "VolumeSnapshotClass")[0]["driver"] = 42
     report = _complete(tmp_path, fixture, docs)
     assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == "UNKNOWN"
+
+
+def test_a_disk_target_that_is_no_mapping_is_named(tmp_path: Path) -> None:
+    """A disk's ``disk: junk`` read as KubeVirt's default bus: RR-DSK-003 FAIL -> PASS
+    (mutation seed 5521). It is named and the check is ERROR."""
+    fixture = "RR-DSK-003/fail-disk-bus-changed-while-running.yaml"
+    docs = _docs(fixture)
+    _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["domain"]["devices"]["disks"][0][
+        "disk"
+    ] = "junk"
+    report = _complete(tmp_path, fixture, docs)
+    assert _finding(report, "RR-DSK-003")["status"] == "ERROR"

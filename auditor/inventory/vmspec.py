@@ -349,6 +349,15 @@ def _read_disks(
     for entry in listed:
         device = next((d for d in ("disk", "cdrom", "lun") if d in entry), "disk")
         raw_target = entry.get(device)
+        if raw_target is not None and not isinstance(raw_target, dict):
+            # its bus (and so RR-DSK-002/003) is unknown, never KubeVirt's default (mutation
+            # seed 5521: a disk target of 'junk' read as default, FAIL -> PASS)
+            problems.append(
+                (
+                    f"spec.template.spec.domain.devices.disks[{entry['name']}].{device}",
+                    f"is a {type(raw_target).__name__}, not a mapping",
+                )
+            )
         target: dict[str, Any] = raw_target if isinstance(raw_target, dict) else {}
         bus, bus_from = target.get("bus"), "vm"
         if not isinstance(bus, str):
