@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
@@ -17,8 +18,8 @@ from auditor.config import AuditSettings
 from auditor.pipeline import audit_data
 from auditor.sources.base import KindState
 from tests.conftest import AUDIT_AT, REPO, report_doc
-from tests.kubeapi_server import Faults
-from tests.live_support import fast_options, serve
+from tests.kubeapi_server import FakeKubeAPI, Faults, running
+from tests.live_support import Live, _export, fast_options, serve, write_kubeconfig
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 
@@ -111,3 +112,56 @@ def test_a_drill_into_an_unread_namespace_is_unknown(tmp_path: Path) -> None:
     finding = _drill(report, ("billing", "billing-db"))
     assert finding["status"] == "ERROR"
     assert "billing-drill, whose PVCs were not read" in finding["message"]
+
+
+def test_a_velero_namespace_where_velero_does_not_run_leaves_backups_unknown(
+    tmp_path: Path,
+) -> None:
+    """``--velero-namespace`` pointing where no DPA or BackupStorageLocation is: Velero's
+    objects were not looked for where they are, so its kinds are unavailable and named, and
+    no VM is NOT_READY for it (red team: NOT_READY, nothing named)."""
+    data, report = _audit(tmp_path, namespaces=("billing",), velero_namespaces=("nope",))
+    assert data.state("Backup") is KindState.UNAVAILABLE
+    assert any("Velero does not run there" in p.reason for p in data.problems)
+    _, full = _audit(tmp_path / "full")
+    whole = _readiness(full)
+    for vm, readiness in _readiness(report).items():
+        assert readiness != "NOT_READY" or whole[vm] == "NOT_READY", vm
+
+
+class _OddPages(FakeKubeAPI):
+    """Answers the Backup list's later pages oddly: without items, or with the same
+    continue token forever."""
+
+    def __init__(self, *args: Any, mode: str, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.mode = mode
+
+    def list_response(
+        self, path: str, route: tuple[Any, str, str | None], query: dict[str, str]
+    ) -> tuple[int, dict[str, Any]]:
+        odd = route[0].kind == "Backup"
+        if odd and self.mode == "loop":  # every page is the first, always "continued"
+            query = {k: v for k, v in query.items() if k != "continue"}
+        code, body = super().list_response(path, route, query)
+        if not odd or code != 200:
+            return code, body
+        if self.mode == "loop":
+            body["metadata"]["continue"] = "c2FtZQ=="
+        elif "continue" in query:
+            return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}}
+        return code, body
+
+
+@pytest.mark.parametrize("mode", ["no-items", "loop"])
+def test_an_odd_page_leaves_its_kind_unavailable(tmp_path: Path, mode: str) -> None:
+    """A 200 page without items cut the Backup list short while it read as complete, and a
+    server repeating its continue token paged forever (red team)."""
+    objects, exported = _export(EXAMPLE)
+    api = _OddPages(objects, served_kinds=set(exported), mode=mode)
+    with running(api) as url:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url)
+        live = Live(api=api, url=url, kubeconfig=kubeconfig)
+        data = live.collect(options=fast_options(page_size=2), cluster_name="example")
+    assert data.state("Backup") is KindState.UNAVAILABLE
+    assert any(p.kind == "Backup" for p in data.problems)

@@ -111,6 +111,8 @@ def gate_unknown(ctx: CheckContext) -> str | None:
     remediation="Enable the VMPersistentState feature gate (KubeVirt < 1.5) and set "
     "spec.configuration.vmStateStorageClass to an existing RWX Filesystem class.",
     references=(KV_PERSISTENT, KV_BACKEND_SRC, KV_GATES_SRC),
+    # whether vmStateStorageClass exists: unread classes are unknown, never "missing"
+    requires=("StorageClass",),
 )
 def persistent_state_config(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """N/A without persistent-state VMs; ERROR when the KubeVirt CR is not read.

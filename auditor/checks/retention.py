@@ -38,7 +38,7 @@ FS_BACKUP_DOC = "https://velero.io/docs/main/file-system-backup/"
     remediation="Keep more backups (longer Schedule ttl or more frequent runs) until the VM "
     "has the policy's minimum number of usable backups.",
     references=(VELERO_BACKUP_DOC,),
-    requires=("Backup",),
+    requires=("Backup", "PersistentVolumeClaim"),
 )
 def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
     """Count restore points: usable Backups holding the VM and every disk's data on evidence.

@@ -965,6 +965,22 @@ def capture_evidence(
         return st, method, "counters", why, proof
     driver = facts.driver
     st, why, proof = _counted(ix, plan, method, driver)
+    if (
+        st is CaptureStatus.CAPTURED
+        and method is Method.CSI_SNAPSHOT
+        and (not ix.data.known("VolumeSnapshotContent") or "VolumeSnapshotContent" in ix.partial)
+    ):
+        # a failed snapshot of this Backup may be among the unread contents, and it stops the
+        # counters from proving any PVC (red team, live path: a forbidden list turned FAIL
+        # into READY)
+        return (
+            CaptureStatus.UNKNOWN,
+            method,
+            "counters",
+            f"{why}, but the VolumeSnapshotContents were not all read: a failed snapshot of "
+            f"backup {b.name} may be among them",
+            proof,
+        )
     if st is CaptureStatus.CAPTURED and method is Method.CSI_SNAPSHOT:
         # The Backup's ready snapshots name the volumes they are of: none of this PVC's
         # volume means its snapshot is not among them, whatever the counts say.

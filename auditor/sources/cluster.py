@@ -181,6 +181,7 @@ class ClusterSource:
             self.progress.finish()
             if self.options.namespaces:
                 pairs.extend(self._drill_targets(discovery, pairs, data.problems))
+                pairs = self._check_velero_namespace(pairs, states, data.problems)
             data.info = self._identity(discovery)
             data.read_in = dict(self._read_in)
             # The pages were parsed for this collection alone: redacted in place, no copy.
@@ -245,6 +246,41 @@ class ClusterSource:
             return pairs, KindState.COMPLETE, problems
         read_some = len(problems) < len(scopes)
         return pairs, KindState.PARTIAL if read_some else KindState.UNAVAILABLE, problems
+
+    def _check_velero_namespace(
+        self,
+        pairs: list[tuple[str, Any]],
+        states: dict[str, KindState],
+        problems: list[CollectionProblem],
+    ) -> list[tuple[str, Any]]:
+        """With ``-n``, Velero's kinds were read in :attr:`_velero_ns` only: when both marker
+        kinds (DataProtectionApplication, BackupStorageLocation) were read there and neither
+        is, that is not where Velero runs (a wrong ``--velero-namespace``), so its Backups
+        are unknown, not absent: Velero's kinds become unavailable, named (red team: a VM
+        was NOT_READY with nothing named)."""
+        if not self._velero_ns or any(
+            states.get(k) is not KindState.COMPLETE for k in _VELERO_MARKERS
+        ):
+            return pairs
+        if any(isinstance(o, dict) and o.get("kind") in _VELERO_MARKERS for _, o in pairs):
+            return pairs
+        velero = {
+            spec.kind
+            for spec in self.kinds
+            if spec.group in _VELERO_GROUPS and states.get(spec.kind) is KindState.COMPLETE
+        }
+        for kind in velero:
+            states[kind] = KindState.UNAVAILABLE
+        problems.append(
+            CollectionProblem(
+                reason=f"no DataProtectionApplication or BackupStorageLocation in namespace(s) "
+                f"{', '.join(self._velero_ns)}: Velero does not run there (check "
+                "--velero-namespace); its Backups are unknown and the checks that need them "
+                "give ERROR",
+                kinds=tuple(sorted(velero)),
+            )
+        )
+        return [(p, o) for p, o in pairs if not (isinstance(o, dict) and o.get("kind") in velero)]
 
     def _drill_targets(
         self, discovery: Discovery, pairs: list[tuple[str, Any]], problems: list[CollectionProblem]
@@ -367,10 +403,17 @@ class ClusterSource:
                     continue
                 raise
             batch = page.get("items")
-            items.extend(batch if isinstance(batch, list) else [])
+            if not isinstance(batch, list):
+                # a List answer always carries its items ([] when none): a page without them
+                # (a Status body with 200, say) would cut the list short unseen (red team)
+                raise RequestFailed(path, 200, "the page has no items list")
+            items.extend(batch)
             self.progress.page_read(kind, len(items))
             meta = page.get("metadata")
-            token = meta.get("continue") if isinstance(meta, dict) else None
+            previous, token = token, (meta.get("continue") if isinstance(meta, dict) else None)
+            if token and token == previous:
+                # a server repeating its continue token would page forever (red team)
+                raise RequestFailed(path, 200, "the server repeated its continue token")
             if not token:
                 return items
 
