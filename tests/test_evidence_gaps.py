@@ -430,19 +430,11 @@ def test_a_disk_whose_datavolume_never_finished_is_in_no_backup(
     )
 
 
-@pytest.mark.parametrize(("bound", "ran"), [(False, False), (True, False), (False, True)])
-def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
-    tmp_path: Path, bound: bool, ran: bool
-) -> None:
-    """Red-team case (helper-24): a VM made from a template on WaitForFirstConsumer storage
-    and never started (DataVolume PendingPopulation, PVC Pending with no volume) was
-    NOT_READY for disk data it never had. A restore re-creates the DataVolume from the VM's
-    dataVolumeTemplates, to be filled on first start as the original would be, so the disk
-    counts as held. Once its PVC was bound (data may exist), or while a VMI runs the VM (red
-    team: a Running VMI beside a 'never bound' disk passed), the unfinished-DataVolume rule
-    holds again: no backup restores a finished image."""
-    fixture = "RR-BKP-004/pass.yaml"
-    docs = _docs(fixture)
+def _waiting_disk(docs: Docs, dv_spec: dict[str, Any], ran: bool, bound: bool) -> tuple[Docs, str]:
+    """``docs`` with the VM's DataVolume disk made one of its ``dataVolumeTemplates``
+    (``dv_spec``) waiting for its first consumer: DataVolume PendingPopulation, PVC Pending
+    with no volume unless ``bound``, the VM Halted with no VMI unless ``ran``. Returns the
+    docs and the disk's claim."""
     if not ran:
         docs = [d for d in docs if d["kind"] != "VirtualMachineInstance"]
     vm = _of(docs, "VirtualMachine")[0]
@@ -451,12 +443,7 @@ def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
         vm["spec"]["runStrategy"] = "Halted"
     template = vm["spec"]["template"]["spec"]
     claim = next(v["dataVolume"]["name"] for v in template["volumes"] if "dataVolume" in v)
-    vm["spec"]["dataVolumeTemplates"] = [
-        {
-            "metadata": {"name": claim},
-            "spec": {"sourceRef": {"kind": "DataSource", "name": "rhel9"}},
-        }
-    ]
+    vm["spec"]["dataVolumeTemplates"] = [{"metadata": {"name": claim}, "spec": dv_spec}]
     pvc = next(d for d in _of(docs, "PersistentVolumeClaim") if d["metadata"]["name"] == claim)
     if not bound:
         pvc["spec"].pop("volumeName", None)
@@ -470,10 +457,29 @@ def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
                 "namespace": vm["metadata"]["namespace"],
                 "creationTimestamp": "2026-01-10T09:59:00Z",
             },
-            "spec": {"sourceRef": {"kind": "DataSource", "name": "rhel9"}},
+            "spec": dv_spec,
             "status": {"phase": "PendingPopulation"},
         }
     )
+    return docs, claim
+
+
+@pytest.mark.parametrize(("bound", "ran"), [(False, False), (True, False), (False, True)])
+def test_a_disk_waiting_for_its_first_consumer_has_nothing_to_lose(
+    tmp_path: Path, bound: bool, ran: bool
+) -> None:
+    """Red-team case (helper-24): a VM made from a template on WaitForFirstConsumer storage
+    and never started (DataVolume PendingPopulation, PVC Pending with no volume) was
+    NOT_READY for disk data it never had. A restore re-creates the DataVolume from the VM's
+    dataVolumeTemplates, to be filled on first start as the original would be, so the disk
+    counts as held. Once its PVC was bound (data may exist), or while a VMI runs the VM (red
+    team: a Running VMI beside a 'never bound' disk passed), the unfinished-DataVolume rule
+    holds again: no backup restores a finished image."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs, claim = _waiting_disk(
+        _docs(fixture), {"sourceRef": {"kind": "DataSource", "name": "rhel9"}}, ran, bound
+    )
+    vm = _of(docs, "VirtualMachine")[0]
     docs += _golden_image(docs, vm["metadata"]["namespace"])
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
     if bound or ran:
@@ -521,35 +527,13 @@ def test_a_never_filled_disk_needs_its_source(
     source on first start; CDI leaves a clone without its source unfilled
     (CloneWithoutSource), so the VM never gets a disk."""
     fixture = "RR-BKP-004/pass.yaml"
-    docs = [d for d in _docs(fixture) if d["kind"] != "VirtualMachineInstance"]
-    vm = _of(docs, "VirtualMachine")[0]
-    vm["spec"].pop("running", None)
-    vm["spec"]["runStrategy"] = "Halted"
-    ns = vm["metadata"]["namespace"]
-    template = vm["spec"]["template"]["spec"]
-    claim = next(v["dataVolume"]["name"] for v in template["volumes"] if "dataVolume" in v)
+    ns = _of(_docs(fixture), "VirtualMachine")[0]["metadata"]["namespace"]
     dv_spec: dict[str, Any] = (
         {"source": {"pvc": {"namespace": ns, "name": "base-image"}}}
         if source == "clone-pvc-gone"
         else {"sourceRef": {"kind": "DataSource", "name": "rhel9"}}
     )
-    vm["spec"]["dataVolumeTemplates"] = [{"metadata": {"name": claim}, "spec": dv_spec}]
-    pvc = next(d for d in _of(docs, "PersistentVolumeClaim") if d["metadata"]["name"] == claim)
-    pvc["spec"].pop("volumeName", None)
-    pvc["status"] = {"phase": "Pending"}
-    docs.append(
-        {
-            "apiVersion": "cdi.kubevirt.io/v1beta1",
-            "kind": "DataVolume",
-            "metadata": {
-                "name": claim,
-                "namespace": ns,
-                "creationTimestamp": "2026-01-10T09:59:00Z",
-            },
-            "spec": dv_spec,
-            "status": {"phase": "PendingPopulation"},
-        }
-    )
+    docs, _ = _waiting_disk(_docs(fixture), dv_spec, ran=False, bound=False)
     if source in ("golden", "golden-pvc-gone"):
         docs += _golden_image(docs, ns, pvc=source == "golden")
     elif source == "datasource-gone":

@@ -15,7 +15,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.drills import CLEAR_MAC_LABEL, NEW_UUID_LABEL, DrillEval
-from auditor.inventory.index import velero_label
+from auditor.inventory.index import VELERO_RESTORE_LABEL, velero_label
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
@@ -192,7 +192,7 @@ def restore_identity(vm: VMRecord, ctx: CheckContext) -> Result:
     if not d.beside_original:
         changed = [w for w, on in (("firmware UUID", new_uuid), ("MAC addresses", clear_mac)) if on]
         made, began = vm.created, d.restore.created
-        recreated = vm.labels.get("velero.io/restore-name") == velero_label(d.restore.name)
+        recreated = vm.labels.get(VELERO_RESTORE_LABEL) == velero_label(d.restore.name)
         if changed and not recreated and made is not None and began is not None and made < began:
             # Velero skips an object that already exists (existingResourcePolicy only updates
             # labels and annotations), so the plugin's MAC and UUID changes never reached

@@ -21,6 +21,7 @@ from auditor.inventory.protection import (
     PvcRef,
     VMFacts,
     covering_schedules,
+    fs_annotated,
 )
 from auditor.inventory.records import VMI_PHASES
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
@@ -208,6 +209,7 @@ def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[
         deleting=parse_time(meta.get("deletionTimestamp")),
         restored_from=ix.restored_from(vm),
         stopped_since=_stopped_since(vm),
+        fs_annotated=fs_annotated(vm, vmi),
     )
     return facts, spec, pvcs
 

@@ -468,12 +468,15 @@ def intended_method(
     name = facts.name
     default = b.fs_backup_default and pod_mounted is not False and not fs_opted_out
     if fs_opted_in is not False or default:
-        why = {
-            True: "its pod lists the volume in backup.velero.io/backup-volumes",
-            None: "its pod may list the volume in backup.velero.io/backup-volumes: the VM "
-            "template or a VMI started since does",
-            False: "defaultVolumesToFsBackup",
-        }[fs_opted_in if not default or fs_opted_in is True else False]
+        if fs_opted_in is True:
+            why = "its pod lists the volume in backup.velero.io/backup-volumes"
+        elif default:
+            why = "defaultVolumesToFsBackup"
+        else:
+            why = (
+                "its pod may list the volume in backup.velero.io/backup-volumes: the VM "
+                "template or a VMI started since does"
+            )
         certain = fs_opted_in is True or (default and pod_mounted is True)
         if facts.block:
             return (

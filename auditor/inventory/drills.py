@@ -29,6 +29,7 @@ from typing import Any
 from auditor.inventory.capture import Method
 from auditor.inventory.index import (
     DATA_MOVER_PHASES,
+    VELERO_RESTORE_LABEL,
     ClusterIndex,
     RestoreView,
     meta_label,
@@ -38,9 +39,6 @@ from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
-
-#: The label Velero puts on every object a Restore creates (pkg/restore/restore.go)
-RESTORE_LABEL = "velero.io/restore-name"
 
 __all__ = ["DiskRestore", "DrillEval", "evaluate_drills", "CLEAR_MAC_LABEL", "NEW_UUID_LABEL"]
 
@@ -122,7 +120,9 @@ def evaluate_drills(
             t is not None and t > at for t in (r.created, r.completed)
         ):
             continue
-        if _later(created, r.created) and vm_labels.get(RESTORE_LABEL) != velero_label(r.name):
+        if _later(created, r.created) and vm_labels.get(VELERO_RESTORE_LABEL) != velero_label(
+            r.name
+        ):
             continue
         try:
             if not r.scope.includes(
@@ -284,7 +284,9 @@ def _disk(
         return res(False, f"Restore {r.name} has restorePVs: false")
     if ev is None:
         made = parse_time(dig(p.obj, "metadata", "creationTimestamp"))
-        if _later(made, r.created) and meta_label(p.obj, RESTORE_LABEL) != velero_label(r.name):
+        if _later(made, r.created) and meta_label(p.obj, VELERO_RESTORE_LABEL) != velero_label(
+            r.name
+        ):
             # the PVC did not exist when the Restore began, nor did the Restore create it
             return res(
                 False,

@@ -694,7 +694,7 @@ class ClusterIndex:
         Backup under this one (red team: labels alone made a VM created after every Backup
         READY). The Backup must also take the object's namespace."""
         labels = meta_labels(obj) if obj is not None else {}
-        source, by = labels.get("velero.io/backup-name"), labels.get("velero.io/restore-name")
+        source, by = labels.get(VELERO_BACKUP_LABEL), labels.get(VELERO_RESTORE_LABEL)
         if not source or not by or obj is None:
             return None
         ns = _ns(obj)

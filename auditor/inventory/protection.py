@@ -120,6 +120,9 @@ class VMFacts:
     #: the Backup an in-place Restore recreated it from (``ClusterIndex.restored_from``),
     #: which holds it though it began before its creationTimestamp
     restored_from: BackupView | None = None
+    #: whether its VMI or template carries a file-system backup opt-in/opt-out annotation
+    #: (the common case: neither, so no capture looks further)
+    fs_annotated: bool = False
     #: since when a VM that does not run now has been stopped (UTC; its Ready condition,
     #: None when it has none)
     stopped_since: datetime | None = None
@@ -244,6 +247,17 @@ FS_OPT_OUT_ANNOTATION = "backup.velero.io/backup-volumes-excludes"
 FS_OPT_IN_ANNOTATION = "backup.velero.io/backup-volumes"
 
 
+def fs_annotated(vm: dict[str, Any], vmi: dict[str, Any] | None) -> bool:
+    """Whether the VMI or the VM template carries a file-system backup opt-in or opt-out
+    annotation (what :func:`fs_opted_in` and :func:`fs_opted_out` read), once per VM."""
+    holders = (vmi, dig(vm, "spec", "template"))
+    return any(
+        isinstance(ann := dig(h, "metadata", "annotations"), dict)
+        and (FS_OPT_IN_ANNOTATION in ann or FS_OPT_OUT_ANNOTATION in ann)
+        for h in holders
+    )
+
+
 def fs_opted_in(vm: VMFacts, claim: str, b: BackupView) -> bool | None:
     """Whether the pod mounting PVC ``claim`` of ``vm`` listed the volume in
     ``backup.velero.io/backup-volumes`` when ``b`` ran, as far as the VMI proves it (the same
@@ -256,6 +270,8 @@ def fs_opted_in(vm: VMFacts, claim: str, b: BackupView) -> bool | None:
 
     None when only the VM template or a VMI started since ``b`` began lists it: the pod that
     ran then may have, so the method is unknown (red team: a restarted VMI made it READY)."""
+    if not vm.fs_annotated:
+        return False  # asked per VM, Backup and PVC: the common case decided at once
     if _listed_in(vm, claim, b, FS_OPT_IN_ANNOTATION):
         return True
     return None if _mentioned(vm, claim, FS_OPT_IN_ANNOTATION) else False
@@ -304,9 +320,9 @@ def _listed_in(vm: VMFacts, claim: str, b: BackupView, annotation: str) -> bool:
     """Whether the VMI (created before ``b`` began) lists every non-hotplugged volume of PVC
     ``claim`` in the pod annotation ``annotation`` (see :func:`fs_opted_out`)."""
     vmi = vm.vmi
-    if vmi is None or b.began is None:
+    if not vm.fs_annotated or vmi is None or b.began is None:
         return False
-    raw = dig(vmi, "metadata", "annotations", annotation)  # the common case: no annotation
+    raw = dig(vmi, "metadata", "annotations", annotation)
     if not isinstance(raw, str):
         return False
     created = parse_time(dig(vmi, "metadata", "creationTimestamp"))
