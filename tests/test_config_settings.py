@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from pydantic import ValidationError
 
 from auditor.cli import main
 from auditor.config import (
@@ -16,6 +17,7 @@ from auditor.config import (
     load_settings,
     parse_settings,
 )
+from auditor.config.publish import PublishSettings
 from tests.service_support import REPO, waiver, write_yaml
 
 EXAMPLE = REPO / "config" / "auditor.example.yaml"
@@ -177,3 +179,22 @@ def test_backup_storage_problems_by_field_path(tmp_path: Path) -> None:
     ok = parse_settings({"backup_storage": {"locations": {"dpa-1": {}}}}, path=Path("t"))
     assert ok.backup_storage is not None and ok.backup_storage.workers == 4
     assert parse_settings({}, path=Path("t")).backup_storage is None
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("https://s3.example.test:9000/?X-Amz-Signature=SECRETTOKEN", "query or fragment"),
+        ("https://s3.example.test/#SECRETTOKEN", "query or fragment"),
+        ("https://ak:SECRETTOKEN@s3.example.test", "credentials (user:password@)"),
+    ],
+)
+def test_endpoint_with_a_token_is_refused_without_echoing_it(url: str, why: str) -> None:
+    """A bucket endpoint carrying a token or credentials is refused (it would be kept in
+    logs and reports), and the message does not repeat the token."""
+    raw = {"backup_storage": {"locations": {"dpa-1": {"endpoint_url": url}}}}
+    problems = problems_of(raw)
+    message = problems["backup_storage.locations.dpa-1.endpoint_url"]
+    assert why in message and "SECRETTOKEN" not in message
+    with pytest.raises(ValidationError, match="endpoint_url must not"):
+        PublishSettings(bucket="b", endpoint_url=url)

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
+from auditor.config.publish import endpoint_problem
 from auditor.config.rules import Strict
 
 __all__ = ["BucketLocationSettings", "BackupStorageSettings"]
@@ -50,6 +51,13 @@ class BucketLocationSettings(Strict):
     def _exists(cls, value: Path | None) -> Path | None:
         if value is not None and not value.is_file():
             raise ValueError(f"file {value} does not exist")
+        return value
+
+    @field_validator("endpoint_url")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        if value is not None and (problem := endpoint_problem(value)) is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("prefix")

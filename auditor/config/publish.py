@@ -16,7 +16,13 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-__all__ = ["PublishSettings", "consistency_problems", "default_spool_dir", "publish_problems"]
+__all__ = [
+    "PublishSettings",
+    "consistency_problems",
+    "default_spool_dir",
+    "endpoint_problem",
+    "publish_problems",
+]
 
 _CREDENTIAL_WORDS = ("access_key", "secret", "session_token", "password", "credential")
 
@@ -118,6 +124,19 @@ class PublishSettings(BaseModel):
         return hashlib.sha256(ident.encode()).hexdigest()[:12]
 
 
+def endpoint_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an S3 endpoint setting, else None: it carries credentials
+    (``user:password@``) or a query or fragment (a token such as ``?X-Amz-Signature=``).
+    Either would be kept in spool entries, logs and report text, which hold no secret;
+    credentials come only from boto3's chain (an S3 endpoint takes no query of its own)."""
+    parsed = urlparse(url)
+    if "@" in (parsed.netloc or ""):
+        return "endpoint_url must not contain credentials (user:password@)"
+    if parsed.query or parsed.fragment or "?" in url or "#" in url:
+        return "endpoint_url must not carry a query or fragment (tokens belong in credentials)"
+    return None
+
+
 def consistency_problems(values: dict[str, Any], *, has_bucket: bool) -> list[str]:
     """Cross-field rules of a publish target, every one that is broken (raw or typed values)."""
     problems = []
@@ -131,8 +150,8 @@ def consistency_problems(values: dict[str, Any], *, has_bucket: bool) -> list[st
     if values.get("ca_bundle") is not None and values.get("verify_tls") is False:
         problems.append("ca_bundle is set but verify_tls is false; choose one")
     endpoint = values.get("endpoint_url")
-    if isinstance(endpoint, str) and "@" in (urlparse(endpoint).netloc or ""):
-        problems.append("endpoint_url must not contain credentials (user:password@)")
+    if isinstance(endpoint, str) and (problem := endpoint_problem(endpoint)) is not None:
+        problems.append(problem)
     prefix = values.get("prefix")
     if isinstance(prefix, str) and prefix != prefix.strip("/"):
         problems.append("prefix must not start or end with '/'")
