@@ -35,6 +35,12 @@ def test_hostile_export_audits_and_keeps_the_text_verbatim(tmp_path: Path) -> No
     raw = dump_report_json(report).decode()
     assert "<script>alert(1)</script>" in raw  # data, escaped only by the renderers
     assert "\\u0000" in raw or "nul" in raw
+    # no API server writes those names: each hostile VM is named as a problem (and read)
+    named = {p.name: p for p in report.collection_problems if p.field == "metadata.name"}
+    assert set(named) == set(HOSTILE_VM_NAMES)
+    assert all(p.kind == "VirtualMachine" and p.namespace == "app" for p in named.values())
+    assert ascii(HOSTILE_VM_NAMES[1]) in named[HOSTILE_VM_NAMES[1]].reason
+    assert report.run.complete is False
 
 
 class _Shape(HTMLParser):

@@ -727,3 +727,22 @@ def test_the_shape_check_shortcut_agrees_with_the_field_by_field_check(
 
     obj = {"kind": kind, "metadata": meta, **fields}
     assert shape_fault(obj, meta) == _named_shape_fault(obj, meta)
+
+
+def test_a_name_no_api_server_writes_is_named_and_read_alike_in_pieces(
+    tmp_path: Path, tiny_pieces: None
+) -> None:
+    """A VolumeSnapshotContent named with a control character, in a streamed List: named as a
+    problem (file, kind, field, the name escaped) and still read, as the whole text reads it
+    (red team: such names passed unnamed)."""
+    items = [_vsc(i) for i in range(60)]
+    items[41]["metadata"]["name"] = "snapcontent-0041\x1b[2J\nforged"
+    _write(tmp_path, items)
+    streamed = DirectorySource(tmp_path).collect()
+    _same(streamed, _whole(tmp_path))
+    assert len(streamed.of("VolumeSnapshotContent")) == 60
+    (problem,) = streamed.problems
+    assert problem.field == "metadata.name" and problem.kind == "VolumeSnapshotContent"
+    assert problem.file == "volumesnapshotcontents.yaml"
+    assert "'snapcontent-0041\\x1b[2J\\nforged'" in problem.reason
+    assert "\x1b" not in problem.reason and "\n" not in problem.reason

@@ -27,7 +27,14 @@ from auditor.models import CollectionProblem
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.export import apply_record
 from auditor.sources.identity import identity_from_export
-from auditor.sources.intake import Entry, plain_entry, shape_fault, take_slim, take_whole
+from auditor.sources.intake import (
+    Entry,
+    name_fault,
+    plain_entry,
+    shape_fault,
+    take_slim,
+    take_whole,
+)
 from auditor.yamlstrict import (
     DEFAULT_MAX_FILE_BYTES,
     LoadError,
@@ -458,9 +465,24 @@ class _Builder:
             return
         if not self._shape_ok(spec, obj, loc, origin, namespace, name):
             return
-        # Only an object read into namespace "default" gets here (plain_entry took the rest).
+        bad = name_fault(name, namespace if spec.namespaced else None)
+        if bad is not None:
+            # named, and read as it is: the renderers escape any text (a VM is not dropped)
+            fld, shown = bad
+            self.problem(
+                f"{loc}: {spec.kind} {fld} {shown} is not a name the API server writes (it "
+                "holds a control character, space, non-ASCII character or '/', or is too "
+                "long): the export was altered",
+                file=_file_of(origin),
+                kind=spec.kind,
+                namespace=namespace,
+                name=name,
+                field=fld,
+            )
+        # Only an object read into namespace "default" or with a name no API server writes
+        # gets here (plain_entry took the rest).
         fixed = {**obj, "metadata": {**meta, "namespace": namespace}} if spec.namespaced else obj
-        entry = plain_entry(fixed, slim=self.slim, owned=self.owned)
+        entry = plain_entry(fixed, slim=self.slim, owned=self.owned, names=False)
         if entry is None:  # pragma: no cover - every check plain_entry makes was passed above
             raise AssertionError(f"{loc}: an object passed every check but was not kept")
         self._keep(entry, loc, origin)

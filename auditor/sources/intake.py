@@ -1,8 +1,8 @@
 """The record kept of an object read from an export, when the object has nothing to name.
 
 Every object a source reads passes the same checks before it is kept: a known kind (and, for
-ConfigMaps, the selected ones), a non-empty ``metadata.name``, a namespace for a namespaced
-kind, and mappings where the API server writes mappings (``spec``, ``status``, labels and
+ConfigMaps, the selected ones), a ``metadata.name`` the API server could have written, a
+namespace for a namespaced kind, and mappings where the API server writes mappings (``spec``, ``status``, labels and
 annotations of strings). :func:`plain_entry` is those checks and the record kept (the slim
 record of kinds that declare one, redacted) as one pure function, with no side effect until it
 takes the object. An object it does not take goes through
@@ -21,12 +21,42 @@ redacted would be lost).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from auditor.kinds import project, spec_for_object
 from auditor.redact import redact, redact_in_place, redact_projected
 
-__all__ = ["Entry", "plain_entry", "shape_fault", "take_slim", "take_whole"]
+__all__ = ["Entry", "name_fault", "plain_entry", "shape_fault", "take_slim", "take_whole"]
+
+#: A name as an export may carry it: 1-253 visible ASCII characters other than "/". Every
+#: kind the auditor reads is named by a DNS-1123 subdomain on the API server (core kinds'
+#: ``NameIsDNSSubdomain``, and every custom resource's:
+#: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/), and none by a
+#: name with "/" (``path.IsValidPathSegmentName``). Hand-written manifests (the public corpus's
+#: ``nameValue``) pass; what no object of a cluster can be named is named as a problem.
+_VISIBLE_NAME = re.compile(r"[!-.0-~]{1,253}")
+
+
+def name_fault(name: str, namespace: str | None) -> tuple[str, str] | None:
+    """``(field, value shown escaped)`` when ``name`` or ``namespace`` (None: a cluster-scoped
+    kind) holds a control character, whitespace, a non-ASCII character or "/", or is longer
+    than 253 characters (a namespace, 63), else None.
+
+    No API server writes such a name, so an export holding one was altered (red team: a VM
+    named ``"fin-app-01\x1b[2J\nFAKE: all READY"`` was rated READY and nothing named it).
+    The object is still read, its text kept verbatim for the renderers to escape
+    (``tests/test_hostile_data.py``); the value given here is as ``ascii()`` shows it, cut
+    to 80 characters, for a problem's one-line reason.
+    """
+    if _VISIBLE_NAME.fullmatch(name) is None:
+        return "metadata.name", ascii(name[:80])
+    if namespace is not None and (
+        len(namespace) > 63 or _VISIBLE_NAME.fullmatch(namespace) is None
+    ):
+        return "metadata.namespace", ascii(namespace[:80])
+    return None
+
 
 #: ``(kind, namespace, name, record)``: namespace None for a cluster-scoped kind.
 Entry = tuple[str, str | None, str, dict[str, Any]]
@@ -83,15 +113,17 @@ def _string_map(value: dict[Any, Any]) -> bool:
     return all(type(k) is str and type(v) is str for k, v in value.items())
 
 
-def plain_entry(obj: Any, *, slim: bool, owned: bool) -> Entry | None:
+def plain_entry(obj: Any, *, slim: bool, owned: bool, names: bool = True) -> Entry | None:
     """The :data:`Entry` to keep for ``obj``, or None when ``obj`` is not one the builder
     keeps as it is: no mapping, no apiVersion/kind strings, a kind the auditor does not read
     (or a ConfigMap it does not select), no ``metadata.name``, a namespaced kind without a
-    namespace string, or a :func:`shape_fault`. ``obj`` is untouched when the answer is None.
+    namespace string, a :func:`shape_fault` or a :func:`name_fault`. ``obj`` is untouched when the answer
+    is None.
 
     ``slim``: keep the slim record of kinds that declare one (:func:`auditor.kinds.project`).
     ``owned``: ``obj`` was parsed for this reader alone, so it is redacted in place (and its
-    ``managedFields`` dropped) instead of copied. Never raises for any parsed value.
+    ``managedFields`` dropped) instead of copied. ``names``: refuse a :func:`name_fault` (False
+    once the builder has named it). Never raises for any parsed value.
     """
     if not isinstance(obj, dict):
         return None
@@ -112,7 +144,7 @@ def plain_entry(obj: Any, *, slim: bool, owned: bool) -> Entry | None:
         namespace = meta.get("namespace")
         if not isinstance(namespace, str) or not namespace:
             return None
-    if shape_fault(obj, meta) is not None:
+    if shape_fault(obj, meta) is not None or (names and name_fault(name, namespace) is not None):
         return None
     if slim and spec.keep is not None:
         # new mappings over the same leaves; the shape check above makes the one-pass form exact
