@@ -42,7 +42,7 @@ from auditor.inventory.index import meta_labels
 from auditor.jsonfast import canonical_lines, nests_within
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
-from auditor.models import Finding, Readiness, Severity, Status, readiness_of
+from auditor.models import Basis, Finding, Readiness, Severity, Status, readiness_of
 from auditor.redact import shown_annotations
 from auditor.sources.base import ClusterData
 from auditor.sources.bucket import run_summary as bucket_run_summary
@@ -223,6 +223,9 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
         os=rec.spec.os,
         policy=vm.policy,
         readiness=readiness_of(vm.findings),
+        inferred=sorted(
+            f.check_id for f in vm.findings if f.status is Status.PASS and f.basis is Basis.INFERRED
+        ),
         labels=rec.labels,
         annotations=shown_annotations(rec.annotations),
         backup=BackupSummary(

@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 #: Version of the report.json shape; bump the minor for added fields, the major for changes.
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 #: A map of readiness state -> number of VMs (every state present, zeros included).
 ReadinessCounts = dict[Readiness, int]
@@ -489,6 +489,11 @@ class VmEntry(Part):
     os: str = Field(description="windows, linux or unknown")
     policy: str = Field(description="recovery policy whose thresholds applied")
     readiness: Readiness
+    inferred: list[str] = Field(
+        default_factory=list,
+        description="check ids whose PASS rests on inference (configuration alone, no record "
+        "that it happened), sorted; a READY with any is READY partly on inference",
+    )
     labels: dict[str, str]
     annotations: dict[str, str]
     backup: BackupSummary

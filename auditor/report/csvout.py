@@ -49,6 +49,7 @@ VMS_COLUMNS = (
     "identity_gaps",
     "failing_checks",
     "uid",
+    "inferred_checks",
 )
 _FORMULA_START = ("=", "+", "@", "\t", "\r", "-")
 
@@ -145,6 +146,7 @@ def vms_csv(report: AuditReport) -> bytes:
                 " ".join(row.identity_gaps),
                 " ".join(row.failing_checks),
                 vm.uid or "",
+                " ".join(row.inferred),
             )
         )
     return _write(VMS_COLUMNS, rows)

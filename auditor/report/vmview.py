@@ -76,6 +76,8 @@ class VmRow:
     #: "never" (no usable backup ever), "no-data" (definition only), "partial" (no backup holds
     #: every disk's data) or "" (has a restore point, or unknown)
     backup_gap: str = ""
+    #: the checks whose PASS rests on inference alone (``VmEntry.inferred``)
+    inferred: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -285,6 +287,7 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
         why=why_of(vm, checks),
         severity=SEVERITY_ORDER[worst] if worst is not None else "",
         backup_gap=gap,
+        inferred=tuple(vm.inferred),
     )
 
 

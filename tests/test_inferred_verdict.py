@@ -1,0 +1,44 @@
+"""A READY says how much of it rests on inference (schema 1.2 ``inferred``).
+
+"Evidence beats inference": each finding carries its ``basis``, and a VM's verdict lists the
+checks whose PASS is inferred (configuration alone, no record that it happened), in report.json,
+``vms.csv`` and beside the verdict in the HTML.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from auditor.config import AuditSettings
+from auditor.envelope import report_document
+from auditor.pipeline import audit_data
+from auditor.report.csvout import vms_csv
+from auditor.report.writers import write_formats
+from auditor.sources.directory import DirectorySource
+from tests.conftest import AUDIT_AT
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"
+
+
+def test_a_vms_inferred_passes_are_listed_with_its_verdict(tmp_path: Path) -> None:
+    report = audit_data(DirectorySource(EXAMPLE).collect(), AuditSettings(), at=AUDIT_AT)
+    doc = report_document(report)
+    by_name = {v["name"]: v for v in doc["vms"]}
+    for vm in doc["vms"]:
+        expected = sorted(
+            f["check_id"]
+            for f in vm["findings"]
+            if f["status"] == "PASS" and f["basis"] == "inferred"
+        )
+        assert vm["inferred"] == expected
+    # billing-db is READY; its NAD check passes on the NADs' presence alone
+    db = by_name["billing-db"]
+    assert db["readiness"] == "READY" and db["inferred"] == ["RR-NET-002"]
+    rows = {r["vm"]: r for r in csv.DictReader(io.StringIO(vms_csv(report).decode(), newline=""))}
+    assert rows["billing-db"]["inferred_checks"] == "RR-NET-002"
+    assert rows["billing-win"]["inferred_checks"] == ""
+    write_formats(report, tmp_path, ["html"])
+    html = (tmp_path / "report.html").read_text()
+    assert html.count("Partly inferred: RR-NET-002 passed on configuration alone") == 1
