@@ -41,4 +41,4 @@ def test_a_vms_inferred_passes_are_listed_with_its_verdict(tmp_path: Path) -> No
     assert rows["billing-win"]["inferred_checks"] == ""
     write_formats(report, tmp_path, ["html"])
     html = (tmp_path / "report.html").read_text()
-    assert html.count("Partly inferred: RR-NET-002 passed on configuration alone") == 1
+    assert html.count("partly inferred: RR-NET-002 passed on configuration alone") == 1
