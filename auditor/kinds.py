@@ -136,11 +136,12 @@ KINDS: tuple[KindSpec, ...] = (
         False,
         # Velero's CSI path leaves one per Backup and PVC (7 per VM at a daily schedule kept a
         # week): most of an estate's objects. Read: the backup label, the driver, the outcome
-        # (readyToUse, error) and the deletion policy (inventory/capture.py, inventory/facts.py).
+        # (readyToUse, error, the snapshotHandle a restore names) and the deletion policy
+        # (inventory/capture.py, inventory/facts.py).
         keep=(
             ("metadata", ("name", "namespace", "labels", "annotations", "deletionTimestamp")),
             ("spec", ("driver", "deletionPolicy", "volumeSnapshotClassName", "source")),
-            ("status", ("readyToUse", "error", "restoreSize")),
+            ("status", ("readyToUse", "error", "restoreSize", "snapshotHandle")),
         ),
     ),
     KindSpec(

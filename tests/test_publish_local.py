@@ -173,7 +173,7 @@ def test_cli_publish_writes_trend_from_archive(tmp_path: Path) -> None:
         "UNKNOWN": 0,
     }
     hist = cli("history", "--cluster", CLUSTER, "--to", archive)
-    assert hist.exit_code == 0 and hist.output.count("208b7dc9") == 2
+    assert hist.exit_code == 0 and hist.output.count("7b95db4d") == 2
 
 
 def _vm(ns: str, name: str, readiness: str, fails: dict[str, str]) -> dict[str, Any]:

@@ -298,8 +298,9 @@ class BackupPlan:
                 d = spec.get("driver") if isinstance(spec, dict) else None
                 if isinstance(status, dict):
                     err, is_ready = status.get("error"), status.get("readyToUse")
+                    snapshot = status.get("snapshotHandle")
                 else:
-                    err = is_ready = None
+                    err = is_ready = snapshot = None
                 into = None
                 deleting = meta.get("deletionTimestamp") if isinstance(meta, dict) else None
                 policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
@@ -308,6 +309,14 @@ class BackupPlan:
                     # or unknown): no evidence of a snapshot a restore can still read
                     # (https://kubernetes.io/docs/concepts/storage/volume-snapshots/#delete)
                     line = f"{name}: being deleted since {deleting} (deletionPolicy {policy})"
+                    into = failed
+                elif is_ready is True and not err and not (isinstance(snapshot, str) and snapshot):
+                    # Ready, but no storage snapshot named: Velero's restore builds its static
+                    # content from status.snapshotHandle and fails without one ("fail to get
+                    # snapshot handle from VSC status", velero
+                    # pkg/restore/actions/csi/volumesnapshotcontent_action.go): no copy. Not a
+                    # failure Velero counted in the Backup's errors (no _driver_failed).
+                    line = f"{name}: readyToUse=true but no status.snapshotHandle to restore from"
                     into = failed
                 elif is_ready is True and not err:
                     line, into = str(name), ready
@@ -702,7 +711,21 @@ def _snapshot_status(ix: ClusterIndex, o: dict[str, Any]) -> tuple[CaptureStatus
             )
         elif c_ready is not True:
             st, what = CaptureStatus.UNKNOWN, f"readyToUse=True but its {bound} is not ready"
+        elif not _names_snapshot(content):
+            # Velero's backup records the content's status.snapshotHandle on the snapshot and
+            # its restore fails without it (velero pkg/backup/actions/csi/
+            # volumesnapshot_action.go, pkg/restore/actions/csi/volumesnapshotcontent_action.go)
+            st, what = (
+                CaptureStatus.FAILED,
+                f"readyToUse=True but its {bound} has no status.snapshotHandle to restore from",
+            )
     return st, what
+
+
+def _names_snapshot(content: dict[str, Any]) -> bool:
+    """Whether a VolumeSnapshotContent names its storage snapshot (``status.snapshotHandle``)."""
+    handle = dig(content, "status", "snapshotHandle")
+    return isinstance(handle, str) and bool(handle)
 
 
 def _counted(
