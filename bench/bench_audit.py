@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._child import AT, BENCH_MAX_FILE_BYTES
-from bench.generate import generate
+from bench.generate import GENERATOR_VERSION, generate
 
 __all__ = ["measure", "main"]
 
@@ -134,9 +134,9 @@ def estate(work: Path, n: int, seed: int) -> Path:
     """The generated ``n``-VM estate under ``work`` (generated once, then reused)."""
     path = work / f"estate-{n}-seed{seed}"
     marker = path / ".complete"
-    if not marker.exists():
+    if not marker.exists() or json.loads(marker.read_text()).get("version") != GENERATOR_VERSION:
         made = generate(path, n, seed)
-        marker.write_text(json.dumps(made.counts))
+        marker.write_text(json.dumps({"version": GENERATOR_VERSION, "counts": made.counts}))
         print(
             f"generated {n} VMs: {made.bytes / 1e6:.0f} MB, "
             f"{sum(made.counts.values())} objects in {made.seconds:.1f} s",

@@ -82,8 +82,9 @@ def owner(
     ]
 
 
-def static_objects(created: datetime) -> dict[str, list[dict[str, Any]]]:
-    """Cluster-wide singletons keyed by file stem: classes, BSL, DPA, instancetype, preference."""
+def static_objects(created: datetime, validated: datetime) -> dict[str, list[dict[str, Any]]]:
+    """Cluster-wide singletons keyed by file stem: classes, BSL (last validated at ``validated``),
+    DPA, instancetype, preference."""
     scs = [
         {
             "apiVersion": "storage.k8s.io/v1",
@@ -118,7 +119,8 @@ def static_objects(created: datetime) -> dict[str, list[dict[str, Any]]]:
             "credential": {"key": "cloud", "name": "cloud-credentials"},
             "config": {"region": "eu-west-1", "s3Url": "https://s3.dr-site.corp.example"},
         },
-        "status": {"phase": "Available", "lastValidationTime": ts(created)},
+        # Velero validates its location every minute: last validated just before the audit
+        "status": {"phase": "Available", "lastValidationTime": ts(validated)},
     }
     dpa = {
         "apiVersion": "oadp.openshift.io/v1alpha1",

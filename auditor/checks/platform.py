@@ -14,6 +14,7 @@ from auditor.checks.registry import (
     platform_check,
 )
 from auditor.inventory.index import ScheduleView
+from auditor.inventory.locations import location_unverified
 from auditor.kubevalues import dig, format_time
 from auditor.models import Severity
 from auditor.sources.base import KindState
@@ -55,7 +56,21 @@ def backup_system(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
         for b in locations
     ]
     hurt = sorted({vm.ref for vm in vms if vm.on_unavailable_location})
-    available = [r for r in rows if r["phase"] == "Available"]
+    stale = {
+        f"{ns}/{name}": why
+        for b in locations
+        if isinstance(ns := dig(b, "metadata", "namespace"), str)
+        and isinstance(name := dig(b, "metadata", "name"), str)
+        and (why := location_unverified(ctx.index, ns, name, ctx.at)) is not None
+    }
+    available = [r for r in rows if r["phase"] == "Available" and r["bsl"] not in stale]
+    if not available and stale:
+        # Available as last validated, long ago: whether any location works now is unknown
+        return errored(
+            f"No BackupStorageLocation is known to be Available now: {'; '.join(stale.values())}",
+            locations=rows,
+            stale_locations=sorted(stale),
+        )
     if not available:
         return failed(
             f"None of the {len(rows)} BackupStorageLocation(s) is Available: no backup can be "
@@ -70,6 +85,14 @@ def backup_system(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
             Severity.HIGH,
             locations=rows,
             affected_vms=hurt,
+        )
+    if stale:
+        return passed(
+            f"{len(available)} BackupStorageLocation(s) Available; the Available phase of "
+            f"{', '.join(sorted(stale))} is stale (the backups there are no evidenced restore "
+            "points).",
+            locations=rows,
+            stale_locations=sorted(stale),
         )
     return passed(f"{len(available)} BackupStorageLocation(s) Available.", locations=rows)
 

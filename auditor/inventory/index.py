@@ -607,6 +607,12 @@ class ClusterIndex:
     #: (namespace, name) -> a BackupStorageLocation's ``spec.config.s3Url`` (absent: none set,
     #: the provider's own service)
     location_endpoints: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: (namespace, name) of a BackupStorageLocation -> its ``status.lastValidationTime`` (None:
+    #: absent or unreadable) and ``spec.validationFrequency`` (None: unset, the server's;
+    #: see :func:`auditor.inventory.locations.location_unverified`)
+    location_checks: dict[tuple[str, str], tuple[datetime | None, timedelta | None]] = field(
+        default_factory=dict
+    )
     #: BackupStorageLocations whose ``spec.config`` or ``s3Url`` cannot be read (named)
     unknown_endpoints: set[tuple[str, str]] = field(default_factory=set)
     pvcs_by_ns: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -1154,6 +1160,21 @@ class ClusterIndex:
         for o in data.of("BackupStorageLocation"):
             phase = dig(o, "status", "phase")
             self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
+            checked: list[FieldIssue] = []
+            validated = read_time(o, "status.lastValidationTime", checked)
+            every_raw = dig(o, "spec", "validationFrequency")
+            every = parse_duration(every_raw) if every_raw is not None else None
+            if every_raw is not None and every is None:
+                checked.append(
+                    FieldIssue(
+                        "spec.validationFrequency",
+                        f"is {every_raw!r}, not a Go duration such as 1m0s",
+                        True,
+                    )
+                )
+            if checked:
+                self._object_issues("BackupStorageLocation", o, checked)
+            self.location_checks[(_ns(o), _name(o))] = (validated, every)
             endpoint = dig(o, "spec", "config", "s3Url")
             if isinstance(endpoint, str) and endpoint:
                 self.location_endpoints[(_ns(o), _name(o))] = endpoint

@@ -18,7 +18,7 @@ Rules (each cited where applied; ``../shared/corpus/cluster-export/README.md`` l
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -39,6 +39,7 @@ from auditor.inventory.index import (
     excluded_from_backup,
     meta_labels,
 )
+from auditor.inventory.locations import location_unverified
 from auditor.inventory.vmspec import volume_claim
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
@@ -184,6 +185,10 @@ class BackupEval:
     #: failed volume items of the Backup the evidence shows (``BackupPlan.failures_seen``);
     #: None when the Backup's phase is not a usable one
     failures_seen: int | None = None
+    #: why its Available location says nothing about now (a stale validation,
+    #: :func:`auditor.inventory.locations.location_unverified`), else None: then no capture
+    #: of it is evidenced and it is no restore point, only a possible one
+    location_unverified: str | None = None
 
     @property
     def location_ok(self) -> bool | None:
@@ -216,13 +221,23 @@ class BackupEval:
 
     @cached_property
     def disks_captured(self) -> bool:
-        """Every disk PVC's data is in this Backup on evidence (True without PVC disks)."""
-        return all(p.captured for p in self.pvcs if p.role == "disk")
+        """Every disk PVC's data is in this Backup on evidence (True without PVC disks), and
+        its location is not :attr:`location_unverified`."""
+        return self.location_unverified is None and all(
+            p.captured for p in self.pvcs if p.role == "disk"
+        )
 
     @property
     def all_captured(self) -> bool:
         """Every needed PVC (disks and persistent state) is in this Backup on evidence."""
         return all(p.captured for p in self.pvcs)
+
+
+def _location_unknown(c: PvcCapture, why: str) -> PvcCapture:
+    """``c``, no longer evidenced when its Backup's location is not known to be reachable now."""
+    if c.status is not CaptureStatus.CAPTURED:
+        return c
+    return replace(c, status=CaptureStatus.UNKNOWN, reason=f"{c.reason}; but {why}")
 
 
 def _when(at: datetime | None) -> str:
@@ -360,6 +375,7 @@ class Pairing:
             int, tuple[str, datetime | None, bool, dict[str, str], datetime | None]
         ] = {}
         self._pvc_sources: dict[int, BackupView | None] = {}
+        self._locations: dict[tuple[str, str], str | None] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
@@ -838,6 +854,14 @@ class Pairing:
             )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
 
+    def _unverified_location(self, b: BackupView) -> str | None:
+        """:func:`~auditor.inventory.locations.location_unverified` of ``b``'s location, once
+        per location."""
+        key = (b.namespace, b.storage_location or "")
+        if key not in self._locations:
+            self._locations[key] = location_unverified(self.ix, *key, self.at)
+        return self._locations[key]
+
     def _never_bound(self, namespace: str, name: str) -> bool:
         """Whether the PVC was read, is Pending and names no volume: no PV ever held data."""
         pvc = self.ix.pvc_records.get((namespace, name))
@@ -891,9 +915,13 @@ class Pairing:
             pattern = b.scope.namespace_by_pattern_only(vm.namespace)
             if not holds and not pattern and not any(c.in_scope for c in captures):
                 continue
-            location = None
+            location = unverified = None
             if locations_known:
                 location = ix.storage_locations.get((b.namespace, b.storage_location or ""), "")
+                if location == "Available":
+                    unverified = self._unverified_location(b)
+                    if unverified is not None:
+                        captures = [_location_unknown(c, unverified) for c in captures]
             stored = contents.get(b.name) if contents is not None else None
             evals.append(
                 BackupEval(
@@ -905,6 +933,7 @@ class Pairing:
                     location,
                     stored.state if stored is not None else None,
                     plan.failures_seen(ix) if plan is not None else None,
+                    unverified,
                 )
             )
         evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)

@@ -1,0 +1,71 @@
+"""Whether a BackupStorageLocation's ``Available`` phase still says something at the audit time.
+
+Velero's server validates each location every ``spec.validationFrequency`` (the server's
+``--store-validation-frequency``, 1 minute, when unset; never again after the first time when it
+is 0) and writes ``status.phase`` and ``status.lastValidationTime`` together
+(velero ``internal/storage/storagelocation.go`` ``IsReadyToValidate``,
+``pkg/controller/backup_storage_location_controller.go``). A phase validated long before the
+audit is the location as it was then: the Velero server may have stopped, or validation was
+turned off. Such a phase is no evidence that the location can be restored from now (red team
+rt9, bug case 20 variant: an ``Available`` location last validated ten days before the audit
+rated its VMs READY).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from auditor.inventory.index import ClusterIndex
+from auditor.kubevalues import format_time
+
+__all__ = ["SERVER_VALIDATION_FREQUENCY", "VALIDATION_GRACE", "location_unverified"]
+
+#: Velero's default ``--store-validation-frequency`` (pkg/cmd/server/config).
+SERVER_VALIDATION_FREQUENCY = timedelta(minutes=1)
+#: The least age at which a validation counts as stale: an export is often read some minutes
+#: after it was taken, and a validation is due only every period.
+VALIDATION_GRACE = timedelta(hours=1)
+
+_SOURCE = "https://github.com/vmware-tanzu/velero/blob/main/internal/storage/storagelocation.go"
+
+
+def location_unverified(ix: ClusterIndex, namespace: str, name: str, at: datetime) -> str | None:
+    """Why the ``Available`` phase of BackupStorageLocation ``namespace/name`` is no evidence
+    at ``at`` (UTC), or None when it is (or the location is not ``Available``: other phases
+    are judged where they are read).
+
+    Stale means: no readable ``status.lastValidationTime``, or one older than twice the
+    location's validation period (at least :data:`VALIDATION_GRACE`), or after ``at`` by more
+    than the grace. A period of 0 (validation off) leaves only the grace.
+    """
+    if ix.storage_locations.get((namespace, name)) != "Available":
+        return None
+    validated, every = ix.location_checks.get((namespace, name), (None, None))
+    where = f"BackupStorageLocation {namespace}/{name}"
+    if validated is None:
+        return (
+            f"{where} is Available but has no readable status.lastValidationTime, which Velero "
+            f"writes with every validation: when it was last found reachable is unknown ({_SOURCE})"
+        )
+    period = SERVER_VALIDATION_FREQUENCY if every is None else every
+    allowed = max(2 * period, VALIDATION_GRACE)
+    age = at - validated
+    if age > allowed or -age > VALIDATION_GRACE:
+        hours = age.total_seconds() / 3600
+        when = "after the audit time" if hours < 0 else f"{hours:.1f} h before the audit"
+        how = (
+            "its validation is turned off (validationFrequency 0)"
+            if every is not None and every.total_seconds() == 0
+            else f"Velero validates it every {_period(period)}"
+        )
+        return (
+            f"{where} was last validated at {format_time(validated)}, {when}, while {how}: "
+            f"its Available phase is the location as it was then, and whether it can be "
+            f"restored from now is unknown ({_SOURCE})"
+        )
+    return None
+
+
+def _period(value: timedelta) -> str:
+    seconds = value.total_seconds()
+    return f"{seconds / 3600:g} h" if seconds >= 3600 else f"{seconds / 60:g} min"
