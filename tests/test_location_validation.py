@@ -88,3 +88,14 @@ def test_a_malformed_validation_frequency_is_named(tmp_path: Path) -> None:
         p["kind"] == "BackupStorageLocation" and p["field"] == "spec.validationFrequency"
         for p in report["collection_problems"]
     )
+
+
+def test_a_location_without_a_phase_was_never_validated(tmp_path: Path) -> None:
+    """Velero validates every location at least once and writes its phase then: a location
+    with no ``status.phase`` is unvalidated (unknown), not a location known to be down."""
+    report = _audit(tmp_path, phase=None)
+    bkp004 = _finding(report, "RR-BKP-004")
+    assert bkp004["status"] == "ERROR" and "has no status.phase" in bkp004["message"]
+    assert _readiness(report) == "UNKNOWN"
+    plt = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-001")
+    assert plt["status"] == "ERROR" and "has no status.phase" in plt["message"]

@@ -56,7 +56,7 @@ def backup_system(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
         for b in locations
     ]
     hurt = sorted({vm.ref for vm in vms if vm.on_unavailable_location})
-    stale = {
+    stale = {  # Available long ago, or never validated (no phase)
         f"{ns}/{name}": why
         for b in locations
         if isinstance(ns := dig(b, "metadata", "namespace"), str)
@@ -65,7 +65,8 @@ def backup_system(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     }
     available = [r for r in rows if r["phase"] == "Available" and r["bsl"] not in stale]
     if not available and stale:
-        # Available as last validated, long ago: whether any location works now is unknown
+        # Available as last validated long ago, or never validated: whether any location
+        # works now is unknown
         return errored(
             f"No BackupStorageLocation is known to be Available now: {'; '.join(stale.values())}",
             locations=rows,
@@ -88,9 +89,9 @@ def backup_system(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
         )
     if stale:
         return passed(
-            f"{len(available)} BackupStorageLocation(s) Available; the Available phase of "
-            f"{', '.join(sorted(stale))} is stale (the backups there are no evidenced restore "
-            "points).",
+            f"{len(available)} BackupStorageLocation(s) Available; "
+            f"{', '.join(sorted(stale))} not known to be Available now (validated long ago, "
+            "or never): the backups there are no evidenced restore points.",
             locations=rows,
             stale_locations=sorted(stale),
         )

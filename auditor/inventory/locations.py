@@ -31,17 +31,25 @@ _SOURCE = "https://github.com/vmware-tanzu/velero/blob/main/internal/storage/sto
 
 def location_unverified(ix: ClusterIndex, namespace: str, name: str, at: datetime) -> str | None:
     """Why the ``Available`` phase of BackupStorageLocation ``namespace/name`` is no evidence
-    at ``at`` (UTC), or None when it is (or the location is not ``Available``: other phases
-    are judged where they are read).
+    at ``at`` (UTC), or why a location that exists has no phase at all (Velero validates every
+    location at least once, and writes its phase then: it has not been validated); None when
+    the phase is evidence, or the location is absent or in another phase (judged where read).
 
     Stale means: no readable ``status.lastValidationTime``, or one older than twice the
-    location's validation period (at least :data:`VALIDATION_GRACE`), or after ``at`` by more
-    than the grace. A period of 0 (validation off) leaves only the grace.
+    location's validation period (at least :data:`VALIDATION_GRACE`) at ``at``. A period of 0
+    (validation off) leaves only the grace. A validation after ``at`` (an export audited as of
+    an earlier instant) is not stale.
     """
-    if ix.storage_locations.get((namespace, name)) != "Available":
+    phase = ix.storage_locations.get((namespace, name))
+    where = f"BackupStorageLocation {namespace}/{name}"
+    if phase == "":
+        return (
+            f"{where} has no status.phase: Velero has not validated it (it validates every "
+            f"location at least once), so whether it can be restored from is unknown ({_SOURCE})"
+        )
+    if phase != "Available":
         return None
     validated, every = ix.location_checks.get((namespace, name), (None, None))
-    where = f"BackupStorageLocation {namespace}/{name}"
     if validated is None:
         return (
             f"{where} is Available but has no readable status.lastValidationTime, which Velero "
@@ -50,9 +58,8 @@ def location_unverified(ix: ClusterIndex, namespace: str, name: str, at: datetim
     period = SERVER_VALIDATION_FREQUENCY if every is None else every
     allowed = max(2 * period, VALIDATION_GRACE)
     age = at - validated
-    if age > allowed or -age > VALIDATION_GRACE:
-        hours = age.total_seconds() / 3600
-        when = "after the audit time" if hours < 0 else f"{hours:.1f} h before the audit"
+    if age > allowed:
+        when = f"{age.total_seconds() / 3600:.1f} h before the audit"
         how = (
             "its validation is turned off (validationFrequency 0)"
             if every is not None and every.total_seconds() == 0

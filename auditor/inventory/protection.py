@@ -918,10 +918,12 @@ class Pairing:
             location = unverified = None
             if locations_known:
                 location = ix.storage_locations.get((b.namespace, b.storage_location or ""), "")
-                if location == "Available":
+                if location in ("Available", ""):
                     unverified = self._unverified_location(b)
                     if unverified is not None:
                         captures = [_location_unknown(c, unverified) for c in captures]
+                        if location == "":
+                            location = None  # it exists, unvalidated: not known to be down
             stored = contents.get(b.name) if contents is not None else None
             evals.append(
                 BackupEval(
