@@ -21,7 +21,6 @@ redacted would be lost).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from auditor.kinds import project, spec_for_object
@@ -29,13 +28,23 @@ from auditor.redact import redact, redact_in_place, redact_projected
 
 __all__ = ["Entry", "name_fault", "plain_entry", "shape_fault", "take_slim", "take_whole"]
 
-#: A name as an export may carry it: 1-253 visible ASCII characters other than "/". Every
-#: kind the auditor reads is named by a DNS-1123 subdomain on the API server (core kinds'
-#: ``NameIsDNSSubdomain``, and every custom resource's:
-#: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/), and none by a
-#: name with "/" (``path.IsValidPathSegmentName``). Hand-written manifests (the public corpus's
-#: ``nameValue``) pass; what no object of a cluster can be named is named as a problem.
-_VISIBLE_NAME = re.compile(r"[!-.0-~]{1,253}")
+
+def _visible(text: str, longest: int) -> bool:
+    """Whether ``text`` is 1 to ``longest`` visible ASCII characters other than "/".
+
+    Every kind the auditor reads is named by a DNS-1123 subdomain on the API server (core kinds'
+    ``NameIsDNSSubdomain``, and every custom resource's:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/), and none by a name
+    with "/" (``path.IsValidPathSegmentName``). Hand-written manifests (the public corpus's
+    ``nameValue``) pass; what no object of a cluster can be named does not.
+    """
+    return (
+        0 < len(text) <= longest
+        and text.isascii()
+        and text.isprintable()
+        and " " not in text
+        and "/" not in text
+    )
 
 
 def name_fault(name: str, namespace: str | None) -> tuple[str, str] | None:
@@ -49,11 +58,9 @@ def name_fault(name: str, namespace: str | None) -> tuple[str, str] | None:
     (``tests/test_hostile_data.py``); the value given here is as ``ascii()`` shows it, cut
     to 80 characters, for a problem's one-line reason.
     """
-    if _VISIBLE_NAME.fullmatch(name) is None:
+    if not _visible(name, 253):
         return "metadata.name", ascii(name[:80])
-    if namespace is not None and (
-        len(namespace) > 63 or _VISIBLE_NAME.fullmatch(namespace) is None
-    ):
+    if namespace is not None and not _visible(namespace, 63):
         return "metadata.namespace", ascii(namespace[:80])
     return None
 
