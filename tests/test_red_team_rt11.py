@@ -1,0 +1,76 @@
+"""Red-team round rt11: KubeVirt/CDI-side variants of the shared bug cases (kinds 18, 21, 23
+and 24) that a real cluster can produce, each held to the verdict its evidence allows.
+
+Each test takes a fixture of the check catalog, changes one thing, and asserts the finding
+that must follow: never a verdict better than the evidence, never a false alarm on a
+healthy VM.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+
+
+def _vm1(report: dict[str, object]) -> dict[str, object]:
+    vms = report["vms"]
+    assert isinstance(vms, list)
+    vm: dict[str, object] = next(v for v in vms if v["name"] == "vm1")
+    return vm
+
+
+def _node_local_root(docs: Docs, volume_type: str) -> None:
+    """The root disk's PV becomes a node-local ``hostPath`` or ``local`` volume (no CSI)."""
+    pv = next(
+        p for p in _of(docs, "PersistentVolume") if p["metadata"]["name"] == "pv-app-vm1-root"
+    )
+    del pv["spec"]["csi"]
+    pv["spec"][volume_type] = {"path": "/var/lib/vmdisks/vm1-root"}
+
+
+def test_a_pvc_on_a_hostpath_pv_is_never_natively_snapshotted(tmp_path: Path) -> None:
+    """A PVC bound to a hostPath PersistentVolume has no CSI driver, and no Velero volume
+    snapshotter returns a volume ID for it: Velero skips it ("no applicable volumesnapshotter
+    found", velero pkg/backup/item_backupper.go) and the Backup completes. The auditor took
+    every non-CSI PV for a native snapshot Velero attempted, so the disk was only "not
+    evidenced" (UNKNOWN) instead of lost (bug case 24 variant: a PVC backed by node-local
+    storage)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    _node_local_root(docs, "hostPath")
+    report = _complete(tmp_path, fixture, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "hostPath PersistentVolume" in finding["message"]
+    assert _vm1(report)["readiness"] == "NOT_READY"
+
+
+def test_a_pvc_on_a_local_pv_is_never_natively_snapshotted(tmp_path: Path) -> None:
+    """The same for a ``local`` PersistentVolume (a disk of one node)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    _node_local_root(docs, "local")
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "local PersistentVolume" in finding["message"]
+
+
+def test_file_system_backup_skips_a_pvc_on_a_hostpath_pv(tmp_path: Path) -> None:
+    """Velero's file-system backup skips "a persistent volume claim on a hostPath persistent
+    volume" (velero pkg/podvolume/backupper.go isHostPathVolume): under
+    defaultVolumesToFsBackup, with no PodVolumeBackup naming it, the disk is lost, not merely
+    unevidenced."""
+    fixture = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+    docs = [
+        d
+        for d in _docs(fixture)
+        if not (d["kind"] == "PodVolumeBackup" and d["spec"]["volume"] == "vm1-root")
+    ]
+    _node_local_root(docs, "hostPath")
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "isHostPathVolume" in finding["message"]
