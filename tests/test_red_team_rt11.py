@@ -74,3 +74,58 @@ def test_file_system_backup_skips_a_pvc_on_a_hostpath_pv(tmp_path: Path) -> None
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
     assert finding["status"] == "FAIL", finding["message"]
     assert "isHostPathVolume" in finding["message"]
+
+
+def _vmi_status_hotplug(docs: Docs, name: str, claim: str, phase: str) -> dict[str, Any]:
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    vmi.setdefault("status", {}).setdefault("volumeStatus", []).append(
+        {
+            "name": name,
+            "hotplugVolume": {"attachPodName": "hp-volume-x1", "attachPodUID": "uid-hp-x1"},
+            "persistentVolumeClaimInfo": {"claimName": claim, "volumeMode": "Block"},
+            "phase": phase,
+            "reason": "VolumeDetaching" if phase == "Detaching" else "VolumeReady",
+        }
+    )
+    return vmi
+
+
+def test_a_hotplug_volume_being_unplugged_is_no_runtime_only_volume(tmp_path: Path) -> None:
+    """``virtctl removevolume`` takes the volume out of the VMI's spec.volumes at once; KubeVirt
+    keeps its volumeStatus entry (phase Detaching) "until there is no associated pod"
+    (kubevirt pkg/virt-controller/watch/vmi/storage.go). The VM spec rightly no longer lists
+    it: RR-DSK-002 failed (AT_RISK) on a healthy VM (bug case 23 variant)."""
+    fixture = "RR-DSK-002/pass.yaml"
+    docs = _docs(fixture)
+    _vmi_status_hotplug(docs, "scratch-old", "scratch-old", "Detaching")
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-DSK-002")
+    assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_utility_volume_is_no_runtime_only_guest_volume(tmp_path: Path) -> None:
+    """A VMI ``spec.utilityVolumes`` entry (KubeVirt 1.8: a memory-dump or backup output PVC
+    hot-plugged into virt-launcher "without having a matching disk in the domain",
+    kubevirt staging/src/kubevirt.io/api/core/v1/types.go) gets a hotplug volumeStatus entry
+    but holds no guest data: no RR-DSK-002 FAIL."""
+    fixture = "RR-DSK-002/pass.yaml"
+    docs = _docs(fixture)
+    vmi = _vmi_status_hotplug(docs, "backup-output", "vm1-backup-scratch", "Ready")
+    vmi["spec"]["utilityVolumes"] = [
+        {"name": "backup-output", "claimName": "vm1-backup-scratch", "type": "Backup"}
+    ]
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-DSK-002")
+    assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_hotplug_volume_only_in_the_vmi_spec_still_fails(tmp_path: Path) -> None:
+    """The fault of bug case 23 itself, without a volumeStatus entry yet (attach pending):
+    the VMI runs with a volume its VM spec does not list."""
+    fixture = "RR-DSK-002/pass.yaml"
+    docs = _docs(fixture)
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    vmi["spec"]["volumes"].append(
+        {"name": "scratch", "persistentVolumeClaim": {"claimName": "scratch", "hotpluggable": True}}
+    )
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-DSK-002")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "scratch" in finding["message"]
