@@ -129,3 +129,55 @@ def test_a_hotplug_volume_only_in_the_vmi_spec_still_fails(tmp_path: Path) -> No
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-DSK-002")
     assert finding["status"] == "FAIL", finding["message"]
     assert "scratch" in finding["message"]
+
+
+def _owned_by_vm_snapshot_content(docs: Docs, content: str) -> None:
+    for snapshot in _of(docs, "VolumeSnapshot"):
+        snapshot["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": "snapshot.kubevirt.io/v1beta1",
+                "kind": "VirtualMachineSnapshotContent",
+                "name": content,
+                "uid": "uid-vmsc-1",
+                "controller": True,
+            }
+        ]
+
+
+def test_a_volume_snapshot_whose_vm_snapshot_content_is_gone_is_no_copy(
+    tmp_path: Path,
+) -> None:
+    """KubeVirt makes each VolumeSnapshot of a VM snapshot a dependent of its
+    VirtualMachineSnapshotContent (kubevirt pkg/storage/snapshot/snapshot.go
+    createVolumeSnapshot) and deletes the content of a failed snapshot: with the owner gone
+    from a complete list, the garbage collector deletes the VolumeSnapshot. A failed VM
+    snapshot's leftover VolumeSnapshots counted as the disks' copies (bug case 18 variant):
+    FAIL medium instead of "no copy" (high)."""
+    fixture = "RR-STG-001/fail-delete-policy-volume-snapshots-die-with-namespace.yaml"
+    docs = _docs(fixture)
+    _owned_by_vm_snapshot_content(docs, "vmsnapshot-content-gone")
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-STG-001")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert finding["severity"] == "high", finding["message"]
+
+
+def test_a_volume_snapshot_whose_vm_snapshot_content_exists_is_still_a_copy(
+    tmp_path: Path,
+) -> None:
+    """The healthy counterpart: its content is there, so the VolumeSnapshots stay copies
+    (inside the namespace: FAIL medium, as before)."""
+    fixture = "RR-STG-001/fail-delete-policy-volume-snapshots-die-with-namespace.yaml"
+    docs = _docs(fixture)
+    _owned_by_vm_snapshot_content(docs, "vmsnapshot-content-1")
+    docs.append(
+        {
+            "apiVersion": "snapshot.kubevirt.io/v1beta1",
+            "kind": "VirtualMachineSnapshotContent",
+            "metadata": {"name": "vmsnapshot-content-1", "namespace": "app", "uid": "uid-vmsc-1"},
+            "spec": {"virtualMachineSnapshotName": "snap-1", "volumeBackups": []},
+            "status": {"readyToUse": True},
+        }
+    )
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-STG-001")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert finding["severity"] == "medium", finding["message"]
