@@ -181,3 +181,15 @@ def test_a_volume_snapshot_whose_vm_snapshot_content_exists_is_still_a_copy(
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-STG-001")
     assert finding["status"] == "FAIL", finding["message"]
     assert finding["severity"] == "medium", finding["message"]
+
+
+def test_file_system_backup_still_copies_a_pvc_on_a_local_pv(tmp_path: Path) -> None:
+    """The healthy counterpart: Velero's file-system backup reads a ``local`` PV through the
+    pod's mount (only hostPath is skipped, velero pkg/podvolume/backupper.go), so a Completed
+    PodVolumeBackup of it is a copy and the VM stays READY."""
+    fixture = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+    docs = _docs(fixture)
+    _node_local_root(docs, "local")
+    report = _complete(tmp_path, fixture, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
