@@ -193,3 +193,19 @@ def test_file_system_backup_still_copies_a_pvc_on_a_local_pv(tmp_path: Path) -> 
     report = _complete(tmp_path, fixture, docs)
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_ready_volume_snapshot_bound_to_no_content_is_no_copy(tmp_path: Path) -> None:
+    """A VolumeSnapshot without ``status.boundVolumeSnapshotContentName`` "has not been
+    successfully bound to a VolumeSnapshotContent object yet" (external-snapshotter
+    client/apis/volumesnapshot/v1/types.go), and a PVC is restored from it through that
+    content: there is nothing to restore from, whatever ``readyToUse`` says. A failed VM
+    snapshot's VolumeSnapshot marked ready but bound to nothing counted as the disks' copy
+    (bug case 18 variant): FAIL medium instead of "no copy" (high)."""
+    fixture = "RR-STG-001/fail-delete-policy-volume-snapshots-die-with-namespace.yaml"
+    docs = _docs(fixture)
+    for snapshot in _of(docs, "VolumeSnapshot"):
+        del snapshot["status"]["boundVolumeSnapshotContentName"]
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-STG-001")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert finding["severity"] == "high", finding["message"]
