@@ -50,6 +50,9 @@ __all__ = [
 ]
 
 FS_BLOCK_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/podvolume/backupper.go"
+#: Velero's native (volume snapshotter) path skips a PV no installed snapshotter returns a
+#: volume ID for ("no applicable volumesnapshotter found"); none handles node-local volumes.
+NATIVE_SKIP_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
 CSI_CLASS_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/util/csi/volume_snapshot.go"
 #: the Kubernetes default-class annotation Velero falls back to
 DEFAULT_CLASS_ANNOTATION = "snapshot.storage.kubernetes.io/is-default-class"
@@ -367,7 +370,8 @@ class PvcFacts:
     volume; ``csi_driver``: that PV's own ``csi.driver``, when a string; ``driver``: see
     :func:`pvc_driver`; ``handle``: the PV's ``csi.volumeHandle``
     when a string; ``wanted_class``: the PVC's ``velero.io/csi-volumesnapshot-class``
-    annotation.
+    annotation; ``node_local``: ``hostPath`` or ``local`` when the bound PV is that
+    node-local volume type.
     """
 
     name: str
@@ -379,6 +383,7 @@ class PvcFacts:
     driver: str | None
     handle: str | None
     wanted_class: str | None
+    node_local: str | None = None
 
 
 def pvc_facts(ix: ClusterIndex, pvc: dict[str, Any] | None) -> PvcFacts:
@@ -419,6 +424,11 @@ def _read_pvc(ix: ClusterIndex, pvc: dict[str, Any] | None) -> PvcFacts:
         driver=driver,
         handle=handle if isinstance(handle, str) else None,
         wanted_class=meta_label(pvc, CLASS_LABEL, "annotations"),
+        node_local=next(
+            (t for t in ("hostPath", "local") if isinstance(dig(pv, "spec", t), dict)), None
+        )
+        if pv is not None
+        else None,
     )
 
 
@@ -494,6 +504,16 @@ def intended_method(
                 f"Backup {b.name} uses file-system backup ({why}), which never "
                 f"copies Block-mode volumes such as PVC {name} ({FS_BLOCK_SRC})",
             )
+        if facts.node_local == "hostPath":
+            # velero pkg/podvolume/backupper.go isHostPathVolume: "a persistent volume claim
+            # on a hostPath persistent volume" is skipped, never copied (red team rt11,
+            # bug case 24 variant)
+            return (
+                None,
+                certain,
+                f"Backup {b.name} uses file-system backup ({why}), which skips PVC {name}: its "
+                f"PersistentVolume is a hostPath volume ({FS_BLOCK_SRC} isHostPathVolume)",
+            )
         return Method.FS_BACKUP, certain, ""
     if b.snapshot_volumes is False:
         return (
@@ -503,6 +523,17 @@ def intended_method(
             "pod for file-system backup",
         )
     if facts.pv is not None and not facts.csi:
+        if facts.node_local is not None:
+            # No CSI driver to snapshot it, and no Velero volume snapshotter returns a volume
+            # ID for a node-local PV: Velero skips it ("no applicable volumesnapshotter
+            # found") and the Backup still completes (red team rt11, bug case 24 variant).
+            return (
+                None,
+                True,
+                f"PVC {name} is on a {facts.node_local} PersistentVolume (node-local files): it "
+                "has no CSI driver to snapshot it and no Velero volume snapshotter handles it "
+                f"({NATIVE_SKIP_SRC})",
+            )
         return Method.NATIVE_SNAPSHOT, True, ""
     driver = facts.driver
     if driver is None:

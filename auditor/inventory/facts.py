@@ -248,11 +248,18 @@ def _volume_snapshot_gone(
 def _content_gone(ix: ClusterIndex, bound: Any) -> bool:
     """Whether a VolumeSnapshot is bound to a content (``bound``, its
     ``status.boundVolumeSnapshotContentName``) that is not among the VolumeSnapshotContents,
-    all of which were read: it has nothing left to restore from."""
+    all of which were read, or is bound to none: it has nothing left to restore from.
+
+    Without that name the VolumeSnapshot "has not been successfully bound to a
+    VolumeSnapshotContent object yet", whatever its ``readyToUse`` says, and a PVC is
+    restored from it through that content (external-snapshotter
+    client/apis/volumesnapshot/v1/types.go ``VolumeSnapshotStatus``; red team rt11, bug case
+    18 variant: a failed VM snapshot's VolumeSnapshot marked ready, bound to nothing, counted).
+    """
+    if not isinstance(bound, str) or not bound:
+        return True
     return (
-        isinstance(bound, str)
-        and bool(bound)
-        and bound not in ix.snapshot_contents
+        bound not in ix.snapshot_contents
         and ix.data.known("VolumeSnapshotContent")
         and "VolumeSnapshotContent" not in ix.partial
     )
@@ -271,8 +278,9 @@ def _by_name(ix: ClusterIndex, kind: str) -> dict[tuple[str, str], dict[str, Any
 
 def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, Any]) -> bool:
     """Whether a VolumeSnapshot belongs to a VirtualMachineSnapshotContent that is being
-    deleted, or whose VirtualMachineSnapshot is being deleted with ``deletionPolicy`` other
-    than ``Retain``: the content then goes, and the VolumeSnapshots it owns with it
+    deleted, or is gone from a complete list, or whose VirtualMachineSnapshot is being
+    deleted with ``deletionPolicy`` other than ``Retain``: the content then goes, and the
+    VolumeSnapshots it owns with it
     (https://kubevirt.io/user-guide/storage/snapshot_restore_api/)."""
     snaps = _by_name(ix, "VirtualMachineSnapshot")
     refs = dig(snapshot, "metadata", "ownerReferences")
@@ -285,6 +293,16 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
             continue
         content = ix.vm_snapshot_contents.get((namespace, str(ref.get("name"))))
         if content is None:
+            if ix.data.known("VirtualMachineSnapshotContent") and not ix.partial_for(
+                "VirtualMachineSnapshotContent", namespace
+            ):
+                # KubeVirt makes each VolumeSnapshot of a VM snapshot a dependent of its
+                # content (pkg/storage/snapshot/snapshot.go createVolumeSnapshot) and deletes
+                # the content of a failed snapshot; with that owner gone from a complete list,
+                # Kubernetes' garbage collector deletes the VolumeSnapshot
+                # (https://kubernetes.io/docs/concepts/architecture/garbage-collection/; red
+                # team rt11, bug case 18 variant: a failed VM snapshot's leftover counted)
+                return True
             continue
         if dig(content, "metadata", "deletionTimestamp") is not None:
             return True
