@@ -209,3 +209,37 @@ def test_a_ready_volume_snapshot_bound_to_no_content_is_no_copy(tmp_path: Path) 
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-STG-001")
     assert finding["status"] == "FAIL", finding["message"]
     assert finding["severity"] == "high", finding["message"]
+
+
+def test_a_backup_snapshot_bound_to_no_content_evidences_no_capture(tmp_path: Path) -> None:
+    """Per-item evidence: a VolumeSnapshot labelled with the Backup, ready but bound to no
+    content, is one Velero's backup cannot read ("invalid snapshot info in volume
+    snapshot", velero pkg/util/csi/volume_snapshot.go
+    GetVolumeSnapshotContentForVolumeSnapshot): it evidences no copy, so with counters that
+    prove nothing the PVC is not evidenced (ERROR), never captured."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    newest = max(_of(docs, "Backup"), key=lambda b: b["metadata"]["name"])
+    name = newest["metadata"]["name"]
+    for backup in _of(docs, "Backup"):
+        for key in list(backup["status"]):
+            if key.startswith(("csiVolumeSnapshots", "backupItemOperations")):
+                del backup["status"][key]
+    docs = [d for d in docs if d["kind"] != "VolumeSnapshotContent"]
+    for pvc in [p["metadata"]["name"] for p in _of(docs, "PersistentVolumeClaim")]:
+        docs.append(
+            {
+                "apiVersion": "snapshot.storage.k8s.io/v1",
+                "kind": "VolumeSnapshot",
+                "metadata": {
+                    "name": f"velero-{pvc}-x",
+                    "namespace": "app",
+                    "labels": {"velero.io/backup-name": name},
+                },
+                "spec": {"source": {"persistentVolumeClaimName": pvc}},
+                "status": {"readyToUse": True},
+            }
+        )
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
+    assert finding["status"] != "PASS", finding["message"]
+    assert "bound to no VolumeSnapshotContent" in finding["message"]

@@ -728,6 +728,15 @@ def _snapshot_status(ix: ClusterIndex, o: dict[str, Any]) -> tuple[CaptureStatus
     what = f"readyToUse={ready}"
     bound = dig(o, "status", "boundVolumeSnapshotContentName")
     content = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
+    if st is CaptureStatus.CAPTURED and not (isinstance(bound, str) and bound):
+        # Bound to no content: Velero's backup finds no content for it ("invalid snapshot
+        # info in volume snapshot", velero pkg/util/csi/volume_snapshot.go
+        # GetVolumeSnapshotContentForVolumeSnapshot), so its readyToUse evidences no copy
+        # (red team rt11)
+        return CaptureStatus.UNKNOWN, (
+            f"readyToUse={ready} but bound to no VolumeSnapshotContent "
+            "(no status.boundVolumeSnapshotContentName)"
+        )
     if st is CaptureStatus.CAPTURED and content is not None:
         # A restore reads the snapshot through its content: the content's own status is
         # the driver's word on whether the snapshot was cut.
