@@ -93,7 +93,26 @@ def test_a_vm_snapshot_whose_volume_snapshot_is_gone_is_no_copy(tmp_path: Path) 
             "kind": "VolumeSnapshot",
             "metadata": {"name": f"vmsnapshot-vm1-volume-{disk}", "namespace": "app"},
             "spec": {"source": {"persistentVolumeClaimName": f"vm1-{disk}"}},
-            "status": {"readyToUse": True, "creationTime": "2026-11-29T10:00:00Z"},
+            "status": {
+                "readyToUse": True,
+                "creationTime": "2026-11-29T10:00:00Z",
+                # a ready snapshot is bound to its content (external-snapshotter)
+                "boundVolumeSnapshotContentName": f"snapcontent-vm1-{disk}",
+            },
+        }
+        for disk in ("root", "data")
+    ] + [
+        {
+            "apiVersion": "snapshot.storage.k8s.io/v1",
+            "kind": "VolumeSnapshotContent",
+            "metadata": {"name": f"snapcontent-vm1-{disk}"},
+            "spec": {
+                "deletionPolicy": "Delete",
+                "driver": "csi.example.com",
+                "source": {"volumeHandle": f"h-vm1-{disk}"},
+                "volumeSnapshotRef": {"name": f"vmsnapshot-vm1-volume-{disk}", "namespace": "app"},
+            },
+            "status": {"readyToUse": True, "snapshotHandle": f"snap-vm1-{disk}"},
         }
         for disk in ("root", "data")
     ]
