@@ -115,6 +115,9 @@ _VELERO_TIMES = (
 )
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
+#: the BackupStorageLocation Velero wrote a Backup to (velero pkg/controller/backup_controller.go
+#: prepareBackupRequest: ``label.GetValidName(spec.storageLocation)`` once it is defaulted)
+VELERO_LOCATION_LABEL = "velero.io/storage-location"
 #: Velero skips any item carrying this label, additional items from plugins included
 #: (velero pkg/backup/item_backupper.go; https://velero.io/docs/main/resource-filtering/).
 EXCLUDE_LABEL = "velero.io/exclude-from-backup"
@@ -376,9 +379,7 @@ class BackupView:
             else None,
             fs_backup_default=spec.get("defaultVolumesToFsBackup") is True,
             snapshot_move_data=spec.get("snapshotMoveData") is True,
-            storage_location=spec.get("storageLocation")
-            if isinstance(spec.get("storageLocation"), str)
-            else None,
+            storage_location=_backup_location(obj, spec),
             schedule=meta_label(obj, VELERO_SCHEDULE_LABEL),
             errors=_int(status.get("errors")),
             warnings=_int(status.get("warnings")),
@@ -1364,6 +1365,24 @@ class ClusterIndex:
 #: A BackupStorageLocation's ``spec.accessMode`` (velero pkg/apis/velero/v1
 #: backupstoragelocation_types.go; ReadWrite when unset).
 _ACCESS_MODES = ("ReadWrite", "ReadOnly")
+
+
+def _backup_location(obj: dict[str, Any], spec: dict[str, Any]) -> str | None:
+    """The BackupStorageLocation a Backup was written to: ``spec.storageLocation``; when that
+    is absent, the ``velero.io/storage-location`` label. Velero fills an unset location with
+    the default one and labels the Backup with it before it runs (velero
+    pkg/controller/backup_controller.go ``prepareBackupRequest``,
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go), so
+    the label is the location it used; the default location *now* may be another one and is
+    never taken. None when neither names one (an empty or wrong-typed spec value is named by
+    the index and leaves the Backup unread)."""
+    loc = spec.get("storageLocation") if isinstance(spec, dict) else None
+    if isinstance(loc, str):
+        return loc or None
+    if loc is not None:
+        return None
+    label = meta_label(obj, VELERO_LOCATION_LABEL)
+    return label or None
 
 
 def velero_label(name: str) -> str:
