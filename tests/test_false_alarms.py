@@ -67,3 +67,18 @@ def test_a_backup_naming_no_location_anywhere_is_still_on_none(tmp_path: Path) -
     finding = _finding(_complete(tmp_path, FIXTURE, docs), "RR-BKP-001")
     assert finding["status"] == "FAIL", finding["message"]
     assert "(none named)" in finding["message"]
+
+
+def test_the_bucket_reader_finds_a_backup_on_its_labelled_location() -> None:
+    """The bucket reader looks for a Backup whose spec names no location where the index
+    does: the location Velero labelled it with, not today's default location."""
+    from auditor.sources.bucket.load import backup_location
+
+    labelled = {
+        "metadata": {"name": "b", "labels": {"velero.io/storage-location": "second"}},
+        "spec": {},
+    }
+    assert backup_location(labelled, "default") == "second"
+    named = {"metadata": {"name": "b"}, "spec": {"storageLocation": "third"}}
+    assert backup_location(named, "default") == "third"
+    assert backup_location({"metadata": {"name": "b"}, "spec": {}}, "default") == "default"

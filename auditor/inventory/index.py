@@ -40,6 +40,7 @@ __all__ = [
     "ClusterIndex",
     "meta_labels",
     "meta_label",
+    "backup_location",
     "EXCLUDE_LABEL",
     "excluded_from_backup",
 ]
@@ -379,7 +380,7 @@ class BackupView:
             else None,
             fs_backup_default=spec.get("defaultVolumesToFsBackup") is True,
             snapshot_move_data=spec.get("snapshotMoveData") is True,
-            storage_location=_backup_location(obj, spec),
+            storage_location=backup_location(obj),
             schedule=meta_label(obj, VELERO_SCHEDULE_LABEL),
             errors=_int(status.get("errors")),
             warnings=_int(status.get("warnings")),
@@ -1367,7 +1368,7 @@ class ClusterIndex:
 _ACCESS_MODES = ("ReadWrite", "ReadOnly")
 
 
-def _backup_location(obj: dict[str, Any], spec: dict[str, Any]) -> str | None:
+def backup_location(obj: dict[str, Any]) -> str | None:
     """The BackupStorageLocation a Backup was written to: ``spec.storageLocation``; when that
     is absent, the ``velero.io/storage-location`` label. Velero fills an unset location with
     the default one and labels the Backup with it before it runs (velero
@@ -1376,6 +1377,7 @@ def _backup_location(obj: dict[str, Any], spec: dict[str, Any]) -> str | None:
     the label is the location it used; the default location *now* may be another one and is
     never taken. None when neither names one (an empty or wrong-typed spec value is named by
     the index and leaves the Backup unread)."""
+    spec = obj.get("spec")
     loc = spec.get("storageLocation") if isinstance(spec, dict) else None
     if isinstance(loc, str):
         return loc or None

@@ -20,6 +20,7 @@ from typing import Any
 import boto3
 
 from auditor.config import AuditSettings
+from auditor.inventory.index import backup_location as index_backup_location
 from auditor.kubevalues import dig
 from auditor.sources.base import BackupContents, ClusterData, StorageLocationStatus
 from auditor.sources.bucket.cache import ContentsCache
@@ -45,9 +46,11 @@ def _name(obj: dict[str, Any]) -> str:
 
 
 def backup_location(backup: dict[str, Any], default_location: str) -> str:
-    """The location a Backup was written to: ``spec.storageLocation``, else the default BSL."""
-    loc = dig(backup, "spec", "storageLocation")
-    return loc if isinstance(loc, str) and loc else default_location
+    """The location a Backup was written to: ``spec.storageLocation``, else the
+    ``velero.io/storage-location`` label Velero wrote with the location it defaulted to
+    (:func:`auditor.inventory.index.backup_location`), else (an edited export) the default
+    BSL's bucket is the one read."""
+    return index_backup_location(backup) or default_location
 
 
 def _lookup(data: ClusterData) -> VolumeLookup:
