@@ -82,3 +82,29 @@ def test_the_bucket_reader_finds_a_backup_on_its_labelled_location() -> None:
     named = {"metadata": {"name": "b"}, "spec": {"storageLocation": "third"}}
     assert backup_location(named, "default") == "third"
     assert backup_location({"metadata": {"name": "b"}, "spec": {}}, "default") == "default"
+
+
+def test_a_driver_whose_vm_disks_are_all_fs_backed_needs_no_snapshot_class(
+    tmp_path: Path,
+) -> None:
+    """RR-PLT-003's own remedy is file-system backup: once every VM disk on a driver was
+    copied that way (Completed PodVolumeBackups in the newest usable Backup) and no VM has a
+    VirtualMachineSnapshot, the driver is not missing a VolumeSnapshotClass (helper fp12: the
+    platform FAIL stayed). A VirtualMachineSnapshot of the VM would need the class again."""
+    fixture = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+    docs = [d for d in _docs(fixture) if d["kind"] != "VolumeSnapshotClass"]
+    report = _complete(tmp_path / "fs", fixture, docs)
+    plt = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-003")
+    assert plt["status"] == "PASS"
+    assert plt["evidence"]["missing"] == []
+    assert plt["evidence"]["covered_by_fs_backup"] == ["csi.example.com"]
+    vm_snapshot = {
+        "apiVersion": "snapshot.kubevirt.io/v1beta1",
+        "kind": "VirtualMachineSnapshot",
+        "metadata": {"name": "snap-1", "namespace": "app"},
+        "spec": {"source": {"apiGroup": "kubevirt.io", "kind": "VirtualMachine", "name": "vm1"}},
+        "status": {"phase": "Succeeded", "readyToUse": True},
+    }
+    with_snapshot = _complete(tmp_path / "snap", fixture, [*docs, vm_snapshot])
+    plt = next(f for f in with_snapshot["platform_findings"] if f["check_id"] == "RR-PLT-003")
+    assert plt["status"] == "FAIL" and plt["evidence"]["missing"] == ["csi.example.com"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auditor.inventory import ClusterIndex, VMRecord
-from auditor.inventory.capture import pvc_driver
+from auditor.inventory.capture import Method, pvc_driver
+from auditor.inventory.facts import usable
 from auditor.inventory.protection import USABLE_PHASES
 from auditor.kubevalues import dig
 
@@ -32,6 +33,10 @@ class PlatformFacts:
             includes the VM object, in that list's order (RR-PLT-002).
         csi_drivers: the CSI driver of each of the VM's PVCs (disks and persistent state)
             whose driver is known, in disk order (RR-PLT-003).
+        fs_backed_drivers: of those, the drivers of the PVCs the newest usable Backup holding
+            the VM copied by file-system backup on evidence, when the VM has no
+            VirtualMachineSnapshot (which would need a class): a VolumeSnapshotClass is not
+            what protects them (RR-PLT-003's own remedy).
         persistent_state: the VM keeps persistent EFI NVRAM, or a persistent TPM (RR-PLT-006).
         state_pvc_class: ``str()`` of the ``spec.storageClassName`` of its persistent-state
             PVC when that PVC was read, else None (RR-PLT-006).
@@ -43,6 +48,7 @@ class PlatformFacts:
     csi_drivers: tuple[str, ...]
     persistent_state: bool
     state_pvc_class: str | None
+    fs_backed_drivers: tuple[str, ...] = ()
 
 
 def platform_facts(vm: VMRecord, index: ClusterIndex) -> PlatformFacts:
@@ -52,12 +58,20 @@ def platform_facts(vm: VMRecord, index: ClusterIndex) -> PlatformFacts:
     )
     fw = vm.spec.firmware
     state = vm.state_pvc
-    drivers = []
+    good = usable(vm)
+    fs_copied = (
+        {c.pvc for c in good[0].pvcs if c.captured and c.method is Method.FS_BACKUP}
+        if good and not vm.vm_snapshots
+        else set()
+    )
+    drivers, fs_backed = [], []
     for p in vm.pvcs:
         if p.obj is not None:
             driver = pvc_driver(index, p.obj)
             if driver:
                 drivers.append(driver)
+                if p.name in fs_copied:
+                    fs_backed.append(driver)
     return PlatformFacts(
         ref=vm.ref,
         on_unavailable_location=any(
@@ -70,4 +84,5 @@ def platform_facts(vm: VMRecord, index: ClusterIndex) -> PlatformFacts:
         state_pvc_class=str(dig(state.obj, "spec", "storageClassName"))
         if state is not None and state.obj is not None
         else None,
+        fs_backed_drivers=tuple(fs_backed),
     )

@@ -198,17 +198,43 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     requires=("VolumeSnapshotClass", "PersistentVolumeClaim", "StorageClass", "VirtualMachine"),
 )
 def snapshot_classes(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
-    """FAIL naming each driver used by VM PVCs with no VolumeSnapshotClass."""
+    """FAIL naming each driver used by VM PVCs with no VolumeSnapshotClass.
+
+    A driver none of whose VM PVCs needs a snapshot is not missing one: every such PVC was
+    copied by file-system backup in its VM's newest usable Backup, on evidence, and the VM has
+    no VirtualMachineSnapshot (the check's own remedy; fs-backup needs no class:
+    https://velero.io/docs/main/file-system-backup/). Those drivers are listed as
+    ``covered_by_fs_backup``.
+    """
     used: dict[str, set[str]] = {}
+    needing: set[str] = set()
     for vm in vms:
+        fs_left = list(vm.fs_backed_drivers)
         for driver in vm.csi_drivers:
             used.setdefault(driver, set()).add(vm.ref)
+            if driver in fs_left:
+                fs_left.remove(driver)  # that PVC was copied by file-system backup
+            else:
+                needing.add(driver)
     if not used:
         return not_applicable("No VM disk has a known CSI driver.")
-    missing = sorted(d for d in used if d not in ctx.index.snapshot_class_drivers)
-    ev = {"drivers": {d: sorted(v) for d, v in sorted(used.items())}, "missing": missing}
+    classless = sorted(d for d in used if d not in ctx.index.snapshot_class_drivers)
+    missing = [d for d in classless if d in needing]
+    ev: dict[str, object] = {
+        "drivers": {d: sorted(v) for d, v in sorted(used.items())},
+        "missing": missing,
+    }
+    if covered := [d for d in classless if d not in needing]:
+        ev["covered_by_fs_backup"] = covered
     if missing:
         return failed(f"No VolumeSnapshotClass exists for driver(s) {', '.join(missing)}.", **ev)
+    if covered:
+        return passed(
+            f"Every CSI driver used by VM disks has a VolumeSnapshotClass, except "
+            f"{', '.join(covered)}, whose VM disks are copied by file-system backup (on "
+            "evidence, no VirtualMachineSnapshot).",
+            **ev,
+        )
     return passed(
         f"All {len(used)} CSI driver(s) used by VM disks have a VolumeSnapshotClass.", **ev
     )
