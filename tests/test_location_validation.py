@@ -99,3 +99,18 @@ def test_a_location_without_a_phase_was_never_validated(tmp_path: Path) -> None:
     assert _readiness(report) == "UNKNOWN"
     plt = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-001")
     assert plt["status"] == "ERROR" and "has no status.phase" in plt["message"]
+
+
+def test_a_missing_or_wrong_typed_phase_is_named(tmp_path: Path) -> None:
+    """Whatever the verdict, why it is unknown is named (the mutation bench's unnamed change)."""
+    report = _audit(tmp_path / "none", phase=None)
+    assert any(
+        p["kind"] == "BackupStorageLocation" and p["field"] == "status.phase"
+        for p in report["collection_problems"]
+    )
+    typed = _audit(tmp_path / "typed", phase=1)
+    assert _readiness(typed) == "UNKNOWN"
+    assert any(
+        p["field"] == "status.phase" and "not a string" in p["reason"]
+        for p in typed["collection_problems"]
+    )

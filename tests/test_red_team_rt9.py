@@ -157,3 +157,20 @@ def test_a_vm_snapshot_whose_volume_snapshot_content_failed_is_no_copy(
     docs = _vm_snapshot_with_volume_snapshots(content_status)
     finding = _finding(_complete(tmp_path, VM_SNAPSHOT, docs), "RR-STG-001")
     assert (finding["status"], finding["severity"]) == ("FAIL", severity), finding["message"]
+
+
+def test_a_content_snapshot_handle_of_another_type_is_named(tmp_path: Path) -> None:
+    """A ``status.snapshotHandle`` that is no string names no snapshot (no copy, as a missing
+    one) and is named (mutation bench, seed 9911: the change went unnamed)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    for content in _of(docs, "VolumeSnapshotContent"):
+        content["status"]["snapshotHandle"] = 42
+    report = _complete(tmp_path, fixture, docs)
+    assert _finding(report, "RR-BKP-004")["status"] != "PASS"
+    assert any(
+        p["kind"] == "VolumeSnapshotContent"
+        and p["field"] == "status.snapshotHandle"
+        and "not a string" in p["reason"]
+        for p in report["collection_problems"]
+    )

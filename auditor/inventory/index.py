@@ -1088,12 +1088,16 @@ class ClusterIndex:
         by_backup = self.backup_snapshot_contents
         for o in data.of("VolumeSnapshotContent"):  # 30 per VM: kept to the fewest steps
             spec, status = o.get("spec"), o.get("status")
-            ready = status.get("readyToUse") if isinstance(status, dict) else None
+            if isinstance(status, dict):
+                ready, handle = status.get("readyToUse"), status.get("snapshotHandle")
+            else:
+                ready = handle = None
             policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
             if (
                 (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
                 or (ready is not None and not isinstance(ready, bool))
                 or policy not in policies
+                or (handle is not None and not isinstance(handle, str))
             ):
                 # The driver is required by the CRD; without it the content counts for no
                 # driver's snapshots. A readyToUse that is no boolean ("false") proves neither
@@ -1108,6 +1112,16 @@ class ClusterIndex:
                         FieldIssue(
                             "status.readyToUse",
                             f"is a {type(ready).__name__}, not true or false",
+                            True,
+                        )
+                    )
+                if handle is not None and not isinstance(handle, str):
+                    # the snapshot a restore is built from: a content naming none is no copy
+                    # (capture.BackupPlan; velero volumesnapshotcontent_action.go)
+                    issues.append(
+                        FieldIssue(
+                            "status.snapshotHandle",
+                            f"is a {type(handle).__name__}, not a string",
                             True,
                         )
                     )
@@ -1163,6 +1177,14 @@ class ClusterIndex:
             phase = dig(o, "status", "phase")
             self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
             checked: list[FieldIssue] = []
+            if phase is None:
+                # Velero validates a location at least once and writes its phase then
+                # (locations.location_unverified): unvalidated, so availability unknown
+                checked.append(FieldIssue("status.phase", "is missing: Velero never validated it"))
+            elif not isinstance(phase, str):
+                checked.append(
+                    FieldIssue("status.phase", f"is a {type(phase).__name__}, not a string", True)
+                )
             validated = read_time(o, "status.lastValidationTime", checked)
             every_raw = dig(o, "spec", "validationFrequency")
             every = parse_duration(every_raw) if every_raw is not None else None
