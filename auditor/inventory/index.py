@@ -1080,12 +1080,16 @@ class ClusterIndex:
         by_backup = self.backup_snapshot_contents
         for o in data.of("VolumeSnapshotContent"):  # 30 per VM: kept to the fewest steps
             spec, status = o.get("spec"), o.get("status")
-            ready = status.get("readyToUse") if isinstance(status, dict) else None
+            if isinstance(status, dict):
+                ready, handle = status.get("readyToUse"), status.get("snapshotHandle")
+            else:
+                ready = handle = None
             policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
             if (
                 (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
                 or (ready is not None and not isinstance(ready, bool))
                 or policy not in policies
+                or (handle is not None and not isinstance(handle, str))
             ):
                 # The driver is required by the CRD; without it the content counts for no
                 # driver's snapshots. A readyToUse that is no boolean ("false") proves neither
@@ -1100,6 +1104,20 @@ class ClusterIndex:
                         FieldIssue(
                             "status.readyToUse",
                             f"is a {type(ready).__name__}, not true or false",
+                            True,
+                        )
+                    )
+                if handle is not None and not isinstance(handle, str):
+                    # the storage snapshot a restore reads (VolumeSnapshotContentStatus
+                    # .snapshotHandle, a *string in external-snapshotter's
+                    # client/apis/volumesnapshot/v1/types.go): of another type it names none,
+                    # and the content is no copy (capture); named (mutations of the shared
+                    # export: a handle of 42 made RR-BKP-003 ERROR with nothing named)
+                    issues.append(
+                        FieldIssue(
+                            "status.snapshotHandle",
+                            f"is a {type(handle).__name__}, not a string "
+                            "(VolumeSnapshotContentStatus.snapshotHandle)",
                             True,
                         )
                     )

@@ -1,0 +1,50 @@
+"""Red-team round rt10: single-field mutations of the shared cluster export (``python -m
+bench.mutations --export DIR``), each shrunk to a small export built here.
+
+The rule: malformed input never improves a verdict. A broken field is a collection problem
+naming file, kind, object and field; the run is incomplete; the checks that read it give
+ERROR (or a verdict no better than before). These tests need no ``/work/shared``; the one
+that runs the bench over the shared export skips without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+SHARED_EXPORT = Path("/work/shared/corpus/cluster-export")
+
+
+def _problems(report: dict[str, Any], kind: str, field: str) -> list[dict[str, Any]]:
+    return [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == kind and p["field"] == field
+    ]
+
+
+def _vm1(report: dict[str, Any]) -> dict[str, Any]:
+    vm: dict[str, Any] = next(v for v in report["vms"] if v["name"] == "vm1")
+    return vm
+
+
+def test_a_snapshot_handle_that_is_no_string_is_named(tmp_path: Path) -> None:
+    """``VolumeSnapshotContentStatus.snapshotHandle`` is a string (external-snapshotter
+    client/apis/volumesnapshot/v1/types.go). A handle of 42 read as "no handle": the content
+    was no copy and RR-BKP-004 changed with nothing named."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    content = _of(docs, "VolumeSnapshotContent")[0]
+    content["status"]["snapshotHandle"] = 42
+    report = _complete(tmp_path, fixture, docs)
+    named = _problems(report, "VolumeSnapshotContent", "status.snapshotHandle")
+    assert named, report["collection_problems"]
+    assert named[0]["name"] == content["metadata"]["name"]
+    assert "not a string" in named[0]["reason"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-BKP-004")["status"] != "PASS"
