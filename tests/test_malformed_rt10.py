@@ -48,3 +48,35 @@ def test_a_snapshot_handle_that_is_no_string_is_named(tmp_path: Path) -> None:
     assert "not a string" in named[0]["reason"]
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-BKP-004")["status"] != "PASS"
+
+
+def _progress(docs: Docs, value: Any) -> None:
+    for backup in _of(docs, "Backup"):
+        backup["status"]["progress"] = value
+
+
+@pytest.mark.parametrize(
+    "progress",
+    [{"itemsBackedUp": "0"}, {"itemsBackedUp": 0.0}, {"itemsBackedUp": -1}, "0", [0]],
+    ids=["string", "float", "negative", "progress-string", "progress-list"],
+)
+def test_a_backed_up_item_count_that_is_no_count_proves_no_backup(
+    tmp_path: Path, progress: Any
+) -> None:
+    """``BackupProgress.itemsBackedUp`` is a Go int (velero pkg/apis/velero/v1/
+    backup_types.go); 0 says the Backup holds no item. Written ``"0"`` (or 0.0, -1, or a
+    progress that is no mapping) it read as "no count", and the Backups that hold nothing
+    made the VM READY."""
+    fixture = "RR-BKP-001/pass.yaml"
+    docs = _docs(fixture)
+    _progress(docs, {"itemsBackedUp": 0})
+    empty = _complete(tmp_path / "zero", fixture, docs)
+    assert _finding(empty, "RR-BKP-001")["status"] == "FAIL"
+    assert _vm1(empty)["readiness"] == "NOT_READY"
+    _progress(docs, progress)
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    field = "status.progress" if not isinstance(progress, dict) else "status.progress.itemsBackedUp"
+    assert _problems(report, "Backup", field), report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-BKP-001")["status"] in ("FAIL", "ERROR")
+    assert _vm1(report)["readiness"] in ("NOT_READY", "UNKNOWN")

@@ -318,6 +318,9 @@ class BackupView:
     #: ``status.progress.itemsBackedUp`` (None when absent): Velero's own count of the items
     #: the Backup holds (pkg/backup/backup.go)
     items_backed_up: int | None = None
+    #: ``status.progress`` or its ``itemsBackedUp`` is set but no count (``"0"``, -1, a
+    #: string progress): whether the Backup holds any item is unknown (never "holds some")
+    items_unreadable: bool = False
 
     @property
     def when(self) -> datetime | None:
@@ -362,6 +365,7 @@ class BackupView:
         if expiration is None and ttl is not None and created is not None:
             expiration = created + ttl
         phase = status.get("phase")
+        items = dig(status, "progress", "itemsBackedUp")
         return cls(
             name=_name(obj),
             namespace=_ns(obj),
@@ -392,7 +396,13 @@ class BackupView:
             annotations=meta_labels(obj, "annotations"),
             resource_policy=cls.parse_policy(spec.get("resourcePolicy")),
             labels=meta_labels(obj),
-            items_backed_up=_int(dig(status, "progress", "itemsBackedUp")),
+            items_backed_up=_int(items),
+            items_unreadable=(
+                "progress" in status
+                and status["progress"] is not None
+                and not isinstance(status["progress"], dict)
+            )
+            or (items is not None and (_int(items) is None or items < 0)),
         )
 
 
@@ -504,6 +514,8 @@ _BACKUP_COUNTERS = (
     "warnings",
 )
 _GO_INT_MAX = 2**63 - 1
+#: BackupProgress's counters (velero pkg/apis/velero/v1/backup_types.go)
+_PROGRESS_COUNTERS = ("totalItems", "itemsBackedUp")
 
 
 #: The Backup spec's switches (Go ``*bool``): velero pkg/apis/velero/v1/backup_types.go
@@ -544,13 +556,27 @@ def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
     if not isinstance(status, dict):
         return []
     out = []
-    for key in _BACKUP_COUNTERS:
-        value = status.get(key)
+    counters: list[tuple[str, Any]] = [
+        (f"status.{key}", status.get(key)) for key in _BACKUP_COUNTERS
+    ]
+    progress = status.get("progress")
+    if isinstance(progress, dict):
+        # Velero's BackupProgress (velero pkg/apis/velero/v1/backup_types.go: totalItems,
+        # itemsBackedUp, Go ints): itemsBackedUp 0 means the Backup holds no item, so "0"
+        # read as "no count" made a VM count as backed up (red team rt10)
+        counters += [(f"status.progress.{key}", progress.get(key)) for key in _PROGRESS_COUNTERS]
+    elif progress is not None:
+        out.append(
+            FieldIssue("status.progress", f"is a {type(progress).__name__}, not a mapping", True)
+        )
+    for path, value in counters:
         if value is None:
             continue
         if _int(value) is None or not 0 <= value <= _GO_INT_MAX:
             shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
-            out.append(FieldIssue(f"status.{key}", f"is {shown}, not a count", True))
+            out.append(
+                FieldIssue(path, f"is {shown}, not a count (a Go int in Velero's API)", True)
+            )
     return out
 
 
