@@ -21,11 +21,7 @@ SHARED_EXPORT = Path("/work/shared/corpus/cluster-export")
 
 
 def _problems(report: dict[str, Any], kind: str, field: str) -> list[dict[str, Any]]:
-    return [
-        p
-        for p in report["collection_problems"]
-        if p["kind"] == kind and p["field"] == field
-    ]
+    return [p for p in report["collection_problems"] if p["kind"] == kind and p["field"] == field]
 
 
 def _vm1(report: dict[str, Any]) -> dict[str, Any]:
@@ -77,6 +73,45 @@ def test_a_backed_up_item_count_that_is_no_count_proves_no_backup(
     report = _complete(tmp_path / "mutated", fixture, docs)
     field = "status.progress" if not isinstance(progress, dict) else "status.progress.itemsBackedUp"
     assert _problems(report, "Backup", field), report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-BKP-001")["status"] in ("FAIL", "ERROR")
+    assert _vm1(report)["readiness"] in ("NOT_READY", "UNKNOWN")
+
+
+def _stopped_after_the_backup(docs: Docs, ready: dict[str, Any]) -> Docs:
+    """vm1 stopped (no VMI) with ``ready`` as its only condition."""
+    docs = [d for d in docs if d["kind"] != "VirtualMachineInstance"]
+    vm = _of(docs, "VirtualMachine")[0]
+    vm["spec"].pop("running", None)
+    vm["spec"]["runStrategy"] = "Halted"
+    vm["status"] = {"printableStatus": "Stopped", "conditions": [ready]}
+    return docs
+
+
+@pytest.mark.parametrize(
+    ("status", "changed", "field"),
+    [
+        ("False", "30/11/2026 05:00:00", "lastTransitionTime"),
+        ("False", 1764478800, "lastTransitionTime"),
+        ("false", "2026-11-30T05:00:00Z", "status"),
+    ],
+    ids=["day-month-year", "epoch", "status-lower-case"],
+)
+def test_a_ready_condition_that_cannot_be_read_leaves_the_plugin_s_refusals_applying(
+    tmp_path: Path, status: str, changed: Any, field: str
+) -> None:
+    """A stopped VM's ``Ready`` condition says since when it is stopped; stopped after the
+    Backup began, it ran then and the kubevirt plugin refused it (its Backup leaves out
+    virtualmachineinstances). A ``lastTransitionTime`` that is no RFC 3339 time (a
+    metav1.Time) or a status that is no ConditionStatus read as "stopped before every
+    Backup": NOT_READY -> AT_RISK."""
+    fixture = "RR-BKP-001/fail-plugin-refuses-running-vm-without-vmi.yaml"
+    ready = {"type": "Ready", "status": "False", "lastTransitionTime": "2026-11-30T05:00:00Z"}
+    baseline = _complete(tmp_path / "ok", fixture, _stopped_after_the_backup(_docs(fixture), ready))
+    assert _finding(baseline, "RR-BKP-001")["status"] == "FAIL"
+    ready = {"type": "Ready", "status": status, "lastTransitionTime": changed}
+    report = _complete(tmp_path / "bad", fixture, _stopped_after_the_backup(_docs(fixture), ready))
+    assert _problems(report, "VirtualMachine", f"status.conditions[0].{field}")
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-BKP-001")["status"] in ("FAIL", "ERROR")
     assert _vm1(report)["readiness"] in ("NOT_READY", "UNKNOWN")

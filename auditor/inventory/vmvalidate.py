@@ -101,6 +101,18 @@ def _check_restart_inputs(
             problems.append(
                 (f"status.conditions[{i}].status", f"is {status!r}, not True, False or Unknown")
             )
+        changed = cond.get("lastTransitionTime")
+        if changed is not None and parse_time(changed) is None:
+            # since when a stopped VM has been stopped (its Ready condition): the plugin's
+            # refusals of a running VM hang on it (red team rt10: a time written 30/11/2026
+            # read as "stopped before every Backup", NOT_READY -> AT_RISK). A metav1.Time:
+            # the API server writes RFC 3339 only
+            problems.append(
+                (
+                    f"status.conditions[{i}].lastTransitionTime",
+                    f"is {changed!r:.40}, not an RFC 3339 time",
+                )
+            )
     machine = dig(tspec, "domain", "machine")
     if machine is not None and not isinstance(machine, dict):
         problems.append((f"{_DOMAIN}.machine", f"is a {type(machine).__name__}, not a mapping"))
