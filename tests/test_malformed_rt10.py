@@ -115,3 +115,81 @@ def test_a_ready_condition_that_cannot_be_read_leaves_the_plugin_s_refusals_appl
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-BKP-001")["status"] in ("FAIL", "ERROR")
     assert _vm1(report)["readiness"] in ("NOT_READY", "UNKNOWN")
+
+
+def _first(docs: Docs, kind: str) -> dict[str, Any]:
+    return _of(docs, kind)[0]
+
+
+def _set_path(obj: dict[str, Any], path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    for key in parents:
+        obj = obj.setdefault(key, {})
+    obj[last] = value
+
+
+#: (fixture, kind, field, value, check that may no longer PASS): metav1.Time fields the checks
+#: read, and a ConditionStatus, written as the API server never writes them
+NAMED_FIELDS = {
+    "nad-creation": (
+        "RR-NET-002/pass.yaml",
+        "NetworkAttachmentDefinition",
+        "metadata.creationTimestamp",
+        "12/03/2025 09:20:41",
+        "RR-NET-002",
+    ),
+    "volume-snapshot-cut": (
+        "RR-STG-001/fail-delete-policy-volume-snapshots-die-with-namespace.yaml",
+        "VolumeSnapshot",
+        "status.creationTime",
+        1764410400,
+        None,
+    ),
+    "schedule-last-backup": (
+        "RR-PLT-002/pass.yaml",
+        "Schedule",
+        "status.lastBackup",
+        "2026-11-30 01:00",
+        None,
+    ),
+    "vmi-creation": (
+        "RR-BKP-011/pass-agent-connected.yaml",
+        "VirtualMachineInstance",
+        "metadata.creationTimestamp",
+        "30/11/2026 01:00:00",
+        None,
+    ),
+    "vmi-condition-status": (
+        "RR-BKP-011/pass-agent-connected.yaml",
+        "VirtualMachineInstance",
+        "status.conditions.0.status",
+        "true",
+        "RR-BKP-011",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NAMED_FIELDS))
+def test_a_time_or_condition_status_the_api_server_never_writes_is_named(
+    tmp_path: Path, case: str
+) -> None:
+    """Found by ``bench.mutations --export`` over the shared cluster export (families
+    time_format and invalid_enum): these fields changed findings (or could) with nothing
+    named and the run complete. A metav1.Time is RFC 3339 (k8s.io/apimachinery
+    pkg/apis/meta/v1/time.go UnmarshalJSON); a ConditionStatus is True, False or Unknown."""
+    fixture, kind, path, value, check = NAMED_FIELDS[case]
+    docs = _docs(fixture)
+    obj = _first(docs, kind)
+    if path.startswith("status.conditions.0."):
+        obj["status"]["conditions"][0][path.rsplit(".", 1)[1]] = value
+        field = "status.conditions[0].status"
+    else:
+        _set_path(obj, path, value)
+        field = path
+    report = _complete(tmp_path, fixture, docs)
+    named = _problems(report, kind, field)
+    assert named, report["collection_problems"]
+    assert named[0]["name"] == obj["metadata"]["name"]
+    assert report["run"]["complete"] is False
+    if check is not None:
+        assert _finding(report, check)["status"] != "PASS"

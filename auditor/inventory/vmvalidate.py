@@ -23,7 +23,7 @@ from collections import Counter
 from typing import Any
 
 from auditor.inventory.fields import MAC_RE, UUID_RE
-from auditor.kubevalues import dig, parse_time
+from auditor.kubevalues import dig, parse_rfc3339
 from auditor.netdata import FACTS_KEY
 
 __all__ = ["validate_vm", "RUN_STRATEGIES", "VOLUME_SOURCES"]
@@ -102,7 +102,7 @@ def _check_restart_inputs(
                 (f"status.conditions[{i}].status", f"is {status!r}, not True, False or Unknown")
             )
         changed = cond.get("lastTransitionTime")
-        if changed is not None and parse_time(changed) is None:
+        if changed is not None and parse_rfc3339(changed) is None:
             # since when a stopped VM has been stopped (its Ready condition): the plugin's
             # refusals of a running VM hang on it (red team rt10: a time written 30/11/2026
             # read as "stopped before every Backup", NOT_READY -> AT_RISK). A metav1.Time:
@@ -195,10 +195,10 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
     created = dig(vm, "metadata", "creationTimestamp")
     if created is None:
         problems.append(("metadata.creationTimestamp", "is missing; the API server always sets it"))
-    elif parse_time(created) is None:
+    elif parse_rfc3339(created) is None:
         problems.append(("metadata.creationTimestamp", f"is {created!r}, not RFC 3339"))
     deleting = dig(vm, "metadata", "deletionTimestamp")
-    if deleting is not None and parse_time(deleting) is None:
+    if deleting is not None and parse_rfc3339(deleting) is None:
         # since when the VM is being deleted decides which Backups skipped it
         problems.append(("metadata.deletionTimestamp", f"is {deleting!r}, not RFC 3339"))
     templates = dig(vm, "spec", "dataVolumeTemplates")
