@@ -152,6 +152,13 @@ NAMED_FIELDS = {
         "2026-11-30 01:00",
         None,
     ),
+    "backup-completion-without-zone": (
+        "RR-BKP-001/pass.yaml",
+        "Backup",
+        "status.completionTimestamp",
+        "2026-11-30T01:15:00",
+        None,
+    ),
     "vmi-creation": (
         "RR-BKP-011/pass-agent-connected.yaml",
         "VirtualMachineInstance",
