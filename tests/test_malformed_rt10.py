@@ -200,3 +200,35 @@ def test_a_time_or_condition_status_the_api_server_never_writes_is_named(
     assert report["run"]["complete"] is False
     if check is not None:
         assert _finding(report, check)["status"] != "PASS"
+
+
+# -- the bench over another export (bench.mutations --export) ---------------------------------
+
+
+def test_the_bench_mutates_a_copy_of_another_export(tmp_path: Path) -> None:
+    """``run(export=DIR)`` mutates a temporary copy of DIR only (here our example cluster,
+    so no /work/shared is needed) and leaves DIR's files as they were."""
+    import shutil
+
+    from bench.mutations import FAMILIES, run
+
+    root = Path(__file__).resolve().parent.parent
+    export = tmp_path / "export"
+    shutil.copytree(root / "examples" / "small-cluster", export)
+    before = {p.name: p.read_bytes() for p in export.iterdir()}
+    stats = run(60, seed=7, export=export, families=("number_string", "time_format"))
+    assert sum(stats[f]["tried"] for f in FAMILIES) == 60
+    assert {f for f in FAMILIES if stats[f]["tried"]} == {"number_string", "time_format"}
+    assert list(stats["!"]) == []
+    assert {p.name: p.read_bytes() for p in export.iterdir()} == before
+
+
+@pytest.mark.skipif(
+    not SHARED_EXPORT.is_dir(), reason="needs the shared cluster export in /work/shared"
+)
+def test_mutations_of_the_shared_cluster_export_never_improve_a_verdict() -> None:
+    from bench.mutations import FAMILIES, run
+
+    stats = run(120, seed=10, export=SHARED_EXPORT)
+    assert sum(stats[f]["tried"] for f in FAMILIES) == 120
+    assert list(stats["!"]) == []  # improved verdicts, tracebacks or checks that raised
