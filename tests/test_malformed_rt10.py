@@ -232,3 +232,21 @@ def test_mutations_of_the_shared_cluster_export_never_improve_a_verdict() -> Non
     stats = run(120, seed=10, export=SHARED_EXPORT)
     assert sum(stats[f]["tried"] for f in FAMILIES) == 120
     assert list(stats["!"]) == []  # improved verdicts, tracebacks or checks that raised
+
+
+@pytest.mark.parametrize("networks", [None, []], ids=["null", "empty"])
+def test_interfaces_without_their_networks_leave_the_nad_check_unknown(
+    tmp_path: Path, networks: Any
+) -> None:
+    """The mirror of null interfaces (shared fuzz case 05): ``networks`` null (or empty)
+    while the interfaces name a multus network. KubeVirt's webhook refuses an interface
+    without its network; read as "no networks", RR-NET-001's FAIL (the NAD is missing)
+    became NOT_APPLICABLE."""
+    fixture = "RR-NET-001/fail-nad-missing.yaml"
+    docs = _docs(fixture)
+    vm = _first(docs, "VirtualMachine")
+    vm["spec"]["template"]["spec"]["networks"] = networks
+    report = _complete(tmp_path, fixture, docs)
+    assert _problems(report, "VirtualMachine", "spec.template.spec.networks")
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-NET-001")["status"] in ("FAIL", "ERROR")

@@ -412,6 +412,17 @@ def _check_network(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
         return
     net_names = {n["name"] for n in networks}
     implicit = not networks and [i["name"] for i in ifaces] == ["default"]
+    if not networks and ifaces and not implicit:
+        # the mirror of null interfaces: interfaces that name networks the VM does not list.
+        # KubeVirt's webhook refuses each (an interface needs its network); read as "no
+        # networks", a NIC's multus network (and its missing NAD) vanished from RR-NET-001
+        # (red team rt10: FAIL -> NOT_APPLICABLE)
+        problems.append(
+            (
+                f"{_BASE}.networks",
+                f"lists no network while {len(ifaces)} interface(s) are listed{_REJECTED}",
+            )
+        )
     for i in ifaces:
         if i["name"] not in net_names and not implicit:
             problems.append(
