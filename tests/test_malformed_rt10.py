@@ -250,3 +250,35 @@ def test_interfaces_without_their_networks_leave_the_nad_check_unknown(
     assert _problems(report, "VirtualMachine", "spec.template.spec.networks")
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-NET-001")["status"] in ("FAIL", "ERROR")
+
+
+RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+
+
+@pytest.mark.parametrize("kind", ["Backup", "BackupStorageLocation"])
+def test_a_velero_status_without_its_phase_is_named(tmp_path: Path, kind: str) -> None:
+    """Velero writes a phase with the first status it writes (velero pkg/apis/velero/v1:
+    BackupStatus.Phase, BackupStorageLocationStatus.Phase). A Backup whose FailedValidation
+    phase was lost while its validationErrors stayed read as a Backup never run: RR-BKP-003
+    FAIL -> NOT_APPLICABLE with nothing named (mutations of the shared export)."""
+    fixture = "RR-BKP-001/pass.yaml"
+    docs = _docs(fixture)
+    obj = max(_of(docs, kind), key=lambda o: o["metadata"]["name"])
+    if kind == "Backup":
+        obj["status"] = {
+            "phase": "FailedValidation",
+            "validationErrors": ["the default BackupStorageLocation was not found"],
+            "expiration": obj["status"]["expiration"],
+        }
+    baseline = _complete(tmp_path / "with", fixture, docs)
+    del obj["status"]["phase"]
+    report = _complete(tmp_path / "without", fixture, docs)
+    named = _problems(report, kind, "status.phase")
+    assert named and named[0]["name"] == obj["metadata"]["name"], report["collection_problems"]
+    assert report["run"]["complete"] is False
+    before, after = _vm1(baseline), _vm1(report)
+    assert RANK[after["readiness"]] >= RANK[before["readiness"]]
+    was = {f["check_id"]: f["status"] for f in before["findings"]}
+    for f in after["findings"]:
+        if was[f["check_id"]] == "FAIL":
+            assert f["status"] in ("FAIL", "ERROR"), f

@@ -957,11 +957,19 @@ class ClusterIndex:
             for o in data.of(kind):
                 issues: list[FieldIssue] = []
                 phase = read_enum(o, "status.phase", phases, issues)
-                if phase is None and not issues and dig(o, "status", "startTimestamp") is not None:
+                status = o.get("status")
+                others = (
+                    [str(k) for k in status if k != "phase"] if isinstance(status, dict) else []
+                )
+                if phase is None and not issues and others:
+                    # Velero's controllers write the phase with the first status they write
+                    # (a Backup's FailedValidation with its validationErrors, a location's
+                    # Available with its lastValidationTime): a status without one lost it
+                    # (mutations of the shared export: a FailedValidation Backup without its
+                    # phase turned RR-BKP-003's FAIL into NOT_APPLICABLE, unnamed)
+                    held = ", ".join(sorted(others)[:3])
                     issues.append(
-                        FieldIssue(
-                            "status.phase", "is missing although status.startTimestamp is set"
-                        )
+                        FieldIssue("status.phase", f"is missing although status holds {held}")
                     )
                 times = {path: read_time(o, path, issues) for path in _VELERO_TIMES}
                 began, ended = times["status.startTimestamp"], times["status.completionTimestamp"]
