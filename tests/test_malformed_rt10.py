@@ -282,3 +282,17 @@ def test_a_velero_status_without_its_phase_is_named(tmp_path: Path, kind: str) -
     for f in after["findings"]:
         if was[f["check_id"]] == "FAIL":
             assert f["status"] in ("FAIL", "ERROR"), f
+
+
+def test_a_hotpluggable_switch_that_is_no_boolean_is_named(tmp_path: Path) -> None:
+    """``hotpluggable`` is a Go bool (kubevirt.io/api core/v1 PersistentVolumeClaimVolumeSource,
+    DataVolumeSource); ``"false"`` read as true made the disk a hotplugged one, unnamed."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    vm = _first(docs, "VirtualMachine")
+    volume = next(v for v in vm["spec"]["template"]["spec"]["volumes"] if "dataVolume" in v)
+    volume["dataVolume"]["hotpluggable"] = "false"
+    report = _complete(tmp_path, fixture, docs)
+    field = f"spec.template.spec.volumes[{volume['name']}].dataVolume.hotpluggable"
+    assert _problems(report, "VirtualMachine", field), report["collection_problems"]
+    assert report["run"]["complete"] is False

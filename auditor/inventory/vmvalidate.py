@@ -295,6 +295,16 @@ def _check_volume(v: dict[str, Any], problems: list[tuple[str, str]]) -> None:
     if not isinstance(source, dict):
         problems.append((f"{path}.{sources[0]}", f"is a {type(source).__name__}, not a mapping"))
         return
+    hotplug = source.get("hotpluggable")
+    if hotplug is not None and not isinstance(hotplug, bool):
+        # a Go bool in KubeVirt's PersistentVolumeClaimVolumeSource/DataVolumeSource: "false"
+        # read as true made the disk a hotplugged one (no disk needed, not in the launcher pod)
+        problems.append(
+            (
+                f"{path}.{sources[0]}.hotpluggable",
+                f"is a {type(hotplug).__name__}, not true or false{_REJECTED}",
+            )
+        )
     facts = source.get(FACTS_KEY)
     if isinstance(facts, dict) and isinstance(facts.get("malformed"), str):
         # the redactor stripped the value and kept why it was unusable (auditor.netdata)
