@@ -296,3 +296,21 @@ def test_a_hotpluggable_switch_that_is_no_boolean_is_named(tmp_path: Path) -> No
     field = f"spec.template.spec.volumes[{volume['name']}].dataVolume.hotpluggable"
     assert _problems(report, "VirtualMachine", field), report["collection_problems"]
     assert report["run"]["complete"] is False
+
+
+def test_a_service_without_its_spec_is_named_and_unread(tmp_path: Path) -> None:
+    """The API server writes every Service's spec (ports are required). A Service of the VM
+    whose spec was null selected nothing, so the Route to it left RR-NET-003 with nothing
+    outside the backups: AT_RISK -> READY (bench.mutations family null_list)."""
+    fixture = "RR-NET-003/fail-route-outside-backup.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    assert _finding(baseline, "RR-NET-003")["status"] == "FAIL"
+    service = _first(docs, "Service")
+    service["spec"] = None
+    report = _complete(tmp_path / "null", fixture, docs)
+    named = _problems(report, "Service", "spec")
+    assert named and named[0]["name"] == service["metadata"]["name"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-NET-003")["status"] in ("FAIL", "ERROR")
+    assert RANK[_vm1(report)["readiness"]] >= RANK[_vm1(baseline)["readiness"]]

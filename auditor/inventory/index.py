@@ -221,6 +221,11 @@ def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
     names cannot be told (https://kubernetes.io/docs/reference/kubernetes-api/service-resources/service-v1/,
     https://docs.openshift.com/container-platform/latest/rest_api/network_apis/route-route-openshift-io-v1.html)."""
     spec = o.get("spec")
+    if spec is None:
+        # the API server writes every Service's and Route's spec (a Service's ports, a Route's
+        # ``to`` are required): without one, what it selects is unknown, never "nothing"
+        # (mutations: a Service whose spec was null let RR-NET-003 pass, AT_RISK -> READY)
+        return [FieldIssue("spec", "is missing or null (the API server always writes it)", True)]
     if not isinstance(spec, dict):
         return []
     if kind == "Service":
