@@ -314,3 +314,24 @@ def test_a_service_without_its_spec_is_named_and_unread(tmp_path: Path) -> None:
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-NET-003")["status"] in ("FAIL", "ERROR")
     assert RANK[_vm1(report)["readiness"]] >= RANK[_vm1(baseline)["readiness"]]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("spec.source.volumeHandle", 42), ("spec.source", "h-vm1-root")],
+    ids=["volume-handle", "source"],
+)
+def test_a_snapshot_content_source_of_another_type_is_named(
+    tmp_path: Path, field: str, value: Any
+) -> None:
+    """``VolumeSnapshotContentSource.volumeHandle`` is a string: the volume the snapshot was
+    cut from, which tells a copy of a recreated PVC's predecessor from a copy of the PVC.
+    Of another type it was read as "names none" (nothing told), unnamed."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    content = _first(docs, "VolumeSnapshotContent")
+    _set_path(content, field, value)
+    report = _complete(tmp_path, fixture, docs)
+    named = _problems(report, "VolumeSnapshotContent", field)
+    assert named and named[0]["name"] == content["metadata"]["name"], report["collection_problems"]
+    assert report["run"]["complete"] is False

@@ -1137,12 +1137,18 @@ class ClusterIndex:
                 ready, handle = status.get("readyToUse"), status.get("snapshotHandle")
             else:
                 ready = handle = None
-            policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
+            if isinstance(spec, dict):
+                policy, source = spec.get("deletionPolicy"), spec.get("source")
+            else:
+                policy = source = None
+            volume = source.get("volumeHandle") if isinstance(source, dict) else None
             if (
                 (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
                 or (ready is not None and not isinstance(ready, bool))
                 or policy not in policies
                 or (handle is not None and not isinstance(handle, str))
+                or (source is not None and not isinstance(source, dict))
+                or (volume is not None and not isinstance(volume, str))
             ):
                 # The driver is required by the CRD; without it the content counts for no
                 # driver's snapshots. A readyToUse that is no boolean ("false") proves neither
@@ -1157,6 +1163,23 @@ class ClusterIndex:
                         FieldIssue(
                             "status.readyToUse",
                             f"is a {type(ready).__name__}, not true or false",
+                            True,
+                        )
+                    )
+                if source is not None and not isinstance(source, dict):
+                    issues.append(
+                        FieldIssue(
+                            "spec.source", f"is a {type(source).__name__}, not a mapping", True
+                        )
+                    )
+                if volume is not None and not isinstance(volume, str):
+                    # the volume it was cut from (VolumeSnapshotContentSource.volumeHandle, a
+                    # *string): of another type it proves no copy of any PVC's volume, and
+                    # read as "names none" it told nothing against a recreated PVC
+                    issues.append(
+                        FieldIssue(
+                            "spec.source.volumeHandle",
+                            f"is a {type(volume).__name__}, not a string",
                             True,
                         )
                     )
