@@ -335,3 +335,22 @@ def test_a_snapshot_content_source_of_another_type_is_named(
     named = _problems(report, "VolumeSnapshotContent", field)
     assert named and named[0]["name"] == content["metadata"]["name"], report["collection_problems"]
     assert report["run"]["complete"] is False
+
+
+def test_a_volume_snapshot_cut_time_that_cannot_be_read_shows_no_copy(tmp_path: Path) -> None:
+    """A VolumeSnapshot cut before its PVC was made is a copy of an earlier PVC of that name.
+    Its ``status.creationTime`` written 01/12/2025 fell back to ``metadata.creationTimestamp``
+    (after the PVC's birth) and counted as a copy: RR-STG-001 FAIL -> PASS."""
+    fixture = "RR-STG-001/pass-retained-volume-snapshots.yaml"
+    docs = _docs(fixture)
+    for snap in _of(docs, "VolumeSnapshot"):
+        snap["metadata"]["creationTimestamp"] = "2026-11-29T10:00:00Z"
+        snap["status"]["creationTime"] = "2025-12-01T10:00:00Z"
+    baseline = _complete(tmp_path / "old", fixture, docs)
+    assert _finding(baseline, "RR-STG-001")["status"] == "FAIL"
+    for snap in _of(docs, "VolumeSnapshot"):
+        snap["status"]["creationTime"] = "01/12/2025 10:00:00"
+    report = _complete(tmp_path / "unreadable", fixture, docs)
+    assert _problems(report, "VolumeSnapshot", "status.creationTime")
+    assert _finding(report, "RR-STG-001")["status"] in ("FAIL", "ERROR")
+    assert RANK[_vm1(report)["readiness"]] >= RANK[_vm1(baseline)["readiness"]]
