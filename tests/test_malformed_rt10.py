@@ -159,6 +159,13 @@ NAMED_FIELDS = {
         "2026-11-30T01:15:00",
         None,
     ),
+    "vmi-devices-null": (
+        "RR-BKP-011/pass-agent-connected.yaml",
+        "VirtualMachineInstance",
+        "spec.domain.devices",
+        None,
+        None,
+    ),
     "vmi-creation": (
         "RR-BKP-011/pass-agent-connected.yaml",
         "VirtualMachineInstance",

@@ -303,6 +303,11 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
                     True,
                 )
             )
+    domain = spec.get("domain") if isinstance(spec, dict) else None
+    if isinstance(domain, dict) and domain.get("devices") is None:
+        # DomainSpec.devices is no pointer in KubeVirt's API: every VMI the API server holds
+        # has one (at least {}); a null one hides the running disks and NICs (RR-DSK-003)
+        issues.append(FieldIssue("spec.domain.devices", "is missing or null (every VMI has one)"))
     for path in ("spec.domain", "spec.domain.devices"):
         # the running machine's devices (RR-DSK-003 compares them with the VM spec): of
         # another type, they are unknown (mutations seed 4001: changed a verdict unnamed)
