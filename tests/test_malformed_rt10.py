@@ -361,3 +361,20 @@ def test_a_volume_snapshot_cut_time_that_cannot_be_read_shows_no_copy(tmp_path: 
     assert _problems(report, "VolumeSnapshot", "status.creationTime")
     assert _finding(report, "RR-STG-001")["status"] in ("FAIL", "ERROR")
     assert RANK[_vm1(report)["readiness"]] >= RANK[_vm1(baseline)["readiness"]]
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["firmware.preferredEfi.persistent", "firmware.preferredEfi.secureBoot"],
+)
+def test_a_preference_switch_that_is_no_boolean_is_named(tmp_path: Path, field: str) -> None:
+    """KubeVirt's EFI and TPMDevice switches are ``*bool``: a cluster preference's
+    ``persistent: "yes"`` read as false (a volatile EFI or TPM), with nothing named."""
+    fixture = "RR-BKP-004/fail-state-pvc-not-pulled-when-persistence-comes-from-preference.yaml"
+    docs = _docs(fixture)
+    preference = _first(docs, "VirtualMachineClusterPreference")
+    _set_path(preference["spec"], field, "yes")
+    report = _complete(tmp_path, fixture, docs)
+    named = _problems(report, "VirtualMachineClusterPreference", f"spec.{field}")
+    assert named, report["collection_problems"]
+    assert report["run"]["complete"] is False

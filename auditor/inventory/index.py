@@ -174,6 +174,11 @@ _REVISION_PREFERENCE_FIELDS: _Typed = (
     ("firmware.preferredUseBiosSerial", bool, "true or false"),
     ("devices.preferredTPM", dict, "a mapping"),
     ("machine.preferredMachineType", str, "a string"),
+    # the switches inside them (KubeVirt's EFI and TPMDevice: *bool): "yes" read as false
+    # made a persistent TPM volatile, unnamed (mutations of the shared export)
+    ("devices.preferredTPM.persistent", bool, "true or false"),
+    ("firmware.preferredEfi.persistent", bool, "true or false"),
+    ("firmware.preferredEfi.secureBoot", bool, "true or false"),
 )
 
 
