@@ -343,8 +343,9 @@ _IMPLIED_KINDS = {"PersistentVolumeClaim": ("PersistentVolume", "StorageClass")}
 
 #: Kinds paired with a VM through its metadata (namespace, labels, creation time).
 _PAIRING_KINDS = frozenset({"Backup", "Restore", "Schedule", "VolumeSnapshot"})
-#: VM fields outside the template that pairing reads (labels, creation, DataVolume templates).
-_PAIRING_PATHS = ("metadata.", "spec.dataVolumeTemplates")
+#: VM fields outside the template that pairing reads (labels, creation, DataVolume templates,
+#: and the conditions that say whether it ran while a Backup began: ``VMFacts.ran_during``).
+_PAIRING_PATHS = ("metadata.", "spec.dataVolumeTemplates", "status.conditions")
 
 
 def _overlaps(path: str, read: str) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "parse_time",
+    "parse_rfc3339",
     "format_time",
     "age_hours",
     "parse_duration",
@@ -22,7 +23,23 @@ __all__ = [
     "dig",
 ]
 
+#: RFC 3339 section 5.6 date-time: seconds and a zone are required (the space separator its
+#: note allows is how YAML writers print timestamps, and is kept)
+_RFC3339 = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:[Zz]|[+-]\d\d:\d\d)")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
+
+
+def parse_rfc3339(value: Any) -> datetime | None:
+    """:func:`parse_time` of a value an API server could have written: a ``datetime`` (as
+    YAML hands over unquoted timestamps) or an RFC 3339 string with seconds and a zone.
+    Kubernetes' ``metav1.Time`` accepts nothing else (k8s.io/apimachinery
+    pkg/apis/meta/v1/time.go ``UnmarshalJSON``: ``time.Parse(time.RFC3339, ...)``), so
+    ``2026-11-30T02:30:12`` (no zone: which zone is a guess), ``2026-11-30 02:30`` or
+    ``20261130T023012Z`` are malformed even though Python's ``fromisoformat`` reads them.
+    The validators use it; readers keep :func:`parse_time`."""
+    if isinstance(value, str) and _RFC3339.fullmatch(value.strip()) is None:
+        return None
+    return parse_time(value)
 
 
 def parse_time(value: Any) -> datetime | None:

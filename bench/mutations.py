@@ -12,11 +12,24 @@ YAML and audits it through the directory source, exactly as ``auditor run
   provisioner, creation time, phase, volume name, volumes/interfaces/networks
   lists, domain);
 - ``invalid_enum``: an enum value (CamelCase constant) lower-cased;
-- ``bad_format``: a timestamp, UUID, MAC, quantity or duration that does not parse.
+- ``bad_format``: a timestamp, UUID, MAC, quantity or duration that does not parse;
+- ``deep_type``: a number of another JSON type where the API has an integer (``12`` ->
+  ``12.5``, as a VMI's ``status.volumeStatus[].size``), or a float where a list holds a
+  string or an object;
+- ``number_string``: an integer given as a string (``itemsBackedUp: "12"``);
+- ``null_list``: a list or mapping set to null (``interfaces: null``);
+- ``time_format``: an RFC 3339 timestamp written another way (no zone, a UNIX epoch,
+  day/month/year);
+- ``label_value``: a label, annotation or selector value that is no string (true, null, a
+  list).
+
+``--export DIR`` mutates a temporary copy of another export (for example the shared
+cluster export) instead of ours; its files are never written.
 
 Readiness is ranked READY (best), AT_RISK, then UNKNOWN and NOT_READY together
 (``docs/readiness.md``); a mutation *improves* a verdict when a VM moves to a
-strictly better rank. Usage: ``python -m bench.mutations [--count 5000] [--seed 17]``
+strictly better rank. Usage: ``python -m bench.mutations [--count 5000] [--seed 17]
+[--export DIR] [--family F]``
 prints per family how many mutations were tried, improved verdicts, tracebacks
 and changed-but-unnamed results.
 """
@@ -51,7 +64,18 @@ __all__ = ["FAMILIES", "RANK", "Mutation", "Outcome", "Target", "mutations", "ru
 
 ROOT = Path(__file__).resolve().parent.parent
 AT = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
-FAMILIES = ("wrong_type", "null", "delete", "invalid_enum", "bad_format")
+FAMILIES = (
+    "wrong_type",
+    "null",
+    "delete",
+    "invalid_enum",
+    "bad_format",
+    "deep_type",
+    "number_string",
+    "null_list",
+    "time_format",
+    "label_value",
+)
 #: Lower is better; UNKNOWN ranks with NOT_READY.
 RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
 _REQUIRED_KEYS = frozenset(
@@ -84,6 +108,18 @@ _TIME_KEYS = frozenset(
     {"creationTime", "lastBackup", "expiration", "lastValidationTime", "startTime", "endTime"}
 )
 _UNSET = object()
+_RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$")
+_LABEL_MAPS = frozenset({"labels", "annotations", "matchLabels", "nodeSelector"})
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with timestamps kept as strings, as the auditor reads them."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 
 
 @dataclass(frozen=True)
@@ -146,7 +182,7 @@ def targets() -> list[Target]:
 
 
 def _docs(path: Path) -> list[Any]:
-    return list(yaml.safe_load_all(path.read_text()))
+    return list(yaml.load_all(path.read_text(), Loader=_Loader))  # noqa: S506 (a safe loader)
 
 
 def _objects(doc: Any) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
@@ -197,10 +233,18 @@ def _format_kind(key: str | int) -> str | None:
     return None
 
 
+def _reformat(value: str) -> list[Any]:
+    """An RFC 3339 timestamp written three other ways Kubernetes' ``metav1.Time`` refuses."""
+    date, time = value[:10], value[11:19]
+    epoch = int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp())
+    return [f"{date}T{time}", epoch, f"{date[8:10]}/{date[5:7]}/{date[:4]} {time}"]
+
+
 def _candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[str, Any]]:
     key = rel[-1]
     if rel in (("kind",), ("apiVersion",)):
         return
+    yield from _more_candidates(rel, value)
     yield "wrong_type", _wrong_type(value)
     if key in _REQUIRED_KEYS and isinstance(key, str):
         yield "null", None
@@ -216,6 +260,24 @@ def _candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[str, A
     fmt = _format_kind(key if isinstance(key, str) else rel[-2] if len(rel) > 1 else "")
     if fmt is not None and isinstance(value, str | datetime):
         yield "bad_format", _BAD_FORMAT[fmt]
+
+
+def _more_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[str, Any]]:
+    """The families beyond the first five (shapes the shared fuzz cases showed)."""
+    in_list = any(isinstance(p, int) for p in rel)
+    if isinstance(value, int) and not isinstance(value, bool):
+        yield "deep_type", value + 0.5
+        yield "number_string", str(value)
+    elif in_list and isinstance(value, str | dict):
+        yield "deep_type", 1.5
+    if isinstance(value, list | dict) and value and rel[-1] not in _REQUIRED_KEYS:
+        yield "null_list", None
+    if isinstance(value, str) and _RFC3339.match(value):
+        for other in _reformat(value):
+            yield "time_format", other
+    if len(rel) > 1 and rel[-2] in _LABEL_MAPS and isinstance(value, str):
+        for other in (True, None, [value]):
+            yield "label_value", other
 
 
 def mutations(target: Target) -> list[Mutation]:
@@ -247,6 +309,12 @@ def _apply(docs: list[Any], m: Mutation) -> list[Any]:
     else:
         parent[m.path[-1]] = m.value
     return docs
+
+
+def _dump(docs: list[Any]) -> str:
+    buf = io.StringIO()
+    yaml.safe_dump_all(docs, buf, sort_keys=False, width=1 << 16)
+    return buf.getvalue()
 
 
 class _Tracebacks(logging.Handler):
@@ -292,14 +360,17 @@ class _Workspace:
         else:
             shutil.copytree(target.path, self.root)
         self.docs = {f: _docs(f) for f in target.files}
-        self.baseline = _verdicts(_audit(target, self.root))
+        for file, docs in self.docs.items():
+            # the baseline is the same YAML dump as the mutated files, but for the mutation
+            (self.root / file.name).write_text(_dump(docs))
+        report = _audit(target, self.root)
+        self.baseline = _verdicts(report)
+        self.problems = {str(p.model_dump()) for p in report.collection_problems}
 
     def run(self, m: Mutation, handler: _Tracebacks) -> Outcome:
         dest = self.root / m.file.name
         original = dest.read_bytes()
-        buf = io.StringIO()
-        yaml.safe_dump_all(_apply(self.docs[m.file], m), buf, sort_keys=False)
-        dest.write_text(buf.getvalue())
+        dest.write_text(_dump(_apply(self.docs[m.file], m)))
         out = Outcome()
         handler.seen.clear()
         try:
@@ -311,7 +382,22 @@ class _Workspace:
             dest.write_bytes(original)
         if handler.seen:
             out.traceback = handler.seen[0]
-        text = " ".join(str(p.model_dump()) for p in report.collection_problems)
+        crashed = [
+            f"{f.check_id} raised {f.evidence['exception']} on {v.namespace}/{v.name}"
+            for v in report.vms
+            for f in v.findings
+            if "exception" in f.evidence
+        ]
+        if crashed and out.traceback is None:
+            # the engine turns a check that raised into ERROR and logs the traceback at debug
+            # level only: a crash all the same (a field the validation let through)
+            out.traceback = crashed[0]
+        # named by a problem the unmutated export did not have
+        text = " ".join(
+            t
+            for t in (str(p.model_dump()) for p in report.collection_problems)
+            if t not in self.problems
+        )
         out.named = m.name in text or m.file.name in text
         for vm, (ready, findings) in _verdicts(report).items():
             before = self.baseline.get(vm)
@@ -323,8 +409,16 @@ class _Workspace:
         return out
 
 
-def run(count: int, seed: int = 17) -> dict[str, Counter[str]]:
+def run(
+    count: int,
+    seed: int = 17,
+    export: Path | None = None,
+    families: tuple[str, ...] = FAMILIES,
+) -> dict[str, Counter[str]]:
     """Try ``count`` mutations sampled evenly from every target; return per-family counters.
+
+    ``export``: mutate (a temporary copy of) that export directory instead of ours;
+    ``families``: only mutations of these families.
 
     Counter keys: ``tried``, ``improved``, ``traceback``, ``changed``, ``unnamed``
     (changed a finding without a collection problem naming the object or file),
@@ -332,7 +426,8 @@ def run(count: int, seed: int = 17) -> dict[str, Counter[str]]:
     a Counter of mutation descriptions.
     """
     rng = random.Random(seed)
-    pool = [m for t in targets() for m in mutations(t)]
+    chosen_targets = [Target(export)] if export is not None else targets()
+    pool = [m for t in chosen_targets for m in mutations(t) if m.family in families]
     chosen = pool if count >= len(pool) else rng.sample(pool, count)
     chosen.sort(key=lambda m: (str(m.target.path), str(m.file), m.doc))
     stats: dict[str, Counter[str]] = {f: Counter() for f in FAMILIES}
@@ -375,8 +470,16 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--show", type=int, default=20, help="print this many failing mutations")
+    parser.add_argument(
+        "--export", type=Path, help="mutate a temporary copy of this export directory instead"
+    )
+    parser.add_argument(
+        "--family", action="append", choices=FAMILIES, help="only this family (repeatable)"
+    )
     args = parser.parse_args()
-    stats = run(args.count, args.seed)
+    if args.export is not None and not args.export.is_dir():
+        parser.error(f"--export {args.export}: not a directory")
+    stats = run(args.count, args.seed, args.export, tuple(args.family or FAMILIES))
     print(
         f"{'family':<14}{'tried':>7}{'improved':>10}{'traceback':>11}{'changed':>9}{'unnamed':>9}"
     )

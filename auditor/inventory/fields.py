@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from auditor.kubevalues import parse_quantity, parse_time
+from auditor.kubevalues import parse_quantity, parse_rfc3339
 from auditor.models import CollectionProblem
 
 __all__ = [
@@ -143,7 +143,7 @@ def read_time(
         if server_set:
             issues.append(FieldIssue(path, "is missing" + _SERVER_SET))
         return None
-    parsed = parse_time(value) if isinstance(value, str | datetime) else None
+    parsed = parse_rfc3339(value) if isinstance(value, str | datetime) else None
     if parsed is None:
         issues.append(FieldIssue(path, f"is {_show(value)}, not an RFC 3339 timestamp", True))
     return parsed

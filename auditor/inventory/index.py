@@ -178,6 +178,11 @@ _REVISION_PREFERENCE_FIELDS: _Typed = (
     ("firmware.preferredUseBiosSerial", bool, "true or false"),
     ("devices.preferredTPM", dict, "a mapping"),
     ("machine.preferredMachineType", str, "a string"),
+    # the switches inside them (KubeVirt's EFI and TPMDevice: *bool): "yes" read as false
+    # made a persistent TPM volatile, unnamed (mutations of the shared export)
+    ("devices.preferredTPM.persistent", bool, "true or false"),
+    ("firmware.preferredEfi.persistent", bool, "true or false"),
+    ("firmware.preferredEfi.secureBoot", bool, "true or false"),
 )
 
 
@@ -225,6 +230,11 @@ def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
     names cannot be told (https://kubernetes.io/docs/reference/kubernetes-api/service-resources/service-v1/,
     https://docs.openshift.com/container-platform/latest/rest_api/network_apis/route-route-openshift-io-v1.html)."""
     spec = o.get("spec")
+    if spec is None:
+        # the API server writes every Service's and Route's spec (a Service's ports, a Route's
+        # ``to`` are required): without one, what it selects is unknown, never "nothing"
+        # (mutations: a Service whose spec was null let RR-NET-003 pass, AT_RISK -> READY)
+        return [FieldIssue("spec", "is missing or null (the API server always writes it)", True)]
     if not isinstance(spec, dict):
         return []
     if kind == "Service":
@@ -322,6 +332,9 @@ class BackupView:
     #: ``status.progress.itemsBackedUp`` (None when absent): Velero's own count of the items
     #: the Backup holds (pkg/backup/backup.go)
     items_backed_up: int | None = None
+    #: ``status.progress`` or its ``itemsBackedUp`` is set but no count (``"0"``, -1, a
+    #: string progress): whether the Backup holds any item is unknown (never "holds some")
+    items_unreadable: bool = False
 
     @property
     def when(self) -> datetime | None:
@@ -366,6 +379,7 @@ class BackupView:
         if expiration is None and ttl is not None and created is not None:
             expiration = created + ttl
         phase = status.get("phase")
+        items = dig(status, "progress", "itemsBackedUp")
         return cls(
             name=_name(obj),
             namespace=_ns(obj),
@@ -394,7 +408,13 @@ class BackupView:
             annotations=meta_labels(obj, "annotations"),
             resource_policy=cls.parse_policy(spec.get("resourcePolicy")),
             labels=meta_labels(obj),
-            items_backed_up=_int(dig(status, "progress", "itemsBackedUp")),
+            items_backed_up=_int(items),
+            items_unreadable=(
+                "progress" in status
+                and status["progress"] is not None
+                and not isinstance(status["progress"], dict)
+            )
+            or (items is not None and (_int(items) is None or items < 0)),
         )
 
 
@@ -506,6 +526,8 @@ _BACKUP_COUNTERS = (
     "warnings",
 )
 _GO_INT_MAX = 2**63 - 1
+#: BackupProgress's counters (velero pkg/apis/velero/v1/backup_types.go)
+_PROGRESS_COUNTERS = ("totalItems", "itemsBackedUp")
 
 
 #: The Backup spec's switches (Go ``*bool``): velero pkg/apis/velero/v1/backup_types.go
@@ -546,13 +568,27 @@ def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
     if not isinstance(status, dict):
         return []
     out = []
-    for key in _BACKUP_COUNTERS:
-        value = status.get(key)
+    counters: list[tuple[str, Any]] = [
+        (f"status.{key}", status.get(key)) for key in _BACKUP_COUNTERS
+    ]
+    progress = status.get("progress")
+    if isinstance(progress, dict):
+        # Velero's BackupProgress (velero pkg/apis/velero/v1/backup_types.go: totalItems,
+        # itemsBackedUp, Go ints): itemsBackedUp 0 means the Backup holds no item, so "0"
+        # read as "no count" made a VM count as backed up (red team rt10)
+        counters += [(f"status.progress.{key}", progress.get(key)) for key in _PROGRESS_COUNTERS]
+    elif progress is not None:
+        out.append(
+            FieldIssue("status.progress", f"is a {type(progress).__name__}, not a mapping", True)
+        )
+    for path, value in counters:
         if value is None:
             continue
         if _int(value) is None or not 0 <= value <= _GO_INT_MAX:
             shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
-            out.append(FieldIssue(f"status.{key}", f"is {shown}, not a count", True))
+            out.append(
+                FieldIssue(path, f"is {shown}, not a count (a Go int in Velero's API)", True)
+            )
     return out
 
 
@@ -760,6 +796,14 @@ class ClusterIndex:
         ix.datavolumes = {(_ns(o), _name(o)): o for o in data.of("DataVolume")}
         ix.nads = {(_ns(o), _name(o)) for o in data.of("NetworkAttachmentDefinition")}
         ix.nad_objects = {(_ns(o), _name(o)): o for o in data.of("NetworkAttachmentDefinition")}
+        for o in ix.nad_objects.values():
+            # when it was made decides which Backups could hold it (RR-NET-002, which gives
+            # ERROR for an unreadable one): named, so the run is incomplete (mutations of the
+            # shared export: a creationTimestamp of 30/11/2026 changed a verdict unnamed)
+            stamp: list[FieldIssue] = []
+            read_time(o, "metadata.creationTimestamp", stamp)
+            if stamp:
+                ix._object_issues("NetworkAttachmentDefinition", o, stamp)
         for o in data.of("Service"):
             ix.services_by_ns.setdefault(_ns(o), []).append(o)
         for o in data.of("Route"):
@@ -803,6 +847,10 @@ class ClusterIndex:
             # list is partial: mutations seed 1361, a spec.source of "junk" dropped the
             # snapshot with nothing named)
             issues = _wrong_types(o, _VOLUME_SNAPSHOT_FIELDS)
+            # when it was cut: a snapshot cut before its PVC was made is of an earlier PVC
+            # of that name (facts.copy_rows); unreadable, it is no copy shown to be of this one
+            read_time(o, "status.creationTime", issues)
+            read_time(o, "metadata.creationTimestamp", issues)
             if issues:
                 ix._unread("VolumeSnapshot", o, issues)
             pvc = dig(o, "spec", "source", "persistentVolumeClaimName")
@@ -927,11 +975,19 @@ class ClusterIndex:
             for o in data.of(kind):
                 issues: list[FieldIssue] = []
                 phase = read_enum(o, "status.phase", phases, issues)
-                if phase is None and not issues and dig(o, "status", "startTimestamp") is not None:
+                status = o.get("status")
+                others = (
+                    [str(k) for k in status if k != "phase"] if isinstance(status, dict) else []
+                )
+                if phase is None and not issues and others:
+                    # Velero's controllers write the phase with the first status they write
+                    # (a Backup's FailedValidation with its validationErrors, a location's
+                    # Available with its lastValidationTime): a status without one lost it
+                    # (mutations of the shared export: a FailedValidation Backup without its
+                    # phase turned RR-BKP-003's FAIL into NOT_APPLICABLE, unnamed)
+                    held = ", ".join(sorted(others)[:3])
                     issues.append(
-                        FieldIssue(
-                            "status.phase", "is missing although status.startTimestamp is set"
-                        )
+                        FieldIssue("status.phase", f"is missing although status holds {held}")
                     )
                 times = {path: read_time(o, path, issues) for path in _VELERO_TIMES}
                 began, ended = times["status.startTimestamp"], times["status.completionTimestamp"]
@@ -987,6 +1043,8 @@ class ClusterIndex:
                     self._unread(kind, o, issues)
         for o in data.of("Schedule"):
             issues = _flag_issues(dig(o, "spec", "template"), "spec.template")
+            # when it last ran (RR-PLT-002 and RR-BKP-002 show it): a metav1.Time
+            read_time(o, "status.lastBackup", issues)
             # ScheduleSpec requires its cron and its Backup template (velero
             # pkg/apis/velero/v1/schedule_types.go): without them it is no Schedule Velero runs
             for path, value in (
@@ -1092,12 +1150,18 @@ class ClusterIndex:
                 ready, handle = status.get("readyToUse"), status.get("snapshotHandle")
             else:
                 ready = handle = None
-            policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
+            if isinstance(spec, dict):
+                policy, source = spec.get("deletionPolicy"), spec.get("source")
+            else:
+                policy = source = None
+            volume = source.get("volumeHandle") if isinstance(source, dict) else None
             if (
                 (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
                 or (ready is not None and not isinstance(ready, bool))
                 or policy not in policies
                 or (handle is not None and not isinstance(handle, str))
+                or (source is not None and not isinstance(source, dict))
+                or (volume is not None and not isinstance(volume, str))
             ):
                 # The driver is required by the CRD; without it the content counts for no
                 # driver's snapshots. A readyToUse that is no boolean ("false") proves neither
@@ -1115,13 +1179,34 @@ class ClusterIndex:
                             True,
                         )
                     )
+                if source is not None and not isinstance(source, dict):
+                    issues.append(
+                        FieldIssue(
+                            "spec.source", f"is a {type(source).__name__}, not a mapping", True
+                        )
+                    )
+                if volume is not None and not isinstance(volume, str):
+                    # the volume it was cut from (VolumeSnapshotContentSource.volumeHandle, a
+                    # *string): of another type it proves no copy of any PVC's volume, and
+                    # read as "names none" it told nothing against a recreated PVC
+                    issues.append(
+                        FieldIssue(
+                            "spec.source.volumeHandle",
+                            f"is a {type(volume).__name__}, not a string",
+                            True,
+                        )
+                    )
                 if handle is not None and not isinstance(handle, str):
-                    # the snapshot a restore is built from: a content naming none is no copy
-                    # (capture.BackupPlan; velero volumesnapshotcontent_action.go)
+                    # the storage snapshot a restore reads (VolumeSnapshotContentStatus
+                    # .snapshotHandle, a *string in external-snapshotter's
+                    # client/apis/volumesnapshot/v1/types.go): of another type it names none,
+                    # and the content is no copy (capture); named (mutations of the shared
+                    # export: a handle of 42 made RR-BKP-003 ERROR with nothing named)
                     issues.append(
                         FieldIssue(
                             "status.snapshotHandle",
-                            f"is a {type(handle).__name__}, not a string",
+                            f"is a {type(handle).__name__}, not a string "
+                            "(VolumeSnapshotContentStatus.snapshotHandle)",
                             True,
                         )
                     )

@@ -452,6 +452,12 @@ class Pairing:
             # Velero's own count: the Backup holds no item, whatever its filters would take
             # (as a drill with itemsRestored=0 restored nothing; red team: READY)
             return False, f"backup {b.name} backed up no item (status.progress.itemsBackedUp=0)"
+        if b.items_unreadable:
+            # its count is named as malformed and the Backup counts as unread: whether it
+            # holds any item is unknown, never "it holds the VM" (red team rt10: "0" passed)
+            return False, (
+                f"backup {b.name}'s item count (status.progress.itemsBackedUp) cannot be read"
+            )
         if not b.scope.includes(
             namespace=vm.namespace,
             labels=vm.labels,

@@ -23,7 +23,7 @@ from collections import Counter
 from typing import Any
 
 from auditor.inventory.fields import MAC_RE, UUID_RE
-from auditor.kubevalues import dig, parse_time
+from auditor.kubevalues import dig, parse_rfc3339
 from auditor.netdata import FACTS_KEY
 
 __all__ = ["validate_vm", "RUN_STRATEGIES", "VOLUME_SOURCES"]
@@ -100,6 +100,18 @@ def _check_restart_inputs(
         elif status not in _CONDITION_STATUSES:
             problems.append(
                 (f"status.conditions[{i}].status", f"is {status!r}, not True, False or Unknown")
+            )
+        changed = cond.get("lastTransitionTime")
+        if changed is not None and parse_rfc3339(changed) is None:
+            # since when a stopped VM has been stopped (its Ready condition): the plugin's
+            # refusals of a running VM hang on it (red team rt10: a time written 30/11/2026
+            # read as "stopped before every Backup", NOT_READY -> AT_RISK). A metav1.Time:
+            # the API server writes RFC 3339 only
+            problems.append(
+                (
+                    f"status.conditions[{i}].lastTransitionTime",
+                    f"is {changed!r:.40}, not an RFC 3339 time",
+                )
             )
     machine = dig(tspec, "domain", "machine")
     if machine is not None and not isinstance(machine, dict):
@@ -183,10 +195,10 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
     created = dig(vm, "metadata", "creationTimestamp")
     if created is None:
         problems.append(("metadata.creationTimestamp", "is missing; the API server always sets it"))
-    elif parse_time(created) is None:
+    elif parse_rfc3339(created) is None:
         problems.append(("metadata.creationTimestamp", f"is {created!r}, not RFC 3339"))
     deleting = dig(vm, "metadata", "deletionTimestamp")
-    if deleting is not None and parse_time(deleting) is None:
+    if deleting is not None and parse_rfc3339(deleting) is None:
         # since when the VM is being deleted decides which Backups skipped it
         problems.append(("metadata.deletionTimestamp", f"is {deleting!r}, not RFC 3339"))
     templates = dig(vm, "spec", "dataVolumeTemplates")
@@ -283,6 +295,16 @@ def _check_volume(v: dict[str, Any], problems: list[tuple[str, str]]) -> None:
     if not isinstance(source, dict):
         problems.append((f"{path}.{sources[0]}", f"is a {type(source).__name__}, not a mapping"))
         return
+    hotplug = source.get("hotpluggable")
+    if hotplug is not None and not isinstance(hotplug, bool):
+        # a Go bool in KubeVirt's PersistentVolumeClaimVolumeSource/DataVolumeSource: "false"
+        # read as true made the disk a hotplugged one (no disk needed, not in the launcher pod)
+        problems.append(
+            (
+                f"{path}.{sources[0]}.hotpluggable",
+                f"is a {type(hotplug).__name__}, not true or false{_REJECTED}",
+            )
+        )
     facts = source.get(FACTS_KEY)
     if isinstance(facts, dict) and isinstance(facts.get("malformed"), str):
         # the redactor stripped the value and kept why it was unusable (auditor.netdata)
@@ -400,6 +422,17 @@ def _check_network(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
         return
     net_names = {n["name"] for n in networks}
     implicit = not networks and [i["name"] for i in ifaces] == ["default"]
+    if not networks and ifaces and not implicit:
+        # the mirror of null interfaces: interfaces that name networks the VM does not list.
+        # KubeVirt's webhook refuses each (an interface needs its network); read as "no
+        # networks", a NIC's multus network (and its missing NAD) vanished from RR-NET-001
+        # (red team rt10: FAIL -> NOT_APPLICABLE)
+        problems.append(
+            (
+                f"{_BASE}.networks",
+                f"lists no network while {len(ifaces)} interface(s) are listed{_REJECTED}",
+            )
+        )
     for i in ifaces:
         if i["name"] not in net_names and not implicit:
             problems.append(
