@@ -32,6 +32,7 @@ from auditor.kubevalues import dig, format_time, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
 from auditor.sources.base import ClusterData, KindState
+from auditor.sources.velero import backup_location
 
 __all__ = [
     "BackupView",
@@ -40,7 +41,6 @@ __all__ = [
     "ClusterIndex",
     "meta_labels",
     "meta_label",
-    "backup_location",
     "EXCLUDE_LABEL",
     "excluded_from_backup",
 ]
@@ -116,9 +116,6 @@ _VELERO_TIMES = (
 )
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
-#: the BackupStorageLocation Velero wrote a Backup to (velero pkg/controller/backup_controller.go
-#: prepareBackupRequest: ``label.GetValidName(spec.storageLocation)`` once it is defaulted)
-VELERO_LOCATION_LABEL = "velero.io/storage-location"
 #: Velero skips any item carrying this label, additional items from plugins included
 #: (velero pkg/backup/item_backupper.go; https://velero.io/docs/main/resource-filtering/).
 EXCLUDE_LABEL = "velero.io/exclude-from-backup"
@@ -1473,25 +1470,6 @@ class ClusterIndex:
 #: A BackupStorageLocation's ``spec.accessMode`` (velero pkg/apis/velero/v1
 #: backupstoragelocation_types.go; ReadWrite when unset).
 _ACCESS_MODES = ("ReadWrite", "ReadOnly")
-
-
-def backup_location(obj: dict[str, Any]) -> str | None:
-    """The BackupStorageLocation a Backup was written to: ``spec.storageLocation``; when that
-    is absent, the ``velero.io/storage-location`` label. Velero fills an unset location with
-    the default one and labels the Backup with it before it runs (velero
-    pkg/controller/backup_controller.go ``prepareBackupRequest``,
-    https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go), so
-    the label is the location it used; the default location *now* may be another one and is
-    never taken. None when neither names one (an empty or wrong-typed spec value is named by
-    the index and leaves the Backup unread)."""
-    spec = obj.get("spec")
-    loc = spec.get("storageLocation") if isinstance(spec, dict) else None
-    if isinstance(loc, str):
-        return loc or None
-    if loc is not None:
-        return None
-    label = meta_label(obj, VELERO_LOCATION_LABEL)
-    return label or None
 
 
 def velero_label(name: str) -> str:

@@ -20,13 +20,13 @@ from typing import Any
 import boto3
 
 from auditor.config import AuditSettings
-from auditor.inventory.index import backup_location as index_backup_location
 from auditor.kubevalues import dig
 from auditor.sources.base import BackupContents, ClusterData, StorageLocationStatus
 from auditor.sources.bucket.cache import ContentsCache
 from auditor.sources.bucket.client import Meter, make_client, resolve_target
 from auditor.sources.bucket.decode import VolumeLookup
 from auditor.sources.bucket.reader import LocationReader
+from auditor.sources.velero import backup_location as labelled_location
 
 __all__ = ["read_backup_storage", "cache_dir_for", "backup_location"]
 
@@ -48,9 +48,9 @@ def _name(obj: dict[str, Any]) -> str:
 def backup_location(backup: dict[str, Any], default_location: str) -> str:
     """The location a Backup was written to: ``spec.storageLocation``, else the
     ``velero.io/storage-location`` label Velero wrote with the location it defaulted to
-    (:func:`auditor.inventory.index.backup_location`), else (an edited export) the default
+    (:func:`auditor.sources.velero.backup_location`), else (an edited export) the default
     BSL's bucket is the one read."""
-    return index_backup_location(backup) or default_location
+    return labelled_location(backup) or default_location
 
 
 def _lookup(data: ClusterData) -> VolumeLookup:
