@@ -145,6 +145,11 @@ def estate(work: Path, n: int, seed: int) -> Path:
     return path
 
 
+def estate_objects(root: Path) -> int:
+    """The number of objects :func:`estate` generated into ``root`` (from its marker)."""
+    return sum(json.loads((root / ".complete").read_text())["counts"].values())
+
+
 def _audit_args(out: Path) -> list[str]:
     return ["run", "--at", AT, "--format", "json", "--out", str(out)]
 
@@ -198,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         root = estate(opts.work, n, opts.seed)
         size = sum(p.stat().st_size for p in root.glob("*.yaml"))
-        objects = sum(json.loads((root / ".complete").read_text()).values())
+        objects = estate_objects(root)
         out = opts.work / f"out-{n}"
         # Interleaved (parse, pieces, audit, parse, ...): on a shared machine whose speed
         # drifts over minutes, each measure's fastest run comes from the same stretch of time.

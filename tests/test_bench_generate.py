@@ -105,3 +105,25 @@ def test_cross_references_are_consistent(tmp_path: Path) -> None:
             ).get("claimName")
             if claim:
                 assert (vm["metadata"]["namespace"], claim) in pvcs
+
+
+def test_the_audit_bench_remakes_an_estate_of_another_generator_version(tmp_path: Path) -> None:
+    """A cached estate is reused, and made anew when an older generator wrote it (its files
+    would differ: GENERATOR_VERSION)."""
+    import json
+
+    from bench.bench_audit import estate, estate_objects
+    from bench.generate import GENERATOR_VERSION
+
+    root = estate(tmp_path, 2, 0)
+    marker = root / ".complete"
+    assert json.loads(marker.read_text())["version"] == GENERATOR_VERSION
+    objects = estate_objects(root)
+    assert objects == sum(len(yaml.safe_load(p.read_text())["items"]) for p in root.glob("*.yaml"))
+    bsl = (root / "backupstoragelocations.yaml").read_text()
+    assert 'lastValidationTime: "2026-11-30T05:59:40Z"' in bsl
+    marker.write_text(json.dumps({"counts": {}}))  # as a version-1 marker reads
+    (root / "backupstoragelocations.yaml").write_text("stale")
+    assert estate(tmp_path, 2, 0) == root
+    assert (root / "backupstoragelocations.yaml").read_text() == bsl
+    assert estate_objects(root) == objects
