@@ -48,6 +48,22 @@ def _of(docs: Docs, kind: str) -> Docs:
     return found
 
 
+def _backup_snapshot(pvc: str, backup: str, **status: Any) -> dict[str, Any]:
+    """A VolumeSnapshot Velero's CSI path made of ``pvc`` (namespace app) for ``backup``,
+    ready unless ``status`` says otherwise."""
+    return {
+        "apiVersion": "snapshot.storage.k8s.io/v1",
+        "kind": "VolumeSnapshot",
+        "metadata": {
+            "name": f"velero-{pvc}-x",
+            "namespace": "app",
+            "labels": {"velero.io/backup-name": backup},
+        },
+        "spec": {"source": {"persistentVolumeClaimName": pvc}},
+        "status": {"readyToUse": True, **status},
+    }
+
+
 def _ephemeral(docs: Docs) -> None:
     """Every DataVolume volume of the VM becomes an ``ephemeral`` overlay on the same PVC."""
     vm = _of(docs, "VirtualMachine")[0]

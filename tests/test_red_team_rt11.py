@@ -11,16 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_evidence_gaps import _backup_snapshot, _complete, _docs, _finding, _of
+from tests.test_red_team_rt9 import _vm1
 
 Docs = list[dict[str, Any]]
-
-
-def _vm1(report: dict[str, object]) -> dict[str, object]:
-    vms = report["vms"]
-    assert isinstance(vms, list)
-    vm: dict[str, object] = next(v for v in vms if v["name"] == "vm1")
-    return vm
 
 
 def _node_local_root(docs: Docs, volume_type: str) -> None:
@@ -227,19 +221,7 @@ def test_a_backup_snapshot_bound_to_no_content_evidences_no_capture(tmp_path: Pa
                 del backup["status"][key]
     docs = [d for d in docs if d["kind"] != "VolumeSnapshotContent"]
     for pvc in [p["metadata"]["name"] for p in _of(docs, "PersistentVolumeClaim")]:
-        docs.append(
-            {
-                "apiVersion": "snapshot.storage.k8s.io/v1",
-                "kind": "VolumeSnapshot",
-                "metadata": {
-                    "name": f"velero-{pvc}-x",
-                    "namespace": "app",
-                    "labels": {"velero.io/backup-name": name},
-                },
-                "spec": {"source": {"persistentVolumeClaimName": pvc}},
-                "status": {"readyToUse": True},
-            }
-        )
+        docs.append(_backup_snapshot(pvc, name))
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
     assert finding["status"] != "PASS", finding["message"]
     assert "bound to no VolumeSnapshotContent" in finding["message"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_evidence_gaps import _backup_snapshot, _complete, _docs, _finding, _of
 
 Docs = list[dict[str, Any]]
 
@@ -62,20 +62,7 @@ def test_a_backup_snapshot_whose_content_names_no_snapshot_is_no_copy(tmp_path: 
         content = contents[i]
         content["status"].pop("snapshotHandle", None)
         docs.append(
-            {
-                "apiVersion": "snapshot.storage.k8s.io/v1",
-                "kind": "VolumeSnapshot",
-                "metadata": {
-                    "name": f"velero-{pvc}-x",
-                    "namespace": "app",
-                    "labels": {"velero.io/backup-name": name},
-                },
-                "spec": {"source": {"persistentVolumeClaimName": pvc}},
-                "status": {
-                    "readyToUse": True,
-                    "boundVolumeSnapshotContentName": content["metadata"]["name"],
-                },
-            }
+            _backup_snapshot(pvc, name, boundVolumeSnapshotContentName=content["metadata"]["name"])
         )
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-004")
     assert finding["status"] == "FAIL", finding["message"]
