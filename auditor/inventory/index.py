@@ -106,6 +106,17 @@ _VM_SNAPSHOT_FIELDS: _Typed = (
     ("status.phase", str, "a string"),
     ("status.virtualMachineSnapshotContentName", str, "a string"),
 )
+#: A VolumeSnapshotContent's fields the capture records read, with their types
+#: (external-snapshotter client/apis/volumesnapshot/v1/types.go). Of another type: a
+#: ``readyToUse`` proves neither a snapshot nor its failure; a ``volumeHandle`` proves no copy
+#: of any PVC's volume; a ``snapshotHandle`` names no snapshot to restore from (no copy).
+#: Named (mutations of the shared export: a handle of 42 changed RR-BKP-003 unnamed).
+_CONTENT_FIELDS: _Typed = (
+    ("status.readyToUse", bool, "true or false"),
+    ("spec.source", dict, "a mapping"),
+    ("spec.source.volumeHandle", str, "a string (VolumeSnapshotContentSource.volumeHandle)"),
+    ("status.snapshotHandle", str, "a string (VolumeSnapshotContentStatus.snapshotHandle)"),
+)
 #: snapshot.storage.k8s.io/v1 DeletionPolicy (external-snapshotter's volume_snapshot types)
 _DELETION_POLICIES = ("Delete", "Retain")
 _VELERO_TIMES = (
@@ -1168,45 +1179,7 @@ class ClusterIndex:
                 if isinstance(spec, dict):
                     read_str(o, "spec.driver", issues, required=True)
                     read_enum(o, "spec.deletionPolicy", _DELETION_POLICIES, issues)
-                if ready is not None and not isinstance(ready, bool):
-                    issues.append(
-                        FieldIssue(
-                            "status.readyToUse",
-                            f"is a {type(ready).__name__}, not true or false",
-                            True,
-                        )
-                    )
-                if source is not None and not isinstance(source, dict):
-                    issues.append(
-                        FieldIssue(
-                            "spec.source", f"is a {type(source).__name__}, not a mapping", True
-                        )
-                    )
-                if volume is not None and not isinstance(volume, str):
-                    # the volume it was cut from (VolumeSnapshotContentSource.volumeHandle, a
-                    # *string): of another type it proves no copy of any PVC's volume, and
-                    # read as "names none" it told nothing against a recreated PVC
-                    issues.append(
-                        FieldIssue(
-                            "spec.source.volumeHandle",
-                            f"is a {type(volume).__name__}, not a string",
-                            True,
-                        )
-                    )
-                if handle is not None and not isinstance(handle, str):
-                    # the storage snapshot a restore reads (VolumeSnapshotContentStatus
-                    # .snapshotHandle, a *string in external-snapshotter's
-                    # client/apis/volumesnapshot/v1/types.go): of another type it names none,
-                    # and the content is no copy (capture); named (mutations of the shared
-                    # export: a handle of 42 made RR-BKP-003 ERROR with nothing named)
-                    issues.append(
-                        FieldIssue(
-                            "status.snapshotHandle",
-                            f"is a {type(handle).__name__}, not a string "
-                            "(VolumeSnapshotContentStatus.snapshotHandle)",
-                            True,
-                        )
-                    )
+                issues += _wrong_types(o, _CONTENT_FIELDS)
                 self._object_issues("VolumeSnapshotContent", o, issues)
             backup = meta_label(o, VELERO_BACKUP_LABEL)
             if backup:
@@ -1259,14 +1232,12 @@ class ClusterIndex:
             phase = dig(o, "status", "phase")
             self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
             checked: list[FieldIssue] = []
-            if phase is None:
+            if phase is None and not o.get("status"):
                 # Velero validates a location at least once and writes its phase then
-                # (locations.location_unverified): unvalidated, so availability unknown
+                # (locations.location_unverified): unvalidated, so availability unknown. A
+                # phase of another type, or missing beside other status fields, is named by
+                # _check_velero_fields.
                 checked.append(FieldIssue("status.phase", "is missing: Velero never validated it"))
-            elif not isinstance(phase, str):
-                checked.append(
-                    FieldIssue("status.phase", f"is a {type(phase).__name__}, not a string", True)
-                )
             validated = read_time(o, "status.lastValidationTime", checked)
             every_raw = dig(o, "spec", "validationFrequency")
             every = parse_duration(every_raw) if every_raw is not None else None
