@@ -126,9 +126,10 @@ def copies_of(
         # A snapshot taken before this PVC existed, or whose content is of another volume, is
         # of an earlier PVC of the same name (deleted and recreated since): no copy of it.
         stamp = dig(s, "status", "creationTime")
-        if stamp is not None and parse_time(stamp) is None:
+        cut = parse_time(stamp)
+        if stamp is not None and cut is None:
             continue  # when it was cut is unreadable (named by the index): no copy shown
-        cut = parse_time(stamp) or parse_time(dig(s, "metadata", "creationTimestamp"))
+        cut = cut or parse_time(dig(s, "metadata", "creationTimestamp"))
         if born is not None and cut is not None and cut < born:
             continue
         of = dig(content, "spec", "source", "volumeHandle") if content is not None else None
