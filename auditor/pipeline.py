@@ -187,6 +187,7 @@ def audit_data(
                 lambda vms: _check_share(ev, settings, owner, vms, here),
                 _encode_share,
                 lambda raw, vms: _decode_share(raw, vms, owner),
+                prepare=ev.before_fork,
             )
         except BaseException:
             if digesting is not None:

@@ -118,6 +118,8 @@ def share_out(
     encode: Callable[[T], bytes],
     decode: Callable[[bytes, range], T],
     sharing: Sharing = AUDIT,
+    *,
+    prepare: Callable[[], None] | None = None,
 ) -> list[tuple[range, T]]:
     """Do ``work`` over items ``0 .. items-1``, in chunks, here and in a forked worker.
 
@@ -125,12 +127,13 @@ def share_out(
     or in which order the chunks go); ``encode``/``decode`` carry its result from the worker
     (``decode(raw, r)`` raising ValueError or TypeError for bytes it cannot read, or that are
     no whole result for the items of ``r``: that chunk is then done here). ``sharing``: when
-    to fork, and the chunk size.
+    to fork, and the chunk size. ``prepare()``, when given, runs here just before the fork
+    (only when a worker is forked): what it builds, both processes then share.
 
     Returns every chunk's range and result, in item order. Exceptions of ``work`` in this
     process propagate (the worker is killed first).
     """
-    return list(share_out_iter(items, work, encode, decode, sharing))
+    return list(share_out_iter(items, work, encode, decode, sharing, prepare=prepare))
 
 
 def share_out_iter(
@@ -139,6 +142,8 @@ def share_out_iter(
     encode: Callable[[T], bytes],
     decode: Callable[[bytes, range], T],
     sharing: Sharing = AUDIT,
+    *,
+    prepare: Callable[[], None] | None = None,
 ) -> Generator[tuple[range, T], None, None]:
     """:func:`share_out`, giving each chunk as soon as it and every chunk before it are done.
 
@@ -150,6 +155,8 @@ def share_out_iter(
     if not wanted(items, sharing):
         yield range(items), work(range(items))
         return
+    if prepare is not None:
+        prepare()
     try:
         worker = _Worker(items, work, encode, sharing)
     except OSError as exc:  # no fork, no socket: one process does it all

@@ -100,6 +100,32 @@ def test_this_process_s_chunks_are_given_while_the_worker_works() -> None:
     assert not multiprocessing.active_children()
 
 
+@pytest.mark.parametrize("worker", ["1", "0"])
+def test_prepare_runs_once_before_the_fork_and_only_when_forking(
+    monkeypatch: pytest.MonkeyPatch, worker: str
+) -> None:
+    """What ``prepare`` builds exists in the worker from the fork on (it reads it, never
+    builds it); without a worker it is not run at all (the caches it fills are lazy)."""
+    monkeypatch.setenv(split.WORKER_ENV, worker)
+    built: list[int] = []
+
+    def seen(r: range) -> list[tuple[int, int]]:
+        time.sleep(0.002)
+        return [(len(built), os.getpid()) for _ in r]  # 1 in either process once prepared
+
+    chunks = split.share_out(400, seen, _encode, _decode, prepare=lambda: built.append(os.getpid()))
+    pairs = _flatten(chunks)
+    assert len(pairs) == 400
+    if worker == "1":
+        assert built == [PARENT]
+        assert {n for n, _ in pairs} == {1}
+        assert len({pid for _, pid in pairs}) == 2  # the worker, too, saw it prepared
+    else:
+        assert built == []
+        assert {n for n, _ in pairs} == {0}
+        assert [r for r, _ in chunks] == [range(400)]
+
+
 @pytest.mark.usefixtures("forced")
 def test_closing_the_iterator_early_kills_the_worker() -> None:
     chunks = split.share_out_iter(400, _pids, _encode, _decode)

@@ -42,11 +42,14 @@ __all__ = [
     "CaptureStatus",
     "PvcCapture",
     "BackupPlan",
+    "ContentSummary",
     "Method",
     "capture_evidence",
+    "content_summary",
     "intended_method",
     "pvc_driver",
     "select_snapshot_class",
+    "warm_content_summaries",
 ]
 
 FS_BLOCK_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/podvolume/backupper.go"
@@ -147,9 +150,7 @@ class BackupPlan:
     methods: dict[tuple[str, str], tuple[Method | None, bool, str]] = field(default_factory=dict)
     #: VM name -> (held, why not) for the VMs of the Backup's namespaces
     held: dict[tuple[str, str], tuple[bool, str]] = field(default_factory=dict)
-    _contents: dict[str | None, tuple[int, list[str], list[str], list[str]]] = field(
-        default_factory=dict
-    )
+    _summary: ContentSummary | None = None
     _classes: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
     _items: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
     #: (method, driver) -> what the counters say for any PVC of that method and driver
@@ -158,11 +159,7 @@ class BackupPlan:
     )
     _classless: dict[str, int] | None = None
     _failures: int | None = None
-    #: labelled VolumeSnapshotContents the CSI driver reported failed (an error or
-    #: ``readyToUse: false``), not counting those merely being deleted now
-    _driver_failed: int = 0
     _csi_unattributed: int | None = None
-    _handles: dict[str | None, frozenset[str] | None] = field(default_factory=dict)
 
     def classless(self, ix: ClusterIndex, driver: str) -> int:
         """How many PVCs of the Backup's scope on ``driver`` no VolumeSnapshotClass could
@@ -180,8 +177,7 @@ class BackupPlan:
         """The ``spec.source.volumeHandle`` of every ready VolumeSnapshotContent labelled with
         this Backup (of ``driver``): the volumes its snapshots are of. None when a ready
         content names no volume handle (a pre-provisioned snapshot): then nothing is told."""
-        self._read_contents(ix, driver)  # fills _handles in its one pass
-        return self._handles.get(driver, frozenset())
+        return self._contents(ix).handles.get(driver, frozenset())
 
     def failures_seen(self, ix: ClusterIndex) -> int:
         """How many failed volume items of this Backup the evidence shows, whoever's they are:
@@ -273,8 +269,7 @@ class BackupPlan:
         return self._read_contents(ix, driver)[2]
 
     def _failed_by_driver(self, ix: ClusterIndex) -> int:
-        self._read_contents(ix, None)  # counts _driver_failed in its one pass
-        return self._driver_failed
+        return self._contents(ix).driver_failed
 
     def unreadable_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
         """``"<name>: <why>"`` for the VolumeSnapshotContents labelled with this Backup (of
@@ -285,79 +280,124 @@ class BackupPlan:
     def _read_contents(
         self, ix: ClusterIndex, driver: str | None
     ) -> tuple[int, list[str], list[str], list[str]]:
-        if not self._contents:
-            # One pass for every driver at once (None: all of them): a Backup can label
-            # hundreds of thousands of VolumeSnapshotContents, and both the all-drivers answer
-            # and each PVC's driver's are asked for.
-            counts: dict[str | None, int] = {None: 0}
-            handles: dict[str | None, set[str] | None] = {None: set()}
-            ready: dict[str | None, list[str]] = {None: []}
-            failed: dict[str | None, list[str]] = {None: []}
-            unreadable: dict[str | None, list[str]] = {None: []}
-            for c in ix.backup_snapshot_contents.get(self.backup.name, []):
-                # dig() inlined: hundreds of thousands of records
-                spec, status, meta = c.get("spec"), c.get("status"), c.get("metadata")
-                name = meta.get("name") if isinstance(meta, dict) else None
-                d = spec.get("driver") if isinstance(spec, dict) else None
-                if isinstance(status, dict):
-                    err, is_ready = status.get("error"), status.get("readyToUse")
-                    snapshot = status.get("snapshotHandle")
-                else:
-                    err = is_ready = snapshot = None
-                into = None
-                deleting = meta.get("deletionTimestamp") if isinstance(meta, dict) else None
-                policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
-                if deleting is not None and policy != "Retain":  # deleting_snapshot(c)
-                    # being deleted, and its storage snapshot with it (deletionPolicy Delete,
-                    # or unknown): no evidence of a snapshot a restore can still read
-                    # (https://kubernetes.io/docs/concepts/storage/volume-snapshots/#delete)
-                    line = f"{name}: being deleted since {deleting} (deletionPolicy {policy})"
-                    into = failed
-                elif is_ready is True and not err and not (isinstance(snapshot, str) and snapshot):
-                    # Ready, but no storage snapshot named: Velero's restore builds its static
-                    # content from status.snapshotHandle and fails without one ("fail to get
-                    # snapshot handle from VSC status", velero
-                    # pkg/restore/actions/csi/volumesnapshotcontent_action.go): no copy. Not a
-                    # failure Velero counted in the Backup's errors (no _driver_failed).
-                    line = f"{name}: readyToUse=true but no status.snapshotHandle to restore from"
-                    into = failed
-                elif is_ready is True and not err:
-                    line, into = str(name), ready
-                elif err or is_ready is False:
-                    msg = err.get("message") if isinstance(err, dict) else None
-                    detail = str(msg)[:160] if msg else f"readyToUse={is_ready}"
-                    line, into = f"{name}: {detail}", failed
-                    self._driver_failed += 1
-                elif is_ready is not None:
-                    # "false", 1, a list: no snapshot the driver reported on, either way
-                    line = f"{name}: readyToUse is a {type(is_ready).__name__}, not a boolean"
-                    into = unreadable
-                # a ready content's volume (content_handles): None once one names none
-                handle = (
-                    dig(spec, "source", "volumeHandle")
-                    if into is ready and isinstance(spec, dict)
-                    else False
-                )
-                # only a string driver can be asked for by name
-                for key in (None, d) if isinstance(d, str) else (None,):
-                    counts[key] = counts.get(key, 0) + 1
-                    if into is not None:
-                        into.setdefault(key, []).append(line)
-                    if handle is not False:
-                        named = handles.setdefault(key, set())
-                        if not isinstance(handle, str) or not handle:
-                            handles[key] = None
-                        elif named is not None:
-                            named.add(handle)
-            self._contents = {
-                key: (n, ready.get(key, []), failed.get(key, []), unreadable.get(key, []))
-                for key, n in counts.items()
-            }
-            self._handles = {
-                key: frozenset(named) if named is not None else None
-                for key, named in handles.items()
-            }
-        return self._contents.get(driver, (0, [], [], []))
+        return self._contents(ix).by_driver.get(driver, (0, [], [], []))
+
+    def _contents(self, ix: ClusterIndex) -> ContentSummary:
+        if self._summary is None:
+            self._summary = content_summary(ix, self.backup.name)
+        return self._summary
+
+
+@dataclass(frozen=True, slots=True)
+class ContentSummary:
+    """What the VolumeSnapshotContents labelled ``velero.io/backup-name=<Backup>`` show.
+
+    ``by_driver``: CSI driver (None: every driver) -> ``(count, names of the ready ones,
+    "<name>: <why>" of the failed or being deleted, "<name>: <why>" of those whose
+    ``readyToUse`` is no boolean)``; ``handles``: driver -> the ``spec.source.volumeHandle``
+    of every ready one (None once a ready one names none); ``driver_failed``: how many the
+    CSI driver reported failed (an error or ``readyToUse: false``), not counting those merely
+    being deleted now. Do not mutate it: it is shared by every reader of the index.
+    """
+
+    by_driver: dict[str | None, tuple[int, list[str], list[str], list[str]]]
+    handles: dict[str | None, frozenset[str] | None]
+    driver_failed: int
+
+
+def content_summary(ix: ClusterIndex, backup: str) -> ContentSummary:
+    """The :class:`ContentSummary` of Backup ``backup`` (its name), read once per index."""
+    return ix.memo(_SUMMARY_KEY + backup, lambda: _summarise_contents(ix, backup))
+
+
+def warm_content_summaries(ix: ClusterIndex) -> None:
+    """Read :func:`content_summary` for every Backup that labels a VolumeSnapshotContent.
+
+    Called before :func:`auditor.split.share_out` forks its worker, so that both processes
+    read the summaries instead of each walking the contents (hundreds of thousands at
+    10,000 VMs) and copying the memory pages they touch.
+    """
+    for backup in ix.backup_snapshot_contents:
+        content_summary(ix, backup)
+
+
+#: The index memo key of a Backup's ContentSummary, before its name.
+_SUMMARY_KEY = "content-summary:"
+
+
+def _summarise_contents(ix: ClusterIndex, backup: str) -> ContentSummary:
+    # One pass for every driver at once (None: all of them): a Backup can label
+    # hundreds of thousands of VolumeSnapshotContents, and both the all-drivers answer
+    # and each PVC's driver's are asked for.
+    driver_failed = 0
+    counts: dict[str | None, int] = {None: 0}
+    handles: dict[str | None, set[str] | None] = {None: set()}
+    ready: dict[str | None, list[str]] = {None: []}
+    failed: dict[str | None, list[str]] = {None: []}
+    unreadable: dict[str | None, list[str]] = {None: []}
+    for c in ix.backup_snapshot_contents.get(backup, []):
+        # dig() inlined: hundreds of thousands of records
+        spec, status, meta = c.get("spec"), c.get("status"), c.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        d = spec.get("driver") if isinstance(spec, dict) else None
+        if isinstance(status, dict):
+            err, is_ready = status.get("error"), status.get("readyToUse")
+            snapshot = status.get("snapshotHandle")
+        else:
+            err = is_ready = snapshot = None
+        into = None
+        deleting = meta.get("deletionTimestamp") if isinstance(meta, dict) else None
+        policy = spec.get("deletionPolicy") if isinstance(spec, dict) else None
+        if deleting is not None and policy != "Retain":  # deleting_snapshot(c)
+            # being deleted, and its storage snapshot with it (deletionPolicy Delete,
+            # or unknown): no evidence of a snapshot a restore can still read
+            # (https://kubernetes.io/docs/concepts/storage/volume-snapshots/#delete)
+            line = f"{name}: being deleted since {deleting} (deletionPolicy {policy})"
+            into = failed
+        elif is_ready is True and not err and not (isinstance(snapshot, str) and snapshot):
+            # Ready, but no storage snapshot named: Velero's restore builds its static
+            # content from status.snapshotHandle and fails without one ("fail to get
+            # snapshot handle from VSC status", velero
+            # pkg/restore/actions/csi/volumesnapshotcontent_action.go): no copy. Not a
+            # failure Velero counted in the Backup's errors (not in driver_failed).
+            line = f"{name}: readyToUse=true but no status.snapshotHandle to restore from"
+            into = failed
+        elif is_ready is True and not err:
+            line, into = str(name), ready
+        elif err or is_ready is False:
+            msg = err.get("message") if isinstance(err, dict) else None
+            detail = str(msg)[:160] if msg else f"readyToUse={is_ready}"
+            line, into = f"{name}: {detail}", failed
+            driver_failed += 1
+        elif is_ready is not None:
+            # "false", 1, a list: no snapshot the driver reported on, either way
+            line = f"{name}: readyToUse is a {type(is_ready).__name__}, not a boolean"
+            into = unreadable
+        # a ready content's volume (content_handles): None once one names none
+        handle = (
+            dig(spec, "source", "volumeHandle")
+            if into is ready and isinstance(spec, dict)
+            else False
+        )
+        # only a string driver can be asked for by name
+        for key in (None, d) if isinstance(d, str) else (None,):
+            counts[key] = counts.get(key, 0) + 1
+            if into is not None:
+                into.setdefault(key, []).append(line)
+            if handle is not False:
+                named = handles.setdefault(key, set())
+                if not isinstance(handle, str) or not handle:
+                    handles[key] = None
+                elif named is not None:
+                    named.add(handle)
+    by_driver = {
+        key: (n, ready.get(key, []), failed.get(key, []), unreadable.get(key, []))
+        for key, n in counts.items()
+    }
+    named_handles = {
+        key: frozenset(named) if named is not None else None for key, named in handles.items()
+    }
+    return ContentSummary(by_driver, named_handles, driver_failed)
 
 
 @dataclass(frozen=True, slots=True)
