@@ -177,6 +177,8 @@ def _vm_snapshot_copy(
         or dig(content, "metadata", "deletionTimestamp") is not None
     ):
         return None
+    if content is not None and _volume_backup(content, disk) is None:
+        return None
     if _volume_snapshot_gone(vm, content, disk, ix):
         return None
     cpu = dig(
@@ -197,6 +199,30 @@ def _vm_snapshot_copy(
         if hotplug
         else None,
     }
+
+
+def _volume_backup(content: dict[str, Any], disk: str | None) -> dict[str, Any] | None:
+    """The entry of the snapshot content's ``spec.volumeBackups`` for volume ``disk`` that
+    names its VolumeSnapshot, or None.
+
+    A VirtualMachineRestore creates a PVC only for each volume with a volumeBackup, from the
+    VolumeSnapshot it names, and fails on one without a name ("VolumeSnapshotName missing");
+    a volume without an entry keeps its old claim in the restored VM, so the snapshot holds
+    no copy of it (kubevirt pkg/storage/snapshot/restore.go ``reconcileVolumeRestores``,
+    ``generateRestoredVMSpec``). KubeVirt derives ``status.snapshotVolumes.includedVolumes``
+    from these entries (pkg/storage/snapshot/snapshot.go
+    ``updateSnapshotSnapshotableVolumes``), so a VirtualMachineSnapshot listing a volume its
+    content does not back up says more than its content holds. ``volumeBackups`` is omitted
+    when empty: absent, it holds no volume (red team rt13). A list of another type is named
+    by the index and holds nothing either.
+    """
+    volumes = dig(content, "spec", "volumeBackups")
+    for entry in volumes if isinstance(volumes, list) else []:
+        if not isinstance(entry, dict) or entry.get("volumeName") != disk:
+            continue
+        name = entry.get("volumeSnapshotName")
+        return entry if isinstance(name, str) and name else None
+    return None
 
 
 def _volume_snapshot_gone(

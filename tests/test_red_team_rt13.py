@@ -1,0 +1,100 @@
+"""Red-team round rt13: VirtualMachineSnapshots cross-checked against what a restore reads
+(their content's volume backups, the VM and PVCs they were taken of), held to the verdict
+their evidence allows, and the healthy counterparts held to theirs.
+
+Each test takes a fixture of the check catalog, changes one thing, and asserts the finding
+that must follow: never a verdict better than the evidence, never a false alarm on a
+healthy VM.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of, _without_vm_snapshot_volumes
+
+Docs = list[dict[str, Any]]
+
+#: A ready VirtualMachineSnapshot of vm1 (no Backup), its content backing both disks up with
+#: a VolumeSnapshot each (deletionPolicy Delete): RR-STG-001 FAIL medium (namespace-bound).
+VM_SNAPSHOT = "RR-STG-001/fail-only-namespace-bound-vm-snapshot.yaml"
+
+
+def _stg(tmp_path: Path, docs: Docs) -> tuple[str, str, str]:
+    finding = _finding(_complete(tmp_path, VM_SNAPSHOT, docs), "RR-STG-001")
+    return finding["status"], finding["severity"], finding["message"]
+
+
+# -- a disk its snapshot content does not back up ------------------------------------------
+
+
+@pytest.mark.parametrize("volume_backups", ["absent", [], "root-only"])
+def test_a_vm_snapshot_whose_content_backs_up_no_disk_is_no_copy(
+    tmp_path: Path, volume_backups: object
+) -> None:
+    """A VirtualMachineRestore recreates a PVC only for each volume its content lists in
+    ``spec.volumeBackups`` (kubevirt pkg/storage/snapshot/restore.go
+    ``reconcileVolumeRestores``); a volume without an entry keeps its old claim, so with the
+    PVC gone the restored VM has no disk. A ready VM snapshot whose status listed the disks in
+    ``includedVolumes`` while its content backed none up (or only the root) counted as their
+    copy: RR-STG-001 FAIL medium ("copied inside the namespace") instead of high (no copy)."""
+    docs = _without_vm_snapshot_volumes(_docs(VM_SNAPSHOT))
+    content = _of(docs, "VirtualMachineSnapshotContent")[0]
+    if volume_backups == "absent":
+        content["spec"].pop("volumeBackups", None)  # omitempty: KubeVirt omits an empty list
+    elif volume_backups == "root-only":
+        # the root disk is backed up by a VolumeSnapshot that is there; the data disk is not
+        keep = _docs(VM_SNAPSHOT)
+        docs += [
+            d
+            for d in keep
+            if d["kind"] in ("VolumeSnapshot", "VolumeSnapshotContent")
+            and d["metadata"]["name"].endswith("vmsnapshot-uid-vms-volume-root")
+        ]
+        content["spec"]["volumeBackups"] = [
+            b for b in content["spec"]["volumeBackups"] if b["volumeName"] == "root"
+        ]
+    else:
+        content["spec"]["volumeBackups"] = volume_backups
+    status, severity, message = _stg(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "high"), message
+    assert "vm1-data" in message
+    if volume_backups == "root-only":
+        assert "vm1-root," not in message  # the root disk keeps its copy
+
+
+def test_a_volume_backup_without_its_volume_snapshot_name_is_no_copy(tmp_path: Path) -> None:
+    """A volumeBackup that names no VolumeSnapshot fails the restore ("VolumeSnapshotName
+    missing", restore.go): no copy of its disk."""
+    docs = _without_vm_snapshot_volumes(_docs(VM_SNAPSHOT))
+    for entry in _of(docs, "VirtualMachineSnapshotContent")[0]["spec"]["volumeBackups"]:
+        del entry["volumeSnapshotName"]
+    status, severity, message = _stg(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "high"), message
+
+
+def test_a_volume_backups_list_of_another_type_is_named_and_no_copy(tmp_path: Path) -> None:
+    """``volumeBackups: junk`` backs up nothing and is named (never read as a copy)."""
+    docs = _without_vm_snapshot_volumes(_docs(VM_SNAPSHOT))
+    _of(docs, "VirtualMachineSnapshotContent")[0]["spec"]["volumeBackups"] = "junk"
+    report = _complete(tmp_path, VM_SNAPSHOT, docs)
+    finding = _finding(report, "RR-STG-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert any(
+        p["kind"] == "VirtualMachineSnapshotContent" and p["field"] == "spec.volumeBackups"
+        for p in report["collection_problems"]
+    )
+
+
+def test_a_vm_snapshot_whose_content_backs_up_every_disk_stays_a_copy(tmp_path: Path) -> None:
+    """The healthy counterpart: each disk has its volumeBackup and ready VolumeSnapshot, so the
+    VM snapshot is their copy (inside the namespace: FAIL medium, as before)."""
+    status, severity, message = _stg(tmp_path / "fixture", _docs(VM_SNAPSHOT))
+    assert (status, severity) == ("FAIL", "medium"), message
+    report = _complete(tmp_path / "card", VM_SNAPSHOT, _docs(VM_SNAPSHOT))
+    rows = _finding(report, "RR-STG-001")["evidence"]["disks"]
+    # its own VolumeSnapshot and the VM snapshot: two copies of each disk
+    assert [r["copies"] for r in rows] == [2, 2], rows
