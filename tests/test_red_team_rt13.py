@@ -98,3 +98,67 @@ def test_a_vm_snapshot_whose_content_backs_up_every_disk_stays_a_copy(tmp_path: 
     rows = _finding(report, "RR-STG-001")["evidence"]["disks"]
     # its own VolumeSnapshot and the VM snapshot: two copies of each disk
     assert [r["copies"] for r in rows] == [2, 2], rows
+
+
+# -- a snapshot of an earlier VM of the same name ------------------------------------
+
+
+def _of_earlier_vm(docs: Docs, *, tpm: bool = False, efi: bool = True) -> None:
+    """The VM was deleted and re-created (GitOps) after its snapshot: the snapshot's
+    ``sourceUID`` is the earlier VM's, and the VM and its DataVolumes' PVCs are newer than the
+    snapshot (so the VolumeSnapshots it left are no copies of them); the snapshotted VM kept
+    its EFI (or TPM) state persistent or not."""
+    _of(docs, "VirtualMachineSnapshot")[0]["status"]["sourceUID"] = "uid-of-an-earlier-vm1"
+    for obj in _of(docs, "VirtualMachine") + _of(docs, "PersistentVolumeClaim"):
+        obj["metadata"]["creationTimestamp"] = "2026-11-29T12:00:00Z"
+    content = _of(docs, "VirtualMachineSnapshotContent")[0]
+    domain = content["spec"]["source"]["virtualMachine"]["spec"]["template"]["spec"]["domain"]
+    domain["firmware"]["bootloader"]["efi"]["persistent"] = efi
+    if tpm:
+        domain["devices"]["tpm"] = {"persistent": True}
+
+
+@pytest.mark.parametrize(("tpm", "efi"), [(False, True), (True, False)])
+def test_a_snapshot_of_an_earlier_vm_with_backend_storage_is_not_restorable(
+    tmp_path: Path, tpm: bool, efi: bool
+) -> None:
+    """KubeVirt refuses to restore a VM snapshot onto an existing VM other than its source
+    (``status.sourceUID``; restore.go ``sourceAndTargetAreDifferent``), and its admission
+    webhook refuses a restore to another or a new VM when the snapshotted VM had persistent
+    EFI or TPM state (admitters/vmrestore.go ``validateTargetVM``). The snapshot of an
+    earlier VM of this name with such state can be restored nowhere: it counted as the
+    disks' only copy (FAIL medium) instead of none (high)."""
+    docs = _docs(VM_SNAPSHOT)
+    _of_earlier_vm(docs, tpm=tpm, efi=efi)
+    status, severity, message = _stg(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "high"), message
+    assert "vm1-root" in message and "vm1-data" in message
+
+
+def test_a_snapshot_of_an_earlier_vm_without_backend_storage_stays_a_copy(
+    tmp_path: Path,
+) -> None:
+    """The healthy counterparts: without EFI or TPM state it can be restored to a new VM, so
+    it stays the disks' copy (FAIL medium); and a snapshot whose ``sourceUID`` is this VM's,
+    with persistent EFI, is one too."""
+    docs = _docs(VM_SNAPSHOT)
+    _of_earlier_vm(docs, efi=False)
+    status, severity, message = _stg(tmp_path / "other", docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    docs = _docs(VM_SNAPSHOT)
+    _of(docs, "VirtualMachineSnapshot")[0]["status"]["sourceUID"] = "uid-vm-app-vm1"
+    status, severity, message = _stg(tmp_path / "same", docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+
+
+def test_a_source_uid_of_another_type_is_named(tmp_path: Path) -> None:
+    """``status.sourceUID: 42`` says of no VM that it was snapshotted: named, the snapshot
+    unread (never read as this VM's)."""
+    docs = _docs(VM_SNAPSHOT)
+    _of(docs, "VirtualMachineSnapshot")[0]["status"]["sourceUID"] = 42
+    report = _complete(tmp_path, VM_SNAPSHOT, docs)
+    assert any(
+        p["kind"] == "VirtualMachineSnapshot" and p["field"] == "status.sourceUID"
+        for p in report["collection_problems"]
+    )
+    assert _finding(report, "RR-STG-001")["status"] != "PASS"

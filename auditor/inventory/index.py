@@ -105,6 +105,9 @@ _VM_SNAPSHOT_FIELDS: _Typed = (
     ("status.readyToUse", bool, "a boolean"),
     ("status.phase", str, "a string"),
     ("status.virtualMachineSnapshotContentName", str, "a string"),
+    # the VM it was taken of: another VM's snapshot is restored neither onto this one nor,
+    # with EFI or TPM state, elsewhere (red team rt13)
+    ("status.sourceUID", str, "a string"),
 )
 #: A VirtualMachineSnapshotContent's fields other than its VM definition: its owner and the
 #: volumes a restore recreates (snapshot.kubevirt.io/v1beta1 VirtualMachineSnapshotContentSpec;
