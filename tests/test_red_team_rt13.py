@@ -162,3 +162,35 @@ def test_a_source_uid_of_another_type_is_named(tmp_path: Path) -> None:
         for p in report["collection_problems"]
     )
     assert _finding(report, "RR-STG-001")["status"] != "PASS"
+
+
+# -- a snapshot content without the VM definition ------------------------------------------
+
+
+@pytest.mark.parametrize("source", ["absent", {}, {"virtualMachine": None}])
+def test_a_vm_snapshot_whose_content_holds_no_vm_is_no_copy(tmp_path: Path, source: object) -> None:
+    """A VirtualMachineRestore rebuilds the VM from the definition in its content's
+    ``spec.source.virtualMachine`` and fails without one ("unexpected snapshot source",
+    kubevirt restore.go). The disks' PVCs were recreated after the snapshot, so its own
+    VolumeSnapshots are no copies of them and the VM snapshot is judged alone: it counted
+    (FAIL medium) instead of no copy (high)."""
+    docs = _docs(VM_SNAPSHOT)
+    for pvc in _of(docs, "PersistentVolumeClaim"):
+        pvc["metadata"]["creationTimestamp"] = "2026-11-29T12:00:00Z"
+    content = _of(docs, "VirtualMachineSnapshotContent")[0]
+    if source == "absent":
+        del content["spec"]["source"]
+    else:
+        content["spec"]["source"] = source
+    status, severity, message = _stg(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "high"), message
+
+
+def test_a_vm_snapshot_of_pvcs_recreated_since_still_holds_its_vm(tmp_path: Path) -> None:
+    """The healthy counterpart: with the VM definition in its content, the snapshot of the
+    VM (its uid) restores its disks by volume name, however new the PVCs: a copy (medium)."""
+    docs = _docs(VM_SNAPSHOT)
+    for pvc in _of(docs, "PersistentVolumeClaim"):
+        pvc["metadata"]["creationTimestamp"] = "2026-11-29T12:00:00Z"
+    status, severity, message = _stg(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "medium"), message
