@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from tests.test_evidence_gaps import _backup_snapshot, _complete, _docs, _finding, _of
+from tests.test_evidence_gaps import (
+    _backup_snapshot,
+    _complete,
+    _docs,
+    _finding,
+    _of,
+    _without_vm_snapshot_volumes,
+)
 
 Docs = list[dict[str, Any]]
 
@@ -72,7 +79,7 @@ def test_a_backup_snapshot_whose_content_names_no_snapshot_is_no_copy(tmp_path: 
 def _vm_snapshot_with_volume_snapshots(content_status: dict[str, object] | None) -> Docs:
     """The namespace-bound VM snapshot fixture, its content naming a VolumeSnapshot per disk,
     each bound to a VolumeSnapshotContent of ``content_status`` (None: no content exported)."""
-    docs = _docs(VM_SNAPSHOT)
+    docs = _without_vm_snapshot_volumes(_docs(VM_SNAPSHOT))
     vm_content = _of(docs, "VirtualMachineSnapshotContent")[0]
     vm_content["spec"]["volumeBackups"] = []
     for disk, pvc in (("root", "vm1-root"), ("data", "vm1-data")):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of, _without_vm_snapshot_volumes
 
 
 def test_a_class_whose_provisioner_is_another_driver_cannot_restore_csi_snapshots(
@@ -77,7 +77,7 @@ def test_a_vm_snapshot_whose_volume_snapshot_is_gone_is_no_copy(tmp_path: Path) 
     though it says readyToUse until KubeVirt reconciles it (red team helper-18: RR-STG-001
     still counted it as the disks' in-namespace copy)."""
     fixture = "RR-STG-001/fail-only-namespace-bound-vm-snapshot.yaml"
-    docs = _docs(fixture)
+    docs = _without_vm_snapshot_volumes(_docs(fixture))
     content = _of(docs, "VirtualMachineSnapshotContent")[0]
     content["spec"]["volumeBackups"] = [
         {

@@ -177,13 +177,27 @@ def _vm_snapshot_copy(
         or dig(content, "metadata", "deletionTimestamp") is not None
     ):
         return None
+    if content is not None and _volume_backup(content, disk) is None:
+        return None
+    if content is not None and not isinstance(
+        dig(content, "spec", "source", "virtualMachine"), dict
+    ):
+        # a restore rebuilds the VM from the definition its content holds and fails without
+        # one ("unexpected snapshot source", kubevirt pkg/storage/snapshot/restore.go
+        # getSnapshotVM; red team rt13); one of another type is named by the index
+        return None
     if _volume_snapshot_gone(vm, content, disk, ix):
         return None
-    cpu = dig(
-        content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain", "cpu"
-    )
+    domain = dig(content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain")
+    cpu = dig(domain, "cpu")
     hotplug = isinstance(cpu, dict) and cpu.get("maxSockets") is not None
     indications = dig(s, "status", "indications")
+    reason = (
+        "an online snapshot of a CPU-hotplug VM (maxSockets in its content) is refused on "
+        "restore (kubevirt#10481)"
+        if hotplug
+        else _other_vm_with_backend_storage(vm, s, domain)
+    )
     return {
         "kind": "VirtualMachineSnapshot",
         "name": s["metadata"]["name"],
@@ -191,12 +205,61 @@ def _vm_snapshot_copy(
         "off_cluster": False,
         "survives_namespace_loss": False,
         "indications": indications if isinstance(indications, list) else [],
-        "restorable": not hotplug,
-        "not_restorable_reason": "an online snapshot of a CPU-hotplug VM (maxSockets in its "
-        "content) is refused on restore (kubevirt#10481)"
-        if hotplug
-        else None,
+        "restorable": reason is None,
+        "not_restorable_reason": reason,
     }
+
+
+def _other_vm_with_backend_storage(vm: VMRecord, s: dict[str, Any], domain: Any) -> str | None:
+    """Why the VM snapshot ``s`` cannot be restored when it was taken of an earlier VM of this
+    name (``status.sourceUID`` is not the VM's uid) that kept EFI or TPM state on backend
+    storage, else None.
+
+    KubeVirt refuses to restore onto an existing VM other than the snapshot's source
+    ("restore source and restore target are different but restore target already exists",
+    pkg/storage/snapshot/restore.go ``sourceAndTargetAreDifferent``), and its admission
+    webhook refuses a restore to any other or new VM when the snapshotted VM has backend
+    storage (persistent TPM or EFI: "Restore to a different VM is not supported",
+    pkg/storage/admitters/vmrestore.go ``validateTargetVM``,
+    pkg/storage/backend-storage/backend-storage.go ``IsBackendStorageNeeded``). Without
+    backend storage it can still be restored to a new VM, so it stays a copy.
+    """
+    source = dig(s, "status", "sourceUID")
+    if not isinstance(source, str) or not source or vm.uid is None or source == vm.uid:
+        return None
+    tpm = dig(domain, "devices", "tpm", "persistent") is True
+    efi = dig(domain, "firmware", "bootloader", "efi", "persistent") is True
+    if not (tpm or efi):
+        return None
+    return (
+        f"it was taken of an earlier VM of this name (sourceUID {source}, not {vm.uid}) with "
+        f"persistent {'TPM' if tpm else 'EFI'} state: KubeVirt restores it neither onto this "
+        "VM nor to another one"
+    )
+
+
+def _volume_backup(content: dict[str, Any], disk: str | None) -> dict[str, Any] | None:
+    """The entry of the snapshot content's ``spec.volumeBackups`` for volume ``disk`` that
+    names its VolumeSnapshot, or None.
+
+    A VirtualMachineRestore creates a PVC only for each volume with a volumeBackup, from the
+    VolumeSnapshot it names, and fails on one without a name ("VolumeSnapshotName missing");
+    a volume without an entry keeps its old claim in the restored VM, so the snapshot holds
+    no copy of it (kubevirt pkg/storage/snapshot/restore.go ``reconcileVolumeRestores``,
+    ``generateRestoredVMSpec``). KubeVirt derives ``status.snapshotVolumes.includedVolumes``
+    from these entries (pkg/storage/snapshot/snapshot.go
+    ``updateSnapshotSnapshotableVolumes``), so a VirtualMachineSnapshot listing a volume its
+    content does not back up says more than its content holds. ``volumeBackups`` is omitted
+    when empty: absent, it holds no volume (red team rt13). A list of another type is named
+    by the index and holds nothing either.
+    """
+    volumes = dig(content, "spec", "volumeBackups")
+    for entry in volumes if isinstance(volumes, list) else []:
+        if not isinstance(entry, dict) or entry.get("volumeName") != disk:
+            continue
+        name = entry.get("volumeSnapshotName")
+        return entry if isinstance(name, str) and name else None
+    return None
 
 
 def _volume_snapshot_gone(

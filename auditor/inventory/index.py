@@ -105,6 +105,16 @@ _VM_SNAPSHOT_FIELDS: _Typed = (
     ("status.readyToUse", bool, "a boolean"),
     ("status.phase", str, "a string"),
     ("status.virtualMachineSnapshotContentName", str, "a string"),
+    # the VM it was taken of: another VM's snapshot is restored neither onto this one nor,
+    # with EFI or TPM state, elsewhere (red team rt13)
+    ("status.sourceUID", str, "a string"),
+)
+#: A VirtualMachineSnapshotContent's fields other than its VM definition: its owner and the
+#: volumes a restore recreates (snapshot.kubevirt.io/v1beta1 VirtualMachineSnapshotContentSpec;
+#: a ``volumeBackups`` of another type backs up no volume, red team rt13).
+_VM_SNAPSHOT_CONTENT_FIELDS: _Typed = (
+    ("metadata.ownerReferences", list, "a list"),
+    ("spec.volumeBackups", list, "a list"),
 )
 #: A VolumeSnapshotContent's fields the capture records read, with their types
 #: (external-snapshotter client/apis/volumesnapshot/v1/types.go). Of another type: a
@@ -886,7 +896,7 @@ class ClusterIndex:
                 FieldIssue(path, "is not a mapping", True)
                 for path in ("spec.source", "spec.source.virtualMachine")
                 if (value := dig(o, *path.split("."))) is not None and not isinstance(value, dict)
-            ] + _wrong_types(o, (("metadata.ownerReferences", list, "a list"),))
+            ] + _wrong_types(o, _VM_SNAPSHOT_CONTENT_FIELDS)
             if issues:
                 ix._object_issues("VirtualMachineSnapshotContent", o, issues)
         ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
