@@ -159,11 +159,20 @@ def copies_of(
 def _vm_snapshot_copy(
     vm: VMRecord, s: dict[str, Any], disk: str | None, ix: ClusterIndex
 ) -> dict[str, Any] | None:
-    """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None."""
-    included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
-    if not isinstance(included, list):
+    """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None.
+
+    Its ``status.snapshotVolumes.includedVolumes``, when written, must list ``disk``; KubeVirt
+    before v0.59 wrote no ``snapshotVolumes`` (kubevirt commit d390a8a, "Add to snapshot
+    status lists of excluded/included volumes"), so without it the content's
+    ``volumeBackups`` alone, which that list is derived from, say which disks it holds
+    (pkg/storage/snapshot/snapshot.go ``updateSnapshotSnapshotableVolumes``; helper fp15).
+    """
+    included = dig(s, "status", "snapshotVolumes", "includedVolumes")
+    if included is not None and not isinstance(included, list):
         return None  # unreadable (named by the index): no copy it could be shown to hold
-    if dig(s, "status", "readyToUse") is not True or disk not in included:
+    if dig(s, "status", "readyToUse") is not True:
+        return None
+    if included is not None and disk not in included:
         return None
     if dig(s, "status", "phase") not in (None, "Succeeded"):
         return None
@@ -177,6 +186,8 @@ def _vm_snapshot_copy(
         or dig(content, "metadata", "deletionTimestamp") is not None
     ):
         return None
+    if content is None and included is None:
+        return None  # neither its status nor a content read says which disks it holds
     if content is not None and _volume_backup(content, disk) is None:
         return None
     if content is not None and not isinstance(

@@ -1,0 +1,367 @@
+"""False alarms (helper fp15): VirtualMachineSnapshots in the shapes a healthy KubeVirt writes
+them, each held to the copy it is.
+
+Each test takes the namespace-bound VM snapshot fixture (no Backup: RR-STG-001 FAIL medium
+while the VM snapshot copies the disks, high once it copies none), changes it into a shape
+KubeVirt really produces, and asserts the VM snapshot still counts as each disk's copy. The
+disks' PVCs are made newer than the snapshot first, so its VolumeSnapshots count as no
+standalone copy of them and the VM snapshot is judged alone: exactly one copy per disk.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+
+VM_SNAPSHOT = "RR-STG-001/fail-only-namespace-bound-vm-snapshot.yaml"
+#: uids in KubeVirt's own format, as in the exported cluster (corpus/cluster-export)
+SNAP_UID = "2928ed79-151c-4240-a539-e25d73b06067"
+VM_UID = "uid-vm-app-vm1"
+
+
+def _alone(docs: Docs) -> Docs:
+    """The disks' PVCs re-created after the snapshot: only the VM snapshot copies them."""
+    for pvc in _of(docs, "PersistentVolumeClaim"):
+        pvc["metadata"]["creationTimestamp"] = "2026-11-29T12:00:00Z"
+    return docs
+
+
+def _rows(tmp_path: Path, docs: Docs) -> tuple[str, str, str, dict[str, int]]:
+    """RR-STG-001's status, severity and message, and the copies it counted per PVC."""
+    finding = _finding(_complete(tmp_path, VM_SNAPSHOT, docs), "RR-STG-001")
+    rows = finding["evidence"]["disks"]
+    copies = {r["pvc"]: r["copies"] for r in rows}
+    return finding["status"], finding["severity"], finding["message"], copies
+
+
+def _vmsnap(docs: Docs) -> dict[str, Any]:
+    return _of(docs, "VirtualMachineSnapshot")[0]
+
+
+def _content(docs: Docs) -> dict[str, Any]:
+    return _of(docs, "VirtualMachineSnapshotContent")[0]
+
+
+def _vm(docs: Docs) -> dict[str, Any]:
+    return _of(docs, "VirtualMachine")[0]
+
+
+def _broken(docs: Docs) -> Docs:
+    """The same VM snapshot whose content backs up no volume: no copy of any disk."""
+    _content(docs)["spec"]["volumeBackups"] = []
+    return docs
+
+
+def test_the_vm_snapshot_alone_is_each_disks_one_copy(tmp_path: Path) -> None:
+    """The baseline every variant is measured against, and its broken counterpart."""
+    status, severity, message, copies = _rows(tmp_path / "ok", _alone(_docs(VM_SNAPSHOT)))
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-root": 1, "vm1-data": 1}
+    status, severity, message, copies = _rows(
+        tmp_path / "broken", _broken(_alone(_docs(VM_SNAPSHOT)))
+    )
+    assert (status, severity) == ("FAIL", "high"), message
+    assert copies == {"vm1-root": 0, "vm1-data": 0}
+
+
+# -- the API versions and the objects as KubeVirt writes them ------------------------------
+
+
+def _v1alpha1(docs: Docs) -> None:
+    """snapshot.kubevirt.io/v1alpha1 (KubeVirt before v1.0 served and stored it)."""
+    for d in _of(docs, "VirtualMachineSnapshot") + _of(docs, "VirtualMachineSnapshotContent"):
+        d["apiVersion"] = "snapshot.kubevirt.io/v1alpha1"
+    for vs in _of(docs, "VolumeSnapshot"):
+        for ref in vs["metadata"].get("ownerReferences", []):
+            ref["apiVersion"] = "snapshot.kubevirt.io/v1alpha1"
+
+
+def _generated_names(docs: Docs, policy: str) -> None:
+    """The names KubeVirt generates: content ``vmsnapshot-content-<snapshot uid>``, each
+    VolumeSnapshot ``vmsnapshot-<snapshot uid>-volume-<volume>`` (pkg/storage/snapshot/
+    snapshot.go), each content ``snapcontent-<VolumeSnapshot uid>`` (external-snapshotter),
+    with the VolumeSnapshotClass's deletionPolicy ``policy``."""
+    snap, content = _vmsnap(docs), _content(docs)
+    snap["metadata"]["uid"] = SNAP_UID
+    cname = f"vmsnapshot-content-{SNAP_UID}"
+    snap["status"]["virtualMachineSnapshotContentName"] = cname
+    content["metadata"]["name"] = cname
+    content["metadata"]["uid"] = "5cce17d3-00f0-4b65-8c81-b77c56ba10bf"
+    content["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "snapshot.kubevirt.io/v1beta1",
+            "blockOwnerDeletion": True,
+            "controller": True,
+            "kind": "VirtualMachineSnapshot",
+            "name": snap["metadata"]["name"],
+            "uid": SNAP_UID,
+        }
+    ]
+    renames: dict[str, str] = {}
+    for i, vs in enumerate(_of(docs, "VolumeSnapshot")):
+        volume = vs["metadata"]["name"].rsplit("-", 1)[1]
+        new = f"vmsnapshot-{SNAP_UID}-volume-{volume}"
+        renames[vs["metadata"]["name"]] = new
+        vs["metadata"]["name"] = new
+        vs["metadata"]["uid"] = f"f53d304a-b60a-4039-9fa0-71032990f86{i}"
+        for ref in vs["metadata"]["ownerReferences"]:
+            ref["name"], ref["uid"] = cname, content["metadata"]["uid"]
+        old_vsc = vs["status"]["boundVolumeSnapshotContentName"]
+        vsc = next(
+            c for c in _of(docs, "VolumeSnapshotContent") if c["metadata"]["name"] == old_vsc
+        )
+        vsc["metadata"]["name"] = f"snapcontent-{vs['metadata']['uid']}"
+        vs["status"]["boundVolumeSnapshotContentName"] = vsc["metadata"]["name"]
+        vsc["spec"]["volumeSnapshotRef"]["name"] = new
+        vsc["spec"]["deletionPolicy"] = policy
+    for entry in content["spec"]["volumeBackups"]:
+        entry["volumeSnapshotName"] = renames[entry["volumeSnapshotName"]]
+
+
+def _full_objects(docs: Docs) -> None:
+    """The content holds the whole VM (metadata, dataVolumeTemplates, an empty status) and
+    each volumeBackup the whole PVC (metadata with CDI's annotations and labels, spec, and
+    status), as the exported cluster's content does (KubeVirt stores the VM and PVCs it read,
+    pkg/storage/snapshot/snapshot.go createContent, source.go Spec)."""
+    vm, content = _vm(docs), _content(docs)
+    held = content["spec"]["source"]["virtualMachine"]
+    held["metadata"] = {
+        "annotations": {"kubevirt.io/latest-observed-api-version": "v1"},
+        "creationTimestamp": vm["metadata"]["creationTimestamp"],
+        "generation": 2,
+        "labels": dict(vm["metadata"]["labels"]),
+        "name": "vm1",
+        "namespace": "app",
+        "resourceVersion": "67545688",
+        "uid": VM_UID,
+    }
+    held["spec"]["dataVolumeTemplates"] = [
+        {
+            "apiVersion": "cdi.kubevirt.io/v1beta1",
+            "kind": "DataVolume",
+            "metadata": {"creationTimestamp": None, "name": name},
+            "spec": {"storage": {"resources": {"requests": {"storage": "20Gi"}}}},
+        }
+        for name in ("vm1-root", "vm1-data")
+    ]
+    held["status"] = {}
+    pvcs = {p["metadata"]["name"]: p for p in _of(docs, "PersistentVolumeClaim")}
+    for entry in content["spec"]["volumeBackups"]:
+        pvc = copy.deepcopy(pvcs[entry["persistentVolumeClaim"]["metadata"]["name"]])
+        pvc["metadata"]["annotations"] = {
+            "cdi.kubevirt.io/storage.contentType": "kubevirt",
+            "pv.kubernetes.io/bind-completed": "yes",
+        }
+        pvc["metadata"]["labels"] = {"app": "containerized-data-importer"}
+        pvc["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": "cdi.kubevirt.io/v1beta1",
+                "blockOwnerDeletion": True,
+                "controller": True,
+                "kind": "DataVolume",
+                "name": pvc["metadata"]["name"],
+                "uid": f"dv-{pvc['metadata']['name']}",
+            }
+        ]
+        del pvc["apiVersion"], pvc["kind"]
+        entry["persistentVolumeClaim"] = pvc
+
+
+def _cut_status(docs: Docs) -> None:
+    """The VM snapshot's status as KubeVirt writes it after a snapshot: conditions,
+    sourceUID of this VM, the excluded cloud-init volume; the content's own status with its
+    volumeSnapshotStatus list."""
+    status = _vmsnap(docs)["status"]
+    status["conditions"] = [
+        {"lastProbeTime": None, "lastTransitionTime": "2026-11-29T10:00:05Z",
+         "reason": "Operation complete", "status": "False", "type": "Progressing"},
+        {"lastProbeTime": None, "lastTransitionTime": "2026-11-29T10:00:05Z",
+         "reason": "Operation complete", "status": "True", "type": "Ready"},
+    ]  # fmt: skip
+    status["sourceUID"] = VM_UID
+    status["snapshotVolumes"]["excludedVolumes"] = ["cloudinitdisk"]
+    content = _content(docs)
+    content["status"]["volumeSnapshotStatus"] = [
+        {"creationTime": "2026-11-29T10:00:00Z", "readyToUse": True, "volumeSnapshotName": e}
+        for e in (b["volumeSnapshotName"] for b in content["spec"]["volumeBackups"])
+    ]
+
+
+SHAPES = {
+    "v1alpha1": _v1alpha1,
+    "generated names, Delete": lambda d: _generated_names(d, "Delete"),
+    "generated names, Retain": lambda d: _generated_names(d, "Retain"),
+    "full VM and PVC objects": _full_objects,
+    "status as written": _cut_status,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_vm_snapshot_in_the_shape_kubevirt_writes_it_copies_each_disk(
+    tmp_path: Path, shape: str
+) -> None:
+    """Every one of these is a healthy snapshot: one copy of each disk, inside the namespace
+    (FAIL medium); the same shape with no volume backed up is none (high)."""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    SHAPES[shape](docs)
+    status, severity, message, copies = _rows(tmp_path / "ok", docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-root": 1, "vm1-data": 1}
+    status, severity, message, copies = _rows(tmp_path / "broken", _broken(docs))
+    assert (status, severity, copies) == ("FAIL", "high", {"vm1-root": 0, "vm1-data": 0})
+
+
+# -- volumes of every kind -----------------------------------------------------------------
+
+
+def _add_volume(docs: Docs, volume: dict[str, Any], *, disk: bool = True) -> None:
+    """Add ``volume`` (a PVC source named ``vm1-<name>``) to the VM and its VMI, its PVC and
+    PV, and back it up in the snapshot like the others (its VolumeSnapshot and content)."""
+    name = volume["name"]
+    claim = f"vm1-{name}"
+    for obj in (_vm(docs)["spec"]["template"], _of(docs, "VirtualMachineInstance")[0]):
+        obj["spec"]["volumes"].append(copy.deepcopy(volume))
+        if disk:
+            obj["spec"]["domain"]["devices"]["disks"].append(
+                {"disk": {"bus": "scsi"}, "name": name}
+            )
+    held = _content(docs)["spec"]["source"]["virtualMachine"]["spec"]["template"]["spec"]
+    held["volumes"].append(copy.deepcopy(volume))
+    if disk:
+        held["domain"]["devices"]["disks"].append({"disk": {"bus": "scsi"}, "name": name})
+    data = {d["metadata"]["name"]: d for d in docs if d["kind"] != "Namespace"}
+    pvc, pv = copy.deepcopy(data["vm1-data"]), copy.deepcopy(data["pv-app-vm1-data"])
+    pvc["metadata"].update(name=claim, uid=f"uid-pvc-app-{claim}")
+    pvc["spec"]["volumeName"] = f"pv-app-{claim}"
+    pv["metadata"]["name"] = f"pv-app-{claim}"
+    pv["spec"]["claimRef"].update(name=claim, uid=f"uid-pvc-app-{claim}")
+    pv["spec"]["csi"]["volumeHandle"] = f"h-{claim}"
+    vs = copy.deepcopy(data["vmsnapshot-uid-vms-volume-data"])
+    vsc = copy.deepcopy(data["snapcontent-vmsnapshot-uid-vms-volume-data"])
+    vs["metadata"]["name"] = f"vmsnapshot-uid-vms-volume-{name}"
+    vs["spec"]["source"]["persistentVolumeClaimName"] = claim
+    vs["status"]["boundVolumeSnapshotContentName"] = f"snapcontent-vmsnapshot-uid-vms-volume-{name}"
+    vsc["metadata"]["name"] = f"snapcontent-vmsnapshot-uid-vms-volume-{name}"
+    vsc["spec"]["source"]["volumeHandle"] = f"h-{claim}"
+    vsc["spec"]["volumeSnapshotRef"]["name"] = vs["metadata"]["name"]
+    docs += [pvc, pv, vs, vsc]
+    _content(docs)["spec"]["volumeBackups"].append(
+        {
+            "persistentVolumeClaim": {"metadata": {"name": claim, "namespace": "app"}},
+            "volumeName": name,
+            "volumeSnapshotName": vs["metadata"]["name"],
+        }
+    )
+    _vmsnap(docs)["status"]["snapshotVolumes"]["includedVolumes"].append(name)
+
+
+def test_a_hotplugged_pvc_and_data_volume_are_copied_like_the_other_disks(tmp_path: Path) -> None:
+    """A volume hotplugged with ``virtctl addvolume --persist`` is in the VM's volumes (with
+    ``hotpluggable: true``) and disks, and KubeVirt snapshots it like any other PVC
+    (pkg/storage/snapshot/source.go ``PersistentVolumeClaims`` lists every PVC volume): the
+    VM snapshot is its copy too."""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    _add_volume(
+        docs,
+        {"name": "hot", "persistentVolumeClaim": {"claimName": "vm1-hot", "hotpluggable": True}},
+    )
+    _add_volume(docs, {"name": "hotdv", "dataVolume": {"name": "vm1-hotdv", "hotpluggable": True}})
+    _alone(docs)
+    status, severity, message, copies = _rows(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-root": 1, "vm1-data": 1, "vm1-hot": 1, "vm1-hotdv": 1}
+
+
+def test_a_memory_dump_volume_is_neither_demanded_nor_in_the_way(tmp_path: Path) -> None:
+    """``virtctl memory-dump get`` adds a ``memoryDump`` volume (no disk) whose PVC KubeVirt
+    also snapshots (source.go lists it as a PVC volume). It is an output, not a disk: no
+    copy of it is demanded, and backing it up takes no copy from the disks."""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    _add_volume(
+        docs,
+        {"name": "memdump", "memoryDump": {"claimName": "vm1-memdump", "hotpluggable": True}},
+        disk=False,
+    )
+    _alone(docs)
+    status, severity, message, copies = _rows(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-root": 1, "vm1-data": 1}
+    assert "memdump" not in message
+
+
+def test_container_disk_and_cloud_init_volumes_are_not_demanded(tmp_path: Path) -> None:
+    """A containerDisk and a cloudInitNoCloud volume hold no PVC; KubeVirt lists them in
+    ``excludedVolumes`` and backs up only the PVC disk (snapshot.go
+    ``updateSnapshotSnapshotableVolumes``). The PVC disk keeps its copy; nothing is demanded
+    of the others."""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    root = {"name": "root", "containerDisk": {"image": "quay.io/containerdisks/fedora:41"}}
+    for spec in (
+        _vm(docs)["spec"]["template"]["spec"],
+        _of(docs, "VirtualMachineInstance")[0]["spec"],
+        _content(docs)["spec"]["source"]["virtualMachine"]["spec"]["template"]["spec"],
+    ):
+        spec["volumes"][0] = copy.deepcopy(root)
+    content = _content(docs)
+    content["spec"]["volumeBackups"] = content["spec"]["volumeBackups"][1:]
+    _vmsnap(docs)["status"]["snapshotVolumes"] = {
+        "includedVolumes": ["data"],
+        "excludedVolumes": ["root", "cloudinitdisk"],
+    }
+    status, severity, message, copies = _rows(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-data": 1}
+
+
+# -- sourceUID -----------------------------------------------------------------------------
+
+
+def _efi(docs: Docs, persistent: bool) -> None:
+    held = _content(docs)["spec"]["source"]["virtualMachine"]["spec"]["template"]["spec"]
+    held["domain"]["firmware"]["bootloader"]["efi"]["persistent"] = persistent
+
+
+@pytest.mark.parametrize(
+    ("source", "efi"),
+    [("absent", True), (VM_UID, True), ("uid-of-an-earlier-vm1", False)],
+)
+def test_a_source_uid_absent_equal_or_of_a_vm_without_state_keeps_the_copy(
+    tmp_path: Path, source: str, efi: bool
+) -> None:
+    """KubeVirt writes ``status.sourceUID`` only while the source VM exists (snapshot.go
+    ``updateSnapshotStatus``; before v0.34 not at all): absent, it is no mismatch. Equal to
+    the VM's uid, or another VM's without EFI/TPM state (restorable to a new VM), the
+    snapshot stays the disks' copy."""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    _efi(docs, efi)
+    if source == "absent":
+        _vmsnap(docs)["status"].pop("sourceUID", None)
+    else:
+        _vmsnap(docs)["status"]["sourceUID"] = source
+    status, severity, message, copies = _rows(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-root": 1, "vm1-data": 1}
+
+
+# -- a snapshot an older KubeVirt wrote ----------------------------------------------------
+
+
+def test_a_snapshot_without_snapshot_volumes_is_read_from_its_content(tmp_path: Path) -> None:
+    """KubeVirt before v0.59 wrote no ``status.snapshotVolumes`` (kubevirt commit d390a8a
+    added it); a VM snapshot taken then, in snapshot.kubevirt.io/v1alpha1, lists no volume
+    in its own status while its content backs both disks up."""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    _v1alpha1(docs)
+    del _vmsnap(docs)["status"]["snapshotVolumes"]
+    status, severity, message, copies = _rows(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-root": 1, "vm1-data": 1}
+    status, severity, message, copies = _rows(tmp_path / "broken", _broken(docs))
+    assert (status, severity, copies) == ("FAIL", "high", {"vm1-root": 0, "vm1-data": 0})
