@@ -365,3 +365,167 @@ def test_a_snapshot_without_snapshot_volumes_is_read_from_its_content(tmp_path: 
     assert copies == {"vm1-root": 1, "vm1-data": 1}
     status, severity, message, copies = _rows(tmp_path / "broken", _broken(docs))
     assert (status, severity, copies) == ("FAIL", "high", {"vm1-root": 0, "vm1-data": 0})
+
+
+# -- a VM restored in place, then snapshotted again ----------------------------------------
+
+RESTORE_UID = "7b1e0c52-4d7f-4f0e-9a53-0c9d2f6e1a77"
+SNAP2_UID = "9c2f1d63-5e80-4a1f-8b64-1dae307f2b88"
+
+
+def _restored_in_place(docs: Docs) -> Docs:
+    """``vm1-snap`` restored onto vm1 (same uid) at 11:00, then snapshotted again at 13:00.
+
+    The restore creates ``restore-<restore uid>-<volume>`` PVCs from the VolumeSnapshots,
+    labelled and annotated with the restore, and rewrites each dataVolume volume that no
+    template backs into a persistentVolumeClaim volume of that claim; the old PVCs are
+    gone (kubevirt pkg/storage/snapshot/restore.go ``restoreVolumeName``,
+    ``generateRestoredVMSpec``, ``CreateRestorePVCDefFromVMRestore``)."""
+    names = {f"vm1-{v}": f"restore-{RESTORE_UID}-{v}" for v in ("root", "data")}
+    vm = _vm(docs)
+    vm["metadata"]["annotations"] = {
+        "restore.kubevirt.io/lastRestoreUID": f"vm1-restore-{RESTORE_UID}"
+    }
+    for spec in (vm["spec"]["template"]["spec"], _of(docs, "VirtualMachineInstance")[0]["spec"]):
+        for volume in spec["volumes"]:
+            if "dataVolume" in volume:
+                claim = names[volume.pop("dataVolume")["name"]]
+                volume["persistentVolumeClaim"] = {"claimName": claim}
+    old = {
+        d["metadata"]["name"]: d
+        for d in docs
+        if d["kind"] in ("PersistentVolumeClaim", "PersistentVolume")
+    }
+    new: Docs = []
+    for before, after in names.items():
+        volume = before.split("-")[1]
+        pvc = old[before]
+        pvc["metadata"].update(
+            name=after,
+            uid=f"uid-{after}",
+            creationTimestamp="2026-11-29T11:00:00Z",
+            labels={
+                "restore.kubevirt.io/source-vm-name": "vm1",
+                "restore.kubevirt.io/source-vm-namespace": "app",
+            },
+            annotations={
+                "restore.kubevirt.io/name": "vm1-restore",
+                "restore.kubevirt.io/lastRestoreUID": f"vm1-restore-{RESTORE_UID}",
+            },
+        )
+        pvc["spec"]["dataSource"] = {
+            "apiGroup": "snapshot.storage.k8s.io",
+            "kind": "VolumeSnapshot",
+            "name": f"vmsnapshot-uid-vms-volume-{volume}",
+        }
+        pvc["spec"]["volumeName"] = f"pv-{after}"
+        pv = old[f"pv-app-{before}"]
+        pv["metadata"]["name"] = f"pv-{after}"
+        pv["spec"]["claimRef"].update(name=after, uid=f"uid-{after}")
+        pv["spec"]["csi"]["volumeHandle"] = f"h-{after}"
+        # the second snapshot's VolumeSnapshot of the restored PVC, and its content
+        vs_name = f"vmsnapshot-{SNAP2_UID}-volume-{volume}"
+        new.append(
+            {
+                "apiVersion": "snapshot.storage.k8s.io/v1",
+                "kind": "VolumeSnapshot",
+                "metadata": {
+                    "name": vs_name,
+                    "namespace": "app",
+                    "creationTimestamp": "2026-11-29T13:00:00Z",
+                    "ownerReferences": [
+                        {
+                            "apiVersion": "snapshot.kubevirt.io/v1beta1",
+                            "controller": True,
+                            "kind": "VirtualMachineSnapshotContent",
+                            "name": f"vmsnapshot-content-{SNAP2_UID}",
+                            "uid": "uid-vmsc-2",
+                        }
+                    ],
+                },
+                "spec": {
+                    "source": {"persistentVolumeClaimName": after},
+                    "volumeSnapshotClassName": "snapclass",
+                },
+                "status": {
+                    "boundVolumeSnapshotContentName": f"snapcontent-{vs_name}",
+                    "creationTime": "2026-11-29T13:00:00Z",
+                    "readyToUse": True,
+                },
+            }
+        )
+        new.append(
+            {
+                "apiVersion": "snapshot.storage.k8s.io/v1",
+                "kind": "VolumeSnapshotContent",
+                "metadata": {"name": f"snapcontent-{vs_name}"},
+                "spec": {
+                    "deletionPolicy": "Delete",
+                    "driver": "csi.example.com",
+                    "source": {"volumeHandle": f"h-{after}"},
+                    "volumeSnapshotRef": {"name": vs_name, "namespace": "app"},
+                },
+                "status": {"readyToUse": True, "snapshotHandle": f"snap-{vs_name}"},
+            }
+        )
+    snap2 = copy.deepcopy(_vmsnap(docs))
+    snap2["metadata"].update(name="vm1-snap2", uid=SNAP2_UID)
+    snap2["status"].update(
+        creationTime="2026-11-29T13:00:00Z",
+        sourceUID=VM_UID,
+        virtualMachineSnapshotContentName=f"vmsnapshot-content-{SNAP2_UID}",
+    )
+    content2 = copy.deepcopy(_content(docs))
+    content2["metadata"]["name"] = f"vmsnapshot-content-{SNAP2_UID}"
+    content2["spec"]["virtualMachineSnapshotName"] = "vm1-snap2"
+    content2["spec"]["source"]["virtualMachine"]["spec"] = copy.deepcopy(vm["spec"])
+    content2["spec"]["volumeBackups"] = [
+        {
+            "persistentVolumeClaim": {"metadata": {"name": after, "namespace": "app"}},
+            "volumeName": after.rsplit("-", 1)[1],
+            "volumeSnapshotName": f"vmsnapshot-{SNAP2_UID}-volume-{after.rsplit('-', 1)[1]}",
+        }
+        for after in names.values()
+    ]
+    content2["status"]["creationTime"] = "2026-11-29T13:00:00Z"
+    restore = {
+        "apiVersion": "snapshot.kubevirt.io/v1beta1",
+        "kind": "VirtualMachineRestore",
+        "metadata": {"name": "vm1-restore", "namespace": "app", "uid": RESTORE_UID},
+        "spec": {
+            "target": {"apiGroup": "kubevirt.io", "kind": "VirtualMachine", "name": "vm1"},
+            "virtualMachineSnapshotName": "vm1-snap",
+        },
+        "status": {
+            "complete": True,
+            "restoreTime": "2026-11-29T11:00:05Z",
+            "restores": [
+                {
+                    "persistentVolumeClaim": after,
+                    "volumeName": after.rsplit("-", 1)[1],
+                    "volumeSnapshotName": f"vmsnapshot-uid-vms-volume-{after.rsplit('-', 1)[1]}",
+                }
+                for after in names.values()
+            ],
+        },
+    }
+    return docs + new + [snap2, content2, restore]
+
+
+def test_a_vm_restored_in_place_and_snapshotted_again_keeps_both_snapshots(tmp_path: Path) -> None:
+    """After an in-place restore the disks are ``restore-<uid>-<volume>`` PVCs. The new
+    snapshot's VolumeSnapshots and the new VM snapshot copy them; the snapshot restored from
+    (of this VM, its volumes by name) still does: three copies each. The card's newest copy
+    is the new snapshot."""
+    docs = _restored_in_place(_docs(VM_SNAPSHOT))
+    report = _complete(tmp_path, VM_SNAPSHOT, docs)
+    finding = _finding(report, "RR-STG-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    copies = {r["pvc"]: r["copies"] for r in finding["evidence"]["disks"]}
+    assert copies == {f"restore-{RESTORE_UID}-root": 3, f"restore-{RESTORE_UID}-data": 3}
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    newest = {d["name"]: d["newest_copy"] for d in vm["recovery_card"]["disks"] if d["pvc"]}
+    assert {n: c["time"] for n, c in newest.items()} == {
+        "root": "2026-11-29T13:00:00Z",
+        "data": "2026-11-29T13:00:00Z",
+    }, newest
