@@ -529,3 +529,83 @@ def test_a_vm_restored_in_place_and_snapshotted_again_keeps_both_snapshots(tmp_p
         "root": "2026-11-29T13:00:00Z",
         "data": "2026-11-29T13:00:00Z",
     }, newest
+
+
+# -- beside a Backup: the VM stays READY ---------------------------------------------------
+
+READY = "RR-BKP-001/pass.yaml"
+_SNAPSHOT_KINDS = ("VirtualMachineSnapshot", "VirtualMachineSnapshotContent", "VolumeSnapshot")
+
+
+def _with_backend_state(docs: Docs) -> None:
+    """KubeVirt snapshots the persistent-state PVC of a VM with EFI or TPM state too, as a
+    volume named ``persistent-state-for-<vm>`` that is in no VM spec (pkg/storage/utils/
+    volumes.go ``GetVolumes`` ``WithAllVolumes``, ``BackendPVCVolumeName``)."""
+    _content(docs)["spec"]["volumeBackups"].append(
+        {
+            "persistentVolumeClaim": {
+                "metadata": {"name": "persistent-state-for-vm1-abcde", "namespace": "app"}
+            },
+            "volumeName": "persistent-state-for-vm1",
+            "volumeSnapshotName": "vmsnapshot-uid-vms-volume-persistent-state-for-vm1",
+        }
+    )
+    _vmsnap(docs)["status"]["snapshotVolumes"]["includedVolumes"].append("persistent-state-for-vm1")
+    vs = copy.deepcopy(_of(docs, "VolumeSnapshot")[0])
+    vs["metadata"]["name"] = "vmsnapshot-uid-vms-volume-persistent-state-for-vm1"
+    vs["spec"]["source"]["persistentVolumeClaimName"] = "persistent-state-for-vm1-abcde"
+    vs["status"]["boundVolumeSnapshotContentName"] = "snapcontent-state"
+    vsc = copy.deepcopy(
+        next(
+            c
+            for c in _of(docs, "VolumeSnapshotContent")
+            if c["metadata"]["name"] == "snapcontent-vmsnapshot-uid-vms-volume-root"
+        )
+    )
+    vsc["metadata"]["name"] = "snapcontent-state"
+    vsc["spec"]["source"]["volumeHandle"] = "h-persistent-state-for-vm1-abcde"
+    vsc["spec"]["volumeSnapshotRef"]["name"] = vs["metadata"]["name"]
+    docs += [vs, vsc]
+
+
+def _old_kubevirt(docs: Docs) -> None:
+    _v1alpha1(docs)
+    del _vmsnap(docs)["status"]["snapshotVolumes"]
+    _vmsnap(docs)["status"].pop("sourceUID", None)
+
+
+BESIDE = {
+    "as the fixture": lambda d: None,
+    "status as written": _cut_status,
+    "backend state backed up": _with_backend_state,
+    "older KubeVirt": _old_kubevirt,
+    "full VM and PVC objects": _full_objects,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(BESIDE))
+def test_a_healthy_vm_snapshot_beside_a_backup_leaves_the_vm_ready(
+    tmp_path: Path, shape: str
+) -> None:
+    """The backed-up VM of the READY fixture with a healthy VM snapshot too: still READY,
+    RR-STG-001 PASS, and each disk has two copies more (its VolumeSnapshot and the VM
+    snapshot) than without it."""
+    snap = _docs(VM_SNAPSHOT)
+    BESIDE[shape](snap)
+    extra = [
+        d
+        for d in snap
+        if d["kind"] in _SNAPSHOT_KINDS
+        or (d["kind"] == "VolumeSnapshotContent" and "daily" not in d["metadata"]["name"])
+    ]
+    base = _complete(tmp_path / "base", READY, _docs(READY))
+    report = _complete(tmp_path / "snap", READY, _docs(READY) + extra)
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    assert vm["readiness"] == "READY", [
+        (f["check_id"], f["message"]) for f in vm["findings"] if f["status"] != "PASS"
+    ]
+    before = {r["pvc"]: r["copies"] for r in _finding(base, "RR-STG-001")["evidence"]["disks"]}
+    finding = _finding(report, "RR-STG-001")
+    assert finding["status"] == "PASS", finding["message"]
+    after = {r["pvc"]: r["copies"] for r in finding["evidence"]["disks"]}
+    assert after == {pvc: n + 2 for pvc, n in before.items()}, (before, after)
