@@ -194,12 +194,64 @@ def _cut_status(docs: Docs) -> None:
     ]
 
 
+def _specs(docs: Docs) -> list[dict[str, Any]]:
+    """The VM's template spec, its VMI's spec and the VM spec its snapshot content holds."""
+    return [
+        _vm(docs)["spec"]["template"]["spec"],
+        _of(docs, "VirtualMachineInstance")[0]["spec"],
+        _content(docs)["spec"]["source"]["virtualMachine"]["spec"]["template"]["spec"],
+    ]
+
+
+def _plain_pvcs(docs: Docs) -> None:
+    """Both disks as ``persistentVolumeClaim`` volumes (no DataVolume): KubeVirt backs them
+    up under their volume names like any other (source.go ``PersistentVolumeClaims``)."""
+    for spec in _specs(docs):
+        for volume in spec["volumes"]:
+            if "dataVolume" in volume:
+                volume["persistentVolumeClaim"] = {"claimName": volume.pop("dataVolume")["name"]}
+
+
+def _templates(docs: Docs) -> None:
+    """Both disks from ``dataVolumeTemplates`` of the VM (and of the VM its content holds),
+    their PVCs owned by their DataVolumes, as CDI makes them."""
+    templates = [
+        {
+            "apiVersion": "cdi.kubevirt.io/v1beta1",
+            "kind": "DataVolume",
+            "metadata": {"name": name},
+            "spec": {
+                "source": {"blank": {}},
+                "storage": {"resources": {"requests": {"storage": "20Gi"}}},
+            },
+        }
+        for name in ("vm1-root", "vm1-data")
+    ]
+    _vm(docs)["spec"]["dataVolumeTemplates"] = copy.deepcopy(templates)
+    _content(docs)["spec"]["source"]["virtualMachine"]["spec"]["dataVolumeTemplates"] = templates
+    for pvc in _of(docs, "PersistentVolumeClaim"):
+        name = pvc["metadata"]["name"]
+        if name in ("vm1-root", "vm1-data"):
+            pvc["metadata"]["ownerReferences"] = [
+                {
+                    "apiVersion": "cdi.kubevirt.io/v1beta1",
+                    "blockOwnerDeletion": True,
+                    "controller": True,
+                    "kind": "DataVolume",
+                    "name": name,
+                    "uid": f"uid-dv-{name}",
+                }
+            ]
+
+
 SHAPES = {
     "v1alpha1": _v1alpha1,
     "generated names, Delete": lambda d: _generated_names(d, "Delete"),
     "generated names, Retain": lambda d: _generated_names(d, "Retain"),
     "full VM and PVC objects": _full_objects,
     "status as written": _cut_status,
+    "plain PVC volumes": _plain_pvcs,
+    "dataVolumeTemplates": _templates,
 }
 
 
@@ -609,3 +661,69 @@ def test_a_healthy_vm_snapshot_beside_a_backup_leaves_the_vm_ready(
     assert finding["status"] == "PASS", finding["message"]
     after = {r["pvc"]: r["copies"] for r in finding["evidence"]["disks"]}
     assert after == {pvc: n + 2 for pvc, n in before.items()}, (before, after)
+
+
+# -- maxSockets in the snapshotted VM: refused by KubeVirt v1.0 and v1.1 only ---------------
+
+
+def _kubevirt(version: str | None) -> dict[str, Any]:
+    """The KubeVirt CR, deployed at ``version`` (None: no observedKubeVirtVersion)."""
+    status: dict[str, Any] = {"phase": "Deployed"}
+    if version is not None:
+        status["observedKubeVirtVersion"] = version
+    return {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {"configuration": {"developerConfiguration": {"featureGates": []}}},
+        "status": status,
+    }
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("v1.2.0", "medium"),
+        ("v1.5.2", "medium"),
+        ("v1.6.0-rc.1", "medium"),
+        ("v1.1.4", "high"),
+        ("v1.0.0", "high"),
+        (None, "high"),
+        ("not read", "high"),
+    ],
+)
+def test_a_snapshot_holding_max_sockets_is_refused_only_by_kubevirt_1_0_and_1_1(
+    tmp_path: Path, version: str | None, expected: str
+) -> None:
+    """KubeVirt v1.0 and v1.1 refused a VM template with ``cpu.maxSockets`` ("CPU topology
+    maxSockets cannot be set directy in VM template", kubevirt#10481), so an online snapshot
+    of a CPU-hotplug VM, whose content holds it, could not be restored. v1.2 removed that
+    refusal (kubevirt commit d0353454c7, "Remove LiveUpdateFeatures"): ``maxSockets`` is an
+    ordinary field users and instancetypes set, and such a snapshot is the disks' copy
+    (FAIL medium). It was read as refused whatever KubeVirt ran (FAIL high). Where the
+    version is not read (no CR, or no version in it) the refusal stays. (The check catalog's
+    cpu-hotplug fixture backs up no volume, so it fails high whatever this rule says.)"""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    held = _content(docs)["spec"]["source"]["virtualMachine"]["spec"]["template"]["spec"]
+    held["domain"]["cpu"] = {"sockets": 2, "maxSockets": 8}
+    if version != "not read":
+        docs.append(_kubevirt(version))
+    status, severity, message, copies = _rows(tmp_path, docs)
+    assert (status, severity) == ("FAIL", expected), message
+    n = 1 if expected == "medium" else 0
+    assert copies == {"vm1-root": n, "vm1-data": n}
+
+
+def test_a_user_set_max_sockets_snapshot_on_current_kubevirt_keeps_the_copy(
+    tmp_path: Path,
+) -> None:
+    """A VM whose owner set ``maxSockets`` in its template (the CPU hotplug user guide's own
+    example), snapshotted online on KubeVirt v1.5: one copy of each disk, as without it."""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    cpu = {"cores": 1, "sockets": 2, "threads": 1, "maxSockets": 8}
+    for spec in _specs(docs):
+        spec["domain"]["cpu"] = dict(cpu)
+    docs.append(_kubevirt("v1.5.2"))
+    status, severity, message, copies = _rows(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-root": 1, "vm1-data": 1}

@@ -7,12 +7,14 @@ or the :class:`ClusterIndex`; none judges PASS or FAIL.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.capture import deleting_snapshot, pvc_facts
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig, format_time, parse_time
+from auditor.sources.base import KindState
 
 __all__ = ["usable", "restore_points", "unproven_points", "copies_of", "reclaim_policy", "nad_key"]
 
@@ -201,7 +203,9 @@ def _vm_snapshot_copy(
         return None
     domain = dig(content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain")
     cpu = dig(domain, "cpu")
-    hotplug = isinstance(cpu, dict) and cpu.get("maxSockets") is not None
+    hotplug = (
+        isinstance(cpu, dict) and cpu.get("maxSockets") is not None and _refuses_max_sockets(ix)
+    )
     indications = dig(s, "status", "indications")
     reason = (
         "an online snapshot of a CPU-hotplug VM (maxSockets in its content) is refused on "
@@ -219,6 +223,40 @@ def _vm_snapshot_copy(
         "restorable": reason is None,
         "not_restorable_reason": reason,
     }
+
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)")
+
+
+def _refuses_max_sockets(ix: ClusterIndex) -> bool:
+    """Whether the KubeVirt that would restore may refuse a VM definition with
+    ``cpu.maxSockets`` (kubevirt#10481): True unless every KubeVirt CR, all read, says in
+    ``status.observedKubeVirtVersion`` that it is not v1.0 or v1.1.
+
+    Only those versions refused it ("CPU topology maxSockets cannot be set directy in VM
+    template": added in v1.0.0 by kubevirt commit 01fb3890b9, "cpu hotplug: API validation";
+    removed in v1.2.0 by d0353454c7, "Remove LiveUpdateFeatures"); from v1.2 ``maxSockets``
+    is an ordinary VM template field (pkg/virt-api/webhooks/validating-webhook/admitters/
+    vms-admitter.go checks only that sockets do not exceed it), so a snapshot holding it is
+    restored like any other (helper fp15). Where the version is not read the refusal stays.
+    """
+
+    def refuses() -> bool:
+        crs = ix.data.of("KubeVirt")
+        if (
+            not crs
+            or ix.data.state("KubeVirt") is not KindState.COMPLETE
+            or ix.partial_for("KubeVirt", "")
+        ):
+            return True
+        for cr in crs:
+            raw = dig(cr, "status", "observedKubeVirtVersion")
+            m = _VERSION.match(raw) if isinstance(raw, str) else None
+            if m is None or (1, 0) <= (int(m.group(1)), int(m.group(2))) < (1, 2):
+                return True
+        return False
+
+    return ix.memo("refuses_max_sockets", refuses)
 
 
 def _other_vm_with_backend_storage(vm: VMRecord, s: dict[str, Any], domain: Any) -> str | None:
