@@ -727,3 +727,35 @@ def test_a_user_set_max_sockets_snapshot_on_current_kubevirt_keeps_the_copy(
     status, severity, message, copies = _rows(tmp_path, docs)
     assert (status, severity) == ("FAIL", "medium"), message
     assert copies == {"vm1-root": 1, "vm1-data": 1}
+
+
+@pytest.mark.parametrize("policy", ["InPlace", "PrefixTargetName"])
+def test_a_vm_restored_onto_pvcs_of_the_same_names_keeps_its_snapshot(
+    tmp_path: Path, policy: str
+) -> None:
+    """With ``volumeRestorePolicy: InPlace`` (the claim's own name) or ``PrefixTargetName``
+    (``<vm>-<volume>``: vm1-root, vm1-data here) a restore re-creates the PVCs under the same
+    names, from the snapshot's VolumeSnapshots, on new volumes (restore.go
+    ``restoreVolumeName``). Those VolumeSnapshots predate the new PVCs and hold another volume
+    handle, so they are no standalone copies; the VM snapshot, which restores by volume name,
+    still is: one copy each, namespace-bound."""
+    docs = _alone(_docs(VM_SNAPSHOT))
+    for pvc in _of(docs, "PersistentVolumeClaim"):
+        name = pvc["metadata"]["name"]
+        if name not in ("vm1-root", "vm1-data"):
+            continue
+        pvc["metadata"]["labels"] = {
+            "restore.kubevirt.io/source-vm-name": "vm1",
+            "restore.kubevirt.io/source-vm-namespace": "app",
+        }
+        pvc["metadata"]["annotations"] = {"restore.kubevirt.io/name": f"vm1-{policy.lower()}"}
+        pvc["spec"]["dataSource"] = {
+            "apiGroup": "snapshot.storage.k8s.io",
+            "kind": "VolumeSnapshot",
+            "name": f"vmsnapshot-uid-vms-volume-{name.split('-')[1]}",
+        }
+    for pv in _of(docs, "PersistentVolume"):
+        pv["spec"]["csi"]["volumeHandle"] += "-restored"
+    status, severity, message, copies = _rows(tmp_path, docs)
+    assert (status, severity) == ("FAIL", "medium"), message
+    assert copies == {"vm1-root": 1, "vm1-data": 1}
