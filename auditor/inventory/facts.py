@@ -7,12 +7,14 @@ or the :class:`ClusterIndex`; none judges PASS or FAIL.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.capture import deleting_snapshot, pvc_facts
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.kubevalues import dig, format_time, parse_time
+from auditor.sources.base import KindState
 
 __all__ = ["usable", "restore_points", "unproven_points", "copies_of", "reclaim_policy", "nad_key"]
 
@@ -159,11 +161,20 @@ def copies_of(
 def _vm_snapshot_copy(
     vm: VMRecord, s: dict[str, Any], disk: str | None, ix: ClusterIndex
 ) -> dict[str, Any] | None:
-    """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None."""
-    included = dig(s, "status", "snapshotVolumes", "includedVolumes") or []
-    if not isinstance(included, list):
+    """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None.
+
+    Its ``status.snapshotVolumes.includedVolumes``, when written, must list ``disk``; KubeVirt
+    before v0.59 wrote no ``snapshotVolumes`` (kubevirt commit d390a8a, "Add to snapshot
+    status lists of excluded/included volumes"), so without it the content's
+    ``volumeBackups`` alone, which that list is derived from, say which disks it holds
+    (pkg/storage/snapshot/snapshot.go ``updateSnapshotSnapshotableVolumes``; helper fp15).
+    """
+    included = dig(s, "status", "snapshotVolumes", "includedVolumes")
+    if included is not None and not isinstance(included, list):
         return None  # unreadable (named by the index): no copy it could be shown to hold
-    if dig(s, "status", "readyToUse") is not True or disk not in included:
+    if dig(s, "status", "readyToUse") is not True:
+        return None
+    if included is not None and disk not in included:
         return None
     if dig(s, "status", "phase") not in (None, "Succeeded"):
         return None
@@ -177,6 +188,8 @@ def _vm_snapshot_copy(
         or dig(content, "metadata", "deletionTimestamp") is not None
     ):
         return None
+    if content is None and included is None:
+        return None  # neither its status nor a content read says which disks it holds
     if content is not None and _volume_backup(content, disk) is None:
         return None
     if content is not None and not isinstance(
@@ -190,7 +203,9 @@ def _vm_snapshot_copy(
         return None
     domain = dig(content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain")
     cpu = dig(domain, "cpu")
-    hotplug = isinstance(cpu, dict) and cpu.get("maxSockets") is not None
+    hotplug = (
+        isinstance(cpu, dict) and cpu.get("maxSockets") is not None and _refuses_max_sockets(ix)
+    )
     indications = dig(s, "status", "indications")
     reason = (
         "an online snapshot of a CPU-hotplug VM (maxSockets in its content) is refused on "
@@ -208,6 +223,40 @@ def _vm_snapshot_copy(
         "restorable": reason is None,
         "not_restorable_reason": reason,
     }
+
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)")
+
+
+def _refuses_max_sockets(ix: ClusterIndex) -> bool:
+    """Whether the KubeVirt that would restore may refuse a VM definition with
+    ``cpu.maxSockets`` (kubevirt#10481): True unless every KubeVirt CR, all read, says in
+    ``status.observedKubeVirtVersion`` that it is not v1.0 or v1.1.
+
+    Only those versions refused it ("CPU topology maxSockets cannot be set directy in VM
+    template": added in v1.0.0 by kubevirt commit 01fb3890b9, "cpu hotplug: API validation";
+    removed in v1.2.0 by d0353454c7, "Remove LiveUpdateFeatures"); from v1.2 ``maxSockets``
+    is an ordinary VM template field (pkg/virt-api/webhooks/validating-webhook/admitters/
+    vms-admitter.go checks only that sockets do not exceed it), so a snapshot holding it is
+    restored like any other (helper fp15). Where the version is not read the refusal stays.
+    """
+
+    def refuses() -> bool:
+        crs = ix.data.of("KubeVirt")
+        if (
+            not crs
+            or ix.data.state("KubeVirt") is not KindState.COMPLETE
+            or ix.partial_for("KubeVirt", "")
+        ):
+            return True
+        for cr in crs:
+            raw = dig(cr, "status", "observedKubeVirtVersion")
+            m = _VERSION.match(raw) if isinstance(raw, str) else None
+            if m is None or (1, 0) <= (int(m.group(1)), int(m.group(2))) < (1, 2):
+                return True
+        return False
+
+    return ix.memo("refuses_max_sockets", refuses)
 
 
 def _other_vm_with_backend_storage(vm: VMRecord, s: dict[str, Any], domain: Any) -> str | None:
