@@ -246,6 +246,13 @@ def _bkp010(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 
 def _bkp011(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    if ev.get("agent_connected") is True and ev.get("backup"):
+        backup = _short(str(ev.get("backup")))
+        return (
+            f"Read why a hook failed in backup {backup}: `velero backup logs {backup} -n "
+            f"{f.velero_ns} | grep -i hook` (virt-freezer on the virt-launcher pod of {_vm(f)}: "
+            "a paused VM or a guest agent that stopped answering) and fix it. " + backup_now(f)
+        )
     return (
         f"Install and start qemu-guest-agent inside {_vm(f)}, then check "
         f"`oc get vmi {f.name} -n {f.namespace} -o jsonpath='{{.status.conditions}}'` "

@@ -353,6 +353,11 @@ class BackupView:
     #: ``status.progress`` or its ``itemsBackedUp`` is set but no count (``"0"``, -1, a
     #: string progress): whether the Backup holds any item is unknown (never "holds some")
     items_unreadable: bool = False
+    #: ``status.hookStatus.hooksFailed``: how many backup hooks ended in an error (KubeVirt's
+    #: virt-freezer pre/post hooks on virt-launcher pods among them); 0 when absent
+    #: (``omitempty``), None when set but unreadable. Velero counts every pod of the Backup,
+    #: not one VM's (velero pkg/apis/velero/v1/backup_types.go ``HookStatus``, v1.11+).
+    hooks_failed: int | None = 0
 
     @property
     def when(self) -> datetime | None:
@@ -427,6 +432,7 @@ class BackupView:
             resource_policy=cls.parse_policy(spec.get("resourcePolicy")),
             labels=meta_labels(obj),
             items_backed_up=_int(items),
+            hooks_failed=_hooks_failed(status.get("hookStatus")),
             items_unreadable=(
                 "progress" in status
                 and status["progress"] is not None
@@ -612,6 +618,20 @@ def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _hooks_failed(hook_status: Any) -> int | None:
+    """``hookStatus.hooksFailed`` of a Backup status: 0 when the status or the counter is
+    absent (both ``omitempty``), None when either is set but not a count."""
+    if hook_status is None:
+        return 0
+    if not isinstance(hook_status, dict):
+        return None
+    failed = hook_status.get("hooksFailed")
+    if failed is None:
+        return 0
+    count = _int(failed)
+    return count if count is not None and count >= 0 else None
 
 
 @dataclass
