@@ -54,6 +54,9 @@ def _names(dups: list[dict[str, object]]) -> str:
     "velero.kubevirt.io/generate-new-firmware-uuid), or delete the stale copy.",
     references=(KV_FIRMWARE_SRC, KV_FIRMWARE, PLUGIN_LABELS),
     requires=("VirtualMachine",),
+    # what IdentityIndex reads of each VM (the name it derives an unpinned UUID from is
+    # metadata): another VM's malformed cloud-init or disk field cannot hide a clash
+    reads=("spec.template.spec.domain.firmware",),
 )
 def firmware_unique(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL naming the other VMs when the UUID (spec, runtime or name-derived) or serial repeats.
