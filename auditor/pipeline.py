@@ -37,7 +37,7 @@ from auditor.envelope.model import VmEntry
 from auditor.lifetime import keep_until_exit
 from auditor.models import CollectionProblem
 from auditor.publish import dump_trend, publish_settings, trend_for
-from auditor.publish.manifest import MANIFEST_NAME, seal_run
+from auditor.publish.manifest import MANIFEST_NAME, clear_sealed_run, seal_run
 from auditor.publish.trend import TREND_NAME
 from auditor.sources.base import ClusterData
 from auditor.sources.from_settings import source_from_settings
@@ -139,7 +139,9 @@ def write_run(
 ) -> list[Path]:
     """Write the artifacts of ``run`` (:func:`write_artifacts`), ``trend.json`` when it has a
     trend, and the sealed ``manifest.json`` (signed with ``signing_key``, an Ed25519 PEM
-    private key, when given); return the paths written, the manifest last.
+    private key, when given); return the paths written, the manifest last. An earlier run
+    sealed in ``out_dir`` is cleared first (:func:`~auditor.publish.manifest.clear_sealed_run`),
+    so its artifacts are never sealed as this run's.
 
     Raises:
         ValueError: an unknown format name.
@@ -147,6 +149,7 @@ def write_run(
         auditor.publish.RunDirError, auditor.publish.signing.SigningError: the
             manifest cannot be written or signed.
     """
+    clear_sealed_run(out_dir)
     paths = write_artifacts(run.report, out_dir, formats, trend=run.trend)
     if run.trend is not None:
         (out_dir / TREND_NAME).write_bytes(dump_trend(run.trend))

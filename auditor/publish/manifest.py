@@ -36,6 +36,7 @@ __all__ = [
     "MANIFEST_NAME",
     "SIGNATURE_NAME",
     "seal_run",
+    "clear_sealed_run",
     "Artifact",
     "RunManifest",
     "build_manifest",
@@ -200,6 +201,53 @@ def seal_run(
     except OSError as exc:
         raise RunDirError(f"{run_dir}: cannot write {MANIFEST_NAME}: {exc}") from None
     return manifest
+
+
+def clear_sealed_run(run_dir: Path) -> list[str]:
+    """Remove the artifacts an earlier run sealed into ``run_dir`` (those its ``manifest.json``
+    lists), that manifest and its signature, and the folders left empty; return the paths
+    removed (relative, POSIX).
+
+    A new run written into the same folder is then sealed alone: the earlier run's HTML, PDF,
+    CSVs and recovery cards (a card of a VM since deleted among them) are not signed and
+    published as the new run's (new-user trial, helper-47). Files the manifest does not list
+    are left, and so are listed paths that are no regular file inside ``run_dir`` (a symlink,
+    or a path leading out of it).
+
+    Raises:
+        RunDirError: ``manifest.json`` exists but is not a manifest this tool wrote (which
+            files belong to the earlier run cannot be told), or a file cannot be removed.
+    """
+    target = run_dir / MANIFEST_NAME
+    if not target.is_file():
+        return []
+    try:
+        listed = json.loads(target.read_bytes())["artifacts"]
+        paths = [str(a["path"]) for a in listed]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RunDirError(
+            f"{target}: not a run manifest ({type(exc).__name__}); which files belong to the "
+            "earlier run cannot be told: remove the folder's old artifacts or write elsewhere"
+        ) from None
+    root = run_dir.resolve()
+    removed: list[str] = []
+    parents: set[Path] = set()
+    try:
+        for rel in [*paths, MANIFEST_NAME, SIGNATURE_NAME]:
+            file = run_dir / rel
+            if file.is_symlink() or not file.is_file() or not file.resolve().is_relative_to(root):
+                continue
+            file.unlink()
+            removed.append(rel)
+            parents.update(
+                p for p in file.parents if p.resolve() != root and p.is_relative_to(run_dir)
+            )
+        for folder in sorted(parents, key=lambda p: len(p.parts), reverse=True):
+            if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+                folder.rmdir()
+    except OSError as exc:
+        raise RunDirError(f"{run_dir}: cannot remove the earlier run's artifacts: {exc}") from None
+    return removed
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

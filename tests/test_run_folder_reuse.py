@@ -1,0 +1,71 @@
+"""A run written into a folder that holds an earlier run is sealed alone.
+
+New-user trial (helper-47): ``--out`` defaults to ``out`` and the bundled CronJob always
+writes to one folder, so a second run found the first run's HTML, CSVs and recovery cards
+(a card of a VM deleted since among them) and sealed them into its own manifest:
+``auditor verify`` and ``publish`` then vouched for a READY HTML beside a NOT_READY
+report.json. The earlier run's artifacts (those its manifest lists) are now removed first;
+files it did not write are left.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from auditor.publish.errors import RunDirError
+from auditor.publish.manifest import MANIFEST_NAME, clear_sealed_run
+from tests.conftest import invoke_run
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"
+
+
+def _listed(run: Path) -> set[str]:
+    return {a["path"] for a in json.loads((run / MANIFEST_NAME).read_text())["artifacts"]}
+
+
+def test_a_second_run_into_the_same_folder_seals_only_its_own_artifacts(tmp_path: Path) -> None:
+    export = tmp_path / "export"
+    shutil.copytree(EXAMPLE, export)
+    out = tmp_path / "out"
+    first = invoke_run(export, out, "--format", "json,csv,cards")
+    assert first.exit_code == 0, first.output
+    cards = sorted(p.relative_to(out).as_posix() for p in (out / "recovery-cards").rglob("*.json"))
+    assert any("lab-ephemeral" in c for c in cards)
+    (out / "notes.txt").write_text("the operator's own file")
+
+    # a day later, a run of report.json only into the same folder
+    second = invoke_run(export, out, "--at", "2026-12-01T06:00:00Z")
+    assert second.exit_code == first.exit_code, second.output
+
+    left = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert not any(p.startswith("recovery-cards/") for p in left)
+    assert not any(p.endswith(".csv") for p in left)
+    assert "notes.txt" in left  # not the earlier run's
+    assert _listed(out) == {"report.json", "report.schema.json", "notes.txt"}
+    assert not (out / "recovery-cards").exists()
+
+
+def test_clearing_removes_only_listed_regular_files_inside_the_folder(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    (run / "sub").mkdir(parents=True)
+    (run / "sub" / "a.json").write_text("{}")
+    (run / "keep.txt").write_text("x")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    (run / "link.json").symlink_to(outside)
+    artifacts = [{"path": p} for p in ("sub/a.json", "link.json", "../outside.txt", "gone.json")]
+    (run / MANIFEST_NAME).write_text(json.dumps({"artifacts": artifacts}))
+    assert clear_sealed_run(run) == ["sub/a.json", MANIFEST_NAME]
+    assert not (run / "sub").exists()
+    assert (run / "keep.txt").exists() and (run / "link.json").is_symlink() and outside.exists()
+
+
+def test_a_folder_whose_manifest_is_unreadable_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / MANIFEST_NAME).write_text("not json")
+    with pytest.raises(RunDirError, match="manifest.json: not a run manifest"):
+        clear_sealed_run(tmp_path)
+    assert clear_sealed_run(tmp_path / "nothing-here") == []
