@@ -179,6 +179,23 @@ def test_file_above_the_size_limit_is_refused_with_a_clear_message(tmp_path: Pat
     assert data.state("Backup") is KindState.PARTIAL
 
 
+@pytest.mark.parametrize("link", ["dangling", "loop"])
+def test_a_yaml_symlink_that_leads_nowhere_is_named_not_skipped(tmp_path: Path, link: str) -> None:
+    """New-user trial (helper-47): a dangling or looping ``*.yaml`` symlink was skipped in
+    silence and the audit called complete; what it held may be the Backups. It is named, and
+    every kind it might have held is partly read."""
+    (tmp_path / "backups.yaml").write_text(GOOD_TEXT)
+    if link == "dangling":
+        (tmp_path / "x.yaml").symlink_to(tmp_path / "nonexistent.yaml")
+    else:
+        (tmp_path / "x.yaml").symlink_to(tmp_path / "y.yaml")
+        (tmp_path / "y.yaml").symlink_to(tmp_path / "x.yaml")
+    data = DirectorySource(tmp_path).collect()
+    reasons = [p.reason for p in data.problems if p.file == "x.yaml"]
+    assert reasons and reasons[0].startswith("file x.yaml could not be read: cannot read file")
+    assert data.state("Backup") is KindState.PARTIAL
+
+
 def _split_backups(tmp_path: Path) -> list[dict]:  # type: ignore[type-arg]
     docs = [d for d in yaml.safe_load_all(GOOD_TEXT) if d]
     (tmp_path / "rest.yaml").write_text(

@@ -88,7 +88,8 @@ class DirectorySource:
         return sorted(
             p
             for p in self.root.rglob("*")
-            if p.is_file()
+            # a symlink that leads nowhere (dangling, a loop) is read too, and named
+            if (p.is_file() or (p.is_symlink() and not p.is_dir()))
             and p.suffix.lower() in _SUFFIXES
             and not any(part.startswith(".") for part in p.relative_to(self.root).parts)
         )
