@@ -2,7 +2,7 @@
 
 "Evidence beats inference": each finding carries its ``basis``, and a VM's verdict lists the
 checks whose PASS is inferred (configuration alone, no record that it happened), in report.json,
-``vms.csv`` and beside the verdict in the HTML.
+``vms.csv``, beside the verdict in the HTML and in the PDF's table of ready VMs.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from auditor.config import AuditSettings
 from auditor.envelope import report_document
 from auditor.pipeline import audit_data
 from auditor.report.csvout import vms_csv
+from auditor.report.html import render_pdf_html
 from auditor.report.writers import write_formats
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT
@@ -42,3 +43,8 @@ def test_a_vms_inferred_passes_are_listed_with_its_verdict(tmp_path: Path) -> No
     write_formats(report, tmp_path, ["html"])
     html = (tmp_path / "report.html").read_text()
     assert html.count("partly inferred: RR-NET-002 passed on configuration alone") == 1
+    # and in the PDF's table of ready VMs (new-user trial: a PDF reader saw a bare READY)
+    pdf_html = render_pdf_html(report)
+    ready = pdf_html[pdf_html.index('id="ready-table"') :]
+    assert "billing/billing-db · <span" in ready
+    assert ready.count("partly inferred: RR-NET-002 passed on configuration alone") == 1
