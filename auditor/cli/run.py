@@ -298,6 +298,7 @@ def run(
     if audit.gap is not None:
         raise NothingAudited(f"{audit.gap}; the report covers only the VMs that were read")
     if fail_on != "never" and gate_fails(report, fail_on):
+        click.echo(f"error: --fail-on {fail_on}: {_gate_reason(report, fail_on)}", err=True)
         sys.exit(EXIT_GATE)
 
 
@@ -357,6 +358,16 @@ def incomplete_note(report: dict[str, Any]) -> str:
     if named:
         parts.append(named)
     return f"; INCOMPLETE ({'; '.join(parts)})"
+
+
+def _gate_reason(report: dict[str, Any], fail_on: str) -> str:
+    """The one line saying why :func:`gate_fails` failed the run (docs/exit-codes.md)."""
+    readiness = report["summary"]["readiness"]
+    states = ["NOT_READY", "UNKNOWN"] + (["AT_RISK"] if fail_on == "at-risk" else [])
+    counts = [f"{readiness[s]} {s}" for s in states if readiness[s]]
+    if not counts:
+        return "no VM was audited and the VirtualMachine list was not fully read"
+    return f"{', '.join(counts)} VM(s) at or below the gate (UNKNOWN always counts)"
 
 
 def gate_fails(report: dict[str, Any], fail_on: str) -> bool:
