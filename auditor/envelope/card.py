@@ -82,6 +82,14 @@ def _ref(value: dict[str, str] | None) -> ObjectRef | None:
 def recovery_card(vm: VMRecord, index: ClusterIndex, at: datetime, owner: str) -> RecoveryCard:
     """Build the card of ``vm`` as seen at ``at`` (UTC); ``owner`` as resolved for the report."""
     fw = vm.spec.firmware
+    uuid, resolved = fw.uuid, dict(sorted(fw.resolved_from.items()))
+    running = dig(vm.vmi, "spec", "domain", "firmware", "uuid") if vm.vmi else None
+    if uuid is None and (vm.pvcs or vm.state_pvc) and isinstance(running, str) and running:
+        # Not pinned in the VM: the UUID the guest runs with, which a restore keeps only when
+        # it is pinned (a Windows guest may need reactivation otherwise; new-user trial: the
+        # card said "-" though the VMI showed it). A VM without a persistent disk keeps
+        # nothing of its guest across a restart, so nothing there remembers it.
+        uuid, resolved = running, {**resolved, "uuid": "vmi"}
     by_claim = {p.name: p for p in vm.pvcs}
     disks = sorted(vm.spec.disks, key=lambda d: (d.boot_order is None, d.boot_order or 0))
     return RecoveryCard(
@@ -100,7 +108,7 @@ def recovery_card(vm: VMRecord, index: ClusterIndex, at: datetime, owner: str) -
             RevisionRef.model_validate(r.to_dict()) for _, r in sorted(vm.revisions.items())
         ],
         firmware=FirmwareCard(
-            uuid=fw.uuid,
+            uuid=uuid,
             serial=fw.serial,
             bootloader=fw.bootloader,
             secure_boot=fw.secure_boot,
@@ -108,7 +116,7 @@ def recovery_card(vm: VMRecord, index: ClusterIndex, at: datetime, owner: str) -
             tpm=fw.tpm,
             tpm_persistent=fw.tpm_persistent,
             machine_type=fw.machine_type,
-            resolved_from=dict(sorted(fw.resolved_from.items())),
+            resolved_from=resolved,
         ),
         disks=[
             DiskCard(

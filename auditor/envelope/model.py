@@ -362,7 +362,10 @@ class FirmwareCard(Part):
     tpm: bool
     tpm_persistent: bool | None
     machine_type: str | None
-    resolved_from: dict[str, str] = Field(description="field -> vm | preference | default")
+    resolved_from: dict[str, str] = Field(
+        description="field -> vm | preference | default | vmi (uuid only: the running VMI's, "
+        "not pinned in the VM)"
+    )
 
 
 class PvcCard(Part):

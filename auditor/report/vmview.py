@@ -355,7 +355,10 @@ def card_view(card: RecoveryCard) -> CardView:
         ("Persistent state PVC", _pvc(card.persistent_state_pvc)),
     )
     firmware: Pairs = (
-        ("Firmware UUID", fmt_value(fw.uuid)),
+        (
+            "Firmware UUID",
+            "unpinned" if src.get("uuid") == "vmi" else fmt_value(fw.uuid),
+        ),
         ("Serial", fmt_value(fw.serial)),
         ("Bootloader", _from(fw.bootloader, src.get("bootloader"))),
         ("Secure boot", fmt_value(fw.secure_boot)),
