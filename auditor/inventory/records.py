@@ -33,6 +33,7 @@ from auditor.inventory.fields import (
     read_uuid,
     to_problem,
 )
+from auditor.inventory.vmvalidate import device_issues
 from auditor.kubevalues import dig
 from auditor.models import CollectionProblem
 
@@ -315,6 +316,12 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         if value is not None and not isinstance(value, dict):
             issues.append(FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True))
     disks = read_list(obj, "spec.domain.devices.disks", issues) or []
+    # the bus of each running disk and the model of each running NIC (RR-DSK-003 compares
+    # them with the VM spec): KubeVirt's mutating webhook sets both on every VMI
+    issues += [
+        FieldIssue(f"spec.domain.devices.{path}", why, True)
+        for path, why in device_issues(dig(obj, "spec", "domain", "devices"))
+    ]
     for i, disk in enumerate(disks):
         # which disk the running guest boots from (RR-DSK-003): an unsigned integer in
         # KubeVirt's API (mutation seed 4441: named by the check only, not here)
