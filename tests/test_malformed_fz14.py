@@ -275,3 +275,61 @@ def test_a_restore_selector_velero_could_not_read_is_named(
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-RST-002")["status"] == "ERROR"
     _no_better(baseline, report)
+
+
+# -- a condition type KubeVirt never writes, a credential of no type ---------------------------
+
+
+@pytest.mark.parametrize(
+    "kind", ["AgentConnected ", "agentconnected", "AGENTCONNECTED", " AgentConnected"]
+)
+def test_a_kubevirt_condition_type_written_another_way_is_named(tmp_path: Path, kind: str) -> None:
+    """KubeVirt writes ``AgentConnected`` so; a blank or another case read as "no such
+    condition" and RR-BKP-011 changed (PASS -> FAIL) with nothing named (enum_case and
+    invalid_enum over the shared export)."""
+    fixture = "RR-BKP-011/pass-agent-connected.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    conditions = vmi["status"]["conditions"]
+    i = next(n for n, c in enumerate(conditions) if c["type"] == "AgentConnected")
+    conditions[i]["type"] = kind
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = _problems(report, "VirtualMachineInstance", f"status.conditions[{i}].type")
+    assert named and named[0]["name"] == "vm1", report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-BKP-011")["status"] == "ERROR"
+    _no_better(baseline, report)
+
+
+@pytest.mark.parametrize("kind", ["AgentConnected", "example.com/Custom-Ready", "Ready"])
+def test_a_well_formed_condition_type_is_read_without_a_problem(tmp_path: Path, kind: str) -> None:
+    fixture = "RR-BKP-011/pass-agent-connected.yaml"
+    docs = _docs(fixture)
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    vmi["status"]["conditions"].append({"type": kind, "status": "True"})
+    report = _complete(tmp_path, fixture, docs)
+    assert not [p for p in report["collection_problems"] if "conditions" in str(p["field"])]
+
+
+def test_an_access_credential_of_no_type_is_named(tmp_path: Path) -> None:
+    """An access credential sets exactly one of sshPublicKey and userPassword (KubeVirt's
+    admitter); one whose sshPublicKey is null read as no credential, and its Secret vanished
+    from RR-BKP-012 (null_list over the shared export)."""
+    fixture = "RR-BKP-012/fail-secrets-excluded.yaml"
+    docs = _docs(fixture)
+    tspec = _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]
+    for volume in tspec["volumes"]:
+        if "cloudInitNoCloud" in volume:
+            volume["cloudInitNoCloud"] = {"userData": "#cloud-config\n"}
+    tspec["accessCredentials"] = [
+        {"sshPublicKey": {"source": {"secret": {"secretName": "vm1-ssh"}}}}
+    ]
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    assert _finding(baseline, "RR-BKP-012")["status"] == "FAIL"
+    tspec["accessCredentials"][0]["sshPublicKey"] = None
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = _problems(report, "VirtualMachine", "spec.template.spec.accessCredentials[0]")
+    assert named and "neither" in named[0]["reason"], report["collection_problems"]
+    assert _finding(report, "RR-BKP-012")["status"] == "ERROR"
+    _no_better(baseline, report)

@@ -24,6 +24,7 @@ from typing import Any
 
 from auditor.inventory.fields import (
     FieldIssue,
+    condition_type_fault,
     read_enum,
     read_labels,
     read_list,
@@ -292,6 +293,10 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
                         True,
                     )
                 )
+        kind = cond.get("type")
+        fault = condition_type_fault(kind) if isinstance(kind, str) else None
+        if fault is not None:
+            issues.append(FieldIssue(f"status.conditions[{i}].type", fault))
         status = cond.get("status")
         if isinstance(status, str) and status not in CONDITION_STATUSES:
             # a ConditionStatus is True, False or Unknown (k8s.io/api core/v1 types.go): "true"

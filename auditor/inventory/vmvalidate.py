@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from auditor.inventory.fields import MAC_RE, UUID_RE
+from auditor.inventory.fields import MAC_RE, UUID_RE, condition_type_fault
 from auditor.kubevalues import dig, parse_rfc3339
 from auditor.netdata import FACTS_KEY
 
@@ -106,6 +106,8 @@ def _check_restart_inputs(
         kind, status = cond.get("type"), cond.get("status")
         if not isinstance(kind, str):
             problems.append((f"status.conditions[{i}].type", f"is {kind!r}, not a string"))
+        elif (fault := condition_type_fault(kind)) is not None:
+            problems.append((f"status.conditions[{i}].type", fault))
         elif status not in _CONDITION_STATUSES:
             problems.append(
                 (f"status.conditions[{i}].status", f"is {status!r}, not True, False or Unknown")
@@ -430,6 +432,10 @@ def _check_object_refs(tspec: dict[str, Any], problems: list[tuple[str, str]]) -
         if not isinstance(cred, dict):
             problems.append((path, "is not a mapping"))
             continue
+        if not any(cred.get(kind) is not None for kind in _CREDENTIAL_REFS):
+            # KubeVirt's admitter refuses a credential of no type (exactly one is set): read
+            # as none, its Secret vanished from RR-BKP-012 (bench.mutations null_list)
+            problems.append((path, f"sets neither {' nor '.join(_CREDENTIAL_REFS)}{_REJECTED}"))
         for kind, (*steps, key) in _CREDENTIAL_REFS.items():
             if cred.get(kind) is not None:
                 # the Secret is the credential's only source: KubeVirt's admitter refuses a
