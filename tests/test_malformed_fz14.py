@@ -333,3 +333,23 @@ def test_an_access_credential_of_no_type_is_named(tmp_path: Path) -> None:
     assert named and "neither" in named[0]["reason"], report["collection_problems"]
     assert _finding(report, "RR-BKP-012")["status"] == "ERROR"
     _no_better(baseline, report)
+
+
+# -- a Schedule phase outside Velero's enum -----------------------------------------------------
+
+
+@pytest.mark.parametrize("phase", ["failedvalidation", "FAILEDVALIDATION", "Bogus", 42, None])
+def test_a_schedule_phase_velero_never_writes_is_named(tmp_path: Path, phase: Any) -> None:
+    """``SchedulePhase`` is New, Enabled or FailedValidation (velero schedule_types.go);
+    Velero skips a Schedule that is not Enabled. A FailedValidation phase written another way
+    read as Enabled: RR-PLT-002 FAIL -> PASS, nothing named."""
+    fixture = "RR-PLT-002/fail-failed-validation.yaml"
+    docs = _docs(fixture)
+    schedule = next(s for s in _of(docs, "Schedule") if s["status"]["phase"] == "FailedValidation")
+    schedule["status"]["phase"] = phase
+    report = _complete(tmp_path, fixture, docs)
+    named = _problems(report, "Schedule", "status.phase")
+    assert named and named[0]["name"] == schedule["metadata"]["name"], report["collection_problems"]
+    assert report["run"]["complete"] is False
+    finding = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-002")
+    assert finding["status"] in ("FAIL", "ERROR"), finding

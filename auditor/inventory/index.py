@@ -77,6 +77,9 @@ DATA_MOVER_PHASES = (
 #: velero.io/v1 BackupStorageLocationPhase (backupstoragelocation_types.go); unset until the
 #: first validation.
 BSL_PHASES = ("Available", "Unavailable")
+#: velero.io/v1 SchedulePhase (schedule_types.go): Velero's schedule controller skips a
+#: Schedule that is not Enabled, so a phase outside these is no Schedule it runs or skips.
+SCHEDULE_PHASES = ("New", "Enabled", "FailedValidation")
 #: Paths, under a VirtualMachineSnapshotContent's ``spec.source.virtualMachine``, that must be
 #: mappings when present.
 _SNAPSHOT_VM_MAPPINGS = (
@@ -1022,6 +1025,9 @@ class ClusterIndex:
             ("PodVolumeBackup", DATA_MOVER_PHASES),
             ("PodVolumeRestore", DATA_MOVER_PHASES),
             ("BackupStorageLocation", BSL_PHASES),
+            # red team fz14: a FailedValidation Schedule written "failedvalidation" (or 42)
+            # read as Enabled, and RR-PLT-002 FAIL -> PASS with nothing named
+            ("Schedule", SCHEDULE_PHASES),
         ):
             for o in data.of(kind):
                 issues: list[FieldIssue] = []
