@@ -353,3 +353,34 @@ def test_a_schedule_phase_velero_never_writes_is_named(tmp_path: Path, phase: An
     assert report["run"]["complete"] is False
     finding = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-002")
     assert finding["status"] in ("FAIL", "ERROR"), finding
+
+
+# -- an owner reference without its kind or name ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["", 42, None], ids=["empty", "int", "null"])
+def test_a_claim_owner_reference_without_a_name_is_named(tmp_path: Path, name: Any) -> None:
+    """The API server requires every owner reference's kind and name. A persistent-state
+    PVC's reference to its VM with the name ``""`` (or 42, or none) was dropped unnamed, and
+    which VM the claim belongs to was guessed from its name (bench.mutations empty_string
+    over our own exports)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    pvc = next(
+        p
+        for p in _of(docs, "PersistentVolumeClaim")
+        if any(r.get("kind") == "VirtualMachine" for r in p["metadata"].get("ownerReferences", []))
+    )
+    ref = next(r for r in pvc["metadata"]["ownerReferences"] if r["kind"] == "VirtualMachine")
+    ref["name"] = name
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "PersistentVolumeClaim"
+        and str(p["field"]).startswith("metadata.ownerReferences[")
+    ]
+    assert named and named[0]["name"] == pvc["metadata"]["name"], report["collection_problems"]
+    assert report["run"]["complete"] is False
+    _no_better(baseline, report)

@@ -223,7 +223,23 @@ def parse_pvc(obj: dict[str, Any]) -> PersistentVolumeClaimRecord:
             if isinstance(r, dict)
             and r.get("kind") == "VirtualMachine"
             and isinstance(r.get("name"), str)
+            and r["name"]
         ]
+        for i, ref in enumerate(owners):
+            # the API server requires each reference's kind and name (ValidateOwnerReferences):
+            # one without them may be the VM owning the claim (its disk or persistent state),
+            # dropped unnamed (bench.mutations empty_string: an owner named "")
+            if not (
+                isinstance(ref, dict)
+                and all(isinstance(ref.get(k), str) and ref[k] for k in ("kind", "name"))
+            ):
+                issues.append(
+                    FieldIssue(
+                        f"metadata.ownerReferences[{i}]",
+                        "is no reference with a kind and a name",
+                        True,
+                    )
+                )
     elif owners is not None:
         issues.append(FieldIssue("metadata.ownerReferences", "is not a list", True))
     uid = dig(obj, "metadata", "uid")
