@@ -384,3 +384,57 @@ def test_a_claim_owner_reference_without_a_name_is_named(tmp_path: Path, name: A
     assert named and named[0]["name"] == pvc["metadata"]["name"], report["collection_problems"]
     assert report["run"]["complete"] is False
     _no_better(baseline, report)
+
+
+@pytest.mark.parametrize("strategy", ["livemigrate", "LiveMigrate ", 1, ["LiveMigrate"]])
+def test_an_eviction_strategy_kubevirt_does_not_know_is_named(
+    tmp_path: Path, strategy: Any
+) -> None:
+    """``evictionStrategy`` is None, LiveMigrate, LiveMigrateIfPossible or External; it says
+    whether the VM live-migrates, so whether RR-STG-003 needs ReadWriteMany storage on the
+    class a restore provisions on. ``livemigrate`` read as "does not migrate", unnamed."""
+    fixture = "RR-STG-003/pass.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["evictionStrategy"] = strategy
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    assert _problems(report, "VirtualMachine", "spec.template.spec.evictionStrategy")
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-STG-003")["status"] == "ERROR"
+    _no_better(baseline, report)
+
+
+# -- a name written "", a bootloader written null ----------------------------------------------
+
+
+def test_a_vm_volume_named_empty_is_named(tmp_path: Path) -> None:
+    """KubeVirt refuses a volume (disk, interface, network) named ``""``; it was read as a
+    volume of that name, and a memory-dump volume so named changed findings unnamed
+    (bench.mutations empty_string over our own exports)."""
+    fixture = "RR-DSK-002/pass-memory-dump-volume.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    volumes = _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["volumes"]
+    volumes[-1]["name"] = ""
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = _problems(report, "VirtualMachine", "spec.template.spec.volumes")
+    assert named and "not objects with a name" in named[0]["reason"], report["collection_problems"]
+    assert report["run"]["complete"] is False
+    _no_better(baseline, report)
+
+
+@pytest.mark.parametrize("loader", ["efi", "bios"])
+def test_a_bootloader_written_null_is_named(tmp_path: Path, loader: str) -> None:
+    """The API server prunes a null field, so ``bootloader: {efi: null}`` is no bootloader
+    KubeVirt stored; read as EFI without settings, an EFI VM's volatile NVRAM changed
+    RR-FW-002 unnamed (null_list over our own exports)."""
+    fixture = "RR-FW-002/fail-efi-volatile.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    firmware = _of(docs, "VirtualMachine")[0]["spec"]["template"]["spec"]["domain"]["firmware"]
+    firmware["bootloader"] = {loader: None}
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    assert _problems(report, "VirtualMachine", "spec.template.spec.domain.firmware.bootloader")
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-FW-002")["status"] == "ERROR"
+    _no_better(baseline, report)

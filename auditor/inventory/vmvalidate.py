@@ -31,10 +31,13 @@ __all__ = [
     "device_issues",
     "DISK_BUSES",
     "NIC_MODELS",
+    "EVICTION_STRATEGIES",
     "RUN_STRATEGIES",
     "VOLUME_SOURCES",
 ]
 
+#: kubevirt.io/api core/v1 EvictionStrategy
+EVICTION_STRATEGIES = ("None", "LiveMigrate", "LiveMigrateIfPossible", "External")
 RUN_STRATEGIES = ("Always", "RerunOnFailure", "Manual", "Halted", "Once", "WaitAsReceiver")
 #: Every volume source KubeVirt knows (``spec.template.spec.volumes[].<source>``).
 VOLUME_SOURCES = (
@@ -63,7 +66,9 @@ _DOMAIN = f"{_BASE}.domain"
 def _named(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list):
         return []
-    return [v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str)]
+    return [
+        v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"]
+    ]
 
 
 def validate_vm(vm: dict[str, Any]) -> list[tuple[str, str]]:
@@ -563,6 +568,12 @@ def _check_formats(
             problems.append((f"{_BASE}.domain.firmware.bootloader", "is null"))
         elif loader is not None and not isinstance(loader, dict):
             problems.append((f"{_BASE}.domain.firmware.bootloader", "is not a mapping"))
+        elif isinstance(loader, dict) and any(
+            k in loader and loader[k] is None for k in sorted(_BOOTLOADERS)
+        ):
+            # the API server prunes a null field: ``efi: null`` is no bootloader KubeVirt
+            # stored (read as EFI it dropped the NVRAM's persistence, unnamed: null_list)
+            problems.append((f"{_BASE}.domain.firmware.bootloader", "names a null bootloader"))
         elif isinstance(loader, dict) and set(loader) - _BOOTLOADERS:
             # the API server keeps only bios/efi here: another key is no bootloader KubeVirt
             # read (reading it as BIOS would drop an EFI VM's NVRAM checks)
@@ -600,6 +611,16 @@ def _check_formats(
                     f"is {mac!r:.40}, not a MAC address{_REJECTED}",
                 )
             )
+    eviction = tspec.get("evictionStrategy")
+    if eviction is not None and eviction not in EVICTION_STRATEGIES:
+        # whether the VM live-migrates (RR-STG-003 then needs ReadWriteMany storage on the
+        # restore class): "livemigrate" read as "does not migrate" (red team fz14)
+        problems.append(
+            (
+                f"{_BASE}.evictionStrategy",
+                f"is {eviction!r:.40}, not one of {', '.join(EVICTION_STRATEGIES)}{_REJECTED}",
+            )
+        )
     strategy = dig(vm, "spec", "runStrategy")
     if strategy is not None and strategy not in RUN_STRATEGIES:
         problems.append(
