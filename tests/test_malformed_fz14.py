@@ -438,3 +438,41 @@ def test_a_bootloader_written_null_is_named(tmp_path: Path, loader: str) -> None
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-FW-002")["status"] == "ERROR"
     _no_better(baseline, report)
+
+
+# -- a snapshot content without its spec, a running volume without its source ------------------
+
+
+def test_a_snapshot_content_without_its_spec_is_named(tmp_path: Path) -> None:
+    """The VolumeSnapshotContent CRD requires its spec (driver, source, deletionPolicy); one
+    whose spec was null was read without a word (bench.mutations null_list over our own
+    exports)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    content = _of(docs, "VolumeSnapshotContent")[0]
+    content["spec"] = None
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = _problems(report, "VolumeSnapshotContent", "spec")
+    assert named and named[0]["name"] == content["metadata"]["name"], report["collection_problems"]
+    assert report["run"]["complete"] is False
+    _no_better(baseline, report)
+
+
+@pytest.mark.parametrize("source", ["dataVolume", "persistentVolumeClaim"])
+def test_a_running_volume_without_its_source_is_named(tmp_path: Path, source: str) -> None:
+    """A VMI volume names exactly one source (KubeVirt refuses one without); with its
+    ``dataVolume`` null it was read by its name alone, unnamed (null_list over our exports)."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    volume = next(v for v in vmi["spec"]["volumes"] if "dataVolume" in v)
+    volume.pop("dataVolume")
+    volume[source] = None
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = _problems(report, "VirtualMachineInstance", f"spec.volumes[{volume['name']}]")
+    assert named and named[0]["name"] == "vm1", report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-DSK-002")["status"] == "ERROR"
+    _no_better(baseline, report)

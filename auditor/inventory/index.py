@@ -1213,7 +1213,8 @@ class ClusterIndex:
                 policy = source = None
             volume = source.get("volumeHandle") if isinstance(source, dict) else None
             if (
-                (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
+                spec is None
+                or (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
                 or (ready is not None and not isinstance(ready, bool))
                 or policy not in policies
                 or (handle is not None and not isinstance(handle, str))
@@ -1227,6 +1228,12 @@ class ClusterIndex:
                 # a snapshot nor its failure: the Backup's counters then prove no PVC
                 # (capture.BackupPlan). Named, not marked unread: both only weaken evidence.
                 issues: list[FieldIssue] = []
+                if spec is None:
+                    # the CRD requires the spec (driver, source, deletionPolicy): without it
+                    # the content is no copy anything can show (bench.mutations null_list)
+                    issues.append(
+                        FieldIssue("spec", "is missing (every VolumeSnapshotContent has one)", True)
+                    )
                 if isinstance(spec, dict):
                     read_str(o, "spec.driver", issues, required=True)
                     read_enum(o, "spec.deletionPolicy", _DELETION_POLICIES, issues)
