@@ -476,3 +476,22 @@ def test_a_running_volume_without_its_source_is_named(tmp_path: Path, source: st
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-DSK-002")["status"] == "ERROR"
     _no_better(baseline, report)
+
+
+@pytest.mark.parametrize("kind", ["VirtualMachine", "VirtualMachineInstance"])
+def test_conditions_written_null_are_named(tmp_path: Path, kind: str) -> None:
+    """The API server prunes a null field, so ``status.conditions: null`` is in no export of
+    a stored object. Read as "no conditions", the VM's pending RestartRequired vanished:
+    RR-DSK-003 FAIL -> PASS, AT_RISK -> READY (bench.mutations null_list, seed 120)."""
+    fixture = "RR-DSK-003/fail-restart-required.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    assert _finding(baseline, "RR-DSK-003")["status"] == "FAIL"
+    obj = _of(docs, kind)[0]
+    obj.setdefault("status", {})["conditions"] = None
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = _problems(report, kind, "status.conditions")
+    assert named and named[0]["name"] == "vm1", report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-DSK-003")["status"] in ("FAIL", "ERROR")
+    _no_better(baseline, report)

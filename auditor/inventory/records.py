@@ -298,6 +298,15 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         # without it the running firmware uuid and NICs are unknown, never "none" (mutations
         # seed 971: RR-FW-001 passed a pinned uuid it could not compare).
         issues.append(FieldIssue("spec.domain", "is missing (every VMI has one)", True))
+    status_map = obj.get("status")
+    if (
+        isinstance(status_map, dict)
+        and "conditions" in status_map
+        and status_map["conditions"] is None
+    ):
+        # never stored (the API server prunes a null field): the guest agent's condition
+        # would vanish unnamed (bench.mutations null_list)
+        issues.append(FieldIssue("status.conditions", "is null, which the API server never stores"))
     for i, cond in enumerate(read_list(obj, "status.conditions", issues, named=False) or []):
         # The checks find a condition by its type (AgentConnected, LiveMigratable): one whose
         # type or status is no string may be the one they look for (mutations seed 1499: a
