@@ -495,3 +495,20 @@ def test_conditions_written_null_are_named(tmp_path: Path, kind: str) -> None:
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-DSK-003")["status"] in ("FAIL", "ERROR")
     _no_better(baseline, report)
+
+
+@pytest.mark.parametrize("kind", ["Restore", "Backup"])
+def test_a_velero_status_written_null_is_named(tmp_path: Path, kind: str) -> None:
+    """A Velero object's ``status: null`` is in no export of a stored object (the API
+    server prunes a null field); a drill's Restore so written read as never run, unnamed
+    (bench.mutations null_list over our own exports, seed 120)."""
+    fixture = "RR-RST-001/pass.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    obj = max(_of(docs, kind), key=lambda o: o["metadata"]["name"])
+    obj["status"] = None
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = _problems(report, kind, "status")
+    assert named and named[0]["name"] == obj["metadata"]["name"], report["collection_problems"]
+    assert report["run"]["complete"] is False
+    _no_better(baseline, report)
