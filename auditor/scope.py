@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-__all__ = ["Scope", "selector_matches", "SelectorError"]
+__all__ = ["Scope", "selector_matches", "validate_selector", "SelectorError"]
 
 #: Short names Velero expands in resource filters: it resolves each entry through the API
 #: server's discovery with the short-name expander (``restmapper.NewShortcutExpander`` in
@@ -322,11 +322,10 @@ def _selector_shape(selector: dict[str, Any], where: str) -> None:
     unknown = sorted(str(k) for k in selector if k not in ("matchLabels", "matchExpressions"))
     if unknown:
         raise SelectorError(f"{where} has unknown field(s) {', '.join(unknown)}")
-    labels, expressions = selector.get("matchLabels"), selector.get("matchExpressions")
-    if labels is not None and not isinstance(labels, dict):
-        raise SelectorError(f"{where}.matchLabels is not a mapping")
-    if expressions is not None and not isinstance(expressions, list):
-        raise SelectorError(f"{where}.matchExpressions is not a list")
+    try:
+        validate_selector(selector)
+    except SelectorError as exc:
+        raise SelectorError(f"{where}: {exc}") from None
 
 
 def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
@@ -341,6 +340,40 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
     Raises:
         SelectorError: unknown operator or malformed fields.
     """
+    validate_selector(selector)
+    match_labels: dict[str, str] = selector.get("matchLabels") or {}
+    for key, value in match_labels.items():
+        if labels.get(key) != value:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op, values = expr["key"], expr["operator"], expr.get("values") or []
+        if op == "In":
+            ok = key in labels and labels[key] in values
+        elif op == "NotIn":
+            ok = key not in labels or labels[key] not in values
+        elif op == "Exists":
+            ok = key in labels
+        else:
+            ok = key not in labels  # DoesNotExist
+        if not ok:
+            return False
+    return True
+
+
+_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def validate_selector(selector: Mapping[str, Any]) -> None:
+    """Refuse a LabelSelector Velero could not have read (``metav1.LabelSelector``: string
+    label values; ``values`` a list of strings, given for ``In``/``NotIn`` and only for them;
+    one of the four operators). Checked once when a Backup, Restore or Schedule is parsed, so
+    a malformed one is named as a collection problem (red team fz14: a Restore whose
+    ``matchLabels`` value was 42 matched nothing, and its drill's RR-RST-002 FAIL became
+    NOT_APPLICABLE, unnamed), and again by :func:`selector_matches`.
+
+    Raises:
+        SelectorError: naming the malformed part.
+    """
     unknown = sorted(str(k) for k in selector if k not in ("matchLabels", "matchExpressions"))
     if unknown:
         # the API server keeps no other field of a LabelSelector: an export holding one is
@@ -353,9 +386,6 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
     for key, value in match_labels.items():
         if not isinstance(key, str) or not isinstance(value, str):
             raise SelectorError(f"matchLabels entry {key!r} is not a string label")
-    for key, value in match_labels.items():
-        if labels.get(key) != value:
-            return False
     expressions = selector.get("matchExpressions")
     expressions = [] if expressions is None else expressions
     if not isinstance(expressions, list):
@@ -363,28 +393,14 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
     for expr in expressions:
         if not isinstance(expr, dict) or not isinstance(expr.get("key"), str):
             raise SelectorError("a matchExpressions entry has no key")
-    for expr in expressions:
-        key, op = expr["key"], expr.get("operator")
-        raw = expr.get("values")
+        key, op, raw = expr["key"], expr.get("operator"), expr.get("values")
         if raw is not None and (
             not isinstance(raw, list) or not all(isinstance(v, str) for v in raw)
         ):
             raise SelectorError(f"matchExpressions values for key {key!r} is not a list of strings")
-        values: list[str] = raw or []
-        if op in ("In", "NotIn") and not values:
-            raise SelectorError(f"matchExpressions {op} for key {key!r} has no values")
-        if op in ("Exists", "DoesNotExist") and values:
-            raise SelectorError(f"matchExpressions {op} for key {key!r} has values")
-        if op == "In":
-            ok = key in labels and labels[key] in values
-        elif op == "NotIn":
-            ok = key not in labels or labels[key] not in values
-        elif op == "Exists":
-            ok = key in labels
-        elif op == "DoesNotExist":
-            ok = key not in labels
-        else:
+        if op not in _OPERATORS:
             raise SelectorError(f"unknown matchExpressions operator {op!r}")
-        if not ok:
-            return False
-    return True
+        if op in ("In", "NotIn") and not raw:
+            raise SelectorError(f"matchExpressions {op} for key {key!r} has no values")
+        if op in ("Exists", "DoesNotExist") and raw:
+            raise SelectorError(f"matchExpressions {op} for key {key!r} has values")

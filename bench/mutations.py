@@ -21,7 +21,18 @@ YAML and audits it through the directory source, exactly as ``auditor run
 - ``time_format``: an RFC 3339 timestamp written another way (no zone, a UNIX epoch,
   day/month/year);
 - ``label_value``: a label, annotation or selector value that is no string (true, null, a
-  list).
+  list);
+- ``enum_case``: an enum value in another case or with a blank (``RETAIN``, ``Retain ``,
+  ``VIRTIO``): the API is case-sensitive and trims nothing;
+- ``list_item``: one entry of a list replaced by null, by a string (an object's place) or
+  by a mapping (a string's place);
+- ``mapping_list``: a mapping replaced by a list holding it, a list of mappings by its first
+  entry;
+- ``empty_string``: a name or reference that must be set, written ``""``;
+- ``duplicate``: a list of objects with its first entry twice (two disks, volumes,
+  interfaces or networks of one name, two NICs of one MAC);
+- ``quantity``: a resource quantity written as no quantity (``10GB``, ``-10Gi``, ``10 Gi``,
+  a float).
 
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
@@ -75,6 +86,12 @@ FAMILIES = (
     "null_list",
     "time_format",
     "label_value",
+    "enum_case",
+    "list_item",
+    "mapping_list",
+    "empty_string",
+    "duplicate",
+    "quantity",
 )
 #: Lower is better; UNKNOWN ranks with NOT_READY.
 RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
@@ -110,6 +127,32 @@ _TIME_KEYS = frozenset(
 _UNSET = object()
 _RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$")
 _LABEL_MAPS = frozenset({"labels", "annotations", "matchLabels", "nodeSelector"})
+#: Lower-case enums the checks read (a disk's or NIC's bus and model, a bootloader's
+#: firmware): ``VIRTIO`` is no value KubeVirt knows.
+_LOWER_ENUM_KEYS = frozenset({"bus", "model"})
+#: Names and references that must be set: ``""`` names nothing.
+_NAME_KEYS = frozenset(
+    {
+        "name",
+        "claimName",
+        "networkName",
+        "volumeName",
+        "driver",
+        "provisioner",
+        "backupName",
+        "storageLocation",
+        "persistentVolumeClaimName",
+        "volumeSnapshotContentName",
+        "boundVolumeSnapshotContentName",
+        "virtualMachineSnapshotContentName",
+        "snapshotHandle",
+        "volumeHandle",
+        "secretName",
+        "macAddress",
+        "uuid",
+    }
+)
+_QUANTITY_KEYS = frozenset({"storage", "capacity", "guest", "memory", "size", "restoreSize"})
 
 
 class _Loader(yaml.SafeLoader):
@@ -278,6 +321,37 @@ def _more_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[s
     if len(rel) > 1 and rel[-2] in _LABEL_MAPS and isinstance(value, str):
         for other in (True, None, [value]):
             yield "label_value", other
+    yield from _shape_candidates(rel, value)
+
+
+def _shape_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[str, Any]]:
+    """The families after ``label_value``: case, list entries, shapes, names, duplicates."""
+    key = rel[-1]
+    in_labels = any(p in _LABEL_MAPS for p in rel)
+    enum = isinstance(value, str) and (
+        _ENUM.match(value) or (key in _LOWER_ENUM_KEYS and value.isalnum())
+    )
+    if enum and not in_labels and key not in _NO_ENUM_KEYS:
+        yield "enum_case", value.upper()
+        yield "enum_case", value + " "
+    if isinstance(key, int) and not in_labels:
+        yield "list_item", None
+        if isinstance(value, dict):
+            yield "list_item", "junk"
+        elif isinstance(value, str):
+            yield "list_item", {"name": value}
+    if isinstance(value, dict) and value and not in_labels:
+        yield "mapping_list", [value]
+    elif isinstance(value, list) and value and isinstance(value[0], dict):
+        yield "mapping_list", value[0]
+    if key in _NAME_KEYS and isinstance(value, str) and value and not in_labels:
+        yield "empty_string", ""
+    if isinstance(value, list) and value and isinstance(value[0], dict) and not in_labels:
+        yield "duplicate", [*value, copy.deepcopy(value[0])]
+    if key in _QUANTITY_KEYS and isinstance(value, str) and re.fullmatch(r"\d+[KMGTPE]i", value):
+        number, suffix = value[:-2], value[-2:]
+        for other in (f"{number}{suffix[0]}B", f"-{value}", f"{number} {suffix}", float(number)):
+            yield "quantity", other
 
 
 def mutations(target: Target) -> list[Mutation]:

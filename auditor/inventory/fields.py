@@ -26,6 +26,7 @@ __all__ = [
     "read_uuid",
     "read_list",
     "to_problem",
+    "condition_type_fault",
     "UUID_RE",
     "MAC_RE",
 ]
@@ -207,6 +208,38 @@ def read_list(
     if len(good) != len(value):
         issues.append(FieldIssue(path, "has entries that are not objects with a name", True))
     return good
+
+
+#: The condition types the checks look up on a VM or VMI (KubeVirt's
+#: VirtualMachineInstanceConditionType and VirtualMachineConditionType constants).
+KUBEVIRT_CONDITIONS = (
+    "Ready",
+    "AgentConnected",
+    "LiveMigratable",
+    "RestartRequired",
+    "Paused",
+    "Failure",
+)
+_CONDITION_KNOWN = {c.lower(): c for c in KUBEVIRT_CONDITIONS}
+#: A condition type is a (qualified) name: no blank, no other punctuation than ``-_./``.
+_CONDITION_TYPE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$")
+
+
+def condition_type_fault(value: str) -> str | None:
+    """Why the string ``value`` is no condition type KubeVirt writes, or None.
+
+    A type with a blank or other stray characters, or one of KubeVirt's types in another
+    case (``agentconnected``, ``AgentConnected ``), is no condition KubeVirt wrote: read as
+    "no such condition", a guest agent vanished with nothing named (bench.mutations
+    enum_case and invalid_enum over the shared export). Any other well-formed type is
+    another controller's condition, and valid.
+    """
+    if not _CONDITION_TYPE.match(value):
+        return f"is {value!r:.40}, not a condition type (a name without blanks)"
+    known = _CONDITION_KNOWN.get(value.lower())
+    if known is not None and known != value:
+        return f"is {value!r:.40}, KubeVirt's {known} in another case"
+    return None
 
 
 def _show(value: Any) -> str:

@@ -77,6 +77,9 @@ DATA_MOVER_PHASES = (
 #: velero.io/v1 BackupStorageLocationPhase (backupstoragelocation_types.go); unset until the
 #: first validation.
 BSL_PHASES = ("Available", "Unavailable")
+#: velero.io/v1 SchedulePhase (schedule_types.go): Velero's schedule controller skips a
+#: Schedule that is not Enabled, so a phase outside these is no Schedule it runs or skips.
+SCHEDULE_PHASES = ("New", "Enabled", "FailedValidation")
 #: Paths, under a VirtualMachineSnapshotContent's ``spec.source.virtualMachine``, that must be
 #: mappings when present.
 _SNAPSHOT_VM_MAPPINGS = (
@@ -242,6 +245,18 @@ def _spec_issues(spec: Any, prefix: str) -> list[FieldIssue]:
     return issues + _wrong_types(spec, _REVISION_PREFERENCE_FIELDS, f"{prefix}.")
 
 
+def _required_spec(obj: dict[str, Any]) -> list[FieldIssue]:
+    """An issue when ``obj``'s ``spec`` is missing, null or no mapping: instancetypes and
+    preferences (instancetype.kubevirt.io/v1beta1) require one, and the API server prunes a
+    null field. Read as a spec without settings, a Windows preference's EFI and TPM vanished
+    and RR-FW-002 went PASS -> NOT_APPLICABLE, unnamed (bench.mutations null_list)."""
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        return []
+    what = "missing" if spec is None else f"a {type(spec).__name__}, not a mapping"
+    return [FieldIssue("spec", f"is {what} (every instancetype and preference has one)", True)]
+
+
 def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
     """A Service's ``spec.selector`` must be a ``str -> str`` map; a Route's ``spec.to`` a
     mapping and ``spec.alternateBackends`` a list of mappings. Otherwise which VM the object
@@ -312,6 +327,29 @@ def _name(obj: dict[str, Any]) -> str:
 
 def _ns(obj: dict[str, Any]) -> str:
     return str(obj["metadata"].get("namespace") or "")
+
+
+def _require_spec(obj: dict[str, Any]) -> None:
+    """Raise :class:`SelectorError` when a Backup's ``spec`` is null, or absent although
+    Velero ran the Backup (``status.phase`` set).
+
+    The API server prunes a null field of a custom resource, so a null spec is no export of
+    a stored object; and Velero's backup controller writes its defaults (``storageLocation``,
+    ``ttl``, the timeouts) into the spec of every Backup it takes up (velero
+    pkg/controller/backup_controller.go prepareBackupRequest, then a patch of the object).
+    Read as an empty spec, either became a Backup of every namespace: bench.mutations
+    (null_list) over the shared export turned RR-BKP-003's FAIL into a PASS, unnamed.
+    """
+    spec = obj.get("spec", _ABSENT)
+    if spec is None:
+        raise SelectorError("spec is null, which the API server never stores")
+    if spec is _ABSENT and dig(obj, "status", "phase") is not None:
+        raise SelectorError(
+            "spec is missing although Velero ran the Backup (it writes its defaults there)"
+        )
+
+
+_ABSENT = object()
 
 
 @dataclass(frozen=True)
@@ -393,7 +431,13 @@ class BackupView:
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> BackupView:
-        """Build from a Backup object; unreadable fields become None."""
+        """Build from a Backup object; unreadable fields become None.
+
+        Raises:
+            SelectorError: the spec is null, or absent from a Backup Velero has run (its
+                scope is then unknown, never "every namespace").
+        """
+        _require_spec(obj)
         spec = obj.get("spec") or {}
         status = obj.get("status") or {}
         ttl = parse_duration(spec.get("ttl"))
@@ -851,22 +895,24 @@ class ClusterIndex:
         ix.namespaces = {_name(o): o for o in data.of("Namespace")}
         ix.cluster_preferences = {_name(o): o for o in data.of("VirtualMachineClusterPreference")}
         ix.preferences = {(_ns(o), _name(o)): o for o in data.of("VirtualMachinePreference")}
+        ix.cluster_instancetypes = {
+            _name(o): o for o in data.of("VirtualMachineClusterInstancetype")
+        }
+        ix.instancetypes = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstancetype")}
         for kind, found in (
             ("VirtualMachineClusterPreference", ix.cluster_preferences),
             ("VirtualMachinePreference", ix.preferences),
+            ("VirtualMachineClusterInstancetype", ix.cluster_instancetypes),
+            ("VirtualMachineInstancetype", ix.instancetypes),
         ):
             # A live preference a VM applies (not pinned to a revision) is read as a pinned
             # revision's spec is: one that cannot be read is named, and left out as unread
             # (its VMs' RR-DEF-001 is then ERROR, never a preference without settings).
             for ref, o in list(found.items()):
-                issues = _spec_issues(o.get("spec"), "spec")
+                issues = _required_spec(o) or _spec_issues(o.get("spec"), "spec")
                 if issues:
                     ix._unread(kind, o, issues)
                     del found[ref]  # type: ignore[arg-type]
-        ix.cluster_instancetypes = {
-            _name(o): o for o in data.of("VirtualMachineClusterInstancetype")
-        }
-        ix.instancetypes = {(_ns(o), _name(o)): o for o in data.of("VirtualMachineInstancetype")}
         ix.controller_revisions = {(_ns(o), _name(o)): o for o in data.of("ControllerRevision")}
         for key, o in list(ix.controller_revisions.items()):
             # A pinned revision whose sections cannot be read is no revision to resolve the
@@ -1009,9 +1055,18 @@ class ClusterIndex:
             ("PodVolumeBackup", DATA_MOVER_PHASES),
             ("PodVolumeRestore", DATA_MOVER_PHASES),
             ("BackupStorageLocation", BSL_PHASES),
+            # red team fz14: a FailedValidation Schedule written "failedvalidation" (or 42)
+            # read as Enabled, and RR-PLT-002 FAIL -> PASS with nothing named
+            ("Schedule", SCHEDULE_PHASES),
         ):
             for o in data.of(kind):
                 issues: list[FieldIssue] = []
+                if "status" in o and o["status"] is None:
+                    # the API server prunes a null field: read as "never run", a finished
+                    # drill vanished unnamed (bench.mutations null_list, seed 120)
+                    issues.append(
+                        FieldIssue("status", "is null, which the API server never stores")
+                    )
                 phase = read_enum(o, "status.phase", phases, issues)
                 status = o.get("status")
                 others = (
@@ -1194,22 +1249,41 @@ class ClusterIndex:
                 policy = source = None
             volume = source.get("volumeHandle") if isinstance(source, dict) else None
             if (
-                (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
+                spec is None
+                or (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
                 or (ready is not None and not isinstance(ready, bool))
                 or policy not in policies
                 or (handle is not None and not isinstance(handle, str))
                 or (source is not None and not isinstance(source, dict))
                 or (volume is not None and not isinstance(volume, str))
+                or handle == ""
+                or volume == ""
             ):
                 # The driver is required by the CRD; without it the content counts for no
                 # driver's snapshots. A readyToUse that is no boolean ("false") proves neither
                 # a snapshot nor its failure: the Backup's counters then prove no PVC
                 # (capture.BackupPlan). Named, not marked unread: both only weaken evidence.
                 issues: list[FieldIssue] = []
+                if spec is None:
+                    # the CRD requires the spec (driver, source, deletionPolicy): without it
+                    # the content is no copy anything can show (bench.mutations null_list)
+                    issues.append(
+                        FieldIssue("spec", "is missing (every VolumeSnapshotContent has one)", True)
+                    )
                 if isinstance(spec, dict):
                     read_str(o, "spec.driver", issues, required=True)
                     read_enum(o, "spec.deletionPolicy", _DELETION_POLICIES, issues)
                 issues += _wrong_types(o, _CONTENT_FIELDS)
+                # a handle written "" names no snapshot (no volume) either: read as "no
+                # handle", the content was no copy, unnamed (bench.mutations empty_string)
+                issues += [
+                    FieldIssue(path, "is an empty string: it names nothing")
+                    for path, value in (
+                        ("status.snapshotHandle", handle),
+                        ("spec.source.volumeHandle", volume),
+                    )
+                    if value == ""
+                ]
                 self._object_issues("VolumeSnapshotContent", o, issues)
             backup = meta_label(o, VELERO_BACKUP_LABEL)
             if backup:

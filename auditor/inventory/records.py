@@ -24,6 +24,7 @@ from typing import Any
 
 from auditor.inventory.fields import (
     FieldIssue,
+    condition_type_fault,
     read_enum,
     read_labels,
     read_list,
@@ -33,6 +34,7 @@ from auditor.inventory.fields import (
     read_uuid,
     to_problem,
 )
+from auditor.inventory.vmvalidate import VOLUME_SOURCES, device_issues
 from auditor.kubevalues import dig
 from auditor.models import CollectionProblem
 
@@ -221,7 +223,23 @@ def parse_pvc(obj: dict[str, Any]) -> PersistentVolumeClaimRecord:
             if isinstance(r, dict)
             and r.get("kind") == "VirtualMachine"
             and isinstance(r.get("name"), str)
+            and r["name"]
         ]
+        for i, ref in enumerate(owners):
+            # the API server requires each reference's kind and name (ValidateOwnerReferences):
+            # one without them may be the VM owning the claim (its disk or persistent state),
+            # dropped unnamed (bench.mutations empty_string: an owner named "")
+            if not (
+                isinstance(ref, dict)
+                and all(isinstance(ref.get(k), str) and ref[k] for k in ("kind", "name"))
+            ):
+                issues.append(
+                    FieldIssue(
+                        f"metadata.ownerReferences[{i}]",
+                        "is no reference with a kind and a name",
+                        True,
+                    )
+                )
     elif owners is not None:
         issues.append(FieldIssue("metadata.ownerReferences", "is not a list", True))
     uid = dig(obj, "metadata", "uid")
@@ -262,6 +280,13 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     issues: list[FieldIssue] = []
     namespace, name = _names(obj)
     volumes = read_list(obj, "spec.volumes", issues)
+    for v in volumes or []:
+        if not any(v.get(source) is not None for source in VOLUME_SOURCES):
+            # KubeVirt refuses a volume without a source; read by its name alone, which data
+            # the running guest mounts was unknown, unnamed (bench.mutations null_list)
+            issues.append(
+                FieldIssue(f"spec.volumes[{v['name']}]", "has no volume source KubeVirt knows")
+            )
     if volumes is None and not _failed(issues, "spec.volumes"):
         # A VMI started from a VirtualMachine always carries the template's volumes.
         issues.append(
@@ -273,6 +298,15 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         # without it the running firmware uuid and NICs are unknown, never "none" (mutations
         # seed 971: RR-FW-001 passed a pinned uuid it could not compare).
         issues.append(FieldIssue("spec.domain", "is missing (every VMI has one)", True))
+    status_map = obj.get("status")
+    if (
+        isinstance(status_map, dict)
+        and "conditions" in status_map
+        and status_map["conditions"] is None
+    ):
+        # never stored (the API server prunes a null field): the guest agent's condition
+        # would vanish unnamed (bench.mutations null_list)
+        issues.append(FieldIssue("status.conditions", "is null, which the API server never stores"))
     for i, cond in enumerate(read_list(obj, "status.conditions", issues, named=False) or []):
         # The checks find a condition by its type (AgentConnected, LiveMigratable): one whose
         # type or status is no string may be the one they look for (mutations seed 1499: a
@@ -291,6 +325,10 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
                         True,
                     )
                 )
+        kind = cond.get("type")
+        fault = condition_type_fault(kind) if isinstance(kind, str) else None
+        if fault is not None:
+            issues.append(FieldIssue(f"status.conditions[{i}].type", fault))
         status = cond.get("status")
         if isinstance(status, str) and status not in CONDITION_STATUSES:
             # a ConditionStatus is True, False or Unknown (k8s.io/api core/v1 types.go): "true"
@@ -315,6 +353,12 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         if value is not None and not isinstance(value, dict):
             issues.append(FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True))
     disks = read_list(obj, "spec.domain.devices.disks", issues) or []
+    # the bus of each running disk and the model of each running NIC (RR-DSK-003 compares
+    # them with the VM spec): KubeVirt's mutating webhook sets both on every VMI
+    issues += [
+        FieldIssue(f"spec.domain.devices.{path}", why, True)
+        for path, why in device_issues(dig(obj, "spec", "domain", "devices"))
+    ]
     for i, disk in enumerate(disks):
         # which disk the running guest boots from (RR-DSK-003): an unsigned integer in
         # KubeVirt's API (mutation seed 4441: named by the check only, not here)

@@ -214,7 +214,11 @@ def _list(obj: Any, path: str, problems: list[tuple[str, str]]) -> list[dict[str
     if not isinstance(value, list):
         problems.append((path, f"is a {type(value).__name__}, not a list"))
         return []
-    good = [v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str)]
+    # a name is a non-empty string: KubeVirt's admitter refuses "" (red team fz14: a volume
+    # named "" was read as one, unnamed)
+    good = [
+        v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"]
+    ]
     if len(good) != len(value):
         problems.append((path, "has entries that are not objects with a name"))
     return good

@@ -22,12 +22,22 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from auditor.inventory.fields import MAC_RE, UUID_RE
+from auditor.inventory.fields import MAC_RE, UUID_RE, condition_type_fault
 from auditor.kubevalues import dig, parse_rfc3339
 from auditor.netdata import FACTS_KEY
 
-__all__ = ["validate_vm", "RUN_STRATEGIES", "VOLUME_SOURCES"]
+__all__ = [
+    "validate_vm",
+    "device_issues",
+    "DISK_BUSES",
+    "NIC_MODELS",
+    "EVICTION_STRATEGIES",
+    "RUN_STRATEGIES",
+    "VOLUME_SOURCES",
+]
 
+#: kubevirt.io/api core/v1 EvictionStrategy
+EVICTION_STRATEGIES = ("None", "LiveMigrate", "LiveMigrateIfPossible", "External")
 RUN_STRATEGIES = ("Always", "RerunOnFailure", "Manual", "Halted", "Once", "WaitAsReceiver")
 #: Every volume source KubeVirt knows (``spec.template.spec.volumes[].<source>``).
 VOLUME_SOURCES = (
@@ -56,7 +66,9 @@ _DOMAIN = f"{_BASE}.domain"
 def _named(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list):
         return []
-    return [v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str)]
+    return [
+        v for v in value if isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"]
+    ]
 
 
 def validate_vm(vm: dict[str, Any]) -> list[tuple[str, str]]:
@@ -71,6 +83,8 @@ def validate_vm(vm: dict[str, Any]) -> list[tuple[str, str]]:
     _check_object_refs(tspec, problems)
     _check_network(tspec, problems)
     _check_device_switches(tspec, problems)
+    devices = dig(tspec, "domain", "devices")
+    problems += [(f"{_DEVICES}.{path}", why + _REJECTED) for path, why in device_issues(devices)]
     _check_formats(vm, tspec, problems)
     _check_restart_inputs(vm, tspec, problems)
     return problems
@@ -88,6 +102,12 @@ def _check_restart_inputs(
     and the machine type it states. Of another type they are unknown, never "no pending
     change" (red team: a condition status of ``true`` or a machine type of 42 passed)."""
     conditions = dig(vm, "status", "conditions")
+    status = vm.get("status")
+    if isinstance(status, dict) and "conditions" in status and conditions is None:
+        # the API server prunes a null field, so no export of a stored VM holds one; read as
+        # "no conditions", a pending RestartRequired vanished (bench.mutations null_list:
+        # RR-DSK-003 FAIL -> PASS, AT_RISK -> READY)
+        problems.append(("status.conditions", "is null, which the API server never stores"))
     if conditions is not None and not isinstance(conditions, list):
         problems.append(("status.conditions", f"is a {type(conditions).__name__}, not a list"))
     for i, cond in enumerate(conditions if isinstance(conditions, list) else []):
@@ -97,6 +117,8 @@ def _check_restart_inputs(
         kind, status = cond.get("type"), cond.get("status")
         if not isinstance(kind, str):
             problems.append((f"status.conditions[{i}].type", f"is {kind!r}, not a string"))
+        elif (fault := condition_type_fault(kind)) is not None:
+            problems.append((f"status.conditions[{i}].type", fault))
         elif status not in _CONDITION_STATUSES:
             problems.append(
                 (f"status.conditions[{i}].status", f"is {status!r}, not True, False or Unknown")
@@ -125,6 +147,59 @@ def _check_restart_inputs(
 #: Boolean switches of the VM's devices the checks read (kubevirt.io/api/core/v1 Devices): of
 #: another type, whether KubeVirt adds a pod interface is unknown (mutations seed 4001).
 _DEVICE_SWITCHES = ("autoattachPodInterface",)
+
+
+#: KubeVirt's disk buses and NIC models (kubevirt.io/api core/v1 DiskBus; the VMI admitter's
+#: valid interface models): the API is case-sensitive, so ``VIRTIO`` is none of them.
+DISK_BUSES = ("virtio", "sata", "scsi", "usb")
+NIC_MODELS = ("e1000", "e1000e", "igb", "ne2k_pci", "pcnet", "rtl8139", "virtio")
+#: Per device list, the string fields the checks compare between the VM and its VMI (a disk's
+#: bus, a NIC's model: RR-DSK-003) with the values KubeVirt accepts.
+_DEVICE_ENUMS = {
+    "disks": (("disk", "bus"), ("cdrom", "bus"), ("lun", "bus")),
+    "interfaces": ((None, "model"),),
+}
+_DEVICE_VALUES = {"bus": DISK_BUSES, "model": NIC_MODELS}
+
+
+def device_issues(devices: Any) -> list[tuple[str, str]]:
+    """``(path below devices, reason)`` for each disk bus or NIC model of ``devices`` (a VM
+    template's or a VMI's ``domain.devices``) that is set but is no string, or a string
+    KubeVirt does not know.
+
+    Of another type, the bus or model read as "left to KubeVirt's default" and was not
+    compared: a disk whose bus changed while the VM ran passed RR-DSK-003 (AT_RISK -> READY,
+    bench.mutations wrong_type); a case variant changed the check with nothing named
+    (enum_case). Disks and interfaces are named as the VM's other device problems are
+    (``disks[<name>]``; ``disks[<index>]`` for an entry without a name).
+    """
+    out: list[tuple[str, str]] = []
+    if not isinstance(devices, dict):
+        return out
+    for listed, fields in _DEVICE_ENUMS.items():
+        entries = devices.get(listed)
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            if not isinstance(entry, dict):
+                continue  # named by the list readers
+            label = entry.get("name") if isinstance(entry.get("name"), str) else i
+            for section, key in fields:
+                body = entry if section is None else entry.get(section)
+                if not isinstance(body, dict) or key not in body:
+                    continue
+                value, path = (
+                    body[key],
+                    f"{listed}[{label}].{section + '.' if section else ''}{key}",
+                )
+                if not isinstance(value, str):
+                    out.append((path, f"is {_type_name(value)}, not a string"))
+                elif value not in _DEVICE_VALUES[key]:
+                    allowed = ", ".join(_DEVICE_VALUES[key])
+                    out.append((path, f"is {value!r:.40}, not one of {allowed}"))
+    return out
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"
 
 
 def _check_device_switches(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> None:
@@ -368,9 +443,17 @@ def _check_object_refs(tspec: dict[str, Any], problems: list[tuple[str, str]]) -
         if not isinstance(cred, dict):
             problems.append((path, "is not a mapping"))
             continue
+        if not any(cred.get(kind) is not None for kind in _CREDENTIAL_REFS):
+            # KubeVirt's admitter refuses a credential of no type (exactly one is set): read
+            # as none, its Secret vanished from RR-BKP-012 (bench.mutations null_list)
+            problems.append((path, f"sets neither {' nor '.join(_CREDENTIAL_REFS)}{_REJECTED}"))
         for kind, (*steps, key) in _CREDENTIAL_REFS.items():
             if cred.get(kind) is not None:
-                _check_ref(cred, (kind, *steps), key, path, problems)
+                # the Secret is the credential's only source: KubeVirt's admitter refuses a
+                # credential without exactly one source set (red team fz14: a null
+                # ``source.secret`` read as "references no Secret", RR-BKP-012 ERROR ->
+                # NOT_APPLICABLE)
+                _check_ref(cred, (kind, *steps), key, path, problems, required=True)
 
 
 def _check_ref(
@@ -379,13 +462,18 @@ def _check_ref(
     key: str,
     path: str,
     problems: list[tuple[str, str]],
+    *,
+    required: bool = False,
 ) -> None:
     """``body`` below ``below`` must be absent (null) or a mapping whose ``key`` is a
-    non-empty string."""
+    non-empty string; with ``required``, absent (or null) is a problem too."""
     ref: Any = body
     for part in below:
         ref = ref.get(part)
         path = f"{path}.{part}"
+        if ref is None and required:
+            problems.append((path, f"is missing: which object it names is unknown{_REJECTED}"))
+            return
         if ref is None:
             return  # no such reference
         if not isinstance(ref, dict):
@@ -486,6 +574,12 @@ def _check_formats(
             problems.append((f"{_BASE}.domain.firmware.bootloader", "is null"))
         elif loader is not None and not isinstance(loader, dict):
             problems.append((f"{_BASE}.domain.firmware.bootloader", "is not a mapping"))
+        elif isinstance(loader, dict) and any(
+            k in loader and loader[k] is None for k in sorted(_BOOTLOADERS)
+        ):
+            # the API server prunes a null field: ``efi: null`` is no bootloader KubeVirt
+            # stored (read as EFI it dropped the NVRAM's persistence, unnamed: null_list)
+            problems.append((f"{_BASE}.domain.firmware.bootloader", "names a null bootloader"))
         elif isinstance(loader, dict) and set(loader) - _BOOTLOADERS:
             # the API server keeps only bios/efi here: another key is no bootloader KubeVirt
             # read (reading it as BIOS would drop an EFI VM's NVRAM checks)
@@ -523,6 +617,16 @@ def _check_formats(
                     f"is {mac!r:.40}, not a MAC address{_REJECTED}",
                 )
             )
+    eviction = tspec.get("evictionStrategy")
+    if eviction is not None and eviction not in EVICTION_STRATEGIES:
+        # whether the VM live-migrates (RR-STG-003 then needs ReadWriteMany storage on the
+        # restore class): "livemigrate" read as "does not migrate" (red team fz14)
+        problems.append(
+            (
+                f"{_BASE}.evictionStrategy",
+                f"is {eviction!r:.40}, not one of {', '.join(EVICTION_STRATEGIES)}{_REJECTED}",
+            )
+        )
     strategy = dig(vm, "spec", "runStrategy")
     if strategy is not None and strategy not in RUN_STRATEGIES:
         problems.append(
