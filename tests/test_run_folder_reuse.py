@@ -1,4 +1,6 @@
-"""A run written into a folder that holds an earlier run is sealed alone.
+"""What ``auditor run`` leaves behind: a folder sealed for this run alone, and the right exit.
+
+A run written into a folder that holds an earlier run is sealed alone.
 
 New-user trial (helper-47): ``--out`` defaults to ``out`` and the bundled CronJob always
 writes to one folder, so a second run found the first run's HTML, CSVs and recovery cards
@@ -69,3 +71,25 @@ def test_a_folder_whose_manifest_is_unreadable_is_refused_by_name(tmp_path: Path
     with pytest.raises(RunDirError, match="manifest.json: not a run manifest"):
         clear_sealed_run(tmp_path)
     assert clear_sealed_run(tmp_path / "nothing-here") == []
+
+
+def test_a_partly_read_vm_list_exits_4_even_when_publishing_fails(tmp_path: Path) -> None:
+    """docs/exit-codes.md: a partly read VM list is 4 whatever else. New-user trial: with a
+    publish that could not be delivered the run exited 3 (spooled) and hid the gap."""
+    export = tmp_path / "export"
+    shutil.copytree(EXAMPLE, export)
+    (export / "nameless-vm.yaml").write_text(
+        "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  namespace: web\n"
+        "spec:\n  runStrategy: Halted\n"
+    )
+    blocker = tmp_path / "archive"
+    blocker.write_text("a file where the archive directory should be")
+    spool = ["--spool-dir", str(tmp_path / "spool")]
+    result = invoke_run(export, tmp_path / "out", "--publish", str(blocker), *spool)
+    assert result.exit_code == 4, result.output
+    assert "publish: not delivered" in result.output
+    assert "the VirtualMachine list" in result.output and "incomplete" in result.output
+    # without the gap, the same failed publish is 3 (spooled)
+    (export / "nameless-vm.yaml").unlink()
+    again = invoke_run(export, tmp_path / "out2", "--publish", str(blocker), *spool)
+    assert again.exit_code == 3, again.output
