@@ -312,16 +312,12 @@ class Scope:
 
 
 def _selector_shape(selector: dict[str, Any], where: str) -> None:
-    """Refuse a selector whose structure the API server would not have stored (an unknown
-    field, ``matchLabels`` that is no mapping, ``matchExpressions`` that is no list): read
-    leniently it would be the empty selector, which matches everything.
+    """:func:`validate_selector`, naming ``where``: a selector the API server would not have
+    stored, read leniently, would be the empty selector, which matches everything.
 
     Raises:
         SelectorError: naming ``where`` and the field.
     """
-    unknown = sorted(str(k) for k in selector if k not in ("matchLabels", "matchExpressions"))
-    if unknown:
-        raise SelectorError(f"{where} has unknown field(s) {', '.join(unknown)}")
     try:
         validate_selector(selector)
     except SelectorError as exc:

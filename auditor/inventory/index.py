@@ -245,7 +245,7 @@ def _spec_issues(spec: Any, prefix: str) -> list[FieldIssue]:
     return issues + _wrong_types(spec, _REVISION_PREFERENCE_FIELDS, f"{prefix}.")
 
 
-def _required_spec(obj: dict[str, Any]) -> list[FieldIssue]:
+def _instancetype_spec_issues(obj: dict[str, Any]) -> list[FieldIssue]:
     """An issue when ``obj``'s ``spec`` is missing, null or no mapping: instancetypes and
     preferences (instancetype.kubevirt.io/v1beta1) require one, and the API server prunes a
     null field. Read as a spec without settings, a Windows preference's EFI and TPM vanished
@@ -329,7 +329,7 @@ def _ns(obj: dict[str, Any]) -> str:
     return str(obj["metadata"].get("namespace") or "")
 
 
-def _require_spec(obj: dict[str, Any]) -> None:
+def _require_backup_spec(obj: dict[str, Any]) -> None:
     """Raise :class:`SelectorError` when a Backup's ``spec`` is null, or absent although
     Velero ran the Backup (``status.phase`` set).
 
@@ -437,7 +437,7 @@ class BackupView:
             SelectorError: the spec is null, or absent from a Backup Velero has run (its
                 scope is then unknown, never "every namespace").
         """
-        _require_spec(obj)
+        _require_backup_spec(obj)
         spec = obj.get("spec") or {}
         status = obj.get("status") or {}
         ttl = parse_duration(spec.get("ttl"))
@@ -909,7 +909,7 @@ class ClusterIndex:
             # revision's spec is: one that cannot be read is named, and left out as unread
             # (its VMs' RR-DEF-001 is then ERROR, never a preference without settings).
             for ref, o in list(found.items()):
-                issues = _required_spec(o) or _spec_issues(o.get("spec"), "spec")
+                issues = _instancetype_spec_issues(o) or _spec_issues(o.get("spec"), "spec")
                 if issues:
                     ix._unread(kind, o, issues)
                     del found[ref]  # type: ignore[arg-type]
