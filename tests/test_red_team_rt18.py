@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.test_evidence_gaps import _complete, _docs, _finding
 
 Docs = list[dict[str, Any]]
@@ -79,3 +81,48 @@ def test_csi_snapshots_under_the_plugin_stay_a_copy(tmp_path: Path) -> None:
     report = _complete(tmp_path, fixture, _docs(fixture))
     assert _finding(report, "RR-BKP-004")["status"] == "PASS"
     assert _finding(report, "RR-STG-001")["status"] == "PASS"
+
+
+# -- a namespace labelled velero.io/exclude-from-backup ---------------------------------------
+
+#: vm1 in namespace app, two daily Backups of app holding it and its disks: READY.
+HEALTHY = "RR-BKP-001/pass.yaml"
+
+
+def _label_namespace(docs: Docs, name: str, value: str) -> Docs:
+    for d in docs:
+        if d["kind"] == "Namespace" and d["metadata"]["name"] == name:
+            d["metadata"].setdefault("labels", {})["velero.io/exclude-from-backup"] = value
+    return docs
+
+
+def test_a_namespace_labelled_exclude_from_backup_is_in_no_backup(tmp_path: Path) -> None:
+    """velero#2413 (https://github.com/vmware-tanzu/velero/issues/2413), fixed in v1.10: Velero
+    adds every Namespace labelled velero.io/exclude-from-backup=true to a Backup's
+    excludedNamespaces when it prepares the Backup (pkg/controller/backup_controller.go
+    prepareBackupRequest), so nothing of the namespace is backed up. The auditor read the
+    label on VMs and PVCs only: the VM in the labelled namespace was READY."""
+    docs = _label_namespace(_docs(HEALTHY), "app", "true")
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "amespace app carries velero.io/exclude-from-backup=true" in finding["message"]
+    assert _finding(report, "RR-BKP-004")["status"] == "FAIL"
+    assert _vm(report)["readiness"] == "NOT_READY"
+
+
+@pytest.mark.parametrize(("namespace", "value"), [("app", "false"), ("velero", "true")])
+def test_an_exclude_label_elsewhere_leaves_the_vm_backed_up(
+    tmp_path: Path, namespace: str, value: str
+) -> None:
+    """Healthy: Velero compares the label with "true" exactly, and labelling Velero's own
+    namespace (a common setup) excludes nothing of the VM's."""
+    docs = _docs(HEALTHY)
+    if not any(d["kind"] == "Namespace" and d["metadata"]["name"] == namespace for d in docs):
+        docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    report = _complete(tmp_path, HEALTHY, _label_namespace(docs, namespace, value))
+    assert _finding(report, "RR-BKP-001")["status"] == "PASS"
+    assert (
+        _vm(report)["readiness"]
+        == _vm(_complete(tmp_path / "base", HEALTHY, _docs(HEALTHY)))["readiness"]
+    )

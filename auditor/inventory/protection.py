@@ -155,6 +155,10 @@ _UNPOPULATED_PHASES = frozenset({"WaitForFirstConsumer", "PendingPopulation"})
 #: Data-mover and file-system copies are written and read back by Velero's node-agent.
 _NODE_AGENT_METHODS = frozenset({Method.CSI_DATA_MOVER, Method.FS_BACKUP})
 NODE_AGENT_SRC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
+#: Velero (v1.10+) turns a Namespace's exclude label into the Backup's excludedNamespaces.
+NS_EXCLUDE_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
+)
 #: The kubevirt plugin skips every virt-launcher (and hotplug-disk) pod on restore, and Velero
 #: creates a pod's PodVolumeRestores only when it restores that pod, so a file-system copy of
 #: a VM disk never comes back (kubevirt#8672: "the VM's DVs were empty").
@@ -411,9 +415,22 @@ class Pairing:
 
     # -- the VM object -------------------------------------------------------------------
     def namespace_reason(self, b: BackupView, ns: str) -> str | None:
-        """Why ``b`` holds nothing of namespace ``ns`` (None when it may)."""
+        """Why ``b`` holds nothing of namespace ``ns`` (None when it may).
+
+        A Namespace labelled ``velero.io/exclude-from-backup=true`` is excluded as a whole:
+        since v1.10 Velero adds every such namespace to a Backup's ``excludedNamespaces``
+        when it prepares the Backup (velero pkg/controller/backup_controller.go
+        ``prepareBackupRequest``, velero#2413), not only the Namespace object. As for a
+        labelled VM or PVC, the label read now is taken as the one the Backups saw: every
+        Backup taken with it holds nothing of the namespace, and every later one will not.
+        """
         if not b.scope.namespace_included(ns):
             return f"namespace {ns} is outside backup {b.name}'s namespaces"
+        if excluded_from_backup(self.ix.namespaces.get(ns)):
+            return (
+                f"namespace {ns} carries velero.io/exclude-from-backup=true, which Velero adds "
+                f"to every Backup's excludedNamespaces ({NS_EXCLUDE_SRC})"
+            )
         if b.scope.namespace_by_pattern_only(ns) and not self._expanded(b, ns):
             pats = ", ".join(b.scope.included_namespaces)
             return (
@@ -946,6 +963,7 @@ class Pairing:
         contents = ix.data.backup_contents
         locations_known = ix.data.known("BackupStorageLocation")
         evals: list[BackupEval] = []
+        ns_excluded = excluded_from_backup(ix.namespaces.get(vm.namespace))
         for b in ix.backups_for_namespace(vm.namespace):
             if not b.scope.namespace_included(vm.namespace):
                 continue
@@ -965,8 +983,10 @@ class Pairing:
                     f"Backup {b.namespace}/{b.name} has a malformed label selector: {exc}"
                 )
                 continue
-            pattern = b.scope.namespace_by_pattern_only(vm.namespace)
-            if not holds and not pattern and not any(c.in_scope for c in captures):
+            # a Backup that leaves the VM out by the namespace's exclude label or a pattern
+            # stays listed, so its reason reaches the findings
+            kept = b.scope.namespace_by_pattern_only(vm.namespace) or ns_excluded
+            if not holds and not kept and not any(c.in_scope for c in captures):
                 continue
             location = unverified = None
             if locations_known:
