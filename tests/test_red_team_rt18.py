@@ -50,6 +50,8 @@ def test_a_file_system_copy_is_no_copy_while_the_kubevirt_plugin_runs(tmp_path: 
     assert _vm(report)["readiness"] == "NOT_READY"
     # the root disk's PV reclaims with Delete: no other copy
     assert _finding(report, "RR-STG-001")["status"] == "FAIL"
+    # the fix moves the Schedule off file-system backup, not "label the PVCs"
+    assert "defaultVolumesToFsBackup: false" in finding["remediation"]
 
 
 def test_a_file_system_copy_is_unknown_while_the_plugin_cannot_be_told(tmp_path: Path) -> None:
