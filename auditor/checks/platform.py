@@ -193,7 +193,8 @@ def schedules_active(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     rationale="Velero's CSI backups and VirtualMachineSnapshots need a VolumeSnapshotClass for "
     "the volume's driver; without one those disks are silently left out (PartiallyFailed).",
     remediation="Create a VolumeSnapshotClass for the driver (label it "
-    "velero.io/csi-volumesnapshot-class=true), or use file-system backup for those volumes.",
+    "velero.io/csi-volumesnapshot-class=true), or move the disks to storage whose driver can "
+    "snapshot: a file-system backup of a VM disk is not restored while the kubevirt plugin runs.",
     references=(CSI_DOC, "https://kubernetes.io/docs/concepts/storage/volume-snapshot-classes/"),
     requires=("VolumeSnapshotClass", "PersistentVolumeClaim", "StorageClass", "VirtualMachine"),
 )

@@ -175,8 +175,8 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
     rationale="A CSI snapshot lives on the same storage system as the disk: losing the cluster "
     "or its storage loses both. Velero's data mover or file-system backup copies the data to "
     "the BackupStorageLocation.",
-    remediation="Enable snapshotMoveData (data mover) or defaultVolumesToFsBackup on the "
-    "Schedule covering the VM.",
+    remediation="Enable snapshotMoveData (data mover) on the Schedule covering the VM (a "
+    "file-system backup of a VM disk is not restored while the kubevirt plugin runs).",
     references=(DATA_MOVER_DOC, FS_BACKUP_DOC),
     requires=("Backup", "DataUpload", "PodVolumeBackup"),
 )

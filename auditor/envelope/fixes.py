@@ -161,6 +161,18 @@ def _bkp004(f: FixFacts, ev: Mapping[str, Any]) -> str:
         else f"No usable backup holds PVC(s) {', '.join(missing) or '-'} of {_vm(f)}."
     )
     text += _label_pvcs(f, missing)
+    rows = ev.get("pvcs")
+    if isinstance(rows, list) and any(
+        isinstance(r, dict) and r.get("method") == "fs-backup" and r.get("status") == "failed"
+        for r in rows
+    ):
+        sched = _short(f.schedule or "SCHEDULE")
+        text += (
+            " The kubevirt plugin skips the virt-launcher pod on restore, so Velero never "
+            "restores a file-system backup of its disks: copy them with CSI snapshots and the "
+            f"data mover instead: `oc patch schedule {sched} -n {f.velero_ns} --type merge -p "
+            "'{spec: {template: {defaultVolumesToFsBackup: false, snapshotMoveData: true}}}'`."
+        )
     if any(p.startswith("persistent-state-for-") for p in missing) and not f.kubevirt_plugin:
         text += (
             " The persistent-state PVC is added to backups by the kubevirt Velero plugin: add "
@@ -553,7 +565,8 @@ def _plt003(f: FixFacts, ev: Mapping[str, Any]) -> str:
         f"Create a VolumeSnapshotClass for {d}: `oc apply -f - <<< '{{apiVersion: "
         "snapshot.storage.k8s.io/v1, kind: VolumeSnapshotClass, metadata: {name: "
         f'{d.split(".")[0]}-snapclass, labels: {{velero.io/csi-volumesnapshot-class: "true"}}}}, '
-        f"driver: {d}, deletionPolicy: Retain}}'`, or use file-system backup for those volumes."
+        f"driver: {d}, deletionPolicy: Retain}}'` (a file-system backup of a VM disk is not "
+        "restored while the kubevirt plugin runs)."
         for d in drivers
     )
 

@@ -155,6 +155,17 @@ _UNPOPULATED_PHASES = frozenset({"WaitForFirstConsumer", "PendingPopulation"})
 #: Data-mover and file-system copies are written and read back by Velero's node-agent.
 _NODE_AGENT_METHODS = frozenset({Method.CSI_DATA_MOVER, Method.FS_BACKUP})
 NODE_AGENT_SRC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
+#: Velero (v1.10+) turns a Namespace's exclude label into the Backup's excludedNamespaces.
+NS_EXCLUDE_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
+)
+#: The kubevirt plugin skips every virt-launcher (and hotplug-disk) pod on restore, and Velero
+#: creates a pod's PodVolumeRestores only when it restores that pod, so a file-system copy of
+#: a VM disk never comes back (kubevirt#8672: "the VM's DVs were empty").
+FS_RESTORE_SRC = (
+    "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/"
+    "pod_restore_item_action.go"
+)
 
 
 def _deleted_before(deleting: datetime | None, began: datetime | None, at: datetime) -> bool:
@@ -404,9 +415,22 @@ class Pairing:
 
     # -- the VM object -------------------------------------------------------------------
     def namespace_reason(self, b: BackupView, ns: str) -> str | None:
-        """Why ``b`` holds nothing of namespace ``ns`` (None when it may)."""
+        """Why ``b`` holds nothing of namespace ``ns`` (None when it may).
+
+        A Namespace labelled ``velero.io/exclude-from-backup=true`` is excluded as a whole:
+        since v1.10 Velero adds every such namespace to a Backup's ``excludedNamespaces``
+        when it prepares the Backup (velero pkg/controller/backup_controller.go
+        ``prepareBackupRequest``, velero#2413), not only the Namespace object. As for a
+        labelled VM or PVC, the label read now is taken as the one the Backups saw: every
+        Backup taken with it holds nothing of the namespace, and every later one will not.
+        """
         if not b.scope.namespace_included(ns):
             return f"namespace {ns} is outside backup {b.name}'s namespaces"
+        if excluded_from_backup(self.ix.namespaces.get(ns)):
+            return (
+                f"namespace {ns} carries velero.io/exclude-from-backup=true, which Velero adds "
+                f"to every Backup's excludedNamespaces ({NS_EXCLUDE_SRC})"
+            )
         if b.scope.namespace_by_pattern_only(ns) and not self._expanded(b, ns):
             pats = ", ".join(b.scope.included_namespaces)
             return (
@@ -833,6 +857,11 @@ class Pairing:
             fs_opted_out=fs_opted_out(vm, p.name, b),
             fs_opted_in=fs_opted_in(vm, p.name, b),
         )
+        if status is CaptureStatus.CAPTURED and method is Method.FS_BACKUP:
+            blocked = self._fs_restore_blocked(b, p.name, reason)
+            if blocked is not None:
+                st, why, extra = blocked
+                return rec(True, st, method, basis, why, (*proof, *extra))
         # no DPA there: plain Velero, not judged, unless the DPA list is unread (red team: a
         # DPA whose metadata was junk made a node-agent-less data-mover copy count)
         agent = self.ix.node_agents.get(b.namespace, None if self._dpa_unread else True)
@@ -859,6 +888,41 @@ class Pairing:
                 else (*proof, f"DataProtectionApplication {dpas} node-agent not enabled"),
             )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
+
+    def _fs_restore_blocked(
+        self, b: BackupView, pvc: str, reason: str
+    ) -> tuple[CaptureStatus, str, tuple[str, ...]] | None:
+        """Why a file-system copy of a VM disk in ``b`` cannot be restored: ``(status, reason,
+        proof)``, or None when the kubevirt plugin is known not to run there.
+
+        Velero re-provisions the PVC of a PodVolumeBackup empty and fills it only through a
+        PodVolumeRestore that it creates when it restores the pod that mounted the volume
+        (velero pkg/restore/restore.go ``hasPodVolumeBackup``, ``restorePodVolumeBackups``).
+        The kubevirt plugin skips every ``virt-launcher`` and ``hotplug-disk`` pod on restore
+        (``pod_restore_item_action.go``: "Launcher Pod should be unconditionally skipped"), so
+        the VM comes back with an empty disk (kubevirt#8672,
+        https://github.com/kubevirt/kubevirt/issues/8672; OADP excludes file-system backup for
+        VMs). With the plugin's state unread the copy is ``unknown``; without the plugin the
+        auditor does not judge it here (RR-PLT-004 names the missing plugin).
+        """
+        plugin = None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace)
+        if plugin is False:
+            return None
+        if plugin is None:
+            return (
+                CaptureStatus.UNKNOWN,
+                f"PVC {pvc}: {reason}; but whether the kubevirt plugin runs for backup {b.name} "
+                "cannot be read, and with it a restore skips the virt-launcher pod, so Velero "
+                f"never restores the file-system copy ({FS_RESTORE_SRC})",
+                (),
+            )
+        return (
+            CaptureStatus.FAILED,
+            f"PVC {pvc}: {reason}; but the kubevirt plugin skips the virt-launcher pod on "
+            "restore, and Velero restores a file-system copy only into the pod it restores: "
+            f"the disk comes back empty ({FS_RESTORE_SRC}; kubevirt#8672)",
+            (f"kubevirt plugin enabled for Velero namespace {b.namespace}",),
+        )
 
     def _unverified_location(self, b: BackupView) -> str | None:
         """:func:`~auditor.inventory.locations.location_unverified` of ``b``'s location, once
@@ -899,6 +963,7 @@ class Pairing:
         contents = ix.data.backup_contents
         locations_known = ix.data.known("BackupStorageLocation")
         evals: list[BackupEval] = []
+        ns_excluded = excluded_from_backup(ix.namespaces.get(vm.namespace))
         for b in ix.backups_for_namespace(vm.namespace):
             if not b.scope.namespace_included(vm.namespace):
                 continue
@@ -918,8 +983,10 @@ class Pairing:
                     f"Backup {b.namespace}/{b.name} has a malformed label selector: {exc}"
                 )
                 continue
-            pattern = b.scope.namespace_by_pattern_only(vm.namespace)
-            if not holds and not pattern and not any(c.in_scope for c in captures):
+            # a Backup that leaves the VM out by the namespace's exclude label or a pattern
+            # stays listed, so its reason reaches the findings
+            kept = b.scope.namespace_by_pattern_only(vm.namespace) or ns_excluded
+            if not holds and not kept and not any(c.in_scope for c in captures):
                 continue
             location = unverified = None
             if locations_known:
