@@ -153,7 +153,10 @@ class Run(Part):
     audit_time: str = Field(description="RFC 3339 UTC, second precision")
     tool_version: str
     source: Source
-    input_digest: str = Field(description="sha256:<hex> of the secret-stripped objects audited")
+    input_digest: str = Field(
+        description="sha256:<hex> of the secret-stripped objects audited and of what could not"
+        " be read (kind states, collection problems, conflicts, namespaces read, bucket records)"
+    )
     complete: bool = Field(
         description="false when any collection problem or incomplete check exists"
     )
