@@ -219,6 +219,7 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
                 name=newest.backup.name,
                 phase=newest.backup.phase,
                 completed=format_time(newest.backup.completed),
+                data_time=format_time(newest.backup.data_time),
                 age_hours=hours,
             )
             if newest

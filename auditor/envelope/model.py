@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 #: Version of the report.json shape; bump the minor for added fields, the major for changes.
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 #: A map of readiness state -> number of VMs (every state present, zeros included).
 ReadinessCounts = dict[Readiness, int]
@@ -284,7 +284,13 @@ class NewestBackup(Part):
     name: str
     phase: str | None
     completed: str | None = Field(description="RFC 3339 UTC")
-    age_hours: float | None
+    data_time: str | None = Field(
+        default=None,
+        description="(1.3) RFC 3339 UTC: the instant age_hours counts from, the Backup's "
+        "start (its data is no newer; completion if the status contradicts itself); null in "
+        "older reports",
+    )
+    age_hours: float | None = Field(description="hours from data_time to the audit time")
 
 
 class BackupSummary(Part):
@@ -388,7 +394,10 @@ class _CopyBase(Part):
     """A restorable copy of a disk's data (the newest one is on the card)."""
 
     name: str
-    time: str | None = Field(description="RFC 3339 UTC")
+    time: str | None = Field(
+        description="RFC 3339 UTC: when the copy's data was taken, the instant age_hours "
+        "counts from (a Backup's start, a snapshot's creationTime)"
+    )
     off_cluster: bool
     survives_namespace_loss: bool
     age_hours: float | None
