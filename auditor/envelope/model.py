@@ -229,7 +229,10 @@ class WaiverEntry(WaiverRecord):
     """A configured waiver in the appendix, with its state at audit time."""
 
     state: str = Field(description="active, expired or pending")
-    days_left: int = Field(description="whole days until expiry, negative once expired")
+    days_left: int = Field(
+        description="whole days until expiry, negative once expired (-15: expired 15 whole "
+        "days before the audit; 0: within a day of it)"
+    )
 
 
 class FindingEntry(Part):
