@@ -89,3 +89,19 @@ def test_checks_list_columns_line_up() -> None:
     assert fw.startswith("RR-FW-001   medium    The firmware UUID")
     starts = {(line.index(line.split()[1]), line.index(line.split()[2])) for line in lines}
     assert starts == {(12, 22)}
+
+
+def test_python_dash_m_auditor_runs_the_cli() -> None:
+    """`python -m auditor --help` said "No module named auditor.__main__"."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", "checks", "list"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("RR-BKP-001  high      The VM and its disks")
