@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from auditor.envelope.digest import input_digest
 from auditor.models import CollectionProblem
-from auditor.sources.base import KindState
+from auditor.sources.base import BackupContents, KindState, StorageLocationStatus
 from auditor.sources.directory import DirectorySource
 from tests.conftest import REPO
 
@@ -35,3 +36,19 @@ def test_the_digest_covers_what_could_not_be_read(tmp_path: Path) -> None:
     assert input_digest(whole) == digest
     whole.problems.append(CollectionProblem(reason="Backup apps/x: forbidden", kind="Backup"))
     assert input_digest(whole) != digest
+
+
+def test_the_digest_covers_what_the_buckets_gave_but_not_request_counts() -> None:
+    """A Backup whose bucket objects are gone is no restore point: a run that found them
+    missing is another run than one that read them; cached and fresh reads are the same."""
+    data = DirectorySource(EXAMPLE).collect()
+    unread = input_digest(data)
+    status = StorageLocationStatus("default", "b", "p", None, "read", requests=4)
+    data.storage_locations = {"default": status}
+    data.backup_contents = {"n": BackupContents("n", "default", "read")}
+    read = input_digest(data)
+    assert read != unread
+    data.storage_locations = {"default": replace(status, requests=9, cached=1)}
+    assert input_digest(data) == read
+    data.backup_contents = {"n": BackupContents("n", "default", "missing")}
+    assert input_digest(data) not in (read, unread)
