@@ -129,3 +129,34 @@ def test_a_run_that_could_not_read_a_file_gets_its_own_run_id(tmp_path: Path) ->
         [whole.split()[0], partial.split()[0]]
     )
     assert not (spool / "quarantine").exists()
+
+
+def test_an_owner_run_or_another_rpo_gets_its_own_run_id(tmp_path: Path) -> None:
+    """ux19: an `--owner` run of the same export and instant held the same objects, so it got
+    the full run's id and its publish was quarantined; so did a run with another RPO. The id
+    covers the settings that shape the verdicts and the owner filter too."""
+    archive, spool = tmp_path / "archive", tmp_path / "spool"
+    opts = ("--cluster-name", "example-cluster", "--publish", str(archive))
+    opts += ("--spool-dir", str(spool))
+    config = tmp_path / "rpo.yaml"
+    config.write_text("thresholds:\n  rpo_hours: 4.5\n")
+    ids = []
+    for name, extra in (
+        ("full", ()),
+        ("owner", ("--owner", "team-billing")),
+        ("rpo", ("--config", str(config))),
+        ("full-again", ()),
+    ):
+        result = invoke_run(EXAMPLE, tmp_path / name, *opts, *extra)
+        assert result.exit_code == 0, result.output
+        ids.append(_run_id(tmp_path / name).split()[0])
+        assert f"published run {ids[-1]}" in result.output
+    assert len(set(ids)) == 3 and ids[0] == ids[3]
+    owner = json.loads((tmp_path / "owner" / "report.json").read_text())
+    assert owner["run"]["owner_filter"] == "team-billing" and owner["summary"]["vms"] == 2
+    rpo = json.loads((tmp_path / "rpo" / "report.json").read_text())
+    assert (
+        rpo["summary"]["readiness"]
+        != json.loads((tmp_path / "full" / "report.json").read_text())["summary"]["readiness"]
+    )
+    assert not (spool / "quarantine").exists()

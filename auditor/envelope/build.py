@@ -15,7 +15,7 @@ from auditor.checks import CATALOG
 from auditor.config import AuditSettings
 from auditor.engine import AuditResult, VMResult
 from auditor.envelope.card import recovery_card
-from auditor.envelope.digest import input_digest
+from auditor.envelope.digest import input_digest, run_key
 from auditor.envelope.fixfacts import FixFacts, platform_fix_facts, vm_fix_facts
 from auditor.envelope.model import (
     SCHEMA_VERSION,
@@ -271,7 +271,7 @@ def assemble_envelope(
     return AuditReport(
         schema_version=SCHEMA_VERSION,
         run=Run(
-            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{digest.split(':')[1][:8]}",
+            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{run_key(digest, settings, owner)[:8]}",
             audit_time=format_time(at) or "",
             tool_version=__version__,
             source=Source(type=data.info.type, location=data.info.location),

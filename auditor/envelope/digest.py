@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from auditor.config import AuditSettings
 from auditor.jsonfast import canonical_lines
 from auditor.kinds import KINDS
 from auditor.sources.base import BackupContents, ClusterData, KindState
 
-__all__ = ["input_digest", "unread_record"]
+__all__ = ["input_digest", "run_key", "unread_record"]
 
 #: Objects serialised per digest batch (bounds the joined bytes to a few MB).
 _DIGEST_BATCH = 2000
@@ -36,6 +37,24 @@ def input_digest(data: ClusterData) -> str:
         # A line no object gives: objects are Kubernetes mappings with apiVersion and kind.
         h.update(canonical_lines([{"unread": record}]))
     return "sha256:" + h.hexdigest()
+
+
+def run_key(digest: str, settings: AuditSettings, owner: str | None) -> str:
+    """Hex sha256 of ``digest`` (:func:`input_digest`) and of what else shapes the report's
+    verdicts and VM list: thresholds, policies, waivers, ownership rules, the configured
+    cluster name and the ``--owner`` filter. The run id is the audit time plus its first 8
+    hex digits, so an ``--owner`` run or a run with another RPO at the same instant is not
+    taken for a conflicting copy of the full run; the same input and settings keep one id."""
+    shaping = {
+        "input_digest": digest,
+        "owner_filter": owner,
+        "cluster_name": settings.cluster_name,
+        "ownership": settings.ownership.model_dump(mode="json"),
+        "thresholds": settings.thresholds.model_dump(mode="json"),
+        "policies": [p.model_dump(mode="json") for p in settings.policies],
+        "waivers": [w.model_dump(mode="json") for w in settings.waivers],
+    }
+    return hashlib.sha256(canonical_lines([shaping])).hexdigest()
 
 
 def unread_record(data: ClusterData) -> dict[str, Any]:
