@@ -6,6 +6,8 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from auditor.envelope.digest import input_digest
 from auditor.models import CollectionProblem
 from auditor.sources.base import BackupContents, KindState, StorageLocationStatus
@@ -52,3 +54,30 @@ def test_the_digest_covers_what_the_buckets_gave_but_not_request_counts() -> Non
     assert input_digest(data) == read
     data.backup_contents = {"n": BackupContents("n", "default", "missing")}
     assert input_digest(data) not in (read, unread)
+
+
+def test_the_run_key_covers_source_version_and_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same objects read from another copy of the export, or audited with another RPO or
+    owner filter, make another report: another run id; the same of each, the same id."""
+    from auditor.config import AuditSettings
+    from auditor.envelope import digest as digest_module
+    from auditor.envelope.digest import run_key
+
+    shutil.copytree(EXAMPLE, tmp_path / "copy")
+    here, there = DirectorySource(EXAMPLE).collect(), DirectorySource(tmp_path / "copy").collect()
+    digest = input_digest(here)
+    assert digest == input_digest(there)
+    base = AuditSettings()
+    key = run_key(here, digest, base, None)
+    assert key == run_key(DirectorySource(EXAMPLE).collect(), digest, AuditSettings(), None)
+    others = {
+        run_key(there, digest, base, None),
+        run_key(here, digest, base, "team-billing"),
+        run_key(here, digest, AuditSettings.model_validate({"thresholds": {"rpo_hours": 4}}), None),
+        run_key(here, "sha256:" + "0" * 64, base, None),
+    }
+    assert len(others) == 4 and key not in others
+    monkeypatch.setattr(digest_module, "__version__", "9.9.9")  # another tool version
+    assert run_key(here, digest, base, None) not in (key, *others)

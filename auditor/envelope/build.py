@@ -271,7 +271,7 @@ def assemble_envelope(
     return AuditReport(
         schema_version=SCHEMA_VERSION,
         run=Run(
-            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{run_key(digest, settings, owner)[:8]}",
+            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{run_key(data, digest, settings, owner)[:8]}",
             audit_time=format_time(at) or "",
             tool_version=__version__,
             source=Source(type=data.info.type, location=data.info.location),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from auditor import __version__
 from auditor.config import AuditSettings
 from auditor.jsonfast import canonical_lines
 from auditor.kinds import KINDS
@@ -39,14 +40,17 @@ def input_digest(data: ClusterData) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def run_key(digest: str, settings: AuditSettings, owner: str | None) -> str:
-    """Hex sha256 of ``digest`` (:func:`input_digest`) and of what else shapes the report's
-    verdicts and VM list: thresholds, policies, waivers, ownership rules, the configured
-    cluster name and the ``--owner`` filter. The run id is the audit time plus its first 8
-    hex digits, so an ``--owner`` run or a run with another RPO at the same instant is not
-    taken for a conflicting copy of the full run; the same input and settings keep one id."""
+def run_key(data: ClusterData, digest: str, settings: AuditSettings, owner: str | None) -> str:
+    """Hex sha256 of ``digest`` (:func:`input_digest`) and of what else shapes the report:
+    the tool version, the source (type and location), thresholds, policies, waivers,
+    ownership rules, the configured cluster name and the ``--owner`` filter. The run id is
+    the audit time plus its first 8 hex digits, so an ``--owner`` run, a run with another
+    RPO or another tool version at the same instant is not taken for a conflicting copy of
+    the other; the same input and settings keep one id (re-publishing is idempotent)."""
     shaping = {
         "input_digest": digest,
+        "tool_version": __version__,
+        "source": [data.info.type, data.info.location],
         "owner_filter": owner,
         "cluster_name": settings.cluster_name,
         "ownership": settings.ownership.model_dump(mode="json"),
