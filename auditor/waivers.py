@@ -107,13 +107,17 @@ def waiver_appendix(settings: AuditSettings, at: datetime) -> list[dict[str, Any
     """Return every configured waiver for the report's appendix, sorted by id.
 
     Each entry is :func:`waiver_record` plus ``state`` (active, expired or
-    pending) and ``days_left`` (whole days until expiry, negative once expired).
+    pending) and ``days_left`` (whole days until expiry, negative once expired: -15 is
+    15 whole days since it expired, 0 within a day either side).
     """
     out = []
     for waiver in sorted(settings.waivers, key=lambda w: w.id):
         record = waiver_record(waiver)
         record["state"] = waiver_state(waiver, at)
-        record["days_left"] = (waiver.expires - at).days
+        left = waiver.expires - at
+        # whole days toward zero: timedelta.days floors, which made a waiver that expired
+        # 15 days and 6 hours ago "16 days" ago
+        record["days_left"] = left.days if left.days >= 0 else -(-left).days
         out.append(record)
     return out
 

@@ -23,10 +23,14 @@ fi
 PY=${PYTHON:-python3}
 [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
+# The tested dependency versions (scripts/constraints.sh; the Containerfile installs the same):
+# without them a fresh install takes whatever is newest that day.
+pins=()
+[[ -f constraints.txt ]] && pins=(-c constraints.txt)
 if [[ "${1:-}" == "--test" ]]; then
-  .venv/bin/python -m pip install -q -e '.[test]'
+  .venv/bin/python -m pip install -q ${pins[@]+"${pins[@]}"} -e '.[test]'
 else
-  .venv/bin/python -m pip install -q -e .
+  .venv/bin/python -m pip install -q ${pins[@]+"${pins[@]}"} -e .
 fi
 for extra in .ci/setup-*.sh; do
   [[ -e "$extra" && "${1:-}" == "--test" ]] && bash "$extra"

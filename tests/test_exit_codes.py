@@ -68,7 +68,7 @@ def test_gate_keeps_exit_1_and_a_clean_run_exits_0(tmp_path: Path) -> None:
     assert gated.exit_code == EXIT_GATE, gated.output
     # its one-line reason (docs/exit-codes.md; new-user trial: it exited 1 saying nothing)
     assert (
-        "error: --fail-on at-risk: 3 NOT_READY, 1 AT_RISK VM(s) at or below the gate "
+        "Error: --fail-on at-risk: 3 NOT_READY, 1 AT_RISK VM(s) at or below the gate "
         "(UNKNOWN always counts)"
     ) in gated.output
     assert "--fail-on" not in clean.output

@@ -197,7 +197,7 @@ def test_fleet_rolls_up_latest_runs_from_s3(
     assert "<script" not in html and "never counts as ready" in html
     assert html.count('class="status-stale"') == 1
     assert (tmp_path / "out" / "fleet.pdf").read_bytes().startswith(b"%PDF")
-    assert "warning: west is stale" in result.output
+    assert "Warning: west is stale" in result.output
 
 
 def test_fleet_says_which_runs_were_verified(

@@ -181,7 +181,7 @@ def test_period_from_s3_reads_verified_runs(
     good = [json.loads((r / "report.json").read_text()) for r in (runs[0], runs[2])]
     assert doc["runs"] == [r["run"]["id"] for r in good]  # the tampered run is not counted
     assert len(doc["problems"]) == 1 and "differs from manifest" in doc["problems"][0]
-    assert "warning:" in result.output
+    assert "Warning:" in result.output
     expected = _expected(good)
     for v in doc["vms"]:
         assert v["rpo"]["attained"] == expected[f"{v['namespace']}/{v['name']}"][True]

@@ -159,8 +159,11 @@ def test_unreachable_store_spools_and_retry_delivers(tmp_path: Path) -> None:
 
 def test_cli_publish_writes_trend_from_archive(tmp_path: Path) -> None:
     archive = str(tmp_path / "archive")
+    digests = set()
     for at in ("2026-11-29T06:00:00Z", "2026-11-30T06:00:00Z"):
-        run_dir = make_run(tmp_path / at[:10], audit_report(at))
+        report = audit_report(at)
+        digests.add(report["run"]["id"].split("-")[1])
+        run_dir = make_run(tmp_path / at[:10], report)
         out = cli("publish", "--from-run", str(run_dir), "--to", archive,
                   "--spool-dir", str(tmp_path / "spool"))  # fmt: skip
         assert out.exit_code == 0, out.output
@@ -173,7 +176,8 @@ def test_cli_publish_writes_trend_from_archive(tmp_path: Path) -> None:
         "UNKNOWN": 0,
     }
     hist = cli("history", "--cluster", CLUSTER, "--to", archive)
-    assert hist.exit_code == 0 and hist.output.count("7b95db4d") == 2
+    (digest,) = digests  # the same input both days: one digest, two run ids
+    assert hist.exit_code == 0 and hist.output.count(f"Z-{digest}") == 2
 
 
 def _vm(ns: str, name: str, readiness: str, fails: dict[str, str]) -> dict[str, Any]:

@@ -107,6 +107,20 @@ def test_export_pdf_has_no_raw_structures_and_fits_12_pages(export_out: Path) ->
     assert "RR-FW-001" in details and "RR-BKP-011" not in details.split("Appendix B")[0]
 
 
+def test_export_pdf_never_breaks_a_check_id_across_lines(export_out: Path) -> None:
+    """ux19: the platform findings table printed "RR-" on one line and "PLT-005" on the next
+    (the hyphen is a break opportunity); ids are kept whole, within the 12 pages."""
+    lines = _pdf_text(export_out / "report.pdf").splitlines()
+    broken = [
+        f"{a!r} / {b!r}"
+        for a, b in zip(lines, lines[1:], strict=False)
+        if re.search(r"\bRR(-[A-Z]+)?-?$", a.rstrip()) and re.match(r"[A-Z]*-?\d{3}\b", b)
+    ]
+    assert broken == []
+    ids = set(re.findall(r"\bRR-[A-Z]+-\d{3}\b", "\n".join(lines)))
+    assert {"RR-PLT-005", "RR-PLT-006", "RR-BKP-012", "RR-NET-003"} <= ids
+
+
 def test_fixture_never_backed_up_and_work_list_without_the_shared_corpus() -> None:
     report = _fixture_report("RR-BKP-001", "fail-no-backup")
     html = render_html(report)

@@ -53,7 +53,8 @@ def test_cover_summary_table_and_appendices_present() -> None:
     for needle in (
         'id="incomplete"',
         "Incomplete audit.",
-        "Checks with missing or partial input: RR-BKP-001, RR-BKP-002.",
+        'Checks with missing or partial input: <span class="cid">RR-BKP-001</span>, '
+        '<span class="cid">RR-BKP-002</span>.',
         'id="vm-table"',
         'id="by-owner"',
         'id="by-namespace"',
@@ -148,3 +149,25 @@ def test_templates_ship_with_wheel_and_image() -> None:
     assert data_files["share/vm-recovery-auditor/report_templates"] == ["report_templates/*"]
     assert not [p for p in TEMPLATES_DIR.iterdir() if p.is_dir()]  # the glob takes every file
     assert "COPY report_templates ./report_templates" in (repo / "Containerfile").read_text()
+
+
+def test_check_ids_are_never_broken_across_lines() -> None:
+    """ux19: every check id the report prints on its own is one unbreakable span (PDF tables
+    broke "RR-PLT-005" after its first hyphen); ids inside sentences (messages, waiver
+    pairs) are the check's text."""
+    from auditor.report.html import check_ids
+
+    assert str(check_ids(["RR-BKP-012", "RR-NET-003"], ", ")) == (
+        '<span class="cid">RR-BKP-012</span>, <span class="cid">RR-NET-003</span>'
+    )
+    assert str(check_ids("<x>")) == '<span class="cid">&lt;x&gt;</span>'
+    html = render_html(sample_report())
+    assert ".nowrap, .cid { white-space: nowrap; }" in html
+    assert (
+        "Checks with missing or partial input: "
+        + str(check_ids(["RR-BKP-001", "RR-BKP-002"], ", "))
+        in html
+    )
+    assert '<td class="mono"><span class="cid">RR-STO-001</span><br>' in html  # platform
+    assert '<td class="mono"><span class="cid">RR-FW-001</span><br>' in html
+    assert len(re.findall(r'<span class="cid">RR-[A-Z]+-\d{3}</span>', html)) == 102

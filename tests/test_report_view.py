@@ -171,6 +171,27 @@ def test_waiver_appendix_rows() -> None:
     assert labelled.waivers[0].selector == "labels a=1,b=2"
 
 
+def test_an_expired_waiver_says_how_long_ago() -> None:
+    """ux19: an expired waiver read "expired (-29 days left)"."""
+    from auditor.report.html import render_html
+
+    doc = sample_doc()
+    waiver = doc["waivers"][0]
+    texts = []
+    for state, days in (("expired", -29), ("expired", -1), ("expired", 0), ("active", 1)):
+        waiver.update(state=state, days_left=days)
+        texts.append(build_view(AuditReport.model_validate(doc)).waivers[0].state_text)
+    assert texts == [
+        "expired 29 days ago",
+        "expired 1 day ago",
+        "expired within a day",
+        "active (1 day left)",
+    ]
+    waiver.update(state="expired", days_left=-29)
+    html = render_html(AuditReport.model_validate(doc))
+    assert "<td>expired 29 days ago</td>" in html and "days left" not in html
+
+
 def test_long_evidence_values_are_cut_and_say_so() -> None:
     from auditor.report.formatting import evidence_pairs
 

@@ -94,3 +94,69 @@ def test_scheduled_run_gets_the_same_trend_section_as_run(tmp_path: Path) -> Non
     assert (tmp_path / "cli" / "trend.json").read_bytes() == (slot / "trend.json").read_bytes()
     [rec] = runtime.journal.records("daily")
     assert rec.publish == "published"
+
+
+def _run_id(out: Path) -> str:
+    run = json.loads((out / "report.json").read_text())["run"]
+    return f"{run['id']} {run['complete']}"
+
+
+def test_a_run_that_could_not_read_a_file_gets_its_own_run_id(tmp_path: Path) -> None:
+    """ux19: a complete audit and one of the same export and instant with a malformed file
+    beside it held the same objects, so they got the same run id, and publishing the
+    second was quarantined as a conflicting duplicate. The id covers what could not be
+    read too; identical runs keep one id and re-publish idempotently."""
+    export, archive, spool = tmp_path / "export", tmp_path / "archive", tmp_path / "spool"
+    shutil.copytree(EXAMPLE, export)
+    opts = ("--cluster-name", "example-cluster", "--publish", str(archive))
+    opts += ("--spool-dir", str(spool))
+
+    def run(name: str) -> tuple[int, str, str]:
+        result = invoke_run(export, tmp_path / name, *opts)
+        return result.exit_code, _run_id(tmp_path / name), result.output
+
+    code, whole, output = run("whole")
+    assert code == 0 and whole.endswith(" True") and "published run" in output
+    assert run("whole-again")[:2] == (0, whole)  # the same id, published again idempotently
+    (export / "extra.yaml").write_text("apiVersion: v1\nkind: List\nitems: [\n  - {bad\n")
+    code, partial, output = run("partial")
+    assert code == 4 and partial.endswith(" False")  # 4: the VM list is incomplete
+    assert partial.split()[0] != whole.split()[0]
+    assert partial[:17] == whole[:17] == "20261130T060000Z-"
+    assert "published run " + partial.split()[0] in output and "quarantine" not in output
+    assert run("partial-again")[:2] == (4, partial)
+    assert sorted(p.parent.name for p in archive.rglob("manifest.json")) == sorted(
+        [whole.split()[0], partial.split()[0]]
+    )
+    assert not (spool / "quarantine").exists()
+
+
+def test_an_owner_run_or_another_rpo_gets_its_own_run_id(tmp_path: Path) -> None:
+    """ux19: an `--owner` run of the same export and instant held the same objects, so it got
+    the full run's id and its publish was quarantined; so did a run with another RPO. The id
+    covers the settings that shape the verdicts and the owner filter too."""
+    archive, spool = tmp_path / "archive", tmp_path / "spool"
+    opts = ("--cluster-name", "example-cluster", "--publish", str(archive))
+    opts += ("--spool-dir", str(spool))
+    config = tmp_path / "rpo.yaml"
+    config.write_text("thresholds:\n  rpo_hours: 4.5\n")
+    ids = []
+    for name, extra in (
+        ("full", ()),
+        ("owner", ("--owner", "team-billing")),
+        ("rpo", ("--config", str(config))),
+        ("full-again", ()),
+    ):
+        result = invoke_run(EXAMPLE, tmp_path / name, *opts, *extra)
+        assert result.exit_code == 0, result.output
+        ids.append(_run_id(tmp_path / name).split()[0])
+        assert f"published run {ids[-1]}" in result.output
+    assert len(set(ids)) == 3 and ids[0] == ids[3]
+    owner = json.loads((tmp_path / "owner" / "report.json").read_text())
+    assert owner["run"]["owner_filter"] == "team-billing" and owner["summary"]["vms"] == 2
+    rpo = json.loads((tmp_path / "rpo" / "report.json").read_text())
+    assert (
+        rpo["summary"]["readiness"]
+        != json.loads((tmp_path / "full" / "report.json").read_text())["summary"]["readiness"]
+    )
+    assert not (spool / "quarantine").exists()

@@ -93,7 +93,7 @@ def test_appendix_lists_every_waiver_with_state() -> None:
     app = waiver_appendix(s, AT)
     assert [(w["id"], w["state"], w["days_left"]) for w in app] == [
         ("W-1", "active", 31),
-        ("W-2", "expired", -16),
+        ("W-2", "expired", -15),  # 15 days and 6 hours: whole days toward zero
         ("W-3", "pending", 31),
     ]
     assert (

@@ -16,9 +16,12 @@ def checks() -> None:
 
 @checks.command("list")
 def list_checks() -> None:
-    """One line per check: id, default severity, title."""
-    for spec in sorted(CATALOG.values(), key=lambda s: s.id):
-        click.echo(f"{spec.id}  {spec.severity.value:<8}  {spec.title}")
+    """One line per check: id, default severity, title, in aligned columns."""
+    specs = sorted(CATALOG.values(), key=lambda s: s.id)
+    width = max(len(s.id) for s in specs)
+    sev = max(len(s.severity.value) for s in specs)
+    for spec in specs:
+        click.echo(f"{spec.id:<{width}}  {spec.severity.value:<{sev}}  {spec.title}")
 
 
 @checks.command("show")

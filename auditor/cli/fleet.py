@@ -64,7 +64,7 @@ def fleet(
     max_age_hours: float,
     public_keys: tuple[Path, ...],
     out_dir: Path,
-    formats: str,
+    formats: tuple[str, ...],
     **store_flags: Any,
 ) -> None:
     """Roll up the latest report of every cluster under --from (or, with --period, a month's).
@@ -86,10 +86,7 @@ def fleet(
         raise click.BadParameter(
             f"{at_text!r} is not an RFC 3339 time such as 2026-11-30T06:00:00Z", param_hint="--at"
         )
-    wanted = tuple(f.strip() for f in formats.split(",") if f.strip())
-    bad = sorted(set(wanted) - set(FORMATS))
-    if bad:
-        raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
+    wanted = formats
     try:
         keys = [load_public_key(p) for p in public_keys]
     except SigningError as exc:
@@ -104,10 +101,10 @@ def fleet(
             clock=lambda: at,
         )
     except (FileNotFoundError, PublishError) as exc:
-        click.echo(f"error: cannot read the archive {source}: {exc}", err=True)
+        click.echo(f"Error: cannot read the archive {source}: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     if not data.clusters:
-        click.echo(f"error: no cluster folder under {source}", err=True)
+        click.echo(f"Error: no cluster folder under {source}", err=True)
         sys.exit(EXIT_USAGE)
     report = build_fleet(
         data, at=at, period=period, max_age_hours=max_age_hours, signatures_checked=bool(keys)
@@ -115,14 +112,14 @@ def fleet(
     try:
         paths = write_fleet(report, out_dir, wanted)
     except PdfRenderError as exc:
-        click.echo(f"error: fleet.pdf not written: {exc}", err=True)
+        click.echo(f"Error: fleet.pdf not written: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     except OSError as exc:
-        click.echo(f"error: cannot write to --out {out_dir}: {exc.strerror or exc}", err=True)
+        click.echo(f"Error: cannot write to --out {out_dir}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
     for c in report.clusters:
         if c.status != "current":
-            click.echo(f"warning: {c.name} is {c.status}: {'; '.join(c.problems)}", err=True)
+            click.echo(f"Warning: {c.name} is {c.status}: {'; '.join(c.problems)}", err=True)
     s = report.summary
     click.echo(
         f"{s.clusters} clusters ({s.clusters_by_status['current']} current, "
@@ -132,5 +129,5 @@ def fleet(
     for path in paths:
         click.echo(f"wrote {path}")
     if all(c.status == "unreadable" for c in report.clusters):
-        click.echo("error: no cluster had a readable run", err=True)
+        click.echo("Error: no cluster had a readable run", err=True)
         sys.exit(EXIT_NOTHING_AUDITED)

@@ -8,9 +8,48 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["archive_report_options"]
+__all__ = ["AnyCase", "FormatList", "archive_report_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class AnyCase(click.Choice[str]):
+    """A choice taken in any case (``--sse aes256`` is ``AES256``), listed as written."""
+
+    def __init__(self, choices: Sequence[str]) -> None:
+        super().__init__(choices, case_sensitive=False)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return "[" + "|".join(self.choices) + "]"
+
+
+class FormatList(click.ParamType[tuple[str, ...]]):
+    """``--format``: comma-separated names out of ``choices``, any case, as a tuple in the
+    order given (repeats dropped); an unknown name or an empty list is a usage error."""
+
+    name = "formats"
+
+    def __init__(self, choices: Sequence[str]) -> None:
+        self.choices = tuple(choices)
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[str, ...]:
+        if isinstance(value, tuple):
+            return tuple(str(v) for v in value)
+        wanted = tuple(dict.fromkeys(f.strip().lower() for f in str(value).split(",")))
+        wanted = tuple(f for f in wanted if f)
+        bad = sorted(set(wanted) - set(self.choices))
+        if bad:
+            self.fail(
+                f"unknown format(s) {', '.join(bad)}; name one or more of "
+                f"{', '.join(self.choices)}",
+                param,
+                ctx,
+            )
+        if not wanted:
+            self.fail(f"is empty; name one or more of {', '.join(self.choices)}", param, ctx)
+        return wanted
 
 
 def archive_report_options(formats: Sequence[str]) -> Callable[[F], F]:
@@ -28,6 +67,7 @@ def archive_report_options(formats: Sequence[str]) -> Callable[[F], F]:
         click.option(
             "--format",
             "formats",
+            type=FormatList(formats),
             default=",".join(formats),
             show_default=True,
             help=f"Comma-separated: {', '.join(formats)}.",
@@ -36,7 +76,10 @@ def archive_report_options(formats: Sequence[str]) -> Callable[[F], F]:
             "--endpoint-url", help="S3 endpoint of an s3:// --from, e.g. https://s3.example:9000."
         ),
         click.option("--region", help="S3 region name for signing (e.g. us-east-1)."),
-        click.option("--addressing-style", type=click.Choice(["auto", "path", "virtual"])),
+        click.option(
+            "--addressing-style",
+            type=AnyCase(["auto", "path", "virtual"]),
+        ),
         click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path)),
     ]
 

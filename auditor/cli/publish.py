@@ -14,6 +14,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
+from auditor.cli.options import AnyCase
 from auditor.config.publish import default_spool_dir
 from auditor.publish import (
     PublishError,
@@ -28,44 +29,84 @@ from auditor.publish import (
 )
 from auditor.publish.signing import SigningError
 
-__all__ = ["publish", "history", "target_options", "settings_from_options"]
+__all__ = ["publish", "history", "store_options", "target_options", "settings_from_options"]
 
 EXIT_SPOOLED = 3
 
-_OPTIONS: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-    click.option("--endpoint-url", help="S3 endpoint, e.g. https://s3.example.com:9000."),
-    click.option("--region", help="Region name for signing (e.g. us-east-1)."),
-    click.option("--addressing-style", type=click.Choice(["auto", "path", "virtual"])),
-    click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path)),
-    click.option(
-        "--no-verify-tls",
+#: The options that reach the store, for reading and writing alike.
+_CONNECTION = frozenset(
+    {"endpoint_url", "region", "addressing_style", "ca_bundle", "no_verify_tls"}
+    | {"retry_mode", "max_attempts"}
+)
+
+_OPTIONS: list[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]]] = [
+    (
+        "endpoint_url",
+        click.option("--endpoint-url", help="S3 endpoint, e.g. https://s3.example.com:9000."),
+    ),
+    ("region", click.option("--region", help="Region name for signing (e.g. us-east-1).")),
+    (
+        "addressing_style",
+        click.option("--addressing-style", type=AnyCase(["auto", "path", "virtual"])),
+    ),
+    ("ca_bundle", click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path))),
+    (
         "no_verify_tls",
-        is_flag=True,
-        default=None,
-        help="Do not verify the endpoint's TLS certificate.",
+        click.option(
+            "--no-verify-tls",
+            "no_verify_tls",
+            is_flag=True,
+            default=None,
+            help="Do not verify the endpoint's TLS certificate.",
+        ),
     ),
-    click.option(
-        "--sse",
-        type=click.Choice(["AES256", "aws:kms"]),
-        help="Server-side encryption: AES256 (SSE-S3) or aws:kms (SSE-KMS).",
+    (
+        "sse",
+        click.option(
+            "--sse",
+            type=AnyCase(["AES256", "aws:kms"]),
+            help="Server-side encryption: AES256 (SSE-S3) or aws:kms (SSE-KMS).",
+        ),
     ),
-    click.option("--kms-key-id", help="KMS key id/ARN with --sse aws:kms."),
-    click.option("--object-lock-mode", type=click.Choice(["GOVERNANCE", "COMPLIANCE"])),
-    click.option("--object-lock-days", type=int, help="Retention in days from upload."),
-    click.option(
-        "--spool-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        help=f"Where undeliverable runs wait (default {default_spool_dir()}).",
+    ("kms_key_id", click.option("--kms-key-id", help="KMS key id/ARN with --sse aws:kms.")),
+    (
+        "object_lock_mode",
+        click.option("--object-lock-mode", type=AnyCase(["GOVERNANCE", "COMPLIANCE"])),
     ),
-    click.option("--retry-mode", type=click.Choice(["standard", "adaptive"])),
-    click.option("--max-attempts", type=int, help="botocore attempts per request."),
+    (
+        "object_lock_days",
+        click.option("--object-lock-days", type=int, help="Retention in days from upload."),
+    ),
+    (
+        "spool_dir",
+        click.option(
+            "--spool-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            help=f"Where undeliverable runs wait (default {default_spool_dir()}).",
+        ),
+    ),
+    ("retry_mode", click.option("--retry-mode", type=AnyCase(["standard", "adaptive"]))),
+    (
+        "max_attempts",
+        click.option("--max-attempts", type=int, help="botocore attempts per request."),
+    ),
 ]
 
 
 def target_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the S3 target options (all optional) to a click command."""
-    for option in reversed(_OPTIONS):
+    """Add the S3 target options (all optional) to a click command that uploads: the
+    connection options plus encryption, Object Lock and the spool."""
+    for _, option in reversed(_OPTIONS):
         fn = option(fn)
+    return fn
+
+
+def store_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the S3 connection options only, to a click command that reads the archive
+    (``history``, ``verify``): encryption, Object Lock and the spool apply to uploads."""
+    for name, option in reversed(_OPTIONS):
+        if name in _CONNECTION:
+            fn = option(fn)
     return fn
 
 
@@ -189,7 +230,7 @@ def publish(
 @click.option("--to", "url", required=True, help="s3://BUCKET/PREFIX or a local directory.")
 @click.option("--limit", type=int, default=30, show_default=True, help="Newest N runs.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@target_options
+@store_options
 def history(cluster: str, url: str, limit: int, as_json: bool, **options: Any) -> None:
     """List the published runs of a cluster, oldest first."""
     target = settings_from_options(url, options)

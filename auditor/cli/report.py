@@ -33,7 +33,7 @@ def report(
     source: str,
     cluster: str,
     out_dir: Path,
-    formats: str,
+    formats: tuple[str, ...],
     **store_flags: Any,
 ) -> None:
     """Build the period report of one month from the archived runs of --cluster.
@@ -46,31 +46,28 @@ def report(
         period = Period.parse(period_text)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--period") from exc
-    wanted = tuple(f.strip() for f in formats.split(",") if f.strip())
-    bad = sorted(set(wanted) - set(FORMATS))
-    if bad:
-        raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
+    wanted = formats
     try:
         archive = read_period(source, cluster, period, store_options=options)
         previous = read_period(source, cluster, period.previous(), store_options=options)
     except (FileNotFoundError, PublishError) as exc:
-        click.echo(f"error: cannot read the archive {source}: {exc}", err=True)
+        click.echo(f"Error: cannot read the archive {source}: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     for problem in archive.problems:
-        click.echo(f"warning: {problem}", err=True)
+        click.echo(f"Warning: {problem}", err=True)
     if not archive.reports:
         click.echo(
-            f"error: no full-fleet run of {cluster} in {period.label} under {source}", err=True
+            f"Error: no full-fleet run of {cluster} in {period.label} under {source}", err=True
         )
         sys.exit(EXIT_USAGE)
     doc = compute_period(archive, period, cluster, previous)
     try:
         paths = write_period(doc, out_dir, wanted)
     except PdfRenderError as exc:
-        click.echo(f"error: period.pdf not written: {exc}", err=True)
+        click.echo(f"Error: period.pdf not written: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     except OSError as exc:
-        click.echo(f"error: cannot write to --out {out_dir}: {exc.strerror or exc}", err=True)
+        click.echo(f"Error: cannot write to --out {out_dir}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
     fleet = doc["fleet"]
     share = fleet["rpo_attainment"]

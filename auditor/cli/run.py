@@ -15,6 +15,7 @@ from rich.console import Console
 from auditor.cli import keep_until_exit
 from auditor.cli.cluster import NothingAudited, cluster_options, progress_for, velero_option
 from auditor.cli.exitcodes import EXIT_GATE, EXIT_NOT_PUBLISHED, EXIT_USAGE
+from auditor.cli.options import AnyCase, FormatList
 from auditor.cli.publish import target_options
 from auditor.config import (
     AuditSettings,
@@ -160,6 +161,7 @@ def source_option(
 @click.option(
     "--format",
     "formats",
+    type=FormatList(FORMATS),
     default=DEFAULT_FORMATS,
     show_default=True,
     help=f"Comma-separated: {', '.join(FORMATS)}.",
@@ -192,7 +194,7 @@ def source_option(
 )
 @click.option(
     "--fail-on",
-    type=click.Choice(["never", "not-ready", "at-risk"]),
+    type=AnyCase(["never", "not-ready", "at-risk"]),
     default="never",
     show_default=True,
     help="Exit 1 when any VM is at or below this readiness.",
@@ -201,7 +203,7 @@ def run(
     from_dir: Path | None,
     at_text: str | None,
     out_dir: Path,
-    formats: str,
+    formats: tuple[str, ...],
     config_path: Path | None,
     cluster_name: str | None,
     max_file_bytes: int,
@@ -229,14 +231,7 @@ def run(
     settings = load_config(config_path)
     if cluster_name:
         settings = settings.model_copy(update={"cluster_name": cluster_name})
-    wanted = [f.strip() for f in formats.split(",") if f.strip()]
-    bad = sorted(set(wanted) - set(FORMATS))
-    if bad:
-        raise click.BadParameter(f"unknown format(s) {', '.join(bad)}", param_hint="--format")
-    if not wanted:
-        raise click.BadParameter(
-            f"is empty; name one or more of {', '.join(FORMATS)}", param_hint="--format"
-        )
+    wanted = list(formats)
     source = source_option(
         settings.source,
         from_dir,
@@ -260,11 +255,11 @@ def run(
     try:
         paths = write_run(audit, out_dir, wanted, signing_key=key_file)
     except (RunDirError, SigningError) as exc:
-        click.echo(f"error: cannot write manifest.json: {exc}", err=True)
+        click.echo(f"Error: cannot write manifest.json: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     except OSError as exc:
         click.echo(
-            f"error: cannot write reports to --out {out_dir}: {exc.strerror or exc}", err=True
+            f"Error: cannot write reports to --out {out_dir}: {exc.strerror or exc}", err=True
         )
         sys.exit(2)
     summary = report["summary"]["readiness"]
@@ -275,7 +270,7 @@ def run(
     )
     if not report["vms"]:
         why = f" for owner {owner!r}" if owner else ""
-        click.echo(f"warning: no VirtualMachine was audited{why}", err=True)
+        click.echo(f"Warning: no VirtualMachine was audited{why}", err=True)
     hint = ownership_hint(report, settings.ownership.default)
     if hint:
         click.echo(hint, err=True)
@@ -286,7 +281,7 @@ def run(
         try:
             result = publish_run(out_dir, target)
         except (RunDirError, SigningError) as exc:
-            click.echo(f"error: cannot publish: {exc}", err=True)
+            click.echo(f"Error: cannot publish: {exc}", err=True)
             sys.exit(EXIT_USAGE)
         except PublishError as exc:  # the run could not even be spooled
             click.echo(f"publish: not delivered and not spooled: {exc}", err=True)
@@ -305,7 +300,7 @@ def run(
     if unpublished:
         sys.exit(EXIT_NOT_PUBLISHED)
     if fail_on != "never" and gate_fails(report, fail_on):
-        click.echo(f"error: --fail-on {fail_on}: {_gate_reason(report, fail_on)}", err=True)
+        click.echo(f"Error: --fail-on {fail_on}: {_gate_reason(report, fail_on)}", err=True)
         sys.exit(EXIT_GATE)
 
 
@@ -325,9 +320,9 @@ def audit_or_exit(settings: AuditSettings, at: datetime, owner: str | None) -> A
     except NothingToAudit as exc:
         raise NothingAudited(f"{exc}; no report written") from exc
     except UnknownOwnerError as exc:
-        click.echo(f"error: --owner: {exc}", err=True)
+        click.echo(f"Error: --owner: {exc}", err=True)
     except (ClusterAccessError, FileNotFoundError) as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"Error: {exc}", err=True)
     sys.exit(EXIT_USAGE)
 
 

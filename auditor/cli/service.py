@@ -94,5 +94,5 @@ def serve_command(config_file: Path, log_level: str, cluster_name: str | None) -
     try:
         sys.exit(serve(settings))
     except ServiceLockedError as err:
-        click.echo(f"error: {err}", err=True)
+        click.echo(f"Error: {err}", err=True)
         sys.exit(1)

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from auditor.cli.exitcodes import EXIT_MISMATCH, EXIT_OK, EXIT_UNREADABLE
-from auditor.cli.publish import settings_from_options, target_options
+from auditor.cli.publish import settings_from_options, store_options
 from auditor.config.publish import PublishSettings
 from auditor.publish import PublishError, open_store
 from auditor.publish.signing import SigningError, load_public_key
@@ -67,7 +67,7 @@ def _run_target(location: str, latest: bool, cluster: str | None, options: dict[
     type=click.Path(dir_okay=False, path_type=Path),
     help="Ed25519 public key (PEM) that must have signed manifest.json (repeatable: rotation).",
 )
-@target_options
+@store_options
 def verify(
     location: str,
     latest: bool,

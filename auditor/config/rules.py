@@ -42,7 +42,8 @@ class Strict(BaseModel):
 class Thresholds(Strict):
     """One recovery policy's thresholds; the top-level ``thresholds`` is the default policy.
 
-    ``rpo_hours``: newest usable backup must have completed within this many hours.
+    ``rpo_hours``: the newest usable backup must have started (its data time) within this many
+    hours.
     ``min_retention_hours``: usable backups must be kept at least this long (Velero TTL).
     ``min_restore_points``: restore points: usable backups holding the VM object and every
     disk's data on evidence.

@@ -6,7 +6,6 @@ reads the engine's results and the inventory's facts; it never re-runs a check.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from datetime import datetime
 from typing import Any, Literal
@@ -16,6 +15,7 @@ from auditor.checks import CATALOG
 from auditor.config import AuditSettings
 from auditor.engine import AuditResult, VMResult
 from auditor.envelope.card import recovery_card
+from auditor.envelope.digest import input_digest, run_key
 from auditor.envelope.fixfacts import FixFacts, platform_fix_facts, vm_fix_facts
 from auditor.envelope.model import (
     SCHEMA_VERSION,
@@ -39,7 +39,7 @@ from auditor.envelope.rootcause import FindingRef, group_causes
 from auditor.inventory import ClusterIndex
 from auditor.inventory.facts import restore_points, unproven_points, usable
 from auditor.inventory.index import meta_labels
-from auditor.jsonfast import canonical_lines, nests_within
+from auditor.jsonfast import nests_within
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Finding, Readiness, Severity, Status, readiness_of
@@ -56,20 +56,6 @@ __all__ = [
     "finding_entry",
     "vm_entry",
 ]
-
-
-def input_digest(data: ClusterData) -> str:
-    """``sha256:<hex>`` over the (already secret-stripped) objects, canonical JSON."""
-    h = hashlib.sha256()
-    for kind in sorted(data.objects):
-        objs = data.objects[kind]
-        for start in range(0, len(objs), _DIGEST_BATCH):
-            h.update(canonical_lines(objs[start : start + _DIGEST_BATCH]))
-    return "sha256:" + h.hexdigest()
-
-
-#: Objects serialised per digest batch (bounds the joined bytes to a few MB).
-_DIGEST_BATCH = 2000
 
 
 def resolve_owner(settings: AuditSettings, index: ClusterIndex, vm: VMResult) -> str:
@@ -233,6 +219,7 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
                 name=newest.backup.name,
                 phase=newest.backup.phase,
                 completed=format_time(newest.backup.completed),
+                data_time=format_time(newest.backup.data_time),
                 age_hours=hours,
             )
             if newest
@@ -284,7 +271,7 @@ def assemble_envelope(
     return AuditReport(
         schema_version=SCHEMA_VERSION,
         run=Run(
-            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{digest.split(':')[1][:8]}",
+            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{run_key(data, digest, settings, owner)[:8]}",
             audit_time=format_time(at) or "",
             tool_version=__version__,
             source=Source(type=data.info.type, location=data.info.location),

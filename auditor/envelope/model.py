@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 #: Version of the report.json shape; bump the minor for added fields, the major for changes.
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 #: A map of readiness state -> number of VMs (every state present, zeros included).
 ReadinessCounts = dict[Readiness, int]
@@ -148,12 +148,17 @@ class Run(Part):
     """One audit run: when, by which version, on what input, and how complete."""
 
     id: str = Field(
-        description="audit time + first 8 hex of input_digest, e.g. 20261130T060000Z-3f2a9c1b"
+        description="audit time + first 8 hex of sha256 over input_digest, tool version, source "
+        "and the settings that shape the verdicts (thresholds, policies, waivers, ownership, "
+        "cluster name, owner filter), e.g. 20261130T060000Z-3f2a9c1b"
     )
     audit_time: str = Field(description="RFC 3339 UTC, second precision")
     tool_version: str
     source: Source
-    input_digest: str = Field(description="sha256:<hex> of the secret-stripped objects audited")
+    input_digest: str = Field(
+        description="sha256:<hex> of the secret-stripped objects audited and of what could not"
+        " be read (kind states, collection problems, conflicts, namespaces read, bucket records)"
+    )
     complete: bool = Field(
         description="false when any collection problem or incomplete check exists"
     )
@@ -226,7 +231,10 @@ class WaiverEntry(WaiverRecord):
     """A configured waiver in the appendix, with its state at audit time."""
 
     state: str = Field(description="active, expired or pending")
-    days_left: int = Field(description="whole days until expiry, negative once expired")
+    days_left: int = Field(
+        description="whole days until expiry, negative once expired (-15: expired 15 whole "
+        "days before the audit; 0: within a day of it)"
+    )
 
 
 class FindingEntry(Part):
@@ -281,7 +289,13 @@ class NewestBackup(Part):
     name: str
     phase: str | None
     completed: str | None = Field(description="RFC 3339 UTC")
-    age_hours: float | None
+    data_time: str | None = Field(
+        default=None,
+        description="(1.3) RFC 3339 UTC: the instant age_hours counts from, the Backup's "
+        "start (its data is no newer; completion if the status contradicts itself); null in "
+        "older reports",
+    )
+    age_hours: float | None = Field(description="hours from data_time to the audit time")
 
 
 class BackupSummary(Part):
@@ -385,7 +399,10 @@ class _CopyBase(Part):
     """A restorable copy of a disk's data (the newest one is on the card)."""
 
     name: str
-    time: str | None = Field(description="RFC 3339 UTC")
+    time: str | None = Field(
+        description="RFC 3339 UTC: when the copy's data was taken, the instant age_hours "
+        "counts from (a Backup's start, a snapshot's creationTime)"
+    )
     off_cluster: bool
     survives_namespace_loss: bool
     age_hours: float | None

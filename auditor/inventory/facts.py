@@ -99,7 +99,9 @@ def copies_of(
                     {
                         "kind": "Backup",
                         "name": e.backup.name,
-                        "time": format_time(e.backup.when),
+                        # when its data was read: its start (BackupView.data_time), the
+                        # instant its age counts from, as for the report's newest backup
+                        "time": format_time(e.backup.data_time),
                         "off_cluster": bool(c.method and c.method.off_cluster),
                         "survives_namespace_loss": True,
                         "basis": c.basis,

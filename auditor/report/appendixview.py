@@ -56,6 +56,7 @@ class WaiverRow:
     expires: str
     state: str
     days_left: str
+    state_text: str  # "active (12 days left)", "expired 29 days ago"
 
 
 @dataclass(frozen=True)
@@ -135,9 +136,23 @@ def waivers(report: AuditReport) -> tuple[WaiverRow, ...]:
             expires=w.expires,
             state=w.state,
             days_left=str(w.days_left),
+            state_text=_state_text(w.state, w.days_left),
         )
         for w in report.waivers
     )
+
+
+def _state_text(state: str, days_left: int) -> str:
+    """A waiver's state with its whole days left, or since it expired (never "-29 days left")."""
+    if state == "expired":
+        return f"expired {_days(-days_left)} ago" if days_left < 0 else "expired within a day"
+    return (
+        f"{state} ({_days(days_left)} left)" if days_left > 0 else f"{state} (expires within a day)"
+    )
+
+
+def _days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
 
 
 def waived_findings(details: Sequence[VmDetail]) -> tuple[WaivedRow, ...]:

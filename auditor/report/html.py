@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -63,7 +63,15 @@ def environment(templates_dir: Path = TEMPLATES_DIR) -> Environment:
         auto_reload=False,
     )
     env.filters["commands"] = commands
+    env.filters["ids"] = check_ids
     return env
+
+
+def check_ids(value: str | Iterable[str], sep: str = " ") -> Markup:
+    """Each check id in a ``<span class="cid">``, which is never broken across lines (the
+    hyphen of RR-PLT-005 is a break opportunity), joined by ``sep``."""
+    items = [value] if isinstance(value, str) else list(value)
+    return Markup(escape(sep)).join(Markup('<span class="cid">{}</span>').format(i) for i in items)
 
 
 def commands(text: str) -> Markup:

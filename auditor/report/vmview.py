@@ -16,6 +16,7 @@ from auditor.envelope.model import (
     CopyCard,
     FindingEntry,
     NetworkRef,
+    NewestBackup,
     ObjectRef,
     PvcCard,
     RecoveryCard,
@@ -61,7 +62,7 @@ class VmRow:
     readiness: str
     readiness_label: str
     newest_backup: str
-    backup_time: str
+    backup_time: str  # the instant backup_age counts from, labelled ("as of <time>")
     backup_age: str
     rpo: str
     rpo_state: str  # "within" | "exceeds" | "unknown"
@@ -276,7 +277,7 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
             "no-data": f"definition only, in {held_by}",
             "partial": "no backup holds every disk",
         }.get(gap, "none"),
-        backup_time=(newest.completed or "-") if newest else "-",
+        backup_time=_age_from(newest) if newest else "-",
         backup_age=fmt_hours(newest.age_hours) if newest else "-",
         rpo=fmt_hours(backup.rpo_hours),
         rpo_state=rpo_state,
@@ -289,6 +290,14 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
         backup_gap=gap,
         inferred=tuple(vm.inferred),
     )
+
+
+def _age_from(newest: NewestBackup) -> str:
+    """The instant the newest backup's age counts from, labelled: its data time (the start,
+    ``as of``); a report before schema 1.3 holds its completion only."""
+    if newest.data_time:
+        return f"as of {newest.data_time}"
+    return f"completed {newest.completed}" if newest.completed else "-"
 
 
 def _backup_gap(vm: VmEntry) -> tuple[str, str]:
@@ -330,7 +339,7 @@ def _copy(copy: CopyCard | None) -> str:
         return "none"
     where = "off-cluster" if copy.off_cluster else "in-cluster"
     return (
-        f"{copy.kind} {copy.name} at "
+        f"{copy.kind} {copy.name} as of "
         f"{fmt_value(copy.time)} ({fmt_hours(copy.age_hours)} old, {where})"
     )
 
