@@ -483,13 +483,33 @@ class _Workspace:
         return out
 
 
+def _sample(pool: list[Mutation], count: int, rng: random.Random) -> list[Mutation]:
+    """``count`` mutations of ``pool`` (all of it when it is no larger): half the count spread
+    evenly over the families (all of a family smaller than its share), the rest at random from
+    what is left, so a family with few sites is tried in every run, not only by chance."""
+    if count >= len(pool):
+        return list(pool)
+    by_family: dict[str, list[Mutation]] = {}
+    for m in pool:
+        by_family.setdefault(m.family, []).append(m)
+    share = count // (2 * len(by_family))
+    chosen: list[Mutation] = []
+    for family in sorted(by_family):
+        found = by_family[family]
+        chosen += found if len(found) <= share else rng.sample(found, share)
+    taken = {id(m) for m in chosen}
+    rest = [m for m in pool if id(m) not in taken]
+    return chosen + rng.sample(rest, count - len(chosen))
+
+
 def run(
     count: int,
     seed: int = 17,
     export: Path | None = None,
     families: tuple[str, ...] = FAMILIES,
 ) -> dict[str, Counter[str]]:
-    """Try ``count`` mutations sampled evenly from every target; return per-family counters.
+    """Try ``count`` mutations sampled from every target, each family tried (:func:`_sample`);
+    return per-family counters.
 
     ``export``: mutate (a temporary copy of) that export directory instead of ours;
     ``families``: only mutations of these families.
@@ -502,7 +522,7 @@ def run(
     rng = random.Random(seed)
     chosen_targets = [Target(export)] if export is not None else targets()
     pool = [m for t in chosen_targets for m in mutations(t) if m.family in families]
-    chosen = pool if count >= len(pool) else rng.sample(pool, count)
+    chosen = _sample(pool, count, rng)
     chosen.sort(key=lambda m: (str(m.target.path), str(m.file), m.doc))
     stats: dict[str, Counter[str]] = {f: Counter() for f in FAMILIES}
     stats["!"] = Counter()

@@ -65,10 +65,11 @@ def test_unknown_name_is_said_plainly_and_the_rest_is_unchanged(tmp_path: Path) 
 
 
 def _rest(report: dict) -> tuple[dict, dict]:  # type: ignore[type-arg]
-    """(report without cluster name/name_source/skipped and source location, skipped)."""
+    """(report without cluster name/name_source/skipped, source location and run id, which
+    covers both, skipped)."""
     doc = copy.deepcopy(report)
     skipped = doc["cluster"].pop("skipped")
-    del doc["cluster"]["name"], doc["cluster"]["name_source"]
+    del doc["cluster"]["name"], doc["cluster"]["name_source"], doc["run"]["id"]
     doc["run"]["source"]["location"] = "EXPORT"
     return doc, skipped
 
