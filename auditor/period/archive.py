@@ -1,7 +1,7 @@
 """Read the archived runs of one month: ``PREFIX/<cluster>/<YYYY>/<MM>/<DD>/<run-id>/report.json``.
 
-The layout is the one ``auditor publish`` writes (``docs/publishing.md``). A local
-directory laid out the same way is read file by file; an ``s3://BUCKET/PREFIX`` URL goes
+The layout is the one ``auditor publish`` writes (``docs/publishing.md``). An
+``s3://BUCKET/PREFIX`` URL and a local directory laid out the same way are both read
 through the publish store, where only runs with a manifest count and every report.json
 is checked against the manifest's SHA-256 (:func:`auditor.publish.history.read_report`).
 Owner-filtered runs are partial views of the fleet and are left out.
@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-from auditor.publish.manifest import cluster_segment
 
 __all__ = ["Period", "Archive", "read_period"]
 
@@ -88,15 +86,11 @@ def read_period(
         auditor.publish.PublishError: the S3 target is invalid or cannot be listed.
     """
     archive = Archive()
-    if source.startswith("s3://"):
-        _read_store(source, cluster, period, archive, dict(store_options or {}))
-    else:
-        root = Path(source)
-        if not root.is_dir():
-            raise FileNotFoundError(f"archive directory {root} does not exist")
-        base = root / cluster_segment(cluster) / f"{period.year:04d}" / f"{period.month:02d}"
-        for path in sorted(base.glob("*/*/report.json")):
-            _add(archive, path.read_bytes(), str(path), period)
+    if not source.startswith("s3://") and not Path(source).is_dir():
+        raise FileNotFoundError(f"archive directory {source} does not exist")
+    # A directory is read through the local publish store too: a run counts only with its
+    # manifest (a publish killed midway has none) and a report.json that matches it.
+    _read_store(source, cluster, period, archive, dict(store_options or {}))
     archive.reports.sort(key=lambda r: (r["run"]["audit_time"], r["run"]["id"]))
     return archive
 

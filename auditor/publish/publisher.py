@@ -173,6 +173,27 @@ def _update_latest(store: ObjectStore, manifest: RunManifest) -> bool:
     return True
 
 
+def _refuse_other_run(store: ObjectStore, manifest: RunManifest) -> None:
+    """Refuse, before any upload, a run whose folder already holds another run's manifest.
+
+    Two runs can share a run id (same audit second, same inputs, other formats or a period
+    report); uploading the second's extra artifacts before its manifest conflicts would leave
+    objects the published run's manifest does not list (``verify``: EXTRA), unremovable
+    under Object Lock.
+
+    Raises:
+        ConflictError: ``manifest.json`` is stored with other bytes.
+    """
+    data = manifest.to_bytes()
+    key = manifest.key(MANIFEST_NAME)
+    try:
+        _verify(store, key, len(data), sha256_hex(data), evidence=True)
+    except VerificationError as exc:
+        raise ConflictError(
+            f"{exc}: another run with this id is already published there; nothing uploaded"
+        ) from None
+
+
 def deliver(
     store: ObjectStore, run_dir: Path, manifest: RunManifest, *, should_stop: StopCheck = _never
 ) -> PublishResult:
@@ -187,6 +208,7 @@ def deliver(
     result = PublishResult(
         manifest.run_id, manifest.cluster, store.url_for(manifest.run_prefix + "/"), False
     )
+    _refuse_other_run(store, manifest)
     for art in manifest.artifacts:
         data = (run_dir / art.path).read_bytes()
         if sha256_hex(data) != art.sha256:

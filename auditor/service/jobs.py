@@ -29,6 +29,7 @@ from auditor.config import AuditSettings, Schedule
 from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
+from auditor.publish.errors import ConflictError
 from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal
 from auditor.service.metrics import ServiceMetrics
@@ -258,7 +259,8 @@ class ServiceRuntime:
             self.publisher(self.settings, report, artifacts, should_stop=self.should_stop)
         except Exception as exc:
             log.exception("schedule %s: publishing %s failed", schedule_id, artifacts)
-            self.journal.set_publish(schedule_id, slot, f"spooled: {exc}")
+            state = "quarantined" if isinstance(exc, ConflictError) else "spooled"
+            self.journal.set_publish(schedule_id, slot, f"{state}: {exc}")
             self.metrics.publish_failures.labels(schedule_id).inc()
             self.metrics.last_run_success.labels(schedule_id).set(0.0)
         else:

@@ -1,0 +1,98 @@
+"""Regression tests: a run id published twice, the period report's local archive, drills."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.config import AuditSettings
+from auditor.publish import PublishSettings, publish_run, service_publisher
+from auditor.publish.errors import ConflictError
+from auditor.publish.local import LocalStore
+from auditor.publish.verify import verify_run
+from tests.publish_support import CLUSTER, audit_report, make_run
+
+
+def local(tmp_path: Path) -> PublishSettings:
+    return PublishSettings(local_dir=tmp_path / "archive", spool_dir=tmp_path / "spool")
+
+
+def _run_folder(tmp_path: Path, run_id: str) -> Path:
+    (folder,) = (tmp_path / "archive" / CLUSTER).glob(f"*/*/*/{run_id}")
+    return folder
+
+
+def test_second_run_with_the_same_id_leaves_the_published_run_intact(tmp_path: Path) -> None:
+    """Two schedules firing in one second give one run id; the second must not add objects."""
+    settings = local(tmp_path)
+    report = audit_report("2026-11-30T06:00:00Z")
+    first = make_run(tmp_path / "daily", report)
+    assert publish_run(first, settings).published
+    second = make_run(tmp_path / "monthly", report)
+    (second / "report.html").write_text("<html>monthly</html>\n")
+
+    result = publish_run(second, settings)
+
+    assert not result.published and result.quarantined is not None
+    folder = _run_folder(tmp_path, result.run_id)
+    assert not (folder / "report.html").exists()
+    check = verify_run(LocalStore(settings.model_copy(update={"local_dir": folder})))
+    assert not (check.missing or check.extra or check.changed), check.lines()
+
+
+def test_service_publisher_says_quarantined(tmp_path: Path) -> None:
+    report = audit_report("2026-11-30T06:00:00Z")
+    publish = {"url": str(tmp_path / "archive"), "spool_dir": str(tmp_path / "spool")}
+    settings = AuditSettings.model_validate({"cluster_name": CLUSTER, "publish": publish})
+    service_publisher(settings, report, make_run(tmp_path / "a", report, trend={"t": 1}))
+    other = make_run(tmp_path / "b", report, trend={"t": 1})
+    (other / "extra.csv").write_text("x\n")
+    with pytest.raises(ConflictError, match="quarantined at"):
+        service_publisher(settings, report, other)
+
+
+def _archive(tmp_path: Path, *ats: str) -> tuple[Path, list[str]]:
+    settings = local(tmp_path)
+    ids = []
+    for at in ats:
+        result = publish_run(make_run(tmp_path / at.replace(":", ""), audit_report(at)), settings)
+        assert result.published
+        ids.append(result.run_id)
+    return tmp_path / "archive", ids
+
+
+def test_period_from_a_local_archive_skips_changed_and_unsealed_runs(tmp_path: Path) -> None:
+    from auditor.period import Period, read_period
+
+    root, (good, tampered, _) = _archive(
+        tmp_path, "2026-11-01T06:00:00Z", "2026-11-15T06:00:00Z", "2026-11-20T06:00:00Z"
+    )
+    path = _run_folder(tmp_path, tampered) / "report.json"
+    doc: dict[str, Any] = json.loads(path.read_text())
+    for vm in doc["vms"]:
+        vm["readiness"], vm["backup"]["within_rpo"] = "READY", True
+    path.write_text(json.dumps(doc))
+    half = _run_folder(tmp_path, _) / "manifest.json"  # a publish killed before its manifest
+    half.unlink()
+
+    archive = read_period(str(root), CLUSTER, Period(2026, 11))
+
+    assert [r["run"]["id"] for r in archive.reports] == [good]
+    assert any(tampered in p and "differs from manifest" in p for p in archive.problems)
+
+
+def test_restore_drills_count_only_restores_completed_in_the_period(tmp_path: Path) -> None:
+    """The corpus's drill completed on 2026-11-28: November counts it, December does not."""
+    from auditor.period import Period, compute_period, read_period
+
+    root, _ = _archive(tmp_path, "2026-11-30T06:00:00Z", "2026-12-01T06:00:00Z")
+    nov = compute_period(read_period(str(root), CLUSTER, Period(2026, 11)), Period(2026, 11), "c")
+    dec = compute_period(read_period(str(root), CLUSTER, Period(2026, 12)), Period(2026, 12), "c")
+
+    assert nov["fleet"]["restore_drills"] == 1
+    assert dec["fleet"]["restore_drills"] == 0
+    assert datetime(2026, 11, 28, tzinfo=UTC) < Period(2026, 12).start
