@@ -96,3 +96,27 @@ def test_restore_drills_count_only_restores_completed_in_the_period(tmp_path: Pa
     assert nov["fleet"]["restore_drills"] == 1
     assert dec["fleet"]["restore_drills"] == 0
     assert datetime(2026, 11, 28, tzinfo=UTC) < Period(2026, 12).start
+
+
+def test_fleet_refuses_a_pointer_or_run_from_another_cluster(tmp_path: Path) -> None:
+    """A cluster folder with only a latest.json into another folder, or a copied run, is no
+    evidence of that cluster: never counted as current and verified."""
+    import shutil
+
+    from auditor.fleet import read_fleet
+    from auditor.period import Period, read_period
+
+    root, (run_id,) = _archive(tmp_path, "2026-11-30T06:00:00Z")
+    (root / "west").mkdir()
+    shutil.copy(root / CLUSTER / "latest.json", root / "west" / "latest.json")
+    shutil.copytree(_run_folder(tmp_path, run_id), root / "north" / "2026/11/30" / run_id)
+    clock = lambda: datetime(2026, 11, 30, 12, tzinfo=UTC)  # noqa: E731
+
+    fleet = {c.cluster: c for c in read_fleet(str(root), clock=clock).clusters}
+
+    assert fleet[CLUSTER].report is not None
+    assert fleet["west"].report is None and "outside west/" in " ".join(fleet["west"].problems)
+    assert fleet["north"].report is None
+    assert "names cluster" in " ".join(fleet["north"].problems)
+    north = read_period(str(root), "north", Period(2026, 11))
+    assert north.reports == [] and "names cluster" in " ".join(north.problems)

@@ -101,6 +101,7 @@ def _read_store(
     from auditor.publish import publish_settings
     from auditor.publish.errors import VerificationError
     from auditor.publish.history import load_entry, read_report, run_keys
+    from auditor.publish.manifest import cluster_segment
     from auditor.publish.publisher import open_store
 
     store = open_store(publish_settings({**options, "url": url}))
@@ -112,6 +113,12 @@ def _read_store(
             entry = load_entry(store, key)
             if entry.owner_filter is not None:
                 continue
+            if cluster_segment(entry.cluster) != cluster_segment(cluster):
+                raise VerificationError(
+                    f"{store.url_for(key.prefix + '/')}: its manifest names cluster "
+                    f"{entry.cluster!r}, not {cluster_segment(cluster)!r} (a run copied from "
+                    "another cluster)"
+                )
             report = read_report(store, entry)
         except VerificationError as exc:
             archive.problems.append(str(exc))
