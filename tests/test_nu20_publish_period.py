@@ -120,3 +120,18 @@ def test_fleet_refuses_a_pointer_or_run_from_another_cluster(tmp_path: Path) -> 
     assert "names cluster" in " ".join(fleet["north"].problems)
     north = read_period(str(root), "north", Period(2026, 11))
     assert north.reports == [] and "names cluster" in " ".join(north.problems)
+
+
+@pytest.mark.parametrize("text", ["0000-01", "9999-12"])
+def test_period_outside_the_calendar_is_a_usage_error(text: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    (tmp_path / "a").mkdir()
+    for command in (["report", "--cluster", "c"], ["fleet"]):
+        result = CliRunner().invoke(
+            main, [*command, "--period", text, "--from", str(tmp_path / "a"), "--out", "o"]
+        )
+        assert result.exit_code == 2, result.output
+        assert "is not a month" in result.output

@@ -34,10 +34,11 @@ class Period:
         """``YYYY-MM`` -> Period.
 
         Raises:
-            ValueError: not ``YYYY-MM`` with a month 01..12.
+            ValueError: not ``YYYY-MM`` with a month 01..12 and a year 0001..9998.
         """
         match = _PERIOD.match(text)
-        if not match or not 1 <= int(match[2]) <= 12:
+        # 0001-01 .. 9998-12: the month before and after must exist too (datetime's range)
+        if not match or not 1 <= int(match[2]) <= 12 or not 1 <= int(match[1]) <= 9998:
             raise ValueError(f"{text!r} is not a month such as 2026-11")
         return cls(int(match[1]), int(match[2]))
 
