@@ -135,3 +135,39 @@ def test_period_outside_the_calendar_is_a_usage_error(text: str, tmp_path: Path)
         )
         assert result.exit_code == 2, result.output
         assert "is not a month" in result.output
+
+
+def test_two_schedules_in_one_second_publish_two_runs(tmp_path: Path) -> None:
+    """A daily and a monthly schedule firing together: two run ids, both delivered."""
+    from auditor.config import parse_settings
+    from auditor.service.jobs import ServiceRuntime
+    from auditor.service.journal import RunJournal
+    from auditor.service.metrics import ServiceMetrics
+    from tests.conftest import REPO
+
+    archive = tmp_path / "archive"
+    archive.write_text("an outage: a file where the archive directory should be")
+    raw = {
+        "cluster_name": "example-cluster",
+        "source": {"type": "directory", "path": str(REPO / "examples" / "small-cluster")},
+        "report": {"out_dir": str(tmp_path / "reports"), "formats": ["json"]},
+        "publish": {"local_dir": str(archive), "spool_dir": str(tmp_path / "spool")},
+        "schedules": [
+            {"id": "daily", "cron": "0 6 * * *", "publish": True},
+            {"id": "monthly", "cron": "0 6 1 * *", "publish": True, "formats": ["json", "csv"]},
+        ],
+        "service": {"state_dir": str(tmp_path / "state")},
+    }
+    runtime = ServiceRuntime(
+        parse_settings(raw, path=tmp_path / "config.yaml"),
+        RunJournal(tmp_path / "state" / "runs.sqlite"),
+        ServiceMetrics(),
+        clock=lambda: datetime(2026, 12, 1, 6, 0, 0, 400000, tzinfo=UTC),
+    )
+    assert runtime.run("daily") == runtime.run("monthly") == "success"
+    archive.unlink()
+    runtime.drain_spool()
+
+    published = sorted(p.name for p in archive.glob("example-cluster/2026/12/01/*"))
+    assert len(published) == 2, published
+    assert [r.publish for r in runtime.journal.records()] == ["published", "published"]
