@@ -171,3 +171,16 @@ def test_two_schedules_in_one_second_publish_two_runs(tmp_path: Path) -> None:
     published = sorted(p.name for p in archive.glob("example-cluster/2026/12/01/*"))
     assert len(published) == 2, published
     assert [r.publish for r in runtime.journal.records()] == ["published", "published"]
+
+
+def test_period_csv_neutralises_formula_cells() -> None:
+    from auditor.period.render import period_csv
+
+    vm = {
+        "namespace": "ns", "name": "vm", "owner": '=HYPERLINK("http://evil","x")', "audits": 1,
+        "rpo": {"attained": 0, "breached": 1, "unknown": 0, "attainment": 0.0},
+        "longest_breach": {"audits": 1, "hours": 0.0}, "restore_drills": [],
+        "waived_checks": [], "readiness_last": "NOT_READY",
+    }  # fmt: skip
+    row = period_csv({"vms": [vm]}).splitlines()[1]
+    assert row.startswith("ns,vm,\"'=HYPERLINK(")
