@@ -184,3 +184,20 @@ def test_period_csv_neutralises_formula_cells() -> None:
     }  # fmt: skip
     row = period_csv({"vms": [vm]}).splitlines()[1]
     assert row.startswith("ns,vm,\"'=HYPERLINK(")
+
+
+def test_publish_refuses_a_run_changed_after_its_seal(tmp_path: Path) -> None:
+    """`publish --from-run` must not re-seal (and sign) a report.json edited after `run`."""
+    from auditor.publish import RunDirError
+    from auditor.publish.manifest import seal_run
+
+    run_dir = make_run(tmp_path / "run", audit_report("2026-11-30T06:00:00Z"))
+    seal_run(run_dir)  # what `auditor run` does
+    (run_dir / "trend.json").write_text("{}\n")  # an added file is fine
+    doc = json.loads((run_dir / "report.json").read_text())
+    doc["vms"][0]["readiness"] = "READY"
+    (run_dir / "report.json").write_text(json.dumps(doc))
+
+    with pytest.raises(RunDirError, match="report.json changed or missing"):
+        publish_run(run_dir, local(tmp_path))
+    assert not (tmp_path / "archive").exists()

@@ -42,6 +42,7 @@ from auditor.publish.manifest import (
     MANIFEST_NAME,
     SIGNATURE_NAME,
     RunManifest,
+    check_seal,
     seal_run,
     sha256_hex,
 )
@@ -190,7 +191,8 @@ def _refuse_other_run(store: ObjectStore, manifest: RunManifest) -> None:
         _verify(store, key, len(data), sha256_hex(data), evidence=True)
     except VerificationError as exc:
         raise ConflictError(
-            f"{exc}: another run with this id is already published there; nothing uploaded"
+            f"{exc}: a different object already holds this key (another run with this id is "
+            "published there); nothing uploaded"
         ) from None
 
 
@@ -226,6 +228,7 @@ def deliver(
 def _prepare_spooled(store: ObjectStore, entry: spool.SpoolEntry, add_trend: bool) -> RunManifest:
     """Give a spooled run its trend.json (unless its manifest is already stored); reseal it."""
     run_dir = entry.run_dir
+    check_seal(run_dir)
     if add_trend and not (run_dir / "trend.json").exists():
         from auditor.publish.manifest import build_manifest
         from auditor.publish.trend import write_trend
@@ -296,6 +299,7 @@ def publish_run(
         auditor.publish.signing.SigningError: the signing key is unusable.
         PublishError: the run could not be copied into the spool.
     """
+    check_seal(run_dir)
     manifest = seal_run(run_dir, target.signing_key_file)
     entry = spool.spool_run(target.spool_dir, run_dir, manifest, target)
     result = PublishResult(manifest.run_id, manifest.cluster, target.describe(), False)
