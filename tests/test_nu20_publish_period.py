@@ -201,3 +201,27 @@ def test_publish_refuses_a_run_changed_after_its_seal(tmp_path: Path) -> None:
     with pytest.raises(RunDirError, match="report.json changed or missing"):
         publish_run(run_dir, local(tmp_path))
     assert not (tmp_path / "archive").exists()
+
+
+def test_serve_with_its_metrics_port_taken_exits_2(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import socket
+
+    from auditor.config import parse_settings
+    from auditor.service import serve
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        raw = {
+            "source": {"type": "directory", "path": str(tmp_path)},
+            "schedules": [{"id": "daily", "cron": "0 6 * * *"}],
+            "service": {
+                "state_dir": str(tmp_path / "state"),
+                "metrics": {"host": "127.0.0.1", "port": taken.getsockname()[1]},
+            },
+        }
+        settings = parse_settings(raw, path=tmp_path / "config.yaml")
+        assert serve(settings) == 2
+    assert "cannot serve metrics on 127.0.0.1" in caplog.text
