@@ -225,3 +225,25 @@ def test_serve_with_its_metrics_port_taken_exits_2(
         settings = parse_settings(raw, path=tmp_path / "config.yaml")
         assert serve(settings) == 2
     assert "cannot serve metrics on 127.0.0.1" in caplog.text
+
+
+def test_publish_without_retention_to_a_lock_bucket_is_refused(tmp_path: Path) -> None:
+    """A bucket with Object Lock and no default retention: without object_lock_mode every run
+    would be stored unretained and reported unverified by verify/fleet, so publish refuses."""
+    from tests.publish_support import WeedServer
+
+    weed = WeedServer(tmp_path / "weed")
+    weed.start()
+    try:
+        weed.client().create_bucket(Bucket="nu20-locked", ObjectLockEnabledForBucket=True)
+        weed.client().create_bucket(Bucket="nu20-plain")
+        run_dir = make_run(tmp_path / "run", audit_report("2026-11-30T06:00:00Z"))
+        errors = {}
+        for bucket, ok in (("nu20-locked", False), ("nu20-plain", True)):
+            settings = weed.settings(bucket, tmp_path / bucket)
+            result = publish_run(run_dir, settings, store=weed.store(settings))
+            assert result.published is ok, result.error
+            errors[bucket] = result.error or ""
+        assert "no default retention" in errors["nu20-locked"]
+    finally:
+        weed.stop(crash=True)
