@@ -291,6 +291,7 @@ def test_malformed_reports_are_unreadable_never_a_crash(
         else:
             doc.update(change)
         (run_dir / "report.json").write_text(json.dumps(doc))
+        (run_dir / "manifest.json").unlink()  # a sealed run changed in place is refused
         assert publish_run(run_dir, target).published
     result = CliRunner().invoke(
         main, ["fleet", "--from", str(archive), "--at", AT, "--out", str(tmp_path / "o"),
@@ -315,6 +316,7 @@ def test_period_mode_names_a_run_without_time_zone(
     doc = _report(bad)
     doc["run"]["audit_time"] = doc["run"]["audit_time"].rstrip("Z")
     (bad / "report.json").write_text(json.dumps(doc))
+    (bad / "manifest.json").unlink()  # a sealed run changed in place is refused
     for run_dir in (good, bad):
         assert publish_run(run_dir, target).published
     result = CliRunner().invoke(

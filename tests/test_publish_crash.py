@@ -159,6 +159,7 @@ def test_conflicting_run_is_quarantined_and_blocks_nothing(tmp_path: Path) -> No
     # the same run id with different bytes (a forged or re-rendered copy)
     forged = tmp_path / "forged"
     shutil.copytree(first, forged)
+    (forged / "manifest.json").unlink()  # a sealed folder changed in place is refused outright
     (forged / "vms.csv").write_text("namespace,name,readiness\nx,y,READY\n")
     later = audit(tmp_path / "later", at="2026-12-01T06:00:00Z")
     conflict = publish_run(forged, target)

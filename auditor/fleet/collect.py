@@ -109,6 +109,11 @@ def _latest(store: ObjectStore, cluster: str) -> ClusterRun:
         if entry is None:
             run.problems.append(f"no published full-fleet run under {store.url_for(cluster + '/')}")
             return run
+        if cluster_segment(entry.cluster) != cluster:
+            raise VerificationError(
+                f"{store.url_for(entry.prefix + '/')}: its manifest names cluster "
+                f"{entry.cluster!r}, not {cluster!r} (a run copied from another cluster)"
+            )
         report = read_report(store, entry)
     except (VerificationError, PublishError) as exc:
         run.problems.append(f"latest run not readable: {exc}")
@@ -145,7 +150,10 @@ def _pointed(store: ObjectStore, cluster: str, problems: list[str]) -> RunEntry 
         return None
     try:
         doc = json.loads(data)
-        entry = load_entry(store, RunKey(str(doc["run_id"]), str(doc["prefix"]).strip("/")))
+        prefix = str(doc["prefix"]).strip("/")
+        if not prefix.startswith(f"{cluster}/"):
+            raise ValueError(f"prefix {prefix!r} is outside {cluster}/")
+        entry = load_entry(store, RunKey(str(doc["run_id"]), prefix))
     except (ValueError, KeyError, TypeError, VerificationError) as exc:
         problems.append(f"{store.url_for(key)}: not a usable pointer ({exc}); newest run listed")
         return None

@@ -1,7 +1,7 @@
 """Read the archived runs of one month: ``PREFIX/<cluster>/<YYYY>/<MM>/<DD>/<run-id>/report.json``.
 
-The layout is the one ``auditor publish`` writes (``docs/publishing.md``). A local
-directory laid out the same way is read file by file; an ``s3://BUCKET/PREFIX`` URL goes
+The layout is the one ``auditor publish`` writes (``docs/publishing.md``). An
+``s3://BUCKET/PREFIX`` URL and a local directory laid out the same way are both read
 through the publish store, where only runs with a manifest count and every report.json
 is checked against the manifest's SHA-256 (:func:`auditor.publish.history.read_report`).
 Owner-filtered runs are partial views of the fleet and are left out.
@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-from auditor.publish.manifest import cluster_segment
 
 __all__ = ["Period", "Archive", "read_period"]
 
@@ -36,10 +34,11 @@ class Period:
         """``YYYY-MM`` -> Period.
 
         Raises:
-            ValueError: not ``YYYY-MM`` with a month 01..12.
+            ValueError: not ``YYYY-MM`` with a month 01..12 and a year 0001..9998.
         """
         match = _PERIOD.match(text)
-        if not match or not 1 <= int(match[2]) <= 12:
+        # 0001-01 .. 9998-12: the month before and after must exist too (datetime's range)
+        if not match or not 1 <= int(match[2]) <= 12 or not 1 <= int(match[1]) <= 9998:
             raise ValueError(f"{text!r} is not a month such as 2026-11")
         return cls(int(match[1]), int(match[2]))
 
@@ -88,15 +87,11 @@ def read_period(
         auditor.publish.PublishError: the S3 target is invalid or cannot be listed.
     """
     archive = Archive()
-    if source.startswith("s3://"):
-        _read_store(source, cluster, period, archive, dict(store_options or {}))
-    else:
-        root = Path(source)
-        if not root.is_dir():
-            raise FileNotFoundError(f"archive directory {root} does not exist")
-        base = root / cluster_segment(cluster) / f"{period.year:04d}" / f"{period.month:02d}"
-        for path in sorted(base.glob("*/*/report.json")):
-            _add(archive, path.read_bytes(), str(path), period)
+    if not source.startswith("s3://") and not Path(source).is_dir():
+        raise FileNotFoundError(f"archive directory {source} does not exist")
+    # A directory is read through the local publish store too: a run counts only with its
+    # manifest (a publish killed midway has none) and a report.json that matches it.
+    _read_store(source, cluster, period, archive, dict(store_options or {}))
     archive.reports.sort(key=lambda r: (r["run"]["audit_time"], r["run"]["id"]))
     return archive
 
@@ -107,6 +102,7 @@ def _read_store(
     from auditor.publish import publish_settings
     from auditor.publish.errors import VerificationError
     from auditor.publish.history import load_entry, read_report, run_keys
+    from auditor.publish.manifest import cluster_segment
     from auditor.publish.publisher import open_store
 
     store = open_store(publish_settings({**options, "url": url}))
@@ -118,6 +114,12 @@ def _read_store(
             entry = load_entry(store, key)
             if entry.owner_filter is not None:
                 continue
+            if cluster_segment(entry.cluster) != cluster_segment(cluster):
+                raise VerificationError(
+                    f"{store.url_for(key.prefix + '/')}: its manifest names cluster "
+                    f"{entry.cluster!r}, not {cluster_segment(cluster)!r} (a run copied from "
+                    "another cluster)"
+                )
             report = read_report(store, entry)
         except VerificationError as exc:
             archive.problems.append(str(exc))

@@ -7,7 +7,8 @@ Per VM (``namespace/name``), over the audits of the period that list it:
   ``rpo.attainment`` = attained / audits (0..1, 4 decimals), None without audits.
 - ``longest_breach``: the longest run of consecutive audits not within RPO (false or
   unknown): ``audits`` and ``hours`` between its first and last audit (UTC).
-- ``restore_drills``: distinct Restores named by RR-RST findings with phase Completed.
+- ``restore_drills``: distinct Restores named by RR-RST findings with phase Completed
+  whose completion time falls within the period (a Restore without one is not counted).
 - ``waived_checks``: check ids with a WAIVED finding in any audit.
 - ``readiness_by_day``: ``YYYY-MM-DD`` (UTC) -> readiness in that day's last audit.
 
@@ -39,7 +40,18 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def _vm_figures(rows: list[tuple[datetime, dict[str, Any]]]) -> dict[str, Any]:
+def _completed(value: Any) -> datetime | None:
+    """An RFC 3339 completion time with a zone, else None."""
+    try:
+        at = _when(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return at if at is not None and at.tzinfo is not None else None
+
+
+def _vm_figures(
+    rows: list[tuple[datetime, dict[str, Any]]], period: Period | None = None
+) -> dict[str, Any]:
     within = [(at, (vm.get("backup") or {}).get("within_rpo")) for at, vm in rows]
     attained = sum(1 for _, w in within if w is True)
     breached = sum(1 for _, w in within if w is False)
@@ -55,16 +67,26 @@ def _vm_figures(rows: list[tuple[datetime, dict[str, Any]]]) -> dict[str, Any]:
         hours = round((at - start).total_seconds() / 3600, 2)
         if (count, hours) > best[:2]:
             best = (count, hours, start.isoformat(), at.isoformat())
-    drills = set()
+    finished: dict[str, datetime | None] = {}  # Restore -> when it completed (None: unknown)
     waived = set()
     for _, vm in rows:
         for f in vm.get("findings") or []:
             ev = f.get("evidence") or {}
             cid = str(f.get("check_id", ""))
             if cid.startswith("RR-RST-") and ev.get("phase") == "Completed" and ev.get("restore"):
-                drills.add(str(ev["restore"]))
+                finished.setdefault(str(ev["restore"]), None)
+                when = _completed(ev.get("completed"))
+                if when is not None:
+                    finished[str(ev["restore"])] = when
             if f.get("status") == "WAIVED":
                 waived.add(cid)
+    # A drill belongs to the month it completed in: the same Restore is named by every audit
+    # of its restore-test window, the next month's too.
+    drills = {
+        name
+        for name, when in finished.items()
+        if when is not None and (period is None or period.start <= when < period.end)
+    }
     days: dict[str, str] = {}
     for at, vm in rows:
         days[at.date().isoformat()] = str(vm.get("readiness"))
@@ -153,7 +175,7 @@ def compute_period(
         at = _when(report["run"]["audit_time"])
         for vm in report["vms"]:
             rows.setdefault(f"{vm.get('namespace')}/{vm.get('name')}", []).append((at, vm))
-    vms = {key: _vm_figures(r) for key, r in sorted(rows.items())}
+    vms = {key: _vm_figures(r, period) for key, r in sorted(rows.items())}
     fleet = _fleet(vms, archive.reports)
     owners: dict[str, Counter[str]] = {}
     for v in vms.values():

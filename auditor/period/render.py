@@ -32,6 +32,20 @@ def dump_period_json(doc: dict[str, Any]) -> bytes:
     return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
 
 
+_FORMULA_START = ("=", "+", "@", "\t", "\r", "-")
+
+
+def _cell(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula gets a leading ``'`` (as findings.csv
+    and the fleet CSVs do: owners come from cluster-controlled labels and annotations)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
 def period_csv(doc: dict[str, Any]) -> str:
     """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, hours)."""
     buf = io.StringIO()
@@ -40,10 +54,10 @@ def period_csv(doc: dict[str, Any]) -> str:
     for v in doc["vms"]:
         rpo, breach = v["rpo"], v["longest_breach"]
         writer.writerow(
-            [v["namespace"], v["name"], v["owner"], v["audits"], rpo["attained"], rpo["breached"],
+            [_cell(v["namespace"]), _cell(v["name"]), _cell(v["owner"]), v["audits"], rpo["attained"], rpo["breached"],
              rpo["unknown"], "" if rpo["attainment"] is None else rpo["attainment"],
              breach["audits"], breach["hours"], len(v["restore_drills"]),
-             " ".join(v["waived_checks"]), v["readiness_last"]]
+             " ".join(v["waived_checks"]), _cell(v["readiness_last"])]
         )  # fmt: skip
     return buf.getvalue()
 

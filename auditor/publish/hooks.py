@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from auditor.config import AuditSettings
 from auditor.config.publish import PublishSettings
-from auditor.publish.errors import PublishError, StoreConfigError
+from auditor.publish.errors import ConflictError, PublishError, StoreConfigError
 from auditor.publish.publisher import PublishResult, open_store, publish_run
 from auditor.publish.trend import TREND_NAME, dump_trend, trend_for
 
@@ -69,6 +69,7 @@ def service_publisher(
     Raises:
         PublishError: no ``publish:`` section, invalid settings, or the run was
             not published (it is in the spool; the next run delivers it first).
+        ConflictError: the run conflicts with the archive and was quarantined.
     """
     if settings.publish is None:
         raise StoreConfigError("no publish: section in the configuration")
@@ -81,6 +82,10 @@ def service_publisher(
     result: PublishResult = publish_run(
         artifacts, target, store=store, should_stop=should_stop or (lambda: False)
     )
+    if result.quarantined is not None:
+        raise ConflictError(
+            f"run {result.run_id} quarantined at {result.quarantined}: {result.error}"
+        )
     if not result.published:
         raise PublishError(f"run {result.run_id} spooled at {result.spooled}: {result.error}")
     log.info("published run %s to %s", result.run_id, result.location)

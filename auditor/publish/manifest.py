@@ -33,6 +33,7 @@ from auditor.publish.errors import RunDirError
 from auditor.yamlstrict import paused_gc
 
 __all__ = [
+    "check_seal",
     "MANIFEST_NAME",
     "SIGNATURE_NAME",
     "seal_run",
@@ -166,6 +167,44 @@ def build_manifest(run_dir: Path, *, report: dict[str, Any] | None = None) -> Ru
         "artifacts": [{"path": a.path, "size": a.size, "sha256": a.sha256} for a in artifacts],
     }
     return RunManifest(run_id, audit_time, cluster, tuple(artifacts), document)
+
+
+def check_seal(run_dir: Path) -> None:
+    """Refuse a run folder whose files no longer match the ``manifest.json`` sealing it.
+
+    Files may be added after the seal (``trend.json``, a period report) and the folder is
+    sealed again, but a file the manifest lists must be unchanged: re-sealing a changed
+    report.json would publish (and sign) it as authentic evidence. A folder without a
+    manifest (written by an older version) passes.
+
+    Raises:
+        RunDirError: the manifest is unreadable, or a file it lists is missing or changed.
+    """
+    path = run_dir / MANIFEST_NAME
+    if not path.is_file():
+        return
+    try:
+        listed = {
+            str(a["path"]): str(a["sha256"]) for a in json.loads(path.read_bytes())["artifacts"]
+        }
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RunDirError(f"{path}: unreadable manifest ({exc!r}); run the audit again") from None
+    changed = []
+    for rel, digest in sorted(listed.items()):
+        file = run_dir / rel
+        try:
+            inside = file.resolve().is_relative_to(run_dir.resolve())
+            ok = inside and file.is_file() and sha256_hex(file.read_bytes()) == digest
+        except OSError:
+            ok = False
+        if not ok:
+            changed.append(rel)
+    if changed:
+        raise RunDirError(
+            f"{run_dir}: {', '.join(changed[:5])}{' ...' if len(changed) > 5 else ''} changed or "
+            f"missing since {MANIFEST_NAME} sealed the run (`auditor verify {run_dir}`); "
+            "not re-sealed: run the audit again"
+        )
 
 
 def seal_run(

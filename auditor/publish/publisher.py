@@ -42,6 +42,7 @@ from auditor.publish.manifest import (
     MANIFEST_NAME,
     SIGNATURE_NAME,
     RunManifest,
+    check_seal,
     seal_run,
     sha256_hex,
 )
@@ -173,6 +174,28 @@ def _update_latest(store: ObjectStore, manifest: RunManifest) -> bool:
     return True
 
 
+def _refuse_other_run(store: ObjectStore, manifest: RunManifest) -> None:
+    """Refuse, before any upload, a run whose folder already holds another run's manifest.
+
+    Two runs can share a run id (same audit second, same inputs, other formats or a period
+    report); uploading the second's extra artifacts before its manifest conflicts would leave
+    objects the published run's manifest does not list (``verify``: EXTRA), unremovable
+    under Object Lock.
+
+    Raises:
+        ConflictError: ``manifest.json`` is stored with other bytes.
+    """
+    data = manifest.to_bytes()
+    key = manifest.key(MANIFEST_NAME)
+    try:
+        _verify(store, key, len(data), sha256_hex(data), evidence=True)
+    except VerificationError as exc:
+        raise ConflictError(
+            f"{exc}: a different object already holds this key (another run with this id is "
+            "published there); nothing uploaded"
+        ) from None
+
+
 def deliver(
     store: ObjectStore, run_dir: Path, manifest: RunManifest, *, should_stop: StopCheck = _never
 ) -> PublishResult:
@@ -187,6 +210,7 @@ def deliver(
     result = PublishResult(
         manifest.run_id, manifest.cluster, store.url_for(manifest.run_prefix + "/"), False
     )
+    _refuse_other_run(store, manifest)
     for art in manifest.artifacts:
         data = (run_dir / art.path).read_bytes()
         if sha256_hex(data) != art.sha256:
@@ -204,6 +228,7 @@ def deliver(
 def _prepare_spooled(store: ObjectStore, entry: spool.SpoolEntry, add_trend: bool) -> RunManifest:
     """Give a spooled run its trend.json (unless its manifest is already stored); reseal it."""
     run_dir = entry.run_dir
+    check_seal(run_dir)
     if add_trend and not (run_dir / "trend.json").exists():
         from auditor.publish.manifest import build_manifest
         from auditor.publish.trend import write_trend
@@ -274,6 +299,7 @@ def publish_run(
         auditor.publish.signing.SigningError: the signing key is unusable.
         PublishError: the run could not be copied into the spool.
     """
+    check_seal(run_dir)
     manifest = seal_run(run_dir, target.signing_key_file)
     entry = spool.spool_run(target.spool_dir, run_dir, manifest, target)
     result = PublishResult(manifest.run_id, manifest.cluster, target.describe(), False)

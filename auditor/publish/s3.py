@@ -171,6 +171,7 @@ class S3Store:
         except _NotFound as exc:
             raise StoreConfigError(f"bucket {self.bucket!r} does not exist: {exc}") from None
         if self.settings.object_lock_mode is None:
+            self._refuse_unretained_objects()
             return
         if not self.lock_enabled():
             raise StoreConfigError(
@@ -186,6 +187,35 @@ class S3Store:
                 f"bucket {self.bucket!r} has versioning {versioning.get('Status', 'never enabled')}"
                 "; Object Lock retention needs versioning Enabled"
             )
+
+    def _refuse_unretained_objects(self) -> None:
+        """Without ``object_lock_mode``, refuse a bucket with Object Lock but no default retention.
+
+        Its objects would be stored without retention, and ``auditor verify`` and
+        ``auditor fleet`` require retention on every object of a bucket with Object Lock:
+        every run published there would be reported unverified, never current. When the
+        configuration cannot be read, nothing is refused (publishing then needs no lock rights).
+
+        Raises:
+            StoreConfigError: Object Lock enabled, no default retention rule.
+        """
+        try:
+            conf = self._call(
+                "GetObjectLockConfiguration",
+                lambda: self.client.get_object_lock_configuration(Bucket=self.bucket),
+            ).get("ObjectLockConfiguration", {})
+        except PublishError:
+            return
+        if conf.get("ObjectLockEnabled") != "Enabled":
+            return
+        if (conf.get("Rule") or {}).get("DefaultRetention"):
+            return
+        raise StoreConfigError(
+            f"bucket {self.bucket!r} has Object Lock enabled but no default retention, and no "
+            "object_lock_mode is set (--object-lock-mode/--object-lock-days, or publish."
+            "object_lock_mode/object_lock_days): the run would be stored without retention and "
+            "`auditor verify` and `auditor fleet` would report it unverified (RETENTION)"
+        )
 
     def lock_enabled(self) -> bool:
         """True when the bucket has Object Lock enabled.

@@ -29,6 +29,7 @@ from auditor.config import AuditSettings, Schedule
 from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
+from auditor.publish.errors import ConflictError
 from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal
 from auditor.service.metrics import ServiceMetrics
@@ -135,6 +136,8 @@ class ServiceRuntime:
     idle: threading.Event = field(default_factory=threading.Event)
     #: ``time.monotonic()`` after which publishing stops between objects (shutdown)
     stop_deadline: float | None = None
+    #: audit time (whole seconds) of the last run of this process
+    last_at: datetime | None = None
 
     def __post_init__(self) -> None:
         self.idle.set()
@@ -223,7 +226,7 @@ class ServiceRuntime:
         log.info("schedule %s: audit for slot %s started", schedule_id, slot_name(slot))
         try:
             report = self.runner(
-                self.settings, at=now.replace(microsecond=0), out_dir=partial, formats=formats
+                self.settings, at=self._audit_time(now), out_dir=partial, formats=formats
             )
             if sched.period_report:  # the monthly schedule: last month's report joins the run
                 period_for_run(self.settings, report, partial, slot, sched.timezone, formats)
@@ -239,6 +242,22 @@ class ServiceRuntime:
         if sched.publish and self.settings.publish is not None:
             self._publish(schedule_id, slot, report, final)
         return "success"
+
+    def _audit_time(self, now: datetime) -> datetime:
+        """``now`` in whole seconds, later than the previous run's audit time.
+
+        The run id is the audit second plus the input digest: two schedules firing in the
+        same second (a daily and a monthly one, or both missed runs caught up at boot) would
+        otherwise share it, and the second run would replace the first in the publish spool
+        or conflict with it in the archive. Waits for the next second when needed.
+        """
+        at = now.replace(microsecond=0)
+        if self.last_at is not None and at <= self.last_at:
+            wait = (self.last_at + timedelta(seconds=1) - now).total_seconds()
+            time.sleep(max(0.0, min(wait, 1.0)))
+            at = self.last_at + timedelta(seconds=1)
+        self.last_at = at
+        return at
 
     def _ended(
         self, schedule_id: str, slot: datetime, outcome: str, start: float, detail: str
@@ -258,7 +277,8 @@ class ServiceRuntime:
             self.publisher(self.settings, report, artifacts, should_stop=self.should_stop)
         except Exception as exc:
             log.exception("schedule %s: publishing %s failed", schedule_id, artifacts)
-            self.journal.set_publish(schedule_id, slot, f"spooled: {exc}")
+            state = "quarantined" if isinstance(exc, ConflictError) else "spooled"
+            self.journal.set_publish(schedule_id, slot, f"{state}: {exc}")
             self.metrics.publish_failures.labels(schedule_id).inc()
             self.metrics.last_run_success.labels(schedule_id).set(0.0)
         else:

@@ -234,7 +234,9 @@ def serve(
     runner: Runner = pipeline_runner,
     publisher: Publisher = service_publisher,
 ) -> int:
-    """Run the scheduler until SIGTERM/SIGINT; return the process exit code (0).
+    """Run the scheduler until SIGTERM/SIGINT; return the process exit code.
+
+    0 after a shutdown; 2 when the metrics address cannot be bound (nothing was run).
 
     Raises:
         ServiceLockedError: another ``serve`` uses the same state directory.
@@ -256,13 +258,23 @@ def serve(
                 return False
             return bool(scheduler.running) or not started.is_set() or stopping.is_set()
 
-        http = HealthServer(
-            metrics,
-            lambda: bool(scheduler.running),
-            host=svc.metrics.host,
-            port=svc.metrics.port,
-            alive=alive,
-        )
+        try:
+            http = HealthServer(
+                metrics,
+                lambda: bool(scheduler.running),
+                host=svc.metrics.host,
+                port=svc.metrics.port,
+                alive=alive,
+            )
+        except OSError as exc:  # the port is taken, or the host is not an address here
+            log.error(
+                "cannot serve metrics on %s:%d (service.metrics): %s",
+                svc.metrics.host,
+                svc.metrics.port,
+                exc.strerror or exc,
+            )
+            install_runtime(None)
+            return 2
         http.start()
         log.info("metrics and health on http://%s:%d/metrics", svc.metrics.host, http.port)
         _listen(scheduler, metrics)
