@@ -30,6 +30,7 @@ __all__ = [
     "waiver_appendix",
     "validate_check_ids",
     "catalog_check_ids",
+    "platform_check_ids",
 ]
 
 
@@ -153,3 +154,14 @@ def catalog_check_ids() -> frozenset[str] | None:
     if isinstance(catalog, Mapping):
         return frozenset(str(k) for k in catalog)
     return frozenset(str(c["id"] if isinstance(c, Mapping) else c.id) for c in catalog)
+
+
+def platform_check_ids() -> frozenset[str]:
+    """The ids of the catalog's platform checks (one cluster-wide finding each, on no VM,
+    so no waiver can apply to them); empty while ``auditor.checks.registry`` is absent."""
+    if catalog_check_ids() is None:
+        return frozenset()
+    registry = importlib.import_module("auditor.checks.registry")
+    catalog: Any = registry.CATALOG
+    specs = catalog.values() if isinstance(catalog, Mapping) else catalog
+    return frozenset(str(s.id) for s in specs if getattr(s, "scope", "vm") == "platform")

@@ -106,3 +106,33 @@ def test_validate_check_ids_names_the_field() -> None:
     assert validate_check_ids(s, {"RR-BKP-001"}) == [
         ("waivers.1.check", "unknown check id 'RR-BKP-999' (see `auditor checks list`)")
     ]
+
+
+def test_a_waiver_on_a_platform_check_is_refused_where_it_would_waive_nothing(
+    tmp_path: Path,
+) -> None:
+    """A platform check gives one cluster-wide finding on no VM, so a waiver of it was
+    accepted, listed as "active" in the appendix and the period report, and never applied
+    (new-user trial nu20: RR-PLT-002 stayed FAIL). ``validate-config`` and ``run`` now refuse
+    it naming the field; a VM check's waiver in the same file stays valid."""
+    import yaml
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    path = tmp_path / "auditor.yaml"
+    path.write_text(
+        yaml.safe_dump({"waivers": [waiver(id="ok"), waiver(id="plt", check="RR-PLT-002")]})
+    )
+    runner = CliRunner()
+    res = runner.invoke(main, ["validate-config", str(path)])
+    assert res.exit_code == 2, res.output
+    assert (
+        "waivers.1.check: RR-PLT-002 is a platform check (one finding for the whole cluster, on "
+        "no VM); a waiver applies to VM checks only"
+    ) in res.output
+    assert "waivers.0" not in res.output
+    res = runner.invoke(main, ["run", "--config", str(path), "--from-dir", str(tmp_path / "x")])
+    assert res.exit_code == 2 and "RR-PLT-002 is a platform check" in res.output
+    path.write_text(yaml.safe_dump({"waivers": [waiver(id="ok")]}))
+    assert runner.invoke(main, ["validate-config", str(path)]).exit_code == 0

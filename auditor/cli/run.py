@@ -107,9 +107,12 @@ def load_config(path: Path | None) -> AuditSettings:
     if path is None:
         return AuditSettings()
     try:
-        from auditor.waivers import catalog_check_ids  # service hook: waivers name real checks
+        # service hook: waivers name real VM checks
+        from auditor.waivers import catalog_check_ids, platform_check_ids
 
-        return load_settings(path, known_check_ids=catalog_check_ids())
+        return load_settings(
+            path, known_check_ids=catalog_check_ids(), platform_check_ids=platform_check_ids()
+        )
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from auditor.config import AuditSettings, ConfigError, load_settings
-from auditor.waivers import catalog_check_ids, waiver_appendix
+from auditor.waivers import catalog_check_ids, platform_check_ids, waiver_appendix
 
 __all__ = ["serve_command", "validate_config_command", "load_checked_settings"]
 
@@ -23,7 +23,9 @@ def load_checked_settings(path: Path) -> AuditSettings:
     Raises:
         ConfigError: every problem, by field path.
     """
-    return load_settings(path, known_check_ids=catalog_check_ids())
+    return load_settings(
+        path, known_check_ids=catalog_check_ids(), platform_check_ids=platform_check_ids()
+    )
 
 
 def _print_problems(err: ConfigError) -> None:

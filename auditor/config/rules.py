@@ -166,6 +166,14 @@ class Waiver(Strict):
         known = (info.context or {}).get("known_check_ids")
         if known is not None and value not in known:
             raise ValueError(f"unknown check id '{value}' (see `auditor checks list`)")
+        if value in (info.context or {}).get("platform_check_ids", ()):
+            # a platform check gives one cluster-wide finding, on no VM: a waiver, which
+            # applies to the findings of the VMs it selects, would be listed as active
+            # and never applied (new-user trial nu20)
+            raise ValueError(
+                f"{value} is a platform check (one finding for the whole cluster, on no VM); "
+                "a waiver applies to VM checks only"
+            )
         return value
 
     @field_validator("reason", "approver")

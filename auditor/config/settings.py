@@ -159,11 +159,16 @@ def _problems(exc: ValidationError) -> list[tuple[str, str]]:
 
 
 def parse_settings(
-    raw: Any, *, path: Path, known_check_ids: Collection[str] | None = None
+    raw: Any,
+    *,
+    path: Path,
+    known_check_ids: Collection[str] | None = None,
+    platform_check_ids: Collection[str] = (),
 ) -> AuditSettings:
     """Validate an already parsed YAML mapping (``path`` is only used in errors).
 
-    ``known_check_ids``: when given, a waiver naming another check id is refused.
+    ``known_check_ids``: when given, a waiver naming another check id is refused;
+    ``platform_check_ids``: a waiver naming one of these (cluster-wide checks) is refused.
 
     Raises:
         ConfigError: every invalid field, by dotted path.
@@ -172,7 +177,10 @@ def parse_settings(
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigError(path, [("<root>", "must be a mapping")])
-    context = {"known_check_ids": None if known_check_ids is None else frozenset(known_check_ids)}
+    context = {
+        "known_check_ids": None if known_check_ids is None else frozenset(known_check_ids),
+        "platform_check_ids": frozenset(platform_check_ids),
+    }
     # the publish: section is checked here too, so validate-config and serve name its problems
     extra = publish_problems(raw.get("publish"), raw.get("schedules"))
     try:
@@ -184,11 +192,17 @@ def parse_settings(
     return settings
 
 
-def load_settings(path: Path, *, known_check_ids: Collection[str] | None = None) -> AuditSettings:
+def load_settings(
+    path: Path,
+    *,
+    known_check_ids: Collection[str] | None = None,
+    platform_check_ids: Collection[str] = (),
+) -> AuditSettings:
     """Load and validate a YAML settings file.
 
     ``known_check_ids``: the check catalog's ids; a waiver naming any other id
-    is refused (``None`` checks only the id's form).
+    is refused (``None`` checks only the id's form). ``platform_check_ids``: the
+    cluster-wide checks; a waiver naming one is refused (it would waive nothing).
 
     Raises:
         ConfigError: the file cannot be read or parsed, or a field is invalid
@@ -204,4 +218,6 @@ def load_settings(path: Path, *, known_check_ids: Collection[str] | None = None)
     if len(docs) > 1:
         raise ConfigError(path, [("<file>", f"holds {len(docs)} YAML documents; expected one")])
     raw: Any = docs[0] if docs else None
-    return parse_settings(raw, path=path, known_check_ids=known_check_ids)
+    return parse_settings(
+        raw, path=path, known_check_ids=known_check_ids, platform_check_ids=platform_check_ids
+    )
