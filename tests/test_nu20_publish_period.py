@@ -247,3 +247,42 @@ def test_publish_without_retention_to_a_lock_bucket_is_refused(tmp_path: Path) -
         assert "no default retention" in errors["nu20-locked"]
     finally:
         weed.stop(crash=True)
+
+
+def test_a_run_dated_in_the_future_never_pins_latest_or_passes_for_current(
+    tmp_path: Path,
+) -> None:
+    """latest.json only moves forward, so a run published with a future ``--at`` (or from a
+    node whose clock is ahead) pinned it for months and the fleet called the cluster current
+    at an age of -4,344 h (new-user trial nu20). Such a run is archived but never becomes
+    latest, a later real run moves latest past an old future pointer, and the fleet marks a
+    future-dated run stale, naming why."""
+    from auditor.fleet import build_fleet, read_fleet
+    from auditor.publish.manifest import build_manifest
+    from auditor.publish.publisher import _update_latest
+
+    settings = local(tmp_path)
+    now = datetime.now(UTC)
+    past, future = now.replace(microsecond=0), now.replace(year=now.year + 1, microsecond=0)
+    stamp = "%Y-%m-%dT%H:%M:%SZ"
+    runs = {}
+    for name, at in (("past", past), ("future", future)):
+        runs[name] = make_run(tmp_path / name, audit_report(at.strftime(stamp)))
+        assert publish_run(runs[name], settings).published
+    latest = json.loads((tmp_path / "archive" / CLUSTER / "latest.json").read_text())
+    assert latest["audit_time"] == past.strftime(stamp)
+
+    # an archive whose latest.json already points at a future run: the next real run moves it
+    store = LocalStore(settings)
+    assert _update_latest(store, build_manifest(runs["future"]), now=future)
+    later = make_run(tmp_path / "later", audit_report((past.replace(second=0)).strftime(stamp)))
+    assert _update_latest(store, build_manifest(later), now=now)
+    latest = json.loads((tmp_path / "archive" / CLUSTER / "latest.json").read_text())
+    assert latest["audit_time"] == past.replace(second=0).strftime(stamp)
+
+    # the fleet, as of now, reading an archive whose latest is the future run
+    assert _update_latest(store, build_manifest(runs["future"]), now=future)
+    fleet = build_fleet(read_fleet(str(tmp_path / "archive")), at=now)
+    (cluster,) = fleet.clusters
+    assert cluster.status == "stale"
+    assert any("after this machine's clock" in p for p in cluster.problems), cluster.problems

@@ -4,8 +4,8 @@ Reports are read as plain dicts (``docs/report-schema.md``), so older envelopes 
 
 - a cluster's status is the worst of: no trustworthy report (``unreadable``), manifest
   or signature not verified (``unverified``), ``run.complete`` not true
-  (``incomplete``), audited more than ``max_age_hours`` before the reference time
-  (``stale``); else ``current``. Only a current cluster's READY VMs count as READY
+  (``incomplete``), audited more than ``max_age_hours`` before the reference time, or
+  dated more than an hour after this machine's clock (``stale``); else ``current``. Only a current cluster's READY VMs count as READY
   fleet-wide; the others' count as UNKNOWN (a false READY is the worst error).
 - root causes: a VM's ``root_causes`` when the report has them; else one per check id
   with a FAIL or ERROR finding (id = the check id lower-cased, title and first action
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from auditor.fleet.collect import ClusterRun, FleetInput
@@ -38,6 +38,7 @@ from auditor.fleet.model import (
 )
 from auditor.models import Readiness, Severity
 from auditor.period import Period, compute_period
+from auditor.publish.publisher import FUTURE_TOLERANCE_HOURS
 
 __all__ = ["build_fleet", "vm_root_causes"]
 
@@ -176,7 +177,7 @@ class _Agg:
 
 
 def _status(
-    run: ClusterRun, ref: datetime, max_age_hours: float
+    run: ClusterRun, ref: datetime, max_age_hours: float, now: datetime
 ) -> tuple[ClusterStatus, list[str], FleetRun | None]:
     problems = list(run.problems)
     if run.report is None:
@@ -210,6 +211,15 @@ def _status(
     if age > max_age_hours:
         flags.add("stale")
         problems.append(f"run {fleet_run.id} is {age:.1f} h old (more than {max_age_hours:g} h)")
+    ahead = round((at - now).total_seconds() / 3600, 2)
+    if ahead > FUTURE_TOLERANCE_HOURS:
+        # a run dated after this machine's clock (a test run with a future --at, a node whose
+        # clock is ahead) cannot be placed in time: never current (new-user trial nu20)
+        flags.add("stale")
+        problems.append(
+            f"run {fleet_run.id} is dated {ahead:.1f} h after this machine's clock (a clock "
+            "ahead, or a run with a future --at): not current evidence"
+        )
     status: ClusterStatus = next((s for s in CLUSTER_STATUSES if s in flags), "current")
     return status, problems, fleet_run
 
@@ -227,9 +237,14 @@ def _period_figures(run: ClusterRun, period: Period | None) -> FleetPeriodFigure
 
 
 def _cluster(
-    run: ClusterRun, ref: datetime, max_age_hours: float, period: Period | None, agg: _Agg
+    run: ClusterRun,
+    ref: datetime,
+    max_age_hours: float,
+    period: Period | None,
+    agg: _Agg,
+    now: datetime,
 ) -> FleetCluster:
-    status, problems, fleet_run = _status(run, ref, max_age_hours)
+    status, problems, fleet_run = _status(run, ref, max_age_hours, now)
     reported: Counter[Readiness] = Counter()
     counted: Counter[Readiness] = Counter()
     platform = 0
@@ -327,16 +342,19 @@ def build_fleet(
     period: Period | None = None,
     max_age_hours: float = 36.0,
     signatures_checked: bool = False,
+    now: datetime | None = None,
 ) -> FleetReport:
     """The fleet report of ``data`` as of ``at`` (aware UTC).
 
     With ``period``, ages are measured from the end of the period (or ``at`` when
     earlier), so a month's last run is stale when the month's last days were not audited.
+    ``now``: this machine's clock (UTC; default the current time); a run dated more than
+    an hour after it is stale whatever ``at`` is.
     """
     ref = min(at, period.end) if period is not None else at
     agg = _Agg()
     clusters = [
-        _cluster(run, ref, max_age_hours, period, agg)
+        _cluster(run, ref, max_age_hours, period, agg, now or datetime.now(UTC))
         for run in sorted(data.clusters, key=lambda r: r.cluster)
     ]
     total: Counter[Readiness] = Counter()

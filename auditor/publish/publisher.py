@@ -26,6 +26,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from auditor.config.publish import PublishSettings
@@ -146,8 +147,31 @@ def _put_verified(
     result.uploaded.append(key)
 
 
-def _update_latest(store: ObjectStore, manifest: RunManifest) -> bool:
-    """Point ``<cluster>/latest.json`` at this run when it is the newest; True when written."""
+#: How far past this machine's clock an audit time may lie and still count as "now" (hours).
+FUTURE_TOLERANCE_HOURS = 1.0
+
+
+def _update_latest(
+    store: ObjectStore, manifest: RunManifest, *, now: datetime | None = None
+) -> bool:
+    """Point ``<cluster>/latest.json`` at this run when it is the newest; True when written.
+
+    ``latest.json`` only moves forward, so a run dated in the future (a test run with
+    ``--at``, a node whose clock is ahead) would pin it, and the fleet roll-up after it, for
+    months (new-user trial nu20). A run dated more than :data:`FUTURE_TOLERANCE_HOURS` past
+    ``now`` (UTC, this machine's clock) never becomes latest, and a latest run dated that far
+    ahead no longer holds back a run that is not.
+    """
+    horizon = ((now or datetime.now(UTC)) + timedelta(hours=FUTURE_TOLERANCE_HOURS)).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"
+    )
+    if manifest.audit_time > horizon:
+        log.warning(
+            "run %s is dated %s, past this machine's clock: latest.json not moved to it",
+            manifest.run_id,
+            manifest.audit_time,
+        )
+        return False
     key = f"{manifest.cluster}/latest.json"
     current = store.get(key)
     if current is not None:
@@ -155,7 +179,7 @@ def _update_latest(store: ObjectStore, manifest: RunManifest) -> bool:
             newest = json.loads(current).get("audit_time", "")
         except (ValueError, AttributeError):
             newest = ""
-        if isinstance(newest, str) and newest > manifest.audit_time:
+        if isinstance(newest, str) and manifest.audit_time < newest <= horizon:
             return False  # a newer run is already latest (we are delivering a spooled older one)
     doc = {
         "run_id": manifest.run_id,
