@@ -286,3 +286,34 @@ def test_a_run_dated_in_the_future_never_pins_latest_or_passes_for_current(
     (cluster,) = fleet.clusters
     assert cluster.status == "stale"
     assert any("after this machine's clock" in p for p in cluster.problems), cluster.problems
+
+
+def test_the_spool_never_drops_a_run_for_another_of_the_same_id(tmp_path: Path) -> None:
+    """Two runs of one id spooled during an outage (same instant and input, other formats):
+    the second replaced the first with no trace, and quarantining a run deleted an earlier
+    quarantined entry of the same name (new-user trial nu20). Now the earlier run is moved
+    to quarantine with its reason, and every quarantined entry is kept."""
+    from auditor.publish import spool
+    from auditor.publish.manifest import seal_run
+
+    settings = local(tmp_path)
+    report = audit_report("2026-11-30T06:00:00Z")
+    first = make_run(tmp_path / "daily", report)
+    second = make_run(tmp_path / "monthly", report)
+    (second / "report.html").write_text("<html>monthly</html>\n")
+    spool_dir = tmp_path / "spool"
+    one = spool.spool_run(spool_dir, first, seal_run(first), settings)
+    two = spool.spool_run(spool_dir, second, seal_run(second), settings)
+    assert one == two and (two / "run" / "report.html").is_file()
+    (kept,) = spool.quarantined(spool_dir)
+    assert not (kept / "run" / "report.html").exists()
+    assert (kept / "run" / "report.json").read_bytes() == (first / "report.json").read_bytes()
+    assert "replaced in the spool by another run" in (kept / "error.txt").read_text()
+    # the same run spooled again is kept as it is (idempotent), nothing quarantined
+    assert spool.spool_run(spool_dir, second, seal_run(second), settings) == two
+    assert len(spool.quarantined(spool_dir)) == 1
+    # quarantining the second one keeps the first quarantined entry beside it
+    (entry,) = spool.pending(spool_dir)
+    spool.quarantine(entry, "conflict")
+    names = [p.name for p in spool.quarantined(spool_dir)]
+    assert names == [kept.name, f"{kept.name}.2"], names

@@ -55,7 +55,9 @@ def spool_run(
     """Copy ``run_dir`` (with its manifest) into the spool; return the entry path.
 
     Idempotent: an existing entry for the same run and target with the same
-    manifest is kept; one with another manifest (the run folder changed) is replaced.
+    manifest is kept. One with another manifest (another run of the same id, not yet
+    delivered: same instant and input, other formats) is moved to quarantine, never
+    deleted, and this run takes its place (new-user trial nu20: the earlier run was lost).
 
     Raises:
         PublishError: the spool directory cannot be written.
@@ -68,6 +70,16 @@ def spool_run(
                 return final
         except OSError:
             pass
+        kept = _quarantine_path(
+            final,
+            f"replaced in the spool by another run with id {manifest.run_id} and a different "
+            "manifest before this one was delivered",
+        )
+        if kept == final:
+            raise PublishError(
+                f"cannot spool run {manifest.run_id}: {final} holds another run of this id "
+                "and could not be moved to quarantine"
+            )
     tmp = spool_dir / f".{name}.tmp"
     try:
         if tmp.exists():
@@ -127,15 +139,23 @@ def quarantine(entry: SpoolEntry, error: str) -> Path:
     A quarantined run is kept (nothing is lost) but no longer retried, so it
     blocks no other run. Raises nothing: when the move fails the entry stays.
     """
-    dest = entry.path.parent / QUARANTINE / entry.path.name
+    return _quarantine_path(entry.path, error)
+
+
+def _quarantine_path(path: Path, error: str) -> Path:
+    """:func:`quarantine` of the spool entry folder ``path``."""
+    dest = path.parent / QUARANTINE / path.name
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(entry.path, dest)
+        # an earlier quarantined entry of this name is kept too: the next free ``.N`` suffix
+        number = 1
+        while dest.exists():
+            number += 1
+            dest = dest.with_name(f"{path.name}.{number}")
+        os.replace(path, dest)
         (dest / "error.txt").write_text(error + "\n", encoding="utf-8")
     except OSError:
-        return entry.path
+        return path
     return dest
 
 
