@@ -99,6 +99,9 @@ def test_deployed_config_is_valid() -> None:
     assert str(settings.service.state_dir).startswith("/var/lib/auditor")
     assert str(settings.report.out_dir).startswith("/var/lib/auditor")
     assert {s.id for s in settings.schedules} == {"daily-audit", "monthly-report"}
+    # no fixed name: each cluster reports under its own (Infrastructure) name; a name deployed
+    # unchanged to several clusters mixed their runs in one archive folder (trial nu20)
+    assert settings.cluster_name is None
 
 
 def pod_checks(pod: dict[str, Any], args_start: str) -> None:
