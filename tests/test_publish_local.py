@@ -271,3 +271,16 @@ def test_config_section_and_service_publisher(tmp_path: Path) -> None:
     with pytest.raises(PublishError, match="spooled at"):
         service_publisher(blocked, report, tmp_path / "2026-11-30")
     assert [e.run_id for e in pending(Path(spool))] == [report["run"]["id"]]
+
+
+def test_history_of_an_archive_that_is_not_there_is_exit_2(tmp_path: Path) -> None:
+    """``history`` said "no published runs" and exited 0 for a mistyped archive directory,
+    and exited 1 (the gate's code) when the archive could not be read; an unreadable archive
+    is exit 2, as for ``verify``, ``report --period`` and ``fleet`` (trial nu20)."""
+    missing = tmp_path / "no-such-archive"
+    res = cli("history", "--cluster", CLUSTER, "--to", str(missing))
+    assert res.exit_code == 2, res.output
+    assert f"archive directory {missing} does not exist" in res.output
+    missing.mkdir()
+    res = cli("history", "--cluster", CLUSTER, "--to", str(missing))
+    assert res.exit_code == 0 and "no published runs for cluster" in res.output

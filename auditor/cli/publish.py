@@ -14,6 +14,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
+from auditor.cli.exitcodes import EXIT_UNREADABLE
 from auditor.cli.options import AnyCase
 from auditor.config.publish import default_spool_dir
 from auditor.publish import (
@@ -32,6 +33,11 @@ from auditor.publish.signing import SigningError
 __all__ = ["publish", "history", "store_options", "target_options", "settings_from_options"]
 
 EXIT_SPOOLED = 3
+
+
+class _Unreadable(click.ClickException):
+    exit_code = EXIT_UNREADABLE
+
 
 #: The options that reach the store, for reading and writing alike.
 _CONNECTION = frozenset(
@@ -234,10 +240,14 @@ def publish(
 def history(cluster: str, url: str, limit: int, as_json: bool, **options: Any) -> None:
     """List the published runs of a cluster, oldest first."""
     target = settings_from_options(url, options)
+    if not target.is_s3 and not target.local_dir.is_dir():
+        raise _Unreadable(f"archive directory {target.local_dir} does not exist")
     try:
         entries = list_runs(open_store(target), cluster, limit=limit)
     except PublishError as exc:
-        raise click.ClickException(str(exc)) from None
+        # an archive that cannot be read is exit 2, as for verify, report and fleet (1 is
+        # kept for gates and mismatches: docs/exit-codes.md)
+        raise _Unreadable(str(exc)) from None
     if as_json:
         click.echo(json.dumps([e.brief() for e in entries], indent=2, sort_keys=True))
         return
