@@ -51,6 +51,7 @@ VMS_COLUMNS = (
     "failing_checks",
     "uid",
     "inferred_checks",
+    "waived_checks",
 )
 _FORMULA_START = ("=", "+", "@", "\t", "\r", "-")
 
@@ -149,6 +150,7 @@ def vms_csv(report: AuditReport) -> bytes:
                 " ".join(row.failing_checks),
                 vm.uid or "",
                 " ".join(row.inferred),
+                " ".join(row.waived),
             )
         )
     return _write(VMS_COLUMNS, rows)

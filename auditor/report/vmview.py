@@ -79,6 +79,9 @@ class VmRow:
     backup_gap: str = ""
     #: the checks whose PASS rests on inference alone (``VmEntry.inferred``)
     inferred: tuple[str, ...] = ()
+    #: the checks whose FAIL is waived (accepted risk): a READY with any is READY only
+    #: because a risk was accepted, and says so beside the verdict
+    waived: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -289,6 +292,7 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
         severity=SEVERITY_ORDER[worst] if worst is not None else "",
         backup_gap=gap,
         inferred=tuple(vm.inferred),
+        waived=tuple(sorted({f.check_id for f in vm.findings if f.status.value == "WAIVED"})),
     )
 
 
