@@ -136,3 +136,24 @@ def test_a_waiver_on_a_platform_check_is_refused_where_it_would_waive_nothing(
     assert res.exit_code == 2 and "RR-PLT-002 is a platform check" in res.output
     path.write_text(yaml.safe_dump({"waivers": [waiver(id="ok")]}))
     assert runner.invoke(main, ["validate-config", str(path)]).exit_code == 0
+
+
+def test_a_waiver_runs_at_most_a_year() -> None:
+    """A waiver written to 2099 hid a NOT_READY for good (new-user trial nu20): at most 366
+    days from created to expires, named by field; a year to the day (leap year) is fine."""
+    import pytest
+
+    from auditor.config import ConfigError
+
+    ok = parse_settings(
+        {"waivers": [waiver(created="2027-11-30", expires="2028-11-30")]}, path=Path("a.yaml")
+    )
+    assert ok.waivers[0].expires == datetime(2028, 11, 30, tzinfo=UTC)
+    with pytest.raises(ConfigError) as err:
+        parse_settings(
+            {"waivers": [waiver(created="2026-11-01", expires="2099-01-01")]}, path=Path("a.yaml")
+        )
+    assert (
+        "waivers.0.expires: is more than 366 days after created (2026-11-01): a waiver is "
+        "reviewed at least yearly; renew it with a new created date"
+    ) in str(err.value)

@@ -7,7 +7,7 @@ Re-exported from :mod:`auditor.config`; the matching logic lives in
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
@@ -140,11 +140,15 @@ def _as_utc(value: Any) -> Any:
     return value
 
 
+#: The longest a waiver may run, from ``created`` to ``expires`` (days; a year, leap years too).
+MAX_WAIVER_DAYS = 366
+
+
 class Waiver(Strict):
     """An accepted risk: findings of ``check`` on selected VMs show as WAIVED until ``expires``.
 
-    ``created`` and ``expires`` are UTC datetimes (a plain date means 00:00 UTC);
-    the waiver applies while ``created <= audit time < expires``.
+    ``created`` and ``expires`` are UTC datetimes (a plain date means 00:00 UTC), at most
+    :data:`MAX_WAIVER_DAYS` apart; the waiver applies while ``created <= audit time < expires``.
     """
 
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -200,4 +204,11 @@ class Waiver(Strict):
         created = info.data.get("created")
         if isinstance(created, datetime) and value <= created:
             raise ValueError(f"must be later than created ({created.isoformat()})")
+        if isinstance(created, datetime) and value - created > timedelta(days=MAX_WAIVER_DAYS):
+            # an accepted risk is reviewed at least yearly: a waiver written to 2099 would
+            # hide a NOT_READY for good (new-user trial nu20)
+            raise ValueError(
+                f"is more than {MAX_WAIVER_DAYS} days after created ({created.date()}): a "
+                "waiver is reviewed at least yearly; renew it with a new created date"
+            )
         return value
