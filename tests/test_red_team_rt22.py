@@ -1,0 +1,96 @@
+"""Red-team round rt22: the shared bug cases' kinds expressed through other fields, each held
+to the finding its evidence allows, and the healthy counterpart held to its own.
+
+Each test takes a fixture of the check catalog, changes one thing, and asserts the finding
+that must follow: never a finding better than the evidence, never a false alarm.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding
+
+Docs = list[dict[str, Any]]
+
+#: vm1 pinned to a preference revision that sets persistent EFI (the state PVC exists).
+PREF_EFI = "RR-FW-002/pass-preference-pinned-revision.yaml"
+
+
+def _vm(report: dict[str, Any], name: str = "vm1") -> dict[str, Any]:
+    return next(v for v in report["vms"] if v["name"] == name)
+
+
+def _with_preference_firmware(firmware: dict[str, Any]) -> Docs:
+    """PREF_EFI with the firmware section of the preference (live and pinned) replaced."""
+    docs = _docs(PREF_EFI)
+    for d in docs:
+        if d["kind"] == "VirtualMachineClusterPreference":
+            d["spec"]["firmware"] = firmware
+        if d["kind"] == "ControllerRevision":
+            d["data"]["spec"]["firmware"] = firmware
+    return docs
+
+
+# -- EFI state through a preference's deprecated switch --------------------------------------
+
+
+@pytest.mark.parametrize("secure_boot", [True, False, None])
+def test_a_preference_s_deprecated_use_efi_boots_efi_with_volatile_nvram(
+    tmp_path: Path, secure_boot: bool | None
+) -> None:
+    """kubevirt pkg/instancetype/preference/apply/firmware.go applyFirmwarePreferences: a
+    preference without ``preferredEfi`` whose deprecated ``preferredUseEfi`` is true gives the
+    VMI ``bootloader.efi: {}`` (``preferredUseSecureBoot`` its secureBoot): EFI with no
+    ``persistent``, so NVRAM (boot entries, enrolled keys) is lost at every restore. Read as
+    BIOS, RR-FW-002 was NOT_APPLICABLE and the VM READY."""
+    firmware: dict[str, Any] = {"preferredUseEfi": True}
+    if secure_boot is not None:
+        firmware["preferredUseSecureBoot"] = secure_boot
+    report = _complete(tmp_path, PREF_EFI, _with_preference_firmware(firmware))
+    finding = _finding(report, "RR-FW-002")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert finding["evidence"]["bootloader"] == "efi"
+    assert finding["evidence"]["efi_persistent"] is False
+    assert _vm(report)["readiness"] != "READY"
+
+
+@pytest.mark.parametrize(
+    "firmware",
+    [
+        {"preferredUseEfi": False},
+        # KubeVirt applies preferredUseBios before the deprecated EFI switch
+        {"preferredUseBios": True, "preferredUseEfi": True},
+    ],
+)
+def test_a_preference_that_does_not_turn_efi_on_stays_bios(
+    tmp_path: Path, firmware: dict[str, Any]
+) -> None:
+    """Out of the rule: ``preferredUseEfi: false``, or ``preferredUseBios`` beside it, leaves
+    the VM on BIOS: RR-FW-002 has nothing to persist."""
+    report = _complete(tmp_path, PREF_EFI, _with_preference_firmware(firmware))
+    finding = _finding(report, "RR-FW-002")
+    assert finding["status"] == "NOT_APPLICABLE", finding["message"]
+
+
+def test_the_new_preferred_efi_wins_over_the_deprecated_switch(tmp_path: Path) -> None:
+    """The healthy shape: ``preferredEfi`` with ``persistent: true`` beside the deprecated
+    switch is the EFI KubeVirt applies (it returns before the deprecated ones)."""
+    firmware = {"preferredEfi": {"persistent": True, "secureBoot": True}, "preferredUseEfi": True}
+    report = _complete(tmp_path, PREF_EFI, _with_preference_firmware(firmware))
+    finding = _finding(report, "RR-FW-002")
+    assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_deprecated_use_efi_of_another_type_is_named(tmp_path: Path) -> None:
+    """``preferredUseEfi: "yes"`` (a *bool in KubeVirt's API) says nothing of the firmware:
+    named, never read as BIOS."""
+    report = _complete(tmp_path, PREF_EFI, _with_preference_firmware({"preferredUseEfi": "yes"}))
+    finding = _finding(report, "RR-FW-002")
+    assert finding["status"] in ("ERROR", "FAIL"), finding["message"]
+    problems = " ".join(str(p) for p in report["collection_problems"])
+    assert "preferredUseEfi" in problems
+
