@@ -94,3 +94,76 @@ def test_a_deprecated_use_efi_of_another_type_is_named(tmp_path: Path) -> None:
     problems = " ".join(str(p) for p in report["collection_problems"])
     assert "preferredUseEfi" in problems
 
+
+# -- the firmware serial the guest runs with -------------------------------------------------
+
+#: vm1 pins uuid and serial SERIAL-0001; its running VMI has both.
+FW_PASS = "RR-FW-001/pass.yaml"
+
+
+def _firmware(docs: Docs, kind: str) -> dict[str, Any]:
+    obj = next(d for d in docs if d["kind"] == kind)
+    spec = obj["spec"]["template"]["spec"] if kind == "VirtualMachine" else obj["spec"]
+    firmware: dict[str, Any] = spec["domain"]["firmware"]
+    return firmware
+
+
+@pytest.mark.parametrize(
+    ("kind", "serial"),
+    [
+        ("VirtualMachine", None),  # dropped from the spec while the VM ran
+        ("VirtualMachine", "SERIAL-0002"),  # changed in the spec
+        ("VirtualMachineInstance", None),  # pinned in the spec after the VM started
+    ],
+)
+def test_a_serial_the_guest_does_not_run_with_is_no_pinned_identity(
+    tmp_path: Path, kind: str, serial: str | None
+) -> None:
+    """KubeVirt puts ``firmware.serial`` into the guest's SMBIOS only when set and never
+    generates one (kubevirt pkg/virt-launcher/virtwrap/converter/compute/sysinfo.go): a VMI
+    that runs with a serial other than the spec's saw the spec change since it started, and
+    a restore gives the guest the spec's serial (licences, asset inventories). RR-FW-001
+    compared the uuid only and passed."""
+    docs = _docs(FW_PASS)
+    firmware = _firmware(docs, kind)
+    if serial is None:
+        del firmware["serial"]
+    else:
+        firmware["serial"] = serial
+    report = _complete(tmp_path, FW_PASS, docs)
+    finding = _finding(report, "RR-FW-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert finding["evidence"]["mismatched"] == ["serial"]
+    assert "serial" in finding["message"]
+    assert _vm(report)["readiness"] != "READY"
+
+
+def test_a_serial_changed_with_the_uuid_names_both(tmp_path: Path) -> None:
+    """Both changed in the spec: one FAIL naming the uuid and the serial."""
+    docs = _docs(FW_PASS)
+    firmware = _firmware(docs, "VirtualMachine")
+    firmware["serial"] = "SERIAL-0002"
+    firmware["uuid"] = "3f6d2c1e-8b0a-4f7e-b3c5-6a1d9e2f4b11"
+    finding = _finding(_complete(tmp_path, FW_PASS, docs), "RR-FW-001")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert finding["evidence"]["mismatched"] == ["uuid", "serial"]
+
+
+@pytest.mark.parametrize("how", ["same", "both-unset", "finished-vmi", "empty-string"])
+def test_a_serial_the_guest_runs_with_stays_pinned(tmp_path: Path, how: str) -> None:
+    """The healthy shapes: the spec's serial is the running one, neither has one (an unset
+    serial stays unset), an empty serial is no serial, or the VMI has finished (nothing
+    runs to compare with)."""
+    docs = _docs(FW_PASS)
+    if how == "both-unset":
+        del _firmware(docs, "VirtualMachine")["serial"]
+        del _firmware(docs, "VirtualMachineInstance")["serial"]
+    elif how == "empty-string":
+        del _firmware(docs, "VirtualMachine")["serial"]
+        _firmware(docs, "VirtualMachineInstance")["serial"] = ""
+    elif how == "finished-vmi":
+        del _firmware(docs, "VirtualMachine")["serial"]
+        vmi = next(d for d in docs if d["kind"] == "VirtualMachineInstance")
+        vmi["status"]["phase"] = "Succeeded"
+    finding = _finding(_complete(tmp_path, FW_PASS, docs), "RR-FW-001")
+    assert finding["status"] == "PASS", finding["message"]

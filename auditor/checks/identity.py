@@ -16,6 +16,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.identities import legacy_firmware_uuid
+from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 
@@ -50,7 +51,8 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     "migration under another name a new one, and a VMI whose UUID is not the name-derived one "
     "loses it on any restore. Windows activation and licensing follow the SMBIOS UUID, so on "
     "Windows a missing UUID is high. KubeVirt never generates a serial: an unset serial stays "
-    "unset after a restore, which keeps it stable.",
+    "unset after a restore, which keeps it stable, but a serial (or uuid) changed in the spec "
+    "while the VM runs is one the guest has not been running with.",
     remediation="Copy the running VMI's firmware.uuid into the VM spec "
     "(spec.template.spec.domain.firmware.uuid), e.g. oc patch vm NAME -n NAMESPACE --type merge "
     "-p '{spec: {template: {spec: {domain: {firmware: {uuid: UUID}}}}}}'.",
@@ -68,8 +70,8 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     ),
 )
 def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
-    """FAIL medium for a missing uuid (high on Windows), or for a pinned uuid other than the
-    one the running VMI uses; an unset serial alone passes."""
+    """FAIL medium for a missing uuid (high on Windows), or for a pinned uuid or a serial
+    other than the one the running VMI uses; an unset serial alone passes."""
     fw = vm.spec.firmware
     vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
     runtime = vmi.firmware_uuid if vmi else None
@@ -101,15 +103,27 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
             "unknown.",
             **ev,
         )
+    drift = _serial_drift(fw.serial, vmi)
+    if vmi is not None:
+        ev["vmi_runtime_serial"] = vmi.firmware_serial
     if fw.uuid is not None and runtime and runtime.lower() != fw.uuid.lower():
         # The spec was changed while the VM ran (the VMI keeps what it started with): the
         # guest knows itself by the running uuid, and a restore (or the next restart) boots
         # it with the spec's. The pin is of an identity the guest does not have.
         return failed(
-            f"VM {vm.ref} pins firmware uuid {fw.uuid}, but its running VMI uses {runtime}: "
-            "a restore boots the guest with a uuid it has not been running with.",
+            f"VM {vm.ref} pins firmware uuid {fw.uuid}, but its running VMI uses {runtime}"
+            f"{'; ' + drift if drift else ''}: a restore boots the guest with a uuid it has "
+            "not been running with.",
             severity,
-            mismatched=["uuid"],
+            mismatched=["uuid", "serial"] if drift else ["uuid"],
+            **ev,
+        )
+    if fw.uuid is not None and drift:
+        return failed(
+            f"VM {vm.ref} pins firmware uuid {fw.uuid}, but {drift}: a restore boots the "
+            "guest with a serial it has not been running with.",
+            severity,
+            mismatched=["serial"],
             **ev,
         )
     if fw.uuid is not None:
@@ -125,11 +139,34 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
             "name keeps it"
         )
     return failed(
-        f"VM {vm.ref} does not pin its firmware uuid in its spec{hint}.",
+        f"VM {vm.ref} does not pin its firmware uuid in its spec{hint}"
+        f"{'; ' + drift if drift else ''}.",
         severity,
         missing=["uuid"],
+        **({"mismatched": ["serial"]} if drift else {}),
         **ev,
     )
+
+
+def _serial_drift(spec: str | None, vmi: VirtualMachineInstanceRecord | None) -> str | None:
+    """Say how the running VMI's SMBIOS serial differs from the VM spec's, or None.
+
+    KubeVirt writes ``firmware.serial`` into the domain's SMBIOS system entries only when it
+    is set and never generates one (kubevirt pkg/virt-launcher/virtwrap/converter/compute/
+    sysinfo.go), and preferences do not set it: a VMI serial other than the spec's means the
+    spec changed while the VM ran, and a restore (or restart) gives the guest the spec's
+    serial, which licence and asset software key on (red team rt22: a serial dropped from the
+    spec passed RR-FW-001 while the guest ran with one). A VMI whose serial cannot be read is
+    not compared here (its issue is named and the uuid branch above turns ERROR).
+    """
+    if vmi is None or vmi.phase in ("Succeeded", "Failed"):
+        return None
+    if any(i.field == "spec.domain.firmware.serial" for i in vmi.issues):
+        return None
+    running = vmi.firmware_serial
+    if running == spec:
+        return None
+    return f"its running VMI uses serial {running or '(none)'} where the spec has {spec or 'none'}"
 
 
 @check(
