@@ -167,3 +167,52 @@ def test_a_serial_the_guest_runs_with_stays_pinned(tmp_path: Path, how: str) -> 
         vmi["status"]["phase"] = "Succeeded"
     finding = _finding(_complete(tmp_path, FW_PASS, docs), "RR-FW-001")
     assert finding["status"] == "PASS", finding["message"]
+
+
+# -- the firmware the guest booted with ------------------------------------------------------
+
+#: vm1 boots persistent EFI with secure boot, in its spec and its running VMI.
+DSK_PASS = "RR-DSK-003/pass.yaml"
+
+
+def _template(docs: Docs) -> dict[str, Any]:
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    template: dict[str, Any] = vm["spec"]["template"]["spec"]
+    return template
+
+
+@pytest.mark.parametrize("how", ["bios", "unset-amd64"])
+def test_a_firmware_changed_while_the_vm_runs_is_named(tmp_path: Path, how: str) -> None:
+    """KubeVirt boots OVMF for a VMI with ``bootloader.efi`` and SeaBIOS otherwise on amd64
+    (kubevirt pkg/virt-launcher/virtwrap/converter/compute/os.go): a spec moved from EFI to
+    BIOS while the guest runs restores a guest installed for EFI on BIOS, where its disk has
+    no boot code. RR-DSK-003 compared buses, models, boot disk and machine type only and
+    passed; RR-FW-002 is not applicable to BIOS, so the VM was READY."""
+    docs = _docs(DSK_PASS)
+    template = _template(docs)
+    if how == "bios":
+        template["domain"]["firmware"]["bootloader"] = {"bios": {}}
+    else:
+        del template["domain"]["firmware"]["bootloader"]
+        template["architecture"] = "amd64"
+    report = _complete(tmp_path, DSK_PASS, docs)
+    finding = _finding(report, "RR-DSK-003")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert finding["evidence"]["bootloader"] == {"spec": "bios", "running": "efi"}
+    assert "firmware efi -> bios" in finding["message"]
+    assert _vm(report)["readiness"] != "READY"
+
+
+@pytest.mark.parametrize("how", ["same", "unset-no-architecture", "unset-arm64"])
+def test_a_firmware_the_guest_runs_with_is_no_change(tmp_path: Path, how: str) -> None:
+    """The healthy shapes: the same EFI in both, or a spec that leaves the bootloader to a
+    default the auditor cannot pin (no architecture; arm64, whose default is EFI)."""
+    docs = _docs(DSK_PASS)
+    template = _template(docs)
+    if how != "same":
+        del template["domain"]["firmware"]["bootloader"]
+    if how == "unset-arm64":
+        template["architecture"] = "arm64"
+    finding = _finding(_complete(tmp_path, DSK_PASS, docs), "RR-DSK-003")
+    assert finding["status"] == "PASS", finding["message"]
+    assert finding["evidence"]["bootloader"] is None

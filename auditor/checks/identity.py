@@ -331,6 +331,9 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
         "spec.template.spec.domain.devices.disks",
         "spec.template.spec.domain.devices.interfaces",
         "spec.template.spec.domain.machine",
+        "spec.template.spec.domain.firmware.bootloader",
+        "spec.template.spec.architecture",
+        "spec.preference",
         "status.conditions",
     ),
 )
@@ -419,10 +422,17 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     ):
         machine = {"spec": fw.machine_type, "running": run_machine}
     pending = _restart_required(vm.obj)
-    ev: dict[str, Any] = {"disks": disks, "nics": nics, "boot_disk": boot, "machine_type": machine}
+    loader = _bootloader_change(vm)
+    ev: dict[str, Any] = {
+        "disks": disks,
+        "nics": nics,
+        "boot_disk": boot,
+        "machine_type": machine,
+        "bootloader": loader,
+    }
     if pending is not None:
         ev["restart_required"] = pending
-    if not disks and not nics and boot is None and machine is None and pending is None:
+    if not disks and not nics and not boot and not machine and not loader and pending is None:
         return passed(
             f"The boot disk, disk buses, NIC models and machine type VM {vm.ref}'s spec states "
             "are those it runs with.",
@@ -435,10 +445,12 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         what.append(f"boot disk {boot['running']} -> {boot['spec']}")
     if machine is not None:
         what.append(f"machine type {machine['running']} -> {machine['spec']}")
+    if loader is not None:
+        what.append(f"firmware {loader['running']} -> {loader['spec']}")
     if pending is not None:
         what.append(f"condition RestartRequired{': ' + pending if pending else ''}")
     grave = vm.spec.os == "windows" and (
-        any(d["device"] != "cdrom" for d in disks) or boot is not None
+        any(d["device"] != "cdrom" for d in disks) or boot is not None or loader is not None
     )
     return failed(
         f"VM {vm.ref} runs with hardware its spec has changed since ({'; '.join(what)}): "
@@ -446,6 +458,40 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         Severity.HIGH if grave else Severity.MEDIUM,
         **ev,
     ).on(Basis.OBSERVED)
+
+
+def _bootloader_change(vm: VMRecord) -> dict[str, str] | None:
+    """The firmware (``bios`` or ``efi``) the VM spec, or its preference, boots the guest with
+    when it is not the one the running VMI booted with, else None.
+
+    KubeVirt boots OVMF when the VMI's ``firmware.bootloader.efi`` is set and SeaBIOS
+    otherwise on amd64 (kubevirt pkg/virt-launcher/virtwrap/converter/compute/os.go); the
+    VMI's spec holds what the VM and its preference gave it at start
+    (pkg/instancetype/preference/apply/firmware.go). A guest installed under one firmware
+    has no boot loader for the other (no EFI system partition, or no BIOS boot code), so a
+    restore of a spec changed since the guest started may not boot (red team rt22: a spec
+    moved from EFI to BIOS while running was READY). Compared only where both sides are
+    known: an unset bootloader is BIOS only on amd64 (arm64 defaults to EFI).
+    """
+    loader = dig(vm.vmi, "spec", "domain", "firmware", "bootloader")
+    arch = dig(vm.vmi, "spec", "architecture") or dig(
+        vm.obj, "spec", "template", "spec", "architecture"
+    )
+    bios = isinstance(loader, dict) and isinstance(loader.get("bios"), dict)
+    if isinstance(loader, dict) and isinstance(loader.get("efi"), dict):
+        running = "efi"
+    elif bios or (loader in (None, {}) and arch == "amd64"):
+        running = "bios"  # a preference leaves an empty bootloader behind
+    else:
+        return None
+    fw = vm.spec.firmware
+    if vm.spec.preference_found is False:
+        return None  # the preference that may set the firmware is unread
+    if fw.resolved_from.get("bootloader") == "default" and arch != "amd64":
+        return None
+    if fw.bootloader not in ("bios", "efi") or fw.bootloader == running:
+        return None
+    return {"spec": fw.bootloader, "running": running}
 
 
 def _boot_disk(disks: list[tuple[Any, Any]]) -> str | None:
