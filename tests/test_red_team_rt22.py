@@ -216,3 +216,75 @@ def test_a_firmware_the_guest_runs_with_is_no_change(tmp_path: Path, how: str) -
     finding = _finding(_complete(tmp_path, DSK_PASS, docs), "RR-DSK-003")
     assert finding["status"] == "PASS", finding["message"]
     assert finding["evidence"]["bootloader"] is None
+
+
+# -- a disk on an in-tree PV no CSI snapshot can take ----------------------------------------
+
+#: vm1's root, data and state PVCs CSI-snapshotted by the newest Backup (3 of 3 contents).
+BKP_PASS = "RR-BKP-004/pass.yaml"
+
+
+def _data_disk_on_nfs(native: tuple[int, int] | None) -> Docs:
+    """BKP_PASS with vm1-data on an in-tree NFS PersistentVolume (no CSI, no class), the
+    Backup's CSI counters and contents for the other two PVCs, and ``native`` as its
+    ``volumeSnapshotsAttempted``/``Completed`` (None: Velero omitted them, i.e. 0)."""
+    docs = _docs(BKP_PASS)
+    out: Docs = []
+    for d in docs:
+        name = d.get("metadata", {}).get("name")
+        if d["kind"] == "PersistentVolumeClaim" and name == "vm1-data":
+            d["spec"]["storageClassName"] = ""
+            d["spec"]["volumeMode"] = "Filesystem"
+        elif d["kind"] == "PersistentVolume" and name == "pv-app-vm1-data":
+            del d["spec"]["csi"]
+            d["spec"]["nfs"] = {"server": "nfs.example.com", "path": "/exports/vm1-data"}
+            d["spec"]["storageClassName"] = ""
+        elif d["kind"] == "Backup" and name == "daily-20261130":
+            for field in ("csiVolumeSnapshots", "backupItemOperations"):
+                d["status"][f"{field}Attempted"] = d["status"][f"{field}Completed"] = 2
+            if native is not None:
+                d["status"]["volumeSnapshotsAttempted"] = native[0]
+                d["status"]["volumeSnapshotsCompleted"] = native[1]
+        elif d["kind"] == "VolumeSnapshotContent" and name == "snapcontent-daily-20261130-2":
+            continue
+        out.append(d)
+    return out
+
+
+def test_a_disk_no_native_snapshot_was_attempted_for_is_not_captured(tmp_path: Path) -> None:
+    """velero pkg/backup/item_backupper.go takePVSnapshot: a PV without CSI gets a native
+    snapshot only from a volume snapshotter that returns a volume ID for it (none does for
+    an in-tree NFS PV: "no applicable volumesnapshotter found"), and Velero counts native
+    snapshots in ``volumeSnapshotsAttempted`` (pkg/controller/backup_controller.go). They are
+    no VolumeSnapshotContents: the root disk's CSI content labelled with the Backup made the
+    NFS data disk "unknown" (RR-BKP-004 ERROR, UNKNOWN) where the Backup attempted no native
+    snapshot at all and the disk is in no backup."""
+    report = _complete(tmp_path, BKP_PASS, _data_disk_on_nfs(None))
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    pvcs = {p["pvc"]: p for p in finding["evidence"]["pvcs"]}
+    assert (pvcs["vm1-data"]["status"], pvcs["vm1-data"]["method"]) == (
+        "not_attempted",
+        "native-snapshot",
+    )
+    assert pvcs["vm1-root"]["status"] == "captured"
+    assert _vm(report)["readiness"] == "NOT_READY"
+
+
+def test_native_snapshots_that_all_failed_capture_no_disk(tmp_path: Path) -> None:
+    """The same disk with ``volumeSnapshotsAttempted: 1, Completed: 0``: the Backup's one
+    native snapshot failed, and a CSI content of another disk is no native snapshot."""
+    report = _complete(tmp_path, BKP_PASS, _data_disk_on_nfs((1, 0)))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "FAIL", finding["message"]
+    pvcs = {p["pvc"]: p for p in finding["evidence"]["pvcs"]}
+    assert pvcs["vm1-data"]["status"] == "failed"
+
+
+def test_a_native_snapshot_the_counters_account_for_stays_captured(tmp_path: Path) -> None:
+    """The healthy shape: a native snapshot attempted and completed for the one PV without
+    CSI keeps the disk captured (a volume snapshotter handled it)."""
+    report = _complete(tmp_path, BKP_PASS, _data_disk_on_nfs((1, 1)))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
+    assert {p["status"] for p in finding["evidence"]["pvcs"]} == {"captured"}
