@@ -288,3 +288,47 @@ def test_a_native_snapshot_the_counters_account_for_stays_captured(tmp_path: Pat
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] == "PASS", finding["message"]
     assert {p["status"] for p in finding["evidence"]["pvcs"]} == {"captured"}
+
+
+# -- a network boot device moved ahead of the boot disk --------------------------------------
+
+
+def _boot_orders(docs: Docs, kind: str, root: int, nic: int | None) -> None:
+    obj = next(d for d in docs if d["kind"] == kind)
+    spec = obj["spec"]["template"]["spec"] if kind == "VirtualMachine" else obj["spec"]
+    devices = spec["domain"]["devices"]
+    for disk in devices["disks"]:
+        if disk["name"] == "root":
+            disk["bootOrder"] = root
+        elif disk.get("bootOrder") is not None:
+            disk["bootOrder"] = root + 1
+    if nic is not None:
+        devices["interfaces"][0]["bootOrder"] = nic
+
+
+def test_a_nic_moved_ahead_of_the_boot_disk_is_named(tmp_path: Path) -> None:
+    """An interface's ``bootOrder`` makes it a PXE boot device in the same order as the disks
+    (kubevirt pkg/virt-launcher/virtwrap/converter/network/configurator.go): a spec changed
+    while the VM runs to boot from the network first restores a guest that boots from
+    whatever the network serves. Only disks' orders were compared, and it passed."""
+    docs = _docs(DSK_PASS)
+    _boot_orders(docs, "VirtualMachine", root=2, nic=1)
+    report = _complete(tmp_path, DSK_PASS, docs)
+    finding = _finding(report, "RR-DSK-003")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert finding["evidence"]["boot_disk"] == {"spec": "interface default", "running": "root"}
+    assert _vm(report)["readiness"] != "READY"
+
+
+@pytest.mark.parametrize("how", ["nic-after-disks", "nic-first-in-both"])
+def test_a_nic_boot_order_the_guest_runs_with_is_no_change(tmp_path: Path, how: str) -> None:
+    """The healthy shapes: a NIC ordered after the boot disk, or a network boot the running
+    VMI has too."""
+    docs = _docs(DSK_PASS)
+    if how == "nic-after-disks":
+        _boot_orders(docs, "VirtualMachine", root=1, nic=5)
+    else:
+        _boot_orders(docs, "VirtualMachine", root=2, nic=1)
+        _boot_orders(docs, "VirtualMachineInstance", root=2, nic=1)
+    finding = _finding(_complete(tmp_path, DSK_PASS, docs), "RR-DSK-003")
+    assert finding["status"] == "PASS", finding["message"]

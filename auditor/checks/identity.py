@@ -364,10 +364,11 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     ):
         broken.append("spec.domain.machine")  # the machine type it runs on is unknown
     broken += [
-        f"spec.domain.devices.disks[{i}].bootOrder"
-        for i, e in enumerate(_entries(devices.get("disks")))
+        f"spec.domain.devices.{key}[{i}].bootOrder"
+        for key in ("disks", "interfaces")
+        for i, e in enumerate(_entries(devices.get(key)))
         if e.get("bootOrder") is not None and type(e.get("bootOrder")) is not int
-    ]  # which disk boots cannot be told (an unsigned integer in KubeVirt's API)
+    ]  # which device boots cannot be told (an unsigned integer in KubeVirt's API)
     if broken:
         return _devices_unread(vm, broken)
     claims = _vmi_claims(vm.vmi)
@@ -400,9 +401,13 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         if n.model_from != "default" and model is not None and model != n.model:
             nics.append({"nic": n.name, "spec": n.model, "running": model})
     claimed = {d.name: d.claim for d in vm.spec.disks if d.claim}
-    spec_boot = _boot_disk([(d.name, d.boot_order) for d in vm.spec.disks])
+    spec_nics = dig(vm.obj, "spec", "template", "spec", "domain", "devices", "interfaces")
+    spec_boot = _boot_disk(
+        [(d.name, d.boot_order) for d in vm.spec.disks], _nic_orders(_entries(spec_nics))
+    )
     run_boot = _boot_disk(
-        [(e.get("name"), e.get("bootOrder")) for e in _entries(devices.get("disks"))]
+        [(e.get("name"), e.get("bootOrder")) for e in _entries(devices.get("disks"))],
+        _nic_orders(_entries(devices.get("interfaces"))),
     )
     boot = None
     # the same disk under another name (paired by its PVC) is no change
@@ -494,13 +499,31 @@ def _bootloader_change(vm: VMRecord) -> dict[str, str] | None:
     return {"spec": fw.bootloader, "running": running}
 
 
-def _boot_disk(disks: list[tuple[Any, Any]]) -> str | None:
-    """The name of the disk a VM boots from: the lowest ``bootOrder``, else the first disk
+def _nic_orders(entries: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    """``(name, bootOrder)`` of the interfaces, named ``interface <name>`` beside disks."""
+    return [
+        (f"interface {e['name']}" if isinstance(e.get("name"), str) else None, e.get("bootOrder"))
+        for e in entries
+    ]
+
+
+def _boot_disk(
+    disks: list[tuple[Any, Any]], nics: list[tuple[Any, Any]] | None = None
+) -> str | None:
+    """The name of the device a VM boots from first: the lowest ``bootOrder`` among its disks
+    and interfaces, else the first disk
     (https://kubevirt.io/user-guide/storage/disks_and_volumes/ "bootOrder"). None when no
-    disk has a name."""
+    disk has a name.
+
+    An interface with a ``bootOrder`` is a network (PXE) boot device in the same order
+    (kubevirt api ``Interface.BootOrder``; pkg/virt-launcher/virtwrap/converter/network/
+    configurator.go writes it as the domain interface's ``<boot order>``): a spec that
+    moved a NIC ahead of the disk the guest boots from restores a VM that boots from the
+    network first (red team rt22: the disks' order alone was compared; the VM was READY).
+    """
     ordered = [
         (order, name)
-        for name, order in disks
+        for name, order in [*disks, *(nics or [])]
         if isinstance(name, str) and type(order) is int and order > 0
     ]
     if ordered:
