@@ -200,6 +200,7 @@ def test_a_firmware_changed_while_the_vm_runs_is_named(tmp_path: Path, how: str)
     assert finding["status"] == "FAIL", finding["message"]
     assert finding["evidence"]["bootloader"] == {"spec": "bios", "running": "efi"}
     assert "firmware efi -> bios" in finding["message"]
+    assert "firmware (efi -> bios)" in finding["remediation"]
     assert _vm(report)["readiness"] != "READY"
 
 

@@ -318,7 +318,8 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     title="The boot disk, disk buses, NIC models and machine type of the VM spec are those its "
     "running guest uses",
     severity=Severity.MEDIUM,
-    rationale="A bus or NIC model changed in the VM spec while the VM runs waits for a "
+    rationale="A bus or NIC model (or the firmware, EFI or BIOS, or a boot order that now "
+    "starts from the network) changed in the VM spec while the VM runs waits for a "
     "restart (RestartRequired), but every backup taken since holds the new one: a restore "
     "boots the guest on hardware it may have no driver or configuration for (a Windows boot "
     "disk moved from sata to virtio stops with INACCESSIBLE_BOOT_DEVICE; a new NIC model "
