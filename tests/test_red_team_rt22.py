@@ -333,3 +333,54 @@ def test_a_nic_boot_order_the_guest_runs_with_is_no_change(tmp_path: Path, how: 
         _boot_orders(docs, "VirtualMachineInstance", root=2, nic=1)
     finding = _finding(_complete(tmp_path, DSK_PASS, docs), "RR-DSK-003")
     assert finding["status"] == "PASS", finding["message"]
+
+
+# -- fewer copies than the VM has disks -------------------------------------------------------
+
+
+def _csi_counters(completed: int) -> Docs:
+    """BKP_PASS with the newest Backup's CSI snapshots (and contents) cut to ``completed``."""
+    out: Docs = []
+    for d in _docs(BKP_PASS):
+        name = d.get("metadata", {}).get("name", "")
+        if d["kind"] == "Backup" and name == "daily-20261130":
+            for field in ("csiVolumeSnapshots", "backupItemOperations"):
+                d["status"][f"{field}Attempted"] = d["status"][f"{field}Completed"] = completed
+        cut = d["kind"] == "VolumeSnapshotContent" and name.startswith(
+            "snapcontent-daily-20261130-"
+        )
+        if cut and int(name.rsplit("-", 1)[1]) >= completed:
+            continue
+        out.append(d)
+    return out
+
+
+def test_fewer_snapshots_than_the_vm_has_disks_leave_a_disk_out(tmp_path: Path) -> None:
+    """Velero counts each CSI snapshot it takes (``csiVolumeSnapshotsAttempted`` is the number
+    of VolumeSnapshots labelled with the Backup, velero pkg/backup/snapshots.go): one
+    snapshot for a VM with two disk PVCs (and its state PVC) cannot hold both disks. Each
+    PVC stays ``unknown`` (the count does not say which), but the VM lacks a disk: RR-BKP-004
+    was ERROR and the VM UNKNOWN where the bug case's kind (a Completed Backup without the
+    disk's data, here the second disk) is NOT_READY."""
+    report = _complete(tmp_path, BKP_PASS, _csi_counters(1))
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "at least 1 of them" in finding["message"]
+    assert {p["status"] for p in finding["evidence"]["pvcs"]} == {"unknown"}
+    assert _vm(report)["readiness"] == "NOT_READY"
+
+
+def test_as_many_snapshots_as_disks_still_say_nothing_of_which(tmp_path: Path) -> None:
+    """Out of the rule: two snapshots for two disks and a state PVC may be the two disks, so
+    the counters prove no missing disk (ERROR, never FAIL or PASS)."""
+    report = _complete(tmp_path, BKP_PASS, _csi_counters(2))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "shortfall" not in finding["evidence"]
+
+
+def test_snapshots_for_every_pvc_stay_captured(tmp_path: Path) -> None:
+    """The healthy shape: three snapshots for the three PVCs."""
+    report = _complete(tmp_path, BKP_PASS, _csi_counters(3))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
