@@ -214,7 +214,8 @@ def test_none_completed_is_no_failure_while_a_ready_content_of_unknown_driver_ex
 ) -> None:
     """A Backup that completed none of its CSI attempts captured nothing that way, unless a
     ready content labelled with it says otherwise; one whose driver cannot be read may be the
-    PVC's snapshot (red team: FAIL)."""
+    PVC's snapshot (red team: FAIL), so no PVC is failed. One content is at most one of the
+    VM's two disks, though: the VM lacks a disk (red team rt22, the counters' shortfall)."""
     fixture = "RR-BKP-004/fail-csi-attempts-none-completed.yaml"
     docs = _docs(fixture)
     content = copy.deepcopy(
@@ -228,7 +229,10 @@ def test_none_completed_is_no_failure_while_a_ready_content_of_unknown_driver_ex
     content["metadata"]["labels"]["velero.io/backup-name"] = "daily-20261130"
     del content["spec"]["driver"]
     finding = _finding(_complete(tmp_path, fixture, [*docs, content]), "RR-BKP-004")
-    assert finding["status"] == "ERROR", finding["message"]
+    statuses = {p["pvc"]: p["status"] for p in finding["evidence"]["pvcs"]}
+    assert statuses["vm1-root"] == statuses["vm1-data"] == "unknown", statuses
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "at most 1 csi-snapshot" in finding["evidence"]["shortfall"]
 
 
 @pytest.mark.parametrize(

@@ -420,6 +420,17 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
             missing_pvcs=[c.pvc for c in missing],
             **ev,
         ).on(Basis.OBSERVED)
+    if e.shortfall is not None:
+        # the counters bound the copies below the VM's disks: one at least is missing, though
+        # which one is unknown (auditor.inventory.protection.counter_shortfall)
+        return failed(
+            f"Newest usable backup {e.backup.name} of VM {vm.ref} lacks at least one disk: "
+            f"{e.shortfall}.",
+            Severity.HIGH,
+            missing_pvcs=[],
+            shortfall=e.shortfall,
+            **ev,
+        ).on(Basis.OBSERVED)
     unresolved = [c for c in e.pvcs if c.unresolved]
     if unresolved or vm.unknown_disks:
         what = [c.pvc for c in unresolved] + [d.name for d in vm.unknown_disks]

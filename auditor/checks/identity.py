@@ -16,6 +16,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.identities import legacy_firmware_uuid
+from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 
@@ -50,7 +51,8 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     "migration under another name a new one, and a VMI whose UUID is not the name-derived one "
     "loses it on any restore. Windows activation and licensing follow the SMBIOS UUID, so on "
     "Windows a missing UUID is high. KubeVirt never generates a serial: an unset serial stays "
-    "unset after a restore, which keeps it stable.",
+    "unset after a restore, which keeps it stable, but a serial (or uuid) changed in the spec "
+    "while the VM runs is one the guest has not been running with.",
     remediation="Copy the running VMI's firmware.uuid into the VM spec "
     "(spec.template.spec.domain.firmware.uuid), e.g. oc patch vm NAME -n NAMESPACE --type merge "
     "-p '{spec: {template: {spec: {domain: {firmware: {uuid: UUID}}}}}}'.",
@@ -68,8 +70,8 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     ),
 )
 def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
-    """FAIL medium for a missing uuid (high on Windows), or for a pinned uuid other than the
-    one the running VMI uses; an unset serial alone passes."""
+    """FAIL medium for a missing uuid (high on Windows), or for a pinned uuid or a serial
+    other than the one the running VMI uses; an unset serial alone passes."""
     fw = vm.spec.firmware
     vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
     runtime = vmi.firmware_uuid if vmi else None
@@ -101,15 +103,27 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
             "unknown.",
             **ev,
         )
+    drift = _serial_drift(fw.serial, vmi)
+    if vmi is not None:
+        ev["vmi_runtime_serial"] = vmi.firmware_serial
     if fw.uuid is not None and runtime and runtime.lower() != fw.uuid.lower():
         # The spec was changed while the VM ran (the VMI keeps what it started with): the
         # guest knows itself by the running uuid, and a restore (or the next restart) boots
         # it with the spec's. The pin is of an identity the guest does not have.
         return failed(
-            f"VM {vm.ref} pins firmware uuid {fw.uuid}, but its running VMI uses {runtime}: "
-            "a restore boots the guest with a uuid it has not been running with.",
+            f"VM {vm.ref} pins firmware uuid {fw.uuid}, but its running VMI uses {runtime}"
+            f"{'; ' + drift if drift else ''}: a restore boots the guest with a uuid it has "
+            "not been running with.",
             severity,
-            mismatched=["uuid"],
+            mismatched=["uuid", "serial"] if drift else ["uuid"],
+            **ev,
+        )
+    if fw.uuid is not None and drift:
+        return failed(
+            f"VM {vm.ref} pins firmware uuid {fw.uuid}, but {drift}: a restore boots the "
+            "guest with a serial it has not been running with.",
+            severity,
+            mismatched=["serial"],
             **ev,
         )
     if fw.uuid is not None:
@@ -125,11 +139,34 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
             "name keeps it"
         )
     return failed(
-        f"VM {vm.ref} does not pin its firmware uuid in its spec{hint}.",
+        f"VM {vm.ref} does not pin its firmware uuid in its spec{hint}"
+        f"{'; ' + drift if drift else ''}.",
         severity,
         missing=["uuid"],
+        **({"mismatched": ["serial"]} if drift else {}),
         **ev,
     )
+
+
+def _serial_drift(spec: str | None, vmi: VirtualMachineInstanceRecord | None) -> str | None:
+    """Say how the running VMI's SMBIOS serial differs from the VM spec's, or None.
+
+    KubeVirt writes ``firmware.serial`` into the domain's SMBIOS system entries only when it
+    is set and never generates one (kubevirt pkg/virt-launcher/virtwrap/converter/compute/
+    sysinfo.go), and preferences do not set it: a VMI serial other than the spec's means the
+    spec changed while the VM ran, and a restore (or restart) gives the guest the spec's
+    serial, which licence and asset software key on (red team rt22: a serial dropped from the
+    spec passed RR-FW-001 while the guest ran with one). A VMI whose serial cannot be read is
+    not compared here (its issue is named and the uuid branch above turns ERROR).
+    """
+    if vmi is None or vmi.phase in ("Succeeded", "Failed"):
+        return None
+    if any(i.field == "spec.domain.firmware.serial" for i in vmi.issues):
+        return None
+    running = vmi.firmware_serial
+    if running == spec:
+        return None
+    return f"its running VMI uses serial {running or '(none)'} where the spec has {spec or 'none'}"
 
 
 @check(
@@ -281,7 +318,8 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     title="The boot disk, disk buses, NIC models and machine type of the VM spec are those its "
     "running guest uses",
     severity=Severity.MEDIUM,
-    rationale="A bus or NIC model changed in the VM spec while the VM runs waits for a "
+    rationale="A bus or NIC model (or the firmware, EFI or BIOS, or a boot order that now "
+    "starts from the network) changed in the VM spec while the VM runs waits for a "
     "restart (RestartRequired), but every backup taken since holds the new one: a restore "
     "boots the guest on hardware it may have no driver or configuration for (a Windows boot "
     "disk moved from sata to virtio stops with INACCESSIBLE_BOOT_DEVICE; a new NIC model "
@@ -294,6 +332,9 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
         "spec.template.spec.domain.devices.disks",
         "spec.template.spec.domain.devices.interfaces",
         "spec.template.spec.domain.machine",
+        "spec.template.spec.domain.firmware.bootloader",
+        "spec.template.spec.architecture",
+        "spec.preference",
         "status.conditions",
     ),
 )
@@ -324,10 +365,11 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     ):
         broken.append("spec.domain.machine")  # the machine type it runs on is unknown
     broken += [
-        f"spec.domain.devices.disks[{i}].bootOrder"
-        for i, e in enumerate(_entries(devices.get("disks")))
+        f"spec.domain.devices.{key}[{i}].bootOrder"
+        for key in ("disks", "interfaces")
+        for i, e in enumerate(_entries(devices.get(key)))
         if e.get("bootOrder") is not None and type(e.get("bootOrder")) is not int
-    ]  # which disk boots cannot be told (an unsigned integer in KubeVirt's API)
+    ]  # which device boots cannot be told (an unsigned integer in KubeVirt's API)
     if broken:
         return _devices_unread(vm, broken)
     claims = _vmi_claims(vm.vmi)
@@ -360,9 +402,13 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         if n.model_from != "default" and model is not None and model != n.model:
             nics.append({"nic": n.name, "spec": n.model, "running": model})
     claimed = {d.name: d.claim for d in vm.spec.disks if d.claim}
-    spec_boot = _boot_disk([(d.name, d.boot_order) for d in vm.spec.disks])
+    spec_nics = dig(vm.obj, "spec", "template", "spec", "domain", "devices", "interfaces")
+    spec_boot = _boot_disk(
+        [(d.name, d.boot_order) for d in vm.spec.disks], _nic_orders(_entries(spec_nics))
+    )
     run_boot = _boot_disk(
-        [(e.get("name"), e.get("bootOrder")) for e in _entries(devices.get("disks"))]
+        [(e.get("name"), e.get("bootOrder")) for e in _entries(devices.get("disks"))],
+        _nic_orders(_entries(devices.get("interfaces"))),
     )
     boot = None
     # the same disk under another name (paired by its PVC) is no change
@@ -382,10 +428,17 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     ):
         machine = {"spec": fw.machine_type, "running": run_machine}
     pending = _restart_required(vm.obj)
-    ev: dict[str, Any] = {"disks": disks, "nics": nics, "boot_disk": boot, "machine_type": machine}
+    loader = _bootloader_change(vm)
+    ev: dict[str, Any] = {
+        "disks": disks,
+        "nics": nics,
+        "boot_disk": boot,
+        "machine_type": machine,
+        "bootloader": loader,
+    }
     if pending is not None:
         ev["restart_required"] = pending
-    if not disks and not nics and boot is None and machine is None and pending is None:
+    if not disks and not nics and not boot and not machine and not loader and pending is None:
         return passed(
             f"The boot disk, disk buses, NIC models and machine type VM {vm.ref}'s spec states "
             "are those it runs with.",
@@ -398,10 +451,12 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         what.append(f"boot disk {boot['running']} -> {boot['spec']}")
     if machine is not None:
         what.append(f"machine type {machine['running']} -> {machine['spec']}")
+    if loader is not None:
+        what.append(f"firmware {loader['running']} -> {loader['spec']}")
     if pending is not None:
         what.append(f"condition RestartRequired{': ' + pending if pending else ''}")
     grave = vm.spec.os == "windows" and (
-        any(d["device"] != "cdrom" for d in disks) or boot is not None
+        any(d["device"] != "cdrom" for d in disks) or boot is not None or loader is not None
     )
     return failed(
         f"VM {vm.ref} runs with hardware its spec has changed since ({'; '.join(what)}): "
@@ -411,13 +466,65 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     ).on(Basis.OBSERVED)
 
 
-def _boot_disk(disks: list[tuple[Any, Any]]) -> str | None:
-    """The name of the disk a VM boots from: the lowest ``bootOrder``, else the first disk
+def _bootloader_change(vm: VMRecord) -> dict[str, str] | None:
+    """The firmware (``bios`` or ``efi``) the VM spec, or its preference, boots the guest with
+    when it is not the one the running VMI booted with, else None.
+
+    KubeVirt boots OVMF when the VMI's ``firmware.bootloader.efi`` is set and SeaBIOS
+    otherwise on amd64 (kubevirt pkg/virt-launcher/virtwrap/converter/compute/os.go); the
+    VMI's spec holds what the VM and its preference gave it at start
+    (pkg/instancetype/preference/apply/firmware.go). A guest installed under one firmware
+    has no boot loader for the other (no EFI system partition, or no BIOS boot code), so a
+    restore of a spec changed since the guest started may not boot (red team rt22: a spec
+    moved from EFI to BIOS while running was READY). Compared only where both sides are
+    known: an unset bootloader is BIOS only on amd64 (arm64 defaults to EFI).
+    """
+    loader = dig(vm.vmi, "spec", "domain", "firmware", "bootloader")
+    arch = dig(vm.vmi, "spec", "architecture") or dig(
+        vm.obj, "spec", "template", "spec", "architecture"
+    )
+    bios = isinstance(loader, dict) and isinstance(loader.get("bios"), dict)
+    if isinstance(loader, dict) and isinstance(loader.get("efi"), dict):
+        running = "efi"
+    elif bios or (loader in (None, {}) and arch == "amd64"):
+        running = "bios"  # a preference leaves an empty bootloader behind
+    else:
+        return None
+    fw = vm.spec.firmware
+    if vm.spec.preference_found is False:
+        return None  # the preference that may set the firmware is unread
+    if fw.resolved_from.get("bootloader") == "default" and arch != "amd64":
+        return None
+    if fw.bootloader not in ("bios", "efi") or fw.bootloader == running:
+        return None
+    return {"spec": fw.bootloader, "running": running}
+
+
+def _nic_orders(entries: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    """``(name, bootOrder)`` of the interfaces, named ``interface <name>`` beside disks."""
+    return [
+        (f"interface {e['name']}" if isinstance(e.get("name"), str) else None, e.get("bootOrder"))
+        for e in entries
+    ]
+
+
+def _boot_disk(
+    disks: list[tuple[Any, Any]], nics: list[tuple[Any, Any]] | None = None
+) -> str | None:
+    """The name of the device a VM boots from first: the lowest ``bootOrder`` among its disks
+    and interfaces, else the first disk
     (https://kubevirt.io/user-guide/storage/disks_and_volumes/ "bootOrder"). None when no
-    disk has a name."""
+    disk has a name.
+
+    An interface with a ``bootOrder`` is a network (PXE) boot device in the same order
+    (kubevirt api ``Interface.BootOrder``; pkg/virt-launcher/virtwrap/converter/network/
+    configurator.go writes it as the domain interface's ``<boot order>``): a spec that
+    moved a NIC ahead of the disk the guest boots from restores a VM that boots from the
+    network first (red team rt22: the disks' order alone was compared; the VM was READY).
+    """
     ordered = [
         (order, name)
-        for name, order in disks
+        for name, order in [*disks, *(nics or [])]
         if isinstance(name, str) and type(order) is int and order > 0
     ]
     if ordered:

@@ -316,7 +316,11 @@ def _dsk003(f: FixFacts, ev: Mapping[str, Any]) -> str:
         for n in ev.get("nics") or []
         if isinstance(n, dict)
     ]
-    for key, what in (("boot_disk", "boot disk"), ("machine_type", "machine type")):
+    for key, what in (
+        ("boot_disk", "boot disk"),
+        ("machine_type", "machine type"),
+        ("bootloader", "firmware"),
+    ):
         change = ev.get(key)
         if isinstance(change, dict):
             changed.append(f"{what} ({change.get('running')} -> {change.get('spec')})")

@@ -197,6 +197,9 @@ _REVISION_PREFERENCE_FIELDS: _Typed = (
     ("firmware.preferredEfi", dict, "a mapping"),
     ("firmware.preferredUseBios", bool, "true or false"),
     ("firmware.preferredUseBiosSerial", bool, "true or false"),
+    # deprecated, still applied without preferredEfi (kubevirt applyFirmwarePreferences)
+    ("firmware.preferredUseEfi", bool, "true or false"),
+    ("firmware.preferredUseSecureBoot", bool, "true or false"),
     ("devices.preferredTPM", dict, "a mapping"),
     ("machine.preferredMachineType", str, "a string"),
     # the switches inside them (KubeVirt's EFI and TPMDevice: *bool): "yes" read as false

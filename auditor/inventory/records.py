@@ -134,6 +134,8 @@ class VirtualMachineInstanceRecord:
     issues: tuple[FieldIssue, ...] = ()
     #: interface name -> the MAC the guest runs with (``status.interfaces[].mac``)
     macs: tuple[tuple[str, str], ...] = ()
+    #: the SMBIOS serial the guest runs with (``spec.domain.firmware.serial``; None: none)
+    firmware_serial: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,6 +389,7 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
             macs.append((entry["name"], mac))
     # when the VMI started: whether a Backup saw its pod's annotations (protection._listed_in)
     read_time(obj, "metadata.creationTimestamp", issues)
+    serial = read_str(obj, "spec.domain.firmware.serial", issues, empty_ok=True)
     return VirtualMachineInstanceRecord(
         namespace=namespace,
         name=name,
@@ -397,6 +400,7 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         firmware_uuid=read_uuid(obj, "spec.domain.firmware.uuid", issues),
         issues=tuple(issues),
         macs=tuple(macs),
+        firmware_serial=serial or None,
     )
 
 

@@ -485,6 +485,8 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
         bootloader, efi, resolved["bootloader"] = "efi", pref_efi, "preference"
     elif pref_bios:
         bootloader, resolved["bootloader"] = "bios", "preference"
+    elif dig(pref, "firmware", "preferredUseEfi") is True:
+        bootloader, efi, resolved["bootloader"] = "efi", _deprecated_efi(pref), "preference"
     else:
         bootloader, resolved["bootloader"] = "bios", "default"
     efi = efi if isinstance(efi, dict) else {}
@@ -521,6 +523,20 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
         machine_type=machine,
         resolved_from=resolved,
     )
+
+
+def _deprecated_efi(pref: dict[str, Any]) -> dict[str, Any]:
+    """The EFI a preference's deprecated ``preferredUseEfi: true`` gives: no ``persistent``
+    (volatile NVRAM), ``secureBoot`` from ``preferredUseSecureBoot`` when that is a boolean.
+
+    KubeVirt still applies both switches when the preference has no ``preferredEfi``
+    (kubevirt pkg/instancetype/preference/apply/firmware.go ``applyFirmwarePreferences``:
+    ``DeprecatedPreferredUseEfi`` sets ``Bootloader.EFI = &EFI{}``, then
+    ``DeprecatedPreferredUseSecureBoot`` its ``SecureBoot``); read as BIOS, a VM booting EFI
+    with NVRAM lost at every restore passed RR-FW-002 as not applicable (red team rt22).
+    """
+    secure = dig(pref, "firmware", "preferredUseSecureBoot")
+    return {"secureBoot": secure} if isinstance(secure, bool) else {}
 
 
 def _guess_os(vm: dict[str, Any], tspec: dict[str, Any], pref_obj: dict[str, Any] | None) -> str:
