@@ -138,6 +138,9 @@ class ServiceRuntime:
     stop_deadline: float | None = None
     #: audit time (whole seconds) of the last run of this process
     last_at: datetime | None = None
+    #: ``schedule_id -> (slot, reason)``: slots armed at start to run late (``abandoned``,
+    #: ``missed``); their run is journaled and counted as a catch-up run
+    catch_up: dict[str, tuple[datetime, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.idle.set()
@@ -192,12 +195,19 @@ class ServiceRuntime:
         slot = current_slot(sched.trigger(), now)
         base = self.settings.report.out_dir / schedule_id
         final = base / slot_name(slot)
-        if final.exists() or not self.journal.begin(schedule_id, slot, now):
+        armed = self.catch_up.pop(schedule_id, None)
+        reason = armed[1] if armed is not None and armed[0] == slot else None
+        if final.exists() or not self.journal.begin(schedule_id, slot, now, reason):
             log.info(
                 "schedule %s: slot %s already produced; skipping", schedule_id, slot_name(slot)
             )
             self.metrics.runs.labels(schedule_id, "skipped").inc()
             return "skipped"
+        if reason is not None:
+            log.warning(
+                "schedule %s: catch-up run for slot %s (%s)", schedule_id, slot_name(slot), reason
+            )
+            self.metrics.catch_up_runs.labels(schedule_id, reason).inc()
         partial = base / f".partial-{slot_name(slot)}"
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
