@@ -68,10 +68,17 @@ SourceSettings = Annotated[
 
 
 class ReportSettings(Strict):
-    """Which artifacts a run writes and where (relative paths: from the working directory)."""
+    """Which artifacts a run writes and where (relative paths: from the working directory).
+
+    ``keep_runs``, ``keep_days``: retention of ``auditor serve``'s run folders, per schedule,
+    applied after each run (``auditor.service.retention``); None: keep every run. The newest
+    run and runs not yet published are never removed.
+    """
 
     formats: tuple[ReportFormat, ...] = ("json", "html")
     out_dir: Path = Path("reports")
+    keep_runs: int | None = Field(default=None, ge=1)
+    keep_days: float | None = Field(default=None, gt=0)
 
     @field_validator("formats")
     @classmethod

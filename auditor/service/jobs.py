@@ -33,6 +33,7 @@ from auditor.publish.errors import ConflictError
 from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal
 from auditor.service.metrics import ServiceMetrics
+from auditor.service.retention import Removal, apply_retention
 from auditor.yamlstrict import thaw_gc
 
 __all__ = [
@@ -178,6 +179,29 @@ class ServiceRuntime:
         self.metrics.spool_backlog.set(len(pending(spool_dir, target)))
         self.metrics.spool_quarantined.set(len(quarantined(spool_dir)))
 
+    def retain(self, schedule_id: str) -> list[Removal]:
+        """Apply ``report.keep_runs``/``keep_days`` to the schedule's run folders; never raises."""
+        report = self.settings.report
+        if report.keep_runs is None and report.keep_days is None:
+            return []
+        spooled: set[str] = set()
+        try:
+            if self.settings.publish is not None:
+                target = publish_settings(self.settings.publish)
+                spooled = {entry.run_id for entry in pending(target.spool_dir)}
+            return apply_retention(
+                report.out_dir / schedule_id,
+                self.journal,
+                schedule_id,
+                keep_runs=report.keep_runs,
+                keep_days=report.keep_days,
+                now=self.clock(),
+                spooled_ids=spooled,
+            )
+        except Exception:  # retention must never fail a run; it is retried after the next one
+            log.exception("schedule %s: applying the run folder retention failed", schedule_id)
+            return []
+
     def schedule(self, schedule_id: str) -> Schedule:
         """Return the schedule named ``schedule_id``; KeyError if the config no longer has it."""
         for sched in self.settings.schedules:
@@ -219,6 +243,7 @@ class ServiceRuntime:
             return self._audit_and_publish(schedule_id, sched, slot, now, partial, final, formats)
         finally:
             self.current = None
+            self.retain(schedule_id)
             self.idle.set()
             thaw_gc()  # the audit's objects are dropped: let the collector see its cycles
 
