@@ -12,6 +12,7 @@ from auditor.cli.exitcodes import EXIT_USAGE
 from auditor.cli.options import archive_report_options
 from auditor.period import FORMATS, Period, compute_period, read_period, write_period
 from auditor.publish import PublishError
+from auditor.publish.signing import SigningError, load_public_key
 from auditor.report.pdf import PdfRenderError
 
 __all__ = ["report"]
@@ -27,17 +28,27 @@ __all__ = ["report"]
     help="The archive: publish target or a local directory with the same layout.",
 )
 @click.option("--cluster", required=True, help="Cluster name as in the archive's keys.")
+@click.option(
+    "--public-key",
+    "public_keys",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Ed25519 public key (PEM) that must have signed each run's manifest (repeatable: "
+    "rotation); a run not signed by one is left out and named under problems.",
+)
 @archive_report_options(FORMATS)
 def report(
     period_text: str,
     source: str,
     cluster: str,
+    public_keys: tuple[Path, ...],
     out_dir: Path,
     formats: tuple[str, ...],
     **store_flags: Any,
 ) -> None:
     """Build the period report of one month from the archived runs of --cluster.
 
+    With --public-key, a run counts only when one of the keys signed its manifest.
     Exit codes: 0 written; 2 bad option, unreadable archive, or no run in the period.
     S3 credentials come from boto3's standard chain, as for ``publish``.
     """
@@ -48,8 +59,14 @@ def report(
         raise click.BadParameter(str(exc), param_hint="--period") from exc
     wanted = formats
     try:
-        archive = read_period(source, cluster, period, store_options=options)
-        previous = read_period(source, cluster, period.previous(), store_options=options)
+        keys = [load_public_key(p) for p in public_keys]
+    except SigningError as exc:
+        raise click.BadParameter(str(exc), param_hint="--public-key") from exc
+    try:
+        archive = read_period(source, cluster, period, store_options=options, public_keys=keys)
+        previous = read_period(
+            source, cluster, period.previous(), store_options=options, public_keys=keys
+        )
     except (FileNotFoundError, PublishError) as exc:
         click.echo(f"Error: cannot read the archive {source}: {exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Literal, get_args
 
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from auditor.config.rules import Strict
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
@@ -128,6 +128,9 @@ class Schedule(Strict):
     ``period_report``: also build the period report of the month before the slot's month
     (in ``timezone``) from the runs archived at the ``publish`` target, into the run's
     ``period-YYYY-MM/`` folder, published with the run (``docs/period-report.md``).
+    ``period_public_keys``: Ed25519 public keys (PEM files); with any, an archived run counts
+    in the period report only when one of them signed its manifest (else it is left out and
+    named in the report's problems), as ``auditor report --period --public-key``.
     """
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=63)
@@ -136,6 +139,16 @@ class Schedule(Strict):
     formats: tuple[ReportFormat, ...] | None = None
     publish: bool = False
     period_report: bool = False
+    period_public_keys: tuple[Path, ...] = ()
+
+    @model_validator(mode="after")
+    def _keys_need_period_report(self) -> Schedule:
+        if self.period_public_keys and not self.period_report:
+            raise ValueError(
+                "period_public_keys is set but period_report is not true: the keys check "
+                "the runs a period report reads"
+            )
+        return self
 
     @field_validator("timezone")
     @classmethod

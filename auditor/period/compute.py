@@ -191,6 +191,10 @@ def compute_period(
         "end": period.end.isoformat().replace("+00:00", "Z"),
         "runs": [r["run"]["id"] for r in archive.reports],
         "problems": list(archive.problems),
+        "signatures": {
+            "checked": bool(archive.signature_keys),
+            "keys": list(archive.signature_keys),
+        },
         "fleet": fleet,
         "previous": prev,
         "change": _change(fleet, prev),

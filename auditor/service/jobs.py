@@ -264,7 +264,15 @@ class ServiceRuntime:
                 self.settings, at=self._audit_time(now), out_dir=partial, formats=formats
             )
             if sched.period_report:  # the monthly schedule: last month's report joins the run
-                period_for_run(self.settings, report, partial, slot, sched.timezone, formats)
+                period_for_run(
+                    self.settings,
+                    report,
+                    partial,
+                    slot,
+                    sched.timezone,
+                    formats,
+                    sched.period_public_keys,
+                )
             partial.rename(final)
         except BaseException as exc:
             shutil.rmtree(partial, ignore_errors=True)
