@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import click
 
 from auditor.cli.exitcodes import EXIT_USAGE
 from auditor.cli.options import archive_report_options
+from auditor.kubevalues import parse_time
 from auditor.period import FORMATS, Period, compute_period, read_period, write_period
 from auditor.publish import PublishError
 from auditor.publish.signing import SigningError, load_public_key
@@ -36,12 +38,20 @@ __all__ = ["report"]
     help="Ed25519 public key (PEM) that must have signed each run's manifest (repeatable: "
     "rotation); a run not signed by one is left out and named under problems.",
 )
+@click.option(
+    "--at",
+    "at_text",
+    metavar="TIME",
+    help="When the report is built (RFC 3339, UTC); default now. Before the period's end "
+    "the report is marked partial.",
+)
 @archive_report_options(FORMATS)
 def report(
     period_text: str,
     source: str,
     cluster: str,
     public_keys: tuple[Path, ...],
+    at_text: str | None,
     out_dir: Path,
     formats: tuple[str, ...],
     **store_flags: Any,
@@ -57,6 +67,11 @@ def report(
         period = Period.parse(period_text)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--period") from exc
+    at = datetime.now(UTC).replace(microsecond=0) if at_text is None else parse_time(at_text)
+    if at is None:
+        raise click.BadParameter(
+            f"{at_text!r} is not an RFC 3339 time such as 2026-11-30T06:00:00Z", param_hint="--at"
+        )
     wanted = formats
     try:
         keys = [load_public_key(p) for p in public_keys]
@@ -77,7 +92,13 @@ def report(
             f"Error: no full-fleet run of {cluster} in {period.label} under {source}", err=True
         )
         sys.exit(EXIT_USAGE)
-    doc = compute_period(archive, period, cluster, previous)
+    doc = compute_period(archive, period, cluster, previous, as_of=at)
+    if doc["partial"]:
+        click.echo(
+            f"Warning: {period.label} has not ended (ends {doc['end']}): the report is partial, "
+            f"as of {doc['as_of']}",
+            err=True,
+        )
     try:
         paths = write_period(doc, out_dir, wanted)
     except PdfRenderError as exc:

@@ -63,6 +63,7 @@ def add_period_report(
     timezone: str = "UTC",
     formats: Sequence[str] = FORMATS,
     public_keys: Sequence[Path] = (),
+    as_of: datetime | None = None,
 ) -> list[Path]:
     """Write the previous month's period report of ``report``'s cluster into ``run_dir``.
 
@@ -70,6 +71,8 @@ def add_period_report(
     warning says so). ``formats``: those of :data:`~auditor.period.FORMATS` to write
     (json always). Reseals ``run_dir`` (``publish.signing_key_file`` signs).
     ``public_keys``: PEM files; with any, only runs whose manifest one of them signed count.
+    ``as_of``: when the report is built (default ``slot``); a month that has not ended in UTC
+    by then (a schedule east of UTC firing on the 1st local time) is marked ``partial``.
 
     Raises:
         auditor.publish.PublishError: no ``publish:`` section, or the archive unreadable.
@@ -92,7 +95,15 @@ def add_period_report(
     previous = read_period(
         source, cluster, period.previous(), store_options=options, public_keys=keys
     )
-    doc = compute_period(archive, period, cluster, previous)
+    doc = compute_period(archive, period, cluster, previous, as_of=as_of or slot)
+    if doc["partial"]:
+        log.warning(
+            "period report %s is partial: built at %s, before the month ended at %s (UTC); "
+            "schedule the monthly run after 00:00 UTC on the 1st for a complete month",
+            period.label,
+            doc["as_of"],
+            doc["end"],
+        )
     wanted = tuple(f for f in FORMATS if f == "json" or f in formats)
     written = write_period(doc, run_dir / f"period-{period.label}", wanted)
     seal_run(run_dir, settings.signing_key)
@@ -109,6 +120,7 @@ def period_for_run(
     timezone: str = "UTC",
     formats: Sequence[str] = FORMATS,
     public_keys: Sequence[Path] = (),
+    as_of: datetime | None = None,
 ) -> list[Path]:
     """:func:`add_period_report` for ``serve``: a failure is logged, never raised.
 
@@ -116,7 +128,9 @@ def period_for_run(
     archive unreachable, the PDF renderer failing) must not discard it.
     """
     try:
-        return add_period_report(settings, report, run_dir, slot, timezone, formats, public_keys)
+        return add_period_report(
+            settings, report, run_dir, slot, timezone, formats, public_keys, as_of
+        )
     except Exception:
         log.exception("period report for %s not written", run_dir.name)
         return []

@@ -272,6 +272,7 @@ class ServiceRuntime:
                     sched.timezone,
                     formats,
                     sched.period_public_keys,
+                    now,
                 )
             partial.rename(final)
         except BaseException as exc:
