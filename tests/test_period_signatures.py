@@ -101,7 +101,7 @@ def test_report_period_with_public_key_leaves_out_unsigned_and_resigned_runs(
 def test_service_period_public_keys(tmp_path: Path, signed_archive: dict[str, object]) -> None:
     archive, pub, ids = signed_archive["archive"], signed_archive["pub"], signed_archive["ids"]
     assert isinstance(ids, dict)
-    with pytest.raises(ConfigError, match="schedules.0"):
+    with pytest.raises(ConfigError, match=r"schedules\.0\.period_public_keys: .*period_report"):
         parse_settings(
             {"schedules": [{"id": "m", "cron": "0 7 1 * *", "period_public_keys": [str(pub)]}]},
             path=tmp_path / "c.yaml",

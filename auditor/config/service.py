@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Literal, get_args
 
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from auditor.config.rules import Strict
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
@@ -141,14 +141,16 @@ class Schedule(Strict):
     period_report: bool = False
     period_public_keys: tuple[Path, ...] = ()
 
-    @model_validator(mode="after")
-    def _keys_need_period_report(self) -> Schedule:
-        if self.period_public_keys and not self.period_report:
+    @field_validator("period_public_keys")
+    @classmethod
+    def _keys_need_period_report(
+        cls, value: tuple[Path, ...], info: ValidationInfo
+    ) -> tuple[Path, ...]:
+        if value and info.data.get("period_report") is not True:
             raise ValueError(
-                "period_public_keys is set but period_report is not true: the keys check "
-                "the runs a period report reads"
+                "set, but period_report is not true: the keys check the runs a period report reads"
             )
-        return self
+        return value
 
     @field_validator("timezone")
     @classmethod
