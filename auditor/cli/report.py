@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,10 @@ import click
 
 from auditor.cli.exitcodes import EXIT_USAGE
 from auditor.cli.options import archive_report_options
+from auditor.kubevalues import parse_time
 from auditor.period import FORMATS, Period, compute_period, read_period, write_period
 from auditor.publish import PublishError
+from auditor.publish.signing import SigningError, load_public_key
 from auditor.report.pdf import PdfRenderError
 
 __all__ = ["report"]
@@ -27,17 +30,35 @@ __all__ = ["report"]
     help="The archive: publish target or a local directory with the same layout.",
 )
 @click.option("--cluster", required=True, help="Cluster name as in the archive's keys.")
+@click.option(
+    "--public-key",
+    "public_keys",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Ed25519 public key (PEM) that must have signed each run's manifest (repeatable: "
+    "rotation); a run not signed by one is left out and named under problems.",
+)
+@click.option(
+    "--at",
+    "at_text",
+    metavar="TIME",
+    help="When the report is built (RFC 3339, UTC); default now. Before the period's end "
+    "the report is marked partial.",
+)
 @archive_report_options(FORMATS)
 def report(
     period_text: str,
     source: str,
     cluster: str,
+    public_keys: tuple[Path, ...],
+    at_text: str | None,
     out_dir: Path,
     formats: tuple[str, ...],
     **store_flags: Any,
 ) -> None:
     """Build the period report of one month from the archived runs of --cluster.
 
+    With --public-key, a run counts only when one of the keys signed its manifest.
     Exit codes: 0 written; 2 bad option, unreadable archive, or no run in the period.
     S3 credentials come from boto3's standard chain, as for ``publish``.
     """
@@ -46,10 +67,21 @@ def report(
         period = Period.parse(period_text)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--period") from exc
+    at = datetime.now(UTC).replace(microsecond=0) if at_text is None else parse_time(at_text)
+    if at is None:
+        raise click.BadParameter(
+            f"{at_text!r} is not an RFC 3339 time such as 2026-11-30T06:00:00Z", param_hint="--at"
+        )
     wanted = formats
     try:
-        archive = read_period(source, cluster, period, store_options=options)
-        previous = read_period(source, cluster, period.previous(), store_options=options)
+        keys = [load_public_key(p) for p in public_keys]
+    except SigningError as exc:
+        raise click.BadParameter(str(exc), param_hint="--public-key") from exc
+    try:
+        archive = read_period(source, cluster, period, store_options=options, public_keys=keys)
+        previous = read_period(
+            source, cluster, period.previous(), store_options=options, public_keys=keys
+        )
     except (FileNotFoundError, PublishError) as exc:
         click.echo(f"Error: cannot read the archive {source}: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -60,7 +92,13 @@ def report(
             f"Error: no full-fleet run of {cluster} in {period.label} under {source}", err=True
         )
         sys.exit(EXIT_USAGE)
-    doc = compute_period(archive, period, cluster, previous)
+    doc = compute_period(archive, period, cluster, previous, as_of=at)
+    if doc["partial"]:
+        click.echo(
+            f"Warning: {period.label} has not ended (ends {doc['end']}): the report is partial, "
+            f"as of {doc['as_of']}",
+            err=True,
+        )
     try:
         paths = write_period(doc, out_dir, wanted)
     except PdfRenderError as exc:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Literal, get_args
 
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from auditor.config.rules import Strict
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
@@ -68,10 +68,17 @@ SourceSettings = Annotated[
 
 
 class ReportSettings(Strict):
-    """Which artifacts a run writes and where (relative paths: from the working directory)."""
+    """Which artifacts a run writes and where (relative paths: from the working directory).
+
+    ``keep_runs``, ``keep_days``: retention of ``auditor serve``'s run folders, per schedule,
+    applied after each run (``auditor.service.retention``); None: keep every run. The newest
+    run and runs not yet published are never removed.
+    """
 
     formats: tuple[ReportFormat, ...] = ("json", "html")
     out_dir: Path = Path("reports")
+    keep_runs: int | None = Field(default=None, ge=1)
+    keep_days: float | None = Field(default=None, gt=0)
 
     @field_validator("formats")
     @classmethod
@@ -121,6 +128,9 @@ class Schedule(Strict):
     ``period_report``: also build the period report of the month before the slot's month
     (in ``timezone``) from the runs archived at the ``publish`` target, into the run's
     ``period-YYYY-MM/`` folder, published with the run (``docs/period-report.md``).
+    ``period_public_keys``: Ed25519 public keys (PEM files); with any, an archived run counts
+    in the period report only when one of them signed its manifest (else it is left out and
+    named in the report's problems), as ``auditor report --period --public-key``.
     """
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=63)
@@ -129,6 +139,18 @@ class Schedule(Strict):
     formats: tuple[ReportFormat, ...] | None = None
     publish: bool = False
     period_report: bool = False
+    period_public_keys: tuple[Path, ...] = ()
+
+    @field_validator("period_public_keys")
+    @classmethod
+    def _keys_need_period_report(
+        cls, value: tuple[Path, ...], info: ValidationInfo
+    ) -> tuple[Path, ...]:
+        if value and info.data.get("period_report") is not True:
+            raise ValueError(
+                "set, but period_report is not true: the keys check the runs a period report reads"
+            )
+        return value
 
     @field_validator("timezone")
     @classmethod

@@ -4,18 +4,23 @@ The layout is the one ``auditor publish`` writes (``docs/publishing.md``). An
 ``s3://BUCKET/PREFIX`` URL and a local directory laid out the same way are both read
 through the publish store, where only runs with a manifest count and every report.json
 is checked against the manifest's SHA-256 (:func:`auditor.publish.history.read_report`).
-Owner-filtered runs are partial views of the fleet and are left out.
+Owner-filtered runs are partial views of the fleet and are left out. With public keys,
+a run whose ``manifest.json`` is not signed by one of them (no ``manifest.json.sig``, a bad
+signature, another key) is left out and named in ``problems``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 __all__ = ["Period", "Archive", "read_period"]
 
@@ -72,38 +77,55 @@ class Archive:
 
     reports: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: key ids of the public keys each run's manifest signature was checked against
+    #: (empty: signatures not checked)
+    signature_keys: list[str] = field(default_factory=list)
 
 
 def read_period(
-    source: str, cluster: str, period: Period, *, store_options: Mapping[str, Any] | None = None
+    source: str,
+    cluster: str,
+    period: Period,
+    *,
+    store_options: Mapping[str, Any] | None = None,
+    public_keys: Sequence[Ed25519PublicKey] = (),
 ) -> Archive:
     """Read every full-fleet run of ``cluster`` audited within ``period``.
 
     ``source``: a local directory (the archive root, PREFIX) or ``s3://BUCKET/PREFIX``;
-    ``store_options``: publish settings fields for S3 (``endpoint_url``, ``region``...).
+    ``store_options``: publish settings fields for S3 (``endpoint_url``, ``region``...);
+    ``public_keys``: when given, a run counts only if one of them signed its manifest.
 
     Raises:
         FileNotFoundError: a local ``source`` that does not exist.
         auditor.publish.PublishError: the S3 target is invalid or cannot be listed.
     """
-    archive = Archive()
+    from auditor.publish.signing import key_id
+
+    archive = Archive(signature_keys=[key_id(k) for k in public_keys])
     if not source.startswith("s3://") and not Path(source).is_dir():
         raise FileNotFoundError(f"archive directory {source} does not exist")
     # A directory is read through the local publish store too: a run counts only with its
     # manifest (a publish killed midway has none) and a report.json that matches it.
-    _read_store(source, cluster, period, archive, dict(store_options or {}))
+    _read_store(source, cluster, period, archive, dict(store_options or {}), public_keys)
     archive.reports.sort(key=lambda r: (r["run"]["audit_time"], r["run"]["id"]))
     return archive
 
 
 def _read_store(
-    url: str, cluster: str, period: Period, archive: Archive, options: dict[str, Any]
+    url: str,
+    cluster: str,
+    period: Period,
+    archive: Archive,
+    options: dict[str, Any],
+    public_keys: Sequence[Ed25519PublicKey],
 ) -> None:
     from auditor.publish import publish_settings
     from auditor.publish.errors import VerificationError
     from auditor.publish.history import load_entry, read_report, run_keys
-    from auditor.publish.manifest import cluster_segment
+    from auditor.publish.manifest import MANIFEST_NAME, SIGNATURE_NAME, cluster_segment
     from auditor.publish.publisher import open_store
+    from auditor.publish.signing import check_signature
 
     store = open_store(publish_settings({**options, "url": url}))
     month = f"/{period.year:04d}/{period.month:02d}/"
@@ -120,6 +142,16 @@ def _read_store(
                     f"{entry.cluster!r}, not {cluster_segment(cluster)!r} (a run copied from "
                     "another cluster)"
                 )
+            if public_keys:
+                manifest = store.get(f"{key.prefix}/{MANIFEST_NAME}") or b""
+                ok, detail = check_signature(
+                    manifest, store.get(f"{key.prefix}/{SIGNATURE_NAME}"), public_keys
+                )
+                if not ok:
+                    raise VerificationError(
+                        f"{store.url_for(key.prefix + '/' + MANIFEST_NAME)}: {detail}; "
+                        "run left out (its signature does not verify)"
+                    )
             report = read_report(store, entry)
         except VerificationError as exc:
             archive.problems.append(str(exc))

@@ -20,7 +20,7 @@ active, or expire within the period.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from auditor.models import Readiness
@@ -166,10 +166,26 @@ def _waivers(reports: list[dict[str, Any]], period: Period) -> list[dict[str, An
     return sorted(out, key=lambda e: str(e["id"]))
 
 
+def _utc(at: datetime) -> str:
+    return at.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
 def compute_period(
-    archive: Archive, period: Period, cluster: str, previous: Archive | None = None
+    archive: Archive,
+    period: Period,
+    cluster: str,
+    previous: Archive | None = None,
+    *,
+    as_of: datetime | None = None,
 ) -> dict[str, Any]:
-    """The period document (period.json): per-VM and fleet figures, previous month's fleet."""
+    """The period document (period.json): per-VM and fleet figures, previous month's fleet.
+
+    ``as_of``: when the report is built (aware). Before ``period.end`` the report is
+    ``partial: true`` with ``as_of`` that time (runs after it are missing); otherwise, or
+    when None, ``partial: false`` and ``as_of`` is the period's end.
+    """
+    partial = as_of is not None and as_of < period.end
+    covered = as_of if as_of is not None and partial else period.end
     rows: dict[str, list[tuple[datetime, dict[str, Any]]]] = {}
     for report in archive.reports:
         at = _when(report["run"]["audit_time"])
@@ -189,8 +205,14 @@ def compute_period(
         "cluster": cluster,
         "start": period.start.isoformat().replace("+00:00", "Z"),
         "end": period.end.isoformat().replace("+00:00", "Z"),
+        "partial": partial,
+        "as_of": _utc(covered),
         "runs": [r["run"]["id"] for r in archive.reports],
         "problems": list(archive.problems),
+        "signatures": {
+            "checked": bool(archive.signature_keys),
+            "keys": list(archive.signature_keys),
+        },
         "fleet": fleet,
         "previous": prev,
         "change": _change(fleet, prev),

@@ -22,6 +22,7 @@ from auditor.period.compute import compute_period
 from auditor.period.render import FORMATS, write_period
 from auditor.publish import StoreConfigError, publish_settings
 from auditor.publish.manifest import cluster_segment, seal_run
+from auditor.publish.signing import load_public_key
 
 __all__ = ["previous_period", "archive_source", "add_period_report", "period_for_run"]
 
@@ -61,15 +62,21 @@ def add_period_report(
     slot: datetime,
     timezone: str = "UTC",
     formats: Sequence[str] = FORMATS,
+    public_keys: Sequence[Path] = (),
+    as_of: datetime | None = None,
 ) -> list[Path]:
     """Write the previous month's period report of ``report``'s cluster into ``run_dir``.
 
     Returns the files written (none when the archive holds no run of that month; a
     warning says so). ``formats``: those of :data:`~auditor.period.FORMATS` to write
     (json always). Reseals ``run_dir`` (``publish.signing_key_file`` signs).
+    ``public_keys``: PEM files; with any, only runs whose manifest one of them signed count.
+    ``as_of``: when the report is built (default ``slot``); a month that has not ended in UTC
+    by then (a schedule east of UTC firing on the 1st local time) is marked ``partial``.
 
     Raises:
         auditor.publish.PublishError: no ``publish:`` section, or the archive unreadable.
+        auditor.publish.signing.SigningError: a public key file cannot be read.
         OSError: ``run_dir`` cannot be written.
         auditor.report.pdf.PdfRenderError: the PDF could not be rendered.
     """
@@ -78,14 +85,25 @@ def add_period_report(
     period = previous_period(slot, timezone)
     cluster = cluster_segment((report.get("cluster") or {}).get("name"))
     source, options = archive_source(settings.publish)
-    archive = read_period(source, cluster, period, store_options=options)
+    keys = [load_public_key(p) for p in public_keys]
+    archive = read_period(source, cluster, period, store_options=options, public_keys=keys)
     for problem in archive.problems:
         log.warning("period report %s: %s", period.label, problem)
     if not archive.reports:
         log.warning("period report %s: no run of %s archived at %s", period.label, cluster, source)
         return []
-    previous = read_period(source, cluster, period.previous(), store_options=options)
-    doc = compute_period(archive, period, cluster, previous)
+    previous = read_period(
+        source, cluster, period.previous(), store_options=options, public_keys=keys
+    )
+    doc = compute_period(archive, period, cluster, previous, as_of=as_of or slot)
+    if doc["partial"]:
+        log.warning(
+            "period report %s is partial: built at %s, before the month ended at %s (UTC); "
+            "schedule the monthly run after 00:00 UTC on the 1st for a complete month",
+            period.label,
+            doc["as_of"],
+            doc["end"],
+        )
     wanted = tuple(f for f in FORMATS if f == "json" or f in formats)
     written = write_period(doc, run_dir / f"period-{period.label}", wanted)
     seal_run(run_dir, settings.signing_key)
@@ -101,6 +119,8 @@ def period_for_run(
     slot: datetime,
     timezone: str = "UTC",
     formats: Sequence[str] = FORMATS,
+    public_keys: Sequence[Path] = (),
+    as_of: datetime | None = None,
 ) -> list[Path]:
     """:func:`add_period_report` for ``serve``: a failure is logged, never raised.
 
@@ -108,7 +128,9 @@ def period_for_run(
     archive unreachable, the PDF renderer failing) must not discard it.
     """
     try:
-        return add_period_report(settings, report, run_dir, slot, timezone, formats)
+        return add_period_report(
+            settings, report, run_dir, slot, timezone, formats, public_keys, as_of
+        )
     except Exception:
         log.exception("period report for %s not written", run_dir.name)
         return []

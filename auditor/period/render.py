@@ -23,7 +23,7 @@ COLORS = {"READY": "#2e7d32", "AT_RISK": "#f9a825", "NOT_READY": "#c62828", "UNK
 _CSV_FIELDS = (
     "namespace", "name", "owner", "audits", "rpo_attained", "rpo_breached", "rpo_unknown",
     "rpo_attainment", "longest_breach_audits", "longest_breach_hours", "restore_drills",
-    "waived_checks", "readiness_last",
+    "waived_checks", "readiness_last", "period_partial", "period_as_of",
 )  # fmt: skip
 
 
@@ -47,7 +47,14 @@ def _cell(value: Any) -> Any:
 
 
 def period_csv(doc: dict[str, Any]) -> str:
-    """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, hours)."""
+    """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, hours).
+
+    ``period_partial`` (``true`` when built before the month ended) and ``period_as_of``
+    repeat the document's ``partial`` and ``as_of`` on every row, so a partial month shows
+    in the header and in any row taken out of the file.
+    """
+    partial = "true" if doc.get("partial") else "false"
+    as_of = doc.get("as_of", "")
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(_CSV_FIELDS)
@@ -57,7 +64,7 @@ def period_csv(doc: dict[str, Any]) -> str:
             [_cell(v["namespace"]), _cell(v["name"]), _cell(v["owner"]), v["audits"], rpo["attained"], rpo["breached"],
              rpo["unknown"], "" if rpo["attainment"] is None else rpo["attainment"],
              breach["audits"], breach["hours"], len(v["restore_drills"]),
-             " ".join(v["waived_checks"]), _cell(v["readiness_last"])]
+             " ".join(v["waived_checks"]), _cell(v["readiness_last"]), partial, as_of]
         )  # fmt: skip
     return buf.getvalue()
 

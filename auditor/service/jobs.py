@@ -33,6 +33,7 @@ from auditor.publish.errors import ConflictError
 from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal
 from auditor.service.metrics import ServiceMetrics
+from auditor.service.retention import Removal, apply_retention
 from auditor.yamlstrict import thaw_gc
 
 __all__ = [
@@ -138,6 +139,9 @@ class ServiceRuntime:
     stop_deadline: float | None = None
     #: audit time (whole seconds) of the last run of this process
     last_at: datetime | None = None
+    #: ``schedule_id -> (slot, reason)``: slots armed at start to run late (``abandoned``,
+    #: ``missed``); their run is journaled and counted as a catch-up run
+    catch_up: dict[str, tuple[datetime, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.idle.set()
@@ -175,6 +179,29 @@ class ServiceRuntime:
         self.metrics.spool_backlog.set(len(pending(spool_dir, target)))
         self.metrics.spool_quarantined.set(len(quarantined(spool_dir)))
 
+    def retain(self, schedule_id: str) -> list[Removal]:
+        """Apply ``report.keep_runs``/``keep_days`` to the schedule's run folders; never raises."""
+        report = self.settings.report
+        if report.keep_runs is None and report.keep_days is None:
+            return []
+        spooled: set[str] = set()
+        try:
+            if self.settings.publish is not None:
+                target = publish_settings(self.settings.publish)
+                spooled = {entry.run_id for entry in pending(target.spool_dir)}
+            return apply_retention(
+                report.out_dir / schedule_id,
+                self.journal,
+                schedule_id,
+                keep_runs=report.keep_runs,
+                keep_days=report.keep_days,
+                now=self.clock(),
+                spooled_ids=spooled,
+            )
+        except Exception:  # retention must never fail a run; it is retried after the next one
+            log.exception("schedule %s: applying the run folder retention failed", schedule_id)
+            return []
+
     def schedule(self, schedule_id: str) -> Schedule:
         """Return the schedule named ``schedule_id``; KeyError if the config no longer has it."""
         for sched in self.settings.schedules:
@@ -192,12 +219,19 @@ class ServiceRuntime:
         slot = current_slot(sched.trigger(), now)
         base = self.settings.report.out_dir / schedule_id
         final = base / slot_name(slot)
-        if final.exists() or not self.journal.begin(schedule_id, slot, now):
+        armed = self.catch_up.pop(schedule_id, None)
+        reason = armed[1] if armed is not None and armed[0] == slot else None
+        if final.exists() or not self.journal.begin(schedule_id, slot, now, reason):
             log.info(
                 "schedule %s: slot %s already produced; skipping", schedule_id, slot_name(slot)
             )
             self.metrics.runs.labels(schedule_id, "skipped").inc()
             return "skipped"
+        if reason is not None:
+            log.warning(
+                "schedule %s: catch-up run for slot %s (%s)", schedule_id, slot_name(slot), reason
+            )
+            self.metrics.catch_up_runs.labels(schedule_id, reason).inc()
         partial = base / f".partial-{slot_name(slot)}"
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
@@ -209,6 +243,7 @@ class ServiceRuntime:
             return self._audit_and_publish(schedule_id, sched, slot, now, partial, final, formats)
         finally:
             self.current = None
+            self.retain(schedule_id)
             self.idle.set()
             thaw_gc()  # the audit's objects are dropped: let the collector see its cycles
 
@@ -229,7 +264,16 @@ class ServiceRuntime:
                 self.settings, at=self._audit_time(now), out_dir=partial, formats=formats
             )
             if sched.period_report:  # the monthly schedule: last month's report joins the run
-                period_for_run(self.settings, report, partial, slot, sched.timezone, formats)
+                period_for_run(
+                    self.settings,
+                    report,
+                    partial,
+                    slot,
+                    sched.timezone,
+                    formats,
+                    sched.period_public_keys,
+                    now,
+                )
             partial.rename(final)
         except BaseException as exc:
             shutil.rmtree(partial, ignore_errors=True)

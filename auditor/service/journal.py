@@ -10,7 +10,10 @@ failure, abandoned), ``detail`` TEXT; primary key ``(schedule_id, slot)``;
 ``run_id`` TEXT (report.json's run id) and ``publish`` TEXT: NULL (not
 published), ``pending`` (in the spool, being delivered), ``published`` (set
 only after the manifest verified in the store), ``spooled: <error>`` or
-``quarantined: <error>``. Columns added later are added to an old file at start.
+``quarantined: <error>``; ``catch_up`` TEXT: NULL for a run at its fire time, else why it
+was run late at start (``abandoned``: the previous process abandoned that slot's run;
+``missed``: the service was down at the fire time). Columns added later are added to an old
+file at start.
 """
 
 from __future__ import annotations
@@ -33,10 +36,11 @@ CREATE TABLE IF NOT EXISTS runs (
   detail TEXT,
   run_id TEXT,
   publish TEXT,
+  catch_up TEXT,
   PRIMARY KEY (schedule_id, slot)
 )
 """
-_COLUMNS = "schedule_id, slot, started, finished, outcome, detail, run_id, publish"
+_COLUMNS = "schedule_id, slot, started, finished, outcome, detail, run_id, publish, catch_up"
 
 
 def rfc3339(value: datetime) -> str:
@@ -56,6 +60,7 @@ class RunRecord:
     detail: str | None
     run_id: str | None = None
     publish: str | None = None
+    catch_up: str | None = None
 
 
 class RunJournal:
@@ -68,15 +73,20 @@ class RunJournal:
         with self._connect() as db:
             db.execute(_SCHEMA)
             have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
-            for column in ("run_id", "publish"):
+            for column in ("run_id", "publish", "catch_up"):
                 if column not in have:
                     db.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=10)
 
-    def begin(self, schedule_id: str, slot: datetime, now: datetime) -> bool:
-        """Record the start of a slot's run; False when the slot already succeeded."""
+    def begin(
+        self, schedule_id: str, slot: datetime, now: datetime, catch_up: str | None = None
+    ) -> bool:
+        """Record the start of a slot's run; False when the slot already succeeded.
+
+        ``catch_up``: why the run starts late (``abandoned`` or ``missed``), None when on time.
+        """
         with self._lock, self._connect() as db:
             row = db.execute(
                 "SELECT outcome FROM runs WHERE schedule_id = ? AND slot = ?",
@@ -85,8 +95,9 @@ class RunJournal:
             if row is not None and row[0] == "success":
                 return False
             db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, NULL, 'running', NULL, NULL, NULL)",
-                (schedule_id, rfc3339(slot), rfc3339(now)),
+                f"INSERT OR REPLACE INTO runs ({_COLUMNS}) "
+                "VALUES (?, ?, ?, NULL, 'running', NULL, NULL, NULL, ?)",
+                (schedule_id, rfc3339(slot), rfc3339(now), catch_up),
             )
             return True
 
@@ -133,6 +144,15 @@ class RunJournal:
                 (rfc3339(now), detail),
             )
         return rows
+
+    def outcome(self, schedule_id: str, slot: datetime) -> str | None:
+        """Return the outcome recorded for a slot, None when the journal has no row for it."""
+        with self._lock, self._connect() as db:
+            row = db.execute(
+                "SELECT outcome FROM runs WHERE schedule_id = ? AND slot = ?",
+                (schedule_id, rfc3339(slot)),
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def records(self, schedule_id: str | None = None) -> list[RunRecord]:
         """Return rows (of one schedule, or all), oldest slot first."""

@@ -74,6 +74,12 @@ class ServiceMetrics:
             ["schedule", "reason"],
             registry=r,
         )
+        self.catch_up_runs = Counter(
+            "auditor_catch_up_runs",
+            "Runs started at boot for a slot the previous process abandoned or the service missed",
+            ["schedule", "reason"],
+            registry=r,
+        )
         self.publish_failures = Counter(
             "auditor_publish_failures",
             "Failed publications of a run's artifacts",

@@ -57,6 +57,7 @@ from auditor.service.jobs import (
     Publisher,
     Runner,
     ServiceRuntime,
+    current_slot,
     install_runtime,
     pipeline_runner,
     scheduled_audit,
@@ -70,6 +71,7 @@ __all__ = [
     "ServiceScheduler",
     "NoRunAfterShutdown",
     "sync_jobs",
+    "arm_catch_up",
     "ServiceLockedError",
     "JOB_FUNC",
 ]
@@ -207,6 +209,51 @@ def sync_jobs(scheduler: BaseScheduler, settings: AuditSettings) -> dict[str, st
     return actions
 
 
+def arm_catch_up(
+    scheduler: BaseScheduler, runtime: ServiceRuntime, now: datetime
+) -> dict[str, tuple[datetime, str]]:
+    """At start: make each job's last slot that did not run run once more, promptly.
+
+    APScheduler advances a job's stored ``next_run_time`` when it fires, so a run that
+    SIGTERM (or a kill) abandoned would otherwise wait for its next fire time. When the
+    journal says the schedule's latest slot (at or before ``now``) was ``abandoned``, the
+    job's ``next_run_time`` is set back to that slot; APScheduler then runs it at once if it
+    is within ``misfire_grace_time``, or reports it missed (``auditor_job_misses_total``).
+    A job whose stored ``next_run_time`` is already past (the service was down at its fire
+    time) is left as it is: APScheduler runs it the same way (coalesced).
+
+    Both are recorded in ``runtime.catch_up`` (``schedule_id -> (slot, reason)``, reason
+    ``abandoned`` or ``missed``), so the run's journal row and ``auditor_catch_up_runs_total``
+    say it is a catch-up run. Returns that mapping.
+    """
+    for sched in runtime.settings.schedules:
+        job = scheduler.get_job(sched.id)
+        if job is None or job.next_run_time is None:
+            continue
+        trigger = sched.trigger()
+        slot = current_slot(trigger, now)
+        if trigger.get_next_fire_time(None, slot) != slot:
+            continue  # the trigger has not fired in the window current_slot looks at
+        if job.next_run_time <= now:
+            runtime.catch_up[sched.id] = (slot, "missed")
+            log.warning(
+                "schedule %s: slot %s was missed while the service was down; running it now",
+                sched.id,
+                slot,
+            )
+        elif job.next_run_time > slot and runtime.journal.outcome(sched.id, slot) == "abandoned":
+            runtime.catch_up[sched.id] = (slot, "abandoned")
+            runtime.metrics.last_run_success.labels(sched.id).set(0.0)
+            log.warning(
+                "schedule %s: the run for slot %s was abandoned by the previous process; "
+                "running it again now",
+                sched.id,
+                slot,
+            )
+            scheduler.modify_job(sched.id, next_run_time=slot)
+    return dict(runtime.catch_up)
+
+
 def _listen(scheduler: BlockingScheduler, metrics: ServiceMetrics) -> None:
     def on_event(event: SchedulerEvent) -> None:
         if isinstance(event, JobExecutionEvent) and event.code == EVENT_JOB_ERROR:
@@ -282,6 +329,7 @@ def serve(
 
         def on_start(_event: SchedulerEvent) -> None:
             sync_jobs(scheduler, settings)
+            arm_catch_up(scheduler, runtime, datetime.now(UTC))
             started.set()
             # runs a killed publish left in the spool resume now, not at the next tick
             threading.Thread(target=runtime.drain_spool, name="auditor-spool", daemon=True).start()
