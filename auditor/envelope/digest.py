@@ -17,7 +17,8 @@ from auditor import __version__
 from auditor.config import AuditSettings
 from auditor.jsonfast import canonical_lines
 from auditor.kinds import KINDS
-from auditor.sources.base import BackupContents, ClusterData, KindState
+from auditor.sources.base import ClusterData, KindState
+from auditor.sources.bucket.cache import contents_to_dict
 
 __all__ = ["input_digest", "run_key", "unread_record"]
 
@@ -103,23 +104,8 @@ def unread_record(data: ClusterData) -> dict[str, Any]:
                 for name, s in sorted(data.storage_locations.items())
             },
             "backups": {
-                name: _contents(c) for name, c in sorted((data.backup_contents or {}).items())
+                name: contents_to_dict(c)
+                for name, c in sorted((data.backup_contents or {}).items())
             },
         }
     return out
-
-
-def _contents(c: BackupContents) -> dict[str, Any]:
-    """One Backup's bucket record as plain JSON values (sets sorted)."""
-    return {
-        "location": c.location,
-        "state": c.state,
-        "detail": c.detail,
-        "resources": None if c.resources is None else sorted(list(r) for r in c.resources),
-        "volumes": None
-        if c.volumes is None
-        else [[v.namespace, v.pvc, v.method, v.outcome, v.detail, v.size_bytes] for v in c.volumes],
-        "vm_manifests": {f"{ns}/{n}": m for (ns, n), m in sorted(c.vm_manifests.items())},
-        "errors": c.errors,
-        "warnings": c.warnings,
-    }
