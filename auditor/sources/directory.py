@@ -160,9 +160,13 @@ class _Builder:
             text = read_text(path, max_bytes=max_bytes)
             if len(text) >= _STREAM_MIN_CHARS and self._stream(text, rel, path.stem):
                 return
+            held = False
             for index, doc in enumerate(documents(text)):
                 origin = rel if index == 0 else f"{rel}#doc{index + 1}"
+                held = held or doc is not None
                 self.add_document(doc, origin, stem=path.stem)
+            if not held:
+                self._empty_file(rel, path.stem, text)
         except LoadError as exc:
             kinds = _kinds_in_unreadable(path)
             self.partial.update(kinds)
@@ -171,6 +175,27 @@ class _Builder:
                 file=rel,
                 kinds=tuple(sorted(kinds)),
             )
+
+    def _empty_file(self, rel: str, stem: str, text: str) -> None:
+        """Name a file that holds no object: 0 bytes, or only comments and ``---``.
+
+        ``oc get`` and ``auditor collect`` write an empty List for a kind without objects, so
+        such a file was cut or blanked: the kind its name gives (every kind, when its name
+        gives none) is partial, never an empty list (a 0-byte persistentvolumes.yaml read as
+        a kind not read, with nothing naming the file)."""
+        hinted = spec_for_file_stem(stem)
+        kinds = _file_kinds(stem)
+        self.partial.update(kinds)
+        what = (
+            "is empty (0 bytes)" if not text else "holds no document (only blanks, comments or ---)"
+        )
+        self.problem(
+            f"file {rel} {what}; an export writes at least an empty List, so "
+            + (f"its {hinted.kind} objects" if hinted is not None else "what it held")
+            + " could not be read",
+            file=rel,
+            kinds=kinds,
+        )
 
     def _stream(self, text: str, origin: str, stem: str) -> bool:
         """Read a large ``oc get`` List a piece of its items at a time, so only the slim
@@ -223,9 +248,14 @@ class _Builder:
         if doc is None:
             return
         if not isinstance(doc, dict):
+            # it was some object of the file: its name's kind (any kind, when it names none)
+            # is partial, never complete without it
+            lost = _file_kinds(stem) if stem is not None else tuple(sorted(BY_KIND))
+            self.partial.update(lost)
             self.problem(
-                f"{origin}: document is a {type(doc).__name__}, not a Kubernetes object",
+                f"{origin}: document is {_type_word(doc)}, not a Kubernetes object",
                 file=_file_of(origin),
+                kinds=lost,
             )
             return
         kind = doc.get("kind")
@@ -244,10 +274,22 @@ class _Builder:
                 )
                 return
             if not isinstance(items, list):
+                # it held this List's objects: their kind (the List's, else the file's, else
+                # any) is partial
+                typed = spec_for_file_stem(kind[: -len(_LIST_KINDS_SUFFIX)])
+                lost = (
+                    (typed.kind,)
+                    if typed is not None
+                    else _file_kinds(stem)
+                    if stem is not None
+                    else tuple(sorted(BY_KIND))
+                )
+                self.partial.update(lost)
                 self.problem(
-                    f"{origin}: {kind} field items is a {type(items).__name__}, not a list",
+                    f"{origin}: {kind} field items is {_type_word(items)}, not a list",
                     file=_file_of(origin),
                     field="items",
+                    kinds=lost,
                 )
                 return
             self.add_list(items, origin, stem)
@@ -597,11 +639,24 @@ def _kinds_in_unreadable(path: Path) -> set[str]:
     return kinds or set(BY_KIND)
 
 
+def _file_kinds(stem: str) -> tuple[str, ...]:
+    """The kinds a file may hold by its name: the kind it names, else every kind."""
+    hinted = spec_for_file_stem(stem)
+    return (hinted.kind,) if hinted is not None else tuple(sorted(BY_KIND))
+
+
 def _type_word(value: Any) -> str:
     """A YAML reader's word for a value's type ("null", "a string"), not Python's."""
     if value is None:
         return "null"
-    words = {str: "a string", int: "a number", float: "a number", bool: "a boolean", list: "a list"}
+    words = {
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "a boolean",
+        list: "a list",
+        dict: "a mapping",
+    }
     return words.get(type(value), f"a {type(value).__name__}")
 
 

@@ -1,0 +1,122 @@
+"""Red-team round fz18: file-level damage and fields the earlier families did not reach.
+
+The rule: malformed input never improves a verdict. A broken file or field is a collection
+problem naming file, kind, object and field; the run is incomplete; the checks that read it
+give ERROR (or a verdict no better than before), never PASS or NOT_APPLICABLE for a FAIL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from auditor.config import AuditSettings
+from auditor.kinds import BY_KIND
+from auditor.pipeline import audit_data
+from auditor.sources.base import KindState
+from auditor.sources.directory import DirectorySource
+from tests.conftest import AUDIT_AT, report_doc
+from tests.test_evidence_gaps import _docs
+
+RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+STG_FIXTURE = "RR-STG-001/fail-delete-no-copy.yaml"
+
+
+def _write(root: Path, files: dict[str, str]) -> dict[str, Any]:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return report_doc(audit_data(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT))
+
+
+def _split(kind: str) -> tuple[str, str]:
+    """The STG fixture as two files: every object but ``kind``'s, and ``kind``'s List."""
+    docs = _docs(STG_FIXTURE)
+    rest = [d for d in docs if d["kind"] != kind]
+    mine = {"apiVersion": "v1", "kind": "List", "items": [d for d in docs if d["kind"] == kind]}
+    assert mine["items"]
+    return yaml.safe_dump_all(rest), yaml.safe_dump(mine)
+
+
+def _rank(report: dict[str, Any]) -> dict[str, int]:
+    return {v["name"]: RANK[v["readiness"]] for v in report["vms"]}
+
+
+# -- a file that holds no object --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "# exported by hand\n", "---\n---\n", "\n   \n"],
+    ids=["0-bytes", "comment", "separators", "blanks"],
+)
+def test_a_file_that_holds_no_object_is_named_and_its_kind_partial(
+    tmp_path: Path, text: str
+) -> None:
+    """A 0-byte persistentvolumes.yaml read as "kind not read" with no collection problem
+    naming the file; ``oc get`` writes ``items: []`` for a kind without objects, so a file
+    with no document was cut or blanked."""
+    rest, pvs = _split("PersistentVolume")
+    baseline = _write(tmp_path / "ok", {"all.yaml": rest, "persistentvolumes.yaml": pvs})
+    report = _write(tmp_path / "cut", {"all.yaml": rest, "persistentvolumes.yaml": text})
+    named = [p for p in report["collection_problems"] if p["file"] == "persistentvolumes.yaml"]
+    assert len(named) == 1, report["collection_problems"]
+    assert named[0]["kinds"] == ["PersistentVolume"]
+    assert "persistentvolumes.yaml" in named[0]["reason"]
+    assert report["run"]["complete"] is False
+    for name, rank in _rank(report).items():
+        assert rank >= _rank(baseline)[name]
+
+
+def test_an_empty_file_whose_name_gives_no_kind_could_have_held_any(tmp_path: Path) -> None:
+    (tmp_path / "extra.yaml").write_text("")
+    (tmp_path / "vms.yaml").write_text(yaml.safe_dump_all(_docs(STG_FIXTURE)))
+    data = DirectorySource(tmp_path).collect()
+    (problem,) = [p for p in data.problems if p.file == "extra.yaml"]
+    assert set(problem.kinds) == set(BY_KIND)
+    assert data.state("VirtualMachine") is KindState.PARTIAL
+
+
+# -- a document or a List's items that is no object ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["---\nhello\n", "---\n- a\n- b\n"],
+    ids=["scalar-document", "list-document"],
+)
+def test_a_document_that_is_no_object_leaves_its_files_kind_partial(
+    tmp_path: Path, extra: str
+) -> None:
+    """A multi-document persistentvolumes.yaml whose second document was damaged into a
+    scalar or a list was named, but the PersistentVolume list still read complete: the
+    damaged document may have held a PersistentVolume."""
+    rest, pvs = _split("PersistentVolume")
+    (tmp_path / "all.yaml").write_text(rest)
+    (tmp_path / "persistentvolumes.yaml").write_text(pvs + extra)
+    data = DirectorySource(tmp_path).collect()
+    (problem,) = [p for p in data.problems if p.file == "persistentvolumes.yaml"]
+    assert problem.kinds == ("PersistentVolume",)
+    assert data.state("PersistentVolume") is KindState.PARTIAL
+
+
+@pytest.mark.parametrize("items", [{"a": 1}, 3, "x"], ids=["mapping", "number", "string"])
+def test_a_typed_lists_items_of_another_type_leave_its_kind_partial(
+    tmp_path: Path, items: Any
+) -> None:
+    """``PersistentVolumeList`` with ``items`` a mapping or a scalar, in a file whose name
+    gives no kind: named, but the PersistentVolumes read from other files looked complete."""
+    rest, pvs = _split("PersistentVolume")
+    (tmp_path / "all.yaml").write_text(rest)
+    (tmp_path / "persistentvolumes.yaml").write_text(pvs)
+    (tmp_path / "more.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "kind": "PersistentVolumeList", "items": items})
+    )
+    data = DirectorySource(tmp_path).collect()
+    (problem,) = [p for p in data.problems if p.file == "more.yaml"]
+    assert problem.field == "items"
+    assert problem.kinds == ("PersistentVolume",)
+    assert data.state("PersistentVolume") is KindState.PARTIAL
