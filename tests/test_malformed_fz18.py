@@ -120,3 +120,86 @@ def test_a_typed_lists_items_of_another_type_leave_its_kind_partial(
     assert problem.field == "items"
     assert problem.kinds == ("PersistentVolume",)
     assert data.state("PersistentVolume") is KindState.PARTIAL
+
+
+# -- a reference or driver name with a blank ----------------------------------------------------
+
+PADDED_FIXTURE = "RR-BKP-004/pass.yaml"
+_VM_SPEC = ("spec", "template", "spec")
+
+
+def _at(obj: dict[str, Any], path: tuple[str | int, ...]) -> dict[str, Any]:
+    for step in path:
+        obj = obj[step]  # type: ignore[index]
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "key", "field"),
+    [
+        ("VirtualMachine", (*_VM_SPEC, "volumes", 0, "dataVolume"), "name", "dataVolume.name"),
+        ("VirtualMachine", (*_VM_SPEC, "networks", 1, "multus"), "networkName", "networkName"),
+        ("PersistentVolume", ("spec", "csi"), "driver", "spec.csi.driver"),
+        ("StorageClass", (), "provisioner", "provisioner"),
+        ("Backup", ("spec",), "storageLocation", "spec.storageLocation"),
+    ],
+    ids=["vm-datavolume", "vm-network", "pv-driver", "sc-provisioner", "backup-location"],
+)
+@pytest.mark.parametrize("pad", ["{} ", " {}", "{}\t"], ids=["after", "before", "tab"])
+def test_a_name_with_a_blank_is_named_and_never_improves_a_verdict(
+    tmp_path: Path, kind: str, path: tuple[str | int, ...], key: str, field: str, pad: str
+) -> None:
+    """A reference, CSI driver or provisioner with a blank names nothing on any cluster: it
+    read as another name (a disk whose DataVolume is gone, a driver with no snapshot class,
+    a Backup at no location) and changed findings with nothing named (``padded``)."""
+    from tests.test_evidence_gaps import _complete, _of
+
+    docs = _docs(PADDED_FIXTURE)
+    baseline = _complete(tmp_path / "ok", PADDED_FIXTURE, docs)
+    target = _of(docs, kind)[-1]
+    holder = _at(target, path)
+    holder[key] = pad.format(holder[key])
+    report = _complete(tmp_path / "mutated", PADDED_FIXTURE, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == kind
+        and p["name"] == target["metadata"]["name"]
+        and (p["field"] or "").endswith(field)
+    ]
+    assert named, report["collection_problems"]
+    assert report["run"]["complete"] is False
+    for name, rank in _rank(report).items():
+        assert rank >= _rank(baseline)[name]
+
+
+# -- a running disk's bootOrder below 1 ---------------------------------------------------------
+
+BOOT_FIXTURE = "RR-DSK-003/fail-boot-disk-changed-while-running.yaml"
+
+
+@pytest.mark.parametrize("order", [-1, 0], ids=["negative", "zero"])
+def test_a_vmi_boot_order_below_one_is_named_not_read_as_the_boot_disk(
+    tmp_path: Path, order: int
+) -> None:
+    """The VM boots from ``data`` (bootOrder 1) while its VMI runs from ``root``: FAIL. A VMI
+    whose ``data`` disk says bootOrder -1 (KubeVirt refuses an order below 1, as it does in
+    the VM, where this was named already) read as booting from ``data``: FAIL -> PASS, with
+    nothing named (``negative``)."""
+    from tests.test_evidence_gaps import _complete, _finding, _of
+
+    docs = _docs(BOOT_FIXTURE)
+    baseline = _complete(tmp_path / "ok", BOOT_FIXTURE, docs)
+    assert _finding(baseline, "RR-DSK-003")["status"] == "FAIL"
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    disk = next(d for d in vmi["spec"]["domain"]["devices"]["disks"] if d["name"] == "data")
+    disk["bootOrder"] = order
+    report = _complete(tmp_path / "mutated", BOOT_FIXTURE, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "VirtualMachineInstance" and (p["field"] or "").endswith("bootOrder")
+    ]
+    assert named and named[0]["name"] == "vm1", report["collection_problems"]
+    assert _finding(report, "RR-DSK-003")["status"] == "ERROR"
+    assert _rank(report)["vm1"] >= _rank(baseline)["vm1"]

@@ -24,6 +24,7 @@ from typing import Any
 
 from auditor.inventory.fields import (
     FieldIssue,
+    boot_order_ok,
     condition_type_fault,
     read_enum,
     read_labels,
@@ -363,11 +364,13 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         # which disk the running guest boots from (RR-DSK-003): an unsigned integer in
         # KubeVirt's API (mutation seed 4441: named by the check only, not here)
         order = disk.get("bootOrder") if isinstance(disk, dict) else None
-        if order is not None and type(order) is not int:
+        if order is not None and not boot_order_ok(order):
+            # KubeVirt's admitter refuses a bootOrder below 1, as the VM's (vmspec), so a
+            # -1 is damage: it read as the disk the guest boots from (fz18, ``negative``)
             issues.append(
                 FieldIssue(
                     f"spec.domain.devices.disks[{i}].bootOrder",
-                    f"is {order!r}, not an integer",
+                    f"is {order!r}, not a positive integer",
                     True,
                 )
             )
