@@ -142,8 +142,18 @@ def _at(obj: dict[str, Any], path: tuple[str | int, ...]) -> dict[str, Any]:
         ("PersistentVolume", ("spec", "csi"), "driver", "spec.csi.driver"),
         ("StorageClass", (), "provisioner", "provisioner"),
         ("Backup", ("spec",), "storageLocation", "spec.storageLocation"),
+        ("VirtualMachineInstance", ("spec", "volumes", 0), "name", ".name"),
+        ("VirtualMachineInstance", ("spec", "domain", "devices", "disks", 0), "name", ".name"),
     ],
-    ids=["vm-datavolume", "vm-network", "pv-driver", "sc-provisioner", "backup-location"],
+    ids=[
+        "vm-datavolume",
+        "vm-network",
+        "pv-driver",
+        "sc-provisioner",
+        "backup-location",
+        "vmi-volume",
+        "vmi-disk",
+    ],
 )
 @pytest.mark.parametrize("pad", ["{} ", " {}", "{}\t"], ids=["after", "before", "tab"])
 def test_a_name_with_a_blank_is_named_and_never_improves_a_verdict(

@@ -26,6 +26,7 @@ from auditor.inventory.fields import (
     FieldIssue,
     boot_order_ok,
     condition_type_fault,
+    name_fault_of,
     read_enum,
     read_labels,
     read_list,
@@ -276,11 +277,24 @@ def parse_storage_class(obj: dict[str, Any]) -> StorageClassRecord:
     )
 
 
+def _blank_names(entries: list[Any] | None, path: str) -> list[FieldIssue]:
+    """An issue for each entry of a named list whose name holds a blank or an invisible
+    character: a VMI's volumes and disks carry the VM's names, and each becomes a volume of
+    the launcher pod, whose names are DNS-1123 labels (red team fz18: ``"rootdisk "`` read
+    as another volume than the VM's, changing RR-DSK-002 with nothing named)."""
+    return [
+        FieldIssue(f"{path}[{ascii(e['name'])}].name", f"is {fault}: no volume is named so", True)
+        for e in entries or []
+        if (fault := name_fault_of(e["name"])) is not None
+    ]
+
+
 def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     """Build a VMI record: volume names (spec and hotplug status), interfaces, firmware UUID."""
     issues: list[FieldIssue] = []
     namespace, name = _names(obj)
     volumes = read_list(obj, "spec.volumes", issues)
+    issues += _blank_names(volumes, "spec.volumes")
     for v in volumes or []:
         if not any(v.get(source) is not None for source in VOLUME_SOURCES):
             # KubeVirt refuses a volume without a source; read by its name alone, which data
@@ -354,6 +368,7 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         if value is not None and not isinstance(value, dict):
             issues.append(FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True))
     disks = read_list(obj, "spec.domain.devices.disks", issues) or []
+    issues += _blank_names(disks, "spec.domain.devices.disks")
     # the bus of each running disk and the model of each running NIC (RR-DSK-003 compares
     # them with the VM spec): KubeVirt's mutating webhook sets both on every VMI
     issues += [
