@@ -103,18 +103,27 @@ def test_a_document_that_is_no_object_leaves_its_files_kind_partial(
     assert data.state("PersistentVolume") is KindState.PARTIAL
 
 
-@pytest.mark.parametrize("items", [{"a": 1}, 3, "x"], ids=["mapping", "number", "string"])
+_MISSING = object()
+
+
+@pytest.mark.parametrize(
+    "items",
+    [{"a": 1}, 3, "x", None, _MISSING],
+    ids=["mapping", "number", "string", "null", "missing"],
+)
 def test_a_typed_lists_items_of_another_type_leave_its_kind_partial(
     tmp_path: Path, items: Any
 ) -> None:
-    """``PersistentVolumeList`` with ``items`` a mapping or a scalar, in a file whose name
-    gives no kind: named, but the PersistentVolumes read from other files looked complete."""
+    """``PersistentVolumeList`` with ``items`` a mapping, a scalar, null or missing, in a file
+    whose name gives no kind: named (a missing one as "a List nested in a List", every kind
+    partial), but the PersistentVolumes read from other files looked complete."""
     rest, pvs = _split("PersistentVolume")
     (tmp_path / "all.yaml").write_text(rest)
     (tmp_path / "persistentvolumes.yaml").write_text(pvs)
-    (tmp_path / "more.yaml").write_text(
-        yaml.safe_dump({"apiVersion": "v1", "kind": "PersistentVolumeList", "items": items})
-    )
+    doc: dict[str, Any] = {"apiVersion": "v1", "kind": "PersistentVolumeList"}
+    if items is not _MISSING:
+        doc["items"] = items
+    (tmp_path / "more.yaml").write_text(yaml.safe_dump(doc))
     data = DirectorySource(tmp_path).collect()
     (problem,) = [p for p in data.problems if p.file == "more.yaml"]
     assert problem.field == "items"
@@ -212,4 +221,45 @@ def test_a_vmi_boot_order_below_one_is_named_not_read_as_the_boot_disk(
     ]
     assert named and named[0]["name"] == "vm1", report["collection_problems"]
     assert _finding(report, "RR-DSK-003")["status"] == "ERROR"
+    assert _rank(report)["vm1"] >= _rank(baseline)["vm1"]
+
+
+def test_a_list_without_items_is_named_as_such_and_only_its_files_kind_partial(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "persistentvolumes.yaml").write_text(
+        'apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: ""\n'
+    )
+    data = DirectorySource(tmp_path).collect()
+    (problem,) = data.problems
+    assert problem.reason == "persistentvolumes.yaml: List field items is missing, not a list"
+    assert (problem.field, problem.kinds) == ("items", ("PersistentVolume",))
+    assert data.state("PersistentVolume") is KindState.PARTIAL
+
+
+# -- a medium FAIL beside a disk whose capture is not evidenced ---------------------------------
+
+NODE_AGENT_FIXTURE = "RR-BKP-004/error-data-mover-node-agent-unreadable.yaml"
+
+
+@pytest.mark.parametrize("field", ["spec", "labels"])
+def test_a_missing_state_pvc_never_hides_disks_not_evidenced(tmp_path: Path, field: str) -> None:
+    """The data disks' DataUploads are Completed but whether the node-agent restores them is
+    unknown: RR-BKP-004 ERROR high, UNKNOWN. With the state PVC's DataUpload written with a
+    null spec or null labels, the state PVC read as not captured and RR-BKP-004 gave its
+    medium FAIL for it alone: UNKNOWN -> AT_RISK (``null_list`` over our fixtures)."""
+    from tests.test_evidence_gaps import _complete, _finding, _of
+
+    docs = _docs(NODE_AGENT_FIXTURE)
+    baseline = _complete(tmp_path / "ok", NODE_AGENT_FIXTURE, docs)
+    assert _finding(baseline, "RR-BKP-004")["status"] == "ERROR"
+    upload = next(u for u in _of(docs, "DataUpload") if "persistent-state" in u["metadata"]["name"])
+    if field == "spec":
+        upload["spec"] = None
+    else:
+        upload["metadata"]["labels"] = None
+    report = _complete(tmp_path / "mutated", NODE_AGENT_FIXTURE, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("ERROR", "high"), finding["message"]
+    assert "persistent-state-for-vm1-abcde" in finding["message"]
     assert _rank(report)["vm1"] >= _rank(baseline)["vm1"]

@@ -259,24 +259,21 @@ class _Builder:
             )
             return
         kind = doc.get("kind")
-        if isinstance(kind, str) and kind.endswith(_LIST_KINDS_SUFFIX) and "items" in doc:
+        typed = (
+            spec_for_file_stem(kind[: -len(_LIST_KINDS_SUFFIX)])
+            if isinstance(kind, str) and kind.endswith(_LIST_KINDS_SUFFIX)
+            else None
+        )
+        if isinstance(kind, str) and (
+            ("items" in doc and kind.endswith(_LIST_KINDS_SUFFIX)) or kind == "List" or typed
+        ):
             items = doc.get("items")
-            if items is None:
-                # kubectl writes "items: []" for an empty List: null may have held anything
-                # (red team: read as empty, sixteen FAILs went to N/A with nothing named)
-                hinted = spec_for_file_stem(stem) if stem is not None else None
-                self.partial.update({hinted.kind} if hinted is not None else set())
-                self.problem(
-                    f"{origin}: {kind} field items is null, not a list",
-                    file=_file_of(origin),
-                    field="items",
-                    kinds=(hinted.kind,) if hinted is not None else (),
-                )
-                return
             if not isinstance(items, list):
-                # it held this List's objects: their kind (the List's, else the file's, else
-                # any) is partial
-                typed = spec_for_file_stem(kind[: -len(_LIST_KINDS_SUFFIX)])
+                # kubectl writes "items: []" for an empty List: null, another type or no
+                # items at all may have held anything of the List's kind (else the file's,
+                # else any kind), which is then partial (red team: a null read as empty, and
+                # sixteen FAILs went to N/A with nothing named; fz18: a List without items
+                # was named as one nested in a List, every kind partial)
                 lost = (
                     (typed.kind,)
                     if typed is not None
@@ -285,8 +282,9 @@ class _Builder:
                     else tuple(sorted(BY_KIND))
                 )
                 self.partial.update(lost)
+                what = "missing" if "items" not in doc else _type_word(items)
                 self.problem(
-                    f"{origin}: {kind} field items is {_type_word(items)}, not a list",
+                    f"{origin}: {kind} field items is {what}, not a list",
                     file=_file_of(origin),
                     field="items",
                     kinds=lost,
