@@ -263,3 +263,50 @@ def test_a_missing_state_pvc_never_hides_disks_not_evidenced(tmp_path: Path, fie
     assert (finding["status"], finding["severity"]) == ("ERROR", "high"), finding["message"]
     assert "persistent-state-for-vm1-abcde" in finding["message"]
     assert _rank(report)["vm1"] >= _rank(baseline)["vm1"]
+
+
+# -- a per-volume Velero item that cannot say whose volume it copied ----------------------------
+
+DOWNLOAD_FIXTURE = "RR-RST-001/fail-data-download-failed.yaml"
+_UNSET = object()
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("spec", "targetVolume"), None),
+        (("spec", "targetVolume"), "junk"),
+        (("spec",), None),
+        (("spec", "targetVolume", "pvc"), _UNSET),
+        (("metadata", "labels"), None),
+    ],
+    ids=["target-null", "target-string", "spec-null", "pvc-missing", "labels-null"],
+)
+def test_a_data_download_that_names_no_volume_or_restore_is_named_and_unread(
+    tmp_path: Path, path: tuple[str, ...], value: Any
+) -> None:
+    """A failed DataDownload of the drill gives RR-RST-001 its FAIL (AT_RISK). Written with
+    a null or string ``spec.targetVolume``, a null ``spec`` or null labels (Velero creates
+    each with its volume and labels it with its Restore), it matched no volume or no Restore
+    and vanished: AT_RISK -> READY, nothing named."""
+    from tests.test_evidence_gaps import _complete, _finding, _of
+
+    docs = _docs(DOWNLOAD_FIXTURE)
+    baseline = _complete(tmp_path / "ok", DOWNLOAD_FIXTURE, docs)
+    assert _finding(baseline, "RR-RST-001")["status"] == "FAIL"
+    failed = next(o for o in _of(docs, "DataDownload") if o["status"]["phase"] == "Failed")
+    holder = _at(failed, path[:-1])
+    if value is _UNSET:
+        del holder[path[-1]]
+    else:
+        holder[path[-1]] = value
+    report = _complete(tmp_path / "mutated", DOWNLOAD_FIXTURE, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "DataDownload" and p["name"] == failed["metadata"]["name"]
+    ]
+    assert named, report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-RST-001")["status"] in ("FAIL", "ERROR")
+    assert _rank(report)["vm1"] >= _rank(baseline)["vm1"]

@@ -155,6 +155,13 @@ _ITEM_REFS = {
     "PodVolumeBackup": ("spec.volume", "spec.pod.name", "spec.pod.namespace"),
     "PodVolumeRestore": ("spec.volume", "spec.pod.name", "spec.pod.namespace"),
 }
+#: The label naming the Backup or Restore a per-volume item belongs to
+_ITEM_OWNER_LABELS = {
+    "DataUpload": "velero.io/backup-name",
+    "PodVolumeBackup": "velero.io/backup-name",
+    "DataDownload": "velero.io/restore-name",
+    "PodVolumeRestore": "velero.io/restore-name",
+}
 _OWN_NAMESPACE_KINDS = frozenset({"Service", "Route", "ControllerRevision", "VolumeSnapshot"})
 #: Sections of an instancetype or preference spec (as a ControllerRevision holds it in
 #: ``data.spec``) that KubeVirt's API types define as objects; anything else there is no
@@ -1129,9 +1136,21 @@ class ClusterIndex:
                             FieldIssue("spec.backupName", "is missing (and no scheduleName)", True)
                         )
                 elif kind in _ITEM_REFS:
-                    # the PVC a per-volume item names: read as a key, never as str(junk)
+                    # the PVC a per-volume item names: read as a key, never as str(junk);
+                    # Velero creates each item with it, and labels it with its Backup or
+                    # Restore: without either, which volume of which run it copied cannot
+                    # be told (red team fz18: a failed DataDownload whose spec.targetVolume
+                    # or labels were null vanished from its drill, AT_RISK -> READY)
                     for path in _ITEM_REFS[kind]:
-                        read_str(o, path, issues)
+                        read_str(o, path, issues, required=True)
+                    owner = _ITEM_OWNER_LABELS[kind]
+                    if meta_label(o, owner) is None:
+                        issues.append(
+                            FieldIssue(
+                                f"metadata.labels[{owner}]",
+                                "is missing: Velero labels every item it creates with its run",
+                            )
+                        )
                 if issues:
                     self._unread(kind, o, issues)
         for o in data.of("Schedule"):
