@@ -310,3 +310,27 @@ def test_a_data_download_that_names_no_volume_or_restore_is_named_and_unread(
     assert report["run"]["complete"] is False
     assert _finding(report, "RR-RST-001")["status"] in ("FAIL", "ERROR")
     assert _rank(report)["vm1"] >= _rank(baseline)["vm1"]
+
+
+UNREAD_DOWNLOAD_FIXTURE = "RR-RST-001/error-data-download-unreadable.yaml"
+
+
+@pytest.mark.parametrize("status", [None, {}], ids=["status-null", "phase-missing"])
+def test_a_failed_data_restore_never_hides_one_that_is_unknown(tmp_path: Path, status: Any) -> None:
+    """One DataDownload of the drill is unreadable: RR-RST-001 ERROR medium, UNKNOWN. With
+    the other one's status null or without its phase, RR-RST-001 gave a medium FAIL for it
+    and dropped the unknown disk: UNKNOWN -> AT_RISK."""
+    from tests.test_evidence_gaps import _complete, _finding, _of
+
+    docs = _docs(UNREAD_DOWNLOAD_FIXTURE)
+    baseline = _complete(tmp_path / "ok", UNREAD_DOWNLOAD_FIXTURE, docs)
+    assert _finding(baseline, "RR-RST-001")["status"] == "ERROR"
+    root = next(
+        o for o in _of(docs, "DataDownload") if o["metadata"].get("name", "").endswith("root")
+    )
+    root["status"] = status
+    report = _complete(tmp_path / "mutated", UNREAD_DOWNLOAD_FIXTURE, docs)
+    finding = _finding(report, "RR-RST-001")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "drill-20261128-root" in finding["message"]
+    assert _rank(report)["vm1"] >= _rank(baseline)["vm1"]
