@@ -334,3 +334,38 @@ def test_a_failed_data_restore_never_hides_one_that_is_unknown(tmp_path: Path, s
     assert finding["status"] == "ERROR", finding["message"]
     assert "drill-20261128-root" in finding["message"]
     assert _rank(report)["vm1"] >= _rank(baseline)["vm1"]
+
+
+# -- a Backup's hook counters of another shape --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "hooks",
+    [
+        [{"hooksAttempted": 8}],
+        "junk",
+        {"hooksAttempted": 8, "hooksFailed": "1"},
+        {"hooksFailed": -1},
+    ],
+    ids=["list", "string", "count-as-string", "negative"],
+)
+def test_a_backup_hook_status_of_another_shape_is_named(tmp_path: Path, hooks: Any) -> None:
+    """RR-BKP-011 reads ``status.hookStatus.hooksFailed`` (Velero's HookStatus, Go ints): a
+    hookStatus written as a list read as "failed hooks unknown" and changed the finding with
+    nothing named (``mapping_list`` over the shared export)."""
+    from tests.test_evidence_gaps import _complete, _of
+
+    fixture = "RR-BKP-001/pass.yaml"
+    docs = _docs(fixture)
+    newest = max(_of(docs, "Backup"), key=lambda b: b["metadata"]["name"])
+    newest["status"]["hookStatus"] = hooks
+    report = _complete(tmp_path, fixture, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "Backup"
+        and p["name"] == newest["metadata"]["name"]
+        and (p["field"] or "").startswith("status.hookStatus")
+    ]
+    assert named, report["collection_problems"]
+    assert report["run"]["complete"] is False

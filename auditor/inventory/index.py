@@ -589,6 +589,7 @@ class ScheduleView:
 
 #: Velero's Backup status counters (Go ``int``, ``omitempty``): velero
 #: pkg/apis/velero/v1/backup_types.go BackupStatus.
+_HOOK_COUNTERS = ("hooksAttempted", "hooksFailed")
 _BACKUP_COUNTERS = (
     "csiVolumeSnapshotsAttempted",
     "csiVolumeSnapshotsCompleted",
@@ -655,6 +656,16 @@ def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
     elif progress is not None:
         out.append(
             FieldIssue("status.progress", f"is a {type(progress).__name__}, not a mapping", True)
+        )
+    hooks = status.get("hookStatus")
+    if isinstance(hooks, dict):
+        # Velero's HookStatus (hooksAttempted, hooksFailed: Go ints), which RR-BKP-011 reads
+        counters += [(f"status.hookStatus.{key}", hooks.get(key)) for key in _HOOK_COUNTERS]
+    elif hooks is not None:
+        # red team fz18: a hookStatus written as a list read as "failed hooks unknown",
+        # changing RR-BKP-011 with nothing named
+        out.append(
+            FieldIssue("status.hookStatus", f"is a {type(hooks).__name__}, not a mapping", True)
         )
     for path, value in counters:
         if value is None:
