@@ -32,6 +32,18 @@ def _write(root: Path, files: dict[str, str]) -> dict[str, Any]:
     return report_doc(audit_data(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT))
 
 
+def _write_whole(root: Path, files: dict[str, str]) -> dict[str, Any]:
+    """As :func:`_write`, every kind the files lack read as empty (as a fixture is)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    data = DirectorySource(root).collect()
+    for kind in BY_KIND:
+        if data.states.get(kind) is not KindState.PARTIAL:
+            data.states[kind] = KindState.COMPLETE
+    return report_doc(audit_data(data, AuditSettings(), at=AUDIT_AT))
+
+
 def _split(kind: str) -> tuple[str, str]:
     """The STG fixture as two files: every object but ``kind``'s, and ``kind``'s List."""
     docs = _docs(STG_FIXTURE)
@@ -369,3 +381,32 @@ def test_a_backup_hook_status_of_another_shape_is_named(tmp_path: Path, hooks: A
     ]
     assert named, report["collection_problems"]
     assert report["run"]["complete"] is False
+
+
+def test_an_unread_pv_list_never_lets_the_class_policy_stand_in_for_the_pvs(
+    tmp_path: Path,
+) -> None:
+    """The PVs say Delete while their StorageClass now says Retain (a PV keeps the policy it
+    was provisioned with, and the PV's own wins): RR-STG-001 FAIL. With
+    persistentvolumes.yaml cut to 0 bytes the PV list is partial, and the disks read as on
+    Retain storage from their class: FAIL -> PASS."""
+    from tests.test_evidence_gaps import _finding
+
+    docs = _docs(STG_FIXTURE)
+    for doc in docs:
+        if doc["kind"] == "StorageClass" and doc["metadata"]["name"] == "delete-sc":
+            doc["reclaimPolicy"] = "Retain"
+    rest = yaml.safe_dump_all([d for d in docs if d["kind"] != "PersistentVolume"])
+    pvs = yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "List",
+            "items": [d for d in docs if d["kind"] == "PersistentVolume"],
+        }
+    )
+    baseline = _write_whole(tmp_path / "ok", {"all.yaml": rest, "persistentvolumes.yaml": pvs})
+    assert _finding(baseline, "RR-STG-001")["status"] == "FAIL"
+    report = _write_whole(tmp_path / "cut", {"all.yaml": rest, "persistentvolumes.yaml": ""})
+    assert _finding(report, "RR-STG-001")["status"] == "ERROR"
+    for name, rank in _rank(report).items():
+        assert rank >= _rank(baseline)[name]
