@@ -32,7 +32,13 @@ YAML and audits it through the directory source, exactly as ``auditor run
 - ``duplicate``: a list of objects with its first entry twice (two disks, volumes,
   interfaces or networks of one name, two NICs of one MAC);
 - ``quantity``: a resource quantity written as no quantity (``10GB``, ``-10Gi``, ``10 Gi``,
-  a float).
+  a float, ``10Gi `` with a blank);
+- ``bool_string``: a boolean written as a string (``"true"``, ``"false"``: a non-empty string
+  is truthy whatever it says);
+- ``negative``: an integer (a counter, a size, a count) set to ``-1``;
+- ``padded``: a name or reference with a blank before or after it (``"db-data "``);
+- ``future_time``: a timestamp set years after the audit;
+- ``time_order``: an end or completion time set before its start time.
 
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
@@ -58,7 +64,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +98,21 @@ FAMILIES = (
     "empty_string",
     "duplicate",
     "quantity",
+    "bool_string",
+    "negative",
+    "padded",
+    "future_time",
+    "time_order",
 )
+#: A timestamp years after the audit (``AT``).
+_FUTURE = "2031-06-01T00:00:00Z"
+#: An end time and the start it must not precede, by the key they share a mapping with.
+_TIME_PAIRS = {
+    "completionTimestamp": "startTimestamp",
+    "completionTime": "startTime",
+    "endTime": "startTime",
+    "lastSuccessfulTime": "lastScheduleTime",
+}
 #: Lower is better; UNKNOWN ranks with NOT_READY.
 RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
 _REQUIRED_KEYS = frozenset(
@@ -350,8 +370,45 @@ def _shape_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[
         yield "duplicate", [*value, copy.deepcopy(value[0])]
     if key in _QUANTITY_KEYS and isinstance(value, str) and re.fullmatch(r"\d+[KMGTPE]i", value):
         number, suffix = value[:-2], value[-2:]
-        for other in (f"{number}{suffix[0]}B", f"-{value}", f"{number} {suffix}", float(number)):
+        for other in (
+            f"{number}{suffix[0]}B",
+            f"-{value}",
+            f"{number} {suffix}",
+            float(number),
+            f"{value} ",
+        ):
             yield "quantity", other
+    yield from _edge_candidates(rel, value)
+
+
+def _edge_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[str, Any]]:
+    """The families after ``quantity``: booleans as strings, negative integers, padded
+    names, timestamps after the audit."""
+    key = rel[-1]
+    in_labels = any(p in _LABEL_MAPS for p in rel)
+    if isinstance(value, bool):
+        yield "bool_string", str(value).lower()
+        yield "bool_string", str(not value).lower()
+    elif isinstance(value, int) and value >= 0:
+        yield "negative", -1
+    if key in _NAME_KEYS and isinstance(value, str) and value and not in_labels:
+        yield "padded", f"{value} "
+        yield "padded", f" {value}"
+    if isinstance(value, str) and _RFC3339.match(value) and not in_labels:
+        yield "future_time", _FUTURE
+
+
+def _order_candidates(
+    rel: tuple[str | int, ...], value: Any
+) -> Iterator[tuple[tuple[str | int, ...], str, Any]]:
+    """``time_order``: each end time of a mapping set one hour before its start time."""
+    if not isinstance(value, dict):
+        return
+    for end, start in _TIME_PAIRS.items():
+        began = value.get(start)
+        if isinstance(value.get(end), str) and isinstance(began, str) and _RFC3339.match(began):
+            when = datetime.fromisoformat(began.replace("Z", "+00:00")) - timedelta(hours=1)
+            yield (*rel, end), "time_order", when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def mutations(target: Target) -> list[Mutation]:
@@ -364,10 +421,14 @@ def mutations(target: Target) -> list[Mutation]:
                 meta = obj.get("metadata")
                 # some fixtures hold a deliberately broken object (metadata not a mapping)
                 name = str(meta.get("name", "?")) if isinstance(meta, dict) else "?"
-                for rel, value in _walk(obj, ()):
-                    for family, new in _candidates(rel, value):
+                for rel, value in [((), obj), *_walk(obj, ())]:
+                    for family, new in _candidates(rel, value) if rel else ():
                         out.append(
                             Mutation(family, target, file, d, (*prefix, *rel), new, kind, name)
+                        )
+                    for at, family, new in _order_candidates(rel, value):
+                        out.append(
+                            Mutation(family, target, file, d, (*prefix, *at), new, kind, name)
                         )
     return out
 

@@ -56,7 +56,7 @@ CASES = {
         "items.yaml",
         "apiVersion: v1\nkind: List\nitems: {a: 1}\n",
         "items.yaml",
-        "items is a dict",
+        "items is a mapping",
     ),
     "not-utf8": ("latin1.yaml", "caf\xe9", "latin1.yaml", None),
     # red team (helper-20): values JSON has no form for. !!binary bytes that are no UTF-8

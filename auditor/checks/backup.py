@@ -414,6 +414,20 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
             or any(c.role == "disk" for c in missing)
             or (sealed and any(c.role == "state" for c in missing))
         )
+        doubt = [c.pvc for c in e.pvcs if c.unresolved] + [d.name for d in vm.unknown_disks]
+        if not grave and doubt:
+            # a medium FAIL must not hide a disk whose capture is not evidenced (a high
+            # ERROR): the VM would rank AT_RISK where, with the state PVC captured, it was
+            # UNKNOWN (red team fz18: a DataUpload with spec null made the state PVC
+            # uncaptured, UNKNOWN -> AT_RISK)
+            return errored(
+                f"Backup {e.backup.name} may hold {', '.join(doubt)} of VM {vm.ref}, but "
+                f"nothing evidences it (not evidenced); and it lacks {', '.join(names)}: "
+                f"{why}.",
+                not_evidenced=doubt,
+                missing_pvcs=[c.pvc for c in missing],
+                **ev,
+            ).on(Basis.INFERRED)
         return failed(
             f"Newest usable backup {e.backup.name} of VM {vm.ref} lacks {', '.join(names)}: {why}.",
             Severity.HIGH if grave else Severity.MEDIUM,

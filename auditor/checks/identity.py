@@ -15,6 +15,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.fields import boot_order_ok
 from auditor.inventory.identities import legacy_firmware_uuid
 from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
@@ -368,7 +369,7 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         f"spec.domain.devices.{key}[{i}].bootOrder"
         for key in ("disks", "interfaces")
         for i, e in enumerate(_entries(devices.get(key)))
-        if e.get("bootOrder") is not None and type(e.get("bootOrder")) is not int
+        if e.get("bootOrder") is not None and not boot_order_ok(e.get("bootOrder"))
     ]  # which device boots cannot be told (an unsigned integer in KubeVirt's API)
     if broken:
         return _devices_unread(vm, broken)

@@ -92,13 +92,23 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     if newest.restore.phase != "Completed":
         msg = f"Newest restore test of VM {vm.ref}, {name}, is {newest.restore.phase}."
         return failed(msg, Severity.MEDIUM, **ev)
+    unsure = [f"{x.pvc}: {x.reason}" for x in newest.disks if x.restored is None]
     if newest.failed_data_ops:
         msg = f"Restore {name} of VM {vm.ref} did not finish restoring disk data: " + ", ".join(
             newest.failed_data_ops
         )
+        if unsure:
+            # the FAIL is medium, as the ERROR of a disk whose data restore is unknown: the
+            # FAIL must not hide it (readiness ranks a medium ERROR below a medium FAIL; red
+            # team fz18: a DataDownload written with a null status turned UNKNOWN into
+            # AT_RISK)
+            return errored(
+                f"Whether restore {name} of VM {vm.ref} brought back its disk data is unknown "
+                f"({'; '.join(unsure)}). Without them: FAIL: {msg}.",
+                **ev,
+            )
         return failed(f"{msg}.", Severity.MEDIUM, **ev)
     proving = [d for d in done if d.restore.phase == "Completed" and d.data_restored]
-    unsure = [f"{x.pvc}: {x.reason}" for x in newest.disks if x.restored is None]
     if not proving and unsure:
         # an unread PodVolumeRestore/DataDownload may be the failed one: unknown, not "no test"
         return errored(

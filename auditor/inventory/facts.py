@@ -57,9 +57,16 @@ def reclaim_policy(index: ClusterIndex, pvc: dict[str, Any]) -> str | None:
     (a dynamically provisioned PV inherits its StorageClass's ``reclaimPolicy``,
     ``Delete`` when unset).
     """
-    pv = index.pvs.get(str(dig(pvc, "spec", "volumeName") or ""))
+    bound = str(dig(pvc, "spec", "volumeName") or "")
+    pv = index.pvs.get(bound)
     if pv is not None and isinstance(dig(pv, "spec", "persistentVolumeReclaimPolicy"), str):
         return str(pv["spec"]["persistentVolumeReclaimPolicy"])
+    if pv is None and bound and index.partial_for("PersistentVolume", ""):
+        # the bound PV may be among the unread ones, and its own policy wins over its
+        # class's (patched to Delete after provisioning): unknown, never the class's Retain
+        # (red team fz18: a 0-byte persistentvolumes.yaml let RR-STG-001 pass on the
+        # StorageClass's policy)
+        return None
     sc = index.storage_classes.get(str(dig(pvc, "spec", "storageClassName") or ""))
     if sc is not None:
         policy = sc.get("reclaimPolicy")

@@ -27,6 +27,8 @@ __all__ = [
     "read_list",
     "to_problem",
     "condition_type_fault",
+    "name_fault_of",
+    "boot_order_ok",
     "UUID_RE",
     "MAC_RE",
 ]
@@ -94,9 +96,15 @@ def read_str(
     required: bool = False,
     server_set: bool = False,
     empty_ok: bool = False,
+    name: bool = True,
 ) -> str | None:
     """A non-empty string at ``path``; a wrong type, empty (unless ``empty_ok``: then "" is
-    returned) or (if ``required``) absent value is an issue."""
+    returned) or (if ``required``) absent value is an issue.
+
+    ``name``: the string names an object, a driver or a provisioner (every caller but
+    :func:`read_enum`), so a blank or control character in it is an issue too: no object is
+    named so, and the value reads as absent (red team fz18: ``driver: "rbd.csi.ceph.com "``
+    or a Backup's ``storageLocation: "default "`` changed findings with nothing named)."""
     present, value = _get(obj, path)
     if not present or value is None:
         if required or (present and server_set):
@@ -114,7 +122,27 @@ def read_str(
             return value
         issues.append(FieldIssue(path, "is an empty string", required))
         return None
+    if name and name_fault_of(value) is not None:
+        issues.append(FieldIssue(path, f"is {name_fault_of(value)}: no object is named so"))
+        return None
     return value
+
+
+def boot_order_ok(value: Any) -> bool:
+    """Whether ``value`` is a disk's ``bootOrder`` as KubeVirt takes it: a Go ``*uint`` its
+    admitter refuses below 1 (an integer from 1 to 2^64 - 1, never a bool)."""
+    return type(value) is int and 1 <= value < 2**64
+
+
+def name_fault_of(value: str) -> str | None:
+    """What makes ``value`` no name a Kubernetes object, driver or provisioner can have (a
+    blank, a control or other invisible character), shown escaped; None when there is none.
+
+    Every name and qualified name of the API is a run of visible ASCII characters (DNS-1123,
+    ``IsQualifiedName``); a reference holding a blank names nothing on any cluster."""
+    if value.isascii() and value.isprintable() and " " not in value:
+        return None
+    return f"{ascii(value[:80])}, which holds a blank or an invisible character"
 
 
 def read_enum(
@@ -127,7 +155,7 @@ def read_enum(
     server_set: bool = False,
 ) -> str | None:
     """A string at ``path`` that is one of ``allowed`` (case-sensitive, as the API is)."""
-    value = read_str(obj, path, issues, required=required, server_set=server_set)
+    value = read_str(obj, path, issues, required=required, server_set=server_set, name=False)
     options = tuple(allowed)
     if value is not None and value not in options:
         issues.append(FieldIssue(path, f"is {value!r}, not one of {', '.join(options)}", True))

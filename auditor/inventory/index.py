@@ -155,6 +155,13 @@ _ITEM_REFS = {
     "PodVolumeBackup": ("spec.volume", "spec.pod.name", "spec.pod.namespace"),
     "PodVolumeRestore": ("spec.volume", "spec.pod.name", "spec.pod.namespace"),
 }
+#: The label naming the Backup or Restore a per-volume item belongs to
+_ITEM_OWNER_LABELS = {
+    "DataUpload": "velero.io/backup-name",
+    "PodVolumeBackup": "velero.io/backup-name",
+    "DataDownload": "velero.io/restore-name",
+    "PodVolumeRestore": "velero.io/restore-name",
+}
 _OWN_NAMESPACE_KINDS = frozenset({"Service", "Route", "ControllerRevision", "VolumeSnapshot"})
 #: Sections of an instancetype or preference spec (as a ControllerRevision holds it in
 #: ``data.spec``) that KubeVirt's API types define as objects; anything else there is no
@@ -585,6 +592,7 @@ class ScheduleView:
 
 #: Velero's Backup status counters (Go ``int``, ``omitempty``): velero
 #: pkg/apis/velero/v1/backup_types.go BackupStatus.
+_HOOK_COUNTERS = ("hooksAttempted", "hooksFailed")
 _BACKUP_COUNTERS = (
     "csiVolumeSnapshotsAttempted",
     "csiVolumeSnapshotsCompleted",
@@ -651,6 +659,16 @@ def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
     elif progress is not None:
         out.append(
             FieldIssue("status.progress", f"is a {type(progress).__name__}, not a mapping", True)
+        )
+    hooks = status.get("hookStatus")
+    if isinstance(hooks, dict):
+        # Velero's HookStatus (hooksAttempted, hooksFailed: Go ints), which RR-BKP-011 reads
+        counters += [(f"status.hookStatus.{key}", hooks.get(key)) for key in _HOOK_COUNTERS]
+    elif hooks is not None:
+        # red team fz18: a hookStatus written as a list read as "failed hooks unknown",
+        # changing RR-BKP-011 with nothing named
+        out.append(
+            FieldIssue("status.hookStatus", f"is a {type(hooks).__name__}, not a mapping", True)
         )
     for path, value in counters:
         if value is None:
@@ -1132,9 +1150,21 @@ class ClusterIndex:
                             FieldIssue("spec.backupName", "is missing (and no scheduleName)", True)
                         )
                 elif kind in _ITEM_REFS:
-                    # the PVC a per-volume item names: read as a key, never as str(junk)
+                    # the PVC a per-volume item names: read as a key, never as str(junk);
+                    # Velero creates each item with it, and labels it with its Backup or
+                    # Restore: without either, which volume of which run it copied cannot
+                    # be told (red team fz18: a failed DataDownload whose spec.targetVolume
+                    # or labels were null vanished from its drill, AT_RISK -> READY)
                     for path in _ITEM_REFS[kind]:
-                        read_str(o, path, issues)
+                        read_str(o, path, issues, required=True)
+                    owner = _ITEM_OWNER_LABELS[kind]
+                    if meta_label(o, owner) is None:
+                        issues.append(
+                            FieldIssue(
+                                f"metadata.labels[{owner}]",
+                                "is missing: Velero labels every item it creates with its run",
+                            )
+                        )
                 if issues:
                     self._unread(kind, o, issues)
         for o in data.of("Schedule"):

@@ -24,7 +24,9 @@ from typing import Any
 
 from auditor.inventory.fields import (
     FieldIssue,
+    boot_order_ok,
     condition_type_fault,
+    name_fault_of,
     read_enum,
     read_labels,
     read_list,
@@ -277,11 +279,24 @@ def parse_storage_class(obj: dict[str, Any]) -> StorageClassRecord:
     )
 
 
+def _blank_names(entries: list[Any] | None, path: str) -> list[FieldIssue]:
+    """An issue for each entry of a named list whose name holds a blank or an invisible
+    character: a VMI's volumes and disks carry the VM's names, and each becomes a volume of
+    the launcher pod, whose names are DNS-1123 labels (red team fz18: ``"rootdisk "`` read
+    as another volume than the VM's, changing RR-DSK-002 with nothing named)."""
+    return [
+        FieldIssue(f"{path}[{ascii(e['name'])}].name", f"is {fault}: no volume is named so", True)
+        for e in entries or []
+        if (fault := name_fault_of(e["name"])) is not None
+    ]
+
+
 def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     """Build a VMI record: volume names (spec and hotplug status), interfaces, firmware UUID."""
     issues: list[FieldIssue] = []
     namespace, name = _names(obj)
     volumes = read_list(obj, "spec.volumes", issues)
+    issues += _blank_names(volumes, "spec.volumes")
     for v in volumes or []:
         if not any(v.get(source) is not None for source in VOLUME_SOURCES):
             # KubeVirt refuses a volume without a source; read by its name alone, which data
@@ -355,6 +370,7 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         if value is not None and not isinstance(value, dict):
             issues.append(FieldIssue(path, f"is a {type(value).__name__}, not a mapping", True))
     disks = read_list(obj, "spec.domain.devices.disks", issues) or []
+    issues += _blank_names(disks, "spec.domain.devices.disks")
     # the bus of each running disk and the model of each running NIC (RR-DSK-003 compares
     # them with the VM spec): KubeVirt's mutating webhook sets both on every VMI
     issues += [
@@ -365,11 +381,13 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         # which disk the running guest boots from (RR-DSK-003): an unsigned integer in
         # KubeVirt's API (mutation seed 4441: named by the check only, not here)
         order = disk.get("bootOrder") if isinstance(disk, dict) else None
-        if order is not None and type(order) is not int:
+        if order is not None and not boot_order_ok(order):
+            # KubeVirt's admitter refuses a bootOrder below 1, as the VM's (vmspec), so a
+            # -1 is damage: it read as the disk the guest boots from (fz18, ``negative``)
             issues.append(
                 FieldIssue(
                     f"spec.domain.devices.disks[{i}].bootOrder",
-                    f"is {order!r}, not an integer",
+                    f"is {order!r}, not a positive integer",
                     True,
                 )
             )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor.inventory.fields import MAC_RE, UUID_RE
+from auditor.inventory.fields import MAC_RE, UUID_RE, boot_order_ok
 from auditor.inventory.vmvalidate import validate_vm
 from auditor.kubevalues import dig
 
@@ -378,9 +378,7 @@ def _read_disks(
                 (preferred, "preference") if isinstance(preferred, str) else (None, "default")
             )
         boot = entry.get("bootOrder")
-        if boot is not None and (
-            not isinstance(boot, int) or isinstance(boot, bool) or not 1 <= boot < 2**64
-        ):  # KubeVirt's bootOrder is a Go *uint
+        if boot is not None and not boot_order_ok(boot):
             problems.append(
                 (
                     f"spec.template.spec.domain.devices.disks[{entry['name']}].bootOrder",

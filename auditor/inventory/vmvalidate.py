@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from auditor.inventory.fields import MAC_RE, UUID_RE, condition_type_fault
+from auditor.inventory.fields import MAC_RE, UUID_RE, condition_type_fault, name_fault_of
 from auditor.kubevalues import dig, parse_rfc3339
 from auditor.netdata import FACTS_KEY
 
@@ -402,6 +402,9 @@ def _check_volume(v: dict[str, Any], problems: list[tuple[str, str]]) -> None:
         problems.append((field, f"is {kind}{_REJECTED}"))
     elif not ref:
         problems.append((field, f"is an empty string{_REJECTED}"))
+    elif (fault := name_fault_of(ref)) is not None:
+        # no claim or DataVolume is named so: the disk would read as one whose claim is gone
+        problems.append((field, f"is {fault}: it names no object"))
 
 
 #: Where a volume source names a Secret or ConfigMap: source -> (reference path below the
@@ -485,6 +488,8 @@ def _check_ref(
         problems.append((f"{path}.{key}", f"is {what}: which object it names is unknown"))
     elif not name:
         problems.append((f"{path}.{key}", "is an empty string: it names no object"))
+    elif (fault := name_fault_of(name)) is not None:
+        problems.append((f"{path}.{key}", f"is {fault}: it names no object"))
 
 
 #: kubevirt.io/v1 Bootloader's members, and NetworkSource's
@@ -544,11 +549,13 @@ def _check_network(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
             isinstance(multus, dict)
             and isinstance(multus.get("networkName"), str)
             and multus["networkName"]
+            and name_fault_of(multus["networkName"]) is None
         ):
             problems.append(
                 (
                     f"{_BASE}.networks[{n['name']}].multus.networkName",
-                    f"is not a non-empty string{_REJECTED}",
+                    "is not a non-empty string without blanks (a NetworkAttachmentDefinition's "
+                    f"name, or namespace/name){_REJECTED}",
                 )
             )
 

@@ -160,9 +160,13 @@ class _Builder:
             text = read_text(path, max_bytes=max_bytes)
             if len(text) >= _STREAM_MIN_CHARS and self._stream(text, rel, path.stem):
                 return
+            held = False
             for index, doc in enumerate(documents(text)):
                 origin = rel if index == 0 else f"{rel}#doc{index + 1}"
+                held = held or doc is not None
                 self.add_document(doc, origin, stem=path.stem)
+            if not held:
+                self._empty_file(rel, path.stem, text)
         except LoadError as exc:
             kinds = _kinds_in_unreadable(path)
             self.partial.update(kinds)
@@ -171,6 +175,27 @@ class _Builder:
                 file=rel,
                 kinds=tuple(sorted(kinds)),
             )
+
+    def _empty_file(self, rel: str, stem: str, text: str) -> None:
+        """Name a file that holds no object: 0 bytes, or only comments and ``---``.
+
+        ``oc get`` and ``auditor collect`` write an empty List for a kind without objects, so
+        such a file was cut or blanked: the kind its name gives (every kind, when its name
+        gives none) is partial, never an empty list (a 0-byte persistentvolumes.yaml read as
+        a kind not read, with nothing naming the file)."""
+        hinted = spec_for_file_stem(stem)
+        kinds = _file_kinds(stem)
+        self.partial.update(kinds)
+        what = (
+            "is empty (0 bytes)" if not text else "holds no document (only blanks, comments or ---)"
+        )
+        self.problem(
+            f"file {rel} {what}; an export writes at least an empty List, so "
+            + (f"its {hinted.kind} objects" if hinted is not None else "what it held")
+            + " could not be read",
+            file=rel,
+            kinds=kinds,
+        )
 
     def _stream(self, text: str, origin: str, stem: str) -> bool:
         """Read a large ``oc get`` List a piece of its items at a time, so only the slim
@@ -223,31 +248,46 @@ class _Builder:
         if doc is None:
             return
         if not isinstance(doc, dict):
+            # it was some object of the file: its name's kind (any kind, when it names none)
+            # is partial, never complete without it
+            lost = _file_kinds(stem) if stem is not None else tuple(sorted(BY_KIND))
+            self.partial.update(lost)
             self.problem(
-                f"{origin}: document is a {type(doc).__name__}, not a Kubernetes object",
+                f"{origin}: document is {_type_word(doc)}, not a Kubernetes object",
                 file=_file_of(origin),
+                kinds=lost,
             )
             return
         kind = doc.get("kind")
-        if isinstance(kind, str) and kind.endswith(_LIST_KINDS_SUFFIX) and "items" in doc:
+        typed = (
+            spec_for_file_stem(kind[: -len(_LIST_KINDS_SUFFIX)])
+            if isinstance(kind, str) and kind.endswith(_LIST_KINDS_SUFFIX)
+            else None
+        )
+        if isinstance(kind, str) and (
+            ("items" in doc and kind.endswith(_LIST_KINDS_SUFFIX)) or kind == "List" or typed
+        ):
             items = doc.get("items")
-            if items is None:
-                # kubectl writes "items: []" for an empty List: null may have held anything
-                # (red team: read as empty, sixteen FAILs went to N/A with nothing named)
-                hinted = spec_for_file_stem(stem) if stem is not None else None
-                self.partial.update({hinted.kind} if hinted is not None else set())
-                self.problem(
-                    f"{origin}: {kind} field items is null, not a list",
-                    file=_file_of(origin),
-                    field="items",
-                    kinds=(hinted.kind,) if hinted is not None else (),
-                )
-                return
             if not isinstance(items, list):
+                # kubectl writes "items: []" for an empty List: null, another type or no
+                # items at all may have held anything of the List's kind (else the file's,
+                # else any kind), which is then partial (red team: a null read as empty, and
+                # sixteen FAILs went to N/A with nothing named; fz18: a List without items
+                # was named as one nested in a List, every kind partial)
+                lost = (
+                    (typed.kind,)
+                    if typed is not None
+                    else _file_kinds(stem)
+                    if stem is not None
+                    else tuple(sorted(BY_KIND))
+                )
+                self.partial.update(lost)
+                what = "missing" if "items" not in doc else _type_word(items)
                 self.problem(
-                    f"{origin}: {kind} field items is a {type(items).__name__}, not a list",
+                    f"{origin}: {kind} field items is {what}, not a list",
                     file=_file_of(origin),
                     field="items",
+                    kinds=lost,
                 )
                 return
             self.add_list(items, origin, stem)
@@ -597,11 +637,24 @@ def _kinds_in_unreadable(path: Path) -> set[str]:
     return kinds or set(BY_KIND)
 
 
+def _file_kinds(stem: str) -> tuple[str, ...]:
+    """The kinds a file may hold by its name: the kind it names, else every kind."""
+    hinted = spec_for_file_stem(stem)
+    return (hinted.kind,) if hinted is not None else tuple(sorted(BY_KIND))
+
+
 def _type_word(value: Any) -> str:
     """A YAML reader's word for a value's type ("null", "a string"), not Python's."""
     if value is None:
         return "null"
-    words = {str: "a string", int: "a number", float: "a number", bool: "a boolean", list: "a list"}
+    words = {
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "a boolean",
+        list: "a list",
+        dict: "a mapping",
+    }
     return words.get(type(value), f"a {type(value).__name__}")
 
 
