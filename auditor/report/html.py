@@ -22,6 +22,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from auditor.envelope.model import AuditReport
+from auditor.report.cards import safe_segment
 from auditor.report.view import ReportView, build_view
 
 __all__ = [
@@ -64,6 +65,7 @@ def environment(templates_dir: Path = TEMPLATES_DIR) -> Environment:
     )
     env.filters["commands"] = commands
     env.filters["ids"] = check_ids
+    env.filters["card_segment"] = safe_segment
     return env
 
 
