@@ -39,6 +39,7 @@ from auditor.envelope.rootcause import FindingRef, group_causes
 from auditor.inventory import ClusterIndex
 from auditor.inventory.facts import restore_points, unproven_points, usable
 from auditor.inventory.index import meta_labels
+from auditor.inventory.protection import USABLE_PHASES
 from auditor.jsonfast import nests_within
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
@@ -194,10 +195,13 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
     data_captured = True if newest is not None else (False if bkp001 is Status.FAIL else None)
     # How long the backup gap has been open: since the newest restore point, or since the VM
     # was created when no backup ever held it; unknown when a backup holds its definition but
-    # not its disks (when the data was last captured is not known).
+    # not its disks (when the data was last captured is not known), or when backups that held
+    # it are unusable now (a location down since an unknown time: counting from the VM's
+    # creation told a compliance reader it was unprotected for years; trial nu25).
+    held_once = any(e.holds_object and e.backup.phase in USABLE_PHASES for e in rec.backups)
     if newest is not None:
         gap = hours
-    elif not usable(rec) and bkp001 is Status.FAIL:
+    elif not usable(rec) and bkp001 is Status.FAIL and not held_once:
         gap = age_hours(rec.created, ctx.at) if rec.created else None
     else:
         gap = None
