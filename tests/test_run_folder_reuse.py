@@ -93,3 +93,30 @@ def test_a_partly_read_vm_list_exits_4_even_when_publishing_fails(tmp_path: Path
     (export / "nameless-vm.yaml").unlink()
     again = invoke_run(export, tmp_path / "out2", "--publish", str(blocker), *spool)
     assert again.exit_code == 3, again.output
+
+
+@pytest.mark.parametrize("inside", ["", "reports"])
+def test_an_out_folder_in_the_export_read_is_refused_before_the_audit(
+    tmp_path: Path, inside: str
+) -> None:
+    """``--out`` equal to ``--from-dir`` (or a folder in it) was accepted: manifest.json
+    sealed the 24 input files, and the next audit of the export read report.json,
+    report.schema.json and manifest.json as input and was INCOMPLETE (trial nu25). It is
+    now exit 2 naming both, and nothing is written."""
+    export = tmp_path / "export"
+    shutil.copytree(EXAMPLE, export)
+    before = sorted(p.name for p in export.rglob("*"))
+    res = invoke_run(export, export / inside if inside else export)
+    assert res.exit_code == 2
+    assert "is inside the export read" in res.output and "--out" in res.output
+    assert sorted(p.name for p in export.rglob("*")) == before
+    # a folder beside the export is fine
+    assert invoke_run(export, tmp_path / "out").exit_code == 0
+
+
+def test_an_out_that_is_a_file_is_named_as_such(tmp_path: Path) -> None:
+    """``--out`` naming a file said "File exists" (trial nu25)."""
+    out = tmp_path / "report.txt"
+    out.write_text("not a folder")
+    res = invoke_run(EXAMPLE, out)
+    assert res.exit_code == 2 and "is a file, not a directory" in res.output

@@ -118,6 +118,27 @@ def load_config(path: Path | None) -> AuditSettings:
         sys.exit(2)
 
 
+def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
+    """Refuse an ``--out`` that is a file, or that is (or lies inside) the export directory
+    read: the reports and manifest.json written there would be read as input by the next
+    audit of it, which then is incomplete (trial nu25).
+
+    Raises:
+        click.BadParameter: either case (exit 2), before anything is audited.
+    """
+    if out_dir.exists() and not out_dir.is_dir():
+        raise click.BadParameter(f"{out_dir} is a file, not a directory", param_hint="--out")
+    if isinstance(source, DirectorySourceSettings):
+        export = source.path.resolve()
+        out = out_dir.resolve()
+        if out == export or out.is_relative_to(export):
+            raise click.BadParameter(
+                f"{out_dir} is inside the export read ({source.path}): the reports written "
+                "there would be read as input by the next audit of it; write them elsewhere",
+                param_hint="--out",
+            )
+
+
 def source_option(
     configured: SourceSettings | None,
     from_dir: Path | None,
@@ -244,6 +265,7 @@ def run(
         namespaces=namespaces,
         velero_namespaces=velero_namespaces,
     )
+    check_out_dir(out_dir, source)
     target = publish_target(publish_url, target_flags, settings.publish)
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
