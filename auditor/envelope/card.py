@@ -90,6 +90,10 @@ def recovery_card(vm: VMRecord, index: ClusterIndex, at: datetime, owner: str) -
         # card said "-" though the VMI showed it). A VM without a persistent disk keeps
         # nothing of its guest across a restart, so nothing there remembers it.
         uuid, resolved = running, {**resolved, "uuid": "vmi"}
+    # as for the UUID: a VM without a persistent disk keeps nothing of its guest's network
+    # configuration across a restart
+    record = index.vmi_records.get((vm.namespace, vm.name)) if vm.vmi else None
+    running_macs = dict(record.macs) if record is not None and (vm.pvcs or vm.state_pvc) else {}
     by_claim = {p.name: p for p in vm.pvcs}
     disks = sorted(vm.spec.disks, key=lambda d: (d.boot_order is None, d.boot_order or 0))
     return RecoveryCard(
@@ -136,7 +140,10 @@ def recovery_card(vm: VMRecord, index: ClusterIndex, at: datetime, owner: str) -
         nics=[
             NicCard(
                 name=n.name,
-                mac=n.mac,
+                # not pinned: the MAC the guest runs with (a restore gives it a new one unless
+                # pinned: DHCP reservations, licences and udev rules see the change; trial nu25)
+                mac=n.mac or running_macs.get(n.name),
+                mac_from="vmi" if n.mac is None and n.name in running_macs else None,
                 model=n.model,
                 model_from=n.model_from,
                 binding=n.binding,

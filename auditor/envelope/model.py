@@ -468,6 +468,11 @@ class NicCard(Part):
 
     name: str
     mac: str | None
+    #: ``vmi`` when the VM pins no MAC and ``mac`` is the one the running guest has (a restore
+    #: keeps it only when it is pinned); absent when ``mac`` is the VM's own (schema 1.3)
+    mac_from: str | None = Field(
+        default=None, exclude_if=_absent, description="vmi: not pinned, the running MAC"
+    )
     model: str | None
     model_from: str | None
     binding: str | None

@@ -396,7 +396,7 @@ def card_view(card: RecoveryCard) -> CardView:
     nics = tuple(
         NicRow(
             name=n.name,
-            mac=fmt_value(n.mac),
+            mac="unpinned" if n.mac_from == "vmi" else fmt_value(n.mac),
             model=_from(n.model, n.model_from),
             binding=fmt_value(n.binding),
             network=_network(n.network),
