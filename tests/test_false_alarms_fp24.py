@@ -80,3 +80,54 @@ def test_a_backup_not_yet_prepared_takes_the_label_read_now(
     report = _complete(tmp_path, HEALTHY, docs)
     assert _finding(report, "RR-BKP-001")["status"] != "PASS"
     assert _vm(report)["readiness"] != "READY"
+
+
+# -- RR-BKP-004 counter shortfall on Velero 1.12.0-1.12.1 -----------------------------------
+
+#: vm1 with two disk PVCs and a persistent-state PVC, each CSI-snapshotted by the newest
+#: Backup (3 CSI snapshots, 3 item operations, 3 labelled ready contents).
+BKP_PASS = "RR-BKP-004/pass.yaml"
+
+
+def _csi_completed_understated(completed: int, operations: int) -> Docs:
+    """BKP_PASS as Velero 1.12.0-1.12.1 leaves it: csiVolumeSnapshotsCompleted written before
+    the snapshots turned ready (``completed``), the item operations counted as they
+    completed (``operations``), and the VolumeSnapshotContents cleaned up after the backup."""
+    out: Docs = []
+    for d in _docs(BKP_PASS):
+        name = d.get("metadata", {}).get("name", "")
+        if d["kind"] == "Backup" and name == "daily-20261130":
+            d["status"]["csiVolumeSnapshotsCompleted"] = completed
+            d["status"]["backupItemOperationsCompleted"] = operations
+        if d["kind"] == "VolumeSnapshotContent" and name.startswith("snapcontent-daily-20261130-"):
+            continue
+        out.append(d)
+    return out
+
+
+def test_csi_completions_written_before_the_snapshots_were_ready_prove_no_missing_disk(
+    tmp_path: Path,
+) -> None:
+    """velero#7047 (https://github.com/vmware-tanzu/velero/issues/7047, OADP-3005) and #7163:
+    Velero 1.12.0-1.12.1 wrote csiVolumeSnapshotsCompleted at the end of item backup, before
+    the asynchronous VolumeSnapshot operations completed, so a Completed Backup showed fewer
+    CSI completions than it took; backupItemOperationsCompleted counted them (fixed in
+    1.12.2/1.13, pkg/controller/backup_finalizer_controller.go
+    updateCSIVolumeSnapshotsCompleted). The counter shortfall read csiVolumeSnapshotsCompleted
+    alone: three completed operations and csiVolumeSnapshotsCompleted=1 made RR-BKP-004 FAIL
+    high and the VM NOT_READY. The counters do not say which PVC is in the Backup: UNKNOWN."""
+    report = _complete(tmp_path, BKP_PASS, _csi_completed_understated(1, 3))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "shortfall" not in finding["evidence"]
+    assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+def test_operations_as_short_as_the_csi_counter_still_leave_a_disk_out(tmp_path: Path) -> None:
+    """The rule's true positive holds: one CSI snapshot and one item operation for a VM with
+    two disks (and a state PVC) cannot hold both disks."""
+    report = _complete(tmp_path, BKP_PASS, _csi_completed_understated(1, 1))
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "at least 1 of them" in finding["message"]
+    assert _vm(report)["readiness"] == "NOT_READY"

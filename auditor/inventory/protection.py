@@ -278,7 +278,16 @@ def counter_shortfall(ix: ClusterIndex, plan: BackupPlan, captures: list[PvcCapt
         if method is Method.NATIVE_SNAPSHOT:
             done = b.native_completed or 0
         elif method is Method.CSI_SNAPSHOT:
-            done = max(b.csi_completed or 0, ready)
+            # Since Velero 1.12 each CSI snapshot is an asynchronous item operation (the
+            # VolumeSnapshot BackupItemAction v2), counted in backupItemOperationsCompleted as
+            # it completes; Velero 1.12.0-1.12.1 wrote csiVolumeSnapshotsCompleted when the
+            # items were backed up, before the snapshots turned ready, so a Completed Backup
+            # could show fewer (or none) there (velero#7047, #7163; fixed by #7111 in 1.12.2
+            # and #7184 in 1.13 in pkg/controller/backup_finalizer_controller.go
+            # updateCSIVolumeSnapshotsCompleted). The operations bound the copies from above
+            # too (false alarm fp24: every snapshot done, csiVolumeSnapshotsCompleted=1 and
+            # the contents cleaned up made a three-disk VM NOT_READY).
+            done = max(b.csi_completed or 0, b.item_ops_completed or 0, ready)
         else:
             done = max(b.item_ops_completed or 0, b.csi_completed or 0, ready)
         if len(disks) > done:
