@@ -131,3 +131,59 @@ def test_operations_as_short_as_the_csi_counter_still_leave_a_disk_out(tmp_path:
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
     assert "at least 1 of them" in finding["message"]
     assert _vm(report)["readiness"] == "NOT_READY"
+
+
+def _csi_counters_unwritten(**status: int | None) -> Docs:
+    """BKP_PASS with the newest Backup's status fields set (None: absent) and its
+    VolumeSnapshotContents cleaned up."""
+    out: Docs = []
+    for d in _docs(BKP_PASS):
+        name = d.get("metadata", {}).get("name", "")
+        if d["kind"] == "Backup" and name == "daily-20261130":
+            for key, value in status.items():
+                if value is None:
+                    d["status"].pop(key, None)
+                else:
+                    d["status"][key] = value
+        if d["kind"] == "VolumeSnapshotContent" and name.startswith("snapcontent-daily-20261130-"):
+            continue
+        out.append(d)
+    return out
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        # velero#7047: csiVolumeSnapshotsCompleted 0 (or absent) at completion
+        {"csiVolumeSnapshotsCompleted": 0},
+        {"csiVolumeSnapshotsCompleted": None},
+        # velero#7163: neither CSI counter populated
+        {"csiVolumeSnapshotsCompleted": None, "csiVolumeSnapshotsAttempted": None},
+    ],
+)
+def test_unwritten_csi_counters_beside_completed_operations_prove_no_failure(
+    tmp_path: Path, status: dict[str, int | None]
+) -> None:
+    """velero#7047 (https://github.com/vmware-tanzu/velero/issues/7047) and #7163 (Velero
+    1.12.0-1.12.1, OADP 1.3.0): the CSI counters were written before the asynchronous
+    VolumeSnapshot operations completed, or not at all, while backupItemOperationsCompleted
+    counted them. "completed none of its 3 csiVolumeSnapshots" (or "records no csi-snapshot
+    at all") made every disk failed and the VM NOT_READY; the operations may be the
+    snapshots, so the counters prove nothing either way: UNKNOWN."""
+    report = _complete(tmp_path, BKP_PASS, _csi_counters_unwritten(**status))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert {p["status"] for p in finding["evidence"]["pvcs"]} == {"unknown"}
+    assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+def test_csi_attempts_whose_operations_failed_stay_failed(tmp_path: Path) -> None:
+    """The true positive holds: no CSI completion and no completed operation (every one
+    failed) is no copy (fixture RR-BKP-004/fail-csi-attempts-none-completed)."""
+    docs = _csi_counters_unwritten(
+        csiVolumeSnapshotsCompleted=0, backupItemOperationsCompleted=0, backupItemOperationsFailed=3
+    )
+    report = _complete(tmp_path, BKP_PASS, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert _vm(report)["readiness"] == "NOT_READY"
