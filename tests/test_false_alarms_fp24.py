@@ -187,3 +187,48 @@ def test_csi_attempts_whose_operations_failed_stay_failed(tmp_path: Path) -> Non
     finding = _finding(report, "RR-BKP-004")
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
     assert _vm(report)["readiness"] == "NOT_READY"
+
+
+# -- CSI PVs snapshotted natively while Velero's CSI support is off ------------------------
+
+#: vm1's disks on CSI PVs (csi.example.com), the DPA with the aws plugin and no csi plugin
+#: or EnableCSI flag, the Backups recording no CSI snapshot.
+CSI_OFF = "RR-BKP-004/fail-velero-csi-disabled.yaml"
+
+
+def _native(completed: int) -> Docs:
+    docs = _docs(CSI_OFF)
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["status"]["volumeSnapshotsAttempted"] = completed
+            d["status"]["volumeSnapshotsCompleted"] = completed
+    return docs
+
+
+def test_native_snapshots_of_csi_pvs_with_csi_support_off_are_no_proof_of_absence(
+    tmp_path: Path,
+) -> None:
+    """velero#4758 / #4797 (https://github.com/vmware-tanzu/velero/issues/4758): since 1.8
+    the AWS, GCP and Azure volume snapshotters snapshot CSI PVs of their drivers, and Velero
+    skips a CSI PV's native snapshot only when its CSI feature is on (pkg/backup/
+    item_backupper.go: "Skipping snapshot of persistent volume ..., because it's handled by
+    CSI plugin"). A DPA with the aws plugin and no csi plugin, whose Backups completed a
+    native snapshot for every disk, made each disk "not attempted" and the VM NOT_READY; the
+    native counters may be these disks': UNKNOWN."""
+    report = _complete(tmp_path, CSI_OFF, _native(3))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "native snapshot" in finding["message"]
+    assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+@pytest.mark.parametrize("completed", [0, 1])
+def test_too_few_native_snapshots_with_csi_support_off_still_fail(
+    tmp_path: Path, completed: int
+) -> None:
+    """The true positives hold: no native snapshot at all (the fixture's own shape), or one
+    for a VM with two disks, leaves a disk out."""
+    report = _complete(tmp_path, CSI_OFF, _native(completed))
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert _vm(report)["readiness"] == "NOT_READY"

@@ -1102,6 +1102,31 @@ def capture_evidence(
     if method is Method.CSI_SNAPSHOT and ix.csi_in(b.namespace) is False:
         dpas = ", ".join(ix.dpa_names)
         st, why, proof = _counted(ix, plan, method, facts.driver)
+        # native snapshots beyond the PVs Velero would snapshot natively anyway (no CSI)
+        spare = b.native_completed - len(plan.expected.get(Method.NATIVE_SNAPSHOT, ()))
+        if st is not CaptureStatus.CAPTURED and spare > 0:
+            # With CSI support off, Velero does not skip a CSI PV's native snapshot (it skips
+            # one only "because it's handled by CSI plugin" when the CSI feature is on, velero
+            # pkg/backup/item_backupper.go takePVSnapshot, #4758/#4797), and since 1.8 the
+            # AWS, GCP and Azure volume snapshotters snapshot the PVs of their CSI drivers
+            # (ebs.csi.aws.com, pd.csi.storage.gke.io, disk.csi.azure.com): the Backup's
+            # native snapshots may be this PV's, which the counters do not say (false alarm
+            # fp24: an OADP DPA with the aws plugin and no csi, volumeSnapshotsCompleted
+            # covering every disk, was NOT_READY).
+            return (
+                CaptureStatus.UNKNOWN,
+                Method.NATIVE_SNAPSHOT,
+                "counters",
+                f"Velero's CSI support is off (DataProtectionApplication {dpas} has neither the "
+                f"csi plugin nor the EnableCSI flag), but backup {b.name} completed "
+                f"{b.native_completed} native snapshot(s), {spare} more than its PVs without "
+                "CSI, and a volume snapshotter may take them of CSI PVs; the counters do not "
+                f"say whether PVC {name}'s is one",
+                (
+                    f"Backup {b.namespace}/{b.name} status.volumeSnapshotsAttempted="
+                    f"{b.native_attempted}, Completed={b.native_completed}",
+                ),
+            )
         if st is not CaptureStatus.CAPTURED:
             return (
                 CaptureStatus.NOT_ATTEMPTED,
