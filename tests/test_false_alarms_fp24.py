@@ -232,3 +232,44 @@ def test_too_few_native_snapshots_with_csi_support_off_still_fail(
     finding = _finding(report, "RR-BKP-004")
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
     assert _vm(report)["readiness"] == "NOT_READY"
+
+
+# -- RR-DSK-003 firmware: a preference with preferredUseBios and preferredEfi ---------------
+
+DSK_PASS = "RR-DSK-003/pass.yaml"
+
+
+def test_a_preference_preferring_bios_and_efi_boots_bios_as_kubevirt_applies_it(
+    tmp_path: Path,
+) -> None:
+    """kubevirt pkg/instancetype/preference/apply/firmware.go applyFirmwarePreferences sets
+    BIOS for preferredUseBios first and applies preferredEfi only where no bootloader is set
+    yet: a VM without its own bootloader whose preference names both runs BIOS. The auditor
+    read preferredEfi first, so RR-DSK-003 named a firmware change "bios -> efi" on a VM
+    whose running VMI booted exactly what its spec gives it."""
+    docs = _docs(DSK_PASS)
+    for d in docs:
+        if d["kind"] == "VirtualMachine":
+            d["spec"]["template"]["spec"]["domain"]["firmware"].pop("bootloader")
+            d["spec"]["preference"] = {"kind": "VirtualMachineClusterPreference", "name": "p1"}
+        if d["kind"] == "VirtualMachineInstance":
+            d["spec"]["domain"]["firmware"]["bootloader"] = {"bios": {}}
+            d["spec"]["architecture"] = "amd64"
+    docs.append(
+        {
+            "apiVersion": "instancetype.kubevirt.io/v1beta1",
+            "kind": "VirtualMachineClusterPreference",
+            "metadata": {"name": "p1"},
+            "spec": {"firmware": {"preferredUseBios": True, "preferredEfi": {"persistent": True}}},
+        }
+    )
+    report = _complete(tmp_path, DSK_PASS, docs)
+    finding = _finding(report, "RR-DSK-003")
+    assert finding["status"] == "PASS", finding["message"]
+    # the true positive: the same VMI running EFI while the spec gives BIOS is a change
+    for d in docs:
+        if d["kind"] == "VirtualMachineInstance":
+            d["spec"]["domain"]["firmware"]["bootloader"] = {"efi": {"persistent": True}}
+    changed = _complete(tmp_path / "changed", DSK_PASS, docs)
+    assert _finding(changed, "RR-DSK-003")["status"] == "FAIL"
+    assert "firmware efi -> bios" in _finding(changed, "RR-DSK-003")["message"]
