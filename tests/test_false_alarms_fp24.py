@@ -42,7 +42,11 @@ def test_a_namespace_labelled_after_its_backups_is_still_in_them(tmp_path: Path)
     RR-BKP-001 FAIL high and the VM NOT_READY."""
     base = _complete(tmp_path / "base", HEALTHY, _docs(HEALTHY))
     report = _complete(tmp_path, HEALTHY, _label_app(_docs(HEALTHY)))
-    assert _finding(report, "RR-BKP-001")["status"] == "PASS", _finding(report, "RR-BKP-001")
+    finding = _finding(report, "RR-BKP-001")
+    assert finding["status"] == "PASS", finding["message"]
+    # the label still leaves the namespace out of every later Backup: said beside the PASS
+    assert "leaves it out of every Backup it prepares from now on" in finding["message"]
+    assert finding["evidence"]["namespace_excluded_from_now_on"] is True
     assert _finding(report, "RR-BKP-004")["status"] == "PASS"
     assert _vm(report)["readiness"] == _vm(base)["readiness"]
 
