@@ -277,3 +277,37 @@ def test_a_preference_preferring_bios_and_efi_boots_bios_as_kubevirt_applies_it(
     changed = _complete(tmp_path / "changed", DSK_PASS, docs)
     assert _finding(changed, "RR-DSK-003")["status"] == "FAIL"
     assert "firmware efi -> bios" in _finding(changed, "RR-DSK-003")["message"]
+
+
+# -- file-system copies of a Velero install the DPA does not configure ----------------------
+
+#: vm1's disks copied by Completed PodVolumeBackups of Backups in namespace velero, the DPA
+#: there enabling the kubevirt plugin.
+FS_PLUGIN = "RR-BKP-004/fail-fs-backup-launcher-pod-skipped-on-restore.yaml"
+
+
+def _dpa_in(namespace: str) -> Docs:
+    docs = _docs(FS_PLUGIN)
+    for d in docs:
+        if d["kind"] == "DataProtectionApplication":
+            d["metadata"]["namespace"] = namespace
+    return docs
+
+
+def test_a_dpa_in_another_namespace_does_not_say_which_plugins_the_backups_velero_runs(
+    tmp_path: Path,
+) -> None:
+    """The OADP operator deploys Velero, with the DPA's plugins, in the DPA's namespace
+    (oadp-operator internal/controller/velero.go ReconcileVeleroDeployment): a DPA in
+    openshift-adp says nothing of the Velero in namespace velero that took these Backups.
+    Its kubevirt plugin made their file-system copies "failed" and the VM NOT_READY; whether
+    the plugin runs there is unknown, as for plain Velero (rt18): UNKNOWN."""
+    report = _complete(tmp_path, FS_PLUGIN, _dpa_in("openshift-adp"))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "kubevirt plugin" in finding["message"]
+    assert _vm(report)["readiness"] == "UNKNOWN"
+    # the true positive: the DPA of the Backups' own namespace enables the plugin
+    same = _complete(tmp_path / "same", FS_PLUGIN, _dpa_in("velero"))
+    assert _finding(same, "RR-BKP-004")["status"] == "FAIL"
+    assert _vm(same)["readiness"] == "NOT_READY"

@@ -989,8 +989,16 @@ class Pairing:
         https://github.com/kubevirt/kubevirt/issues/8672; OADP excludes file-system backup for
         VMs). With the plugin's state unread the copy is ``unknown``; without the plugin the
         auditor does not judge it here (RR-PLT-004 names the missing plugin).
+
+        Only the DataProtectionApplication of the Backup's own namespace says which plugins
+        the Velero that took it runs: the OADP operator deploys Velero, with the DPA's
+        plugins, in the DPA's namespace (oadp-operator internal/controller/velero.go), so a
+        Backup in a namespace without a DPA is another Velero install's, whose plugins the
+        export does not show (false alarm fp24: a DPA in openshift-adp enabling the plugin
+        made a plain Velero's file-system copies in namespace velero "failed" and the VM
+        NOT_READY, where the copy is unknown).
         """
-        plugin = None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace)
+        plugin = None if self._dpa_unread else self.ix.kubevirt_plugins.get(b.namespace)
         if plugin is False:
             return None
         if plugin is None:
