@@ -16,6 +16,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
+from auditor.inventory.index import excluded_from_backup
 from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.protection import IN_FLIGHT_PHASES, BackupEval
 from auditor.inventory.refscope import DROPPED, UNKNOWN, RefVerdict, judge_reference
@@ -146,11 +147,22 @@ def covered(vm: VMRecord, ctx: CheckContext) -> Result:
         held = [c.pvc for c in disks if c.captured]
         rest = len(disks) - len(held) + len(lost)
         tail = f"; RR-BKP-004 judges the other {rest} disk(s)" if rest else ""
+        # Backups taken before the namespace's exclude label hold it (Pairing.
+        # namespace_label_applies), but Velero leaves it out of every Backup it prepares from
+        # now on (velero pkg/controller/backup_controller.go prepareBackupRequest): said
+        # beside the PASS, which RR-BKP-002 turns into a FAIL once the RPO passes.
+        later = (
+            f" Namespace {vm.namespace} now carries velero.io/exclude-from-backup=true: Velero "
+            "leaves it out of every Backup it prepares from now on."
+            if excluded_from_backup(ctx.index.namespaces.get(vm.namespace))
+            else ""
+        )
         return passed(
             f"VM {vm.ref} and the data of {len(held)} of its {len(disks) + len(lost)} disk(s) "
             f"are in {len(full)} usable backup(s); newest {e.backup.name} (evidence: "
-            f"{_proof_text(e)}){tail}.",
+            f"{_proof_text(e)}){tail}.{later}",
             restore_points=len(full),
+            **({"namespace_excluded_from_now_on": True} if later else {}),
             pvcs=capture_rows(e),
             **backup_evidence(e, ctx),
         ).on(Basis.OBSERVED)

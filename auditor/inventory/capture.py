@@ -852,6 +852,22 @@ def _count(
         f"Backup {b.namespace}/{b.name} status.{field_name}Attempted={tried}, Completed={done}"
     )
     proof = (counters, *(f"VolumeSnapshotContent {c} readyToUse" for c in ready[:3]))
+    # Since Velero 1.12 each CSI snapshot is an asynchronous item operation, counted in
+    # backupItemOperationsCompleted when it completes; Velero 1.12.0-1.12.1 wrote the CSI
+    # counters at the end of item backup, before the snapshots turned ready, or not at all,
+    # so a Completed Backup could show csiVolumeSnapshotsCompleted 0 (or absent) for snapshots
+    # it took (velero#7047 https://github.com/vmware-tanzu/velero/issues/7047, #7163; fixed by
+    # #7111 in 1.12.2 and #7184 in 1.13, pkg/controller/backup_finalizer_controller.go
+    # updateCSIVolumeSnapshotsCompleted). Completed operations beyond the CSI completions may
+    # be those snapshots: the CSI counters then prove none missing (false alarm fp24: a
+    # healthy OADP 1.3.0 backup with VolumeSnapshotContents cleaned up was NOT_READY).
+    ops_may_be_snapshots = method is Method.CSI_SNAPSHOT and b.item_ops_completed > done
+    if ops_may_be_snapshots:
+        proof = (
+            *proof,
+            f"Backup {b.namespace}/{b.name} status.backupItemOperationsCompleted="
+            f"{b.item_ops_completed}",
+        )
     # A failure Velero or the CSI driver recorded, without saying which PVC it hit, means the
     # counters no longer prove any one PVC: attempts above completions, a failed item operation
     # (CSI snapshots and data-mover uploads are both async item operations since Velero 1.12,
@@ -868,7 +884,20 @@ def _count(
         what += [f"VolumeSnapshotContent {c}" for c in (broken + unreadable)[:3]]
         # a ready content of any driver (one whose driver is unreadable, say) may be this one
         other_ready = method is not Method.NATIVE_SNAPSHOT and plan.any_ready(ix)
-        if tried > 0 and done == 0 and not ready and not unreadable and not other_ready:
+        if ops_may_be_snapshots:
+            what.append(
+                f"backupItemOperationsCompleted={b.item_ops_completed}, which may count CSI "
+                "snapshots Velero 1.12.0-1.12.1 left out of csiVolumeSnapshotsCompleted "
+                "(velero#7047)"
+            )
+        if (
+            tried > 0
+            and done == 0
+            and not ready
+            and not unreadable
+            and not other_ready
+            and not ops_may_be_snapshots
+        ):
             # Not one of the Backup's attempts of this kind completed, and no ready content
             # says otherwise: no PVC it would copy this way was captured, whichever failed.
             return (
@@ -911,7 +940,7 @@ def _count(
             f"Backup account for all {per_driver} PVC(s) of that driver it would snapshot",
             (*proof[1:], counters),
         )
-    if tried == 0 and not n_contents:
+    if tried == 0 and not n_contents and not ops_may_be_snapshots:
         return (
             CaptureStatus.NOT_ATTEMPTED,
             f"backup {b.name} records no {method.value} at all ({field_name}Attempted is 0"
@@ -1073,6 +1102,31 @@ def capture_evidence(
     if method is Method.CSI_SNAPSHOT and ix.csi_in(b.namespace) is False:
         dpas = ", ".join(ix.dpa_names)
         st, why, proof = _counted(ix, plan, method, facts.driver)
+        # native snapshots beyond the PVs Velero would snapshot natively anyway (no CSI)
+        spare = b.native_completed - len(plan.expected.get(Method.NATIVE_SNAPSHOT, ()))
+        if st is not CaptureStatus.CAPTURED and spare > 0:
+            # With CSI support off, Velero does not skip a CSI PV's native snapshot (it skips
+            # one only "because it's handled by CSI plugin" when the CSI feature is on, velero
+            # pkg/backup/item_backupper.go takePVSnapshot, #4758/#4797), and since 1.8 the
+            # AWS, GCP and Azure volume snapshotters snapshot the PVs of their CSI drivers
+            # (ebs.csi.aws.com, pd.csi.storage.gke.io, disk.csi.azure.com): the Backup's
+            # native snapshots may be this PV's, which the counters do not say (false alarm
+            # fp24: an OADP DPA with the aws plugin and no csi, volumeSnapshotsCompleted
+            # covering every disk, was NOT_READY).
+            return (
+                CaptureStatus.UNKNOWN,
+                Method.NATIVE_SNAPSHOT,
+                "counters",
+                f"Velero's CSI support is off (DataProtectionApplication {dpas} has neither the "
+                f"csi plugin nor the EnableCSI flag), but backup {b.name} completed "
+                f"{b.native_completed} native snapshot(s), {spare} more than its PVs without "
+                "CSI, and a volume snapshotter may take them of CSI PVs; the counters do not "
+                f"say whether PVC {name}'s is one",
+                (
+                    f"Backup {b.namespace}/{b.name} status.volumeSnapshotsAttempted="
+                    f"{b.native_attempted}, Completed={b.native_completed}",
+                ),
+            )
         if st is not CaptureStatus.CAPTURED:
             return (
                 CaptureStatus.NOT_ATTEMPTED,

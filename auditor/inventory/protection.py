@@ -278,7 +278,16 @@ def counter_shortfall(ix: ClusterIndex, plan: BackupPlan, captures: list[PvcCapt
         if method is Method.NATIVE_SNAPSHOT:
             done = b.native_completed or 0
         elif method is Method.CSI_SNAPSHOT:
-            done = max(b.csi_completed or 0, ready)
+            # Since Velero 1.12 each CSI snapshot is an asynchronous item operation (the
+            # VolumeSnapshot BackupItemAction v2), counted in backupItemOperationsCompleted as
+            # it completes; Velero 1.12.0-1.12.1 wrote csiVolumeSnapshotsCompleted when the
+            # items were backed up, before the snapshots turned ready, so a Completed Backup
+            # could show fewer (or none) there (velero#7047, #7163; fixed by #7111 in 1.12.2
+            # and #7184 in 1.13 in pkg/controller/backup_finalizer_controller.go
+            # updateCSIVolumeSnapshotsCompleted). The operations bound the copies from above
+            # too (false alarm fp24: every snapshot done, csiVolumeSnapshotsCompleted=1 and
+            # the contents cleaned up made a three-disk VM NOT_READY).
+            done = max(b.csi_completed or 0, b.item_ops_completed or 0, ready)
         else:
             done = max(b.item_ops_completed or 0, b.csi_completed or 0, ready)
         if len(disks) > done:
@@ -461,19 +470,48 @@ class Pairing:
         return self.ix.kubevirt_plugin_in(b.namespace) is True and not self._dpa_unread
 
     # -- the VM object -------------------------------------------------------------------
+    def namespace_label_applies(self, b: BackupView, ns: str) -> bool:
+        """Whether namespace ``ns``'s ``velero.io/exclude-from-backup=true`` label, read now,
+        leaves ``b`` without it.
+
+        Velero (v1.10+, velero#2413) lists the labelled namespaces when it prepares a Backup
+        and appends them to the request's ``spec.excludedNamespaces``, then patches the
+        Backup with that request before it runs (velero pkg/controller/backup_controller.go
+        ``prepareBackupRequest``, ``Reconcile`` ``kubeutil.PatchResource``;
+        https://github.com/vmware-tanzu/velero/pull/5178). A Backup past phase ``New`` whose
+        ``excludedNamespaces`` does not name ``ns`` was therefore prepared while ``ns`` was
+        not labelled (the label came later), or by a Velero before 1.10, which excluded only
+        the Namespace object and backed up what is in it: it holds the namespace, and the
+        label read now is no evidence against it (false alarm fp24: a namespace labelled
+        after its Backups made every VM in it NOT_READY though each Backup held it). Only a
+        Backup not yet prepared (phase ``New`` or none) takes the label read now.
+        """
+        if not excluded_from_backup(self.ix.namespaces.get(ns)):
+            return False
+        return b.phase in ("", "New")
+
     def namespace_reason(self, b: BackupView, ns: str) -> str | None:
         """Why ``b`` holds nothing of namespace ``ns`` (None when it may).
 
         A Namespace labelled ``velero.io/exclude-from-backup=true`` is excluded as a whole:
         since v1.10 Velero adds every such namespace to a Backup's ``excludedNamespaces``
         when it prepares the Backup (velero pkg/controller/backup_controller.go
-        ``prepareBackupRequest``, velero#2413), not only the Namespace object. As for a
-        labelled VM or PVC, the label read now is taken as the one the Backups saw: every
-        Backup taken with it holds nothing of the namespace, and every later one will not.
+        ``prepareBackupRequest``, velero#2413), not only the Namespace object. Unlike a VM's
+        or PVC's label, that one is written into the Backup: prepareBackupRequest appends
+        the namespace to ``spec.excludedNamespaces`` and the controller patches the Backup
+        with it before it runs, so a prepared Backup taken with the label excludes the
+        namespace by its own scope (above). See :func:`namespace_label_applies`.
         """
         if not b.scope.namespace_included(ns):
+            if excluded_from_backup(self.ix.namespaces.get(ns)) and ns in (
+                b.scope.excluded_namespaces
+            ):
+                return (
+                    f"namespace {ns} carries velero.io/exclude-from-backup=true, which Velero "
+                    f"added to backup {b.name}'s excludedNamespaces ({NS_EXCLUDE_SRC})"
+                )
             return f"namespace {ns} is outside backup {b.name}'s namespaces"
-        if excluded_from_backup(self.ix.namespaces.get(ns)):
+        if self.namespace_label_applies(b, ns):
             return (
                 f"namespace {ns} carries velero.io/exclude-from-backup=true, which Velero adds "
                 f"to every Backup's excludedNamespaces ({NS_EXCLUDE_SRC})"
@@ -951,8 +989,16 @@ class Pairing:
         https://github.com/kubevirt/kubevirt/issues/8672; OADP excludes file-system backup for
         VMs). With the plugin's state unread the copy is ``unknown``; without the plugin the
         auditor does not judge it here (RR-PLT-004 names the missing plugin).
+
+        Only the DataProtectionApplication of the Backup's own namespace says which plugins
+        the Velero that took it runs: the OADP operator deploys Velero, with the DPA's
+        plugins, in the DPA's namespace (oadp-operator internal/controller/velero.go), so a
+        Backup in a namespace without a DPA is another Velero install's, whose plugins the
+        export does not show (false alarm fp24: a DPA in openshift-adp enabling the plugin
+        made a plain Velero's file-system copies in namespace velero "failed" and the VM
+        NOT_READY, where the copy is unknown).
         """
-        plugin = None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace)
+        plugin = None if self._dpa_unread else self.ix.kubevirt_plugins.get(b.namespace)
         if plugin is False:
             return None
         if plugin is None:
@@ -1010,9 +1056,12 @@ class Pairing:
         contents = ix.data.backup_contents
         locations_known = ix.data.known("BackupStorageLocation")
         evals: list[BackupEval] = []
-        ns_excluded = excluded_from_backup(ix.namespaces.get(vm.namespace))
+        labelled = excluded_from_backup(ix.namespaces.get(vm.namespace))
         for b in ix.backups_for_namespace(vm.namespace):
-            if not b.scope.namespace_included(vm.namespace):
+            # a Backup Velero took with the namespace's exclude label lists the namespace in
+            # its excludedNamespaces: it stays listed, so the label reaches the findings
+            by_label = labelled and vm.namespace in b.scope.excluded_namespaces
+            if not b.scope.namespace_included(vm.namespace) and not by_label:
                 continue
             if (
                 (b.expiration is not None and b.expiration <= at)
@@ -1032,7 +1081,11 @@ class Pairing:
                 continue
             # a Backup that leaves the VM out by the namespace's exclude label or a pattern
             # stays listed, so its reason reaches the findings
-            kept = b.scope.namespace_by_pattern_only(vm.namespace) or ns_excluded
+            kept = (
+                b.scope.namespace_by_pattern_only(vm.namespace)
+                or by_label
+                or self.namespace_label_applies(b, vm.namespace)
+            )
             if not holds and not kept and not any(c.in_scope for c in captures):
                 continue
             location = unverified = None
