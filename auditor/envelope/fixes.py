@@ -98,7 +98,46 @@ def _bkp001(f: FixFacts, ev: Mapping[str, Any]) -> str:
             + _velero(f, f"backup describe {f.name}-now --details")
             + "."
         )
+    rows = [u for u in ev.get("unusable") or [] if isinstance(u, dict)]
+    bad = next((u for u in rows if u.get("cause") == "location"), None)
+    if bad is not None:
+        loc = str(bad.get("location") or f.storage_location or "LOCATION")
+        fix = (
+            f"create it or point the Schedule's spec.template.storageLocation at one that "
+            f"exists (`oc get backupstoragelocation -n {f.velero_ns}`)"
+            if bad.get("location_phase") == "missing"
+            else f"`oc describe backupstoragelocation {_short(loc)} -n {f.velero_ns}`"
+        )
+        return (
+            f"{_vm(f)} was backed up ({bad.get('backup')}), but BackupStorageLocation {loc} "
+            f"is {bad.get('location_phase') or 'not Available'}: fix it first (RR-PLT-001; a "
+            f"new backup goes there too): {fix}. Then "
+            + backup_now(f)[0].lower()
+            + backup_now(f)[1:]
+        )
+    cut = next((u for u in rows if u.get("cause") == "filter" and u.get("schedule")), None)
+    if cut is not None:
+        sched = str(cut.get("schedule"))
+        return (
+            f"Schedule {sched}'s filters leave out {_vm(f)} (backup {cut.get('backup')}); a "
+            f"new backup from it would too. Fix them: `oc edit schedule {sched} -n "
+            f"{f.velero_ns}`: drop virtualmachines from spec.template.excludedResources "
+            "and make labelSelector match the VM. Then "
+            + _velero(f, f"backup create {f.name}-now --from-schedule {sched}")
+            + "."
+        )
+    gone = next((u for u in rows if u.get("cause") == "expired"), None)
+    if gone is not None and len(why) == sum(u.get("cause") == "expired" for u in rows):
+        sched = f.schedule or "SCHEDULE"
+        return (
+            f"The backups of {_vm(f)} expired ({why[0]}) and no newer one is usable. "
+            + backup_now(f)
+            + f" Keep backups longer than the Schedule's interval: `oc get schedule {sched} "
+            f"-n {f.velero_ns} -o yaml` (spec.template.ttl)."
+        )
     head = f"{_vm(f)} has never been in a usable backup"
+    if rows:
+        head = f"{_vm(f)} is in no usable backup"
     if why:
         head += f" ({why[0]}{'; ...' if len(why) > 1 else ''})"
     return head + ". " + backup_now(f)

@@ -1,0 +1,141 @@
+"""First actions that fix the gap (trial rm26): no "back up now" into a broken location, no
+"never backed up" for VMs whose backups exist, no TTL for a capture gap, no new cron for a
+Schedule that already runs often enough, no export hint for kinds that were read.
+
+Each test audits a copy of the shared example export with one change.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.conftest import AUDIT_AT, find_corpus, report_doc
+
+Doc = dict[str, Any]
+
+
+def _items(path: Path) -> tuple[Doc, list[Doc]]:
+    doc = yaml.safe_load(path.read_text())
+    return doc, doc["items"]
+
+
+def _audit(tmp_path: Path, edit: Callable[[Path], None]) -> Doc:
+    from auditor.config import AuditSettings
+    from auditor.pipeline import audit_data
+    from auditor.sources.directory import DirectorySource
+    from tests.answer_support import answers
+
+    export = tmp_path / "export"
+    shutil.copytree(find_corpus() / "cluster-export", export)
+    edit(export)
+    name = answers("cluster-export").cluster_name
+    data = DirectorySource(export, cluster_name=name).collect()
+    return report_doc(audit_data(data, AuditSettings(), at=AUDIT_AT))
+
+
+def _edit_items(export: Path, file: str, change: Callable[[Doc], None]) -> None:
+    path = export / file
+    doc, items = _items(path)
+    for item in items:
+        change(item)
+    path.write_text(yaml.safe_dump(doc))
+
+
+def _vm(doc: Doc, name: str) -> Doc:
+    return next(v for v in doc["vms"] if v["name"] == name)
+
+
+def _cause(doc: Doc, vm: str, cause: str) -> Doc:
+    return next(c for c in _vm(doc, vm)["root_causes"] if c["id"] == cause)
+
+
+def _finding(doc: Doc, vm: str, check: str) -> Doc:
+    return next(f for f in _vm(doc, vm)["findings"] if f["check_id"] == check)
+
+
+def _finance(item: Doc) -> bool:
+    return "finance-prod" in item["metadata"]["name"]
+
+
+def test_unavailable_location_first_action_fixes_the_location(tmp_path: Path) -> None:
+    def edit(export: Path) -> None:
+        _edit_items(
+            export,
+            "backupstoragelocations.yaml",
+            lambda i: i["status"].update(phase="Unavailable"),
+        )
+
+    doc = _audit(tmp_path, edit)
+    action = _cause(doc, "web-frontend-01", "no-usable-backup")["first_action"]
+    assert "never" not in action
+    assert action.startswith("VM web-platform/web-frontend-01 was backed up (web-platform-nightly-")
+    assert "BackupStorageLocation dpa-primary-1 is Unavailable: fix it first (RR-PLT-001" in action
+    assert "`oc describe backupstoragelocation dpa-primary-1 -n openshift-adp`. Then take" in action
+    assert action.index("describe backupstoragelocation") < action.index("backup create")
+
+
+def test_missing_location_first_action_names_it(tmp_path: Path) -> None:
+    def edit(export: Path) -> None:
+        def move(i: Doc) -> None:
+            if _finance(i):
+                i["spec"]["storageLocation"] = "gone-bsl"
+
+        _edit_items(export, "backups.yaml", move)
+
+    doc = _audit(tmp_path, edit)
+    action = _cause(doc, "fin-app-01", "no-usable-backup")["first_action"]
+    assert "never" not in action
+    assert "BackupStorageLocation gone-bsl is missing: fix it first (RR-PLT-001" in action
+    assert "spec.template.storageLocation" in action
+
+
+def test_schedule_excluding_vms_first_action_edits_its_filter(tmp_path: Path) -> None:
+    def edit(export: Path) -> None:
+        def backup(i: Doc) -> None:
+            if _finance(i):
+                i["spec"]["excludedResources"] = ["virtualmachines.kubevirt.io"]
+
+        def schedule(i: Doc) -> None:
+            if _finance(i):
+                i["spec"]["template"]["excludedResources"] = ["virtualmachines.kubevirt.io"]
+
+        _edit_items(export, "backups.yaml", backup)
+        _edit_items(export, "schedules.yaml", schedule)
+
+    doc = _audit(tmp_path, edit)
+    action = _cause(doc, "fin-app-01", "no-usable-backup")["first_action"]
+    assert "never" not in action
+    assert action.startswith("Schedule finance-prod-daily's filters leave out VM finance-prod/")
+    assert "`oc edit schedule finance-prod-daily -n openshift-adp`" in action
+    assert "spec.template.excludedResources" in action
+
+
+def test_expired_backups_are_listed_with_their_reason(tmp_path: Path) -> None:
+    def edit(export: Path) -> None:
+        def expire(i: Doc) -> None:
+            if _finance(i):
+                i["status"]["expiration"] = "2026-11-29T00:00:00Z"
+
+        _edit_items(export, "backups.yaml", expire)
+
+    doc = _audit(tmp_path, edit)
+    bkp1 = _finding(doc, "fin-app-01", "RR-BKP-001")
+    assert bkp1["status"] == "FAIL"
+    rows = bkp1["evidence"]["unusable"]
+    assert rows and all(r["cause"] == "expired" for r in rows)
+    assert rows[0]["why"] == (
+        "backup finance-prod-daily-20261130010019 expired at 2026-11-29T00:00:00Z "
+        "(Velero's garbage collection removes it)"
+    )
+    bkp2 = _finding(doc, "fin-app-01", "RR-BKP-002")
+    assert "never" not in bkp2["message"]
+    assert "expired at 2026-11-29T00:00:00Z" in bkp2["message"]
+    action = _cause(doc, "fin-app-01", "no-usable-backup")["first_action"]
+    assert "never" not in action
+    assert action.startswith("The backups of VM finance-prod/fin-app-01 expired (backup ")
+    assert "spec.template.ttl" in action
