@@ -134,8 +134,30 @@ def test_expired_backups_are_listed_with_their_reason(tmp_path: Path) -> None:
     )
     bkp2 = _finding(doc, "fin-app-01", "RR-BKP-002")
     assert "never" not in bkp2["message"]
-    assert "expired at 2026-11-29T00:00:00Z" in bkp2["message"]
+    assert bkp2["evidence"]["unusable"] == rows
     action = _cause(doc, "fin-app-01", "no-usable-backup")["first_action"]
     assert "never" not in action
     assert action.startswith("The backups of VM finance-prod/fin-app-01 expired (backup ")
     assert "spec.template.ttl" in action
+
+
+def test_bkp005_points_at_the_capture_gap_not_the_ttl(export_doc: Doc) -> None:
+    for vm, pvc in (
+        ("web-shop-db", "web-shop-db-data"),
+        ("web-legacy-cms", "cms-migration-vm-4117-cz8gw"),
+    ):
+        f = _finding(export_doc, vm, "RR-BKP-005")
+        assert f["status"] == "FAIL"
+        fix = f["remediation"]
+        assert "ttl" not in fix.lower().replace("a longer ttl adds none", "")
+        assert "0 hold all its disks (RR-BKP-004): a longer TTL adds none." in fix
+        assert f"`oc label pvc {pvc}" in fix
+        assert pvc in f["evidence"]["missing_pvcs"]
+    assert (
+        "has 7 usable backup(s) but 0 hold all its disks"
+        in _finding(export_doc, "web-shop-db", "RR-BKP-005")["remediation"]
+    )
+    # the capture gap is web-shop-db's one root cause for it: no separate TTL action
+    causes = {c["id"]: c for c in _vm(export_doc, "web-shop-db")["root_causes"]}
+    assert "rr-bkp-005" not in causes
+    assert "RR-BKP-005" in causes["disks-outside-backup"]["check_ids"]

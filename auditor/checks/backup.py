@@ -259,7 +259,7 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
     if not good:
         unusable = _unusable(vm, ctx)
         head = (
-            f"VM {vm.ref} is in no usable backup ({unusable[0]['why']})"
+            f"VM {vm.ref} is in no usable backup (see RR-BKP-001)"
             if unusable
             else f"VM {vm.ref} has never been captured by a usable backup"
         )

@@ -221,6 +221,13 @@ def _bkp004(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 
 def _bkp005(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    missing = _names(ev.get("missing_pvcs"))
+    if missing:
+        return (
+            f"{_vm(f)} has {ev.get('usable_backups')} usable backup(s) but "
+            f"{ev.get('restore_points')} hold all its disks (RR-BKP-004): a longer TTL adds "
+            "none." + _label_pvcs(f, missing) + " " + backup_now(f)
+        )
     return (
         f"{_vm(f)} has {ev.get('restore_points')} usable backup(s); the policy wants "
         f"{ev.get('min_restore_points')}. Keep backups longer on Schedule "
