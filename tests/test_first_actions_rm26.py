@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +162,78 @@ def test_bkp005_points_at_the_capture_gap_not_the_ttl(export_doc: Doc) -> None:
     causes = {c["id"]: c for c in _vm(export_doc, "web-shop-db")["root_causes"]}
     assert "rr-bkp-005" not in causes
     assert "RR-BKP-005" in causes["disks-outside-backup"]["check_ids"]
+
+
+def _shift(value: str, hours: int) -> str:
+    t = datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ") - timedelta(hours=hours)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_stale_backups_of_a_daily_schedule_are_not_a_cron_change(tmp_path: Path) -> None:
+    def edit(export: Path) -> None:
+        def backup(i: Doc) -> None:
+            meta, status = i["metadata"], i.get("status", {})
+            meta["creationTimestamp"] = _shift(meta["creationTimestamp"], 72)
+            for key in ("startTimestamp", "completionTimestamp", "expiration"):
+                if key in status:
+                    status[key] = _shift(status[key], 72)
+
+        def schedule(i: Doc) -> None:
+            if "lastBackup" in i.get("status", {}):
+                i["status"]["lastBackup"] = _shift(i["status"]["lastBackup"], 72)
+
+        _edit_items(export, "backups.yaml", backup)
+        _edit_items(export, "schedules.yaml", schedule)
+
+    doc = _audit(tmp_path, edit)
+    action = _cause(doc, "web-frontend-01", "stale-backups")["first_action"]
+    assert "oc patch schedule" not in action and "0 1 * * *" not in action
+    assert action.startswith(
+        "Schedule web-platform-nightly (cron '30 2 * * *') runs often enough for the RPO "
+        "(24 h), but its backups of VM web-platform/web-frontend-01 have not been completing."
+    )
+    assert "`velero schedule describe web-platform-nightly -n openshift-adp`" in action
+    assert (
+        "`velero backup get -l velero.io/schedule-name=web-platform-nightly -n openshift-adp`"
+        in action
+    )
+
+
+def test_cron_max_gap_hours() -> None:
+    from auditor.envelope.fixes import cron_max_gap_hours
+
+    assert cron_max_gap_hours("30 2 * * *") == 24
+    assert cron_max_gap_hours("0 */6 * * *") == 6
+    assert cron_max_gap_hours("0 3 * * 0") == 168
+    assert cron_max_gap_hours("CRON_TZ=UTC 0 1 * * 1-5") == 72
+    assert cron_max_gap_hours("@every 12h") == 12
+    assert cron_max_gap_hours("@daily") == 24
+    assert cron_max_gap_hours("0 1 1 * *") == 744
+    assert cron_max_gap_hours("not a cron") is None
+    assert cron_max_gap_hours(None) is None
+
+
+def test_stale_backups_of_a_weekly_schedule_still_get_a_cron() -> None:
+    from auditor.envelope.fixes import FAIL_FIXES
+    from auditor.envelope.fixfacts import FixFacts
+
+    facts = FixFacts(
+        "ns",
+        "vm1",
+        None,
+        None,
+        None,
+        (("openshift-adp", "weekly", ()),),
+        "openshift-adp",
+        None,
+        (),
+        24.0,
+        30.0,
+        True,
+    )
+    ev = {
+        "backup": "openshift-adp/weekly-1",
+        "schedules": [{"schedule": "openshift-adp/weekly", "paused": False, "cron": "0 3 * * 0"}],
+    }
+    text = FAIL_FIXES["RR-BKP-002"](facts, ev)
+    assert "oc patch schedule weekly -n openshift-adp" in text and '"0 1 * * *"' in text

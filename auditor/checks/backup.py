@@ -251,6 +251,7 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
         {
             "schedule": f"{s.namespace}/{s.name}",
             "paused": s.paused,
+            "cron": s.cron,
             "last_backup": format_time(s.last_backup),
         }
         for s in vm.schedules
