@@ -237,3 +237,42 @@ def test_stale_backups_of_a_weekly_schedule_still_get_a_cron() -> None:
     }
     text = FAIL_FIXES["RR-BKP-002"](facts, ev)
     assert "oc patch schedule weekly -n openshift-adp" in text and '"0 1 * * *"' in text
+
+
+def _csi_two_of_eight(export: Path) -> None:
+    def fewer(i: Doc) -> None:
+        if _finance(i):
+            i["status"]["csiVolumeSnapshotsCompleted"] = 2
+
+    _edit_items(export, "backups.yaml", fewer)
+
+
+def test_unknown_capture_with_every_kind_read_says_describe_the_backup(tmp_path: Path) -> None:
+    doc = _audit(tmp_path, _csi_two_of_eight)
+    cause = _cause(doc, "fin-app-01", "unknown-input")
+    action = cause["first_action"]
+    assert "export" not in action
+    assert action == (
+        "Nothing read shows whether PVC(s) fin-app-01 of VM finance-prod/fin-app-01 were "
+        "captured (DataUploads, PodVolumeBackups and VolumeSnapshotContents were read). See "
+        "which volumes failed: `velero backup describe finance-prod-daily-20261130010019 "
+        "--details -n openshift-adp`."
+    )
+    # RR-BKP-005's not_evidenced are Backups: they are not called PVCs
+    fix = _finding(doc, "fin-app-01", "RR-BKP-005")["remediation"]
+    assert "PVC(s) finance-prod-daily" not in fix
+    assert "the disks of VM finance-prod/fin-app-01 were captured in backup(s) " in fix
+
+
+def test_unknown_capture_exports_only_the_kinds_not_read(tmp_path: Path) -> None:
+    def edit(export: Path) -> None:
+        _csi_two_of_eight(export)
+        (export / "datauploads.yaml").unlink()
+
+    doc = _audit(tmp_path, edit)
+    fix = _finding(doc, "fin-app-01", "RR-BKP-001")["remediation"]
+    assert fix.startswith(
+        "Nothing shows whether PVC(s) fin-app-01 of VM finance-prod/fin-app-01 were captured: "
+        "export DataUploads (`oc get datauploads.velero.io -n openshift-adp -o yaml`)"
+    )
+    assert "PodVolumeBackups" not in fix and "volumesnapshotcontents" not in fix
