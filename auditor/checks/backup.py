@@ -16,11 +16,13 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
+from auditor.inventory.index import BackupView
 from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.protection import IN_FLIGHT_PHASES, USABLE_PHASES, BackupEval
 from auditor.inventory.refscope import DROPPED, UNKNOWN, RefVerdict, judge_reference
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
+from auditor.scope import SelectorError
 
 VELERO_BACKUP_DOC = "https://velero.io/docs/main/api-types/backup/"
 VELERO_FILTER_DOC = "https://velero.io/docs/main/resource-filtering/"
@@ -90,16 +92,31 @@ def _unusable_row(e: BackupEval) -> dict[str, Any]:
     return row
 
 
+def _takes_vm(b: BackupView, vm: VMRecord) -> bool:
+    """Whether ``b``'s filters take the VM object (False on a malformed selector)."""
+    try:
+        return b.scope.includes(
+            namespace=vm.namespace,
+            labels=vm.labels,
+            plural="virtualmachines",
+            kind="VirtualMachine",
+            group="kubevirt.io",
+        )
+    except SelectorError:
+        return False
+
+
 def _expired(vm: VMRecord, ctx: CheckContext) -> list[dict[str, Any]]:
-    """Backups of the VM's namespace that expired before the audit (newest first): Velero's
-    garbage collection deletes them, so they are no restore point, but they were taken."""
+    """Backups whose filters take the VM and that expired before the audit (newest first):
+    Velero's garbage collection deletes them, so they are no restore point, but they were
+    taken."""
     rows = [
         b
         for b in ctx.index.backups_for_namespace(vm.namespace)
-        if b.scope.namespace_included(vm.namespace)
-        and b.expiration is not None
+        if b.expiration is not None
         and b.expiration <= ctx.at
         and (b.began is None or b.began <= ctx.at)
+        and _takes_vm(b, vm)
     ]
     rows.sort(key=lambda b: (b.expiration or ctx.at, b.began or ctx.at, b.name), reverse=True)
     return [
