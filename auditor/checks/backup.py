@@ -16,12 +16,13 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
-from auditor.inventory.index import excluded_from_backup
+from auditor.inventory.index import BackupView, excluded_from_backup
 from auditor.inventory.needs import REV_GR, references
-from auditor.inventory.protection import IN_FLIGHT_PHASES, BackupEval
+from auditor.inventory.protection import IN_FLIGHT_PHASES, USABLE_PHASES, BackupEval
 from auditor.inventory.refscope import DROPPED, UNKNOWN, RefVerdict, judge_reference
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
+from auditor.scope import SelectorError
 
 VELERO_BACKUP_DOC = "https://velero.io/docs/main/api-types/backup/"
 VELERO_FILTER_DOC = "https://velero.io/docs/main/resource-filtering/"
@@ -76,11 +77,64 @@ def capture_rows(e: BackupEval) -> list[dict[str, Any]]:
     return [c.to_evidence() for c in e.pvcs]
 
 
-def _unusable(vm: VMRecord) -> list[dict[str, Any]]:
-    """Why each (newest first, at most 10) Backup that could cover the VM is no restore point."""
+def _unusable_row(e: BackupEval) -> dict[str, Any]:
+    """One unusable Backup for evidence: name, why, and what to fix first (``cause``:
+    ``location`` for its BackupStorageLocation, ``filter`` for its resource/label filters)."""
+    row: dict[str, Any] = {"backup": e.backup.name, "why": e.unusable_reason}
+    if e.holds_object and e.location_ok is False and e.backup.phase in USABLE_PHASES:
+        row["cause"] = "location"
+        row["location"] = e.backup.storage_location or "(none named)"
+        row["location_phase"] = e.location_phase or "missing"
+    elif not e.holds_object and "resource or label filters" in e.object_reason:
+        row["cause"] = "filter"
+    if e.backup.schedule:
+        row["schedule"] = e.backup.schedule
+    return row
+
+
+def _takes_vm(b: BackupView, vm: VMRecord) -> bool:
+    """Whether ``b``'s filters take the VM object (False on a malformed selector)."""
+    try:
+        return b.scope.includes(
+            namespace=vm.namespace,
+            labels=vm.labels,
+            plural="virtualmachines",
+            kind="VirtualMachine",
+            group="kubevirt.io",
+        )
+    except SelectorError:
+        return False
+
+
+def _expired(vm: VMRecord, ctx: CheckContext) -> list[dict[str, Any]]:
+    """Backups whose filters take the VM and that expired before the audit (newest first):
+    Velero's garbage collection deletes them, so they are no restore point, but they were
+    taken."""
+    rows = [
+        b
+        for b in ctx.index.backups_for_namespace(vm.namespace)
+        if b.expiration is not None
+        and b.expiration <= ctx.at
+        and (b.began is None or b.began <= ctx.at)
+        and _takes_vm(b, vm)
+    ]
+    rows.sort(key=lambda b: (b.expiration or ctx.at, b.began or ctx.at, b.name), reverse=True)
     return [
-        {"backup": e.backup.name, "why": e.unusable_reason} for e in vm.backups if not e.usable
-    ][:10]
+        {
+            "backup": b.name,
+            "why": f"backup {b.name} expired at {format_time(b.expiration)} (Velero's garbage "
+            "collection removes it)",
+            "cause": "expired",
+        }
+        for b in rows
+    ]
+
+
+def _unusable(vm: VMRecord, ctx: CheckContext) -> list[dict[str, Any]]:
+    """Why each (newest first, at most 10) Backup that could cover the VM is no restore point
+    (expired ones after the others)."""
+    rows = [_unusable_row(e) for e in vm.backups if not e.usable]
+    return (rows + _expired(vm, ctx))[:10]
 
 
 def _age_text(hours: float | None) -> str:
@@ -122,7 +176,7 @@ def covered(vm: VMRecord, ctx: CheckContext) -> Result:
     """
     good = usable(vm)
     if not good:
-        unusable = _unusable(vm)
+        unusable = _unusable(vm, ctx)
         linked = any(e.location_ok is False for e in vm.backups if e.holds_object)
         extra = f" {unusable[0]['why'][0].upper()}{unusable[0]['why'][1:]}." if unusable else ""
         return failed(
@@ -225,17 +279,24 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
         {
             "schedule": f"{s.namespace}/{s.name}",
             "paused": s.paused,
+            "cron": s.cron,
             "last_backup": format_time(s.last_backup),
         }
         for s in vm.schedules
     ]
     good = usable(vm)
     if not good:
+        unusable = _unusable(vm, ctx)
+        head = (
+            f"VM {vm.ref} is in no usable backup (see RR-BKP-001)"
+            if unusable
+            else f"VM {vm.ref} has never been captured by a usable backup"
+        )
         return failed(
-            f"VM {vm.ref} has never been captured by a usable backup; RPO is {rpo:g} h.",
+            f"{head}; RPO is {rpo:g} h.",
             rpo_hours=rpo,
             schedules=schedules,
-            unusable=_unusable(vm),
+            unusable=unusable,
         ).on(Basis.OBSERVED)
     newest = good[0]
     hours = age_hours(newest.backup.data_time, ctx.at)

@@ -56,13 +56,23 @@ def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
         "backups": [e.backup.name for e in points],
         "not_evidenced": [e.backup.name for e in unproven],
     }
-    if not usable(vm):
+    good = usable(vm)
+    if not good:
         return not_applicable(f"VM {vm.ref} has no usable backup at all (see RR-BKP-001).", **ev)
     if len(points) < minimum:
         msg = (
             f"VM {vm.ref} has {len(points)} restore point(s) holding its disk data on evidence; "
             f"policy {ctx.policy} requires {minimum}"
         )
+        lacking = [e for e in good if not e.disks_captured and e not in unproven]
+        if lacking:
+            # backups exist but miss disks: the gap is what they capture, not how long
+            # they are kept (RR-BKP-004 names the disks)
+            ev["usable_backups"] = len(good)
+            ev["missing_pvcs"] = sorted(
+                {c.pvc for c in lacking[0].pvcs if c.role == "disk" and not c.captured}
+                | {d.name for d in vm.uncapturable}
+            )
         if len(points) + len(unproven) >= minimum:
             return errored(
                 f"{msg}. {len(unproven)} more backup(s) may hold the disks, but nothing "

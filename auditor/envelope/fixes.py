@@ -11,12 +11,15 @@ they never read a VM spec, so no secret (cloud-init, sysprep) can reach the text
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from auditor.envelope.fixfacts import FixFacts
 
-__all__ = ["FAIL_FIXES", "Fix", "cron_for", "backup_now"]
+__all__ = ["FAIL_FIXES", "Fix", "cron_for", "cron_max_gap_hours", "backup_now"]
 
 #: A fix template: the VM's (or platform's) facts and the finding's evidence -> text.
 Fix = Callable[[FixFacts, Mapping[str, Any]], str]
@@ -38,6 +41,91 @@ def cron_for(rpo_hours: float) -> str:
         return "0 1 * * *"
     step = max(1, int(rpo_hours))
     return f"0 */{step} * * *"
+
+
+#: Names robfig/cron (Velero's Schedule parser) accepts in the month and day-of-week fields.
+_CRON_NAMES = {
+    **{
+        m: i + 1
+        for i, m in enumerate(
+            ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        )
+    },
+    **{d: i for i, d in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])},
+}
+#: robfig/cron's descriptors, as the longest gap (hours) between two runs.
+_CRON_DESCRIPTORS = {
+    "@yearly": 8784.0,
+    "@annually": 8784.0,
+    "@monthly": 744.0,
+    "@weekly": 168.0,
+    "@daily": 24.0,
+    "@midnight": 24.0,
+    "@hourly": 1.0,
+}
+
+
+def _cron_field(text: str, low: int, high: int) -> set[int] | None:
+    """The values of one cron field (``*``, ``?``, lists, ranges, steps, names), or None."""
+    values: set[int] = set()
+    for part in text.lower().split(","):
+        rng, _, step_text = part.partition("/")
+        try:
+            step = int(step_text) if step_text else 1
+            if rng in ("*", "?"):
+                first, last = low, high
+            else:
+                a, _, b = rng.partition("-")
+                first = _CRON_NAMES[a] if a in _CRON_NAMES else int(a)
+                last = (_CRON_NAMES[b] if b in _CRON_NAMES else int(b)) if b else first
+                if step_text and not b:
+                    last = high
+        except (KeyError, ValueError):
+            return None
+        if step < 1 or not low <= first <= last <= high + (1 if high == 6 else 0):
+            return None
+        values.update(v % 7 if high == 6 else v for v in range(first, last + 1, step))
+    return values
+
+
+@functools.lru_cache(maxsize=256)
+def cron_max_gap_hours(expr: str | None) -> float | None:
+    """The longest time (hours) between two runs of a Velero Schedule's cron (robfig/cron's
+    standard parser: five fields, descriptors, ``@every``), or None when it cannot be read."""
+    if not expr:
+        return None
+    parts = expr.split()
+    if parts and parts[0].startswith(("CRON_TZ=", "TZ=")):
+        parts = parts[1:]
+    if len(parts) == 2 and parts[0] == "@every":
+        m = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?", parts[1])
+        if not m or not any(m.groups()):
+            return None
+        h, mi, sec = (int(g or 0) for g in m.groups())
+        return h + mi / 60 + sec / 3600 or None
+    if len(parts) == 1:
+        return _CRON_DESCRIPTORS.get(parts[0].lower())
+    if len(parts) != 5:
+        return None
+    bounds = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 6))
+    sets = [_cron_field(p, lo, hi) for p, (lo, hi) in zip(parts, bounds, strict=True)]
+    if any(x is None for x in sets):
+        return None
+    minutes, hours, doms, months, dows = (x or set() for x in sets)
+    either = not parts[2].startswith(("*", "?")) and not parts[4].startswith(("*", "?"))
+    fires: list[datetime] = []
+    day = datetime(2025, 1, 1)
+    for _ in range(3 * 366):
+        dom_ok, dow_ok = day.day in doms, (day.weekday() + 1) % 7 in dows
+        if day.month in months and ((dom_ok or dow_ok) if either else (dom_ok and dow_ok)):
+            fires += [
+                day + timedelta(hours=h, minutes=m) for h in sorted(hours) for m in sorted(minutes)
+            ]
+        day += timedelta(days=1)
+    if len(fires) < 2:
+        return None
+    gaps = (b - a for a, b in zip(fires, fires[1:], strict=False))
+    return max(gaps).total_seconds() / 3600
 
 
 def _vm(f: FixFacts) -> str:
@@ -98,7 +186,46 @@ def _bkp001(f: FixFacts, ev: Mapping[str, Any]) -> str:
             + _velero(f, f"backup describe {f.name}-now --details")
             + "."
         )
+    rows = [u for u in ev.get("unusable") or [] if isinstance(u, dict)]
+    bad = next((u for u in rows if u.get("cause") == "location"), None)
+    if bad is not None:
+        loc = str(bad.get("location") or f.storage_location or "LOCATION")
+        fix = (
+            f"create it or point the Schedule's spec.template.storageLocation at one that "
+            f"exists (`oc get backupstoragelocation -n {f.velero_ns}`)"
+            if bad.get("location_phase") == "missing"
+            else f"`oc describe backupstoragelocation {_short(loc)} -n {f.velero_ns}`"
+        )
+        return (
+            f"{_vm(f)} was backed up ({bad.get('backup')}), but BackupStorageLocation {loc} "
+            f"is {bad.get('location_phase') or 'not Available'}: fix it first (RR-PLT-001; a "
+            f"new backup goes there too): {fix}. Then "
+            + backup_now(f)[0].lower()
+            + backup_now(f)[1:]
+        )
+    cut = next((u for u in rows if u.get("cause") == "filter" and u.get("schedule")), None)
+    if cut is not None:
+        sched = str(cut.get("schedule"))
+        return (
+            f"Schedule {sched}'s filters leave out {_vm(f)} (backup {cut.get('backup')}); a "
+            f"new backup from it would too. Fix them: `oc edit schedule {sched} -n "
+            f"{f.velero_ns}`: drop virtualmachines from spec.template.excludedResources "
+            "and make labelSelector match the VM. Then "
+            + _velero(f, f"backup create {f.name}-now --from-schedule {sched}")
+            + "."
+        )
+    gone = next((u for u in rows if u.get("cause") == "expired"), None)
+    if gone is not None and len(why) == sum(u.get("cause") == "expired" for u in rows):
+        sched = f.schedule or "SCHEDULE"
+        return (
+            f"The backups of {_vm(f)} expired ({why[0]}) and no newer one is usable. "
+            + backup_now(f)
+            + f" Keep backups longer than the Schedule's interval: `oc get schedule {sched} "
+            f"-n {f.velero_ns} -o yaml` (spec.template.ttl)."
+        )
     head = f"{_vm(f)} has never been in a usable backup"
+    if rows:
+        head = f"{_vm(f)} is in no usable backup"
     if why:
         head += f" ({why[0]}{'; ...' if len(why) > 1 else ''})"
     return head + ". " + backup_now(f)
@@ -117,6 +244,21 @@ def _bkp002(f: FixFacts, ev: Mapping[str, Any]) -> str:
             + ", then "
             + _velero(f, f"backup create {f.name}-now --from-schedule {paused[0]}")
             + "."
+        )
+    rows = [s for s in ev.get("schedules") or [] if isinstance(s, dict)]
+    own = next((s for s in rows if _short(s.get("schedule")) == f.schedule), None)
+    gap = cron_max_gap_hours(own.get("cron")) if own is not None else None
+    if ev.get("backup") and f.schedule and gap is not None and gap <= f.rpo_hours:
+        sched = f.schedule
+        return (
+            f"Schedule {sched} (cron '{own.get('cron') if own else ''}') runs often enough for the "
+            f"RPO ({f.rpo_hours:g} h), but its backups of {_vm(f)} have not been completing. "
+            "Check it is Enabled and not paused: "
+            + _velero(f, f"schedule describe {sched}")
+            + "; and its last backups' phase: "
+            + _velero(f, f"backup get -l velero.io/schedule-name={sched}")
+            + ". "
+            + backup_now(f)
         )
     if ev.get("backup") and f.schedule:
         return (
@@ -182,6 +324,13 @@ def _bkp004(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 
 def _bkp005(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    missing = _names(ev.get("missing_pvcs"))
+    if missing:
+        return (
+            f"{_vm(f)} has {ev.get('usable_backups')} usable backup(s) but "
+            f"{ev.get('restore_points')} hold all its disks (RR-BKP-004): a longer TTL adds "
+            "none." + _label_pvcs(f, missing) + " " + backup_now(f)
+        )
     return (
         f"{_vm(f)} has {ev.get('restore_points')} usable backup(s); the policy wants "
         f"{ev.get('min_restore_points')}. Keep backups longer on Schedule "

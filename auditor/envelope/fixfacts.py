@@ -44,6 +44,9 @@ class FixFacts:
     rpo_hours: float
     restore_test_days: float
     kubevirt_plugin: bool | None
+    #: which of the kinds proving a disk's capture (DataUpload, PodVolumeBackup,
+    #: VolumeSnapshotContent) were not read completely: only those are worth exporting
+    unread_capture_kinds: tuple[str, ...] = ()
 
     @property
     def schedule(self) -> str | None:
@@ -65,6 +68,19 @@ def _labels(selector: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...]:
     if not isinstance(match, dict):
         return ()
     return tuple(sorted((str(k), str(v)) for k, v in match.items()))
+
+
+#: The kinds whose objects prove a disk's data is in a Backup (one per capture method).
+CAPTURE_KINDS = ("DataUpload", "PodVolumeBackup", "VolumeSnapshotContent")
+
+
+def _unread_capture_kinds(index: ClusterIndex, velero_ns: str) -> tuple[str, ...]:
+    return tuple(
+        k
+        for k in CAPTURE_KINDS
+        if not index.data.known(k)
+        or (k != "VolumeSnapshotContent" and index.partial_for(k, velero_ns))
+    )
 
 
 def _velero_ns(index: ClusterIndex, rec: VMRecord | None) -> str:
@@ -91,6 +107,7 @@ def vm_fix_facts(
         running_uuid = _str(firmware.get("uuid"))
     schedules = sorted(rec.schedules, key=lambda s: (s.paused, s.name))
     newest = rec.backups[0].backup if rec.backups else None
+    velero_ns = _velero_ns(index, rec)
     return FixFacts(
         namespace=rec.namespace,
         name=rec.name,
@@ -98,12 +115,13 @@ def vm_fix_facts(
         running_serial=_str(firmware.get("serial")) if isinstance(firmware, dict) else None,
         spec_serial=_str(dig(rec.obj, "spec", "template", "spec", "domain", "firmware", "serial")),
         schedules=tuple((s.namespace, s.name, _labels(s.scope.label_selector)) for s in schedules),
-        velero_ns=_velero_ns(index, rec),
+        velero_ns=velero_ns,
         storage_location=newest.storage_location if newest else None,
         pvcs=tuple(p.name for p in rec.pvcs),
         rpo_hours=rpo_hours,
         restore_test_days=test_days,
         kubevirt_plugin=index.kubevirt_plugin,
+        unread_capture_kinds=_unread_capture_kinds(index, velero_ns),
     )
 
 

@@ -38,6 +38,41 @@ def _export(kinds: list[str]) -> str:
     )
 
 
+def _not_evidenced_fix(
+    check_id: str, facts: FixFacts, ev: Mapping[str, Any], not_evidenced: list[str]
+) -> str:
+    """What shows whether the disks' data is in the Backup: the capture kinds not read, or,
+    when all were read, Velero's per-volume listing of the Backup."""
+    vm = f"VM {facts.namespace}/{facts.name}"
+    if check_id == "RR-BKP-005":  # its not_evidenced are Backups, not PVCs
+        what, backup = f"the disks of {vm}", not_evidenced[0]
+        where = f" in backup(s) {', '.join(not_evidenced[:3])}{', ...' if len(not_evidenced) > 3 else ''}"
+    else:
+        what, backup = f"PVC(s) {', '.join(not_evidenced)} of {vm}", str(ev.get("backup") or "")
+        where = ""
+    backup = backup.rsplit("/", 1)[-1] or "BACKUP"
+    unread = list(facts.unread_capture_kinds)
+    if unread:
+        plurals = {"DataUpload": "DataUploads", "PodVolumeBackup": "PodVolumeBackups"}
+        cmds = []
+        named = [_resource(k) for k in unread if k in plurals]
+        if named:
+            cmds.append(f"`oc get {','.join(named)} -n {facts.velero_ns} -o yaml`")
+        if "VolumeSnapshotContent" in unread:
+            cmds.append("`oc get volumesnapshotcontents -o yaml`")
+        kinds = ", ".join(plurals.get(k, k + "s") for k in unread)
+        return (
+            f"Nothing shows whether {what} were captured{where}: export {kinds} "
+            f"({'; '.join(cmds)}), or configure bucket reading (backup_storage in the config), "
+            "then re-run."
+        )
+    return (
+        f"Nothing read shows whether {what} were captured{where} (DataUploads, PodVolumeBackups "
+        "and VolumeSnapshotContents were read). See which volumes failed: "
+        f"`velero backup describe {backup} --details -n {facts.velero_ns}`."
+    )
+
+
 def unknown_fix(check_id: str, facts: FixFacts, ev: Mapping[str, Any]) -> str:
     """What to export, grant or repair so ``check_id`` can be evaluated next run."""
     unavailable = [str(k) for k in ev.get("unavailable_kinds") or []]
@@ -85,13 +120,7 @@ def unknown_fix(check_id: str, facts: FixFacts, ev: Mapping[str, Any]) -> str:
         )
     not_evidenced = [str(p) for p in ev.get("not_evidenced") or []]
     if not_evidenced:
-        return (
-            f"Nothing shows whether PVC(s) {', '.join(not_evidenced)} of VM "
-            f"{facts.namespace}/{facts.name} were captured: export DataUploads, PodVolumeBackups "
-            "and VolumeSnapshotContents (`oc get datauploads.velero.io,podvolumebackups.velero.io "
-            f"-n {facts.velero_ns} -o yaml`; `oc get volumesnapshotcontents -o yaml`), or configure "
-            "bucket reading (backup_storage in the config), then re-run."
-        )
+        return _not_evidenced_fix(check_id, facts, ev, not_evidenced)
     spec = CATALOG.get(check_id)
     needs = list(spec.requires) if spec else []
     if needs:

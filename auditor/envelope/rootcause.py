@@ -18,8 +18,9 @@ head's first action clears them):
   copies (STG-001) all fail as consequences (issue 13: "no usable backup drives
   BKP-001/002/004 and STG-001").
 * ``disks-outside-backup`` (head RR-BKP-004): a usable backup that misses disk
-  PVCs leaves those disks without a copy (STG-001) and, when the backup partly
-  failed on them, BKP-003 reports the same gap.
+  PVCs leaves those disks without a copy (STG-001) and no complete restore point
+  (BKP-005: a longer TTL adds none), and, when the backup partly failed on them,
+  BKP-003 reports the same gap.
 * ``missing-network`` (head RR-NET-001): a NetworkAttachmentDefinition that does
   not exist cannot be in any backup (NET-002).
 * ``stale-backups`` (head RR-BKP-002): backups older than the RPO usually also
@@ -68,7 +69,7 @@ CAUSES: tuple[Cause, ...] = (
         "disks-outside-backup",
         "Disk data is missing from the newest usable backup",
         "RR-BKP-004",
-        ("RR-STG-001", "RR-BKP-003", "RR-BKP-007"),
+        ("RR-STG-001", "RR-BKP-003", "RR-BKP-005", "RR-BKP-007"),
     ),
     Cause(
         "missing-network",
