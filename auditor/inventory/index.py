@@ -650,26 +650,19 @@ def _counter_issues(backup: dict[str, Any]) -> list[FieldIssue]:
     counters: list[tuple[str, Any]] = [
         (f"status.{key}", status.get(key)) for key in _BACKUP_COUNTERS
     ]
-    progress = status.get("progress")
-    if isinstance(progress, dict):
-        # Velero's BackupProgress (velero pkg/apis/velero/v1/backup_types.go: totalItems,
-        # itemsBackedUp, Go ints): itemsBackedUp 0 means the Backup holds no item, so "0"
-        # read as "no count" made a VM count as backed up (red team rt10)
-        counters += [(f"status.progress.{key}", progress.get(key)) for key in _PROGRESS_COUNTERS]
-    elif progress is not None:
-        out.append(
-            FieldIssue("status.progress", f"is a {type(progress).__name__}, not a mapping", True)
-        )
-    hooks = status.get("hookStatus")
-    if isinstance(hooks, dict):
-        # Velero's HookStatus (hooksAttempted, hooksFailed: Go ints), which RR-BKP-011 reads
-        counters += [(f"status.hookStatus.{key}", hooks.get(key)) for key in _HOOK_COUNTERS]
-    elif hooks is not None:
-        # red team fz18: a hookStatus written as a list read as "failed hooks unknown",
-        # changing RR-BKP-011 with nothing named
-        out.append(
-            FieldIssue("status.hookStatus", f"is a {type(hooks).__name__}, not a mapping", True)
-        )
+    # Velero's BackupProgress (velero pkg/apis/velero/v1/backup_types.go: totalItems,
+    # itemsBackedUp, Go ints): itemsBackedUp 0 means the Backup holds no item, so "0" read
+    # as "no count" made a VM count as backed up (red team rt10). HookStatus (hooksAttempted,
+    # hooksFailed: Go ints), which RR-BKP-011 reads: one written as a list read as "failed
+    # hooks unknown", changing RR-BKP-011 with nothing named (red team fz18).
+    for group, keys in (("progress", _PROGRESS_COUNTERS), ("hookStatus", _HOOK_COUNTERS)):
+        nested = status.get(group)
+        if isinstance(nested, dict):
+            counters += [(f"status.{group}.{key}", nested.get(key)) for key in keys]
+        elif nested is not None:
+            out.append(
+                FieldIssue(f"status.{group}", f"is a {type(nested).__name__}, not a mapping", True)
+            )
     for path, value in counters:
         if value is None:
             continue
