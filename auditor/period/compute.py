@@ -23,6 +23,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
+from auditor.kubevalues import parse_rfc3339
 from auditor.models import Readiness
 from auditor.period.archive import Archive, Period
 
@@ -38,15 +39,6 @@ def _when(text: str) -> datetime:
 
 def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
-
-
-def _completed(value: Any) -> datetime | None:
-    """An RFC 3339 completion time with a zone, else None."""
-    try:
-        at = _when(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
-    return at if at is not None and at.tzinfo is not None else None
 
 
 def _vm_figures(
@@ -75,7 +67,7 @@ def _vm_figures(
             cid = str(f.get("check_id", ""))
             if cid.startswith("RR-RST-") and ev.get("phase") == "Completed" and ev.get("restore"):
                 finished.setdefault(str(ev["restore"]), None)
-                when = _completed(ev.get("completed"))
+                when = parse_rfc3339(ev.get("completed"))
                 if when is not None:
                     finished[str(ev["restore"])] = when
             if f.get("status") == "WAIVED":

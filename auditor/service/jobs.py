@@ -31,7 +31,7 @@ from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
 from auditor.publish.errors import ConflictError
 from auditor.publish.spool import pending, quarantined
-from auditor.service.journal import RunJournal
+from auditor.service.journal import RunJournal, slot_name
 from auditor.service.metrics import ServiceMetrics
 from auditor.service.retention import Removal, apply_retention
 from auditor.yamlstrict import thaw_gc
@@ -91,11 +91,6 @@ def pipeline_runner(
     run = pipeline.run_audit(settings, lambda: at)
     pipeline.write_run(run, out_dir, formats, signing_key=settings.signing_key)
     return report_document(run.report)  # the document report.json was written from
-
-
-def slot_name(slot: datetime) -> str:
-    """Return the directory name of a slot: ``YYYYMMDDTHHMMSSZ`` in UTC."""
-    return slot.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 def current_slot(trigger: CronTrigger, now: datetime) -> datetime:

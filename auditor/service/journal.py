@@ -43,9 +43,19 @@ CREATE TABLE IF NOT EXISTS runs (
 _COLUMNS = "schedule_id, slot, started, finished, outcome, detail, run_id, publish, catch_up"
 
 
+#: How a slot is written in the journal (RFC 3339 UTC, seconds) and as a run folder's name.
+SLOT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+SLOT_NAME_FORMAT = "%Y%m%dT%H%M%SZ"
+
+
 def rfc3339(value: datetime) -> str:
     """Format an aware datetime as RFC 3339 UTC with second precision (``...Z``)."""
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.astimezone(UTC).strftime(SLOT_FORMAT)
+
+
+def slot_name(slot: datetime) -> str:
+    """Return the directory name of a slot: ``YYYYMMDDTHHMMSSZ`` in UTC."""
+    return slot.astimezone(UTC).strftime(SLOT_NAME_FORMAT)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from auditor.service.journal import RunJournal
+from auditor.service.journal import SLOT_FORMAT, SLOT_NAME_FORMAT, RunJournal, slot_name
 
 __all__ = ["Removal", "expired_runs", "apply_retention"]
 
@@ -36,7 +36,7 @@ class Removal:
 
 
 def _slot_time(name: str) -> datetime:
-    return datetime.strptime(name, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    return datetime.strptime(name, SLOT_NAME_FORMAT).replace(tzinfo=UTC)
 
 
 def expired_runs(
@@ -71,12 +71,8 @@ def _undelivered(journal: RunJournal, schedule_id: str, spooled_ids: Collection[
     for rec in journal.records(schedule_id):
         waiting = rec.publish not in (None, "published")
         if waiting or (rec.run_id is not None and rec.run_id in spooled_ids):
-            names.add(_slot_time_name(rec.slot))
+            names.add(slot_name(datetime.strptime(rec.slot, SLOT_FORMAT).replace(tzinfo=UTC)))
     return names
-
-
-def _slot_time_name(slot: str) -> str:
-    return slot.replace("-", "").replace(":", "")
 
 
 def apply_retention(
