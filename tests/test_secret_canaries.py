@@ -149,3 +149,94 @@ def test_an_endpoint_is_shown_without_its_credentials() -> None:
     assert shown_url("http://admin:pw@127.0.0.1:34391") == "http://127.0.0.1:34391"
     assert shown_url("https://k8s.example.com:6443/?token=x") == "https://k8s.example.com:6443/"
     assert shown_url("https://u:p@[fd00::1]:6443/api#frag") == "https://[fd00::1]:6443/api"
+
+
+def test_a_label_value_under_an_unknown_key_is_never_shown_in_a_report(
+    canary_dir: Path, tmp_path: Path
+) -> None:
+    """A label value fits a password or token (63 characters of [A-Za-z0-9._-]): reports
+    show it only under Kubernetes', KubeVirt's, Velero's or ownership keys and keys a
+    Schedule's selector names; under any other key it is ``<redacted>`` (fz27: report.json,
+    report.html and the published copies showed ``corp.example/note: <password>``)."""
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["metadata"]["labels"].update(
+        {"corp.example/note": "Cq0LabelNoteZx", "app.kubernetes.io/name": "shop", "tier": "db"}
+    )
+    schedule = next(d for d in docs if d["kind"] == "Schedule")
+    selector = schedule["spec"]["template"].setdefault("labelSelector", {})
+    selector.setdefault("matchExpressions", []).append({"key": "backup", "operator": "Exists"})
+    vm["metadata"]["labels"]["backup"] = "nightly"
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    report = audit_data(DirectorySource(canary_dir).collect(), AuditSettings(), at=AUDIT_AT)
+    shown = report.vms[0].labels
+    assert shown["corp.example/note"] == "<redacted>"
+    assert (shown["app.kubernetes.io/name"], shown["tier"], shown["backup"]) == (
+        "shop",
+        "db",
+        "nightly",
+    )
+    out = tmp_path / "out"
+    write_artifacts(report, out, list(FORMATS))
+    assert (out / "report.json").is_file() and (out / "report.html").is_file()
+    assert not [p for p in out.rglob("*") if p.is_file() and b"Cq0LabelNoteZx" in p.read_bytes()]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {"sysprep": "<AdministratorPassword>Cq0SysTextZx</AdministratorPassword>"},
+        {"sysprep": [{"unattend": "<AdministratorPassword>Cq0SysListZx</AdministratorPassword>"}]},
+        {"cloudInitNoCloud": "#cloud-config\npassword: Cq0CiTextZx\n"},
+        {"cloudInitConfigDrive": ["#cloud-config\npassword: Cq0CdListZx\n"]},
+        {"cloudInitNoCloud": {"userdata": "#cloud-config\npassword: Cq0CiTypoZx\n"}},
+    ],
+    ids=["sysprep-text", "sysprep-list", "nocloud-text", "configdrive-list", "nocloud-typo"],
+)
+def test_a_misshapen_cloud_init_or_sysprep_source_is_stripped_and_named(
+    canary_dir: Path, tmp_path: Path, source: dict[str, object]
+) -> None:
+    """A cloud-init or sysprep source in the wrong shape (its text in place of the mapping,
+    a list, a misspelt ``userdata``) is payload all the same: the source strips it, so the
+    ``collect`` export and every artifact hold none of it, and the VM field is still named
+    (fz27: the ``collect`` export copied it verbatim). KubeVirt's CloudInitNoCloudSource,
+    CloudInitConfigDriveSource and SysprepSource hold only userData/networkData and Secret or
+    ConfigMap references (kubevirt staging/src/kubevirt.io/api/core/v1/schema.go)."""
+    secret = str(next(iter(source.values()))).split("Cq0", 1)[1].split("Zx", 1)[0]
+    needle = f"Cq0{secret}Zx".encode()
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["spec"]["template"]["spec"]["volumes"].append({"name": "odd", **source})
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    assert needle in path.read_bytes()
+    data = DirectorySource(canary_dir).collect()
+    assert needle not in json.dumps(data.objects, default=str).encode()
+    from auditor.sources.export import write_export
+
+    write_export(data, tmp_path / "collected")
+    assert not [p for p in (tmp_path / "collected").rglob("*") if needle in p.read_bytes()]
+    report = audit_data(data, AuditSettings(), at=AUDIT_AT)
+    out = tmp_path / "out"
+    write_artifacts(report, out, ["json", "html", "csv", "cards"])
+    assert not [p for p in out.rglob("*") if p.is_file() and needle in p.read_bytes()]
+    if not isinstance(next(iter(source.values())), dict):
+        fields = [p.field or "" for p in report.collection_problems]
+        assert any("volumes[odd]" in f for f in fields), fields
+
+
+@pytest.mark.parametrize("key", ["corp.example/pwd", "db-creds", "pw", "key"])
+def test_a_short_credential_key_is_stripped_as_read(canary_dir: Path, key: str) -> None:
+    """Label and annotation keys the credential pattern missed (``pwd``, ``creds``, a bare
+    ``pw`` or ``key``): their values are stripped as files are read, so neither the
+    ``collect`` export nor a report holds them (fz27)."""
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["metadata"]["labels"][key] = "Cq0ShortKeyLabelZx"
+    vm["metadata"]["annotations"][key] = "Cq0ShortKeyAnnoZx"
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    data = DirectorySource(canary_dir).collect()
+    (read,) = [o for o in data.of("VirtualMachine") if o["metadata"]["name"] == "vm1"]
+    assert read["metadata"]["labels"][key] == read["metadata"]["annotations"][key] == "<redacted>"
