@@ -47,3 +47,76 @@ def test_a_vmi_mapping_of_the_wrong_type_on_the_way_to_a_field_is_named(
     assert RANK[_vm(report)["readiness"]] >= RANK[_vm(baseline)["readiness"]]
     assert _statuses(baseline)["RR-FW-001"] == "PASS"
     assert _statuses(report)["RR-FW-001"] == "ERROR"
+
+
+@pytest.mark.parametrize("driver", ["\u0441si.example.com", "csi.example.com\u200b"])
+def test_a_snapshot_content_driver_with_a_look_alike_letter_is_named(
+    tmp_path: Path, driver: str
+) -> None:
+    """A VolumeSnapshotContent's ``spec.driver`` with a Cyrillic look-alike letter (U+0441 for
+    ``c``, bench.mutations confusable, seed 221) or an invisible character names no CSI
+    driver: its snapshots counted for no driver with nothing named. Named; the VM's verdict
+    is no better."""
+    docs = _docs("RR-BKP-001/pass.yaml")
+    baseline = _audit(tmp_path / "ok", docs)
+    contents = [d for d in docs if d["kind"] == "VolumeSnapshotContent"]
+    assert contents
+    for c in contents:
+        c["spec"]["driver"] = driver
+    report = _audit(tmp_path / "bad", docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "VolumeSnapshotContent" and p["field"] == "spec.driver"
+    ]
+    assert len(named) == len(contents), report["collection_problems"]
+    assert "invisible character" in named[0]["reason"]
+    assert RANK[_vm(report)["readiness"]] >= RANK[_vm(baseline)["readiness"]]
+
+
+def _audit_whole(root: Path, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """As ``_audit``, every kind the docs lack read as empty (as bench.mutations reads a
+    fixture)."""
+    import yaml
+
+    from auditor.config import AuditSettings
+    from auditor.kinds import BY_KIND
+    from auditor.pipeline import audit_data
+    from auditor.sources.base import KindState
+    from auditor.sources.directory import DirectorySource
+    from tests.conftest import AUDIT_AT, report_doc
+
+    root.mkdir(parents=True)
+    (root / "c.yaml").write_text(yaml.safe_dump_all(docs, allow_unicode=True))
+    data = DirectorySource(root).collect()
+    for kind in BY_KIND:
+        if data.states.get(kind) is not KindState.PARTIAL:
+            data.states[kind] = KindState.COMPLETE
+    return report_doc(audit_data(data, AuditSettings(), at=AUDIT_AT))
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind"),
+    [
+        ("RR-BKP-004/na-ephemeral.yaml", "VirtualMachineInstance"),
+        ("RR-NET-003/error-route-target-malformed.yaml", "Route"),
+    ],
+)
+@pytest.mark.parametrize("field", ["namespace", "name"])
+def test_an_object_whose_name_no_api_server_writes_leaves_its_kind_partial(
+    tmp_path: Path, fixture: str, kind: str, field: str
+) -> None:
+    """A VMI or Route whose namespace (or name) has a Cyrillic look-alike letter (``аpp``,
+    U+0430; bench.mutations confusable, seed 204) was named but read as an object of another
+    namespace: the VM read as not running (AT_RISK -> READY) or without the Route RR-NET-003
+    had found malformed (UNKNOWN -> READY). Whose object it was is unknown, so its kind's list
+    no longer proves an absence: the verdict is no better."""
+    docs = _docs(fixture)
+    baseline = _audit_whole(tmp_path / "ok", docs)
+    obj = next(d for d in docs if d["kind"] == kind)
+    obj["metadata"][field] = "\u0430" + obj["metadata"][field][1:]
+    report = _audit_whole(tmp_path / "bad", docs)
+    assert RANK[_vm(report)["readiness"]] >= RANK[_vm(baseline)["readiness"]]
+    named = [p for p in report["collection_problems"] if p["field"] == f"metadata.{field}"]
+    assert len(named) == 1 and named[0]["kinds"] == [kind], report["collection_problems"]
+    assert report["run"]["complete"] is False

@@ -1274,9 +1274,14 @@ class ClusterIndex:
             else:
                 policy = source = None
             volume = source.get("volumeHandle") if isinstance(source, dict) else None
+            driver = spec.get("driver") if isinstance(spec, dict) else ""
             if (
                 spec is None
-                or (isinstance(spec, dict) and not isinstance(spec.get("driver"), str))
+                or not isinstance(driver, str)
+                # a driver with a blank or a look-alike letter ("сsi.example.com", Cyrillic
+                # U+0441) names no CSI driver: its snapshots counted for none, unnamed
+                # (bench.mutations confusable); read_str names it below
+                or not (driver.isascii() and driver.isprintable() and " " not in driver)
                 or (ready is not None and not isinstance(ready, bool))
                 or policy not in policies
                 or (handle is not None and not isinstance(handle, str))
