@@ -322,8 +322,12 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
         skey = key if isinstance(key, str) else str(key)
         if in_meta_map and _secret_meta_key(skey):
             value[key] = REDACTED
-        elif isinstance(item, str) and "@" in item and (in_meta_map or skey in _URL_KEYS):
-            value[key] = _USERINFO.sub(f"{REDACTED}@", item)
+        elif (
+            isinstance(item, str)
+            and ("@" in item or "?" in item)
+            and (in_meta_map or skey in _URL_KEYS)
+        ):
+            value[key] = _url_text(item)
         elif skey in _JSON_TEXT_KEYS and isinstance(item, str) and not in_meta_map:
             value[key] = _json_text(item)
         elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
@@ -361,6 +365,21 @@ def _secret_meta_key(key: str) -> bool:
             if not verdict:
                 _SAFE_META_KEYS.add(key)
     return verdict
+
+
+def _url_text(text: str) -> str:
+    """``text`` with the ``user:password@`` of any URL in it cut, and the query of a URL
+    (``https://host/disk.img?X-Amz-Signature=...``: a presigned URL's signature, a registry
+    token) replaced by :data:`REDACTED`; the scheme, host and path stay (what the auditor
+    reads of an endpoint)."""
+    text = _USERINFO.sub(f"{REDACTED}@", text)
+    if "://" in text and "?" in text:
+        text = _QUERY.sub(rf"\1?{REDACTED}", text)
+    return text
+
+
+#: The query of a URL: from ``?`` to a fragment, blank or the end.
+_QUERY = re.compile(r"(?<=://)([^?\s]*)\?[^#\s]*")
 
 
 def _json_text(text: str) -> str:

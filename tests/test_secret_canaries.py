@@ -240,3 +240,34 @@ def test_a_short_credential_key_is_stripped_as_read(canary_dir: Path, key: str) 
     data = DirectorySource(canary_dir).collect()
     (read,) = [o for o in data.of("VirtualMachine") if o["metadata"]["name"] == "vm1"]
     assert read["metadata"]["labels"][key] == read["metadata"]["annotations"][key] == "<redacted>"
+
+
+def test_a_url_query_is_stripped_as_read(canary_dir: Path, tmp_path: Path) -> None:
+    """A presigned URL's signature (``?X-Amz-Signature=``) or a registry token in a URL's
+    query is a credential: a DataVolume's source URL, CDI's import endpoint annotation and a
+    BackupStorageLocation's ``s3Url`` keep scheme, host and path, the query is stripped as
+    read (fz27: the ``collect`` export copied them verbatim)."""
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    dv = next(d for d in docs if d["kind"] == "DataVolume")
+    dv["spec"]["source"] = {
+        "http": {"url": "https://images.example.com/a.img?X-Amz-Signature=Cq0DvQueryZx"}
+    }
+    dv["metadata"]["annotations"]["cdi.kubevirt.io/storage.import.endpoint"] = (
+        "docker://quay.example.com/img?token=Cq0CdiQueryZx"
+    )
+    bsl = next(d for d in docs if d["kind"] == "BackupStorageLocation")
+    bsl["spec"]["config"]["s3Url"] = "https://minio.example.com:9000/?X-Amz-Credential=Cq0S3QueryZx"
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    data = DirectorySource(canary_dir).collect()
+    from auditor.sources.export import write_export
+
+    write_export(data, tmp_path / "collected")
+    found = [
+        p.name
+        for p in (tmp_path / "collected").rglob("*")
+        if p.is_file() and b"QueryZx" in p.read_bytes()
+    ]
+    assert found == []
+    (read,) = data.of("BackupStorageLocation")
+    assert read["spec"]["config"]["s3Url"] == "https://minio.example.com:9000/?<redacted>"
