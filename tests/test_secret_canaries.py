@@ -271,3 +271,34 @@ def test_a_url_query_is_stripped_as_read(canary_dir: Path, tmp_path: Path) -> No
     assert found == []
     (read,) = data.of("BackupStorageLocation")
     assert read["spec"]["config"]["s3Url"] == "https://minio.example.com:9000/?<redacted>"
+
+
+@pytest.mark.parametrize("command", ["run", "validate-config"])
+def test_a_key_pasted_in_place_of_its_file_is_refused_unquoted(
+    canary_dir: Path, tmp_path: Path, command: str
+) -> None:
+    """``publish.signing_key_file`` holding the PEM key itself (pasted instead of a path):
+    ``run`` printed it back in "signing key -----BEGIN PRIVATE KEY-----...: cannot read" and
+    ``validate-config`` called the file valid (fz27). Refused at load, naming the field and
+    quoting nothing."""
+    core = "Cq0PemKeyZx"
+    config = tmp_path / "auditor.yaml"
+    pem = f"-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEI{core}AAAAAAAAAAAAAAAAAAAAAAAA\n-----END PRIVATE KEY-----\n"
+    config.write_text(
+        yaml.safe_dump({"publish": {"url": str(tmp_path / "pub"), "signing_key_file": pem}})
+    )
+    args = (
+        ["validate-config", str(config)]
+        if command == "validate-config"
+        else ["run", "--from-dir", str(canary_dir), "--config", str(config)]
+        + ["--at", "2026-11-30T06:00:00Z", "--out", str(tmp_path / "out"), "--format", "json"]
+    )
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "publish.signing_key_file: holds PEM text, not a file path" in result.output
+    assert core not in result.output
+    assert not [
+        p
+        for p in tmp_path.rglob("*")
+        if p.is_file() and p != config and core.encode() in p.read_bytes()
+    ]

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "PublishSettings",
@@ -64,6 +71,18 @@ class PublishSettings(BaseModel):
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=60.0, gt=0)
     signing_key_file: Path | None = None
+
+    @field_validator("signing_key_file", "ca_bundle", mode="before")
+    @classmethod
+    def _a_path_not_a_key(cls, value: Any) -> Any:
+        # The key (or certificate) pasted in place of its file's path: quoted back by "cannot
+        # read" on stderr and kept in spool entries (fz27). Refused without quoting it.
+        if isinstance(value, str) and ("\n" in value or "-----BEGIN" in value):
+            raise ValueError(
+                "holds PEM text, not a file path: write the key or certificate to a file "
+                "(a mounted Secret) and name that file"
+            )
+        return value
 
     @model_validator(mode="before")
     @classmethod
