@@ -295,10 +295,28 @@ def test_a_key_pasted_in_place_of_its_file_is_refused_unquoted(
     )
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2, result.output
-    assert "publish.signing_key_file: holds PEM text, not a file path" in result.output
+    assert (
+        "publish.signing_key_file: holds PEM or credentials text, not a file path" in result.output
+    )
     assert core not in result.output
     assert not [
         p
         for p in tmp_path.rglob("*")
         if p.is_file() and p != config and core.encode() in p.read_bytes()
     ]
+
+
+def test_credentials_pasted_in_place_of_their_file_are_refused_unquoted(tmp_path: Path) -> None:
+    """``backup_storage.locations.<bsl>.credentials_file`` holding the credentials themselves:
+    validate-config printed them back in "file [default] aws_secret_access_key=... does not
+    exist" (fz27). Refused, naming the field and quoting nothing."""
+    core = "Cq0CredFileZx"
+    config = tmp_path / "auditor.yaml"
+    text = f"[default]\naws_access_key_id = AKIAEXAMPLE\naws_secret_access_key = {core}\n"
+    config.write_text(
+        yaml.safe_dump({"backup_storage": {"locations": {"default": {"credentials_file": text}}}})
+    )
+    result = CliRunner().invoke(cli, ["validate-config", str(config)])
+    assert result.exit_code == 2, result.output
+    assert "credentials_file: holds PEM or credentials text, not a file path" in result.output
+    assert core not in result.output

@@ -75,13 +75,8 @@ class PublishSettings(BaseModel):
     @field_validator("signing_key_file", "ca_bundle", mode="before")
     @classmethod
     def _a_path_not_a_key(cls, value: Any) -> Any:
-        # The key (or certificate) pasted in place of its file's path: quoted back by "cannot
-        # read" on stderr and kept in spool entries (fz27). Refused without quoting it.
-        if isinstance(value, str) and ("\n" in value or "-----BEGIN" in value):
-            raise ValueError(
-                "holds PEM text, not a file path: write the key or certificate to a file "
-                "(a mounted Secret) and name that file"
-            )
+        if (problem := file_text_problem(value)) is not None:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="before")
@@ -141,6 +136,21 @@ class PublishSettings(BaseModel):
         else:
             ident = f"s3:{self.endpoint_url or ''}/{self.bucket}/{self.prefix}"
         return hashlib.sha256(ident.encode()).hexdigest()[:12]
+
+
+def file_text_problem(value: Any) -> str | None:
+    """Why ``value``, a file path setting (a key, a certificate bundle, a credentials file),
+    is the file's text rather than its path, else None. A key pasted in place of its path was
+    quoted back by "cannot read" or "does not exist" on stderr and kept in spool entries
+    (fz27); the problem quotes nothing."""
+    if not isinstance(value, str):
+        return None
+    if "\n" in value or "-----BEGIN" in value or "aws_secret_access_key" in value.lower():
+        return (
+            "holds PEM or credentials text, not a file path: write it to a file (a mounted "
+            "Secret) and name that file"
+        )
+    return None
 
 
 def endpoint_problem(url: str) -> str | None:
