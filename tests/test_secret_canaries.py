@@ -320,3 +320,33 @@ def test_credentials_pasted_in_place_of_their_file_are_refused_unquoted(tmp_path
     assert result.exit_code == 2, result.output
     assert "credentials_file: holds PEM or credentials text, not a file path" in result.output
     assert core not in result.output
+
+
+def test_a_restore_target_namespace_label_value_is_never_shown(tmp_path: Path) -> None:
+    """RR-RST-002's evidence lists the labels of the namespace a drill restored into; a value
+    under an unknown key there is ``<redacted>`` as on the VM (fz27: report.json showed it)."""
+    from tests.test_evidence_gaps import _audit, _docs
+
+    docs = _docs("RR-RST-002/fail-drill-clones-mac-and-uuid.yaml")
+    docs.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": "app-drill",
+                "uid": "ns-app-drill",
+                "labels": {
+                    "kubernetes.io/metadata.name": "app-drill",
+                    "corp.example/note": "Cq0NsLabelZx",
+                },
+            },
+        }
+    )
+    report = _audit(tmp_path / "r", docs)
+    (vm,) = report["vms"]
+    (rst,) = [f for f in vm["findings"] if f["check_id"] == "RR-RST-002"]
+    assert rst["evidence"]["target_namespace_labels"] == {
+        "kubernetes.io/metadata.name": "app-drill",
+        "corp.example/note": "<redacted>",
+    }
+    assert "Cq0NsLabelZx" not in json.dumps(report)
