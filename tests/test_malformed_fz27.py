@@ -120,3 +120,43 @@ def test_an_object_whose_name_no_api_server_writes_leaves_its_kind_partial(
     named = [p for p in report["collection_problems"] if p["field"] == f"metadata.{field}"]
     assert len(named) == 1 and named[0]["kinds"] == [kind], report["collection_problems"]
     assert report["run"]["complete"] is False
+
+
+@pytest.mark.parametrize("bound", ["", " {name}", "{name}\u200b"], ids=["empty", "blank", "zwsp"])
+def test_a_volume_snapshot_bound_to_no_content_name_is_named(tmp_path: Path, bound: str) -> None:
+    """A VolumeSnapshot's ``status.boundVolumeSnapshotContentName`` written ``""`` or with a
+    blank names no content (bench.mutations empty_string and padded, seed 232): read as
+    bound to none, with nothing named."""
+    docs = _docs("RR-STG-001/pass-retained-volume-snapshots.yaml")
+    baseline = _audit_whole(tmp_path / "ok", docs)
+    snaps = [d for d in docs if d["kind"] == "VolumeSnapshot"]
+    assert snaps
+    for s in snaps:
+        s["status"]["boundVolumeSnapshotContentName"] = bound.format(
+            name=s["status"]["boundVolumeSnapshotContentName"]
+        )
+    report = _audit_whole(tmp_path / "bad", docs)
+    assert RANK[_vm(report)["readiness"]] >= RANK[_vm(baseline)["readiness"]]
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["field"] == "status.boundVolumeSnapshotContentName"
+    ]
+    assert len(named) == len(snaps), report["collection_problems"]
+    assert "it names no object" in named[0]["reason"]
+
+
+def test_a_snapshot_content_driver_written_empty_is_named(tmp_path: Path) -> None:
+    """``spec.driver: ""`` on a VolumeSnapshotContent (bench.mutations empty_string, seed
+    232): its snapshots counted for no driver, unnamed."""
+    docs = _docs("RR-BKP-001/pass.yaml")
+    contents = [d for d in docs if d["kind"] == "VolumeSnapshotContent"]
+    for c in contents:
+        c["spec"]["driver"] = ""
+    report = _audit(tmp_path / "bad", docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "VolumeSnapshotContent" and p["field"] == "spec.driver"
+    ]
+    assert len(named) == len(contents) and "empty string" in named[0]["reason"]
