@@ -8,6 +8,7 @@ two processes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -96,11 +97,27 @@ class Inventory:
     Every VM's facts are read first (a Backup's plan spans all VMs it holds); pairing one VM
     (:meth:`record`) then reads only the index, the plans and that VM. Attributes: ``index``;
     ``vms``, each VM's staged facts, sorted by namespace and name (the records' order).
+
+    ``validated``, when given, is called once the index is built: the
+    :func:`~auditor.inventory.vmvalidate.validate_vm` of each of ``data``'s VirtualMachines,
+    in their order, made by another process meanwhile (``auditor.pipeline``), or None; a
+    list of another length is ignored, and what is missing is made here.
     """
 
-    def __init__(self, data: ClusterData, at: datetime) -> None:
+    def __init__(
+        self,
+        data: ClusterData,
+        at: datetime,
+        validated: Callable[[], list[list[tuple[str, str]]] | None] | None = None,
+    ) -> None:
         self.index = ix = ClusterIndex.build(data)
-        self.vms = [_stage(ix, vm) for vm in data.of("VirtualMachine")]
+        vms = data.of("VirtualMachine")
+        # validate_vm of each VM, when another process made them meanwhile (auditor.pipeline)
+        given = validated() if validated is not None else None
+        checked: list[list[tuple[str, str]] | None] = [None] * len(vms)
+        if given is not None and len(given) == len(vms):
+            checked[:] = given
+        self.vms = [_stage(ix, vm, found) for vm, found in zip(vms, checked, strict=True)]
         self._pairing = Pairing(ix, (facts for facts, _, _ in self.vms), at)
         self.vms.sort(key=lambda staged: (staged[0].namespace, staged[0].name))
 
@@ -155,10 +172,12 @@ def _stopped_since(vm: dict[str, Any]) -> datetime | None:
     return None
 
 
-def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[PvcRef]]:
+def _stage(
+    ix: ClusterIndex, vm: dict[str, Any], validated: list[tuple[str, str]] | None
+) -> tuple[VMFacts, VMSpec, list[PvcRef]]:
     meta = vm["metadata"]
     namespace, name = str(meta.get("namespace") or ""), str(meta["name"])
-    spec = read_vm_spec(vm, _preference(ix, vm, namespace))
+    spec = read_vm_spec(vm, _preference(ix, vm, namespace), validated)
     pvcs = [
         PvcRef(
             claim,

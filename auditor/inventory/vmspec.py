@@ -224,10 +224,16 @@ def _list(obj: Any, path: str, problems: list[tuple[str, str]]) -> list[dict[str
     return good
 
 
-def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> VMSpec:
+def read_vm_spec(
+    vm: dict[str, Any],
+    preference_obj: dict[str, Any] | None,
+    validated: list[tuple[str, str]] | None = None,
+) -> VMSpec:
     """Parse ``vm`` (a VirtualMachine dict) into a :class:`VMSpec`.
 
-    ``preference_obj`` is the resolved (Cluster)Preference object or None.
+    ``preference_obj`` is the resolved (Cluster)Preference object or None. ``validated``:
+    :func:`~auditor.inventory.vmvalidate.validate_vm` of ``vm`` when already made (by another
+    process, from the same object), else it is made here.
     Never raises for malformed content: problems are listed on the result.
     """
     problems: list[tuple[str, str]] = []
@@ -248,7 +254,9 @@ def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> V
     firmware = _read_firmware(tspec, pref)
     ref = dig(vm, "spec", "preference")
     itype = dig(vm, "spec", "instancetype")
-    problems += [p for p in validate_vm(vm) if p not in problems]
+    if validated is None:
+        validated = validate_vm(vm)
+    problems += [p for p in validated if p not in problems]
     run_strategy = dig(vm, "spec", "runStrategy")
     if run_strategy is None and isinstance(dig(vm, "spec", "running"), bool):
         run_strategy = "Always" if dig(vm, "spec", "running") else "Halted"
