@@ -155,10 +155,35 @@ def _stopped_since(vm: dict[str, Any]) -> datetime | None:
     return None
 
 
+def _architecture(ix: ClusterIndex, namespace: str, name: str) -> str | None:
+    """The architecture KubeVirt gives a VM whose spec names none: its running VMI's
+    ``spec.architecture``, else the cluster default (the KubeVirt CR's
+    ``status.defaultArchitecture``, else its
+    ``spec.configuration.architectureConfiguration.defaultArchitecture``: kubevirt
+    pkg/defaults/defaults.go ``setDefaultArchitecture``, pkg/virt-operator/util/config.go);
+    None when nothing says, or two KubeVirt CRs disagree."""
+    arch = dig(ix.vmis.get((namespace, name)), "spec", "architecture")
+    if isinstance(arch, str) and arch:
+        return arch
+
+    def default() -> str | None:
+        found = set()
+        for kv in ix.data.of("KubeVirt"):
+            value = dig(kv, "status", "defaultArchitecture") or dig(
+                kv, "spec", "configuration", "architectureConfiguration", "defaultArchitecture"
+            )
+            found.add(value if isinstance(value, str) and value else None)
+        return found.pop() if len(found) == 1 else None
+
+    return ix.memo("default_architecture", default)
+
+
 def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[PvcRef]]:
     meta = vm["metadata"]
     namespace, name = str(meta.get("namespace") or ""), str(meta["name"])
-    spec = read_vm_spec(vm, _preference(ix, vm, namespace))
+    spec = read_vm_spec(
+        vm, _preference(ix, vm, namespace), architecture=_architecture(ix, namespace, name)
+    )
     pvcs = [
         PvcRef(
             claim,

@@ -1,0 +1,126 @@
+"""Red-team round rt27: new variants of the shared bug cases' kinds (a restore that fails or
+loses identity while the audit says READY), each held to the finding its evidence allows,
+beside the healthy shape, which keeps its verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding
+
+Docs = list[dict[str, Any]]
+
+#: vm1 runs BIOS (no bootloader set, so KubeVirt's amd64 default), no TPM: RR-FW-002 N/A.
+BIOS = "RR-FW-002/na-bios.yaml"
+
+
+def _vm(report: dict[str, Any], name: str = "vm1") -> dict[str, Any]:
+    return next(v for v in report["vms"] if v["name"] == name)
+
+
+def _of(docs: Docs, kind: str) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == kind)
+
+
+def _on_arm64(docs: Docs, *, vm_arch: str | None, vmi: bool = True) -> Docs:
+    """BIOS with the VM (and, as KubeVirt's arm64 defaults write it, its VMI) on arm64:
+    the VMI gets ``bootloader.efi.secureBoot: false`` and the ``virt`` machine type."""
+    vm = _of(docs, "VirtualMachine")
+    tspec = vm["spec"]["template"]["spec"]
+    tspec["domain"]["machine"]["type"] = "virt"
+    if vm_arch is not None:
+        tspec["architecture"] = vm_arch
+    out = []
+    for d in docs:
+        if d["kind"] == "VirtualMachineInstance":
+            if not vmi:
+                continue
+            d["spec"]["architecture"] = "arm64"
+            d["spec"]["domain"]["machine"]["type"] = "virt"
+            d["spec"]["domain"]["firmware"]["bootloader"] = {"efi": {"secureBoot": False}}
+        out.append(d)
+    if not vmi:
+        vm["spec"]["runStrategy"] = "Halted"
+    return out
+
+
+def _kubevirt(default_arch: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {"configuration": {"developerConfiguration": {"featureGates": []}}},
+        "status": {
+            "defaultArchitecture": default_arch,
+            "observedKubeVirtVersion": "v1.6.0",
+            "phase": "Deployed",
+        },
+    }
+
+
+# -- an arm64 VM without a bootloader boots UEFI -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("vm_arch", "vmi", "cluster_default"),
+    [
+        ("arm64", True, None),  # the VM's own architecture (KubeVirt's VM webhook sets it)
+        (None, True, None),  # only the running VMI says arm64
+        (None, False, "arm64"),  # stopped: the cluster's default architecture
+    ],
+)
+def test_an_arm64_vm_without_a_bootloader_boots_efi_with_volatile_nvram(
+    tmp_path: Path, vm_arch: str | None, vmi: bool, cluster_default: str | None
+) -> None:
+    """kubevirt pkg/defaults/arm64.go setDefaultArm64Bootloader: an arm64 VMI with no
+    bootloader gets ``efi: {secureBoot: false}`` (BIOS is refused on arm64,
+    pkg/virt-api/webhooks/arm64.go). Its NVRAM, not persistent, is lost at every restore;
+    read as BIOS, RR-FW-002 was NOT_APPLICABLE and the VM READY."""
+    docs = _on_arm64(_docs(BIOS), vm_arch=vm_arch, vmi=vmi)
+    if cluster_default:
+        docs.append(_kubevirt(cluster_default))
+    report = _complete(tmp_path, BIOS, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert finding["evidence"]["bootloader"] == "efi"
+    assert finding["evidence"]["efi_persistent"] is False
+    assert _vm(report)["readiness"] != "READY"
+    card = _vm(report)["recovery_card"]["firmware"]
+    assert (card["bootloader"], card["secure_boot"]) == ("efi", False)
+    if vmi:
+        # the VMI boots the EFI the spec resolves to: no firmware change named
+        dsk = _finding(report, "RR-DSK-003")
+        assert dsk["evidence"]["bootloader"] is None, dsk["message"]
+
+
+def test_an_arm64_vm_with_persistent_efi_needs_no_bootloader_change(tmp_path: Path) -> None:
+    """The healthy arm64 shape: ``efi.persistent: true`` (secureBoot unset, so false on
+    arm64) is no longer judged volatile."""
+    docs = _on_arm64(_docs(BIOS), vm_arch="arm64")
+    vm = _of(docs, "VirtualMachine")
+    vm["spec"]["template"]["spec"]["domain"]["firmware"]["bootloader"] = {
+        "efi": {"persistent": True}
+    }
+    report = _complete(tmp_path, BIOS, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert finding["evidence"]["bootloader"] == "efi"
+    assert finding["evidence"]["efi_persistent"] is True
+    assert "not persistent" not in finding["message"]
+
+
+@pytest.mark.parametrize("arch", ["amd64", None])
+def test_an_amd64_or_unknown_architecture_without_a_bootloader_stays_bios(
+    tmp_path: Path, arch: str | None
+) -> None:
+    """Out of the rule: on amd64 (or where nothing names the architecture) no bootloader is
+    SeaBIOS, and RR-FW-002 has nothing to persist."""
+    docs = _docs(BIOS)
+    if arch:
+        _of(docs, "VirtualMachine")["spec"]["template"]["spec"]["architecture"] = arch
+        docs.append(_kubevirt("arm64"))  # the cluster default does not override the VM's
+    report = _complete(tmp_path, BIOS, docs)
+    assert _finding(report, "RR-FW-002")["status"] == "NOT_APPLICABLE"
