@@ -124,3 +124,104 @@ def test_an_amd64_or_unknown_architecture_without_a_bootloader_stays_bios(
         docs.append(_kubevirt("arm64"))  # the cluster default does not override the VM's
     report = _complete(tmp_path, BIOS, docs)
     assert _finding(report, "RR-FW-002")["status"] == "NOT_APPLICABLE"
+
+
+# -- the Backups Velero makes from now on ------------------------------------------------
+
+#: vm1 in namespace app, two daily Backups of Schedule velero/daily holding it and its disks.
+HEALTHY = "RR-BKP-001/pass.yaml"
+
+
+def _first_action(report: dict[str, Any], check_id: str) -> str:
+    cause = next(c for c in _vm(report)["root_causes"] if check_id in c["check_ids"])
+    action: str = cause["first_action"]
+    return action
+
+
+def test_a_namespace_labelled_after_its_backups_drops_out_of_the_next_ones(
+    tmp_path: Path,
+) -> None:
+    """velero pkg/controller/backup_controller.go prepareBackupRequest appends every namespace
+    labelled velero.io/exclude-from-backup=true to the excludedNamespaces of each Backup it
+    prepares: today's Backups hold the VM, the next scheduled one will not. It was READY with
+    the fact said only beside RR-BKP-001's PASS; now a medium finding whose first action
+    removes that label."""
+    docs = _docs(HEALTHY)
+    _of(docs, "Namespace")["metadata"].setdefault("labels", {})["velero.io/exclude-from-backup"] = (
+        "true"
+    )
+    report = _complete(tmp_path, HEALTHY, docs)
+    assert _finding(report, "RR-BKP-001")["status"] == "PASS"
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert finding["evidence"]["excluded_by"] == {
+        "kind": "Namespace",
+        "name": "app",
+        "label": "velero.io/exclude-from-backup=true",
+    }
+    assert finding["evidence"]["rpo_breach_at"] == "2026-12-01T01:00:00Z"
+    assert _vm(report)["readiness"] == "AT_RISK"
+    assert "oc label namespace app velero.io/exclude-from-backup-" in _first_action(
+        report, "RR-BKP-013"
+    )
+
+
+def _schedule(docs: Docs) -> dict[str, Any]:
+    return _of(docs, "Schedule")
+
+
+def test_a_schedule_whose_selector_no_longer_matches_the_vm_drops_it(tmp_path: Path) -> None:
+    """A Schedule's Backup spec is its template (velero pkg/builder/backup_builder.go
+    FromSchedule): a template given a labelSelector the VM does not match (or a VM relabelled)
+    takes it in no later Backup, while the Backups it took hold it."""
+    docs = _docs(HEALTHY)
+    _schedule(docs)["spec"]["template"]["labelSelector"] = {"matchLabels": {"backup": "gold"}}
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert finding["evidence"]["schedules"] == [
+        {
+            "schedule": "velero/daily",
+            "why": "its template's labelSelector/orLabelSelectors no longer match the VM's labels",
+            "filter": "labels",
+        }
+    ]
+    action = _first_action(report, "RR-BKP-013")
+    assert "labelSelector/orLabelSelectors match the labels of VM app/vm1" in action
+    assert "oc edit schedule daily -n velero" in action
+    assert _vm(report)["readiness"] == "AT_RISK"
+
+
+def test_a_schedule_whose_resources_leave_out_virtualmachines_drops_it(tmp_path: Path) -> None:
+    docs = _docs(HEALTHY)
+    _schedule(docs)["spec"]["template"]["excludedResources"] = ["virtualmachines.kubevirt.io"]
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert finding["evidence"]["schedules"][0]["filter"] == "resources"
+
+
+def test_a_schedule_with_an_unreadable_selector_leaves_it_unknown(tmp_path: Path) -> None:
+    """A selector Velero cannot parse says nothing of the next Backups: ERROR, never PASS."""
+    docs = _docs(HEALTHY)
+    _schedule(docs)["spec"]["template"]["labelSelector"] = {
+        "matchExpressions": [{"key": "app", "operator": "Near", "values": ["vm1"]}]
+    }
+    report = _complete(tmp_path, HEALTHY, docs)
+    assert _finding(report, "RR-BKP-013")["status"] in ("ERROR", "FAIL")
+    assert _vm(report)["readiness"] != "READY"
+
+
+def test_another_schedule_that_takes_the_vm_keeps_it_covered(tmp_path: Path) -> None:
+    """The healthy move: the VM's Backups came from a Schedule now narrowed, and another
+    Schedule takes its namespace: no finding."""
+    docs = _docs(HEALTHY)
+    sched = _schedule(docs)
+    twin = {**sched, "metadata": {**sched["metadata"], "name": "weekly"}}
+    twin["spec"] = {**sched["spec"], "template": dict(sched["spec"]["template"])}
+    sched["spec"]["template"]["includedNamespaces"] = ["other"]
+    docs.append(twin)
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert _vm(report)["readiness"] == "READY"

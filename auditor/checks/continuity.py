@@ -1,0 +1,144 @@
+"""RR-BKP-013: the Backups Velero makes from now on still take a VM its past Backups hold.
+
+Today's Backups may hold a VM (READY by evidence) while the next ones will not: its namespace
+was labelled ``velero.io/exclude-from-backup=true`` after they were taken, or the Schedule
+that took them was edited (filters, selector), deleted, or the VM's labels changed. The gap
+shows only once the RPO passes; this check says it the day it opens.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from auditor.checks.backup import VELERO_BACKUP_DOC
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
+from auditor.inventory import VMRecord
+from auditor.inventory.facts import usable
+from auditor.inventory.index import ScheduleView, excluded_from_backup
+from auditor.kubevalues import format_time
+from auditor.models import Basis, Severity
+from auditor.scope import SelectorError
+
+NS_LABEL_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
+)
+SCHEDULE_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/builder/backup_builder.go"
+NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-from-backuptrue"
+
+
+@check(
+    "RR-BKP-013",
+    title="The VM stays in the Backups Velero makes from now on",
+    severity=Severity.MEDIUM,
+    rationale="Backups taken before a namespace was labelled velero.io/exclude-from-backup=true, "
+    "or before the Schedule that took them changed, still hold the VM; the next ones will not, "
+    "and the gap shows only once the RPO has passed.",
+    remediation="Remove the exclude label from the VM's namespace, or make the Schedule's "
+    "template take the VM again (namespaces, resources, label selector).",
+    references=(NS_LABEL_DOC, NS_LABEL_SRC, SCHEDULE_SRC, VELERO_BACKUP_DOC),
+    requires=("Backup", "Namespace"),
+)
+def continues(vm: VMRecord, ctx: CheckContext) -> Result:
+    """FAIL when the VM's namespace now carries ``velero.io/exclude-from-backup=true``
+    (Velero appends every such namespace to the ``excludedNamespaces`` of each Backup it
+    prepares: pkg/controller/backup_controller.go ``prepareBackupRequest``), or when the
+    Schedules that took its usable Backups (their ``velero.io/schedule-name`` label; a
+    Schedule's Backup spec is its template: pkg/builder/backup_builder.go ``FromSchedule``)
+    are gone or no longer take the VM object and no other Schedule does. N/A without a usable
+    backup (RR-BKP-001) or when none came from a Schedule; ERROR when the Schedules were not
+    all read or a template's filters cannot be.
+    """
+    good = usable(vm)
+    if not good:
+        return not_applicable(f"VM {vm.ref} is in no usable backup (see RR-BKP-001).")
+    newest = good[0].backup
+    due = newest.data_time + timedelta(hours=ctx.thresholds.rpo_hours) if newest.data_time else None
+    ev: dict[str, Any] = {
+        "newest_usable_backup": f"{newest.namespace}/{newest.name}",
+        "rpo_breach_at": format_time(due),
+    }
+    when = f" its newest usable backup {newest.name} leaves the RPO at {format_time(due)}"
+    ix = ctx.index
+    if excluded_from_backup(ix.namespaces.get(vm.namespace)):
+        return failed(
+            f"Namespace {vm.namespace} carries velero.io/exclude-from-backup=true: Velero adds "
+            f"it to the excludedNamespaces of every Backup it prepares from now on, so no "
+            f"later backup holds VM {vm.ref};{when}.",
+            excluded_by={
+                "kind": "Namespace",
+                "name": vm.namespace,
+                "label": "velero.io/exclude-from-backup=true",
+            },
+            **ev,
+        ).on(Basis.OBSERVED)
+    took = sorted({(e.backup.namespace, e.backup.schedule) for e in good if e.backup.schedule})
+    if not took:
+        return not_applicable(f"No Schedule made the usable backups of VM {vm.ref}.", **ev)
+    if vm.schedules:
+        names = ", ".join(f"{s.namespace}/{s.name}" for s in vm.schedules)
+        return passed(f"Schedule(s) {names} still take VM {vm.ref}.", **ev)
+    unread = [
+        ns for ns, _ in took if not ix.data.known("Schedule") or ix.partial_for("Schedule", ns)
+    ]
+    if unread:
+        return errored(
+            f"The Schedules in namespace {unread[0]} were not all read: whether one still takes "
+            f"VM {vm.ref} is unknown.",
+            **ev,
+        )
+    by_key = {(s.namespace, s.name): s for s in ix.schedules}
+    rows = [_why(by_key.get((ns, str(name))), ns, str(name), vm) for ns, name in took]
+    if any(r["why"] is None for r in rows):
+        return errored(
+            f"A label selector of Schedule {next(r['schedule'] for r in rows if r['why'] is None)} "
+            f"cannot be read: whether it still takes VM {vm.ref} is unknown.",
+            schedules=rows,
+            **ev,
+        )
+    first = rows[0]
+    return failed(
+        f"Schedule {first['schedule']} made the usable backups of VM {vm.ref}, but "
+        f"{first['why']}, and no other Schedule takes it: no later backup holds it;{when}.",
+        schedules=rows,
+        **ev,
+    ).on(Basis.OBSERVED)
+
+
+def _why(s: ScheduleView | None, ns: str, name: str, vm: VMRecord) -> dict[str, Any]:
+    """Why Schedule ``ns/name`` no longer takes ``vm`` (``why`` None: cannot be told)."""
+    row: dict[str, Any] = {"schedule": f"{ns}/{name}"}
+    if s is None:
+        row["why"] = "it no longer exists"
+        return row
+    sc = s.scope
+    if not sc.namespace_included(vm.namespace):
+        row["why"] = (
+            f"its template's includedNamespaces/excludedNamespaces now leave out namespace "
+            f"{vm.namespace}"
+        )
+        row["filter"] = "namespaces"
+    elif not sc.resource_included("virtualmachines", "VirtualMachine", "kubevirt.io"):
+        row["why"] = "its template's resource filters now leave out virtualmachines"
+        row["filter"] = "resources"
+    else:
+        try:
+            matched = sc.labels_match(vm.labels)
+        except SelectorError:
+            row["why"] = None
+            return row
+        row["why"] = (
+            "its template's labelSelector/orLabelSelectors no longer match the VM's labels"
+            if not matched
+            else "it no longer takes the VM"
+        )
+        row["filter"] = "labels"
+    return row
