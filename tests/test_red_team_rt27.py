@@ -225,3 +225,39 @@ def test_another_schedule_that_takes_the_vm_keeps_it_covered(tmp_path: Path) -> 
     finding = _finding(report, "RR-BKP-013")
     assert finding["status"] == "PASS", finding["message"]
     assert _vm(report)["readiness"] == "READY"
+
+
+@pytest.mark.parametrize(
+    ("template", "why"),
+    [
+        ({"snapshotVolumes": False}, "has snapshotVolumes: false"),
+        # file-system backup never copies the Block-mode disks (velero PR#6680)
+        ({"defaultVolumesToFsBackup": True}, "never copies Block-mode volumes"),
+        ({"excludedResources": ["persistentvolumeclaims"]}, "leave out persistentvolumeclaims"),
+    ],
+)
+def test_a_schedule_whose_next_backup_copies_no_disk_data_is_named(
+    tmp_path: Path, template: dict[str, Any], why: str
+) -> None:
+    """A Schedule's Backup spec is its template (velero pkg/builder/backup_builder.go
+    FromSchedule): a template changed after the Backups captured the disks makes the next ones
+    object-only (bug case 17's kind, from now on). It was READY until the RPO passed."""
+    docs = _docs(HEALTHY)
+    _schedule(docs)["spec"]["template"].update(template)
+    report = _complete(tmp_path, HEALTHY, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert why in finding["message"]
+    assert finding["evidence"]["schedules"][0]["schedule"] == "velero/daily"
+    assert _vm(report)["readiness"] == "AT_RISK"
+    assert "oc edit schedule daily -n velero" in _first_action(report, "RR-BKP-013")
+
+
+def test_a_schedule_whose_next_backup_matches_its_last_passes(tmp_path: Path) -> None:
+    """The healthy shape: the template the Backups were taken with takes the VM and its
+    disks the same way next time."""
+    report = _complete(tmp_path, HEALTHY, _docs(HEALTHY))
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert finding["evidence"]["schedules"] == [{"schedule": "velero/daily", "gaps": []}]

@@ -50,12 +50,14 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
 def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL when the VM's namespace now carries ``velero.io/exclude-from-backup=true``
     (Velero appends every such namespace to the ``excludedNamespaces`` of each Backup it
-    prepares: pkg/controller/backup_controller.go ``prepareBackupRequest``), or when the
-    Schedules that took its usable Backups (their ``velero.io/schedule-name`` label; a
-    Schedule's Backup spec is its template: pkg/builder/backup_builder.go ``FromSchedule``)
-    are gone or no longer take the VM object and no other Schedule does. N/A without a usable
-    backup (RR-BKP-001) or when none came from a Schedule; ERROR when the Schedules were not
-    all read or a template's filters cannot be.
+    prepares: pkg/controller/backup_controller.go ``prepareBackupRequest``); when no
+    Schedule covering the VM makes a next Backup holding what its newest usable one holds
+    (the VM object and the data of each disk it captured, judged as a Backup of the
+    Schedule's template: pkg/builder/backup_builder.go ``FromSchedule``); or, with no
+    Schedule covering it, when Schedules took its usable Backups (their
+    ``velero.io/schedule-name`` label) and are gone or no longer take it. N/A without a
+    usable backup (RR-BKP-001) or when none came from a Schedule; ERROR when the Schedules
+    were not all read or a template's filters cannot be.
     """
     good = usable(vm)
     if not good:
@@ -80,12 +82,11 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
             },
             **ev,
         ).on(Basis.OBSERVED)
+    if vm.next_backups:
+        return _next(vm, ev, when)
     took = sorted({(e.backup.namespace, e.backup.schedule) for e in good if e.backup.schedule})
     if not took:
         return not_applicable(f"No Schedule made the usable backups of VM {vm.ref}.", **ev)
-    if vm.schedules:
-        names = ", ".join(f"{s.namespace}/{s.name}" for s in vm.schedules)
-        return passed(f"Schedule(s) {names} still take VM {vm.ref}.", **ev)
     unread = [
         ns for ns, _ in took if not ix.data.known("Schedule") or ix.partial_for("Schedule", ns)
     ]
@@ -113,11 +114,42 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     ).on(Basis.OBSERVED)
 
 
+def _next(vm: VMRecord, ev: dict[str, Any], when: str) -> Result:
+    """Judge the next Backup of each Schedule covering the VM (``vm.next_backups``)."""
+    rows: list[dict[str, Any]] = [
+        {"schedule": f"{s.namespace}/{s.name}", "gaps": gaps} for s, gaps in vm.next_backups
+    ]
+    full = [r["schedule"] for r in rows if r["gaps"] == []]
+    if full:
+        return passed(
+            f"The next backup of Schedule(s) {', '.join(full)} takes VM {vm.ref} and the data "
+            "of every disk its newest usable backup holds.",
+            schedules=rows,
+            **ev,
+        )
+    unread = [r["schedule"] for r in rows if r["gaps"] is None]
+    if unread:
+        return errored(
+            f"The filters of Schedule {unread[0]} cannot be read: whether its next backup takes "
+            f"VM {vm.ref} is unknown.",
+            schedules=rows,
+            **ev,
+        )
+    first = rows[0]
+    return failed(
+        f"The next backup of Schedule {first['schedule']}, which covers VM {vm.ref}, will not "
+        f"hold what its newest usable backup holds: {first['gaps'][0]};{when}.",
+        schedules=[{**r, "why": r["gaps"][0]} for r in rows],
+        **ev,
+    ).on(Basis.OBSERVED)
+
+
 def _why(s: ScheduleView | None, ns: str, name: str, vm: VMRecord) -> dict[str, Any]:
     """Why Schedule ``ns/name`` no longer takes ``vm`` (``why`` None: cannot be told)."""
     row: dict[str, Any] = {"schedule": f"{ns}/{name}"}
     if s is None:
         row["why"] = "it no longer exists"
+        row["filter"] = "gone"
         return row
     sc = s.scope
     if not sc.namespace_included(vm.namespace):

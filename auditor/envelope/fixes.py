@@ -287,12 +287,7 @@ def _bkp013(f: FixFacts, ev: Mapping[str, Any]) -> str:
     row = rows[0] if rows else {}
     ref = str(row.get("schedule") or f"{f.velero_ns}/SCHEDULE")
     ns, _, name = ref.rpartition("/")
-    what = {
-        "namespaces": f"includedNamespaces takes {f.namespace} and excludedNamespaces does not",
-        "resources": "includedResources/excludedResources take virtualmachines",
-        "labels": f"labelSelector/orLabelSelectors match the labels of {_vm(f)}",
-    }.get(str(row.get("filter")))
-    if what is None:
+    if row.get("filter") == "gone":
         return (
             f"Schedule {ref}, which made the backups of {_vm(f)}, no longer exists: cover it "
             "with a Schedule again: "
@@ -303,9 +298,14 @@ def _bkp013(f: FixFacts, ev: Mapping[str, Any]) -> str:
             )
             + "."
         )
+    what = {
+        "namespaces": f"includedNamespaces takes {f.namespace} and excludedNamespaces does not",
+        "resources": "includedResources/excludedResources take virtualmachines",
+        "labels": f"labelSelector/orLabelSelectors match the labels of {_vm(f)}",
+    }.get(str(row.get("filter")), f"its next backup holds {_vm(f)} and its disk data")
     return (
-        f"Schedule {ref} made the backups of {_vm(f)} but {row.get('why')}. Edit its "
-        f"spec.template so that {what}: `oc edit schedule {name} -n {ns or f.velero_ns}`."
+        f"Schedule {ref} covers {_vm(f)}, but {row.get('why')}. Edit its spec.template so "
+        f"that {what}: `oc edit schedule {name} -n {ns or f.velero_ns}`."
     )
 
 

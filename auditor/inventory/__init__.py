@@ -27,6 +27,7 @@ from auditor.inventory.records import VMI_PHASES
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, format_time, parse_time
+from auditor.scope import SelectorError
 from auditor.sources.base import ClusterData, KindState
 
 __all__ = ["VMRecord", "Inventory", "build_inventory", "ClusterIndex"]
@@ -78,6 +79,10 @@ class VMRecord:
     revisions: dict[str, PinnedRef] = field(default_factory=dict)
     #: NICs (binding, NAD config, MAC, static addressing), hostname, Services selecting it
     network: NetworkIdentity = field(default_factory=lambda: NetworkIdentity((), None, None))
+    #: ``(Schedule, gaps)`` for each Schedule covering the VM: why its next Backup would not
+    #: hold what the newest usable one holds ([]: it would; None: a filter is unreadable);
+    #: empty without a usable Backup (:meth:`Pairing.next_gaps`)
+    next_backups: list[tuple[ScheduleView, list[str] | None]] = field(default_factory=list)
 
     @property
     def ref(self) -> str:
@@ -269,6 +274,18 @@ def _preference(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[st
     return ref.obj if ref else None
 
 
+def _next_gaps(
+    pairing: Pairing, s: ScheduleView, facts: VMFacts, pvcs: list[PvcRef], newest: BackupEval
+) -> list[str] | None:
+    """:meth:`Pairing.next_gaps` of Schedule ``s``'s next Backup (None: its template's filters
+    cannot be read)."""
+    try:
+        b = s.next_backup(pairing.at)
+    except SelectorError:
+        return None
+    return pairing.next_gaps(b, facts, pvcs, newest)
+
+
 def _record(
     ix: ClusterIndex, pairing: Pairing, facts: VMFacts, spec: VMSpec, pvcs: list[PvcRef]
 ) -> VMRecord:
@@ -298,6 +315,11 @@ def _record(
     )
     snaps = {p.name: ix.volume_snapshots.get((namespace, p.name), []) for p in pvcs}
     uid = vm["metadata"].get("uid")
+    schedules = covering_schedules(ix, namespace=namespace, vm_labels=facts.labels)
+    newest = next((e for e in backups if e.usable), None)
+    following = [
+        (s, _next_gaps(pairing, s, facts, pvcs, newest)) for s in schedules if newest is not None
+    ]
     return VMRecord(
         obj=vm,
         namespace=namespace,
@@ -312,7 +334,8 @@ def _record(
         pvcs=pvcs,
         backups=backups,
         restores=[d.restore for d in drills],
-        schedules=covering_schedules(ix, namespace=namespace, vm_labels=facts.labels),
+        schedules=schedules,
+        next_backups=following,
         volume_snapshots=snaps,
         vm_snapshots=ix.vm_snapshots.get((namespace, name), []),
         problems=problems,
