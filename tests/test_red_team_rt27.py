@@ -261,3 +261,49 @@ def test_a_schedule_whose_next_backup_matches_its_last_passes(tmp_path: Path) ->
     finding = _finding(report, "RR-BKP-013")
     assert finding["status"] == "PASS", finding["message"]
     assert finding["evidence"]["schedules"] == [{"schedule": "velero/daily", "gaps": []}]
+
+
+@pytest.mark.parametrize(
+    ("edit", "why", "action"),
+    [
+        (
+            {"paused": True},
+            "is paused (spec.paused: true)",
+            "velero schedule unpause daily -n velero",
+        ),
+        (
+            {"template": {"includedNamespaces": ["app"], "storageLocation": "gone"}},
+            "velero/gone, does not exist",
+            "spec.template.storageLocation",
+        ),
+    ],
+)
+def test_a_schedule_that_makes_no_next_backup_is_named(
+    tmp_path: Path, edit: dict[str, Any], why: str, action: str
+) -> None:
+    """velero pkg/controller/schedule_controller.go skips a paused Schedule, and
+    backup_controller.go prepareBackupRequest fails the validation of a Backup whose
+    BackupStorageLocation does not exist (or is Unavailable, or ReadOnly): the Backups taken
+    hold the VM, none follows. RR-PLT-002 names a paused Schedule on the platform only, so
+    the VM stayed READY until the RPO passed."""
+    docs = _docs(HEALTHY)
+    _schedule(docs)["spec"].update(edit)
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert why in finding["message"]
+    assert action in _first_action(report, "RR-BKP-013")
+    assert _vm(report)["readiness"] == "AT_RISK"
+
+
+def test_a_paused_schedule_whose_backups_are_past_the_rpo_is_left_to_the_rpo_check(
+    export_doc: dict[str, Any],
+) -> None:
+    """The shared export's eng-sandbox-weekly is paused and dev-build-01's newest backup is
+    15 days old: the gap is open, RR-BKP-002 names it (and the paused Schedule), and RR-BKP-013
+    adds nothing."""
+    vm = next(v for v in export_doc["vms"] if v["name"] == "dev-build-01")
+    found = {f["check_id"]: f for f in vm["findings"]}
+    assert found["RR-BKP-002"]["status"] == "FAIL"
+    assert "is paused" in found["RR-BKP-002"]["message"]
+    assert found["RR-BKP-013"]["status"] == "NOT_APPLICABLE", found["RR-BKP-013"]["message"]

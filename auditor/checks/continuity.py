@@ -56,8 +56,9 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     Schedule's template: pkg/builder/backup_builder.go ``FromSchedule``); or, with no
     Schedule covering it, when Schedules took its usable Backups (their
     ``velero.io/schedule-name`` label) and are gone or no longer take it. N/A without a
-    usable backup (RR-BKP-001) or when none came from a Schedule; ERROR when the Schedules
-    were not all read or a template's filters cannot be.
+    usable backup (RR-BKP-001), when none came from a Schedule, or (but for the label) when
+    the newest usable one is older than the RPO already (RR-BKP-002 reports that gap); ERROR
+    when the Schedules were not all read or a template's filters cannot be.
     """
     good = usable(vm)
     if not good:
@@ -82,6 +83,13 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
             },
             **ev,
         ).on(Basis.OBSERVED)
+    if due is None or due <= ctx.at:
+        # the gap is open already: RR-BKP-002 reports it, with the Schedule's state
+        return not_applicable(
+            f"VM {vm.ref}'s newest usable backup {newest.name} is older than the RPO "
+            "(see RR-BKP-002).",
+            **ev,
+        )
     if vm.next_backups:
         return _next(vm, ev, when)
     took = sorted({(e.backup.namespace, e.backup.schedule) for e in good if e.backup.schedule})

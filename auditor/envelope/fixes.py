@@ -298,6 +298,20 @@ def _bkp013(f: FixFacts, ev: Mapping[str, Any]) -> str:
             )
             + "."
         )
+    why = str(row.get("why") or "")
+    if "is paused" in why:
+        return (
+            f"Schedule {ref} covering {_vm(f)} is paused: "
+            + _velero(f, f"schedule unpause {name}")
+            + "."
+        )
+    if "BackupStorageLocation" in why:
+        return (
+            f"Schedule {ref} covers {_vm(f)}, but {why}. Make that location Available "
+            f"(`oc get backupstoragelocations -n {ns or f.velero_ns}`) or point the Schedule's "
+            f"spec.template.storageLocation at an Available one: "
+            f"`oc edit schedule {name} -n {ns or f.velero_ns}`."
+        )
     what = {
         "namespaces": f"includedNamespaces takes {f.namespace} and excludedNamespaces does not",
         "resources": "includedResources/excludedResources take virtualmachines",

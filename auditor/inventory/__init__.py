@@ -279,11 +279,21 @@ def _next_gaps(
 ) -> list[str] | None:
     """:meth:`Pairing.next_gaps` of Schedule ``s``'s next Backup (None: its template's filters
     cannot be read)."""
+    if s.stopped:
+        # velero pkg/controller/schedule_controller.go: a paused Schedule, or one not
+        # Enabled, is skipped
+        return [
+            f"Schedule {s.name} is paused (spec.paused: true): Velero makes no backup of it"
+            if s.paused
+            else f"Schedule {s.name} failed validation (status.phase FailedValidation): "
+            "Velero makes no backup of it"
+        ]
     try:
         b = s.next_backup(pairing.at)
     except SelectorError:
         return None
-    return pairing.next_gaps(b, facts, pvcs, newest)
+    down = pairing.location_gap(b)
+    return [down] if down else pairing.next_gaps(b, facts, pvcs, newest)
 
 
 def _record(

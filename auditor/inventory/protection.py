@@ -1146,6 +1146,35 @@ class Pairing:
         except SelectorError:
             return None
 
+    def location_gap(self, b: BackupView) -> str | None:
+        """Why Velero fails the validation of ``b`` (a Backup not yet prepared) for its
+        BackupStorageLocation: the location named (or the namespace's default one) does not
+        exist, is Unavailable or is ReadOnly (velero pkg/controller/backup_controller.go
+        ``prepareBackupRequest``); None when it is usable or cannot be told (locations
+        unread, no location named and no default one marked)."""
+        ix, ns = self.ix, b.namespace
+        if not ix.data.known("BackupStorageLocation") or ix.partial_for(
+            "BackupStorageLocation", ns
+        ):
+            return None
+        where = b.storage_location or ix.default_locations.get(ns)
+        if where is None or (ns, where) in ix.unknown_mode_locations:
+            return None
+        phase = ix.storage_locations.get((ns, where))
+        if phase is None:
+            why = "does not exist"
+        elif phase == "Unavailable":
+            why = "is Unavailable"
+        elif (ns, where) in ix.read_only_locations:
+            why = "is in ReadOnly mode"
+        else:
+            return None
+        return (
+            f"the BackupStorageLocation it writes to, {ns}/{where}, {why}: Velero fails the "
+            f"validation of every Backup it makes there (FailedValidation; {NS_EXCLUDE_SRC} "
+            "prepareBackupRequest)"
+        )
+
     def _method_gap(
         self, b: BackupView, vm: VMFacts, p: PvcRef, newest: BackupEval, had: Method | None
     ) -> list[str]:
