@@ -307,3 +307,84 @@ def test_a_paused_schedule_whose_backups_are_past_the_rpo_is_left_to_the_rpo_che
     assert found["RR-BKP-002"]["status"] == "FAIL"
     assert "is paused" in found["RR-BKP-002"]["message"]
     assert found["RR-BKP-013"]["status"] == "NOT_APPLICABLE", found["RR-BKP-013"]["message"]
+
+
+# -- a native snapshot needs its PersistentVolume in the Backup ------------------------------
+
+
+def _with_scratch_on_nfs(docs: Docs) -> Docs:
+    """``docs`` plus a PVC of no VM, ``scratch``, on an in-tree NFS PersistentVolume in
+    namespace app: the Backup's one native snapshot may be its."""
+    pvc = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {
+            "name": "scratch",
+            "namespace": "app",
+            "uid": "uid-pvc-app-scratch",
+            "creationTimestamp": "2026-01-10T10:00:00Z",
+        },
+        "spec": {
+            "accessModes": ["ReadWriteMany"],
+            "resources": {"requests": {"storage": "5Gi"}},
+            "storageClassName": "",
+            "volumeMode": "Filesystem",
+            "volumeName": "pv-app-scratch",
+        },
+        "status": {"phase": "Bound"},
+    }
+    pv = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": "pv-app-scratch"},
+        "spec": {
+            "claimRef": {"name": "scratch", "namespace": "app", "uid": "uid-pvc-app-scratch"},
+            "nfs": {"server": "nfs.example.com", "path": "/exports/scratch"},
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": "",
+        },
+    }
+    return [*docs, pvc, pv]
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        ("label", "carries velero.io/exclude-from-backup=true"),
+        ("excludedResources", "excludedResources leaves out"),
+        ("includeClusterResources", "includeClusterResources: false leaves out"),
+    ],
+)
+def test_a_native_snapshot_disk_whose_pv_the_backup_leaves_out_is_not_captured(
+    tmp_path: Path, edit: str, why: str
+) -> None:
+    """velero pkg/backup/item_backupper.go: a volume snapshotter's snapshot is taken only
+    while Velero backs up the PersistentVolume item (takePVSnapshot), which it skips when the
+    PV is labelled velero.io/exclude-from-backup=true or excluded as a cluster-scoped
+    resource (pkg/util/collections/includes_excludes.go ShouldExclude). The one native
+    snapshot the Backup counts is another PV's; read as vm1-data's, the VM was READY."""
+    from tests.test_red_team_rt22 import BKP_PASS, _data_disk_on_nfs
+
+    docs = _with_scratch_on_nfs(_data_disk_on_nfs((1, 1)))
+    for d in docs:
+        if edit == "label" and d["metadata"].get("name") == "pv-app-vm1-data":
+            d["metadata"]["labels"] = {"velero.io/exclude-from-backup": "true"}
+        if d["kind"] == "Backup" and edit == "excludedResources":
+            d["spec"]["excludedResources"] = ["persistentvolumes"]
+        if d["kind"] == "Backup" and edit == "includeClusterResources":
+            d["spec"]["includeClusterResources"] = False
+    report = _complete(tmp_path, BKP_PASS, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "pv-app-vm1-data" in finding["message"] and why in finding["message"]
+    assert _vm(report)["readiness"] == "NOT_READY"
+
+
+def test_a_native_snapshot_disk_whose_pv_is_in_the_backup_stays_captured(tmp_path: Path) -> None:
+    """The healthy shape: includedResources naming persistentvolumes (and the PVCs) keeps the
+    PV, and its native snapshot, in the Backup."""
+    from tests.test_red_team_rt22 import BKP_PASS, _data_disk_on_nfs
+
+    docs = _data_disk_on_nfs((1, 1))
+    report = _complete(tmp_path, BKP_PASS, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"

@@ -406,6 +406,8 @@ class BackupView:
     #: (``omitempty``), None when set but unreadable. Velero counts every pod of the Backup,
     #: not one VM's (velero pkg/apis/velero/v1/backup_types.go ``HookStatus``, v1.11+).
     hooks_failed: int | None = 0
+    #: ``spec.includeClusterResources`` (None when unset or not a boolean)
+    include_cluster_resources: bool | None = None
 
     @property
     def when(self) -> datetime | None:
@@ -487,6 +489,9 @@ class BackupView:
             labels=meta_labels(obj),
             items_backed_up=_int(items),
             hooks_failed=_hooks_failed(status.get("hookStatus")),
+            include_cluster_resources=spec.get("includeClusterResources")
+            if isinstance(spec.get("includeClusterResources"), bool)
+            else None,
             items_unreadable=(
                 "progress" in status
                 and status["progress"] is not None
