@@ -2,8 +2,9 @@
 
 Today's Backups may hold a VM (READY by evidence) while the next ones will not: its namespace
 was labelled ``velero.io/exclude-from-backup=true`` after they were taken, or the Schedule
-that took them was edited (filters, selector), deleted, or the VM's labels changed. The gap
-shows only once the RPO passes; this check says it the day it opens.
+covering it was paused, edited (filters, selector, ``snapshotVolumes``), pointed at a location
+that is down, or deleted, or the VM's labels changed. The gap shows only once the RPO passes;
+this check says it the day it opens (red team rt27).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ NS_LABEL_SRC = (
     "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
 )
 SCHEDULE_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/builder/backup_builder.go"
+SCHEDULE_CTRL_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/schedule_controller.go"
+)
 NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-from-backuptrue"
 
 
@@ -40,11 +44,12 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
     title="The VM stays in the Backups Velero makes from now on",
     severity=Severity.MEDIUM,
     rationale="Backups taken before a namespace was labelled velero.io/exclude-from-backup=true, "
-    "or before the Schedule that took them changed, still hold the VM; the next ones will not, "
-    "and the gap shows only once the RPO has passed.",
-    remediation="Remove the exclude label from the VM's namespace, or make the Schedule's "
-    "template take the VM again (namespaces, resources, label selector).",
-    references=(NS_LABEL_DOC, NS_LABEL_SRC, SCHEDULE_SRC, VELERO_BACKUP_DOC),
+    "or before the Schedule covering the VM was paused or changed, still hold the VM and its "
+    "disks; the next ones will not, and the gap shows only once the RPO has passed.",
+    remediation="Remove the exclude label from the VM's namespace, unpause the Schedule, or make "
+    "its template take the VM and its disk data again (namespaces, resources, label selector, "
+    "snapshotVolumes, an Available storageLocation).",
+    references=(NS_LABEL_DOC, NS_LABEL_SRC, SCHEDULE_SRC, SCHEDULE_CTRL_SRC, VELERO_BACKUP_DOC),
     requires=("Backup", "Namespace"),
 )
 def continues(vm: VMRecord, ctx: CheckContext) -> Result:
