@@ -388,3 +388,20 @@ def test_a_native_snapshot_disk_whose_pv_is_in_the_backup_stays_captured(tmp_pat
     docs = _data_disk_on_nfs((1, 1))
     report = _complete(tmp_path, BKP_PASS, docs)
     assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+
+
+def test_a_snapshot_class_deleted_since_the_backups_stops_the_next_ones(tmp_path: Path) -> None:
+    """The Backups' CSI snapshots outlive their VolumeSnapshotClass, but Velero selects a
+    class for every new snapshot (velero pkg/util/csi/volume_snapshot.go): with none left for
+    the driver the next Backups hold no disk data. RR-PLT-003 named it on the platform only;
+    the VM stayed READY until the RPO passed."""
+    docs = [d for d in _docs(HEALTHY) if d["kind"] != "VolumeSnapshotClass"]
+    report = _complete(tmp_path, HEALTHY, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert (
+        "finds no VolumeSnapshotClass it can select for driver csi.example.com"
+        in (finding["message"])
+    )
+    assert _vm(report)["readiness"] == "AT_RISK"

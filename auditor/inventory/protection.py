@@ -1192,7 +1192,12 @@ class Pairing:
             )
 
         then, now = method(newest.backup), method(b)
-        if now[0] is None and now[1] and then[0] is not None:
+        # ``had``: the method the newest Backup's evidence shows it used; a CSI snapshot or
+        # data-mover copy taken then needs a VolumeSnapshotClass the next Backup can still
+        # select (velero pkg/util/csi/volume_snapshot.go), whatever the model reads of the
+        # newest Backup from the classes as they are now
+        csi_then = had in (Method.CSI_SNAPSHOT, Method.CSI_DATA_MOVER)
+        if now[0] is None and now[1] and (then[0] is not None or csi_then):
             return [now[2]]
         if now[0] is Method.FS_BACKUP and now[1] and had is not Method.FS_BACKUP:
             blocked = self._fs_restore_blocked(b, p.name, f"{b.name} takes a file-system backup")
