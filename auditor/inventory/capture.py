@@ -38,6 +38,7 @@ from auditor.inventory.index import (
     velero_label,
 )
 from auditor.kubevalues import dig
+from auditor.scope import entry_resource
 from auditor.sources.base import ClusterData, KindState
 
 __all__ = [
@@ -541,6 +542,52 @@ def select_snapshot_class(
     return next(iter(by_name)) if len(by_name) == 1 else None
 
 
+def pv_left_out(b: BackupView, pv: dict[str, Any]) -> str | None:
+    """Why Velero does not back up PersistentVolume ``pv`` in ``b``, so takes no native
+    snapshot of it (None when it does): Velero takes a volume snapshotter's snapshot only
+    while it backs up the PV item (velero pkg/backup/item_backupper.go ``backupItemInternal``
+    -> ``takePVSnapshot``), and skips a PV labelled ``velero.io/exclude-from-backup=true``
+    (``itemInclusionChecks``) or excluded as a cluster-scoped resource: listed in
+    ``excludedResources`` (or ``excludedClusterScopedResources``), under
+    ``includeClusterResources: false``, or, with it unset, left out of a non-empty
+    ``includedResources`` (pkg/util/collections/includes_excludes.go
+    ``GlobalIncludesExcludes.ShouldExclude``, ``ScopeIncludesExcludes.ShouldExclude``).
+    Red team rt27: a native-snapshot disk whose PV was excluded was READY on counters that
+    another PV's snapshot filled."""
+    pv_name = dig(pv, "metadata", "name")
+    where = f"its PersistentVolume {pv_name}"
+    tail = f"so Velero takes no native snapshot of it ({NATIVE_SKIP_SRC} takePVSnapshot)"
+    if excluded_from_backup(pv):
+        return f"{where} carries velero.io/exclude-from-backup=true, {tail}"
+    sc = b.scope
+
+    def hit(entries: Iterable[str], star: bool = False) -> bool:
+        names = ("persistentvolumes", "persistentvolume") + (("*",) if star else ())
+        return any(entry_resource(e) in names for e in entries)
+
+    scoped = (
+        sc.included_namespaced,
+        sc.excluded_namespaced,
+        sc.included_cluster,
+        sc.excluded_cluster,
+    )
+    if any(scoped):
+        why = "excludedClusterScopedResources" if hit(sc.excluded_cluster) else None
+    elif hit(sc.excluded_resources):
+        why = "excludedResources"
+    elif b.include_cluster_resources is False:
+        why = "includeClusterResources: false"
+    elif (
+        b.include_cluster_resources is None
+        and sc.included_resources
+        and not hit(sc.included_resources, star=True)
+    ):
+        why = "includedResources without persistentvolumes"
+    else:
+        return None
+    return f"backup {b.name}'s {why} leaves out {where}, {tail}"
+
+
 def intended_method(
     ix: ClusterIndex,
     b: BackupView,
@@ -617,6 +664,9 @@ def intended_method(
                 "has no CSI driver to snapshot it and no Velero volume snapshotter handles it "
                 f"({NATIVE_SKIP_SRC})",
             )
+        left = pv_left_out(b, facts.pv)
+        if left is not None:
+            return None, True, left
         return Method.NATIVE_SNAPSHOT, True, ""
     driver = facts.driver
     if driver is None:
@@ -1147,7 +1197,11 @@ def capture_evidence(
         st, why, proof = _counted(ix, plan, method, facts.driver)
         # native snapshots beyond the PVs Velero would snapshot natively anyway (no CSI)
         spare = b.native_completed - len(plan.expected.get(Method.NATIVE_SNAPSHOT, ()))
-        if st is not CaptureStatus.CAPTURED and spare > 0:
+        if (
+            st is not CaptureStatus.CAPTURED
+            and spare > 0
+            and (facts.pv is None or pv_left_out(b, facts.pv) is None)
+        ):
             # With CSI support off, Velero does not skip a CSI PV's native snapshot (it skips
             # one only "because it's handled by CSI plugin" when the CSI feature is on, velero
             # pkg/backup/item_backupper.go takePVSnapshot, #4758/#4797), and since 1.8 the
