@@ -104,6 +104,7 @@ def run_audit(
     *,
     owner: str | None = None,
     progress: CollectProgress | None = None,
+    formats: Sequence[str] | None = None,
 ) -> AuditRun:
     """Read the source of ``settings``, audit it and compare it with the publish archive.
 
@@ -113,7 +114,8 @@ def run_audit(
     against ``settings.publish`` when set (the same target the run is
     published to), so the scheduled service and ``auditor run`` get the same
     trend section. ``owner`` limits the report to one owner's VMs; ``progress``
-    is told about a live cluster read.
+    is told about a live cluster read; ``formats``: the artifact formats
+    :func:`write_run` will write (part of the run id, as :func:`audit_data`).
 
     Raises:
         auditor.sources.usable.NothingToAudit: no VirtualMachine found, or the
@@ -128,7 +130,7 @@ def run_audit(
     archive = publish_settings(settings.publish) if settings.publish is not None else None
     data = source_from_settings(settings, progress=progress).collect()
     require_vms(data)
-    report = audit_data(data, settings, at=at, owner=owner)
+    report = audit_data(data, settings, at=at, owner=owner, formats=formats)
     keep_until_exit(data)  # the console script then ends without freeing it (0.6 s at 10,000 VMs)
     trend = trend_for(report_document(report), archive) if archive is not None else None
     return AuditRun(report=report, trend=trend, gap=vm_list_gap(data))
@@ -160,11 +162,19 @@ def write_run(
 
 
 def audit_data(
-    data: ClusterData, settings: AuditSettings, *, at: datetime, owner: str | None = None
+    data: ClusterData,
+    settings: AuditSettings,
+    *,
+    at: datetime,
+    owner: str | None = None,
+    formats: Sequence[str] | None = None,
 ) -> AuditReport:
     """Audit ``data`` at instant ``at`` (UTC) and return the report envelope.
 
-    ``owner`` limits the report to one owner's VMs. Never raises for bad
+    ``owner`` limits the report to one owner's VMs. ``formats``: the artifact formats the
+    run writes; they are part of the run id (:func:`auditor.envelope.digest.run_key`), so
+    runs of one instant with other formats are archived side by side (None: not a run
+    written to disk; the id then covers no formats). Never raises for bad
     cluster data: it becomes collection problems and ERROR findings. When
     ``settings.backup_storage`` is set and ``data.backup_contents`` is still
     None, the BackupStorageLocation buckets are read first (read-only, S3
@@ -218,6 +228,7 @@ def audit_data(
             at=at,
             owner=owner,
             digest=digest.decode() if digest is not None else None,
+            formats=formats,
         )
         seed_report_document(report, [d for s in shares for d in s.documents])
         return report

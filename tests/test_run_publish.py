@@ -160,3 +160,28 @@ def test_an_owner_run_or_another_rpo_gets_its_own_run_id(tmp_path: Path) -> None
         != json.loads((tmp_path / "full" / "report.json").read_text())["summary"]["readiness"]
     )
     assert not (spool / "quarantine").exists()
+
+
+def test_runs_of_one_instant_with_other_formats_are_archived_side_by_side(
+    tmp_path: Path,
+) -> None:
+    """ux27: `run --at T --publish` with `--format json`, then with `--format json,csv`, gave
+    one run id; the second run's manifest (two more artifacts) conflicted and it was
+    quarantined. A run folder is sealed whole, so the id covers the formats written: each
+    set is its own run in the archive, and the same set (any order or case) keeps its id."""
+    archive, spool = tmp_path / "archive", tmp_path / "spool"
+    opts = ("--cluster-name", "example-cluster", "--publish", str(archive))
+    opts += ("--spool-dir", str(spool))
+    ids = []
+    for name, formats in (("json", "json"), ("csv", "json,csv"), ("csv-again", "CSV,Json")):
+        result = invoke_run(EXAMPLE, tmp_path / name, *opts, "--format", formats)
+        assert result.exit_code == 0, result.output
+        ids.append(_run_id(tmp_path / name).split()[0])
+        assert f"published run {ids[-1]}" in result.output
+    assert ids[0] != ids[1] == ids[2]
+    assert ids[0][:17] == ids[1][:17] == "20261130T060000Z-"
+    folders = {p.parent.name: p.parent for p in archive.rglob("manifest.json")}
+    assert sorted(folders) == sorted(ids[:2])
+    assert not (folders[ids[0]] / "findings.csv").exists()
+    assert (folders[ids[1]] / "findings.csv").is_file()
+    assert not (spool / "quarantine").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -275,7 +276,7 @@ def run(
     settings = settings.model_copy(
         update={"source": source, "publish": None if target is None else target.model_dump()}
     )
-    audit = audit_or_exit(settings, at, owner)
+    audit = audit_or_exit(settings, at, owner, wanted)
     report = report_document(audit.report)  # the one JSON form, shared with report.json
     try:
         paths = write_run(audit, out_dir, wanted, signing_key=key_file)
@@ -329,8 +330,14 @@ def run(
         sys.exit(EXIT_GATE)
 
 
-def audit_or_exit(settings: AuditSettings, at: datetime, owner: str | None) -> AuditRun:
+def audit_or_exit(
+    settings: AuditSettings,
+    at: datetime,
+    owner: str | None,
+    formats: Sequence[str] | None = None,
+) -> AuditRun:
     """:func:`auditor.pipeline.run_audit` at ``at``, its failures as exit codes and messages.
+    ``formats``: what the run writes (part of its id).
 
     Exits 2 when the input cannot be used (missing directory, cluster credentials,
     unknown ``--owner``), 4 (:class:`NothingAudited`) when no VirtualMachine could be
@@ -338,7 +345,11 @@ def audit_or_exit(settings: AuditSettings, at: datetime, owner: str | None) -> A
     """
     try:
         return run_audit(
-            settings, lambda: at, owner=owner, progress=progress_for(Console(stderr=True))
+            settings,
+            lambda: at,
+            owner=owner,
+            progress=progress_for(Console(stderr=True)),
+            formats=formats,
         )
     except ClusterLostError as exc:
         raise NothingAudited(str(exc)) from exc

@@ -144,7 +144,8 @@ class Run(Part):
     id: str = Field(
         description="audit time + first 8 hex of sha256 over input_digest, tool version, source "
         "and the settings that shape the verdicts (thresholds, policies, waivers, ownership, "
-        "cluster name, owner filter), e.g. 20261130T060000Z-3f2a9c1b"
+        "cluster name, owner filter) and the artifact formats written, "
+        "e.g. 20261130T060000Z-3f2a9c1b"
     )
     audit_time: str = Field(description="RFC 3339 UTC, second precision")
     tool_version: str
