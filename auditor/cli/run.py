@@ -37,6 +37,7 @@ from auditor.publish import (
     publish_run,
     publish_settings,
 )
+from auditor.publish.manifest import foreign_files
 from auditor.publish.signing import SigningError
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.usable import NothingToAudit
@@ -120,12 +121,14 @@ def load_config(path: Path | None) -> AuditSettings:
 
 
 def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
-    """Refuse an ``--out`` that is a file, or that is (or lies inside) the export directory
+    """Refuse an ``--out`` that is a file, that is (or lies inside) the export directory
     read: the reports and manifest.json written there would be read as input by the next
-    audit of it, which then is incomplete (trial nu25).
+    audit of it, which then is incomplete (trial nu25); or that holds files no earlier run
+    sealed there (:func:`~auditor.publish.manifest.foreign_files`): manifest.json would seal
+    them, and publishing would archive them, as this run's evidence (trial ux27).
 
     Raises:
-        click.BadParameter: either case (exit 2), before anything is audited.
+        click.BadParameter: any case (exit 2), before anything is audited.
     """
     if out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"{out_dir} is a file, not a directory", param_hint="--out")
@@ -138,6 +141,15 @@ def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
                 "there would be read as input by the next audit of it; write them elsewhere",
                 param_hint="--out",
             )
+    foreign = foreign_files(out_dir)
+    if foreign:
+        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        raise click.BadParameter(
+            f"{out_dir} holds {len(foreign)} file(s) no earlier audit run wrote there "
+            f"({', '.join(foreign[:3])}{more}): manifest.json would seal them as this run's "
+            "evidence; write to a new or empty folder, or move them out",
+            param_hint="--out",
+        )
 
 
 def source_option(
