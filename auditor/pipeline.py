@@ -34,15 +34,17 @@ from auditor.envelope import (
 )
 from auditor.envelope.build import assemble_envelope, input_digest, resolve_owner, vm_entry
 from auditor.envelope.model import VmEntry
+from auditor.kubevalues import format_time
 from auditor.lifetime import keep_until_exit
 from auditor.models import CollectionProblem
 from auditor.publish import dump_trend, publish_settings, trend_for
 from auditor.publish.manifest import MANIFEST_NAME, clear_sealed_run, seal_run
 from auditor.publish.trend import TREND_NAME
+from auditor.sources.asof import leave_out_after
 from auditor.sources.base import ClusterData
 from auditor.sources.from_settings import source_from_settings
 from auditor.sources.progress import CollectProgress
-from auditor.sources.usable import require_vms, vm_list_gap
+from auditor.sources.usable import NothingToAudit, require_vms, vm_list_gap
 from auditor.split import aside, share_out
 from auditor.yamlstrict import paused_gc
 
@@ -129,6 +131,14 @@ def run_audit(
     at = clock().astimezone(UTC).replace(microsecond=0)
     archive = publish_settings(settings.publish) if settings.publish is not None else None
     data = source_from_settings(settings, progress=progress).collect()
+    read = len(data.of("VirtualMachine"))
+    leave_out_after(data, at)  # objects created after the audit instant did not exist then
+    if read and not data.of("VirtualMachine"):
+        raise NothingToAudit(
+            f"no VirtualMachine in {data.info.location} existed at the audit instant "
+            f"{format_time(at)}: all {read} were created after it; the input shows the "
+            "cluster as it was read and cannot show it at that instant"
+        )
     require_vms(data)
     report = audit_data(data, settings, at=at, owner=owner, formats=formats)
     keep_until_exit(data)  # the console script then ends without freeing it (0.6 s at 10,000 VMs)
@@ -183,6 +193,7 @@ def audit_data(
     Raises:
         UnknownOwnerError: ``owner`` owns none of the audited VMs.
     """
+    leave_out_after(data, at)  # see auditor.sources.asof (nothing when run_audit did it)
     if settings.backup_storage is not None and data.backup_contents is None:
         from auditor.sources.bucket.load import read_backup_storage
 

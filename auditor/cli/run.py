@@ -39,6 +39,7 @@ from auditor.publish import (
 )
 from auditor.publish.manifest import foreign_files
 from auditor.publish.signing import SigningError
+from auditor.sources.asof import CREATED_AFTER
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.usable import NothingToAudit
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
@@ -306,6 +307,16 @@ def run(
         + ", ".join(f"{k} {v}" for k, v in summary.items())
         + incomplete_note(report)
     )
+    later = [p for p in report["collection_problems"] if CREATED_AFTER in p["reason"]]
+    if later:
+        click.echo(
+            f"Warning: --at {report['run']['audit_time']} precedes the creation of "
+            f"{sum(int(p['reason'].split()[0]) for p in later)} object(s) read "
+            f"({', '.join(str(p['kind']) for p in later)}): they are left out as no evidence "
+            "at that instant, and the report cannot show what existed then and was deleted "
+            "since",
+            err=True,
+        )
     if not report["vms"]:
         why = f" for owner {owner!r}" if owner else ""
         click.echo(f"Warning: no VirtualMachine was audited{why}", err=True)
