@@ -185,3 +185,21 @@ def test_runs_of_one_instant_with_other_formats_are_archived_side_by_side(
     assert not (folders[ids[0]] / "findings.csv").exists()
     assert (folders[ids[1]] / "findings.csv").is_file()
     assert not (spool / "quarantine").exists()
+
+
+def test_a_quarantined_run_is_not_said_to_be_kept_in_the_spool(tmp_path: Path) -> None:
+    """ux27: a `run --publish` whose run id the archive already holds with other bytes was
+    moved to quarantine (never retried), but `run` said "run kept in the spool", sending the
+    operator to `publish --retry`, which then had nothing to deliver."""
+    archive, spool = tmp_path / "archive", tmp_path / "spool"
+    opts = ("--cluster-name", "example-cluster", "--publish", str(archive))
+    opts += ("--spool-dir", str(spool))
+    first = invoke_run(EXAMPLE, tmp_path / "one", *opts)
+    assert first.exit_code == 0, first.output
+    (stored,) = archive.rglob("manifest.json")
+    stored.write_bytes(stored.read_bytes().replace(b'"cluster"', b'"cluster" ', 1))
+    again = invoke_run(EXAMPLE, tmp_path / "two", *opts)
+    assert again.exit_code == 3
+    (moved,) = (spool / "quarantine").iterdir()
+    assert f"publish: not delivered, run QUARANTINED in {moved} (not retried;" in again.output
+    assert "kept in the spool" not in again.output

@@ -338,6 +338,13 @@ def run(
         else:
             if result.published:
                 click.echo(f"published run {report['run']['id']} to {target.describe()}")
+            elif result.quarantined is not None:  # not in the spool: never retried
+                click.echo(
+                    f"publish: not delivered, run QUARANTINED in {result.quarantined} (not "
+                    f"retried; {result.error})",
+                    err=True,
+                )
+                unpublished = True
             else:
                 click.echo(
                     f"publish: not delivered, run kept in the spool ({result.error})", err=True
