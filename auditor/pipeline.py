@@ -132,7 +132,7 @@ def run_audit(
     archive = publish_settings(settings.publish) if settings.publish is not None else None
     data = source_from_settings(settings, progress=progress).collect()
     read = len(data.of("VirtualMachine"))
-    leave_out_after(data, at)  # objects created after the audit instant did not exist then
+    data = leave_out_after(data, at)  # objects created after the audit instant did not exist
     if read and not data.of("VirtualMachine"):
         raise NothingToAudit(
             f"no VirtualMachine in {data.info.location} existed at the audit instant "
@@ -193,7 +193,7 @@ def audit_data(
     Raises:
         UnknownOwnerError: ``owner`` owns none of the audited VMs.
     """
-    leave_out_after(data, at)  # see auditor.sources.asof (nothing when run_audit did it)
+    data = leave_out_after(data, at)  # see auditor.sources.asof (as is when run_audit did it)
     if settings.backup_storage is not None and data.backup_contents is None:
         from auditor.sources.bucket.load import read_backup_storage
 

@@ -235,3 +235,34 @@ def test_period_pdf_keeps_a_long_vm_name_inside_its_column(tmp_path: Path) -> No
     assert sum(len(w) for _, _, w in pieces) >= len(long_name)
     owner_x = max(float(x0) for x0, _, w in words if w == "team-billing")  # the VM table's
     assert all(x1 < owner_x for _, x1, _ in pieces)
+
+
+def test_one_audit_archived_with_two_format_sets_counts_once(tmp_path: Path) -> None:
+    """ux27: `run --at T --publish` with `--format json` and again with `--format json,csv`
+    are archived as two runs (the id covers the formats); the period report counted both,
+    weighing that instant twice in the RPO attainment."""
+    archive = tmp_path / "a"
+    for name, at, formats in (
+        ("d29", "2026-11-29T06:00:00Z", "json"),
+        ("d30", "2026-11-30T06:00:00Z", "json"),
+        ("d30csv", "2026-11-30T06:00:00Z", "json,csv"),
+    ):
+        result = invoke_run(
+            EXAMPLE, tmp_path / name, "--cluster-name", CLUSTER, "--publish", str(archive),
+            "--format", formats, at=at,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    ids = {n: json.loads((tmp_path / n / "report.json").read_text())["run"]["id"] for n in
+           ("d29", "d30", "d30csv")}  # fmt: skip
+    assert len(set(ids.values())) == 3
+    res = CliRunner().invoke(
+        main,
+        ["report", "--period", "2026-11", "--from", str(archive), "--cluster", CLUSTER,
+         "--out", str(tmp_path / "p"), "--format", "json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "p" / "period.json").read_text())
+    assert doc["fleet"]["runs"] == 2
+    assert doc["runs"] == sorted([ids["d29"], min(ids["d30"], ids["d30csv"])])
+    lab = next(v for v in doc["vms"] if v["name"] == "lab-ephemeral")
+    assert lab["audits"] == 2
