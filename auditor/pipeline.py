@@ -9,13 +9,15 @@ a :class:`~auditor.sources.base.ClusterData` already call :func:`audit_data`.
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +132,12 @@ def run_audit(
     """
     at = clock().astimezone(UTC).replace(microsecond=0)
     archive = publish_settings(settings.publish) if settings.publish is not None else None
+    started = time.monotonic()
     data = source_from_settings(settings, progress=progress).collect()
+    read_until = at + live_read_grace(data, time.monotonic() - started)
     read = len(data.of("VirtualMachine"))
-    data = leave_out_after(data, at)  # objects created after the audit instant did not exist
+    # objects created after the audit instant did not exist then (auditor.sources.asof)
+    data = leave_out_after(data, read_until, at=at)
     if read and not data.of("VirtualMachine"):
         raise NothingToAudit(
             f"no VirtualMachine in {data.info.location} existed at the audit instant "
@@ -140,10 +145,25 @@ def run_audit(
             "cluster as it was read and cannot show it at that instant"
         )
     require_vms(data)
-    report = audit_data(data, settings, at=at, owner=owner, formats=formats)
+    report = audit_data(data, settings, at=at, owner=owner, formats=formats, read_until=read_until)
     keep_until_exit(data)  # the console script then ends without freeing it (0.6 s at 10,000 VMs)
     trend = trend_for(report_document(report), archive) if archive is not None else None
     return AuditRun(report=report, trend=trend, gap=vm_list_gap(data))
+
+
+#: Clock difference between the API server (which stamps ``creationTimestamp``) and this
+#: machine that a live read allows for.
+LIVE_CLOCK_SKEW = timedelta(minutes=5)
+
+
+def live_read_grace(data: ClusterData, read_seconds: float) -> timedelta:
+    """How long after the audit instant an object may have been created and still count as
+    read at it: for a live cluster, the read's own duration (a VMI started, a Backup made
+    while the lists were paged) plus :data:`LIVE_CLOCK_SKEW`; for an export, nothing (its
+    objects were all there when it was taken, after the audit instant when any is later)."""
+    if data.info.type != "cluster":
+        return timedelta(0)
+    return timedelta(seconds=math.ceil(read_seconds)) + LIVE_CLOCK_SKEW
 
 
 def write_run(
@@ -178,8 +198,12 @@ def audit_data(
     at: datetime,
     owner: str | None = None,
     formats: Sequence[str] | None = None,
+    read_until: datetime | None = None,
 ) -> AuditReport:
     """Audit ``data`` at instant ``at`` (UTC) and return the report envelope.
+
+    Objects created after ``read_until`` (default ``at``) are left out as no evidence at
+    ``at`` (:func:`auditor.sources.asof.leave_out_after`).
 
     ``owner`` limits the report to one owner's VMs. ``formats``: the artifact formats the
     run writes; they are part of the run id (:func:`auditor.envelope.digest.run_key`), so
@@ -193,7 +217,8 @@ def audit_data(
     Raises:
         UnknownOwnerError: ``owner`` owns none of the audited VMs.
     """
-    data = leave_out_after(data, at)  # see auditor.sources.asof (as is when run_audit did it)
+    # see auditor.sources.asof (data as is when run_audit did it)
+    data = leave_out_after(data, read_until or at, at=at)
     if settings.backup_storage is not None and data.backup_contents is None:
         from auditor.sources.bucket.load import read_backup_storage
 

@@ -96,3 +96,39 @@ def test_an_instant_before_every_vm_existed_audits_nothing(tmp_path: Path) -> No
         in result.output
     )
     assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_a_live_read_counts_objects_made_while_it_ran(tmp_path: Path) -> None:
+    """A live read starts at the audit instant and pages its lists for a while: a VMI
+    started two minutes in (or stamped by an API server whose clock runs a little ahead)
+    was read at that instant, not after it; marking VirtualMachineInstance partial for it
+    would make every running VM UNKNOWN. An object an hour later (a catch-up run for an
+    earlier slot) is left out, as from an export."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+    from tests.live_support import _export, export_dir, serve
+
+    def vmi_created(when: str) -> dict[str, list[dict[str, object]]]:
+        objects, _ = _export(export_dir())
+        vmi = objects["VirtualMachineInstance"][0]
+        vmi["metadata"]["creationTimestamp"] = when  # type: ignore[index]
+        return objects
+
+    outputs = {}
+    for label, when in (("minutes", "2026-11-30T06:02:00Z"), ("hour", "2026-11-30T07:00:00Z")):
+        (tmp_path / label).mkdir()
+        with serve(tmp_path / label, objects=vmi_created(when)) as live:
+            res = CliRunner().invoke(
+                main,
+                ["run", "--kubeconfig", str(live.kubeconfig), "--at", "2026-11-30T06:00:00Z",
+                 "--out", str(tmp_path / label / "out"), "--format", "json"],
+            )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        outputs[label] = json.loads((tmp_path / label / "out" / "report.json").read_text())
+    later = [p for p in outputs["minutes"]["collection_problems"] if "created after" in p["reason"]]
+    assert later == []
+    assert outputs["minutes"]["cluster"]["kind_states"]["VirtualMachineInstance"] == "complete"
+    (hour,) = [p for p in outputs["hour"]["collection_problems"] if "created after" in p["reason"]]
+    assert hour["kind"] == "VirtualMachineInstance" and hour["kinds"] == ["VirtualMachineInstance"]
+    assert outputs["hour"]["cluster"]["kind_states"]["VirtualMachineInstance"] == "partial"

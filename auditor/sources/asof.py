@@ -55,9 +55,13 @@ RECORD_KINDS = frozenset(
 CREATED_AFTER = "created after the audit instant"
 
 
-def leave_out_after(data: ClusterData, at: datetime) -> ClusterData:
-    """``data`` without the objects created after ``at`` (UTC), with one collection problem
-    per kind naming how many, the first and its ``metadata.creationTimestamp``.
+def leave_out_after(
+    data: ClusterData, read_until: datetime, *, at: datetime | None = None
+) -> ClusterData:
+    """``data`` without the objects created after ``read_until`` (UTC), with one collection
+    problem per kind naming how many, the first and its ``metadata.creationTimestamp``.
+    ``at``: the audit instant the problems name (default ``read_until``; later for a live
+    read, whose objects made while it ran count as read at ``at``).
 
     ``data`` itself is never changed (a caller may audit it again at another instant); when
     nothing was created after ``at`` it is returned as is, else a copy.
@@ -70,7 +74,7 @@ def leave_out_after(data: ClusterData, at: datetime) -> ClusterData:
         later: list[tuple[datetime, dict[str, Any]]] = []
         for obj in data.objects[kind]:
             created = parse_rfc3339(dig(obj, "metadata", "creationTimestamp"))
-            if created is not None and created > at:
+            if created is not None and created > read_until:
                 later.append((created, obj))
             else:
                 kept.append((created, obj))
@@ -88,7 +92,7 @@ def leave_out_after(data: ClusterData, at: datetime) -> ClusterData:
         problems.append(
             CollectionProblem(
                 reason=(
-                    f"{len(later)} {kind} object(s) {CREATED_AFTER} {format_time(at)} left "
+                    f"{len(later)} {kind} object(s) {CREATED_AFTER} {format_time(at or read_until)} left "
                     f"out (the first, {_ref(first)}, created {format_time(created)}): they "
                     "did not exist then, so they are no evidence at that instant; the input "
                     "shows the cluster as it was read, later than the audit instant"
