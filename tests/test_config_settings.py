@@ -260,3 +260,35 @@ def test_period_public_keys_are_read_at_load(tmp_path: Path) -> None:
     assert found[f"{field}.3"].endswith("not an Ed25519 key")
     raw["schedules"][0]["period_public_keys"] = [str(good)]  # type: ignore[index]
     assert parse_settings(raw, path=Path("t.yaml")).schedules[0].period_public_keys == (good,)
+
+
+def test_publish_signing_key_is_read_at_load(tmp_path: Path) -> None:
+    """ux27: a missing or unusable publish.signing_key_file passed validate-config and the
+    service start, and failed only when the first run was sealed. Its private key is
+    never shown in the problem."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+
+    def pem(key: Any) -> bytes:
+        data: bytes = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        return data
+
+    good = tmp_path / "signing.pem"
+    good.write_bytes(pem(ed25519.Ed25519PrivateKey.generate()))
+    wrong = tmp_path / "rsa.pem"
+    wrong.write_bytes(pem(rsa.generate_private_key(public_exponent=65537, key_size=2048)))
+    missing = tmp_path / "gone.pem"
+    publish = {"url": str(tmp_path / "archive"), "spool_dir": str(tmp_path / "spool")}
+    found = problems_of({"publish": {**publish, "signing_key_file": str(missing)}})
+    assert found == {
+        "publish.signing_key_file": f"signing key {missing}: cannot read: No such file or directory"
+    }
+    found = problems_of({"publish": {**publish, "signing_key_file": str(wrong)}})
+    assert found["publish.signing_key_file"].endswith("not an Ed25519 key")
+    assert "PRIVATE KEY" not in found["publish.signing_key_file"]
+    s = parse_settings({"publish": {**publish, "signing_key_file": str(good)}}, path=Path("t.yaml"))
+    assert s.signing_key == good
