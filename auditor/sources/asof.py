@@ -64,7 +64,7 @@ def leave_out_after(
     read, whose objects made while it ran count as read at ``at``).
 
     ``data`` itself is never changed (a caller may audit it again at another instant); when
-    nothing was created after ``at`` it is returned as is, else a copy.
+    nothing was created after ``read_until`` it is returned as is, else a copy.
     """
     objects = dict(data.objects)
     problems = list(data.problems)
@@ -82,8 +82,8 @@ def leave_out_after(
             continue
         objects[kind] = [obj for _, obj in kept]
         record = kind in RECORD_KINDS
-        if not record:
-            states[kind] = KindState.PARTIAL
+        if not record and data.state(kind) is KindState.COMPLETE:
+            states[kind] = KindState.PARTIAL  # never raises an unavailable kind to partial
         created, first = min(later, key=lambda p: (p[0], _ref(p[1])))
         ns, name = (
             str(dig(first, "metadata", "namespace") or ""),
@@ -92,8 +92,8 @@ def leave_out_after(
         problems.append(
             CollectionProblem(
                 reason=(
-                    f"{len(later)} {kind} object(s) {CREATED_AFTER} {format_time(at or read_until)} left "
-                    f"out (the first, {_ref(first)}, created {format_time(created)}): they "
+                    f"{len(later)} {kind} object(s) {CREATED_AFTER} "
+                    f"{format_time(at or read_until)} left out (the first, {_ref(first)}, created {format_time(created)}): they "
                     "did not exist then, so they are no evidence at that instant; the input "
                     "shows the cluster as it was read, later than the audit instant"
                     + ("" if record else f"; which {kind} of that name existed then is unknown")
