@@ -292,3 +292,24 @@ def test_publish_signing_key_is_read_at_load(tmp_path: Path) -> None:
     assert "PRIVATE KEY" not in found["publish.signing_key_file"]
     s = parse_settings({"publish": {**publish, "signing_key_file": str(good)}}, path=Path("t.yaml"))
     assert s.signing_key == good
+
+
+def test_a_signing_key_pasted_in_place_of_its_path_is_not_quoted(tmp_path: Path) -> None:
+    """Reading the key at load must not print a key pasted into the field back."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    text = (
+        ed25519.Ed25519PrivateKey.generate()
+        .private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        .decode()
+    )
+    publish = {"url": str(tmp_path / "archive"), "signing_key_file": text}
+    found = problems_of({"publish": publish})
+    assert "not the path of a key file" in found["publish.signing_key_file"]
+    assert "PRIVATE KEY" not in " ".join(found.values())
+    assert text.splitlines()[1] not in " ".join(found.values())

@@ -165,6 +165,10 @@ def signing_key_problem(path: Path) -> str | None:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+    text = str(path)
+    if "-----BEGIN" in text or "\n" in text or len(text) > 4096:
+        # the key pasted in place of its file's path: name the field, quote nothing
+        return "holds key text, not the path of a key file (the value is not shown)"
     try:
         key = serialization.load_pem_private_key(path.read_bytes(), password=None)
     except OSError as exc:
