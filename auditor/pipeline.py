@@ -9,13 +9,15 @@ a :class:`~auditor.sources.base.ClusterData` already call :func:`audit_data`.
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +38,17 @@ from auditor.envelope.build import assemble_envelope, input_digest, resolve_owne
 from auditor.envelope.model import VmEntry
 from auditor.inventory.capture import ContentSummary, label_summaries
 from auditor.inventory.vmvalidate import validate_vm
+from auditor.kubevalues import format_time
 from auditor.lifetime import keep_until_exit
 from auditor.models import CollectionProblem
 from auditor.publish import dump_trend, publish_settings, trend_for
 from auditor.publish.manifest import MANIFEST_NAME, clear_sealed_run, seal_run
 from auditor.publish.trend import TREND_NAME
+from auditor.sources.asof import leave_out_after
 from auditor.sources.base import ClusterData
 from auditor.sources.from_settings import source_from_settings
 from auditor.sources.progress import CollectProgress
-from auditor.sources.usable import require_vms, vm_list_gap
+from auditor.sources.usable import NothingToAudit, require_vms, vm_list_gap
 from auditor.split import aside, share_out
 from auditor.yamlstrict import paused_gc
 
@@ -106,6 +110,7 @@ def run_audit(
     *,
     owner: str | None = None,
     progress: CollectProgress | None = None,
+    formats: Sequence[str] | None = None,
 ) -> AuditRun:
     """Read the source of ``settings``, audit it and compare it with the publish archive.
 
@@ -115,7 +120,8 @@ def run_audit(
     against ``settings.publish`` when set (the same target the run is
     published to), so the scheduled service and ``auditor run`` get the same
     trend section. ``owner`` limits the report to one owner's VMs; ``progress``
-    is told about a live cluster read.
+    is told about a live cluster read; ``formats``: the artifact formats
+    :func:`write_run` will write (part of the run id, as :func:`audit_data`).
 
     Raises:
         auditor.sources.usable.NothingToAudit: no VirtualMachine found, or the
@@ -128,12 +134,38 @@ def run_audit(
     """
     at = clock().astimezone(UTC).replace(microsecond=0)
     archive = publish_settings(settings.publish) if settings.publish is not None else None
+    started = time.monotonic()
     data = source_from_settings(settings, progress=progress).collect()
+    read_until = at + live_read_grace(data, time.monotonic() - started)
+    read = len(data.of("VirtualMachine"))
+    # objects created after the audit instant did not exist then (auditor.sources.asof)
+    data = leave_out_after(data, read_until, at=at)
+    if read and not data.of("VirtualMachine"):
+        raise NothingToAudit(
+            f"no VirtualMachine in {data.info.location} existed at the audit instant "
+            f"{format_time(at)}: all {read} were created after it; the input shows the "
+            "cluster as it was read and cannot show it at that instant"
+        )
     require_vms(data)
-    report = audit_data(data, settings, at=at, owner=owner)
+    report = audit_data(data, settings, at=at, owner=owner, formats=formats, read_until=read_until)
     keep_until_exit(data)  # the console script then ends without freeing it (0.6 s at 10,000 VMs)
     trend = trend_for(report_document(report), archive) if archive is not None else None
     return AuditRun(report=report, trend=trend, gap=vm_list_gap(data))
+
+
+#: Clock difference between the API server (which stamps ``creationTimestamp``) and this
+#: machine that a live read allows for.
+LIVE_CLOCK_SKEW = timedelta(minutes=5)
+
+
+def live_read_grace(data: ClusterData, read_seconds: float) -> timedelta:
+    """How long after the audit instant an object may have been created and still count as
+    read at it: for a live cluster, the read's own duration (a VMI started, a Backup made
+    while the lists were paged) plus :data:`LIVE_CLOCK_SKEW`; for an export, nothing (its
+    objects were all there when it was taken, after the audit instant when any is later)."""
+    if data.info.type != "cluster":
+        return timedelta(0)
+    return timedelta(seconds=math.ceil(read_seconds)) + LIVE_CLOCK_SKEW
 
 
 def write_run(
@@ -162,11 +194,23 @@ def write_run(
 
 
 def audit_data(
-    data: ClusterData, settings: AuditSettings, *, at: datetime, owner: str | None = None
+    data: ClusterData,
+    settings: AuditSettings,
+    *,
+    at: datetime,
+    owner: str | None = None,
+    formats: Sequence[str] | None = None,
+    read_until: datetime | None = None,
 ) -> AuditReport:
     """Audit ``data`` at instant ``at`` (UTC) and return the report envelope.
 
-    ``owner`` limits the report to one owner's VMs. Never raises for bad
+    Objects created after ``read_until`` (default ``at``) are left out as no evidence at
+    ``at`` (:func:`auditor.sources.asof.leave_out_after`).
+
+    ``owner`` limits the report to one owner's VMs. ``formats``: the artifact formats the
+    run writes; they are part of the run id (:func:`auditor.envelope.digest.run_key`), so
+    runs of one instant with other formats are archived side by side (None: not a run
+    written to disk; the id then covers no formats). Never raises for bad
     cluster data: it becomes collection problems and ERROR findings. When
     ``settings.backup_storage`` is set and ``data.backup_contents`` is still
     None, the BackupStorageLocation buckets are read first (read-only, S3
@@ -175,6 +219,8 @@ def audit_data(
     Raises:
         UnknownOwnerError: ``owner`` owns none of the audited VMs.
     """
+    # see auditor.sources.asof (data as is when run_audit did it)
+    data = leave_out_after(data, read_until or at, at=at)
     if settings.backup_storage is not None and data.backup_contents is None:
         from auditor.sources.bucket.load import read_backup_storage
 
@@ -217,6 +263,7 @@ def audit_data(
             at=at,
             owner=owner,
             digest=digest,
+            formats=formats,
         )
         seed_report_document(report, [d for s in shares for d in s.documents])
         return report
