@@ -132,3 +132,42 @@ def test_a_live_read_counts_objects_made_while_it_ran(tmp_path: Path) -> None:
     (hour,) = [p for p in outputs["hour"]["collection_problems"] if "created after" in p["reason"]]
     assert hour["kind"] == "VirtualMachineInstance" and hour["kinds"] == ["VirtualMachineInstance"]
     assert outputs["hour"]["cluster"]["kind_states"]["VirtualMachineInstance"] == "partial"
+
+
+def test_every_written_form_of_a_creation_time_is_judged_by_its_instant() -> None:
+    """The API server's own form ("...T..:..:..Z") is compared as text; every other form an
+    RFC 3339 reader accepts is parsed, so a time written with a blank, a lowercase "t", a
+    fraction or an offset is judged by the instant it names, and one that is no time stays."""
+    from datetime import timedelta
+
+    from auditor.sources.asof import leave_out_after
+    from auditor.sources.base import ClusterData, KindState, SourceInfo
+
+    until = AUDIT_AT + timedelta(microseconds=500_000)  # a live read's bound need not be whole
+    stamps = {
+        "canonical-before": ("2026-11-29T23:59:59Z", True),
+        "canonical-same-second": (AUDIT_AT.strftime("%Y-%m-%dT%H:%M:%SZ"), True),
+        "canonical-after": ((AUDIT_AT + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), False),
+        "blank-after": ((AUDIT_AT + timedelta(hours=3)).strftime("%Y-%m-%d %H:%M:%SZ"), False),
+        # Go's time.Parse(RFC3339) refuses a lowercase "t" (the validators name it): no time
+        "lower-t-after": ((AUDIT_AT + timedelta(hours=3)).strftime("%Y-%m-%dt%H:%M:%SZ"), True),
+        "lower-z-after": ((AUDIT_AT + timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%Sz"), False),
+        "fraction-after": ((AUDIT_AT + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S.25Z"), False),
+        "offset-before": ((AUDIT_AT + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S+02:00"), True),
+        "offset-after": ((AUDIT_AT - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S-02:00"), False),
+        "not-a-time": ("2026-13-99T99:99:99Z", True),
+        "no-time": (None, True),
+    }  # fmt: skip
+    objects = [
+        {"metadata": {"name": name, "namespace": "ns", "creationTimestamp": stamp}}
+        for name, (stamp, _) in stamps.items()
+    ]
+    data = ClusterData(
+        info=SourceInfo(type="directory", location="x"),
+        objects={"NetworkAttachmentDefinition": objects},
+        states={"NetworkAttachmentDefinition": KindState.COMPLETE},
+    )
+    kept = leave_out_after(data, until, at=AUDIT_AT)
+    names = [o["metadata"]["name"] for o in kept.of("NetworkAttachmentDefinition")]
+    assert names == [name for name, (_, stays) in stamps.items() if stays]
+    assert data.of("NetworkAttachmentDefinition") == objects  # the caller's data untouched

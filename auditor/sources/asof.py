@@ -69,18 +69,32 @@ def leave_out_after(
     objects = dict(data.objects)
     problems = list(data.problems)
     states = dict(data.states)
+    # What the API server writes (second precision, "Z": k8s.io/apimachinery metav1.Time
+    # MarshalJSON) compares as text, in the order of the instants; any other form is parsed.
+    until = format_time(read_until) or ""
     for kind in sorted(data.objects):
-        kept: list[tuple[datetime | None, dict[str, Any]]] = []
+        kept: list[dict[str, Any]] = []
         later: list[tuple[datetime, dict[str, Any]]] = []
         for obj in data.objects[kind]:
-            created = parse_rfc3339(dig(obj, "metadata", "creationTimestamp"))
+            meta = obj.get("metadata")
+            stamp = meta.get("creationTimestamp") if isinstance(meta, dict) else None
+            if (
+                type(stamp) is str
+                and len(stamp) == 20
+                and stamp[10] == "T"
+                and stamp[19] == "Z"
+                and stamp <= until
+            ):
+                kept.append(obj)  # at or before the instant, or no time at all (parsed: None)
+                continue
+            created = parse_rfc3339(stamp)
             if created is not None and created > read_until:
                 later.append((created, obj))
             else:
-                kept.append((created, obj))
+                kept.append(obj)
         if not later:
             continue
-        objects[kind] = [obj for _, obj in kept]
+        objects[kind] = kept
         record = kind in RECORD_KINDS
         if not record and data.state(kind) is KindState.COMPLETE:
             states[kind] = KindState.PARTIAL  # never raises an unavailable kind to partial
