@@ -215,6 +215,7 @@ def test_fleet_rolls_up_latest_runs_from_s3(
     assert html.count('class="status-stale"') == 1
     assert (tmp_path / "out" / "fleet.pdf").read_bytes().startswith(b"%PDF")
     assert "Warning: west is stale" in result.output
+    assert "3 clusters (1 current, 3 runs verified), 15 VMs: " in result.output
 
 
 def test_fleet_says_which_runs_were_verified(
@@ -249,6 +250,7 @@ def test_fleet_says_which_runs_were_verified(
     )  # fmt: skip
     assert any(line.startswith("CHANGED vms.csv") for line in lab["verification"]["detail"])
     assert doc["signatures_checked"] is True and doc["summary"]["runs_verified"] == 1
+    assert "2 clusters (1 current, 1 run verified), " in result.output  # not "1 runs"
     # lab's READY count (none: its READY VM was already UNKNOWN) never adds to the fleet's
     assert doc["summary"]["readiness"]["READY"] == east["readiness"]["READY"]
 
