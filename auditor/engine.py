@@ -8,6 +8,7 @@ applied last and keep the finding's facts.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -15,7 +16,7 @@ from auditor.checks import CATALOG, CheckContext, CheckSpec, Result
 from auditor.checks.fleetview import PlatformFacts, platform_facts
 from auditor.config import AuditSettings
 from auditor.inventory import ClusterIndex, Inventory, VMRecord
-from auditor.inventory.capture import warm_content_summaries
+from auditor.inventory.capture import ContentSummary, warm_content_summaries
 from auditor.kubevalues import dig
 from auditor.models import CollectionProblem, Finding, Status
 from auditor.policy import resolve_policy
@@ -76,11 +77,21 @@ class Evaluation:
             then the index's).
         incomplete: ids of the checks some of whose required kinds were not (all) read,
             filled in as VMs are checked.
+
+    ``validated``: each VM's malformed fields made by another process meanwhile (see
+    :class:`~auditor.inventory.Inventory`).
     """
 
-    def __init__(self, data: ClusterData, settings: AuditSettings, *, at: datetime) -> None:
+    def __init__(
+        self,
+        data: ClusterData,
+        settings: AuditSettings,
+        *,
+        at: datetime,
+        validated: Callable[[], list[list[tuple[str, str]]] | None] | None = None,
+    ) -> None:
         self._data, self._settings, self._at = data, settings, at
-        self._inventory = Inventory(data, at)
+        self._inventory = Inventory(data, at, validated)
         self.index = self._inventory.index
         self.problems: list[CollectionProblem] = list(data.problems) + self.index.problems
         self.incomplete: set[str] = set()
@@ -97,13 +108,14 @@ class Evaluation:
         """The number of VMs."""
         return len(self._inventory)
 
-    def before_fork(self) -> None:
+    def before_fork(self, summaries: dict[str, tuple[int, ContentSummary]] | None = None) -> None:
         """Fill the cluster-wide caches that VMs in any namespace read, before
         :func:`auditor.split.share_out` forks its worker: both processes then read them
         instead of each building its own (today: each Backup's VolumeSnapshotContent
         summary, :func:`~auditor.inventory.capture.warm_content_summaries`, a walk over
-        every labelled content). What the checks find is the same either way."""
-        warm_content_summaries(self.index)
+        every labelled content, or ``summaries`` where another process made them: see
+        there). What the checks find is the same either way."""
+        warm_content_summaries(self.index, summaries)
 
     def vm(self, i: int) -> tuple[VMResult, list[CollectionProblem]]:
         """Pair, check and waive the ``i``-th VM (sorted by namespace and name).

@@ -9,13 +9,15 @@ a :class:`~auditor.sources.base.ClusterData` already call :func:`audit_data`.
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +36,19 @@ from auditor.envelope import (
 )
 from auditor.envelope.build import assemble_envelope, input_digest, resolve_owner, vm_entry
 from auditor.envelope.model import VmEntry
+from auditor.inventory.capture import ContentSummary, label_summaries
+from auditor.inventory.vmvalidate import validate_vm
+from auditor.kubevalues import format_time
 from auditor.lifetime import keep_until_exit
 from auditor.models import CollectionProblem
 from auditor.publish import dump_trend, publish_settings, trend_for
 from auditor.publish.manifest import MANIFEST_NAME, clear_sealed_run, seal_run
 from auditor.publish.trend import TREND_NAME
+from auditor.sources.asof import leave_out_after
 from auditor.sources.base import ClusterData
 from auditor.sources.from_settings import source_from_settings
 from auditor.sources.progress import CollectProgress
-from auditor.sources.usable import require_vms, vm_list_gap
+from auditor.sources.usable import NothingToAudit, require_vms, vm_list_gap
 from auditor.split import aside, share_out
 from auditor.yamlstrict import paused_gc
 
@@ -104,6 +110,7 @@ def run_audit(
     *,
     owner: str | None = None,
     progress: CollectProgress | None = None,
+    formats: Sequence[str] | None = None,
 ) -> AuditRun:
     """Read the source of ``settings``, audit it and compare it with the publish archive.
 
@@ -113,7 +120,8 @@ def run_audit(
     against ``settings.publish`` when set (the same target the run is
     published to), so the scheduled service and ``auditor run`` get the same
     trend section. ``owner`` limits the report to one owner's VMs; ``progress``
-    is told about a live cluster read.
+    is told about a live cluster read; ``formats``: the artifact formats
+    :func:`write_run` will write (part of the run id, as :func:`audit_data`).
 
     Raises:
         auditor.sources.usable.NothingToAudit: no VirtualMachine found, or the
@@ -126,12 +134,38 @@ def run_audit(
     """
     at = clock().astimezone(UTC).replace(microsecond=0)
     archive = publish_settings(settings.publish) if settings.publish is not None else None
+    started = time.monotonic()
     data = source_from_settings(settings, progress=progress).collect()
+    read_until = at + live_read_grace(data, time.monotonic() - started)
+    read = len(data.of("VirtualMachine"))
+    # objects created after the audit instant did not exist then (auditor.sources.asof)
+    data = leave_out_after(data, read_until, at=at)
+    if read and not data.of("VirtualMachine"):
+        raise NothingToAudit(
+            f"no VirtualMachine in {data.info.location} existed at the audit instant "
+            f"{format_time(at)}: all {read} were created after it; the input shows the "
+            "cluster as it was read and cannot show it at that instant"
+        )
     require_vms(data)
-    report = audit_data(data, settings, at=at, owner=owner)
+    report = audit_data(data, settings, at=at, owner=owner, formats=formats, read_until=read_until)
     keep_until_exit(data)  # the console script then ends without freeing it (0.6 s at 10,000 VMs)
     trend = trend_for(report_document(report), archive) if archive is not None else None
     return AuditRun(report=report, trend=trend, gap=vm_list_gap(data))
+
+
+#: Clock difference between the API server (which stamps ``creationTimestamp``) and this
+#: machine that a live read allows for.
+LIVE_CLOCK_SKEW = timedelta(minutes=5)
+
+
+def live_read_grace(data: ClusterData, read_seconds: float) -> timedelta:
+    """How long after the audit instant an object may have been created and still count as
+    read at it: for a live cluster, the read's own duration (a VMI started, a Backup made
+    while the lists were paged) plus :data:`LIVE_CLOCK_SKEW`; for an export, nothing (its
+    objects were all there when it was taken, after the audit instant when any is later)."""
+    if data.info.type != "cluster":
+        return timedelta(0)
+    return timedelta(seconds=math.ceil(read_seconds)) + LIVE_CLOCK_SKEW
 
 
 def write_run(
@@ -160,11 +194,23 @@ def write_run(
 
 
 def audit_data(
-    data: ClusterData, settings: AuditSettings, *, at: datetime, owner: str | None = None
+    data: ClusterData,
+    settings: AuditSettings,
+    *,
+    at: datetime,
+    owner: str | None = None,
+    formats: Sequence[str] | None = None,
+    read_until: datetime | None = None,
 ) -> AuditReport:
     """Audit ``data`` at instant ``at`` (UTC) and return the report envelope.
 
-    ``owner`` limits the report to one owner's VMs. Never raises for bad
+    Objects created after ``read_until`` (default ``at``) are left out as no evidence at
+    ``at`` (:func:`auditor.sources.asof.leave_out_after`).
+
+    ``owner`` limits the report to one owner's VMs. ``formats``: the artifact formats the
+    run writes; they are part of the run id (:func:`auditor.envelope.digest.run_key`), so
+    runs of one instant with other formats are archived side by side (None: not a run
+    written to disk; the id then covers no formats). Never raises for bad
     cluster data: it becomes collection problems and ERROR findings. When
     ``settings.backup_storage`` is set and ``data.backup_contents`` is still
     None, the BackupStorageLocation buckets are read first (read-only, S3
@@ -173,16 +219,18 @@ def audit_data(
     Raises:
         UnknownOwnerError: ``owner`` owns none of the audited VMs.
     """
+    # see auditor.sources.asof (data as is when run_audit did it)
+    data = leave_out_after(data, read_until or at, at=at)
     if settings.backup_storage is not None and data.backup_contents is None:
         from auditor.sources.bucket.load import read_backup_storage
 
         read_backup_storage(data, settings)
     with paused_gc():  # see paused_gc: keeps a 10,000-VM audit linear in the VM count
-        # The input digest reads every object and no index: a forked child takes it while
-        # the index is built here (auditor.split.aside; None: taken by assemble_envelope).
-        digesting = aside(lambda: input_digest(data).encode(), len(data.of("VirtualMachine")))
+        # What needs no index is made by a forked child while the index is built here
+        # (_SideWork; each part it does not give is made here).
+        side = _SideWork(data)
         try:
-            ev = Evaluation(data, settings, at=at)
+            ev = Evaluation(data, settings, at=at, validated=side.validated)
             # Each VM is paired, checked and entered here or in a forked worker.
             here = os.getpid()  # the process that writes the report (see _Share.documents)
             chunks = share_out(
@@ -190,16 +238,13 @@ def audit_data(
                 lambda vms: _check_share(ev, settings, owner, vms, here),
                 _encode_share,
                 lambda raw, vms: _decode_share(raw, vms, owner),
-                prepare=ev.before_fork,
+                prepare=lambda: ev.before_fork(side.summaries()),
             )
         except BaseException:
-            if digesting is not None:
-                digesting.close()
+            side.close()
             raise
         keep_until_exit(ev)  # its index, as ``data`` in run_audit (see auditor.lifetime)
-        digest = digesting.result() if digesting is not None else None
-        if digest is not None and _DIGEST.fullmatch(digest) is None:
-            digest = None  # not what input_digest gives: taken here
+        digest = side.digest()
         shares = [share for _, share in chunks]
         owners = sum((s.owners for s in shares), Counter[str]())
         if owner is not None and owner not in owners:
@@ -217,7 +262,8 @@ def audit_data(
             settings,
             at=at,
             owner=owner,
-            digest=digest.decode() if digest is not None else None,
+            digest=digest,
+            formats=formats,
         )
         seed_report_document(report, [d for s in shares for d in s.documents])
         return report
@@ -225,6 +271,79 @@ def audit_data(
 
 #: What :func:`~auditor.envelope.build.input_digest` gives, encoded.
 _DIGEST = re.compile(rb"sha256:[0-9a-f]{64}")
+
+
+class _SideWork:
+    """What a forked child (:func:`auditor.split.aside`) makes from the data as read while
+    this process builds the index, in the order this process needs it: each VirtualMachine's
+    malformed fields (:func:`~auditor.inventory.vmvalidate.validate_vm`, once the index is
+    built), each Backup label's VolumeSnapshotContent summary
+    (:func:`~auditor.inventory.capture.label_summaries`, just before the per-VM worker forks)
+    and the input digest (for the envelope). About 5 s of work at 10,000 VMs, off this
+    process's path.
+
+    Each getter gives None where no child ran or it gave nothing usable: the caller then
+    makes it here, and the report is the same either way (``tests/test_split.py``).
+    """
+
+    def __init__(self, data: ClusterData) -> None:
+        vms = data.of("VirtualMachine")
+        self._vms = len(vms)
+        self._job = aside(
+            [
+                lambda: pickle.dumps([validate_vm(vm) for vm in vms], pickle.HIGHEST_PROTOCOL),
+                lambda: pickle.dumps(label_summaries(data), pickle.HIGHEST_PROTOCOL),
+                lambda: input_digest(data).encode(),
+            ],
+            len(vms),
+        )
+        self._taken = 0
+
+    def _take(self, part: int) -> bytes | None:
+        """The child's ``part``-th value (0-based), once; the ones before it are dropped."""
+        value = None
+        while self._job is not None and self._taken <= part:
+            value = self._job.result()
+            self._taken += 1
+        return value if self._taken == part + 1 else None
+
+    def validated(self) -> list[list[tuple[str, str]]] | None:
+        """Each VM's ``validate_vm`` in ``data.of("VirtualMachine")`` order, or None."""
+        found = _unpickled(self._take(0))
+        if not isinstance(found, list) or len(found) != self._vms:
+            return None
+        return found if all(isinstance(f, list) for f in found) else None
+
+    def summaries(self) -> dict[str, tuple[int, ContentSummary]] | None:
+        """``label_summaries`` of the data, or None."""
+        found = _unpickled(self._take(1))
+        if isinstance(found, dict) and all(
+            isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], ContentSummary)
+            for v in found.values()
+        ):
+            return found
+        return None
+
+    def digest(self) -> str | None:
+        """The input digest, or None (``assemble_envelope`` then takes it)."""
+        raw = self._take(2)
+        return raw.decode() if raw is not None and _DIGEST.fullmatch(raw) else None
+
+    def close(self) -> None:
+        """Stop the child, if one runs."""
+        if self._job is not None:
+            self._job.close()
+
+
+def _unpickled(raw: bytes | None) -> Any:
+    """``raw`` unpickled (it comes from this process's own fork), or None when it is none or
+    does not unpickle."""
+    if raw is None:
+        return None
+    try:
+        return pickle.loads(raw)
+    except Exception:  # noqa: BLE001 - whatever it is, it is made here instead
+        return None
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-__all__ = ["Scope", "selector_matches", "validate_selector", "SelectorError"]
+__all__ = ["Scope", "entry_resource", "selector_matches", "validate_selector", "SelectorError"]
 
 #: Short names Velero expands in resource filters: it resolves each entry through the API
 #: server's discovery with the short-name expander (``restmapper.NewShortcutExpander`` in
@@ -86,6 +86,12 @@ _CLUSTER_SCOPED = frozenset(
         "customresourcedefinitions",
     }
 )
+
+
+def entry_resource(entry: str) -> str:
+    """The resource a filter entry names, short names spelled out, group dropped
+    (``pv`` and ``persistentvolumes.`` are ``persistentvolumes``)."""
+    return _expand(entry.lower()).partition(".")[0]
 
 
 def _expand(entry: str) -> str:

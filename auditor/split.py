@@ -39,7 +39,7 @@ import signal
 import socket
 import threading
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -188,60 +188,73 @@ def share_out_iter(
         yield range(start, items), work(range(start, items))
 
 
-def aside(fn: Callable[[], bytes], items: int, sharing: Sharing = AUDIT) -> Aside | None:
-    """Start ``fn()`` in a forked child while this process goes on, when :func:`wanted` says
-    a worker is worth it for ``items`` items of ``sharing``'s kind; None otherwise (or when
-    the child cannot start): the caller then calls ``fn`` itself. ``fn`` must only read what
-    exists at the fork and return bytes."""
+def aside(fns: Sequence[Callable[[], bytes]], items: int, sharing: Sharing = AUDIT) -> Aside | None:
+    """Start ``fns`` one after another in a forked child while this process goes on, when
+    :func:`wanted` says a worker is worth it for ``items`` items of ``sharing``'s kind; None
+    otherwise (or when the child cannot start): the caller then calls each itself. Each
+    ``fn`` must only read what exists at the fork and return bytes; the caller takes their
+    values in order (:meth:`Aside.result`), each as soon as the child has sent it."""
     if not wanted(items, sharing):
         return None
     try:
-        return Aside(fn, f"{sharing.name} (aside)")
+        return Aside(fns, f"{sharing.name} (aside)")
     except OSError as exc:
         log.warning("%s could not start (%s): working here", sharing.name, exc)
         return None
 
 
 class Aside:
-    """A forked child computing one value (bytes) from this process's memory at the fork.
+    """A forked child computing values (bytes) from this process's memory at the fork, one
+    function after another, each value sent as soon as it is made.
 
     Nothing depends on it: :meth:`result` gives None when it failed, sent a short answer or
     was silent, and the caller computes the value itself. Its failure is in the debug log
     only (no data on stderr).
     """
 
-    def __init__(self, fn: Callable[[], bytes], name: str) -> None:
+    def __init__(self, fns: Sequence[Callable[[], bytes]], name: str) -> None:
         ctx = multiprocessing.get_context("fork")
         self._name = name
+        self._left = len(fns)
+        self._failed = False
         ours, theirs = socket.socketpair()
         self._sock = ours
-        self._proc = ctx.Process(target=self._main, args=(theirs, fn), daemon=True)
+        self._proc = ctx.Process(target=self._main, args=(theirs, list(fns)), daemon=True)
         try:
             self._proc.start()
         finally:
             theirs.close()
 
-    def _main(self, sock: socket.socket, fn: Callable[[], bytes]) -> None:
+    def _main(self, sock: socket.socket, fns: list[Callable[[], bytes]]) -> None:
         self._sock.close()
         _as_child()
         try:
-            _send_frame(sock, fn())
+            for fn in fns:
+                _send_frame(sock, fn())
             sock.close()
-        except BaseException:  # the caller computes it
+        except BaseException:  # the caller computes what was not sent
             log.debug("%s failed", self._name, exc_info=True)
             os._exit(1)
 
     def result(self, timeout: float = SILENCE_S) -> bytes | None:
-        """The child's value, or None (it failed, or sent nothing whole within ``timeout``
-        seconds); the child is reaped either way. Call once."""
-        try:
-            self._sock.settimeout(timeout)
-            value = _receive_frame(self._sock)
-        except OSError:  # a timeout, or the socket is gone
-            value = None
-        if value is None:
-            log.warning("%s gave no answer: working here", self._name)
-        self.close()
+        """The next function's value, in the order given, or None (the child failed, or sent
+        nothing whole within ``timeout`` seconds; every later value is then None too). The
+        child is reaped with the last value, or at the first None. Call once per function."""
+        if self._left <= 0:
+            raise RuntimeError(f"{self._name}: every value was taken")
+        self._left -= 1
+        value = None
+        if not self._failed:
+            try:
+                self._sock.settimeout(timeout)
+                value = _receive_frame(self._sock)
+            except OSError:  # a timeout, or the socket is gone
+                value = None
+            if value is None:
+                self._failed = True
+                log.warning("%s gave no answer: working here", self._name)
+        if value is None or self._left == 0:
+            self.close()
         return value
 
     def close(self) -> None:

@@ -248,12 +248,30 @@ def parse_at(text: str) -> datetime:
 _DATA_CACHE: list[Any] = []
 
 
+def exported_at(data: Any, at: datetime) -> Any:
+    """``data`` as an export taken at ``at`` would hold it: without the objects created
+    after ``at`` (which auditing at ``at`` names as collection problems, trial ux27), every
+    list still complete. A history of daily runs is replayed from one export this way."""
+    import dataclasses
+
+    from auditor.kubevalues import dig, parse_rfc3339
+
+    def existed(obj: dict[str, Any]) -> bool:
+        created = parse_rfc3339(dig(obj, "metadata", "creationTimestamp"))
+        return created is None or created <= at
+
+    objects = {k: [o for o in v if existed(o)] for k, v in data.objects.items()}
+    return dataclasses.replace(data, objects=objects)
+
+
 def audit_report(at: str) -> dict[str, Any]:
-    """The example cluster's report.json envelope audited at ``at`` (RFC 3339 UTC)."""
+    """The example cluster's report.json envelope audited at ``at`` (RFC 3339 UTC), from
+    the export as it would have been taken then (:func:`exported_at`)."""
     if not _DATA_CACHE:
         _DATA_CACHE.append(DirectorySource(corpus_dir()).collect())
+    when = parse_at(at)
     return report_doc(
-        audit_data(_DATA_CACHE[0], AuditSettings(cluster_name=CLUSTER), at=parse_at(at))
+        audit_data(exported_at(_DATA_CACHE[0], when), AuditSettings(cluster_name=CLUSTER), at=when)
     )
 
 

@@ -127,3 +127,23 @@ def test_the_audit_bench_remakes_an_estate_of_another_generator_version(tmp_path
     assert estate(tmp_path, 2, 0) == root
     assert (root / "backupstoragelocations.yaml").read_text() == bsl
     assert estate_objects(root) == objects
+
+
+def test_every_object_exists_at_the_audit_instant(tmp_path: Path) -> None:
+    """An object created after the audit instant is left out as no evidence then
+    (auditor.sources.asof): the bench must audit every object it generated (restore drills
+    started four hours after a 05:00 Backup were made after the 06:00 audit)."""
+    from auditor.kubevalues import parse_rfc3339
+    from bench.generate import AUDIT_TIME
+
+    made = generate(tmp_path / "e", 200, seed=1)
+    data = DirectorySource(made.out_dir).collect()
+    created = [
+        (kind, parse_rfc3339(o["metadata"]["creationTimestamp"]))
+        for kind, objects in data.objects.items()
+        for o in objects
+        if "creationTimestamp" in o.get("metadata", {})
+    ]
+    assert len(created) > 1_500 and {k for k, _ in created} >= {"Restore", "Backup"}
+    late = [(kind, when) for kind, when in created if when is None or when > AUDIT_TIME]
+    assert late == []

@@ -124,11 +124,13 @@ def test_faithful_bucket_reads_every_backup_and_passes(weed: WeedServer, tmp_pat
     assert readiness(report, "billing/billing-db") == "READY"
     run = report["run"]["backup_storage"]
     assert run["configured"] is True
-    loc = run["locations"][0]
-    assert loc["state"] == "read" and loc["backups_read"] == len(names) and loc["cached"] == 0
+    assert run["locations"][0]["state"] == "read"
+    assert data.storage_locations is not None
+    loc = data.storage_locations["default"]
+    assert loc.state == "read" and loc.backups_read == len(names) and loc.cached == 0
     # 2 protection calls + 1 listing page + per backup 3 small files and 1 archive
-    assert loc["requests"] == 3 + 4 * len(names)
-    assert loc["bytes_read"] > 0
+    assert loc.requests == 3 + 4 * len(names)
+    assert loc.bytes_read > 0
     assert "CANARY" not in json.dumps(report)
 
 
@@ -444,3 +446,55 @@ def test_tls_endpoint_needs_the_ca_bundle(weed: WeedServer, tmp_path: Path) -> N
     assert data.storage_locations is not None
     assert data.storage_locations["default"].state == "read"
     assert {c.state for c in (data.backup_contents or {}).values()} == {"read"}
+
+
+def test_warm_rerun_of_one_instant_republishes_without_conflict(
+    weed: WeedServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two `run --at T` with bucket reading on, the second answered from the ETag cache:
+    the reader's request counters are not in report.json (manifest.json seals it), so the
+    second run writes the same report and publishes as the same run, not a conflict."""
+    from tests.conftest import invoke_run
+
+    data = DirectorySource(EXAMPLE).collect()
+    bucket = make_bucket(weed, data)
+    creds = tmp_path / "credentials"
+    creds.write_text(
+        f"[velero-ro]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n"
+    )
+    location = {
+        "endpoint_url": weed.endpoint,
+        "addressing_style": "path",
+        "bucket": bucket,
+        "prefix": "velero",
+        "profile": "velero-ro",
+        "credentials_file": str(creds),
+    }
+    config = tmp_path / "auditor.yaml"
+    config.write_text(
+        json.dumps(
+            {
+                "backup_storage": {
+                    "locations": {"default": location},
+                    "cache_dir": str(tmp_path / "cache"),
+                },
+                "publish": {"url": str(tmp_path / "archive"), "spool_dir": str(tmp_path / "spool")},
+            }
+        )
+    )
+    caplog.set_level("INFO", logger="auditor.sources.bucket.load")
+    docs = []
+    for out in ("cold", "warm"):
+        result = invoke_run(EXAMPLE, tmp_path / out, "--config", str(config), "--format", "json")
+        assert result.exit_code == 0, result.output
+        assert "published run" in result.output
+        docs.append((tmp_path / out / "report.json").read_bytes())
+    assert docs[0] == docs[1]
+    assert not (tmp_path / "spool" / "quarantine").exists() or not any(
+        (tmp_path / "spool" / "quarantine").iterdir()
+    )
+    loc = json.loads(docs[1])["run"]["backup_storage"]["locations"][0]
+    assert not {"requests", "bytes_read", "backups_read", "cached"} & set(loc)
+    # the counters are logged instead: the cold run read every backup, the warm one none
+    lines = [r.getMessage() for r in caplog.records if "requests" in r.getMessage()]
+    assert len(lines) == 2 and ", 0 cached" in lines[0] and " 0 backups read" in lines[1]

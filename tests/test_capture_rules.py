@@ -168,7 +168,12 @@ def test_only_backups_with_the_disk_data_are_restore_points(
 def test_snapshots_outlive_their_deleted_class_but_later_backups_cannot() -> None:
     report = audit_fixture(FIXTURES / "RR-BKP-004" / "pass-snapshot-class-deleted-since.yaml")
     vm = _vm(report)
-    assert vm["readiness"] == "READY"
+    # the Backups taken hold the disks (READY by them); the next ones cannot snapshot them:
+    # RR-BKP-013 says so while the newest is within the RPO (rt27)
+    assert vm["readiness"] == "AT_RISK"
+    later = next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-013")
+    assert (later["status"], later["severity"]) == ("FAIL", "medium")
+    assert "no VolumeSnapshotClass" in later["message"]
     bkp4 = next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-004")
     rows = {r["pvc"]: r for r in bkp4["evidence"]["pvcs"]}
     assert rows["vm1-root"]["status"] == "captured"

@@ -198,3 +198,118 @@ def test_endpoint_with_a_token_is_refused_without_echoing_it(url: str, why: str)
     assert why in message and "SECRETTOKEN" not in message
     with pytest.raises(ValidationError, match="endpoint_url must not"):
         PublishSettings(bucket="b", endpoint_url=url)
+
+
+def test_report_formats_in_any_case_as_the_cli_takes_them() -> None:
+    s = parse_settings(
+        {
+            "report": {"formats": ["JSON", "Html", " PDF "]},
+            "schedules": [{"id": "m", "cron": "0 7 1 * *", "formats": ["CSV", "Cards"]}],
+        },
+        path=Path("t.yaml"),
+    )
+    assert s.report.formats == ("json", "html", "pdf")
+    assert s.schedules[0].formats == ("csv", "cards")
+    # a repeat in another case is still a repeat, and a wrong name still names the field
+    assert (
+        "must not repeat"
+        in problems_of({"report": {"formats": ["json", "JSON"]}})["report.formats"]
+    )
+    assert "'json'" in problems_of({"report": {"formats": ["XLSX"]}})["report.formats.0"]
+
+
+def test_period_public_keys_are_read_at_load(tmp_path: Path) -> None:
+    """A missing or unusable key file is refused at load, naming the file and the entry,
+    not at the first monthly report."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
+    good = tmp_path / "signing.pub.pem"
+    good.write_bytes(
+        ed25519.Ed25519PrivateKey.generate()
+        .public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
+    ec_key = tmp_path / "ec.pub.pem"
+    ec_key.write_bytes(
+        ec.generate_private_key(ec.SECP256R1())
+        .public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a key\n", encoding="utf-8")
+    missing = tmp_path / "gone.pem"
+    keys = [str(good), str(missing), str(junk), str(ec_key)]
+    raw = {
+        "publish": {"url": str(tmp_path / "archive"), "spool_dir": str(tmp_path / "spool")},
+        "schedules": [
+            {
+                "id": "m",
+                "cron": "0 7 1 * *",
+                "publish": True,
+                "period_report": True,
+                "period_public_keys": keys,
+            }
+        ],
+    }
+    found = problems_of(raw)
+    field = "schedules.0.period_public_keys"
+    assert f"{field}.0" not in found
+    assert found[f"{field}.1"] == f"public key {missing}: cannot read: No such file or directory"
+    assert found[f"{field}.2"].startswith(f"public key {junk}: not a PEM public key")
+    assert found[f"{field}.3"].endswith("not an Ed25519 key")
+    raw["schedules"][0]["period_public_keys"] = [str(good)]  # type: ignore[index]
+    assert parse_settings(raw, path=Path("t.yaml")).schedules[0].period_public_keys == (good,)
+
+
+def test_publish_signing_key_is_read_at_load(tmp_path: Path) -> None:
+    """ux27: a missing or unusable publish.signing_key_file passed validate-config and the
+    service start, and failed only when the first run was sealed. Its private key is
+    never shown in the problem."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+
+    def pem(key: Any) -> bytes:
+        data: bytes = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        return data
+
+    good = tmp_path / "signing.pem"
+    good.write_bytes(pem(ed25519.Ed25519PrivateKey.generate()))
+    wrong = tmp_path / "rsa.pem"
+    wrong.write_bytes(pem(rsa.generate_private_key(public_exponent=65537, key_size=2048)))
+    missing = tmp_path / "gone.pem"
+    publish = {"url": str(tmp_path / "archive"), "spool_dir": str(tmp_path / "spool")}
+    found = problems_of({"publish": {**publish, "signing_key_file": str(missing)}})
+    assert found == {
+        "publish.signing_key_file": f"signing key {missing}: cannot read: No such file or directory"
+    }
+    found = problems_of({"publish": {**publish, "signing_key_file": str(wrong)}})
+    assert found["publish.signing_key_file"].endswith("not an Ed25519 key")
+    assert "PRIVATE KEY" not in found["publish.signing_key_file"]
+    s = parse_settings({"publish": {**publish, "signing_key_file": str(good)}}, path=Path("t.yaml"))
+    assert s.signing_key == good
+
+
+def test_a_signing_key_pasted_in_place_of_its_path_is_not_quoted(tmp_path: Path) -> None:
+    """Reading the key at load must not print a key pasted into the field back."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    text = (
+        ed25519.Ed25519PrivateKey.generate()
+        .private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        .decode()
+    )
+    publish = {"url": str(tmp_path / "archive"), "signing_key_file": text}
+    found = problems_of({"publish": publish})
+    assert "not the path of a key file" in found["publish.signing_key_file"]
+    assert "PRIVATE KEY" not in " ".join(found.values())
+    assert text.splitlines()[1] not in " ".join(found.values())

@@ -48,7 +48,12 @@ def test_a_namespace_labelled_after_its_backups_is_still_in_them(tmp_path: Path)
     assert "leaves it out of every Backup it prepares from now on" in finding["message"]
     assert finding["evidence"]["namespace_excluded_from_now_on"] is True
     assert _finding(report, "RR-BKP-004")["status"] == "PASS"
-    assert _vm(report)["readiness"] == _vm(base)["readiness"]
+    # not NOT_READY: the Backups hold it; AT_RISK from RR-BKP-013 alone (rt27), as the next
+    # Backups will not hold it
+    assert _vm(base)["readiness"] == "READY"
+    assert _vm(report)["readiness"] == "AT_RISK"
+    later = _finding(report, "RR-BKP-013")
+    assert (later["status"], later["severity"]) == ("FAIL", "medium")
 
 
 def test_a_backup_taken_with_the_label_lists_the_namespace_and_leaves_the_vm_out(

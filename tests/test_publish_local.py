@@ -160,15 +160,16 @@ def test_unreachable_store_spools_and_retry_delivers(tmp_path: Path) -> None:
 def test_cli_publish_writes_trend_from_archive(tmp_path: Path) -> None:
     archive = str(tmp_path / "archive")
     digests = set()
-    for at in ("2026-11-29T06:00:00Z", "2026-11-30T06:00:00Z"):
+    # two runs of one export, both after its newest object (02:39:53Z): the same input
+    for at in ("2026-11-30T03:00:00Z", "2026-11-30T06:00:00Z"):
         report = audit_report(at)
         digests.add(report["run"]["id"].split("-")[1])
-        run_dir = make_run(tmp_path / at[:10], report)
+        run_dir = make_run(tmp_path / at[:13], report)
         out = cli("publish", "--from-run", str(run_dir), "--to", archive,
                   "--spool-dir", str(tmp_path / "spool"))  # fmt: skip
         assert out.exit_code == 0, out.output
-    trend = json.loads((tmp_path / "2026-11-30" / "trend.json").read_text())
-    assert trend["previous"]["audit_time"] == "2026-11-29T06:00:00Z"
+    trend = json.loads((tmp_path / "2026-11-30T06" / "trend.json").read_text())
+    assert trend["previous"]["audit_time"] == "2026-11-30T03:00:00Z"
     assert trend["vs_previous"]["readiness_delta"] == {
         "AT_RISK": 0,
         "NOT_READY": 0,
@@ -176,7 +177,7 @@ def test_cli_publish_writes_trend_from_archive(tmp_path: Path) -> None:
         "UNKNOWN": 0,
     }
     hist = cli("history", "--cluster", CLUSTER, "--to", archive)
-    (digest,) = digests  # the same input both days: one digest, two run ids
+    (digest,) = digests  # the same input twice: one digest, two run ids
     assert hist.exit_code == 0 and hist.output.count(f"Z-{digest}") == 2
 
 

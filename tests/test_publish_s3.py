@@ -274,7 +274,8 @@ def test_history_and_trend_over_three_runs(
     }
     fixed = {(g["name"], g["check_id"]) for g in mid["vs_previous"]["gaps_fixed"]}
     assert ("fin-db-01", "RR-BKP-001") in fixed
-    assert mid["vs_previous"]["readiness_delta"]["NOT_READY"] == -4
+    # the export as of 2026-10-30 holds 10 of the 12 VMs (two were created later)
+    assert mid["vs_previous"]["readiness_delta"]["NOT_READY"] == -2
     assert last["previous"]["run_id"].startswith("20261130")
     assert last["month_ago"]["run_id"].startswith("20261030")  # window 2026-10-27..11-03
     became = {v["name"]: v["was"] for v in last["vs_previous"]["became_not_ready"]}
@@ -284,7 +285,7 @@ def test_history_and_trend_over_three_runs(
         "fin-batch-01": "AT_RISK",
         "web-frontend-01": "AT_RISK",
     }
-    assert [s["readiness"]["NOT_READY"] for s in last["series"]] == [12, 8, 12]
+    assert [s["readiness"]["NOT_READY"] for s in last["series"]] == [10, 8, 12]
 
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)

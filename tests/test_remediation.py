@@ -21,7 +21,12 @@ from tests.test_check_fixtures import CASES, _header, audit_fixture
 
 OPEN = ("FAIL", "ERROR")
 #: Commands on cluster-scoped objects need no namespace.
-CLUSTER_SCOPED = ("volumesnapshotcontents", "kind: VolumeSnapshotClass", "oc patch pv ")
+CLUSTER_SCOPED = (
+    "volumesnapshotcontents",
+    "kind: VolumeSnapshotClass",
+    "oc patch pv ",
+    "oc label namespace ",
+)
 
 
 def _namespaced(cmd: str) -> bool:

@@ -6,8 +6,9 @@ New-user trial (helper-47): ``--out`` defaults to ``out`` and the bundled CronJo
 writes to one folder, so a second run found the first run's HTML, CSVs and recovery cards
 (a card of a VM deleted since among them) and sealed them into its own manifest:
 ``auditor verify`` and ``publish`` then vouched for a READY HTML beside a NOT_READY
-report.json. The earlier run's artifacts (those its manifest lists) are now removed first;
-files it did not write are left.
+report.json. The earlier run's artifacts (those its manifest lists) are now removed first.
+A folder holding files no run wrote there is refused before the audit (trial ux27: they were
+sealed and published as the run's evidence).
 """
 
 from __future__ import annotations
@@ -38,16 +39,24 @@ def test_a_second_run_into_the_same_folder_seals_only_its_own_artifacts(tmp_path
     cards = sorted(p.relative_to(out).as_posix() for p in (out / "recovery-cards").rglob("*.json"))
     assert any("lab-ephemeral" in c for c in cards)
     (out / "notes.txt").write_text("the operator's own file")
+    sealed = (out / MANIFEST_NAME).read_bytes()
 
-    # a day later, a run of report.json only into the same folder
+    # a day later, a run into the same folder: the operator's file would be sealed as the
+    # run's evidence, so the run is refused before the audit and nothing is changed (ux27)
+    refused = invoke_run(export, out, "--at", "2026-12-01T06:00:00Z")
+    assert refused.exit_code == 2
+    assert "holds 1 file(s) no earlier audit run wrote there (notes.txt)" in refused.output
+    assert (out / MANIFEST_NAME).read_bytes() == sealed and (out / "recovery-cards").is_dir()
+    (out / "notes.txt").unlink()
+
+    # a run of report.json only into the same folder
     second = invoke_run(export, out, "--at", "2026-12-01T06:00:00Z")
     assert second.exit_code == first.exit_code, second.output
 
     left = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert not any(p.startswith("recovery-cards/") for p in left)
     assert not any(p.endswith(".csv") for p in left)
-    assert "notes.txt" in left  # not the earlier run's
-    assert _listed(out) == {"report.json", "report.schema.json", "notes.txt"}
+    assert _listed(out) == {"report.json", "report.schema.json"}
     assert not (out / "recovery-cards").exists()
 
 
@@ -120,3 +129,25 @@ def test_an_out_that_is_a_file_is_named_as_such(tmp_path: Path) -> None:
     out.write_text("not a folder")
     res = invoke_run(EXAMPLE, out)
     assert res.exit_code == 2 and "is a file, not a directory" in res.output
+
+
+@pytest.mark.parametrize("foreign", ["notes.txt", "run1/report.json", "link.json"])
+def test_an_out_folder_with_files_no_run_wrote_is_refused_before_the_audit(
+    tmp_path: Path, foreign: str
+) -> None:
+    """ux27: `run --out DIR` sealed whatever DIR already held (an operator's notes, an earlier
+    run kept in a subfolder, a symlink) into manifest.json, and `--publish` archived it as
+    this run's evidence. It is now exit 2 naming the files, and nothing is written."""
+    out = tmp_path / "out"
+    (out / foreign).parent.mkdir(parents=True, exist_ok=True)
+    if foreign == "link.json":
+        (tmp_path / "elsewhere.json").write_text("{}")
+        (out / foreign).symlink_to(tmp_path / "elsewhere.json")
+    else:
+        (out / foreign).write_text("{}")
+    res = invoke_run(EXAMPLE, out, "--publish", str(tmp_path / "archive"))
+    assert res.exit_code == 2, res.output
+    assert f"holds 1 file(s) no earlier audit run wrote there ({foreign})" in res.output
+    assert "--out" in res.output
+    assert not (out / MANIFEST_NAME).exists() and not (tmp_path / "archive").exists()
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [foreign]

@@ -160,3 +160,46 @@ def test_an_owner_run_or_another_rpo_gets_its_own_run_id(tmp_path: Path) -> None
         != json.loads((tmp_path / "full" / "report.json").read_text())["summary"]["readiness"]
     )
     assert not (spool / "quarantine").exists()
+
+
+def test_runs_of_one_instant_with_other_formats_are_archived_side_by_side(
+    tmp_path: Path,
+) -> None:
+    """ux27: `run --at T --publish` with `--format json`, then with `--format json,csv`, gave
+    one run id; the second run's manifest (two more artifacts) conflicted and it was
+    quarantined. A run folder is sealed whole, so the id covers the formats written: each
+    set is its own run in the archive, and the same set (any order or case) keeps its id."""
+    archive, spool = tmp_path / "archive", tmp_path / "spool"
+    opts = ("--cluster-name", "example-cluster", "--publish", str(archive))
+    opts += ("--spool-dir", str(spool))
+    ids = []
+    for name, formats in (("json", "json"), ("csv", "json,csv"), ("csv-again", "CSV,Json")):
+        result = invoke_run(EXAMPLE, tmp_path / name, *opts, "--format", formats)
+        assert result.exit_code == 0, result.output
+        ids.append(_run_id(tmp_path / name).split()[0])
+        assert f"published run {ids[-1]}" in result.output
+    assert ids[0] != ids[1] == ids[2]
+    assert ids[0][:17] == ids[1][:17] == "20261130T060000Z-"
+    folders = {p.parent.name: p.parent for p in archive.rglob("manifest.json")}
+    assert sorted(folders) == sorted(ids[:2])
+    assert not (folders[ids[0]] / "findings.csv").exists()
+    assert (folders[ids[1]] / "findings.csv").is_file()
+    assert not (spool / "quarantine").exists()
+
+
+def test_a_quarantined_run_is_not_said_to_be_kept_in_the_spool(tmp_path: Path) -> None:
+    """ux27: a `run --publish` whose run id the archive already holds with other bytes was
+    moved to quarantine (never retried), but `run` said "run kept in the spool", sending the
+    operator to `publish --retry`, which then had nothing to deliver."""
+    archive, spool = tmp_path / "archive", tmp_path / "spool"
+    opts = ("--cluster-name", "example-cluster", "--publish", str(archive))
+    opts += ("--spool-dir", str(spool))
+    first = invoke_run(EXAMPLE, tmp_path / "one", *opts)
+    assert first.exit_code == 0, first.output
+    (stored,) = archive.rglob("manifest.json")
+    stored.write_bytes(stored.read_bytes().replace(b'"cluster"', b'"cluster" ', 1))
+    again = invoke_run(EXAMPLE, tmp_path / "two", *opts)
+    assert again.exit_code == 3
+    (moved,) = (spool / "quarantine").iterdir()
+    assert f"publish: not delivered, run QUARANTINED in {moved} (not retried;" in again.output
+    assert "kept in the spool" not in again.output

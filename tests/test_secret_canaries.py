@@ -295,9 +295,7 @@ def test_a_key_pasted_in_place_of_its_file_is_refused_unquoted(
     )
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2, result.output
-    assert (
-        "publish.signing_key_file: holds PEM or credentials text, not a file path" in result.output
-    )
+    assert "publish.signing_key_file: holds key text, not the path of a key file" in result.output
     assert core not in result.output
     assert not [
         p

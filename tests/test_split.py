@@ -12,11 +12,15 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from auditor import pipeline, split
 from auditor.config import AuditSettings
@@ -24,6 +28,8 @@ from auditor.engine import evaluate
 from auditor.envelope import report_document, seed_report_document
 from auditor.envelope.build import build_envelope
 from auditor.envelope.model import VmEntry
+from auditor.inventory import capture
+from auditor.inventory.index import velero_label
 from auditor.pipeline import UnknownOwnerError, audit_data, dump_report_json, write_artifacts
 from auditor.sources.directory import DirectorySource
 from bench.generate import generate
@@ -140,7 +146,7 @@ def test_without_a_worker_one_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
     chunks = split.share_out(50, _pids, _encode, _decode)
     assert [r for r, _ in chunks] == [range(50)]
     assert {pid for _, pid in _flatten(chunks)} == {PARENT}
-    assert split.aside(lambda: b"x", 50) is None
+    assert split.aside([lambda: b"x"], 50) is None
 
 
 @pytest.mark.usefixtures("forced")
@@ -204,7 +210,7 @@ def test_an_error_here_propagates_and_the_worker_is_reaped() -> None:
 
 def _share_in_a_daemon(conn: multiprocessing.connection.Connection) -> None:
     chunks = split.share_out(40, _pids, _encode, _decode)
-    conn.send((_flatten(chunks), split.aside(lambda: b"x", 40)))
+    conn.send((_flatten(chunks), split.aside([lambda: b"x"], 40)))
 
 
 def test_a_daemonic_caller_checks_everything_itself(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -249,12 +255,34 @@ def test_the_worker_does_not_run_the_callers_signal_handlers() -> None:
 @pytest.mark.usefixtures("forced")
 def test_aside_gives_what_the_child_computed_from_memory_at_the_fork() -> None:
     state = {"value": b"at the fork"}
-    job = split.aside(lambda: state["value"] + f" in {os.getpid()}".encode(), 10)
+    job = split.aside(
+        [lambda: state["value"] + f" in {os.getpid()}".encode(), lambda: b"second"], 10
+    )
     state["value"] = b"changed after"  # the child's memory is as it was at the fork
     assert job is not None
     value = job.result()
     assert value is not None and value.startswith(b"at the fork in ")
     assert int(value.split()[-1]) != PARENT
+    assert job.result() == b"second"  # the values come in the order of the functions
+    assert not multiprocessing.active_children()  # reaped with the last value
+    with pytest.raises(RuntimeError, match="every value was taken"):
+        job.result()
+
+
+@pytest.mark.usefixtures("forced")
+def test_after_an_aside_function_fails_every_later_value_is_none() -> None:
+    """The caller makes what the child did not send; nothing after a failure is trusted."""
+
+    def fails() -> bytes:
+        raise RuntimeError("boom")
+
+    job = split.aside([lambda: b"first", fails, lambda: b"third"], 10)
+    assert job is not None
+    assert [job.result(timeout=30), job.result(timeout=30), job.result(timeout=30)] == [
+        b"first",
+        None,
+        None,
+    ]
     assert not multiprocessing.active_children()
 
 
@@ -271,7 +299,7 @@ def test_an_aside_that_fails_gives_none_and_is_reaped(
         time.sleep(60)
         return b"late"
 
-    job = split.aside(fn, 10)
+    job = split.aside([fn], 10)
     assert job is not None
     started = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="auditor.split"):
@@ -363,24 +391,98 @@ def test_a_worker_share_that_leaves_out_a_vm_is_done_here(
         assert lossy_run[name] == data, name
 
 
-@pytest.mark.parametrize("answer", [b"", b"sha256:not-a-digest", "dies"])
-def test_a_digest_child_that_fails_or_sends_nonsense_changes_nothing(
-    estate: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: bytes | str
+@pytest.mark.parametrize(
+    ("part", "answer"),
+    [
+        (0, b""),
+        (0, "dies"),
+        (1, b"not a pickle"),
+        (1, "dies"),
+        (1, "wrong"),
+        (2, b"sha256:not-a-digest"),
+        (2, "dies"),
+    ],
+)
+def test_a_side_child_that_fails_or_sends_nonsense_changes_nothing(
+    estate: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part: int, answer: bytes | str
 ) -> None:
-    """The input digest is taken in a child forked before the index is built; whatever it
-    sends that is no digest, the digest is taken here and the report is the same."""
+    """Each VM's malformed fields, each Backup label's content summary and the input digest
+    are made in a child forked before the index is built (pipeline._SideWork); whatever it
+    sends for any of them that is not that, it is made here and the report is the same."""
     alone = _artifacts(estate, tmp_path / "alone", monkeypatch, "0")
     real = split.aside
 
-    def odd_aside(fn: object, items: int) -> split.Aside | None:
+    def odd_aside(fns: list[Callable[[], bytes]], items: int) -> split.Aside | None:
+        odd = list(fns)
         if answer == "dies":
-            return real(lambda: os._exit(5), items)  # type: ignore[arg-type,return-value]
-        return real(lambda: answer, items)  # type: ignore[arg-type,return-value]
+            odd[part] = lambda: os._exit(5)  # type: ignore[assignment,return-value]
+        elif answer == "wrong":  # a summary of another label's count: not taken
+            odd[part] = lambda: pickle.dumps(
+                {k: (n + 1, s) for k, (n, s) in pickle.loads(fns[part]()).items()}
+            )
+        else:
+            odd[part] = lambda: answer  # type: ignore[assignment,return-value]
+        return real(odd, items)
 
     monkeypatch.setattr(pipeline, "aside", odd_aside)
     odd = _artifacts(estate, tmp_path / "odd", monkeypatch, "1")
     assert odd["report.json"] == alone["report.json"]
     assert b'"input_digest": "sha256:' in alone["report.json"]
+
+
+def test_the_side_child_s_parts_are_used_and_agree_with_what_is_made_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the child's parts taken (no summary is made here), the report is the one made in
+    one process, on an estate with malformed VMs (their problems are the child's
+    validate_vm) and a Backup whose name is longer than a label value (its contents are
+    labelled with Velero's cut form of it)."""
+
+    def hook(vm: dict[str, Any]) -> None:
+        name = vm["metadata"]["name"]
+        devices = vm["spec"]["template"]["spec"]["domain"]["devices"]
+        if name.endswith("3"):
+            devices["disks"][0]["bootOrder"] = 0
+        elif name.endswith("7"):
+            devices.setdefault("interfaces", [{"name": "default"}])[0]["macAddress"] = "zz:zz"
+
+    export = tmp_path / "export"
+    generate(export, 60, seed=7, vm_hook=hook)
+    _lengthen_a_backup_name(export)
+    made_here: list[int] = []
+    real = capture.summarise_contents
+
+    def counted(contents: list[dict[str, Any]]) -> capture.ContentSummary:
+        if os.getpid() == PARENT:
+            made_here.append(len(contents))
+        return real(contents)
+
+    monkeypatch.setattr(capture, "summarise_contents", counted)
+    alone = _artifacts(export, tmp_path / "alone", monkeypatch, "0")
+    assert made_here  # one process: every summary made here
+    made_here.clear()
+    shared = _artifacts(export, tmp_path / "shared", monkeypatch, "1")
+    assert made_here == []  # every summary was the child's, the long-named Backup's too
+    assert shared == alone
+    assert b"bootOrder" in alone["report.json"] and b"macAddress" in alone["report.json"]
+
+
+def _lengthen_a_backup_name(export: Path) -> None:
+    """Rename the first Backup that labels VolumeSnapshotContents to a name longer than a
+    label value, and label its contents with Velero's cut form of it."""
+    backups = yaml.safe_load((export / "backups.yaml").read_text())
+    contents = yaml.safe_load((export / "volumesnapshotcontents.yaml").read_text())
+    labelled = {
+        c["metadata"].get("labels", {}).get("velero.io/backup-name") for c in contents["items"]
+    }
+    backup = next(b for b in backups["items"] if b["metadata"]["name"] in labelled)
+    old, new = backup["metadata"]["name"], backup["metadata"]["name"] + "-" + "x" * 60
+    backup["metadata"]["name"] = new
+    for c in contents["items"]:
+        if c["metadata"].get("labels", {}).get("velero.io/backup-name") == old:
+            c["metadata"]["labels"]["velero.io/backup-name"] = velero_label(new)
+    (export / "backups.yaml").write_text(yaml.safe_dump(backups))
+    (export / "volumesnapshotcontents.yaml").write_text(yaml.safe_dump(contents))
 
 
 def test_the_in_process_engine_path_agrees_with_the_pipeline(

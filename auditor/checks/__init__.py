@@ -6,6 +6,7 @@ from auditor.checks import (
     backup,
     bucket,
     consistency,
+    continuity,
     definition,
     duplicates,
     identity,
@@ -25,6 +26,7 @@ __all__ = ["CATALOG", "CheckContext", "CheckSpec", "Result", "MODULES"]
 MODULES = (
     backup,
     retention,
+    continuity,
     consistency,
     restore,
     identity,

@@ -122,8 +122,8 @@ def fleet(
             click.echo(f"Warning: {c.name} is {c.status}: {'; '.join(c.problems)}", err=True)
     s = report.summary
     click.echo(
-        f"{s.clusters} clusters ({s.clusters_by_status['current']} current, "
-        f"{s.runs_verified} runs verified), {s.vms} VMs: "
+        f"{_count(s.clusters, 'cluster')} ({s.clusters_by_status['current']} current, "
+        f"{_count(s.runs_verified, 'run')} verified), {_count(s.vms, 'VM')}: "
         + ", ".join(f"{n} {state.value}" for state, n in s.readiness.items())
     )
     for path in paths:
@@ -131,3 +131,8 @@ def fleet(
     if all(c.status == "unreadable" for c in report.clusters):
         click.echo("Error: no cluster had a readable run", err=True)
         sys.exit(EXIT_NOTHING_AUDITED)
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1 ("1 cluster", "3 runs", "0 VMs")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

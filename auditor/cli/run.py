@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,9 @@ from auditor.publish import (
     publish_run,
     publish_settings,
 )
+from auditor.publish.manifest import foreign_files
 from auditor.publish.signing import SigningError
+from auditor.sources.asof import CREATED_AFTER
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.usable import NothingToAudit
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
@@ -119,12 +122,14 @@ def load_config(path: Path | None) -> AuditSettings:
 
 
 def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
-    """Refuse an ``--out`` that is a file, or that is (or lies inside) the export directory
+    """Refuse an ``--out`` that is a file, that is (or lies inside) the export directory
     read: the reports and manifest.json written there would be read as input by the next
-    audit of it, which then is incomplete (trial nu25).
+    audit of it, which then is incomplete (trial nu25); or that holds files no earlier run
+    sealed there (:func:`~auditor.publish.manifest.foreign_files`): manifest.json would seal
+    them, and publishing would archive them, as this run's evidence (trial ux27).
 
     Raises:
-        click.BadParameter: either case (exit 2), before anything is audited.
+        click.BadParameter: any case (exit 2), before anything is audited.
     """
     if out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"{out_dir} is a file, not a directory", param_hint="--out")
@@ -137,6 +142,15 @@ def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
                 "there would be read as input by the next audit of it; write them elsewhere",
                 param_hint="--out",
             )
+    foreign = foreign_files(out_dir)
+    if foreign:
+        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        raise click.BadParameter(
+            f"{out_dir} holds {len(foreign)} file(s) no earlier audit run wrote there "
+            f"({', '.join(foreign[:3])}{more}): manifest.json would seal them as this run's "
+            "evidence; write to a new or empty folder, or move them out",
+            param_hint="--out",
+        )
 
 
 def source_option(
@@ -275,7 +289,7 @@ def run(
     settings = settings.model_copy(
         update={"source": source, "publish": None if target is None else target.model_dump()}
     )
-    audit = audit_or_exit(settings, at, owner)
+    audit = audit_or_exit(settings, at, owner, wanted)
     report = report_document(audit.report)  # the one JSON form, shared with report.json
     try:
         paths = write_run(audit, out_dir, wanted, signing_key=key_file)
@@ -293,6 +307,16 @@ def run(
         + ", ".join(f"{k} {v}" for k, v in summary.items())
         + incomplete_note(report)
     )
+    later = [p for p in report["collection_problems"] if CREATED_AFTER in p["reason"]]
+    if later:
+        click.echo(
+            f"Warning: --at {report['run']['audit_time']} precedes the creation of "
+            f"{sum(int(p['reason'].split()[0]) for p in later)} object(s) read "
+            f"({', '.join(str(p['kind']) for p in later)}): they are left out as no evidence "
+            "at that instant, and the report cannot show what existed then and was deleted "
+            "since",
+            err=True,
+        )
     if not report["vms"]:
         why = f" for owner {owner!r}" if owner else ""
         click.echo(f"Warning: no VirtualMachine was audited{why}", err=True)
@@ -314,6 +338,13 @@ def run(
         else:
             if result.published:
                 click.echo(f"published run {report['run']['id']} to {target.describe()}")
+            elif result.quarantined is not None:  # not in the spool: never retried
+                click.echo(
+                    f"publish: not delivered, run QUARANTINED in {result.quarantined} (not "
+                    f"retried; {result.error})",
+                    err=True,
+                )
+                unpublished = True
             else:
                 click.echo(
                     f"publish: not delivered, run kept in the spool ({result.error})", err=True
@@ -329,8 +360,14 @@ def run(
         sys.exit(EXIT_GATE)
 
 
-def audit_or_exit(settings: AuditSettings, at: datetime, owner: str | None) -> AuditRun:
+def audit_or_exit(
+    settings: AuditSettings,
+    at: datetime,
+    owner: str | None,
+    formats: Sequence[str] | None = None,
+) -> AuditRun:
     """:func:`auditor.pipeline.run_audit` at ``at``, its failures as exit codes and messages.
+    ``formats``: what the run writes (part of its id).
 
     Exits 2 when the input cannot be used (missing directory, cluster credentials,
     unknown ``--owner``), 4 (:class:`NothingAudited`) when no VirtualMachine could be
@@ -338,7 +375,11 @@ def audit_or_exit(settings: AuditSettings, at: datetime, owner: str | None) -> A
     """
     try:
         return run_audit(
-            settings, lambda: at, owner=owner, progress=progress_for(Console(stderr=True))
+            settings,
+            lambda: at,
+            owner=owner,
+            progress=progress_for(Console(stderr=True)),
+            formats=formats,
         )
     except ClusterLostError as exc:
         raise NothingAudited(str(exc)) from exc

@@ -72,7 +72,8 @@ class PublishSettings(BaseModel):
     read_timeout: float = Field(default=60.0, gt=0)
     signing_key_file: Path | None = None
 
-    @field_validator("signing_key_file", "ca_bundle", mode="before")
+    # signing_key_file: signing_key_problem, at load (publish_problems)
+    @field_validator("ca_bundle", mode="before")
     @classmethod
     def _a_path_not_a_key(cls, value: Any) -> Any:
         if (problem := file_text_problem(value)) is not None:
@@ -187,6 +188,31 @@ def consistency_problems(values: dict[str, Any], *, has_bucket: bool) -> list[st
     return problems
 
 
+def signing_key_problem(path: Path) -> str | None:
+    """Why ``path`` cannot sign manifests (unreadable, not an unencrypted PEM private key,
+    not Ed25519), or None. Checked when the config loads, not at the first publish (trial
+    ux27: a missing key surfaced only when a run was sealed); the key is never shown."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    text = str(path)
+    if "-----BEGIN" in text or "\n" in text or len(text) > 4096:
+        # the key pasted in place of its file's path: name the field, quote nothing
+        return "holds key text, not the path of a key file (the value is not shown)"
+    try:
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except OSError as exc:
+        return f"signing key {path}: cannot read: {exc.strerror or exc}"
+    except (ValueError, TypeError):
+        return (
+            f"signing key {path}: not an unencrypted PEM private key "
+            "(create one with: openssl genpkey -algorithm ed25519 -out signing.pem)"
+        )
+    if not isinstance(key, Ed25519PrivateKey):
+        return f"signing key {path}: a {type(key).__name__}, not an Ed25519 key"
+    return None
+
+
 def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
     """Every problem of the ``publish:`` section and of ``schedules[].publish``, by field path.
 
@@ -223,6 +249,11 @@ def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
                 ]
         except ValueError as exc:
             problems.append(("publish.url", str(exc)))
+        key_file = values.get("signing_key_file")
+        if isinstance(key_file, str | Path):
+            problem = signing_key_problem(Path(key_file))
+            if problem:
+                problems.append(("publish.signing_key_file", problem))
     if publish is None and isinstance(schedules, list | tuple):
         for i, sched in enumerate(schedules):
             if isinstance(sched, dict) and sched.get("publish") is True:

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Annotated, Literal, get_args
 
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import Field, ValidationInfo, field_validator
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 from auditor.config.rules import Strict
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
@@ -33,6 +35,29 @@ ReportFormat = Literal["json", "html", "pdf", "csv", "cards"]
 REPORT_FORMATS: tuple[str, ...] = get_args(ReportFormat)
 
 _CRON_FIELDS = ("minute", "hour", "day", "month", "day_of_week")
+
+
+def _lower_formats(value: object) -> object:
+    """Format names in any case, as ``--format`` takes them (``JSON`` is ``json``)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(v.strip().lower() if isinstance(v, str) else v for v in value)
+    return value
+
+
+def _check_public_key(path: Path) -> Path:
+    """Refuse at load a public key file a period report could not use: unreadable, not PEM,
+    or not Ed25519 (the message names the file; the field path names the entry)."""
+    try:
+        key = serialization.load_pem_public_key(path.read_bytes())
+    except OSError as exc:
+        raise ValueError(f"public key {path}: cannot read: {exc.strerror or exc}") from None
+    except (ValueError, TypeError):
+        raise ValueError(
+            f"public key {path}: not a PEM public key (openssl pkey -in signing.pem -pubout)"
+        ) from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise ValueError(f"public key {path}: a {type(key).__name__}, not an Ed25519 key")
+    return path
 
 
 class DirectorySourceSettings(Strict):
@@ -79,6 +104,8 @@ class ReportSettings(Strict):
     out_dir: Path = Path("reports")
     keep_runs: int | None = Field(default=None, ge=1)
     keep_days: float | None = Field(default=None, gt=0)
+
+    _any_case = field_validator("formats", mode="before")(_lower_formats)
 
     @field_validator("formats")
     @classmethod
@@ -139,7 +166,9 @@ class Schedule(Strict):
     formats: tuple[ReportFormat, ...] | None = None
     publish: bool = False
     period_report: bool = False
-    period_public_keys: tuple[Path, ...] = ()
+    period_public_keys: tuple[Annotated[Path, AfterValidator(_check_public_key)], ...] = ()
+
+    _any_case = field_validator("formats", mode="before")(_lower_formats)
 
     @field_validator("period_public_keys")
     @classmethod

@@ -7,6 +7,7 @@ reads the engine's results and the inventory's facts; it never re-runs a check.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -285,16 +286,18 @@ def assemble_envelope(
     at: datetime,
     owner: str | None = None,
     digest: str | None = None,
+    formats: Sequence[str] | None = None,
 ) -> AuditReport:
     """The envelope of ``result`` with the VM entries ``vms`` (already built, sorted by
     namespace and name, only ``owner``'s when given); ``result.vms`` is not read.
-    ``digest``: :func:`input_digest` of ``data`` when already taken."""
+    ``digest``: :func:`input_digest` of ``data`` when already taken; ``formats``: the
+    artifact formats the run writes, part of its id (:func:`run_key`)."""
     digest = digest or input_digest(data)
     problems = [CollectionProblemEntry.model_validate(p.to_dict()) for p in result.problems]
     return AuditReport(
         schema_version=SCHEMA_VERSION,
         run=Run(
-            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{run_key(data, digest, settings, owner)[:8]}",
+            id=f"{at.strftime('%Y%m%dT%H%M%SZ')}-{run_key(data, digest, settings, owner, formats)[:8]}",
             audit_time=format_time(at) or "",
             tool_version=__version__,
             source=Source(type=data.info.type, location=data.info.location),

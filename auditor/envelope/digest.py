@@ -11,6 +11,7 @@ objects, so the digest covers the record of what was missing too.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from auditor import __version__
@@ -41,13 +42,25 @@ def input_digest(data: ClusterData) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def run_key(data: ClusterData, digest: str, settings: AuditSettings, owner: str | None) -> str:
+def run_key(
+    data: ClusterData,
+    digest: str,
+    settings: AuditSettings,
+    owner: str | None,
+    formats: Sequence[str] | None = None,
+) -> str:
     """Hex sha256 of ``digest`` (:func:`input_digest`) and of what else shapes the report:
     the tool version, the source (type and location), thresholds, policies, waivers,
     ownership rules, the configured cluster name and the ``--owner`` filter. The run id is
     the audit time plus its first 8 hex digits, so an ``--owner`` run, a run with another
     RPO or another tool version at the same instant is not taken for a conflicting copy of
-    the other; the same input and settings keep one id (re-publishing is idempotent)."""
+    the other; the same input and settings keep one id (re-publishing is idempotent).
+
+    ``formats``: the artifact formats the run writes (any order, any case), None when the
+    envelope is not written as a run. A run folder is sealed as a whole (manifest.json
+    lists every artifact), so two runs of one instant with other ``--format`` sets are two
+    pieces of evidence: each gets its own id and is archived beside the other, rather than
+    the second being quarantined as a conflicting copy of the first."""
     shaping = {
         "input_digest": digest,
         "tool_version": __version__,
@@ -59,6 +72,8 @@ def run_key(data: ClusterData, digest: str, settings: AuditSettings, owner: str 
         "policies": [p.model_dump(mode="json") for p in settings.policies],
         "waivers": [w.model_dump(mode="json") for w in settings.waivers],
     }
+    if formats is not None:
+        shaping["formats"] = sorted({f.strip().lower() for f in formats})
     return hashlib.sha256(canonical_lines([shaping])).hexdigest()
 
 

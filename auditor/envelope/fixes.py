@@ -273,6 +273,56 @@ def _bkp002(f: FixFacts, ev: Mapping[str, Any]) -> str:
     return backup_now(f)
 
 
+def _bkp013(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    by = ev.get("excluded_by")
+    if isinstance(by, dict):
+        return (
+            f"Namespace {f.namespace} carries velero.io/exclude-from-backup=true, so no Backup "
+            f"from now on holds {_vm(f)}. If it must stay protected, remove the label: "
+            f"`oc label namespace {f.namespace} velero.io/exclude-from-backup-`; then "
+            + _velero(f, f"backup create {f.name}-now --include-namespaces {f.namespace}")
+            + "."
+        )
+    rows = [r for r in ev.get("schedules") or [] if isinstance(r, dict)]
+    row = rows[0] if rows else {}
+    ref = str(row.get("schedule") or f"{f.velero_ns}/SCHEDULE")
+    ns, _, name = ref.rpartition("/")
+    if row.get("filter") == "gone":
+        return (
+            f"Schedule {ref}, which made the backups of {_vm(f)}, no longer exists: cover it "
+            "with a Schedule again: "
+            + _velero(
+                f,
+                f"schedule create {f.namespace}-daily --schedule '{cron_for(f.rpo_hours)}' "
+                f"--include-namespaces {f.namespace}",
+            )
+            + "."
+        )
+    why = str(row.get("why") or "")
+    if "is paused" in why:
+        return (
+            f"Schedule {ref} covering {_vm(f)} is paused: "
+            + _velero(f, f"schedule unpause {name}")
+            + "."
+        )
+    if "BackupStorageLocation" in why:
+        return (
+            f"Schedule {ref} covers {_vm(f)}, but {why}. Make that location Available "
+            f"(`oc get backupstoragelocations -n {ns or f.velero_ns}`) or point the Schedule's "
+            f"spec.template.storageLocation at an Available one: "
+            f"`oc edit schedule {name} -n {ns or f.velero_ns}`."
+        )
+    what = {
+        "namespaces": f"includedNamespaces takes {f.namespace} and excludedNamespaces does not",
+        "resources": "includedResources/excludedResources take virtualmachines",
+        "labels": f"labelSelector/orLabelSelectors match the labels of {_vm(f)}",
+    }.get(str(row.get("filter")), f"its next backup holds {_vm(f)} and its disk data")
+    return (
+        f"Schedule {ref} covers {_vm(f)}, but {row.get('why')}. Edit its spec.template so "
+        f"that {what}: `oc edit schedule {name} -n {ns or f.velero_ns}`."
+    )
+
+
 def _bkp003(f: FixFacts, ev: Mapping[str, Any]) -> str:
     name = _short(ev.get("backup") or "BACKUP")
     failed = _names(ev.get("failed_pvcs"))
@@ -773,6 +823,7 @@ FAIL_FIXES: dict[str, Fix] = {
     "RR-BKP-010": _bkp010,
     "RR-BKP-011": _bkp011,
     "RR-BKP-012": _bkp012,
+    "RR-BKP-013": _bkp013,
     "RR-DEF-001": _def001,
     "RR-DSK-001": _dsk001,
     "RR-DSK-002": _dsk002,

@@ -95,10 +95,6 @@ class StorageLocationRun(Part):
     object_lock: bool | None
     lock_mode: str | None
     lock_days: int | None
-    requests: int = Field(description="HTTP requests sent, retries included")
-    bytes_read: int
-    backups_read: int
-    cached: int = Field(description="answered from the ETag cache")
     bucket_only: int = Field(description="backups in the bucket the cluster does not list")
 
 
@@ -140,8 +136,6 @@ class BackupStorageRun(Part):
     backups: dict[str, int] | None = Field(
         default=None, exclude_if=_absent, description="Backup content state -> count"
     )
-    requests: int | None = Field(default=None, exclude_if=_absent)
-    bytes_read: int | None = Field(default=None, exclude_if=_absent)
 
 
 class Run(Part):
@@ -150,7 +144,8 @@ class Run(Part):
     id: str = Field(
         description="audit time + first 8 hex of sha256 over input_digest, tool version, source "
         "and the settings that shape the verdicts (thresholds, policies, waivers, ownership, "
-        "cluster name, owner filter), e.g. 20261130T060000Z-3f2a9c1b"
+        "cluster name, owner filter) and the artifact formats written, "
+        "e.g. 20261130T060000Z-3f2a9c1b"
     )
     audit_time: str = Field(description="RFC 3339 UTC, second precision")
     tool_version: str

@@ -8,6 +8,7 @@ two processes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -27,6 +28,7 @@ from auditor.inventory.records import VMI_PHASES
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, format_time, parse_time
+from auditor.scope import SelectorError
 from auditor.sources.base import ClusterData, KindState
 
 __all__ = ["VMRecord", "Inventory", "build_inventory", "ClusterIndex"]
@@ -78,6 +80,10 @@ class VMRecord:
     revisions: dict[str, PinnedRef] = field(default_factory=dict)
     #: NICs (binding, NAD config, MAC, static addressing), hostname, Services selecting it
     network: NetworkIdentity = field(default_factory=lambda: NetworkIdentity((), None, None))
+    #: ``(Schedule, gaps)`` for each Schedule covering the VM: why its next Backup would not
+    #: hold what the newest usable one holds ([]: it would; None: a filter is unreadable);
+    #: empty without a usable Backup (:meth:`Pairing.next_gaps`)
+    next_backups: list[tuple[ScheduleView, list[str] | None]] = field(default_factory=list)
 
     @property
     def ref(self) -> str:
@@ -96,11 +102,27 @@ class Inventory:
     Every VM's facts are read first (a Backup's plan spans all VMs it holds); pairing one VM
     (:meth:`record`) then reads only the index, the plans and that VM. Attributes: ``index``;
     ``vms``, each VM's staged facts, sorted by namespace and name (the records' order).
+
+    ``validated``, when given, is called once the index is built: the
+    :func:`~auditor.inventory.vmvalidate.validate_vm` of each of ``data``'s VirtualMachines,
+    in their order, made by another process meanwhile (``auditor.pipeline``), or None; a
+    list of another length is ignored, and what is missing is made here.
     """
 
-    def __init__(self, data: ClusterData, at: datetime) -> None:
+    def __init__(
+        self,
+        data: ClusterData,
+        at: datetime,
+        validated: Callable[[], list[list[tuple[str, str]]] | None] | None = None,
+    ) -> None:
         self.index = ix = ClusterIndex.build(data)
-        self.vms = [_stage(ix, vm) for vm in data.of("VirtualMachine")]
+        vms = data.of("VirtualMachine")
+        # validate_vm of each VM, when another process made them meanwhile (auditor.pipeline)
+        given = validated() if validated is not None else None
+        checked: list[list[tuple[str, str]] | None] = [None] * len(vms)
+        if given is not None and len(given) == len(vms):
+            checked[:] = given
+        self.vms = [_stage(ix, vm, found) for vm, found in zip(vms, checked, strict=True)]
         self._pairing = Pairing(ix, (facts for facts, _, _ in self.vms), at)
         self.vms.sort(key=lambda staged: (staged[0].namespace, staged[0].name))
 
@@ -155,10 +177,40 @@ def _stopped_since(vm: dict[str, Any]) -> datetime | None:
     return None
 
 
-def _stage(ix: ClusterIndex, vm: dict[str, Any]) -> tuple[VMFacts, VMSpec, list[PvcRef]]:
+def _architecture(ix: ClusterIndex, namespace: str, name: str) -> str | None:
+    """The architecture KubeVirt gives a VM whose spec names none: its running VMI's
+    ``spec.architecture``, else the cluster default (the KubeVirt CR's
+    ``status.defaultArchitecture``, else its
+    ``spec.configuration.architectureConfiguration.defaultArchitecture``: kubevirt
+    pkg/defaults/defaults.go ``setDefaultArchitecture``, pkg/virt-operator/util/config.go);
+    None when nothing says, or two KubeVirt CRs disagree."""
+    arch = dig(ix.vmis.get((namespace, name)), "spec", "architecture")
+    if isinstance(arch, str) and arch:
+        return arch
+
+    def default() -> str | None:
+        found = set()
+        for kv in ix.data.of("KubeVirt"):
+            value = dig(kv, "status", "defaultArchitecture") or dig(
+                kv, "spec", "configuration", "architectureConfiguration", "defaultArchitecture"
+            )
+            found.add(value if isinstance(value, str) and value else None)
+        return found.pop() if len(found) == 1 else None
+
+    return ix.memo("default_architecture", default)
+
+
+def _stage(
+    ix: ClusterIndex, vm: dict[str, Any], validated: list[tuple[str, str]] | None
+) -> tuple[VMFacts, VMSpec, list[PvcRef]]:
     meta = vm["metadata"]
     namespace, name = str(meta.get("namespace") or ""), str(meta["name"])
-    spec = read_vm_spec(vm, _preference(ix, vm, namespace))
+    spec = read_vm_spec(
+        vm,
+        _preference(ix, vm, namespace),
+        validated,
+        architecture=_architecture(ix, namespace, name),
+    )
     pvcs = [
         PvcRef(
             claim,
@@ -244,6 +296,28 @@ def _preference(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[st
     return ref.obj if ref else None
 
 
+def _next_gaps(
+    pairing: Pairing, s: ScheduleView, facts: VMFacts, pvcs: list[PvcRef], newest: BackupEval
+) -> list[str] | None:
+    """:meth:`Pairing.next_gaps` of Schedule ``s``'s next Backup (None: its template's filters
+    cannot be read)."""
+    if s.stopped:
+        # velero pkg/controller/schedule_controller.go: a paused Schedule, or one not
+        # Enabled, is skipped
+        return [
+            f"Schedule {s.name} is paused (spec.paused: true): Velero makes no backup of it"
+            if s.paused
+            else f"Schedule {s.name} failed validation (status.phase FailedValidation): "
+            "Velero makes no backup of it"
+        ]
+    try:
+        b = s.next_backup(pairing.at)
+    except SelectorError:
+        return None
+    down = pairing.location_gap(b)
+    return [down] if down else pairing.next_gaps(b, facts, pvcs, newest)
+
+
 def _record(
     ix: ClusterIndex, pairing: Pairing, facts: VMFacts, spec: VMSpec, pvcs: list[PvcRef]
 ) -> VMRecord:
@@ -273,6 +347,11 @@ def _record(
     )
     snaps = {p.name: ix.volume_snapshots.get((namespace, p.name), []) for p in pvcs}
     uid = vm["metadata"].get("uid")
+    schedules = covering_schedules(ix, namespace=namespace, vm_labels=facts.labels)
+    newest = next((e for e in backups if e.usable), None)
+    following = [
+        (s, _next_gaps(pairing, s, facts, pvcs, newest)) for s in schedules if newest is not None
+    ]
     return VMRecord(
         obj=vm,
         namespace=namespace,
@@ -287,7 +366,8 @@ def _record(
         pvcs=pvcs,
         backups=backups,
         restores=[d.restore for d in drills],
-        schedules=covering_schedules(ix, namespace=namespace, vm_labels=facts.labels),
+        schedules=schedules,
+        next_backups=following,
         volume_snapshots=snaps,
         vm_snapshots=ix.vm_snapshots.get((namespace, name), []),
         problems=problems,

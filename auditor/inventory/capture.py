@@ -29,14 +29,17 @@ from typing import Any
 
 from auditor.inventory.index import (
     PVC_UID_LABEL,
+    VELERO_BACKUP_LABEL,
     BackupView,
     ClusterIndex,
     excluded_from_backup,
     meta_label,
     meta_labels,
+    velero_label,
 )
 from auditor.kubevalues import dig
-from auditor.sources.base import KindState
+from auditor.scope import entry_resource
+from auditor.sources.base import ClusterData, KindState
 
 __all__ = [
     "CaptureStatus",
@@ -47,8 +50,10 @@ __all__ = [
     "capture_evidence",
     "content_summary",
     "intended_method",
+    "label_summaries",
     "pvc_driver",
     "select_snapshot_class",
+    "summarise_contents",
     "warm_content_summaries",
 ]
 
@@ -310,15 +315,48 @@ def content_summary(ix: ClusterIndex, backup: str) -> ContentSummary:
     return ix.memo(_SUMMARY_KEY + backup, lambda: _summarise_contents(ix, backup))
 
 
-def warm_content_summaries(ix: ClusterIndex) -> None:
+def warm_content_summaries(
+    ix: ClusterIndex, given: dict[str, tuple[int, ContentSummary]] | None = None
+) -> None:
     """Read :func:`content_summary` for every Backup that labels a VolumeSnapshotContent.
 
     Called before :func:`auditor.split.share_out` forks its worker, so that both processes
     read the summaries instead of each walking the contents (hundreds of thousands at
     10,000 VMs) and copying the memory pages they touch.
+
+    ``given``: :func:`label_summaries` of the same data, made by another process meanwhile
+    (``auditor.pipeline``): a Backup's summary is taken from it, by the Backup's name or
+    (for a name longer than a label value) by :func:`velero_label` of it, when it counts as
+    many contents as the index filed under the Backup; any other is made here.
     """
-    for backup in ix.backup_snapshot_contents:
-        content_summary(ix, backup)
+    for backup, contents in ix.backup_snapshot_contents.items():
+        got = None
+        if given is not None:
+            got = given.get(backup) or given.get(velero_label(backup))
+        if got is not None and got[0] == len(contents):
+            _remember(ix, backup, got[1])
+        else:
+            content_summary(ix, backup)
+
+
+def _remember(ix: ClusterIndex, backup: str, summary: ContentSummary) -> None:
+    ix.memo(_SUMMARY_KEY + backup, lambda: summary)
+
+
+def label_summaries(data: ClusterData) -> dict[str, tuple[int, ContentSummary]]:
+    """For each ``velero.io/backup-name`` label value on ``data``'s VolumeSnapshotContents:
+    how many carry it, and :func:`summarise_contents` of them, in the order read.
+
+    What :func:`warm_content_summaries` takes from another process: the contents are grouped
+    as :meth:`ClusterIndex.build` files them (every labelled content, whatever its fields;
+    ``tests/test_split.py`` checks the two agree, long Backup names included).
+    """
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for o in data.of("VolumeSnapshotContent"):
+        backup = meta_label(o, VELERO_BACKUP_LABEL)
+        if backup:
+            groups.setdefault(backup, []).append(o)
+    return {label: (len(held), summarise_contents(held)) for label, held in groups.items()}
 
 
 #: The index memo key of a Backup's ContentSummary, before its name.
@@ -326,6 +364,12 @@ _SUMMARY_KEY = "content-summary:"
 
 
 def _summarise_contents(ix: ClusterIndex, backup: str) -> ContentSummary:
+    return summarise_contents(ix.backup_snapshot_contents.get(backup, []))
+
+
+def summarise_contents(contents: list[dict[str, Any]]) -> ContentSummary:
+    """The :class:`ContentSummary` of ``contents`` (VolumeSnapshotContent records, the ones
+    labelled with one Backup's name). Never raises for malformed records."""
     # One pass for every driver at once (None: all of them): a Backup can label
     # hundreds of thousands of VolumeSnapshotContents, and both the all-drivers answer
     # and each PVC's driver's are asked for.
@@ -335,7 +379,7 @@ def _summarise_contents(ix: ClusterIndex, backup: str) -> ContentSummary:
     ready: dict[str | None, list[str]] = {None: []}
     failed: dict[str | None, list[str]] = {None: []}
     unreadable: dict[str | None, list[str]] = {None: []}
-    for c in ix.backup_snapshot_contents.get(backup, []):
+    for c in contents:
         # dig() inlined: hundreds of thousands of records
         spec, status, meta = c.get("spec"), c.get("status"), c.get("metadata")
         name = meta.get("name") if isinstance(meta, dict) else None
@@ -498,6 +542,52 @@ def select_snapshot_class(
     return next(iter(by_name)) if len(by_name) == 1 else None
 
 
+def pv_left_out(b: BackupView, pv: dict[str, Any]) -> str | None:
+    """Why Velero does not back up PersistentVolume ``pv`` in ``b``, so takes no native
+    snapshot of it (None when it does): Velero takes a volume snapshotter's snapshot only
+    while it backs up the PV item (velero pkg/backup/item_backupper.go ``backupItemInternal``
+    -> ``takePVSnapshot``), and skips a PV labelled ``velero.io/exclude-from-backup=true``
+    (``itemInclusionChecks``) or excluded as a cluster-scoped resource: listed in
+    ``excludedResources`` (or ``excludedClusterScopedResources``), under
+    ``includeClusterResources: false``, or, with it unset, left out of a non-empty
+    ``includedResources`` (pkg/util/collections/includes_excludes.go
+    ``GlobalIncludesExcludes.ShouldExclude``, ``ScopeIncludesExcludes.ShouldExclude``).
+    Red team rt27: a native-snapshot disk whose PV was excluded was READY on counters that
+    another PV's snapshot filled."""
+    pv_name = dig(pv, "metadata", "name")
+    where = f"its PersistentVolume {pv_name}"
+    tail = f"so Velero takes no native snapshot of it ({NATIVE_SKIP_SRC} takePVSnapshot)"
+    if excluded_from_backup(pv):
+        return f"{where} carries velero.io/exclude-from-backup=true, {tail}"
+    sc = b.scope
+
+    def hit(entries: Iterable[str], star: bool = False) -> bool:
+        names = ("persistentvolumes", "persistentvolume") + (("*",) if star else ())
+        return any(entry_resource(e) in names for e in entries)
+
+    scoped = (
+        sc.included_namespaced,
+        sc.excluded_namespaced,
+        sc.included_cluster,
+        sc.excluded_cluster,
+    )
+    if any(scoped):
+        why = "excludedClusterScopedResources" if hit(sc.excluded_cluster) else None
+    elif hit(sc.excluded_resources):
+        why = "excludedResources"
+    elif b.include_cluster_resources is False:
+        why = "includeClusterResources: false"
+    elif (
+        b.include_cluster_resources is None
+        and sc.included_resources
+        and not hit(sc.included_resources, star=True)
+    ):
+        why = "includedResources without persistentvolumes"
+    else:
+        return None
+    return f"backup {b.name}'s {why} leaves out {where}, {tail}"
+
+
 def intended_method(
     ix: ClusterIndex,
     b: BackupView,
@@ -574,6 +664,9 @@ def intended_method(
                 "has no CSI driver to snapshot it and no Velero volume snapshotter handles it "
                 f"({NATIVE_SKIP_SRC})",
             )
+        left = pv_left_out(b, facts.pv)
+        if left is not None:
+            return None, True, left
         return Method.NATIVE_SNAPSHOT, True, ""
     driver = facts.driver
     if driver is None:
@@ -1104,7 +1197,11 @@ def capture_evidence(
         st, why, proof = _counted(ix, plan, method, facts.driver)
         # native snapshots beyond the PVs Velero would snapshot natively anyway (no CSI)
         spare = b.native_completed - len(plan.expected.get(Method.NATIVE_SNAPSHOT, ()))
-        if st is not CaptureStatus.CAPTURED and spare > 0:
+        if (
+            st is not CaptureStatus.CAPTURED
+            and spare > 0
+            and (facts.pv is None or pv_left_out(b, facts.pv) is None)
+        ):
             # With CSI support off, Velero does not skip a CSI PV's native snapshot (it skips
             # one only "because it's handled by CSI plugin" when the CSI feature is on, velero
             # pkg/backup/item_backupper.go takePVSnapshot, #4758/#4797), and since 1.8 the

@@ -426,6 +426,8 @@ class BackupView:
     #: (``omitempty``), None when set but unreadable. Velero counts every pod of the Backup,
     #: not one VM's (velero pkg/apis/velero/v1/backup_types.go ``HookStatus``, v1.11+).
     hooks_failed: int | None = 0
+    #: ``spec.includeClusterResources`` (None when unset or not a boolean)
+    include_cluster_resources: bool | None = None
 
     @property
     def when(self) -> datetime | None:
@@ -507,6 +509,9 @@ class BackupView:
             labels=meta_labels(obj),
             items_backed_up=_int(items),
             hooks_failed=_hooks_failed(status.get("hookStatus")),
+            include_cluster_resources=spec.get("includeClusterResources")
+            if isinstance(spec.get("includeClusterResources"), bool)
+            else None,
             items_unreadable=(
                 "progress" in status
                 and status["progress"] is not None
@@ -583,11 +588,35 @@ class ScheduleView:
     #: ``status.phase`` (New, Enabled, FailedValidation; "" when unset): Velero's schedule
     #: controller skips a Schedule that is not Enabled (pkg/controller/schedule_controller.go)
     phase: str = ""
+    #: ``spec.template``, the spec of every Backup it makes
+    template: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def stopped(self) -> bool:
         """Whether Velero makes no backup of it: paused, or failed validation."""
         return self.paused or self.phase == "FailedValidation"
+
+    def next_backup(self, at: datetime) -> BackupView:
+        """The Backup it makes next, as Velero creates it before preparing it: its template as
+        the spec, labelled with its name, phase New, created at ``at`` (velero
+        pkg/builder/backup_builder.go ``FromSchedule``; pkg/controller/schedule_controller.go
+        ``getBackup``).
+
+        Raises:
+            SelectorError: the template's filters cannot be read.
+        """
+        return BackupView.parse(
+            {
+                "metadata": {
+                    "name": f"{self.name} (next)",
+                    "namespace": self.namespace,
+                    "labels": {VELERO_SCHEDULE_LABEL: self.name},
+                    "creationTimestamp": format_time(at),
+                },
+                "spec": dict(self.template),
+                "status": {"phase": "New"},
+            }
+        )
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> ScheduleView:
@@ -607,6 +636,7 @@ class ScheduleView:
             ttl=ttl if ttl else None,
             ttl_unread=raw_ttl is not None and ttl is None,
             phase=phase if isinstance(phase := dig(obj, "status", "phase"), str) else "",
+            template=template if isinstance(template := spec.get("template"), dict) else {},
         )
 
 

@@ -1115,6 +1115,96 @@ class Pairing:
         evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)
         return evals
 
+    def next_gaps(
+        self, b: BackupView, vm: VMFacts, pvcs: list[PvcRef], newest: BackupEval
+    ) -> list[str] | None:
+        """Why ``b``, the next Backup of a Schedule (:meth:`ScheduleView.next_backup`), would
+        not hold what ``newest`` (the VM's newest usable Backup) holds: the VM object, or the
+        data of a PVC ``newest`` captured. [] when it would hold all; None when a filter
+        cannot be read.
+
+        The same rules as a Backup taken (:meth:`vm_held`, :meth:`pvc_scope`,
+        :func:`~auditor.inventory.capture.intended_method`), with no evidence yet: a PVC
+        counts as dropped only when Velero surely runs no method for it in ``b`` (or only a
+        file-system backup the kubevirt plugin cannot restore) while it ran one in
+        ``newest`` (red team rt27: a Schedule switched to ``snapshotVolumes: false`` after
+        its Backups captured the disks left the VM READY until the RPO passed).
+        """
+        try:
+            held, why = self.vm_held(b, vm)
+            if not held:
+                return [why]
+            pulled = self._pulled(b, vm, True)
+            gaps = []
+            for c in newest.pvcs:
+                p = next((p for p in pvcs if p.name == c.pvc), None)
+                if not c.captured or p is None or p.obj is None:
+                    continue
+                out = self.pvc_scope(b, vm.namespace, p.obj, p.name in pulled)
+                gaps += [out] if out else self._method_gap(b, vm, p, newest, c.method)
+            return gaps
+        except SelectorError:
+            return None
+
+    def location_gap(self, b: BackupView) -> str | None:
+        """Why Velero fails the validation of ``b`` (a Backup not yet prepared) for its
+        BackupStorageLocation: the location named (or the namespace's default one) does not
+        exist, is Unavailable or is ReadOnly (velero pkg/controller/backup_controller.go
+        ``prepareBackupRequest``); None when it is usable or cannot be told (locations
+        unread, no location named and no default one marked)."""
+        ix, ns = self.ix, b.namespace
+        if not ix.data.known("BackupStorageLocation") or ix.partial_for(
+            "BackupStorageLocation", ns
+        ):
+            return None
+        where = b.storage_location or ix.default_locations.get(ns)
+        if where is None or (ns, where) in ix.unknown_mode_locations:
+            return None
+        phase = ix.storage_locations.get((ns, where))
+        if phase is None:
+            why = "does not exist"
+        elif phase == "Unavailable":
+            why = "is Unavailable"
+        elif (ns, where) in ix.read_only_locations:
+            why = "is in ReadOnly mode"
+        else:
+            return None
+        return (
+            f"the BackupStorageLocation it writes to, {ns}/{where}, {why}: Velero fails the "
+            f"validation of every Backup it makes there (FailedValidation; {NS_EXCLUDE_SRC} "
+            "prepareBackupRequest)"
+        )
+
+    def _method_gap(
+        self, b: BackupView, vm: VMFacts, p: PvcRef, newest: BackupEval, had: Method | None
+    ) -> list[str]:
+        """[why] when Velero would copy ``p``'s data in ``newest`` but surely not in ``b``."""
+        assert p.obj is not None
+
+        def method(x: BackupView) -> tuple[Method | None, bool, str]:
+            return intended_method(
+                self.ix,
+                x,
+                p.obj or {},
+                vm.running,
+                fs_opted_out=fs_opted_out(vm, p.name, x),
+                fs_opted_in=fs_opted_in(vm, p.name, x),
+            )
+
+        then, now = method(newest.backup), method(b)
+        # ``had``: the method the newest Backup's evidence shows it used; a CSI snapshot or
+        # data-mover copy taken then needs a VolumeSnapshotClass the next Backup can still
+        # select (velero pkg/util/csi/volume_snapshot.go), whatever the model reads of the
+        # newest Backup from the classes as they are now
+        csi_then = had in (Method.CSI_SNAPSHOT, Method.CSI_DATA_MOVER)
+        if now[0] is None and now[1] and (then[0] is not None or csi_then):
+            return [now[2]]
+        if now[0] is Method.FS_BACKUP and now[1] and had is not Method.FS_BACKUP:
+            blocked = self._fs_restore_blocked(b, p.name, f"{b.name} takes a file-system backup")
+            if blocked is not None and blocked[0] is CaptureStatus.FAILED:
+                return [blocked[1]]
+        return []
+
 
 def covering_schedules(
     ix: ClusterIndex, *, namespace: str, vm_labels: dict[str, str]

@@ -224,10 +224,20 @@ def _list(obj: Any, path: str, problems: list[tuple[str, str]]) -> list[dict[str
     return good
 
 
-def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> VMSpec:
+def read_vm_spec(
+    vm: dict[str, Any],
+    preference_obj: dict[str, Any] | None,
+    validated: list[tuple[str, str]] | None = None,
+    *,
+    architecture: str | None = None,
+) -> VMSpec:
     """Parse ``vm`` (a VirtualMachine dict) into a :class:`VMSpec`.
 
-    ``preference_obj`` is the resolved (Cluster)Preference object or None.
+    ``preference_obj`` is the resolved (Cluster)Preference object or None. ``validated``:
+    :func:`~auditor.inventory.vmvalidate.validate_vm` of ``vm`` when already made (by another
+    process, from the same object), else it is made here. ``architecture``: the one KubeVirt
+    gives the VM when its spec names none (its VMI's, or the cluster's default), None when
+    unknown.
     Never raises for malformed content: problems are listed on the result.
     """
     problems: list[tuple[str, str]] = []
@@ -245,10 +255,13 @@ def read_vm_spec(vm: dict[str, Any], preference_obj: dict[str, Any] | None) -> V
     volumes = {v["name"]: v for v in _list(vm, f"{base}.volumes", problems)}
     disks = _read_disks(vm, tspec, volumes, pref, problems)
     nics = _read_nics(vm, tspec, pref, problems)
-    firmware = _read_firmware(tspec, pref)
+    arch = tspec.get("architecture")
+    firmware = _read_firmware(tspec, pref, arch if isinstance(arch, str) and arch else architecture)
     ref = dig(vm, "spec", "preference")
     itype = dig(vm, "spec", "instancetype")
-    problems += [p for p in validate_vm(vm) if p not in problems]
+    if validated is None:
+        validated = validate_vm(vm)
+    problems += [p for p in validated if p not in problems]
     run_strategy = dig(vm, "spec", "runStrategy")
     if run_strategy is None and isinstance(dig(vm, "spec", "running"), bool):
         run_strategy = "Always" if dig(vm, "spec", "running") else "Halted"
@@ -463,7 +476,18 @@ def _read_nics(
     return nics
 
 
-def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
+def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None) -> Firmware:
+    """The firmware KubeVirt boots the VM with; ``arch`` is its architecture (None: unknown,
+    read as amd64, whose default is BIOS).
+
+    On arm64 KubeVirt boots only UEFI: with no bootloader set, its defaults give the VMI
+    ``bootloader.efi`` with ``secureBoot: false``, and any EFI without ``secureBoot`` gets
+    false (kubevirt pkg/defaults/arm64.go ``setDefaultArm64Bootloader``,
+    https://github.com/kubevirt/kubevirt/blob/main/pkg/defaults/arm64.go); BIOS is refused
+    ("Arm64 does not support bios boot", pkg/virt-api/webhooks/arm64.go). Read as BIOS, an
+    arm64 VM with volatile NVRAM passed RR-FW-002 as not applicable (red team rt27).
+    """
+    arm64 = arch == "arm64"
     fw = dig(tspec, "domain", "firmware")
     fw = fw if isinstance(fw, dict) else {}
     raw_loader = fw.get("bootloader")
@@ -492,6 +516,8 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
         bootloader, resolved["bootloader"] = "bios", "preference"
     elif dig(pref, "firmware", "preferredUseEfi") is True:
         bootloader, efi, resolved["bootloader"] = "efi", _deprecated_efi(pref), "preference"
+    elif arm64 and raw_loader is None:
+        bootloader, efi, resolved["bootloader"] = "efi", {}, "default"
     else:
         bootloader, resolved["bootloader"] = "bios", "default"
     efi = efi if isinstance(efi, dict) else {}
@@ -515,7 +541,7 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any]) -> Firmware:
         )
     secure = efi.get("secureBoot")
     if bootloader == "efi" and secure is None:
-        secure = True  # KubeVirt's default for EFI is secure boot on
+        secure = not arm64  # KubeVirt's default for EFI: secure boot on, off on arm64
     uuid, serial = fw.get("uuid"), fw.get("serial")
     return Firmware(
         uuid=uuid if isinstance(uuid, str) and UUID_RE.match(uuid) else None,

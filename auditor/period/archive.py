@@ -4,7 +4,8 @@ The layout is the one ``auditor publish`` writes (``docs/publishing.md``). An
 ``s3://BUCKET/PREFIX`` URL and a local directory laid out the same way are both read
 through the publish store, where only runs with a manifest count and every report.json
 is checked against the manifest's SHA-256 (:func:`auditor.publish.history.read_report`).
-Owner-filtered runs are partial views of the fleet and are left out. With public keys,
+Owner-filtered runs are partial views of the fleet and are left out; runs that are one
+audit written with other formats count once. With public keys,
 a run whose ``manifest.json`` is not signed by one of them (no ``manifest.json.sig``, a bad
 signature, another key) is left out and named in ``problems``.
 """
@@ -109,7 +110,27 @@ def read_period(
     # manifest (a publish killed midway has none) and a report.json that matches it.
     _read_store(source, cluster, period, archive, dict(store_options or {}), public_keys)
     archive.reports.sort(key=lambda r: (r["run"]["audit_time"], r["run"]["id"]))
+    archive.reports = _one_per_audit(archive.reports)
     return archive
+
+
+def _one_per_audit(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Count once the runs that are one audit: the same instant, input digest and VM
+    verdicts, archived as several runs because they wrote other artifact formats (the run
+    id covers the formats, :func:`auditor.envelope.digest.run_key`). Counting each would
+    weigh that instant twice in the RPO attainment. The first by run id is kept; runs of
+    one instant whose verdicts differ (other settings) all stay."""
+    kept: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str], list[str]] = {}
+    for report in reports:
+        run = report["run"]
+        key = (str(run["audit_time"]), str(run.get("input_digest")))
+        verdicts = json.dumps([report.get("summary"), report["vms"]], sort_keys=True)
+        if verdicts in seen.setdefault(key, []):
+            continue
+        seen[key].append(verdicts)
+        kept.append(report)
+    return kept
 
 
 def _read_store(

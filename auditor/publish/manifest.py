@@ -38,6 +38,7 @@ __all__ = [
     "SIGNATURE_NAME",
     "seal_run",
     "clear_sealed_run",
+    "foreign_files",
     "Artifact",
     "RunManifest",
     "build_manifest",
@@ -287,6 +288,34 @@ def clear_sealed_run(run_dir: Path) -> list[str]:
     except OSError as exc:
         raise RunDirError(f"{run_dir}: cannot remove the earlier run's artifacts: {exc}") from None
     return removed
+
+
+def foreign_files(run_dir: Path) -> list[str]:
+    """Files in ``run_dir`` (recursively; relative, POSIX, sorted) that no earlier run of this
+    tool sealed there: neither listed in its ``manifest.json`` nor that manifest and its
+    signature. :func:`seal_run` seals every file of the folder, so writing a run into a
+    folder holding any of these would seal and publish them as the run's evidence
+    (new-user trial ux27). Empty when ``run_dir`` is missing, and when its manifest cannot
+    be read (:func:`clear_sealed_run` refuses that folder by name).
+    """
+    if not run_dir.is_dir():
+        return []
+    target = run_dir / MANIFEST_NAME
+    listed: set[str] = set()
+    if target.is_file():
+        try:
+            listed = {str(a["path"]) for a in json.loads(target.read_bytes())["artifacts"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            return []
+    own = listed | {MANIFEST_NAME, SIGNATURE_NAME}
+    found = []
+    for file in run_dir.rglob("*"):
+        if file.is_dir() and not file.is_symlink():
+            continue
+        rel = file.relative_to(run_dir).as_posix()
+        if rel not in own or file.is_symlink():
+            found.append(rel)
+    return sorted(found)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

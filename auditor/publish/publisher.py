@@ -201,8 +201,8 @@ def _update_latest(
 def _refuse_other_run(store: ObjectStore, manifest: RunManifest) -> None:
     """Refuse, before any upload, a run whose folder already holds another run's manifest.
 
-    Two runs can share a run id (same audit second, same inputs, other formats or a period
-    report); uploading the second's extra artifacts before its manifest conflicts would leave
+    Two runs can share a run id (same audit second, same inputs and formats, a period
+    report added by the service, or an edited folder); uploading the second's extra artifacts before its manifest conflicts would leave
     objects the published run's manifest does not list (``verify``: EXTRA), unremovable
     under Object Lock.
 

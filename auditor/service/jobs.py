@@ -88,7 +88,7 @@ def pipeline_runner(
     """
     from auditor import pipeline
 
-    run = pipeline.run_audit(settings, lambda: at)
+    run = pipeline.run_audit(settings, lambda: at, formats=formats)
     pipeline.write_run(run, out_dir, formats, signing_key=settings.signing_key)
     return report_document(run.report)  # the document report.json was written from
 

@@ -26,12 +26,15 @@ def run_summary(data: ClusterData) -> dict[str, Any]:
     """``run.backup_storage``: configured or not, and per location what was read.
 
     Per location: bucket, prefix, endpoint, state, detail, versioning, object
-    lock, ``requests`` (HTTP requests sent, retries included), ``bytes_read``
-    (response bytes), ``backups_read`` (read from the bucket this run),
-    ``cached`` (answered from the ETag cache) and ``bucket_only`` (count of
-    backups in the bucket the cluster does not list). ``backup_records``: per
-    Backup what its bucket objects say (state, object count, VM manifests read,
-    per-PVC volume records, error/warning counts). Totals summed over locations.
+    lock and ``bucket_only`` (count of backups in the bucket the cluster does not
+    list). ``backup_records``: per Backup what its bucket objects say (state, object
+    count, VM manifests read, per-PVC volume records, error/warning counts).
+
+    What the reader itself did (requests sent, bytes read, backups answered from the
+    ETag cache) is left out: it differs between two runs of one ``--at`` on the same
+    input (the second is answered from the cache), so in report.json, which
+    manifest.json seals, it made a re-published run conflict with itself. It is logged
+    instead (:func:`auditor.sources.bucket.load.read_backup_storage`).
     """
     locations = data.storage_locations
     if locations is None:
@@ -52,10 +55,6 @@ def run_summary(data: ClusterData) -> dict[str, Any]:
             "object_lock": s.object_lock,
             "lock_mode": s.lock_mode,
             "lock_days": s.lock_days,
-            "requests": s.requests,
-            "bytes_read": s.bytes_read,
-            "backups_read": s.backups_read,
-            "cached": s.cached,
             "bucket_only": len(s.bucket_only),
         }
         for _, s in sorted(locations.items())
@@ -90,6 +89,4 @@ def run_summary(data: ClusterData) -> dict[str, Any]:
         "locations": rows,
         "backup_records": records,
         "backups": dict(sorted(states.items())),
-        "requests": sum(r["requests"] for r in rows),
-        "bytes_read": sum(r["bytes_read"] for r in rows),
     }

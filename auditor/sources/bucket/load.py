@@ -104,6 +104,15 @@ def read_backup_storage(
         )
         statuses[location] = status
         contents.update(found)
+        # the reader's own work: logged, never in report.json (see bucket.run_summary)
+        log.info(
+            "BackupStorageLocation %s: %d requests, %d bytes read, %d backups read, %d cached",
+            location,
+            status.requests,
+            status.bytes_read,
+            status.backups_read,
+            status.cached,
+        )
     data.backup_contents = contents
     data.storage_locations = statuses
 

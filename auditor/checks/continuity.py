@@ -1,0 +1,189 @@
+"""RR-BKP-013: the Backups Velero makes from now on still take a VM its past Backups hold.
+
+Today's Backups may hold a VM (READY by evidence) while the next ones will not: its namespace
+was labelled ``velero.io/exclude-from-backup=true`` after they were taken, or the Schedule
+covering it was paused, edited (filters, selector, ``snapshotVolumes``), pointed at a location
+that is down, or deleted, or the VM's labels changed. The gap shows only once the RPO passes;
+this check says it the day it opens (red team rt27).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from auditor.checks.backup import VELERO_BACKUP_DOC
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
+from auditor.inventory import VMRecord
+from auditor.inventory.facts import usable
+from auditor.inventory.index import ScheduleView, excluded_from_backup
+from auditor.kubevalues import format_time
+from auditor.models import Basis, Severity
+from auditor.scope import SelectorError
+
+NS_LABEL_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
+)
+SCHEDULE_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/builder/backup_builder.go"
+SCHEDULE_CTRL_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/schedule_controller.go"
+)
+NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-from-backuptrue"
+
+
+@check(
+    "RR-BKP-013",
+    title="The VM stays in the Backups Velero makes from now on",
+    severity=Severity.MEDIUM,
+    rationale="Backups taken before a namespace was labelled velero.io/exclude-from-backup=true, "
+    "or before the Schedule covering the VM was paused or changed, still hold the VM and its "
+    "disks; the next ones will not, and the gap shows only once the RPO has passed.",
+    remediation="Remove the exclude label from the VM's namespace, unpause the Schedule, or make "
+    "its template take the VM and its disk data again (namespaces, resources, label selector, "
+    "snapshotVolumes, an Available storageLocation).",
+    references=(NS_LABEL_DOC, NS_LABEL_SRC, SCHEDULE_SRC, SCHEDULE_CTRL_SRC, VELERO_BACKUP_DOC),
+    requires=("Backup", "Namespace"),
+)
+def continues(vm: VMRecord, ctx: CheckContext) -> Result:
+    """FAIL when the VM's namespace now carries ``velero.io/exclude-from-backup=true``
+    (Velero appends every such namespace to the ``excludedNamespaces`` of each Backup it
+    prepares: pkg/controller/backup_controller.go ``prepareBackupRequest``); when no
+    Schedule covering the VM makes a next Backup holding what its newest usable one holds
+    (the VM object and the data of each disk it captured, judged as a Backup of the
+    Schedule's template: pkg/builder/backup_builder.go ``FromSchedule``); or, with no
+    Schedule covering it, when Schedules took its usable Backups (their
+    ``velero.io/schedule-name`` label) and are gone or no longer take it. N/A without a
+    usable backup (RR-BKP-001), when none came from a Schedule, or (but for the label) when
+    the newest usable one is older than the RPO already (RR-BKP-002 reports that gap); ERROR
+    when the Schedules were not all read or a template's filters cannot be.
+    """
+    good = usable(vm)
+    if not good:
+        return not_applicable(f"VM {vm.ref} is in no usable backup (see RR-BKP-001).")
+    newest = good[0].backup
+    due = newest.data_time + timedelta(hours=ctx.thresholds.rpo_hours) if newest.data_time else None
+    ev: dict[str, Any] = {
+        "newest_usable_backup": f"{newest.namespace}/{newest.name}",
+        "rpo_breach_at": format_time(due),
+    }
+    when = f" its newest usable backup {newest.name} leaves the RPO at {format_time(due)}"
+    ix = ctx.index
+    if excluded_from_backup(ix.namespaces.get(vm.namespace)):
+        return failed(
+            f"Namespace {vm.namespace} carries velero.io/exclude-from-backup=true: Velero adds "
+            f"it to the excludedNamespaces of every Backup it prepares from now on, so no "
+            f"later backup holds VM {vm.ref};{when}.",
+            excluded_by={
+                "kind": "Namespace",
+                "name": vm.namespace,
+                "label": "velero.io/exclude-from-backup=true",
+            },
+            **ev,
+        ).on(Basis.OBSERVED)
+    if due is None or due <= ctx.at:
+        # the gap is open already: RR-BKP-002 reports it, with the Schedule's state
+        return not_applicable(
+            f"VM {vm.ref}'s newest usable backup {newest.name} is older than the RPO "
+            "(see RR-BKP-002).",
+            **ev,
+        )
+    if vm.next_backups:
+        return _next(vm, ev, when)
+    took = sorted({(e.backup.namespace, e.backup.schedule) for e in good if e.backup.schedule})
+    if not took:
+        return not_applicable(f"No Schedule made the usable backups of VM {vm.ref}.", **ev)
+    unread = [
+        ns for ns, _ in took if not ix.data.known("Schedule") or ix.partial_for("Schedule", ns)
+    ]
+    if unread:
+        return errored(
+            f"The Schedules in namespace {unread[0]} were not all read: whether one still takes "
+            f"VM {vm.ref} is unknown.",
+            **ev,
+        )
+    by_key = {(s.namespace, s.name): s for s in ix.schedules}
+    rows = [_why(by_key.get((ns, str(name))), ns, str(name), vm) for ns, name in took]
+    if any(r["why"] is None for r in rows):
+        return errored(
+            f"A label selector of Schedule {next(r['schedule'] for r in rows if r['why'] is None)} "
+            f"cannot be read: whether it still takes VM {vm.ref} is unknown.",
+            schedules=rows,
+            **ev,
+        )
+    first = rows[0]
+    return failed(
+        f"Schedule {first['schedule']} made the usable backups of VM {vm.ref}, but "
+        f"{first['why']}, and no other Schedule takes it: no later backup holds it;{when}.",
+        schedules=rows,
+        **ev,
+    ).on(Basis.OBSERVED)
+
+
+def _next(vm: VMRecord, ev: dict[str, Any], when: str) -> Result:
+    """Judge the next Backup of each Schedule covering the VM (``vm.next_backups``)."""
+    rows: list[dict[str, Any]] = [
+        {"schedule": f"{s.namespace}/{s.name}", "gaps": gaps} for s, gaps in vm.next_backups
+    ]
+    full = [r["schedule"] for r in rows if r["gaps"] == []]
+    if full:
+        return passed(
+            f"The next backup of Schedule(s) {', '.join(full)} takes VM {vm.ref} and the data "
+            "of every disk its newest usable backup holds.",
+            schedules=rows,
+            **ev,
+        )
+    unread = [r["schedule"] for r in rows if r["gaps"] is None]
+    if unread:
+        return errored(
+            f"The filters of Schedule {unread[0]} cannot be read: whether its next backup takes "
+            f"VM {vm.ref} is unknown.",
+            schedules=rows,
+            **ev,
+        )
+    first = rows[0]
+    return failed(
+        f"The next backup of Schedule {first['schedule']}, which covers VM {vm.ref}, will not "
+        f"hold what its newest usable backup holds: {first['gaps'][0]};{when}.",
+        schedules=[{**r, "why": r["gaps"][0]} for r in rows],
+        **ev,
+    ).on(Basis.OBSERVED)
+
+
+def _why(s: ScheduleView | None, ns: str, name: str, vm: VMRecord) -> dict[str, Any]:
+    """Why Schedule ``ns/name`` no longer takes ``vm`` (``why`` None: cannot be told)."""
+    row: dict[str, Any] = {"schedule": f"{ns}/{name}"}
+    if s is None:
+        row["why"] = "it no longer exists"
+        row["filter"] = "gone"
+        return row
+    sc = s.scope
+    if not sc.namespace_included(vm.namespace):
+        row["why"] = (
+            f"its template's includedNamespaces/excludedNamespaces now leave out namespace "
+            f"{vm.namespace}"
+        )
+        row["filter"] = "namespaces"
+    elif not sc.resource_included("virtualmachines", "VirtualMachine", "kubevirt.io"):
+        row["why"] = "its template's resource filters now leave out virtualmachines"
+        row["filter"] = "resources"
+    else:
+        try:
+            matched = sc.labels_match(vm.labels)
+        except SelectorError:
+            row["why"] = None
+            return row
+        row["why"] = (
+            "its template's labelSelector/orLabelSelectors no longer match the VM's labels"
+            if not matched
+            else "it no longer takes the VM"
+        )
+        row["filter"] = "labels"
+    return row
