@@ -160,3 +160,28 @@ def test_a_snapshot_content_driver_written_empty_is_named(tmp_path: Path) -> Non
         if p["kind"] == "VolumeSnapshotContent" and p["field"] == "spec.driver"
     ]
     assert len(named) == len(contents) and "empty string" in named[0]["reason"]
+
+
+@pytest.mark.parametrize(
+    "owner", ["vm1 ", " vm1", "vm\u0031\u200b"], ids=["after", "before", "zwsp"]
+)
+def test_a_claim_owner_reference_naming_no_vm_is_named(tmp_path: Path, owner: str) -> None:
+    """The persistent-state PVC's ``ownerReferences[0].name: "vm1 "`` names no VM
+    (bench.mutations padded, seed 252): the claim read as owned by none, unnamed."""
+    docs = _docs("RR-BKP-004/pass-snapshot-contents-without-counters.yaml")
+    baseline = _audit_whole(tmp_path / "ok", docs)
+    pvc = next(
+        d
+        for d in docs
+        if d["kind"] == "PersistentVolumeClaim"
+        and d["metadata"]["name"].startswith("persistent-state-for-")
+    )
+    pvc["metadata"]["ownerReferences"][0]["name"] = owner
+    report = _audit_whole(tmp_path / "bad", docs)
+    assert RANK[_vm(report)["readiness"]] >= RANK[_vm(baseline)["readiness"]]
+    named = [
+        p for p in report["collection_problems"] if p["field"] == "metadata.ownerReferences[0].name"
+    ]
+    assert len(named) == 1 and named[0]["name"] == pvc["metadata"]["name"], report[
+        "collection_problems"
+    ]
