@@ -185,3 +185,28 @@ def test_a_claim_owner_reference_naming_no_vm_is_named(tmp_path: Path, owner: st
     assert len(named) == 1 and named[0]["name"] == pvc["metadata"]["name"], report[
         "collection_problems"
     ]
+
+
+@pytest.mark.parametrize(
+    "source", [{"dataVolume": {}}, {"persistentVolumeClaim": {"claimName": ""}}]
+)
+def test_a_vmi_volume_whose_source_names_nothing_is_named(
+    tmp_path: Path, source: dict[str, Any]
+) -> None:
+    """A VMI volume ``dataVolume: {}`` (its name deleted; bench.mutations delete, seed 252)
+    or a claim named ``""``: which data the running guest mounts is unknown. Named as a VM's
+    volume would be."""
+    docs = _docs("RR-BKP-004/pass-fs-backup-opt-out-snapshots-block-disks.yaml")
+    baseline = _audit_whole(tmp_path / "ok", docs)
+    vmi = next(d for d in docs if d["kind"] == "VirtualMachineInstance")
+    volume = vmi["spec"]["volumes"][0]
+    vmi["spec"]["volumes"][0] = {"name": volume["name"], **source}
+    report = _audit_whole(tmp_path / "bad", docs)
+    assert RANK[_vm(report)["readiness"]] >= RANK[_vm(baseline)["readiness"]]
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "VirtualMachineInstance"
+        and p["field"].startswith(f"spec.volumes[{volume['name']}].")
+    ]
+    assert len(named) == 1, report["collection_problems"]

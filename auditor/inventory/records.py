@@ -36,7 +36,7 @@ from auditor.inventory.fields import (
     read_uuid,
     to_problem,
 )
-from auditor.inventory.vmvalidate import VOLUME_SOURCES, device_issues
+from auditor.inventory.vmvalidate import device_issues, volume_problems
 from auditor.kubevalues import dig
 from auditor.models import CollectionProblem
 
@@ -306,12 +306,10 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     volumes = read_list(obj, "spec.volumes", issues)
     issues += _blank_names(volumes, "spec.volumes")
     for v in volumes or []:
-        if not any(v.get(source) is not None for source in VOLUME_SOURCES):
-            # KubeVirt refuses a volume without a source; read by its name alone, which data
-            # the running guest mounts was unknown, unnamed (bench.mutations null_list)
-            issues.append(
-                FieldIssue(f"spec.volumes[{v['name']}]", "has no volume source KubeVirt knows")
-            )
+        # KubeVirt refuses a volume without a source, or whose claim or DataVolume names
+        # nothing; read by its name alone, which data the running guest mounts was unknown,
+        # unnamed (bench.mutations null_list, delete)
+        issues += [FieldIssue(f, why) for f, why in volume_problems(v, "spec")]
     if volumes is None and not _failed(issues, "spec.volumes"):
         # A VMI started from a VirtualMachine always carries the template's volumes.
         issues.append(
