@@ -23,6 +23,7 @@ from auditor.netdata import FACTS_KEY, network_data_facts
 __all__ = [
     "REDACTED",
     "shown_annotations",
+    "shown_labels",
     "shown_url",
     "redact",
     "redact_in_place",
@@ -85,7 +86,9 @@ _SECRET_KEY = re.compile(
     r"(pass(word|wd)?|secret|token|credential|private[-_.]?key|api[-_.]?key"
     # and what the red team slipped past it: "encryption-key", "ssh-key", "auth",
     # "kubeconfig", "bootstrap-psk", "admin-pw", "webhook-url"
-    r"|[-_./]key$|ssh|auth(?!or)|bearer|kubeconfig|psk|[-_./]pw$|webhook)",
+    r"|[-_./]key$|ssh|auth(?!or)|bearer|kubeconfig|psk|[-_./]pw$|webhook"
+    # and shorter names (fz27): "pwd", "creds", a bare "pw" or "key" (with or without prefix)
+    r"|pwd|creds?(?![a-z])|(?:^|/)(?:pw|key)$)",
     re.I,
 )
 
@@ -121,6 +124,28 @@ def shown_annotations(annotations: dict[str, str]) -> dict[str, str]:
     return {
         key: value if _SHOWN_ANNOTATION.search(key) or value == REDACTED else REDACTED
         for key, value in annotations.items()
+    }
+
+
+#: Label keys whose values a report shows: Kubernetes', KubeVirt's, OpenShift's and Velero's
+#: own (``kubevirt.io/domain``, ``app.kubernetes.io/name``, ``velero.io/backup-name``) and
+#: ownership keys. A label's value is limited to 63 characters of ``[A-Za-z0-9._-]``
+#: (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set),
+#: which a password or token fits: under any other key it is shown as :data:`REDACTED`.
+_SHOWN_LABEL = re.compile(
+    r"^(?:(?:[^/]*\.)?(?:kubevirt\.io|kubernetes\.io|k8s\.io|openshift\.io|velero\.io)/"
+    r"|(?:[^/]*/)?(?:owner|team|owned-by|cost-center|app|name|component|part-of|tier"
+    r"|env|environment)$)"
+)
+
+
+def shown_labels(labels: dict[str, str], selected: frozenset[str] = frozenset()) -> dict[str, str]:
+    """``labels`` as a report may show them: every key, and the value only of the keys
+    :data:`_SHOWN_LABEL` names or a label selector names (``selected``: a reader compares
+    those with the selector); any other value is :data:`REDACTED`."""
+    return {
+        key: value if key in selected or value == REDACTED or _SHOWN_LABEL.search(key) else REDACTED
+        for key, value in labels.items()
     }
 
 
@@ -269,7 +294,12 @@ def _storage_class_map(obj: dict[str, Any]) -> dict[str, Any]:
 
 #: Keys whose mapping :func:`_walk` must look at key by key (every other mapping: only its
 #: nested mappings and lists are visited).
-_SPECIAL_KEYS = SECRET_FIELD_NAMES | {"sysprep"} | _URL_KEYS | _JSON_TEXT_KEYS
+#: KubeVirt's cloud-init volume sources (``CloudInitNoCloudSource``,
+#: ``CloudInitConfigDriveSource``, https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/core/v1/schema.go):
+#: mappings of userData/networkData (redacted by name) and Secret references; any other
+#: shape is the payload written in the wrong place.
+_CLOUD_INIT_KEYS = frozenset({"cloudInitNoCloud", "cloudInitConfigDrive"})
+_SPECIAL_KEYS = SECRET_FIELD_NAMES | {"sysprep"} | _CLOUD_INIT_KEYS | _URL_KEYS | _JSON_TEXT_KEYS
 _NESTED = (dict, list)
 
 
@@ -292,8 +322,12 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
         skey = key if isinstance(key, str) else str(key)
         if in_meta_map and _secret_meta_key(skey):
             value[key] = REDACTED
-        elif isinstance(item, str) and "@" in item and (in_meta_map or skey in _URL_KEYS):
-            value[key] = _USERINFO.sub(f"{REDACTED}@", item)
+        elif (
+            isinstance(item, str)
+            and ("@" in item or "?" in item)
+            and (in_meta_map or skey in _URL_KEYS)
+        ):
+            value[key] = _url_text(item)
         elif skey in _JSON_TEXT_KEYS and isinstance(item, str) and not in_meta_map:
             value[key] = _json_text(item)
         elif skey in SECRET_FIELD_NAMES and (skey != "data" or data_is_payload):
@@ -303,8 +337,10 @@ def _walk(value: Any, data_is_payload: bool, in_meta_map: bool) -> None:
                 # A yes/no fact a restorer needs, taken before stripping (an export already
                 # stripped keeps the facts taken from the original text).
                 facts = network_data_facts(skey, item) or facts
-        elif skey == "sysprep" and isinstance(item, dict):
-            value[key] = _sysprep(item)
+        elif skey == "sysprep" and item is not None:
+            value[key] = _sysprep(item) if isinstance(item, dict) else REDACTED
+        elif skey in _CLOUD_INIT_KEYS and item is not None:
+            value[key] = _cloud_init(item, data_is_payload)
         elif isinstance(item, _NESTED):
             _walk(item, data_is_payload, skey in _META_MAPS)
     if facts is not None:
@@ -331,6 +367,21 @@ def _secret_meta_key(key: str) -> bool:
     return verdict
 
 
+def _url_text(text: str) -> str:
+    """``text`` with the ``user:password@`` of any URL in it cut, and the query of a URL
+    (``https://host/disk.img?X-Amz-Signature=...``: a presigned URL's signature, a registry
+    token) replaced by :data:`REDACTED`; the scheme, host and path stay (what the auditor
+    reads of an endpoint)."""
+    text = _USERINFO.sub(f"{REDACTED}@", text)
+    if "://" in text and "?" in text:
+        text = _QUERY.sub(rf"\1?{REDACTED}", text)
+    return text
+
+
+#: The query of a URL: from ``?`` to a fragment, blank or the end.
+_QUERY = re.compile(r"(?<=://)([^?\s]*)\?[^#\s]*")
+
+
 def _json_text(text: str) -> str:
     """JSON text (a CNI configuration) with its secret fields redacted; the text itself when
     it holds none or is no JSON object (then a secret-looking word makes it all redacted)."""
@@ -346,6 +397,23 @@ def _json_text(text: str) -> str:
     before = json.dumps(doc, sort_keys=True)
     _walk(doc, False, False)
     return text if json.dumps(doc, sort_keys=True) == before else json.dumps(doc)
+
+
+#: The reference fields of a cloud-init source; every other field is (or holds) payload.
+_CLOUD_INIT_REFS = frozenset({"secretRef", "networkDataSecretRef", FACTS_KEY})
+
+
+def _cloud_init(item: Any, data_is_payload: bool) -> Any:
+    """A cloud-init source with every field but its Secret references redacted (a field
+    under a name KubeVirt does not have, ``userdata`` or ``user_data``, is payload all the
+    same); one that is no mapping (its text written in place of the source) is payload."""
+    if not isinstance(item, dict):
+        return REDACTED
+    _walk(item, data_is_payload, False)
+    for key, value in item.items():
+        if key not in _CLOUD_INIT_REFS and value not in (None, "", {}, [], REDACTED):
+            item[key] = REDACTED
+    return item
 
 
 def _sysprep(item: dict[str, Any]) -> dict[str, Any]:

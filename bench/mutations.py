@@ -41,7 +41,23 @@ YAML and audits it through the directory source, exactly as ``auditor run
   the export was taken, and an object created or completed after the audit instant did not
   exist or was not done then, so a change it makes need not be named; it must still never
   improve a verdict);
-- ``time_order``: an end or completion time set before its start time.
+- ``time_order``: an end or completion time set before its start time;
+- ``api_version``: an object's ``apiVersion`` of another group or version than its kind has
+  (``kubevirt.io/v9``, ``v1`` for a Velero kind, ``v9`` for a core kind);
+- ``no_namespace``: ``metadata.namespace`` removed from an object of a namespaced kind;
+- ``status_type``: a field of a Velero Backup's, Schedule's, Restore's or
+  BackupStorageLocation's ``status`` of another JSON type (``phase: 3``, ``progress: "50%"``,
+  ``errors: "2"``, ``lastBackup: 3``);
+- ``confusable``: a name or reference with one Latin letter replaced by its Cyrillic look-alike
+  (``db-dаta``: U+0430, not ``a``);
+- ``quantity_text``: a quantity written another way: its bytes as a JSON number (valid, the
+  same value), a leading blank, a lower-case suffix (``10gi``), an exponent with a binary
+  suffix (``1e1Gi``);
+- ``encoding``: the whole file with a byte-order mark, with CRLF line ends (both valid YAML), or
+  with a tab in the indentation of its first indented line (YAML forbids it);
+- ``list_shape``: an item of a ``List`` nested in a ``List`` of its own, the ``List`` typed by its
+  items' kind (``VirtualMachineList``, valid) or by another kind (a ``BackupList`` holding VMs);
+- ``duplicate_object``: an object written twice, the copy with another ``resourceVersion``.
 
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
@@ -106,6 +122,14 @@ FAMILIES = (
     "padded",
     "future_time",
     "time_order",
+    "api_version",
+    "no_namespace",
+    "status_type",
+    "confusable",
+    "quantity_text",
+    "encoding",
+    "list_shape",
+    "duplicate_object",
 )
 #: Families whose mutations are valid input: a finding they change need not be named.
 VALID_INPUT_FAMILIES = frozenset({"future_time"})
@@ -178,6 +202,24 @@ _NAME_KEYS = frozenset(
     }
 )
 _QUANTITY_KEYS = frozenset({"storage", "capacity", "guest", "memory", "size", "restoreSize"})
+#: Velero kinds whose ``status`` the ``status_type`` family changes.
+_VELERO_STATUS_KINDS = frozenset({"Backup", "Schedule", "Restore", "BackupStorageLocation"})
+#: Latin letters and their Cyrillic look-alikes (``confusable``).
+_CONFUSABLE = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "c": "\u0441", "p": "\u0440"}
+_BINARY = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
+#: The :class:`_Edit` s of a whole file's text.
+_TEXT_EDITS = ("bom", "crlf", "tab")
+
+
+class _Edit(str):
+    """A mutation that rewrites the object's place in the file or the file's text, not one
+    field: ``bom``, ``crlf``, ``tab`` (the file), ``nest``, ``typed``, ``mistyped`` (the
+    object's List), ``twice`` (the object)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{str(self)}>"
 
 
 class _Loader(yaml.SafeLoader):
@@ -422,25 +464,86 @@ def mutations(target: Target) -> list[Mutation]:
     for file in target.files:
         for d, doc in enumerate(_docs(file)):
             for prefix, obj in _objects(doc):
-                kind = str(obj.get("kind", "?"))
-                meta = obj.get("metadata")
-                # some fixtures hold a deliberately broken object (metadata not a mapping)
-                name = str(meta.get("name", "?")) if isinstance(meta, dict) else "?"
+                kind, name = _kind_name(obj)
                 for rel, value in [((), obj), *_walk(obj, ())]:
                     for family, new in _candidates(rel, value) if rel else ():
                         out.append(
                             Mutation(family, target, file, d, (*prefix, *rel), new, kind, name)
                         )
-                    for at, family, new in _order_candidates(rel, value):
+                    for at, family, new in [
+                        *_order_candidates(rel, value),
+                        *_object_candidates(kind, rel, value),
+                    ]:
                         out.append(
                             Mutation(family, target, file, d, (*prefix, *at), new, kind, name)
                         )
+                for family, edit in _place_candidates(prefix):
+                    out.append(Mutation(family, target, file, d, prefix, edit, kind, name))
+            if d == 0 and isinstance(doc, dict):
+                first = next(_objects(doc), None)
+                kind, name = _kind_name(first[1] if first else doc)
+                for edit in _TEXT_EDITS:
+                    out.append(Mutation("encoding", target, file, 0, (), _Edit(edit), kind, name))
     return out
+
+
+def _kind_name(obj: dict[str, Any]) -> tuple[str, str]:
+    meta = obj.get("metadata")
+    # some fixtures hold a deliberately broken object (metadata not a mapping)
+    return str(obj.get("kind", "?")), str(meta.get("name", "?")) if isinstance(meta, dict) else "?"
+
+
+def _object_candidates(
+    kind: str, rel: tuple[str | int, ...], value: Any
+) -> Iterator[tuple[tuple[str | int, ...], str, Any]]:
+    """The families that depend on the object's kind or place: ``api_version``,
+    ``no_namespace``, ``status_type``, ``confusable``, ``quantity_text``."""
+    if rel == ("apiVersion",) and isinstance(value, str) and value:
+        if "/" in value:
+            yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v9"
+            yield rel, "api_version", "v1"
+        else:
+            yield rel, "api_version", "v9"
+    if rel == ("metadata", "namespace") and isinstance(value, str):
+        yield rel, "no_namespace", _UNSET
+    if kind in _VELERO_STATUS_KINDS and len(rel) > 1 and rel[0] == "status":
+        if isinstance(value, str):
+            yield rel, "status_type", 3
+        elif isinstance(value, bool):
+            yield rel, "status_type", "true"
+        elif isinstance(value, int | float):
+            yield rel, "status_type", f"{value}%" if rel[-1] == "progress" else str(value)
+        elif isinstance(value, dict):
+            yield rel, "status_type", [value]
+    key = rel[-1] if rel else None
+    in_labels = any(p in _LABEL_MAPS for p in rel)
+    if (key in _NAME_KEYS or key == "namespace") and isinstance(value, str) and not in_labels:
+        at = next((i for i, ch in enumerate(value) if ch in _CONFUSABLE), None)
+        if at is not None:
+            yield rel, "confusable", value[:at] + _CONFUSABLE[value[at]] + value[at + 1 :]
+    found = re.fullmatch(r"(\d+)([KMGTPE]i)", value) if isinstance(value, str) else None
+    if key in _QUANTITY_KEYS and found:
+        number, suffix = found.groups()
+        yield rel, "quantity_text", int(number) * _BINARY[suffix]
+        yield rel, "quantity_text", f" {value}"
+        yield rel, "quantity_text", f"{number}{suffix.lower()}"
+        yield rel, "quantity_text", f"{number[0]}e{len(number) - 1}{suffix}"
+
+
+def _place_candidates(prefix: tuple[str | int, ...]) -> Iterator[tuple[str, _Edit]]:
+    """``duplicate_object`` of the object at ``prefix``; ``list_shape`` once per List (at its
+    first item): the item nested, the List typed by its items' kind or by another's."""
+    yield "duplicate_object", _Edit("twice")
+    if prefix and prefix[-1] == 0:
+        for edit in ("nest", "typed", "mistyped"):
+            yield "list_shape", _Edit(edit)
 
 
 def _apply(docs: list[Any], m: Mutation) -> list[Any]:
     docs = list(docs)
     docs[m.doc] = copy.deepcopy(docs[m.doc])
+    if isinstance(m.value, _Edit):
+        return _place(docs, m)
     parent = docs[m.doc]
     for step in m.path[:-1]:
         parent = parent[step]
@@ -449,6 +552,44 @@ def _apply(docs: list[Any], m: Mutation) -> list[Any]:
     else:
         parent[m.path[-1]] = m.value
     return docs
+
+
+def _place(docs: list[Any], m: Mutation) -> list[Any]:
+    """Apply an :class:`_Edit` of an object's place (the document is a copy already)."""
+    doc = docs[m.doc]
+    obj = doc["items"][m.path[1]] if m.path else doc
+    if m.value == "twice":
+        twin = copy.deepcopy(obj)
+        meta = twin.get("metadata")
+        if isinstance(meta, dict):
+            meta["resourceVersion"] = f"{meta.get('resourceVersion', '')}7919"
+        if m.path:
+            doc["items"].insert(m.path[1] + 1, twin)
+        else:
+            docs.insert(m.doc + 1, twin)
+    elif m.value == "nest":
+        doc["items"][m.path[1]] = {"apiVersion": "v1", "kind": "List", "items": [obj]}
+    elif m.value == "typed":
+        doc["kind"] = f"{m.kind}List"
+    elif m.value == "mistyped":
+        doc["kind"] = "BackupList" if m.kind == "VirtualMachine" else "VirtualMachineList"
+    return docs
+
+
+def _render(docs: list[Any], m: Mutation) -> bytes:
+    """The mutated file's bytes (a file-wide :class:`_Edit` applied to its text)."""
+    if m.value not in _TEXT_EDITS:
+        return _dump(_apply(docs, m)).encode()
+    text = _dump(docs)
+    if m.value == "bom":
+        return b"\xef\xbb\xbf" + text.encode()
+    if m.value == "crlf":
+        return text.replace("\n", "\r\n").encode()
+    lines = text.split("\n")
+    at = next((i for i, ln in enumerate(lines) if ln.startswith("  ")), None)
+    if at is not None:
+        lines[at] = "\t" + lines[at][2:]
+    return "\n".join(lines).encode()
 
 
 def _dump(docs: list[Any]) -> str:
@@ -510,7 +651,7 @@ class _Workspace:
     def run(self, m: Mutation, handler: _Tracebacks) -> Outcome:
         dest = self.root / m.file.name
         original = dest.read_bytes()
-        dest.write_text(_dump(_apply(self.docs[m.file], m)))
+        dest.write_bytes(_render(self.docs[m.file], m))
         out = Outcome()
         handler.seen.clear()
         try:
@@ -644,18 +785,18 @@ def main() -> None:
         parser.error(f"--export {args.export}: not a directory")
     stats = run(args.count, args.seed, args.export, tuple(args.family or FAMILIES))
     print(
-        f"{'family':<14}{'tried':>7}{'improved':>10}{'traceback':>11}{'changed':>9}{'unnamed':>9}"
+        f"{'family':<17}{'tried':>7}{'improved':>10}{'traceback':>11}{'changed':>9}{'unnamed':>9}"
     )
     total: Counter[str] = Counter()
     for family in FAMILIES:
         s = stats[family]
         total.update(s)
         print(
-            f"{family:<14}{s['tried']:>7}{s['improved']:>10}{s['traceback']:>11}"
+            f"{family:<17}{s['tried']:>7}{s['improved']:>10}{s['traceback']:>11}"
             f"{s['changed']:>9}{s['unnamed']:>9}"
         )
     print(
-        f"{'total':<14}{total['tried']:>7}{total['improved']:>10}{total['traceback']:>11}"
+        f"{'total':<17}{total['tried']:>7}{total['improved']:>10}{total['traceback']:>11}"
         f"{total['changed']:>9}{total['unnamed']:>9}"
     )
     for line in list(stats["!"])[: args.show]:

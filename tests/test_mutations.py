@@ -1,7 +1,10 @@
 """Property: a single malformed field of our own exports never improves a VM's verdict.
 
-Mutations come from :mod:`bench.mutations` (families: wrong type, null, deleted key,
-invalid enum, bad format) over ``examples/small-cluster`` and the check fixtures.
+Mutations come from :mod:`bench.mutations` (every family in ``FAMILIES``: field values of
+the wrong type, shape, case or format, and since fz27 wrong apiVersions, a missing namespace,
+Velero status fields of the wrong type, Cyrillic look-alikes in names, quantities written
+otherwise, a BOM, CRLF or tab in the file, Lists nested or typed, objects written twice) over
+``examples/small-cluster`` and the check fixtures.
 Readiness is ranked READY, AT_RISK, then UNKNOWN and NOT_READY together
 (``docs/readiness.md``). The default run samples a few hundred mutations; the
 ``slow`` one tries 5,000 when ``AUDITOR_SLOW=1`` (``python -m bench.mutations`` prints the

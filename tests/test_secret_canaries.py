@@ -149,3 +149,202 @@ def test_an_endpoint_is_shown_without_its_credentials() -> None:
     assert shown_url("http://admin:pw@127.0.0.1:34391") == "http://127.0.0.1:34391"
     assert shown_url("https://k8s.example.com:6443/?token=x") == "https://k8s.example.com:6443/"
     assert shown_url("https://u:p@[fd00::1]:6443/api#frag") == "https://[fd00::1]:6443/api"
+
+
+def test_a_label_value_under_an_unknown_key_is_never_shown_in_a_report(
+    canary_dir: Path, tmp_path: Path
+) -> None:
+    """A label value fits a password or token (63 characters of [A-Za-z0-9._-]): reports
+    show it only under Kubernetes', KubeVirt's, Velero's or ownership keys and keys a
+    Schedule's selector names; under any other key it is ``<redacted>`` (fz27: report.json,
+    report.html and the published copies showed ``corp.example/note: <password>``)."""
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["metadata"]["labels"].update(
+        {"corp.example/note": "Cq0LabelNoteZx", "app.kubernetes.io/name": "shop", "tier": "db"}
+    )
+    schedule = next(d for d in docs if d["kind"] == "Schedule")
+    selector = schedule["spec"]["template"].setdefault("labelSelector", {})
+    selector.setdefault("matchExpressions", []).append({"key": "backup", "operator": "Exists"})
+    vm["metadata"]["labels"]["backup"] = "nightly"
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    report = audit_data(DirectorySource(canary_dir).collect(), AuditSettings(), at=AUDIT_AT)
+    shown = report.vms[0].labels
+    assert shown["corp.example/note"] == "<redacted>"
+    assert (shown["app.kubernetes.io/name"], shown["tier"], shown["backup"]) == (
+        "shop",
+        "db",
+        "nightly",
+    )
+    out = tmp_path / "out"
+    write_artifacts(report, out, list(FORMATS))
+    assert (out / "report.json").is_file() and (out / "report.html").is_file()
+    assert not [p for p in out.rglob("*") if p.is_file() and b"Cq0LabelNoteZx" in p.read_bytes()]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {"sysprep": "<AdministratorPassword>Cq0SysTextZx</AdministratorPassword>"},
+        {"sysprep": [{"unattend": "<AdministratorPassword>Cq0SysListZx</AdministratorPassword>"}]},
+        {"cloudInitNoCloud": "#cloud-config\npassword: Cq0CiTextZx\n"},
+        {"cloudInitConfigDrive": ["#cloud-config\npassword: Cq0CdListZx\n"]},
+        {"cloudInitNoCloud": {"userdata": "#cloud-config\npassword: Cq0CiTypoZx\n"}},
+    ],
+    ids=["sysprep-text", "sysprep-list", "nocloud-text", "configdrive-list", "nocloud-typo"],
+)
+def test_a_misshapen_cloud_init_or_sysprep_source_is_stripped_and_named(
+    canary_dir: Path, tmp_path: Path, source: dict[str, object]
+) -> None:
+    """A cloud-init or sysprep source in the wrong shape (its text in place of the mapping,
+    a list, a misspelt ``userdata``) is payload all the same: the source strips it, so the
+    ``collect`` export and every artifact hold none of it, and the VM field is still named
+    (fz27: the ``collect`` export copied it verbatim). KubeVirt's CloudInitNoCloudSource,
+    CloudInitConfigDriveSource and SysprepSource hold only userData/networkData and Secret or
+    ConfigMap references (kubevirt staging/src/kubevirt.io/api/core/v1/schema.go)."""
+    secret = str(next(iter(source.values()))).split("Cq0", 1)[1].split("Zx", 1)[0]
+    needle = f"Cq0{secret}Zx".encode()
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["spec"]["template"]["spec"]["volumes"].append({"name": "odd", **source})
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    assert needle in path.read_bytes()
+    data = DirectorySource(canary_dir).collect()
+    assert needle not in json.dumps(data.objects, default=str).encode()
+    from auditor.sources.export import write_export
+
+    write_export(data, tmp_path / "collected")
+    assert not [p for p in (tmp_path / "collected").rglob("*") if needle in p.read_bytes()]
+    report = audit_data(data, AuditSettings(), at=AUDIT_AT)
+    out = tmp_path / "out"
+    write_artifacts(report, out, ["json", "html", "csv", "cards"])
+    assert not [p for p in out.rglob("*") if p.is_file() and needle in p.read_bytes()]
+    if not isinstance(next(iter(source.values())), dict):
+        fields = [p.field or "" for p in report.collection_problems]
+        assert any("volumes[odd]" in f for f in fields), fields
+
+
+@pytest.mark.parametrize("key", ["corp.example/pwd", "db-creds", "pw", "key"])
+def test_a_short_credential_key_is_stripped_as_read(canary_dir: Path, key: str) -> None:
+    """Label and annotation keys the credential pattern missed (``pwd``, ``creds``, a bare
+    ``pw`` or ``key``): their values are stripped as files are read, so neither the
+    ``collect`` export nor a report holds them (fz27)."""
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["metadata"]["labels"][key] = "Cq0ShortKeyLabelZx"
+    vm["metadata"]["annotations"][key] = "Cq0ShortKeyAnnoZx"
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    data = DirectorySource(canary_dir).collect()
+    (read,) = [o for o in data.of("VirtualMachine") if o["metadata"]["name"] == "vm1"]
+    assert read["metadata"]["labels"][key] == read["metadata"]["annotations"][key] == "<redacted>"
+
+
+def test_a_url_query_is_stripped_as_read(canary_dir: Path, tmp_path: Path) -> None:
+    """A presigned URL's signature (``?X-Amz-Signature=``) or a registry token in a URL's
+    query is a credential: a DataVolume's source URL, CDI's import endpoint annotation and a
+    BackupStorageLocation's ``s3Url`` keep scheme, host and path, the query is stripped as
+    read (fz27: the ``collect`` export copied them verbatim)."""
+    path = canary_dir / "cluster.yaml"
+    docs = list(yaml.safe_load_all(path.read_text()))
+    dv = next(d for d in docs if d["kind"] == "DataVolume")
+    dv["spec"]["source"] = {
+        "http": {"url": "https://images.example.com/a.img?X-Amz-Signature=Cq0DvQueryZx"}
+    }
+    dv["metadata"]["annotations"]["cdi.kubevirt.io/storage.import.endpoint"] = (
+        "docker://quay.example.com/img?token=Cq0CdiQueryZx"
+    )
+    bsl = next(d for d in docs if d["kind"] == "BackupStorageLocation")
+    bsl["spec"]["config"]["s3Url"] = "https://minio.example.com:9000/?X-Amz-Credential=Cq0S3QueryZx"
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=True))
+    data = DirectorySource(canary_dir).collect()
+    from auditor.sources.export import write_export
+
+    write_export(data, tmp_path / "collected")
+    found = [
+        p.name
+        for p in (tmp_path / "collected").rglob("*")
+        if p.is_file() and b"QueryZx" in p.read_bytes()
+    ]
+    assert found == []
+    (read,) = data.of("BackupStorageLocation")
+    assert read["spec"]["config"]["s3Url"] == "https://minio.example.com:9000/?<redacted>"
+
+
+@pytest.mark.parametrize("command", ["run", "validate-config"])
+def test_a_key_pasted_in_place_of_its_file_is_refused_unquoted(
+    canary_dir: Path, tmp_path: Path, command: str
+) -> None:
+    """``publish.signing_key_file`` holding the PEM key itself (pasted instead of a path):
+    ``run`` printed it back in "signing key -----BEGIN PRIVATE KEY-----...: cannot read" and
+    ``validate-config`` called the file valid (fz27). Refused at load, naming the field and
+    quoting nothing."""
+    core = "Cq0PemKeyZx"
+    config = tmp_path / "auditor.yaml"
+    pem = f"-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEI{core}AAAAAAAAAAAAAAAAAAAAAAAA\n-----END PRIVATE KEY-----\n"
+    config.write_text(
+        yaml.safe_dump({"publish": {"url": str(tmp_path / "pub"), "signing_key_file": pem}})
+    )
+    args = (
+        ["validate-config", str(config)]
+        if command == "validate-config"
+        else ["run", "--from-dir", str(canary_dir), "--config", str(config)]
+        + ["--at", "2026-11-30T06:00:00Z", "--out", str(tmp_path / "out"), "--format", "json"]
+    )
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "publish.signing_key_file: holds key text, not the path of a key file" in result.output
+    assert core not in result.output
+    assert not [
+        p
+        for p in tmp_path.rglob("*")
+        if p.is_file() and p != config and core.encode() in p.read_bytes()
+    ]
+
+
+def test_credentials_pasted_in_place_of_their_file_are_refused_unquoted(tmp_path: Path) -> None:
+    """``backup_storage.locations.<bsl>.credentials_file`` holding the credentials themselves:
+    validate-config printed them back in "file [default] aws_secret_access_key=... does not
+    exist" (fz27). Refused, naming the field and quoting nothing."""
+    core = "Cq0CredFileZx"
+    config = tmp_path / "auditor.yaml"
+    text = f"[default]\naws_access_key_id = AKIAEXAMPLE\naws_secret_access_key = {core}\n"
+    config.write_text(
+        yaml.safe_dump({"backup_storage": {"locations": {"default": {"credentials_file": text}}}})
+    )
+    result = CliRunner().invoke(cli, ["validate-config", str(config)])
+    assert result.exit_code == 2, result.output
+    assert "credentials_file: holds PEM or credentials text, not a file path" in result.output
+    assert core not in result.output
+
+
+def test_a_restore_target_namespace_label_value_is_never_shown(tmp_path: Path) -> None:
+    """RR-RST-002's evidence lists the labels of the namespace a drill restored into; a value
+    under an unknown key there is ``<redacted>`` as on the VM (fz27: report.json showed it)."""
+    from tests.test_evidence_gaps import _audit, _docs
+
+    docs = _docs("RR-RST-002/fail-drill-clones-mac-and-uuid.yaml")
+    docs.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": "app-drill",
+                "uid": "ns-app-drill",
+                "labels": {
+                    "kubernetes.io/metadata.name": "app-drill",
+                    "corp.example/note": "Cq0NsLabelZx",
+                },
+            },
+        }
+    )
+    report = _audit(tmp_path / "r", docs)
+    (vm,) = report["vms"]
+    (rst,) = [f for f in vm["findings"] if f["check_id"] == "RR-RST-002"]
+    assert rst["evidence"]["target_namespace_labels"] == {
+        "kubernetes.io/metadata.name": "app-drill",
+        "corp.example/note": "<redacted>",
+    }
+    assert "Cq0NsLabelZx" not in json.dumps(report)

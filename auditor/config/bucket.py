@@ -11,11 +11,11 @@ the cluster's credential Secret is never read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from auditor.config.publish import endpoint_problem
+from auditor.config.publish import endpoint_problem, file_text_problem
 from auditor.config.rules import Strict
 
 __all__ = ["BucketLocationSettings", "BackupStorageSettings"]
@@ -45,6 +45,13 @@ class BucketLocationSettings(Strict):
     credentials_file: Path | None = None
     bucket: str | None = Field(default=None, min_length=3, max_length=63)
     prefix: str | None = None
+
+    @field_validator("ca_bundle", "credentials_file", mode="before")
+    @classmethod
+    def _a_path_not_its_text(cls, value: Any) -> Any:
+        if (problem := file_text_problem(value)) is not None:
+            raise ValueError(problem)
+        return value
 
     @field_validator("ca_bundle", "credentials_file")
     @classmethod

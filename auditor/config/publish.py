@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "PublishSettings",
@@ -64,6 +71,14 @@ class PublishSettings(BaseModel):
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=60.0, gt=0)
     signing_key_file: Path | None = None
+
+    # signing_key_file: signing_key_problem, at load (publish_problems)
+    @field_validator("ca_bundle", mode="before")
+    @classmethod
+    def _a_path_not_a_key(cls, value: Any) -> Any:
+        if (problem := file_text_problem(value)) is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -122,6 +137,21 @@ class PublishSettings(BaseModel):
         else:
             ident = f"s3:{self.endpoint_url or ''}/{self.bucket}/{self.prefix}"
         return hashlib.sha256(ident.encode()).hexdigest()[:12]
+
+
+def file_text_problem(value: Any) -> str | None:
+    """Why ``value``, a file path setting (a key, a certificate bundle, a credentials file),
+    is the file's text rather than its path, else None. A key pasted in place of its path was
+    quoted back by "cannot read" or "does not exist" on stderr and kept in spool entries
+    (fz27); the problem quotes nothing."""
+    if not isinstance(value, str):
+        return None
+    if "\n" in value or "-----BEGIN" in value or "aws_secret_access_key" in value.lower():
+        return (
+            "holds PEM or credentials text, not a file path: write it to a file (a mounted "
+            "Secret) and name that file"
+        )
+    return None
 
 
 def endpoint_problem(url: str) -> str | None:

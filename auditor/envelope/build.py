@@ -45,7 +45,7 @@ from auditor.jsonfast import nests_within
 from auditor.kinds import KINDS
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Finding, Readiness, Severity, Status, readiness_of
-from auditor.redact import shown_annotations
+from auditor.redact import shown_annotations, shown_labels
 from auditor.sources.base import ClusterData
 from auditor.sources.bucket import run_summary as bucket_run_summary
 from auditor.waivers import waiver_appendix
@@ -165,6 +165,25 @@ def _root_causes(findings: list[FindingEntry], gap_hours: float | None) -> list[
     ]
 
 
+def _selected_keys(index: ClusterIndex) -> frozenset[str]:
+    """The label keys a Schedule's label selector names (``matchLabels``, and
+    ``matchExpressions`` keys), whose values a report shows beside it."""
+    keys: set[str] = set()
+    for s in index.schedules:
+        for sel in (s.scope.label_selector, *s.scope.or_label_selectors):
+            if not isinstance(sel, dict):
+                continue
+            match = sel.get("matchLabels")
+            exprs = sel.get("matchExpressions")
+            keys.update(k for k in (match if isinstance(match, dict) else ()) if isinstance(k, str))
+            keys.update(
+                e["key"]
+                for e in (exprs if isinstance(exprs, list) else ())
+                if isinstance(e, dict) and isinstance(e.get("key"), str)
+            )
+    return frozenset(keys)
+
+
 def vm_entry(vm: VMResult, owner: str) -> VmEntry:
     """The report entry of one checked VM, owned by ``owner``."""
     rec, ctx = vm.record, vm.context
@@ -217,7 +236,7 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
         inferred=sorted(
             f.check_id for f in vm.findings if f.status is Status.PASS and f.basis is Basis.INFERRED
         ),
-        labels=rec.labels,
+        labels=shown_labels(rec.labels, _selected_keys(ctx.index)) if rec.labels else {},
         annotations=shown_annotations(rec.annotations),
         backup=BackupSummary(
             newest_usable=NewestBackup(

@@ -36,7 +36,7 @@ from auditor.inventory.fields import (
     read_uuid,
     to_problem,
 )
-from auditor.inventory.vmvalidate import VOLUME_SOURCES, device_issues
+from auditor.inventory.vmvalidate import device_issues, volume_problems
 from auditor.kubevalues import dig
 from auditor.models import CollectionProblem
 
@@ -244,6 +244,14 @@ def parse_pvc(obj: dict[str, Any]) -> PersistentVolumeClaimRecord:
                         True,
                     )
                 )
+            elif (fault := name_fault_of(ref["name"])) is not None:
+                # "vm1 " names no VM: the claim read as owned by none (bench.mutations
+                # padded, seed 252: a persistent-state PVC lost its VM, unnamed)
+                issues.append(
+                    FieldIssue(
+                        f"metadata.ownerReferences[{i}].name", f"is {fault}: it names no object"
+                    )
+                )
     elif owners is not None:
         issues.append(FieldIssue("metadata.ownerReferences", "is not a list", True))
     uid = dig(obj, "metadata", "uid")
@@ -298,12 +306,10 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     volumes = read_list(obj, "spec.volumes", issues)
     issues += _blank_names(volumes, "spec.volumes")
     for v in volumes or []:
-        if not any(v.get(source) is not None for source in VOLUME_SOURCES):
-            # KubeVirt refuses a volume without a source; read by its name alone, which data
-            # the running guest mounts was unknown, unnamed (bench.mutations null_list)
-            issues.append(
-                FieldIssue(f"spec.volumes[{v['name']}]", "has no volume source KubeVirt knows")
-            )
+        # KubeVirt refuses a volume without a source, or whose claim or DataVolume names
+        # nothing; read by its name alone, which data the running guest mounts was unknown,
+        # unnamed (bench.mutations null_list, delete)
+        issues += [FieldIssue(f, why) for f, why in volume_problems(v, "spec")]
     if volumes is None and not _failed(issues, "spec.volumes"):
         # A VMI started from a VirtualMachine always carries the template's volumes.
         issues.append(

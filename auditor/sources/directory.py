@@ -510,16 +510,28 @@ class _Builder:
         if bad is not None:
             # named, and read as it is: the renderers escape any text (a VM is not dropped)
             fld, shown = bad
-            self.problem(
+            reason = (
                 f"{loc}: {spec.kind} {fld} {shown} is not a name the API server writes (it "
                 "holds a control character, space, non-ASCII character or '/', or is too "
-                "long): the export was altered",
-                file=_file_of(origin),
-                kind=spec.kind,
-                namespace=namespace,
-                name=name,
-                field=fld,
+                "long): the export was altered"
             )
+            if spec.kind == "VirtualMachine":
+                self.problem(
+                    reason,
+                    file=_file_of(origin),
+                    kind=spec.kind,
+                    namespace=namespace,
+                    name=name,
+                    field=fld,
+                )
+            else:
+                # which VM's object it was is unknown (a VMI, a Route or a PVC with a Cyrillic
+                # letter in its namespace, bench.mutations confusable: the VM it belonged to
+                # read as not running, or without the Route a check had failed, AT_RISK or
+                # UNKNOWN -> READY): its kind's list no longer proves an absence
+                self._kind_problem(
+                    spec.kind, reason, origin, namespace=namespace, name=name, field=fld
+                )
         # Only an object read into namespace "default" or with a name no API server writes
         # gets here (plain_entry took the rest).
         fixed = {**obj, "metadata": {**meta, "namespace": namespace}} if spec.namespaced else obj
