@@ -167,7 +167,12 @@ def _root_causes(findings: list[FindingEntry], gap_hours: float | None) -> list[
 
 def _selected_keys(index: ClusterIndex) -> frozenset[str]:
     """The label keys a Schedule's label selector names (``matchLabels``, and
-    ``matchExpressions`` keys), whose values a report shows beside it."""
+    ``matchExpressions`` keys), whose values a report shows beside it; read once per index
+    (every VM entry asks)."""
+    return index.memo("selector-label-keys", lambda: _selector_keys(index))
+
+
+def _selector_keys(index: ClusterIndex) -> frozenset[str]:
     keys: set[str] = set()
     for s in index.schedules:
         for sel in (s.scope.label_selector, *s.scope.or_label_selectors):
