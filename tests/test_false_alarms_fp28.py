@@ -1,0 +1,107 @@
+"""False-alarm round fp28: healthy setups the newest rules (RR-BKP-013's next Backups,
+arm64 firmware) judged wrong, and rt27's leftovers, each beside the shape that keeps its
+finding.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.test_evidence_gaps import _complete, _docs, _finding
+
+Docs = list[dict[str, Any]]
+
+#: vm1 in namespace app, two daily Backups of Schedule velero/daily (CSI snapshots).
+HEALTHY = "RR-BKP-001/pass.yaml"
+#: The same VM with its disks copied by file-system backup (PodVolumeBackups): the Backups'
+#: spec holds ``defaultVolumesToFsBackup: true``, the Schedule's template leaves it unset.
+FS = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+
+
+def _of(docs: Docs, kind: str) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == kind)
+
+
+def _vm(report: dict[str, Any], name: str = "vm1") -> dict[str, Any]:
+    return next(v for v in report["vms"] if v["name"] == name)
+
+
+def _dpa_velero(docs: Docs) -> dict[str, Any]:
+    velero: dict[str, Any] = _of(docs, "DataProtectionApplication")["spec"]["configuration"][
+        "velero"
+    ]
+    return velero
+
+
+# -- the server's defaults fill the Schedule's unset switches ------------------------------
+
+
+def test_fs_backup_by_the_oadp_default_on_storage_without_snapshots_stays_ready(
+    tmp_path: Path,
+) -> None:
+    """OADP's DPA ``defaultVolumesToFSBackup: true`` becomes Velero's
+    ``--default-volumes-to-fs-backup`` (oadp-operator internal/controller/velero.go), which
+    fills in every Backup whose spec leaves it unset (velero pkg/controller/backup_controller.go
+    prepareBackupRequest): the next Backup of a template without it copies the disks by
+    file-system backup again. Read as a snapshot Backup, a driver with no VolumeSnapshotClass
+    made RR-BKP-013 FAIL on a healthy setup."""
+    docs = [d for d in _docs(FS) if d["kind"] != "VolumeSnapshotClass"]
+    _dpa_velero(docs)["defaultVolumesToFSBackup"] = True
+    report = _complete(tmp_path, FS, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert finding["evidence"]["schedules"] == [
+        {
+            "schedule": "velero/daily",
+            "gaps": [],
+            "server_defaults": {
+                "defaultVolumesToFsBackup": "DataProtectionApplication in velero "
+                "defaultVolumesToFSBackup"
+            },
+        }
+    ]
+    assert _vm(report)["readiness"] == "READY"
+
+
+def test_without_a_dpa_the_schedules_last_backup_says_the_server_default(tmp_path: Path) -> None:
+    """Plain Velero (no DPA field): the newest Backup the Schedule made holds the value the
+    server filled in (prepareBackupRequest writes it to the Backup's spec)."""
+    docs = [d for d in _docs(FS) if d["kind"] != "VolumeSnapshotClass"]
+    report = _complete(tmp_path, FS, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert finding["evidence"]["schedules"][0]["server_defaults"] == {
+        "defaultVolumesToFsBackup": "Backup velero/daily-20261130 spec.defaultVolumesToFsBackup"
+    }
+
+
+def test_a_server_default_turned_to_fs_backup_since_the_backups_drops_block_disks(
+    tmp_path: Path,
+) -> None:
+    """rt27's leftover: the DPA now turns ``defaultVolumesToFSBackup`` on, the template leaves
+    it unset and the Backups taken snapshotted the Block-mode disks (their spec: false). The
+    next Backup takes a file-system backup, which never copies Block volumes (velero
+    pkg/podvolume/backupper.go): read from the template alone it was PASS."""
+    docs = _docs(HEALTHY)
+    _dpa_velero(docs)["defaultVolumesToFSBackup"] = True
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["spec"]["defaultVolumesToFsBackup"] = False
+    report = _complete(tmp_path, HEALTHY, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert "never copies Block-mode volumes such as PVC vm1-root" in finding["message"]
+    assert _vm(report)["readiness"] == "AT_RISK"
+
+
+def test_a_template_that_sets_the_switch_is_not_overridden_by_the_default(tmp_path: Path) -> None:
+    """The template's own ``defaultVolumesToFsBackup: false`` wins over the DPA default."""
+    docs = _docs(HEALTHY)
+    _dpa_velero(docs)["defaultVolumesToFSBackup"] = True
+    _of(docs, "Schedule")["spec"]["template"]["defaultVolumesToFsBackup"] = False
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert "server_defaults" not in finding["evidence"]["schedules"][0]
