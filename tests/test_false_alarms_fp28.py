@@ -105,3 +105,49 @@ def test_a_template_that_sets_the_switch_is_not_overridden_by_the_default(tmp_pa
     finding = _finding(report, "RR-BKP-013")
     assert finding["status"] == "PASS", finding["message"]
     assert "server_defaults" not in finding["evidence"]["schedules"][0]
+
+
+# -- namespace patterns this Velero is shown to expand ---------------------------------------
+
+#: vm1's disks copied by the data mover (DataUploads naming their source namespace, app).
+DATA_MOVER = "RR-BKP-007/pass-data-mover.yaml"
+
+
+def _by_pattern(docs: Docs, pattern: str, *, backups: bool = True) -> Docs:
+    for d in docs:
+        if d["kind"] == "Schedule":
+            d["spec"]["template"]["includedNamespaces"] = [pattern]
+        if d["kind"] == "Backup" and backups:
+            d["spec"]["includedNamespaces"] = [pattern]
+    return docs
+
+
+def test_a_schedule_naming_namespaces_by_a_pattern_its_velero_expands_stays_ready(
+    tmp_path: Path,
+) -> None:
+    """Velero 1.18 expands ``includedNamespaces`` globs (velero#9255, CHANGELOG-1.18): the
+    Schedule's Backups name ``ap*`` and their DataUploads show namespace app was backed up.
+    The next Backup of the same Velero expands it too; it was judged an unexpanded pattern
+    (RR-BKP-013 FAIL), and the capture plan looked ``ap*`` up as a namespace, so the
+    persistent-state PVC the counters cover was 'not evidenced' (RR-BKP-004 ERROR): UNKNOWN."""
+    docs = _by_pattern(_docs(DATA_MOVER), "ap*")
+    report = _complete(tmp_path, DATA_MOVER, docs)
+    assert _finding(report, "RR-BKP-001")["status"] == "PASS"
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS", _finding(report, "RR-BKP-004")[
+        "message"
+    ]
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert _vm(report)["readiness"] not in ("UNKNOWN", "AT_RISK", "NOT_READY")
+
+
+def test_a_pattern_no_backup_of_that_velero_was_shown_to_expand_stays_named(
+    tmp_path: Path,
+) -> None:
+    """The finding kept: the template switched to ``ap*`` while every Backup taken named app
+    literally; nothing shows this Velero expands patterns (before 1.18 it does not)."""
+    docs = _by_pattern(_docs(DATA_MOVER), "ap*", backups=False)
+    report = _complete(tmp_path, DATA_MOVER, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert "names namespaces by pattern (ap*)" in finding["message"]

@@ -12,7 +12,7 @@ import hashlib
 import ipaddress
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import reduce
 from typing import Any, TypeVar
@@ -408,6 +408,8 @@ class BackupView:
     hooks_failed: int | None = 0
     #: ``spec.includeClusterResources`` (None when unset or not a boolean)
     include_cluster_resources: bool | None = None
+    #: a Backup a Schedule has yet to make (:meth:`ScheduleView.next_backup`), not one read
+    planned: bool = False
 
     @property
     def when(self) -> datetime | None:
@@ -587,7 +589,7 @@ class ScheduleView:
         Raises:
             SelectorError: the template's filters cannot be read.
         """
-        return BackupView.parse(
+        view = BackupView.parse(
             {
                 "metadata": {
                     "name": f"{self.name} (next)",
@@ -602,6 +604,7 @@ class ScheduleView:
                 "status": {"phase": "New"},
             }
         )
+        return replace(view, planned=True)
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> ScheduleView:
