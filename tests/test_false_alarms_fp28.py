@@ -151,3 +151,42 @@ def test_a_pattern_no_backup_of_that_velero_was_shown_to_expand_stays_named(
     finding = _finding(report, "RR-BKP-013")
     assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
     assert "names namespaces by pattern (ap*)" in finding["message"]
+
+
+# -- RR-BKP-013 reads the fields it judges --------------------------------------------------
+
+
+def _template_spec(docs: Docs) -> dict[str, Any]:
+    spec: dict[str, Any] = _of(docs, "VirtualMachine")["spec"]["template"]["spec"]
+    return spec
+
+
+def test_a_malformed_mac_or_firmware_uuid_does_not_unsettle_the_next_backups(
+    tmp_path: Path,
+) -> None:
+    """rt27's leftover: RR-BKP-013 declared no ``reads`` and so read the whole template: a
+    malformed NIC MAC or firmware UUID (named by RR-NIC-001 / RR-FW-001) made it ERROR,
+    though the next Backups' filters and methods read neither."""
+    docs = _docs(HEALTHY)
+    spec = _template_spec(docs)
+    spec["domain"]["devices"]["interfaces"][0]["macAddress"] = "not-a-mac"
+    spec["domain"]["firmware"]["uuid"] = "not-a-uuid"
+    report = _complete(tmp_path, HEALTHY, docs)
+    assert _finding(report, "RR-NIC-001")["status"] == "ERROR"
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_malformed_volume_or_run_strategy_still_leaves_the_next_backups_unknown(
+    tmp_path: Path,
+) -> None:
+    """The fields it does read: which PVCs the VM has, and whether its pod runs (file-system
+    backup needs it): malformed, the check gives ERROR, never PASS."""
+    docs = _docs(HEALTHY)
+    _template_spec(docs)["volumes"][0]["dataVolume"] = {"name": 7}
+    _of(docs, "VirtualMachine")["spec"]["runStrategy"] = "Sometimes"
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "spec.template.spec.volumes[root].dataVolume.name" in finding["message"]
+    assert "spec.runStrategy" in finding["message"]

@@ -51,6 +51,20 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
     "snapshotVolumes, an Available storageLocation).",
     references=(NS_LABEL_DOC, NS_LABEL_SRC, SCHEDULE_SRC, SCHEDULE_CTRL_SRC, VELERO_BACKUP_DOC),
     requires=("Backup", "Namespace"),
+    # what pairing and the next Backups' plan read of the VM beyond its metadata: its
+    # volumes and disks (the PVCs), whether it runs (file-system backup needs the pod), its
+    # pod annotations (backup-volumes opt-in/out) and its persistent EFI/TPM (the
+    # persistent-state PVC the kubevirt plugin adds); a malformed NIC or firmware UUID
+    # says nothing of them (fp28: it made this check ERROR)
+    reads=(
+        "spec.running",
+        "spec.runStrategy",
+        "spec.template.metadata",
+        "spec.template.spec.volumes",
+        "spec.template.spec.domain.devices.disks",
+        "spec.template.spec.domain.devices.tpm",
+        "spec.template.spec.domain.firmware.bootloader",
+    ),
 )
 def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL when the VM's namespace now carries ``velero.io/exclude-from-backup=true``
