@@ -190,3 +190,115 @@ def test_a_malformed_volume_or_run_strategy_still_leaves_the_next_backups_unknow
     assert finding["status"] == "ERROR", finding["message"]
     assert "spec.template.spec.volumes[root].dataVolume.name" in finding["message"]
     assert "spec.runStrategy" in finding["message"]
+
+
+# -- arm64 firmware: what KubeVirt cannot give, and what is only inferred --------------------
+
+#: vm1 runs BIOS (no bootloader set), no TPM: RR-FW-002 N/A on amd64.
+BIOS = "RR-FW-002/na-bios.yaml"
+
+
+def _arm64(docs: Docs, bootloader: dict[str, Any] | None) -> Docs:
+    """vm1 stopped on arm64 (``spec.template.spec.architecture``, as KubeVirt's VM webhook
+    writes it), its bootloader ``bootloader`` (None: unset)."""
+    vm = _of(docs, "VirtualMachine")
+    tspec = vm["spec"]["template"]["spec"]
+    tspec["architecture"] = "arm64"
+    tspec["domain"]["machine"]["type"] = "virt"
+    firmware = tspec["domain"].setdefault("firmware", {})
+    firmware.pop("bootloader", None)
+    if bootloader is not None:
+        firmware["bootloader"] = bootloader
+    vm["spec"]["runStrategy"] = "Halted"
+    return [d for d in docs if d["kind"] != "VirtualMachineInstance"]
+
+
+def test_an_empty_bootloader_on_arm64_is_not_read_as_bios(tmp_path: Path) -> None:
+    """rt27's leftover: kubevirt pkg/defaults/arm64.go setDefaultArm64Bootloader fills in EFI
+    only where the bootloader is unset; ``bootloader: {}`` keeps none, and arm64 has no BIOS
+    (pkg/virt-api/webhooks/arm64.go). Read as BIOS, RR-FW-002 was NOT_APPLICABLE."""
+    docs = _arm64(_docs(BIOS), {})
+    report = _complete(tmp_path, BIOS, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert finding["evidence"]["bootloader"] == "unknown"
+    assert finding["evidence"]["architecture"] == "arm64"
+    assert _vm(report)["readiness"] != "READY"
+    assert _vm(report)["recovery_card"]["firmware"]["bootloader"] == "unknown"
+
+
+def _with_preference(docs: Docs, firmware: dict[str, Any]) -> Docs:
+    _of(docs, "VirtualMachine")["spec"]["preference"] = {
+        "kind": "VirtualMachineClusterPreference",
+        "name": "p1",
+    }
+    return [
+        *docs,
+        {
+            "apiVersion": "instancetype.kubevirt.io/v1beta1",
+            "kind": "VirtualMachineClusterPreference",
+            "metadata": {"name": "p1"},
+            "spec": {"firmware": firmware},
+        },
+    ]
+
+
+def test_an_arm64_vm_whose_preference_gives_bios_cannot_start(tmp_path: Path) -> None:
+    """rt27's leftover: applyFirmwarePreferences (kubevirt pkg/instancetype/preference/apply/
+    firmware.go) gives the VMI BIOS for ``preferredUseBios``, and the VMI admission refuses
+    BIOS on arm64 ('Arm64 does not support bios boot', pkg/virt-api/webhooks/arm64.go
+    validateBootOptions): neither the VM nor a restored copy starts. It was N/A (BIOS)."""
+    docs = _with_preference(_arm64(_docs(BIOS), None), {"preferredUseBios": True})
+    report = _complete(tmp_path, BIOS, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "preferredUseBios" in finding["message"]
+    assert _vm(report)["readiness"] == "NOT_READY"
+
+
+def test_an_arm64_vm_whose_preference_prefers_efi_boots_efi(tmp_path: Path) -> None:
+    """The healthy arm64 preference: ``preferredEfi: {persistent: true}`` gives persistent
+    EFI, no finding about BIOS."""
+    docs = _with_preference(_arm64(_docs(BIOS), None), {"preferredEfi": {"persistent": True}})
+    report = _complete(tmp_path, BIOS, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert finding["status"] == "PASS", finding["message"]
+    assert finding["evidence"]["bootloader"] == "efi"
+
+
+def test_no_architecture_anywhere_reads_bios_as_inferred(tmp_path: Path) -> None:
+    """rt27's leftover: KubeVirt's VM webhook writes ``spec.template.spec.architecture`` on
+    every VM it admits (pkg/defaults/defaults.go SetVirtualMachineDefaults); with none on the
+    VM, its VMI or a KubeVirt CR, BIOS is amd64's default assumed, not observed: the N/A says
+    so and rests on inference."""
+    docs = _docs(BIOS)
+    for d in docs:
+        if d["kind"] in ("VirtualMachine", "VirtualMachineInstance"):
+            spec = d["spec"]["template"]["spec"] if d["kind"] == "VirtualMachine" else d["spec"]
+            spec.pop("architecture", None)
+    report = _complete(tmp_path, BIOS, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert finding["status"] == "NOT_APPLICABLE", finding["message"]
+    assert finding["basis"] == "inferred"
+    assert "inferred: no architecture is named" in finding["message"]
+    assert finding["evidence"]["architecture"] is None
+
+
+def test_an_amd64_vm_on_an_arm64_default_cluster_stays_bios_as_observed(tmp_path: Path) -> None:
+    """Multi-arch: the VM names amd64 while the cluster default is arm64: BIOS, observed."""
+    docs = _docs(BIOS)
+    _of(docs, "VirtualMachine")["spec"]["template"]["spec"]["architecture"] = "amd64"
+    docs.append(
+        {
+            "apiVersion": "kubevirt.io/v1",
+            "kind": "KubeVirt",
+            "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+            "spec": {},
+            "status": {"defaultArchitecture": "arm64", "phase": "Deployed"},
+        }
+    )
+    report = _complete(tmp_path, BIOS, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert finding["status"] == "NOT_APPLICABLE", finding["message"]
+    assert finding["basis"] != "inferred"
+    assert _vm(report)["readiness"] == "READY"
