@@ -302,3 +302,45 @@ def test_an_amd64_vm_on_an_arm64_default_cluster_stays_bios_as_observed(tmp_path
     assert finding["status"] == "NOT_APPLICABLE", finding["message"]
     assert finding["basis"] != "inferred"
     assert _vm(report)["readiness"] == "READY"
+
+
+# -- '*' in a scoped exclude filter ------------------------------------------------------------
+
+
+def test_a_backup_excluding_every_namespaced_resource_holds_no_vm(tmp_path: Path) -> None:
+    """Velero accepts ``'*'`` alone as a scoped exclude (pkg/util/collections/
+    includes_excludes.go ValidateScopedIncludesExcludes) and it excludes every resource of
+    that scope (ScopeIncludesExcludes.ShouldExclude): a cluster-resources-only Backup
+    (``excludedNamespaceScopedResources: ['*']``) holds no VM. The auditor ignored the '*'
+    and counted it as the VM's newest usable backup (RR-BKP-002 PASS on it)."""
+    docs = _docs(HEALTHY)
+    for d in docs:
+        if d["kind"] == "Backup" and d["metadata"]["name"] == "daily-20261130":
+            d["spec"]["excludedNamespaceScopedResources"] = ["*"]
+            d["spec"]["includedClusterScopedResources"] = ["storageclasses"]
+    report = _complete(tmp_path, HEALTHY, docs)
+    assert "newest daily-20261128" in _finding(report, "RR-BKP-001")["message"]
+    assert _finding(report, "RR-BKP-002")["status"] == "FAIL"
+
+
+def test_a_native_snapshot_disk_whose_backup_excludes_every_cluster_resource_is_not_captured(
+    tmp_path: Path,
+) -> None:
+    """The same '*' for cluster-scoped resources leaves out the PersistentVolume, and with it
+    the native snapshot Velero takes only while it backs up the PV item
+    (pkg/backup/item_backupper.go takePVSnapshot; rt27's rule, which read only named
+    entries)."""
+    from tests.test_red_team_rt22 import BKP_PASS, _data_disk_on_nfs
+    from tests.test_red_team_rt27 import _with_scratch_on_nfs
+
+    docs = _with_scratch_on_nfs(_data_disk_on_nfs((1, 1)))
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["spec"]["excludedClusterScopedResources"] = ["*"]
+    report = _complete(tmp_path, BKP_PASS, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert (
+        "excludedClusterScopedResources leaves out its PersistentVolume pv-app-vm1-data"
+        in (finding["message"])
+    )

@@ -572,7 +572,8 @@ def pv_left_out(b: BackupView, pv: dict[str, Any]) -> str | None:
         sc.excluded_cluster,
     )
     if any(scoped):
-        why = "excludedClusterScopedResources" if hit(sc.excluded_cluster) else None
+        # '*' alone excludes every cluster-scoped resource (ValidateScopedIncludesExcludes)
+        why = "excludedClusterScopedResources" if hit(sc.excluded_cluster, star=True) else None
     elif hit(sc.excluded_resources):
         why = "excludedResources"
     elif b.include_cluster_resources is False:
