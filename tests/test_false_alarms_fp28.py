@@ -344,3 +344,29 @@ def test_a_native_snapshot_disk_whose_backup_excludes_every_cluster_resource_is_
         "excludedClusterScopedResources leaves out its PersistentVolume pv-app-vm1-data"
         in (finding["message"])
     )
+
+
+def test_a_native_snapshot_pv_unnamed_by_the_scoped_cluster_includes_stays_captured(
+    tmp_path: Path,
+) -> None:
+    """Under Velero 1.11's scoped filters only an exclude leaves a PersistentVolume out
+    (pkg/util/collections/includes_excludes.go ScopeIncludesExcludes.ShouldExclude; the PV
+    comes in as the PVC's additional item): ``includedClusterScopedResources:
+    [storageclasses]`` keeps it. rt27's rule gave the reason "None" and failed the disk
+    (RR-BKP-004 FAIL high, NOT_READY) on this healthy Backup."""
+    from tests.test_red_team_rt22 import BKP_PASS, _data_disk_on_nfs
+
+    docs = _data_disk_on_nfs((1, 1))
+    scoped = {
+        "includedNamespaceScopedResources": ["*"],
+        "includedClusterScopedResources": ["storageclasses"],
+    }
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["spec"].update(scoped)
+        if d["kind"] == "Schedule":
+            d["spec"]["template"].update(scoped)
+    report = _complete(tmp_path, BKP_PASS, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
+    assert _finding(report, "RR-BKP-013")["status"] == "PASS"
