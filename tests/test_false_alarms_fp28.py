@@ -65,15 +65,40 @@ def test_fs_backup_by_the_oadp_default_on_storage_without_snapshots_stays_ready(
 
 
 def test_without_a_dpa_the_schedules_last_backup_says_the_server_default(tmp_path: Path) -> None:
-    """Plain Velero (no DPA field): the newest Backup the Schedule made holds the value the
-    server filled in (prepareBackupRequest writes it to the Backup's spec)."""
-    docs = [d for d in _docs(FS) if d["kind"] != "VolumeSnapshotClass"]
+    """Plain Velero (no DPA): the newest Backup the Schedule made holds the value the server
+    filled in (prepareBackupRequest writes it to the Backup's spec)."""
+    docs = [
+        d
+        for d in _docs(FS)
+        if d["kind"] not in ("VolumeSnapshotClass", "DataProtectionApplication")
+    ]
     report = _complete(tmp_path, FS, docs)
     finding = _finding(report, "RR-BKP-013")
     assert finding["status"] == "PASS", finding["message"]
     assert finding["evidence"]["schedules"][0]["server_defaults"] == {
         "defaultVolumesToFsBackup": "Backup velero/daily-20261130 spec.defaultVolumesToFsBackup"
     }
+
+
+def test_a_dpa_that_leaves_the_switch_unset_gives_velero_its_false_default(
+    tmp_path: Path,
+) -> None:
+    """OADP passes ``--default-volumes-to-fs-backup`` only when the DPA sets the field
+    (oadp-operator internal/controller/velero.go getDefaultVolumesToFSBackup): unset, the
+    next Backup of a template without it snapshots, whatever earlier Backups' specs hold, and
+    with no VolumeSnapshotClass for the driver it copies no disk data."""
+    docs = [d for d in _docs(FS) if d["kind"] != "VolumeSnapshotClass"]
+    report = _complete(tmp_path, FS, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert "finds no VolumeSnapshotClass it can select" in finding["message"]
+    assert "server_defaults" not in finding["evidence"]["schedules"][0]
+    # server args from the DPA's ConfigMap may set it: the Backups' spec says the default
+    _of(docs, "DataProtectionApplication")["metadata"]["annotations"] = {
+        "oadp.openshift.io/unsupported-velero-server-args": "velero-args"
+    }
+    report = _complete(tmp_path / "args", FS, docs)
+    assert _finding(report, "RR-BKP-013")["status"] == "PASS"
 
 
 def test_a_server_default_turned_to_fs_backup_since_the_backups_drops_block_disks(

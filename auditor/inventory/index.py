@@ -808,7 +808,8 @@ class ClusterIndex:
     node_agents: dict[str, bool | None] = field(default_factory=dict)
     #: Velero namespace -> the Backup switches its server fills in when a Backup leaves them
     #: unset (``defaultVolumesToFsBackup``, ``snapshotMoveData``), as its DPA states them
-    #: (:data:`DPA_SERVER_DEFAULTS`); a switch two DPAs of one namespace disagree on is left out
+    #: (:data:`DPA_SERVER_DEFAULTS`; unset there: false, Velero's default, unless the DPA takes
+    #: server args from a ConfigMap); None where two DPAs of one namespace disagree
     server_defaults: dict[str, dict[str, bool | None]] = field(default_factory=dict)
     #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
     identities: IdentityIndex = field(default_factory=IdentityIndex)
@@ -916,9 +917,11 @@ class ClusterIndex:
         (velero pkg/controller/backup_controller.go ``prepareBackupRequest``), which OADP sets
         from the DPA's ``spec.configuration.velero.defaultVolumesToFSBackup`` /
         ``defaultSnapshotMoveData`` (oadp-operator internal/controller/velero.go). Read from
-        the DPA of the Schedule's namespace, else from the newest Backup the Schedule made
-        that Velero prepared (its spec holds the value the server filled in); a switch neither
-        says is left out (Velero's own default, false). Red team fp28: a Schedule relying on
+        the DPA of the Schedule's namespace (a switch it leaves unset: false, as OADP passes
+        no flag, unless its ``oadp.openshift.io/unsupported-velero-server-args`` ConfigMap may
+        set one), else from the newest Backup the Schedule made that Velero prepared (its
+        spec holds the value the server filled in); a switch neither says is left out
+        (Velero's own default, false). Red team fp28: a Schedule relying on
         OADP's ``defaultVolumesToFSBackup: true`` was judged to snapshot next time, and a
         storage class with no VolumeSnapshotClass made it a false FAIL.
         """
@@ -1569,8 +1572,13 @@ class ClusterIndex:
                 _listed("EnableCSI", flags if isinstance(flags, list) else []),
             )
             self.csi_plugins[ns] = _either(self.csi_plugins.get(ns, False), csi)
+            # OADP passes a flag only for a switch the DPA sets; unset, Velero's default
+            # (false) holds, unless server args come from the annotated ConfigMap
+            overridden = _UNSUPPORTED_ARGS in (dig(dpa, "metadata", "annotations") or {})
             for key, flag in DPA_SERVER_DEFAULTS.items():
                 stated = dig(velero, flag)
+                if stated is None and not overridden:
+                    stated = False
                 if isinstance(stated, bool):
                     known = self.server_defaults.setdefault(ns, {})
                     known[key] = stated if known.get(key, stated) == stated else None
@@ -1673,6 +1681,7 @@ _FS_DEFAULT = "defaultVolumesToFsBackup"
 #: internal/controller/velero.go ``getDefaultVolumesToFSBackup``,
 #: ``getDefaultSnapshotMoveDataValue``; velero pkg/controller/backup_controller.go
 #: ``prepareBackupRequest``)
+_UNSUPPORTED_ARGS = "oadp.openshift.io/unsupported-velero-server-args"
 DPA_SERVER_DEFAULTS = {
     _FS_DEFAULT: "defaultVolumesToFSBackup",
     "snapshotMoveData": "defaultSnapshotMoveData",
