@@ -1574,7 +1574,9 @@ class ClusterIndex:
             self.csi_plugins[ns] = _either(self.csi_plugins.get(ns, False), csi)
             # OADP passes a flag only for a switch the DPA sets; unset, Velero's default
             # (false) holds, unless server args come from the annotated ConfigMap
-            overridden = _UNSUPPORTED_ARGS in (dig(dpa, "metadata", "annotations") or {})
+            annotations = dig(dpa, "metadata", "annotations")
+            overridden = bool(issues) or not isinstance(annotations or {}, dict)
+            overridden = overridden or _UNSUPPORTED_ARGS in (annotations or {})
             for key, flag in DPA_SERVER_DEFAULTS.items():
                 stated = dig(velero, flag)
                 if stated is None and not overridden:
