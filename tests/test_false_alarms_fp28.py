@@ -250,6 +250,7 @@ def test_an_empty_bootloader_on_arm64_is_not_read_as_bios(tmp_path: Path) -> Non
     assert finding["evidence"]["architecture"] == "arm64"
     assert _vm(report)["readiness"] != "READY"
     assert _vm(report)["recovery_card"]["firmware"]["bootloader"] == "unknown"
+    assert "Give VM app/vm1 an EFI bootloader" in finding["remediation"]
 
 
 def _with_preference(docs: Docs, firmware: dict[str, Any]) -> Docs:
@@ -279,6 +280,7 @@ def test_an_arm64_vm_whose_preference_gives_bios_cannot_start(tmp_path: Path) ->
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
     assert "preferredUseBios" in finding["message"]
     assert _vm(report)["readiness"] == "NOT_READY"
+    assert "bootloader: {bios: null, efi: {persistent: true}}" in finding["remediation"]
 
 
 def test_an_arm64_vm_whose_preference_prefers_efi_boots_efi(tmp_path: Path) -> None:
