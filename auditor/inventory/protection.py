@@ -531,21 +531,26 @@ class Pairing:
 
     def _namespaces_shown(self, b: BackupView) -> set[str]:
         """The namespaces the records of Backup ``b`` show it backed up (its resource list
-        in the bucket, else its DataUploads, PodVolumeBackups and VolumeSnapshots)."""
-        contents = (self.ix.data.backup_contents or {}).get(b.name)
-        if contents is not None and contents.resources is not None:
-            return {r[1] for r in contents.resources if isinstance(r[1], str)}
-        items = (
-            *self.ix.data_uploads.get(b.name, []),
-            *self.ix.pod_volume_backups.get(b.name, []),
-            *self.ix.backup_volume_snapshots.get(b.name, []),
-        )
-        return {
-            n
-            for o in items
-            for n in (dig(o, "spec", "sourceNamespace"), dig(o, "metadata", "namespace"))
-            if isinstance(n, str)
-        }
+        in the bucket, else its DataUploads, PodVolumeBackups and VolumeSnapshots); read
+        once per Backup (asked per namespace a pattern names)."""
+
+        def compute() -> set[str]:
+            contents = (self.ix.data.backup_contents or {}).get(b.name)
+            if contents is not None and contents.resources is not None:
+                return {r[1] for r in contents.resources if isinstance(r[1], str)}
+            items = (
+                *self.ix.data_uploads.get(b.name, []),
+                *self.ix.pod_volume_backups.get(b.name, []),
+                *self.ix.backup_volume_snapshots.get(b.name, []),
+            )
+            return {
+                n
+                for o in items
+                for n in (dig(o, "spec", "sourceNamespace"), dig(o, "metadata", "namespace"))
+                if isinstance(n, str)
+            }
+
+        return self.ix.memo(f"namespaces-shown:{b.namespace}/{b.name}", compute)
 
     def _expands_patterns(self, velero_ns: str) -> bool:
         """Whether a Backup of the Velero in ``velero_ns`` is shown to have backed up a
