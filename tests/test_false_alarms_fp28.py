@@ -397,3 +397,22 @@ def test_a_native_snapshot_pv_unnamed_by_the_scoped_cluster_includes_stays_captu
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] == "PASS", finding["message"]
     assert _finding(report, "RR-BKP-013")["status"] == "PASS"
+
+
+def test_a_bios_serial_preference_does_not_turn_a_deprecated_efi_preference_into_bios(
+    tmp_path: Path,
+) -> None:
+    """applyFirmwarePreferences (kubevirt pkg/instancetype/preference/apply/firmware.go) sets
+    BIOS only for ``preferredUseBios``; ``preferredUseBiosSerial`` only tunes a BIOS already
+    set, and the deprecated ``preferredUseEfi`` then gives EFI with volatile NVRAM. Read as
+    BIOS, RR-FW-002 was NOT_APPLICABLE on a VM whose NVRAM every restore loses."""
+    docs = _with_preference(_docs(BIOS), {"preferredUseBiosSerial": True, "preferredUseEfi": True})
+    _of(docs, "VirtualMachine")["spec"]["template"]["spec"]["domain"]["firmware"].pop(
+        "bootloader", None
+    )
+    docs = [d for d in docs if d["kind"] != "VirtualMachineInstance"]
+    _of(docs, "VirtualMachine")["spec"]["runStrategy"] = "Halted"
+    report = _complete(tmp_path, BIOS, docs)
+    finding = _finding(report, "RR-FW-002")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert finding["evidence"]["bootloader"] == "efi"

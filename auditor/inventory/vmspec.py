@@ -516,12 +516,14 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None
         bootloader, resolved["bootloader"] = "bios", "preference"
     elif isinstance(pref_efi, dict):
         bootloader, efi, resolved["bootloader"] = "efi", pref_efi, "preference"
-    elif pref_bios and not arm64:
-        # preferredUseBiosSerial alone sets no BIOS (it only tunes one); on amd64 that is
-        # the default anyway, on arm64 it leaves an empty bootloader (below)
-        bootloader, resolved["bootloader"] = "bios", "preference"
     elif dig(pref, "firmware", "preferredUseEfi") is True:
         bootloader, efi, resolved["bootloader"] = "efi", _deprecated_efi(pref), "preference"
+    elif pref_bios and not arm64:
+        # preferredUseBiosSerial alone sets no BIOS (it only tunes one, after the BIOS
+        # preferredUseBios sets), so the deprecated preferredUseEfi above still applies (fp28:
+        # read as BIOS, a VM booting EFI with volatile NVRAM was N/A); on amd64 no bootloader
+        # is BIOS anyway, on arm64 it leaves an empty bootloader (below)
+        bootloader, resolved["bootloader"] = "bios", "preference"
     elif arm64 and raw_loader is None and not isinstance(dig(pref, "firmware"), dict):
         bootloader, efi, resolved["bootloader"] = "efi", {}, "default"
     elif arm64:
