@@ -416,3 +416,16 @@ def test_a_bios_serial_preference_does_not_turn_a_deprecated_efi_preference_into
     finding = _finding(report, "RR-FW-002")
     assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
     assert finding["evidence"]["bootloader"] == "efi"
+
+
+def test_file_system_copies_show_a_pattern_was_expanded(tmp_path: Path) -> None:
+    """A PodVolumeBackup names the pod whose volume it copied (``spec.pod.namespace``, velero
+    pkg/apis/velero/v1/pod_volume_backup_types.go); only its own namespace (Velero's) was
+    read, so a Backup naming ``ap*`` whose file-system copies came from namespace app was
+    'nothing shows that it backed up namespace app': RR-BKP-001 FAIL, NOT_READY."""
+    docs = _by_pattern(_docs(FS), "ap*")
+    report = _complete(tmp_path, FS, docs)
+    assert _finding(report, "RR-BKP-001")["status"] == "PASS", _finding(report, "RR-BKP-001")[
+        "message"
+    ]
+    assert _finding(report, "RR-BKP-013")["status"] == "PASS"

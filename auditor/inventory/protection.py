@@ -543,10 +543,19 @@ class Pairing:
                 *self.ix.pod_volume_backups.get(b.name, []),
                 *self.ix.backup_volume_snapshots.get(b.name, []),
             )
+            # a DataUpload's spec.sourceNamespace, a PodVolumeBackup's spec.pod.namespace
+            # (velero pkg/apis/velero/v1/pod_volume_backup_types.go: the pod whose volume it
+            # copies; fp28: only its own namespace, Velero's, was read, so a pattern Backup
+            # shown by file-system copies was 'nothing shows', NOT_READY), a VolumeSnapshot's
+            # metadata.namespace
             return {
                 n
                 for o in items
-                for n in (dig(o, "spec", "sourceNamespace"), dig(o, "metadata", "namespace"))
+                for n in (
+                    dig(o, "spec", "sourceNamespace"),
+                    dig(o, "spec", "pod", "namespace"),
+                    dig(o, "metadata", "namespace"),
+                )
                 if isinstance(n, str)
             }
 
