@@ -261,10 +261,18 @@ class Scope:
             included, excluded = self.included_cluster, self.excluded_cluster
         else:
             included, excluded = self.included_namespaced, self.excluded_namespaced
-        for inc, exc in ((self.included_resources, self.excluded_resources), (included, excluded)):
+        # '*' alone is a valid exclude of the scoped filters (it excludes every resource of
+        # that scope: velero pkg/util/collections/includes_excludes.go
+        # ValidateScopedIncludesExcludes, ScopeIncludesExcludes.ShouldExclude); Velero fails
+        # the validation of a Backup whose old-style excludedResources holds it
+        # (ValidateIncludesExcludes), so there it filters nothing the auditor could tell
+        for inc, exc, star in (
+            (self.included_resources, self.excluded_resources, False),
+            (included, excluded, True),
+        ):
             if inc and not any(hit(e) for e in inc):
                 return False
-            if any(hit(e) for e in exc if e != "*"):
+            if any(hit(e) for e in exc if star or e != "*"):
                 return False
         return True
 

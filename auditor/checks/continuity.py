@@ -51,6 +51,20 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
     "snapshotVolumes, an Available storageLocation).",
     references=(NS_LABEL_DOC, NS_LABEL_SRC, SCHEDULE_SRC, SCHEDULE_CTRL_SRC, VELERO_BACKUP_DOC),
     requires=("Backup", "Namespace"),
+    # what pairing and the next Backups' plan read of the VM beyond its metadata: its
+    # volumes and disks (the PVCs), whether it runs (file-system backup needs the pod), its
+    # pod annotations (backup-volumes opt-in/out) and its persistent EFI/TPM (the
+    # persistent-state PVC the kubevirt plugin adds); a malformed NIC or firmware UUID
+    # says nothing of them (fp28: it made this check ERROR)
+    reads=(
+        "spec.running",
+        "spec.runStrategy",
+        "spec.template.metadata",
+        "spec.template.spec.volumes",
+        "spec.template.spec.domain.devices.disks",
+        "spec.template.spec.domain.devices.tpm",
+        "spec.template.spec.domain.firmware.bootloader",
+    ),
 )
 def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL when the VM's namespace now carries ``velero.io/exclude-from-backup=true``
@@ -96,7 +110,7 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
             **ev,
         )
     if vm.next_backups:
-        return _next(vm, ev, when)
+        return _next(vm, ev, when, ctx)
     took = sorted({(e.backup.namespace, e.backup.schedule) for e in good if e.backup.schedule})
     if not took:
         return not_applicable(f"No Schedule made the usable backups of VM {vm.ref}.", **ev)
@@ -127,11 +141,16 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     ).on(Basis.OBSERVED)
 
 
-def _next(vm: VMRecord, ev: dict[str, Any], when: str) -> Result:
-    """Judge the next Backup of each Schedule covering the VM (``vm.next_backups``)."""
-    rows: list[dict[str, Any]] = [
-        {"schedule": f"{s.namespace}/{s.name}", "gaps": gaps} for s, gaps in vm.next_backups
-    ]
+def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext) -> Result:
+    """Judge the next Backup of each Schedule covering the VM (``vm.next_backups``); a row
+    names the server defaults (``server_defaults``) its template relies on, where one is on."""
+    rows: list[dict[str, Any]] = []
+    for s, gaps in vm.next_backups:
+        row: dict[str, Any] = {"schedule": f"{s.namespace}/{s.name}", "gaps": gaps}
+        on = {k: src for k, (v, src) in ctx.index.backup_defaults(s).items() if v}
+        if on:
+            row["server_defaults"] = on
+        rows.append(row)
     full = [r["schedule"] for r in rows if r["gaps"] == []]
     if full:
         return passed(

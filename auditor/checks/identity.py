@@ -25,6 +25,8 @@ KV_FIRMWARE = "https://kubevirt.io/user-guide/compute/virtual_hardware/#biosuefi
 KV_PERSISTENT = "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/"
 KV_DISKS = "https://kubevirt.io/user-guide/storage/disks_and_volumes/"
 KV_HOTPLUG = "https://kubevirt.io/user-guide/storage/hotplug_volumes/"
+KV_ARM64_BOOT = "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-api/webhooks/arm64.go"
+KV_ARM64_DEFAULTS = "https://github.com/kubevirt/kubevirt/blob/main/pkg/defaults/arm64.go"
 VIRTIO_WIN_BOOT = "https://github.com/virtio-win/virtio-win-guest-tools-installer/issues/61"
 KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
 KUBEMACPOOL = "https://github.com/k8snetworkplumbingwg/kubemacpool"
@@ -179,11 +181,15 @@ def _serial_drift(spec: str | None, vmi: VirtualMachineInstanceRecord | None) ->
     remediation="Set firmware.bootloader.efi.persistent: true and devices.tpm.persistent: true "
     "(needs the VMPersistentState feature and a RWX/filesystem backend storage class), then "
     "include the persistent-state-for-<vm> PVC in backups.",
-    references=(KV_PERSISTENT,),
-    reads=("spec.template.spec.domain",),
+    references=(KV_PERSISTENT, KV_ARM64_DEFAULTS, KV_ARM64_BOOT),
+    reads=("spec.template.spec.domain", "spec.template.spec.architecture"),
 )
 def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
-    """N/A for BIOS without TPM; FAIL medium for volatile NVRAM, high for a volatile TPM on Windows."""
+    """N/A for BIOS without TPM (inferred when no architecture is named anywhere: amd64's
+    default); FAIL medium for volatile NVRAM, high for a volatile TPM on Windows; on arm64,
+    FAIL high for BIOS (KubeVirt refuses to start it: pkg/virt-api/webhooks/arm64.go
+    ``validateBootOptions``) and ERROR for a bootloader naming neither (no EFI is filled in:
+    pkg/defaults/arm64.go ``setDefaultArm64Bootloader``)."""
     gap = _preference_gap(vm)
     if gap:
         return gap
@@ -196,7 +202,20 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
         "resolved_from": fw.resolved_from,
         "persistent_state_pvc": vm.state_pvc.name if vm.state_pvc else None,
     }
+    arm = _arm64_boot(vm, ev)
+    if arm is not None:
+        return arm
     if fw.bootloader != "efi" and not fw.tpm:
+        if fw.architecture is None and fw.resolved_from.get("bootloader") == "default":
+            # KubeVirt's VM webhook writes spec.template.spec.architecture on every VM it
+            # admits (pkg/defaults/defaults.go SetVirtualMachineDefaults): none anywhere
+            # leaves BIOS a guess (arm64 boots EFI)
+            return not_applicable(
+                f"VM {vm.ref} boots with BIOS and has no TPM (inferred: no architecture is "
+                "named by the VM, its VMI or the KubeVirt CR; amd64's default assumed).",
+                architecture=None,
+                **ev,
+            ).on(Basis.INFERRED)
         return not_applicable(f"VM {vm.ref} boots with BIOS and has no TPM.", **ev)
     if fw.tpm and not fw.tpm_persistent:
         sev = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
@@ -248,6 +267,35 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
             **ev,
         )
     return passed(f"VM {vm.ref} keeps its EFI NVRAM/TPM state persistent{via}.", **ev)
+
+
+def _arm64_boot(vm: VMRecord, ev: dict[str, Any]) -> Result | None:
+    """RR-FW-002 for an arm64 VM whose firmware KubeVirt cannot give it: BIOS (its own or
+    its preference's ``preferredUseBios``), which the VMI admission refuses ("Arm64 does not
+    support bios boot"), or a bootloader set but naming neither, which gets no EFI."""
+    fw = vm.spec.firmware
+    if fw.architecture != "arm64" or fw.bootloader == "efi":
+        return None
+    via = (
+        "its preference (preferredUseBios)"
+        if fw.resolved_from.get("bootloader") == ("preference")
+        else "its spec"
+    )
+    if fw.bootloader == "bios":
+        return failed(
+            f"VM {vm.ref} is arm64 and {via} gives it BIOS, which KubeVirt refuses on arm64 "
+            "('Arm64 does not support bios boot'): it cannot start, nor can a restored copy.",
+            Severity.HIGH,
+            architecture="arm64",
+            **ev,
+        ).on(Basis.OBSERVED)
+    return errored(
+        f"VM {vm.ref} is arm64 and {via} sets a bootloader naming neither efi nor bios: KubeVirt "
+        "fills in EFI only when none is set and arm64 has no BIOS, so what it boots with is "
+        "unknown.",
+        architecture="arm64",
+        **ev,
+    )
 
 
 @check(

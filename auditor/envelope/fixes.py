@@ -544,7 +544,21 @@ def _fw001(f: FixFacts, ev: Mapping[str, Any]) -> str:
     )
 
 
+def arm64_efi_fix(f: FixFacts) -> str:
+    """The fix for an arm64 VM KubeVirt gives no firmware it can boot (BIOS, or an empty
+    bootloader): its own EFI bootloader, which also overrides its preference's."""
+    return (
+        f"Give {_vm(f)} an EFI bootloader (arm64 boots only UEFI; the VM's own bootloader "
+        f"overrides its preference's): `oc patch vm {f.name} -n {f.namespace} --type merge -p "
+        "'{spec: {template: {spec: {domain: {firmware: {bootloader: {bios: null, efi: "
+        "{persistent: true}}}}}}}}'`, then include the "
+        f"persistent-state-for-{f.name} PVC in backups."
+    )
+
+
 def _fw002(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    if ev.get("architecture") == "arm64" and ev.get("bootloader") != "efi":
+        return arm64_efi_fix(f)
     fields = []
     if ev.get("efi_persistent") is False:
         fields.append("efi: {persistent: true}")

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from auditor.checks import CATALOG
-from auditor.envelope.fixes import FAIL_FIXES
+from auditor.envelope.fixes import FAIL_FIXES, arm64_efi_fix
 from auditor.envelope.fixfacts import FixFacts
 from auditor.kinds import BY_KIND
 from auditor.models import Finding, Status
@@ -107,6 +107,8 @@ def unknown_fix(check_id: str, facts: FixFacts, ev: Mapping[str, Any]) -> str:
         )
     if check_id == "RR-PLT-006":
         return _export(["KubeVirt"])
+    if check_id == "RR-FW-002" and ev.get("architecture") == "arm64":
+        return arm64_efi_fix(facts)
     if check_id == "RR-BKP-012":
         unsure = [
             f"{r.get('kind')} {r.get('name')}"

@@ -310,8 +310,9 @@ def _next_gaps(
             else f"Schedule {s.name} failed validation (status.phase FailedValidation): "
             "Velero makes no backup of it"
         ]
+    defaults = {k: v for k, (v, _) in pairing.ix.backup_defaults(s).items()}
     try:
-        b = s.next_backup(pairing.at)
+        b = s.next_backup(pairing.at, defaults)
     except SelectorError:
         return None
     down = pairing.location_gap(b)

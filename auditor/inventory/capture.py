@@ -572,7 +572,13 @@ def pv_left_out(b: BackupView, pv: dict[str, Any]) -> str | None:
         sc.excluded_cluster,
     )
     if any(scoped):
-        why = "excludedClusterScopedResources" if hit(sc.excluded_cluster) else None
+        # only an exclude leaves a PV out under the scoped filters (ScopeIncludesExcludes
+        # .ShouldExclude); '*' alone excludes every cluster-scoped resource
+        # (ValidateScopedIncludesExcludes). fp28: with no such exclude the reason given was
+        # "None", a false FAIL for a PV that includedClusterScopedResources does not name
+        if not hit(sc.excluded_cluster, star=True):
+            return None
+        why = "excludedClusterScopedResources"
     elif hit(sc.excluded_resources):
         why = "excludedResources"
     elif b.include_cluster_resources is False:

@@ -12,7 +12,7 @@ import hashlib
 import ipaddress
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import reduce
 from typing import Any, TypeVar
@@ -428,6 +428,8 @@ class BackupView:
     hooks_failed: int | None = 0
     #: ``spec.includeClusterResources`` (None when unset or not a boolean)
     include_cluster_resources: bool | None = None
+    #: a Backup a Schedule has yet to make (:meth:`ScheduleView.next_backup`), not one read
+    planned: bool = False
 
     @property
     def when(self) -> datetime | None:
@@ -596,16 +598,18 @@ class ScheduleView:
         """Whether Velero makes no backup of it: paused, or failed validation."""
         return self.paused or self.phase == "FailedValidation"
 
-    def next_backup(self, at: datetime) -> BackupView:
+    def next_backup(self, at: datetime, defaults: Mapping[str, bool] | None = None) -> BackupView:
         """The Backup it makes next, as Velero creates it before preparing it: its template as
         the spec, labelled with its name, phase New, created at ``at`` (velero
         pkg/builder/backup_builder.go ``FromSchedule``; pkg/controller/schedule_controller.go
-        ``getBackup``).
+        ``getBackup``), with each switch of ``defaults`` the template leaves unset filled in
+        as Velero's server does when it prepares the Backup
+        (:meth:`ClusterIndex.backup_defaults`).
 
         Raises:
             SelectorError: the template's filters cannot be read.
         """
-        return BackupView.parse(
+        view = BackupView.parse(
             {
                 "metadata": {
                     "name": f"{self.name} (next)",
@@ -613,10 +617,14 @@ class ScheduleView:
                     "labels": {VELERO_SCHEDULE_LABEL: self.name},
                     "creationTimestamp": format_time(at),
                 },
-                "spec": dict(self.template),
+                "spec": {
+                    **dict(defaults or {}),
+                    **{k: v for k, v in self.template.items() if v is not None},
+                },
                 "status": {"phase": "New"},
             }
         )
+        return replace(view, planned=True)
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> ScheduleView:
@@ -818,6 +826,11 @@ class ClusterIndex:
     #: .nodeAgent.enable`` or, before OADP 1.3, ``restic.enable`` true); None when that
     #: cannot be read; no entry without a DPA there (plain Velero: not known, not judged)
     node_agents: dict[str, bool | None] = field(default_factory=dict)
+    #: Velero namespace -> the Backup switches its server fills in when a Backup leaves them
+    #: unset (``defaultVolumesToFsBackup``, ``snapshotMoveData``), as its DPA states them
+    #: (:data:`DPA_SERVER_DEFAULTS`; unset there: false, Velero's default, unless the DPA takes
+    #: server args from a ConfigMap); None where two DPAs of one namespace disagree
+    server_defaults: dict[str, dict[str, bool | None]] = field(default_factory=dict)
     #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
     identities: IdentityIndex = field(default_factory=IdentityIndex)
     #: typed slim records (validated while parsed) of the non-Velero kinds checks read
@@ -913,6 +926,60 @@ class ClusterIndex:
             self._memo[key] = compute()
         value: _V = self._memo[key]
         return value
+
+    def backup_defaults(self, schedule: ScheduleView) -> dict[str, tuple[bool, str]]:
+        """What Velero's server gives the switches ``schedule``'s template leaves unset, with
+        where that is read: ``{switch: (value, source)}``.
+
+        Velero's backup controller sets an unset ``defaultVolumesToFsBackup`` or
+        ``snapshotMoveData`` of every Backup it prepares to its server flags
+        ``--default-volumes-to-fs-backup`` / ``--default-snapshot-move-data``
+        (velero pkg/controller/backup_controller.go ``prepareBackupRequest``), which OADP sets
+        from the DPA's ``spec.configuration.velero.defaultVolumesToFSBackup`` /
+        ``defaultSnapshotMoveData`` (oadp-operator internal/controller/velero.go). Read from
+        the DPA of the Schedule's namespace (a switch it leaves unset: false, as OADP passes
+        no flag, unless its ``oadp.openshift.io/unsupported-velero-server-args`` ConfigMap may
+        set one), else from the newest Backup the Schedule made that Velero prepared (its
+        spec holds the value the server filled in); a switch neither says is left out
+        (Velero's own default, false). Red team fp28: a Schedule relying on
+        OADP's ``defaultVolumesToFSBackup: true`` was judged to snapshot next time, and a
+        storage class with no VolumeSnapshotClass made it a false FAIL.
+        """
+
+        def compute() -> dict[str, tuple[bool, str]]:
+            ns, name = schedule.namespace, schedule.name
+            made = [
+                b
+                for b in self.backups_by_schedule().get((ns, name), [])
+                if b.phase not in ("", "New", "FailedValidation")
+            ]
+            last = max(made, key=lambda b: (format_time(b.when) or "", b.name), default=None)
+            stated = self.server_defaults.get(ns, {})
+            out: dict[str, tuple[bool, str]] = {}
+            for key, flag in DPA_SERVER_DEFAULTS.items():
+                value = stated.get(key)
+                if schedule.template.get(key) is not None:
+                    continue  # the template sets it: no default applies
+                if value is not None:
+                    out[key] = (value, f"DataProtectionApplication in {ns} {flag}")
+                elif last is not None:
+                    got = last.fs_backup_default if key == _FS_DEFAULT else last.snapshot_move_data
+                    out[key] = (got, f"Backup {ns}/{last.name} spec.{key}")
+            return out
+
+        return self.memo(f"backup-defaults:{schedule.namespace}/{schedule.name}", compute)
+
+    def backups_by_schedule(self) -> dict[tuple[str, str], list[BackupView]]:
+        """The Backups read, by ``(namespace, velero.io/schedule-name label)``."""
+
+        def compute() -> dict[tuple[str, str], list[BackupView]]:
+            out: dict[tuple[str, str], list[BackupView]] = {}
+            for b in self.backups.values():
+                if b.schedule:
+                    out.setdefault((b.namespace, b.schedule), []).append(b)
+            return out
+
+        return self.memo("backups-by-schedule", compute)
 
     @classmethod
     def build(cls, data: ClusterData) -> ClusterIndex:
@@ -1530,6 +1597,18 @@ class ClusterIndex:
                 _listed("EnableCSI", flags if isinstance(flags, list) else []),
             )
             self.csi_plugins[ns] = _either(self.csi_plugins.get(ns, False), csi)
+            # OADP passes a flag only for a switch the DPA sets; unset, Velero's default
+            # (false) holds, unless server args come from the annotated ConfigMap
+            annotations = dig(dpa, "metadata", "annotations")
+            overridden = bool(issues) or not isinstance(annotations or {}, dict)
+            overridden = overridden or _UNSUPPORTED_ARGS in (annotations or {})
+            for key, flag in DPA_SERVER_DEFAULTS.items():
+                stated = dig(velero, flag)
+                if stated is None and not overridden:
+                    stated = False
+                if isinstance(stated, bool):
+                    known = self.server_defaults.setdefault(ns, {})
+                    known[key] = stated if known.get(key, stated) == stated else None
             agent = _node_agent(dpa)
             self.node_agents[ns] = (
                 _either(self.node_agents[ns], agent) if ns in self.node_agents else agent
@@ -1621,6 +1700,19 @@ class ClusterIndex:
     def backups_for_namespace(self, namespace: str) -> list[BackupView]:
         """Backups that could include objects of ``namespace`` (explicit + wildcard ones)."""
         return self.backups_by_ns.get(namespace, []) + self.backups_any_ns
+
+
+_FS_DEFAULT = "defaultVolumesToFsBackup"
+#: Backup switch -> the DPA field (``spec.configuration.velero``) OADP turns into the Velero
+#: server flag that fills it in when a Backup leaves it unset (oadp-operator
+#: internal/controller/velero.go ``getDefaultVolumesToFSBackup``,
+#: ``getDefaultSnapshotMoveDataValue``; velero pkg/controller/backup_controller.go
+#: ``prepareBackupRequest``)
+_UNSUPPORTED_ARGS = "oadp.openshift.io/unsupported-velero-server-args"
+DPA_SERVER_DEFAULTS = {
+    _FS_DEFAULT: "defaultVolumesToFSBackup",
+    "snapshotMoveData": "defaultSnapshotMoveData",
+}
 
 
 #: A BackupStorageLocation's ``spec.accessMode`` (velero pkg/apis/velero/v1

@@ -525,18 +525,58 @@ class Pairing:
         return None
 
     def _expanded(self, b: BackupView, ns: str) -> bool:
-        contents = (self.ix.data.backup_contents or {}).get(b.name)
-        if contents is not None and contents.resources is not None:
-            return any(r[1] == ns for r in contents.resources)
-        items = (
-            *self.ix.data_uploads.get(b.name, []),
-            *self.ix.pod_volume_backups.get(b.name, []),
-            *self.ix.backup_volume_snapshots.get(b.name, []),
-        )
-        return any(
-            ns in (dig(o, "spec", "sourceNamespace"), dig(o, "metadata", "namespace"))
-            for o in items
-        )
+        if b.planned:
+            return self._expands_patterns(b.namespace)
+        return ns in self._namespaces_shown(b)
+
+    def _namespaces_shown(self, b: BackupView) -> set[str]:
+        """The namespaces the records of Backup ``b`` show it backed up (its resource list
+        in the bucket, else its DataUploads, PodVolumeBackups and VolumeSnapshots); read
+        once per Backup (asked per namespace a pattern names)."""
+
+        def compute() -> set[str]:
+            contents = (self.ix.data.backup_contents or {}).get(b.name)
+            if contents is not None and contents.resources is not None:
+                return {r[1] for r in contents.resources if isinstance(r[1], str)}
+            items = (
+                *self.ix.data_uploads.get(b.name, []),
+                *self.ix.pod_volume_backups.get(b.name, []),
+                *self.ix.backup_volume_snapshots.get(b.name, []),
+            )
+            # a DataUpload's spec.sourceNamespace, a PodVolumeBackup's spec.pod.namespace
+            # (velero pkg/apis/velero/v1/pod_volume_backup_types.go: the pod whose volume it
+            # copies; fp28: only its own namespace, Velero's, was read, so a pattern Backup
+            # shown by file-system copies was 'nothing shows', NOT_READY), a VolumeSnapshot's
+            # metadata.namespace
+            return {
+                n
+                for o in items
+                for n in (
+                    dig(o, "spec", "sourceNamespace"),
+                    dig(o, "spec", "pod", "namespace"),
+                    dig(o, "metadata", "namespace"),
+                )
+                if isinstance(n, str)
+            }
+
+        return self.ix.memo(f"namespaces-shown:{b.namespace}/{b.name}", compute)
+
+    def _expands_patterns(self, velero_ns: str) -> bool:
+        """Whether a Backup of the Velero in ``velero_ns`` is shown to have backed up a
+        namespace its ``includedNamespaces`` names only by pattern: that Velero expands
+        patterns (1.18+, velero#9255), so the Backups it makes next will too. Red team fp28:
+        a Schedule naming ``ap*`` whose Backups' DataUploads show namespace app was a false
+        RR-BKP-013 FAIL, its next Backup judged as an unexpanded pattern."""
+
+        def compute() -> bool:
+            return any(
+                x.namespace == velero_ns
+                and any(x.scope.namespace_by_pattern_only(n) for n in self._namespaces_shown(x))
+                for x in self.ix.backups_any_ns
+                if not x.planned
+            )
+
+        return self.ix.memo(f"expands-patterns:{velero_ns}", compute)
 
     def vm_held(self, b: BackupView, vm: VMFacts) -> tuple[bool, str]:
         """Whether ``b`` holds the VM definition, and why not.
@@ -789,9 +829,14 @@ class Pairing:
         if cached is not None:
             return cached
         plan = BackupPlan(b)
+        # literal names are the namespaces themselves; a glob (``ap*``, Velero 1.18 expands
+        # it) is matched against every namespace by namespace_reason (red team fp28: ``ap*``
+        # was looked up as a namespace, the plan held no PVC and evidenced copies became
+        # "not evidenced")
+        inc = b.scope.included_namespaces
         namespaces = (
-            list(b.scope.included_namespaces)
-            if b.scope.included_namespaces and "*" not in b.scope.included_namespaces
+            list(inc)
+            if inc and not any(any(c in p for c in "*?[") for p in inc)
             else list(self.ix.pvcs_by_ns)
         )
         for ns in dict.fromkeys(namespaces):

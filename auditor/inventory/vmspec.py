@@ -175,6 +175,9 @@ class Firmware:
     tpm_persistent: bool | None
     machine_type: str | None
     resolved_from: dict[str, str] = field(default_factory=dict)
+    #: the architecture KubeVirt gives the VM (its spec's, else its VMI's or the cluster
+    #: default); None when nothing names one, so a default ``bootloader`` is inferred
+    architecture: str | None = None
 
 
 @dataclass
@@ -478,7 +481,8 @@ def _read_nics(
 
 def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None) -> Firmware:
     """The firmware KubeVirt boots the VM with; ``arch`` is its architecture (None: unknown,
-    read as amd64, whose default is BIOS).
+    read as amd64, whose default is BIOS, and kept as None on the result so that a default
+    bootloader is reported as inferred).
 
     On arm64 KubeVirt boots only UEFI: with no bootloader set, its defaults give the VMI
     ``bootloader.efi`` with ``secureBoot: false``, and any EFI without ``secureBoot`` gets
@@ -512,12 +516,26 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None
         bootloader, resolved["bootloader"] = "bios", "preference"
     elif isinstance(pref_efi, dict):
         bootloader, efi, resolved["bootloader"] = "efi", pref_efi, "preference"
-    elif pref_bios:
-        bootloader, resolved["bootloader"] = "bios", "preference"
     elif dig(pref, "firmware", "preferredUseEfi") is True:
         bootloader, efi, resolved["bootloader"] = "efi", _deprecated_efi(pref), "preference"
-    elif arm64 and raw_loader is None:
+    elif pref_bios and not arm64:
+        # preferredUseBiosSerial alone sets no BIOS (it only tunes one, after the BIOS
+        # preferredUseBios sets), so the deprecated preferredUseEfi above still applies (fp28:
+        # read as BIOS, a VM booting EFI with volatile NVRAM was N/A); on amd64 no bootloader
+        # is BIOS anyway, on arm64 it leaves an empty bootloader (below)
+        bootloader, resolved["bootloader"] = "bios", "preference"
+    elif arm64 and raw_loader is None and not isinstance(dig(pref, "firmware"), dict):
         bootloader, efi, resolved["bootloader"] = "efi", {}, "default"
+    elif arm64:
+        # setDefaultArm64Bootloader fills in EFI only where the bootloader is unset; one set
+        # but naming neither (``bootloader: {}``, or the empty one a preference's firmware
+        # section makes: applyFirmwarePreferences) keeps no EFI, and BIOS does not exist on
+        # arm64: KubeVirt gives it no firmware to boot with (fp28: read as BIOS, RR-FW-002
+        # was not applicable)
+        bootloader, resolved["bootloader"] = (
+            "unknown",
+            "vm" if raw_loader is not None else ("preference"),
+        )
     else:
         bootloader, resolved["bootloader"] = "bios", "default"
     efi = efi if isinstance(efi, dict) else {}
@@ -553,6 +571,7 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None
         tpm_persistent=tpm_persistent,
         machine_type=machine,
         resolved_from=resolved,
+        architecture=arch,
     )
 
 
