@@ -63,8 +63,9 @@ YAML and audits it through the directory source, exactly as ``auditor run
 cluster export) instead of ours; its files are never written.
 
 Readiness is ranked READY (best), AT_RISK, then UNKNOWN and NOT_READY together
-(``docs/readiness.md``); a mutation *improves* a verdict when a VM moves to a
-strictly better rank. Usage: ``python -m bench.mutations [--count 5000] [--seed 17]
+(``docs/readiness.md``), by the worst verdict the VM may truly have (an UNKNOWN of medium or
+low ERRORs alone may be AT_RISK at worst: :func:`worst_rank`); a mutation *improves* a verdict
+when a VM moves to a strictly better rank. Usage: ``python -m bench.mutations [--count 5000] [--seed 17]
 [--export DIR] [--family F]``
 prints per family how many mutations were tried, improved verdicts, tracebacks
 and changed-but-unnamed results.
@@ -96,7 +97,17 @@ from auditor.pipeline import audit_data
 from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 
-__all__ = ["FAMILIES", "RANK", "Mutation", "Outcome", "Target", "mutations", "run", "targets"]
+__all__ = [
+    "FAMILIES",
+    "RANK",
+    "Mutation",
+    "Outcome",
+    "Target",
+    "mutations",
+    "run",
+    "targets",
+    "worst_rank",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 AT = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
@@ -142,8 +153,24 @@ _TIME_PAIRS = {
     "endTime": "startTime",
     "lastSuccessfulTime": "lastScheduleTime",
 }
-#: Lower is better; UNKNOWN ranks with NOT_READY.
+#: Lower is better; UNKNOWN ranks with NOT_READY (but see :func:`worst_rank`).
 RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+
+
+def worst_rank(readiness: str, findings: dict[str, str]) -> int:
+    """The :data:`RANK` of the worst verdict the VM may truly have: ``readiness``, but for an
+    UNKNOWN whose ERRORs are all of medium or low checks, AT_RISK's. Such an ERROR can hide
+    no more than a FAIL of its own severity (``auditor.models.readiness_of``), so the VM is
+    READY or AT_RISK: a mutation that adds a medium FAIL to it (AT_RISK) tells more, not
+    better (mutations seed 205: a state PVC's creation time in the future). ``findings``:
+    check id -> "STATUS severity", as :func:`_verdicts` gives them."""
+    if readiness == "UNKNOWN" and not any(
+        v.startswith("ERROR ") and v.endswith((" high", " critical")) for v in findings.values()
+    ):
+        return RANK["AT_RISK"]
+    return RANK[readiness]
+
+
 _REQUIRED_KEYS = frozenset(
     {
         "name",
@@ -685,7 +712,7 @@ class _Workspace:
             if before is None:
                 continue
             out.changed = out.changed or findings != before[1]
-            if RANK[ready] < RANK[before[0]]:
+            if worst_rank(ready, findings) < worst_rank(*before):
                 out.improved.append(f"{vm[0]}/{vm[1]} {before[0]} -> {ready}")
         return out
 

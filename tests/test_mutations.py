@@ -49,3 +49,17 @@ def test_a_few_hundred_mutations_never_improve_a_verdict() -> None:
 )
 def test_five_thousand_mutations_never_improve_a_verdict() -> None:
     _check(run(5000, seed=17), 5000)
+
+
+def test_a_verdict_improves_only_past_the_worst_it_may_truly_be() -> None:
+    """An UNKNOWN of medium ERRORs alone is READY or AT_RISK (readiness_of): AT_RISK after it
+    is no improvement (mutations seed 205), READY is; an UNKNOWN of a high ERROR may hide a
+    NOT_READY, so AT_RISK after it is one."""
+    from bench.mutations import worst_rank
+
+    medium = {"RR-A": "ERROR medium", "RR-B": "PASS high"}
+    grave = {"RR-A": "ERROR high", "RR-B": "FAIL medium"}
+    assert worst_rank("UNKNOWN", medium) == worst_rank("AT_RISK", {"RR-B": "FAIL medium"}) == 1
+    assert worst_rank("READY", {}) == 0 < worst_rank("UNKNOWN", medium)
+    assert worst_rank("UNKNOWN", grave) == worst_rank("NOT_READY", {}) == 2
+    assert worst_rank("AT_RISK", {}) < worst_rank("UNKNOWN", grave)
