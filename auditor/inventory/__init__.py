@@ -14,7 +14,13 @@ from datetime import datetime
 from typing import Any
 
 from auditor.inventory.drills import DrillEval, evaluate_drills
-from auditor.inventory.index import ClusterIndex, RestoreView, ScheduleView, meta_labels
+from auditor.inventory.index import (
+    BackupView,
+    ClusterIndex,
+    RestoreView,
+    ScheduleView,
+    meta_labels,
+)
 from auditor.inventory.netid import NetworkIdentity, network_identity
 from auditor.inventory.protection import (
     BackupEval,
@@ -310,13 +316,28 @@ def _next_gaps(
             else f"Schedule {s.name} failed validation (status.phase FailedValidation): "
             "Velero makes no backup of it"
         ]
-    defaults = {k: v for k, (v, _) in pairing.ix.backup_defaults(s).items()}
     try:
-        b = s.next_backup(pairing.at, defaults)
+        b = _next_backup(pairing, s)
     except SelectorError:
         return None
     down = pairing.location_gap(b)
     return [down] if down else pairing.next_gaps(b, facts, pvcs, newest)
+
+
+def _next_backup(pairing: Pairing, s: ScheduleView) -> BackupView:
+    """Schedule ``s``'s next Backup (:meth:`ScheduleView.next_backup` with the server's
+    defaults), made once per audit: every VM the Schedule covers asks.
+
+    Raises:
+        SelectorError: the template's filters cannot be read.
+    """
+    at, ix = pairing.at, pairing.ix
+
+    def make() -> BackupView:
+        defaults = {k: v for k, (v, _) in ix.backup_defaults(s).items()}
+        return s.next_backup(at, defaults)
+
+    return ix.memo(f"next-backup:{s.namespace}/{s.name}@{format_time(at)}", make)
 
 
 def _record(
