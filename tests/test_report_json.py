@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
@@ -121,7 +122,9 @@ def test_cli_owner_filter_and_fail_on(tmp_path: Path, corpus: Path) -> None:
 def test_cli_rejects_bad_at_and_missing_dir(tmp_path: Path) -> None:
     bad = CliRunner().invoke(main, ["run", "--from-dir", str(tmp_path), "--at", "yesterday"])
     assert bad.exit_code == 2 and "RFC 3339" in bad.output
-    missing = CliRunner().invoke(main, ["run", "--from-dir", str(tmp_path / "nope")])
+    missing = CliRunner().invoke(
+        main, ["run", "--from-dir", str(tmp_path / "nope"), "--out", str(tmp_path / "out")]
+    )
     assert missing.exit_code == 2 and "does not exist" in missing.output
 
 
@@ -294,3 +297,28 @@ def _report_with(entry: Any) -> Any:
     from tests.reports_support import sample_report
 
     return sample_report().model_copy(update={"platform_findings": [entry]})
+
+
+def test_the_example_run_leaves_the_default_out_folder_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README's first command writes the example's run; a later ``auditor run`` without
+    ``--out`` writes into the default folder, which refuses files no run of its own sealed
+    there (trial ux27). With the example's run inside it (``out/example``), the user's first
+    own run was refused ("out holds 12 file(s) ..."); the example writes beside it instead."""
+    import re
+    import shlex
+    import shutil
+
+    repo = Path(__file__).resolve().parents[1]
+    script = (repo / "scripts" / "example.sh").read_text()
+    words = shlex.split(re.sub(r"\\\n", " ", script), comments=True)
+    example_out = words[words.index("--out") + 1]
+    shutil.copytree(repo / "examples" / "small-cluster", tmp_path / "export")
+    monkeypatch.chdir(tmp_path)  # as the README is run: from the clone's root
+    args = ["run", "--from-dir", "export", "--at", "2026-11-30T06:00:00Z", "--format", "json"]
+    example = CliRunner().invoke(main, [*args, "--out", example_out])
+    assert example.exit_code in (0, 1), example.output  # 1: VMs not READY
+    own = CliRunner().invoke(main, args)  # the default --out
+    assert own.exit_code in (0, 1), own.output
+    assert (tmp_path / "out" / "report.json").is_file()
