@@ -192,9 +192,19 @@ def source_option(
 @click.option(
     "--from-dir", type=click.Path(path_type=Path), help="Audit an exported directory of YAML/JSON."
 )
-@click.option("--at", "at_text", metavar="TIME", help="Audit instant (RFC 3339, UTC); default now.")
 @click.option(
-    "--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True
+    "--at",
+    "at_text",
+    metavar="TIME",
+    help="Audit instant (RFC 3339, UTC); default now. Objects created after it are left out.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("out"),
+    show_default=True,
+    help="Folder for the reports: new, empty or an earlier run's; other files are refused.",
 )
 @click.option(
     "--format",
