@@ -51,3 +51,38 @@ def test_readme_lists_every_kind_read() -> None:
     }
     missing = [k.kind for k in (*KINDS, INFRASTRUCTURE) if short.get(k.kind, k.kind) not in flat]
     assert missing == []
+
+
+def test_report_schema_doc_names_everything_the_run_id_covers() -> None:
+    """docs/report-schema.md lists what the run id is a digest of: every key ``run_key`` hashes
+    (dx29: the formats written joined it, the doc still said two runs of one instant with
+    other ``--format`` sets share an id)."""
+    import ast
+    import inspect
+
+    from auditor.envelope import digest
+
+    tree = ast.parse(inspect.getsource(digest.run_key))
+    keys: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            keys |= {k.value for k in node.keys if isinstance(k, ast.Constant)}
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            if isinstance(node.slice, ast.Constant):
+                keys.add(node.slice.value)
+    doc_term = {
+        "input_digest": "`input_digest`",
+        "tool_version": "`tool_version`",
+        "source": "`source`",
+        "owner_filter": "`owner_filter`",
+        "cluster_name": "configured cluster name",
+        "ownership": "ownership rules",
+        "thresholds": "thresholds",
+        "policies": "policies",
+        "waivers": "waivers",
+        "formats": "set of formats the run writes",
+    }
+    text = (REPO / "docs" / "report-schema.md").read_text()
+    para = " ".join(text[text.index("The run id is the") :].split("\n\n", 1)[0].split())
+    assert keys == set(doc_term), "a new run id input: name it in docs/report-schema.md"
+    assert [k for k, term in doc_term.items() if term not in para] == []
