@@ -67,9 +67,12 @@ def test_report_schema_doc_names_everything_the_run_id_covers() -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             keys |= {k.value for k in node.keys if isinstance(k, ast.Constant)}
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-            if isinstance(node.slice, ast.Constant):
-                keys.add(node.slice.value)
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.slice, ast.Constant)
+        ):
+            keys.add(node.slice.value)
     doc_term = {
         "input_digest": "`input_digest`",
         "tool_version": "`tool_version`",
