@@ -134,3 +134,24 @@ def test_options_named_in_the_docs_exist() -> None:
                 if option not in known:
                     wrong.append(f"{file.name}: auditor {m.group(1)} {option}")
     assert wrong == []
+
+
+def test_docs_name_every_key_whose_value_reports_show() -> None:
+    """An auditor archiving reports must know which label and annotation values they hold:
+    the README and docs/scale.md name every bare key ``auditor/redact.py`` shows (dx29: they
+    said ``app``/``tier``/``env``, while ``name``, ``component``, ``part-of`` and
+    ``environment`` values, and ``description`` annotations, were shown too)."""
+    from auditor import redact
+
+    names: set[str] = set()
+    for pattern in (redact._SHOWN_ANNOTATION.pattern, redact._SHOWN_LABEL.pattern):
+        for group in re.findall(r"\(\?:\[\^/\]\*/\)\?\(\?:([a-z|-]+)\)", pattern):
+            names |= set(group.split("|"))
+    names.add("description")
+    assert {"owner", "app", "tier", "environment"} <= names
+    readme = (REPO / "README.md").read_text()
+    readme = " ".join(readme[readme.index("Reports show a VM annotation") :].split()[:120])
+    scale = (REPO / "docs" / "scale.md").read_text()
+    scale = " ".join(scale[scale.index("Reports show") :].split()[:120])
+    assert sorted(n for n in names if f"`{n}`" not in readme) == []
+    assert sorted(n for n in names if not re.search(rf"[`/]{re.escape(n)}[`/]", scale)) == []
