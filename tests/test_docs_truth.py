@@ -155,3 +155,14 @@ def test_docs_name_every_key_whose_value_reports_show() -> None:
     scale = " ".join(scale[scale.index("Reports show") :].split()[:120])
     assert sorted(n for n in names if f"`{n}`" not in readme) == []
     assert sorted(n for n in names if not re.search(rf"[`/]{re.escape(n)}[`/]", scale)) == []
+
+
+def test_report_schema_doc_sketches_every_run_field() -> None:
+    """docs/report-schema.md's sketch of ``run`` names every field report.json's ``run`` has
+    (dx29: ``run.backup_storage``, where bucket reads are recorded, was missing)."""
+    from auditor.envelope.model import Run
+
+    text = (REPO / "docs" / "report-schema.md").read_text()
+    sketch = text[text.index('  "run": {') : text.index('  "cluster": {')]
+    named = set(re.findall(r'^    "([a-z_]+)":', sketch, re.M))
+    assert named == set(Run.model_fields)
