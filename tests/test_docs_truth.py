@@ -166,3 +166,16 @@ def test_report_schema_doc_sketches_every_run_field() -> None:
     sketch = text[text.index('  "run": {') : text.index('  "cluster": {')]
     named = set(re.findall(r'^    "([a-z_]+)":', sketch, re.M))
     assert named == set(Run.model_fields)
+
+
+def test_adding_a_check_example_takes_a_free_id() -> None:
+    """docs/adding-a-check.md's example registers an id no check has (dx29: it used
+    RR-DSK-003, which the registry refuses as a duplicate) of a declared family."""
+    from auditor.checks import CATALOG
+    from auditor.models import FAMILIES
+
+    text = (REPO / "docs" / "adding-a-check.md").read_text()
+    found = re.search(r'@check\(\s*"(RR-([A-Z]+)-\d{3})"', text)
+    assert found is not None
+    assert found.group(1) not in CATALOG
+    assert found.group(2) in FAMILIES
