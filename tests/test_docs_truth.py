@@ -191,3 +191,14 @@ def test_checks_show_says_what_requires_means() -> None:
     assert out.exit_code == 0, out.output
     assert "ERROR unless read in full: Backup, Namespace\n" in out.output
     assert "needs:" not in out.output
+
+
+def test_service_doc_names_every_threshold_and_source_field() -> None:
+    """docs/service.md's list of the default policy's thresholds and of the source fields
+    names each one (dx29: require_immutable_backups and velero_namespaces were missing)."""
+    from auditor.config.rules import Thresholds
+    from auditor.config.service import ClusterSourceSettings
+
+    text = " ".join((REPO / "docs" / "service.md").read_text().split())
+    fields = [*Thresholds.model_fields, *ClusterSourceSettings.model_fields]
+    assert [f for f in fields if f"`{f}`" not in text and f != "type"] == []
