@@ -215,7 +215,11 @@ def source_option(
     help=f"Comma-separated: {', '.join(FORMATS)}.",
 )
 @click.option(
-    "--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file."
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    help="Settings YAML file (config/auditor.example.yaml); its report: and schedules: "
+    "sections are serve's.",
 )
 @click.option("--cluster-name", help="Cluster name for the report (overrides config).")
 @click.option(
