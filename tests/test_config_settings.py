@@ -313,3 +313,38 @@ def test_a_signing_key_pasted_in_place_of_its_path_is_not_quoted(tmp_path: Path)
     assert "not the path of a key file" in found["publish.signing_key_file"]
     assert "PRIVATE KEY" not in " ".join(found.values())
     assert text.splitlines()[1] not in " ".join(found.values())
+
+
+def test_example_names_every_settings_field() -> None:
+    """config/auditor.example.yaml "documents every field" (README): each field of every
+    settings model appears in it as ``key:``, set or commented (dx29: source.velero_namespaces
+    and thresholds.require_application_consistent were missing)."""
+    import re
+    import typing
+
+    from pydantic import BaseModel
+
+    from auditor.config import AuditSettings
+
+    text = EXAMPLE.read_text()
+    seen: set[type[BaseModel]] = set()
+    missing: list[str] = []
+
+    def models(annotation: Any) -> list[type[BaseModel]]:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return [annotation]
+        return [m for arg in typing.get_args(annotation) for m in models(arg)]
+
+    def walk(model: type[BaseModel], path: str) -> None:
+        if model in seen:
+            return
+        seen.add(model)
+        for name, field in model.model_fields.items():
+            key = field.alias or name
+            if not re.search(rf"(^|[\s#-]){re.escape(key)}\s*:", text, re.M):
+                missing.append(path + key)
+            for sub in models(field.annotation):
+                walk(sub, f"{path}{key}.")
+
+    walk(AuditSettings, "")
+    assert missing == []

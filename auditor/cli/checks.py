@@ -35,4 +35,5 @@ def show_check(check_id: str) -> None:
     click.echo(f"rationale: {spec.rationale}\n\nremediation: {spec.remediation}\n")
     click.echo("references:\n" + "\n".join(f"  {r}" for r in spec.references))
     if spec.requires:
-        click.echo("needs: " + ", ".join(spec.requires))
+        # what makes it ERROR when unread, not all it reads (RR-BKP-013 reads Schedules too)
+        click.echo("ERROR unless read in full: " + ", ".join(spec.requires))

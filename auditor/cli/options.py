@@ -63,6 +63,7 @@ def archive_report_options(formats: Sequence[str]) -> Callable[[F], F]:
             type=click.Path(path_type=Path),
             default=Path("out"),
             show_default=True,
+            help="Folder to write the files to (created when missing).",
         ),
         click.option(
             "--format",
@@ -79,8 +80,13 @@ def archive_report_options(formats: Sequence[str]) -> Callable[[F], F]:
         click.option(
             "--addressing-style",
             type=AnyCase(["auto", "path", "virtual"]),
+            help="S3 addressing: path-style or virtual-hosted (default auto).",
         ),
-        click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path)),
+        click.option(
+            "--ca-bundle",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="PEM bundle of the private CA that signs the endpoint's TLS certificate.",
+        ),
     ]
 
     def apply(func: F) -> F:

@@ -53,9 +53,20 @@ _OPTIONS: list[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]]] =
     ("region", click.option("--region", help="Region name for signing (e.g. us-east-1).")),
     (
         "addressing_style",
-        click.option("--addressing-style", type=AnyCase(["auto", "path", "virtual"])),
+        click.option(
+            "--addressing-style",
+            type=AnyCase(["auto", "path", "virtual"]),
+            help="S3 addressing: path-style or virtual-hosted (default auto).",
+        ),
     ),
-    ("ca_bundle", click.option("--ca-bundle", type=click.Path(dir_okay=False, path_type=Path))),
+    (
+        "ca_bundle",
+        click.option(
+            "--ca-bundle",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="PEM bundle of the private CA that signs the endpoint's TLS certificate.",
+        ),
+    ),
     (
         "no_verify_tls",
         click.option(
@@ -77,7 +88,11 @@ _OPTIONS: list[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]]] =
     ("kms_key_id", click.option("--kms-key-id", help="KMS key id/ARN with --sse aws:kms.")),
     (
         "object_lock_mode",
-        click.option("--object-lock-mode", type=AnyCase(["GOVERNANCE", "COMPLIANCE"])),
+        click.option(
+            "--object-lock-mode",
+            type=AnyCase(["GOVERNANCE", "COMPLIANCE"]),
+            help="Object Lock retention mode of every uploaded object (with --object-lock-days).",
+        ),
     ),
     (
         "object_lock_days",
@@ -91,10 +106,21 @@ _OPTIONS: list[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]]] =
             help=f"Where undeliverable runs wait (default {default_spool_dir()}).",
         ),
     ),
-    ("retry_mode", click.option("--retry-mode", type=AnyCase(["standard", "adaptive"]))),
+    (
+        "retry_mode",
+        click.option(
+            "--retry-mode",
+            type=AnyCase(["standard", "adaptive"]),
+            help="botocore retry mode (default standard).",
+        ),
+    ),
     (
         "max_attempts",
-        click.option("--max-attempts", type=int, help="botocore attempts per request."),
+        click.option(
+            "--max-attempts",
+            type=int,
+            help="botocore attempts per request, first one included (default 5).",
+        ),
     ),
 ]
 

@@ -192,9 +192,19 @@ def source_option(
 @click.option(
     "--from-dir", type=click.Path(path_type=Path), help="Audit an exported directory of YAML/JSON."
 )
-@click.option("--at", "at_text", metavar="TIME", help="Audit instant (RFC 3339, UTC); default now.")
 @click.option(
-    "--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"), show_default=True
+    "--at",
+    "at_text",
+    metavar="TIME",
+    help="Audit instant (RFC 3339, UTC); default now. Objects created after it are left out.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("out"),
+    show_default=True,
+    help="Folder for the reports: new, empty or an earlier run's; other files are refused.",
 )
 @click.option(
     "--format",
@@ -205,7 +215,11 @@ def source_option(
     help=f"Comma-separated: {', '.join(FORMATS)}.",
 )
 @click.option(
-    "--config", "config_path", type=click.Path(path_type=Path), help="Settings YAML file."
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    help="Settings YAML file (config/auditor.example.yaml); its report: and schedules: "
+    "sections are serve's.",
 )
 @click.option("--cluster-name", help="Cluster name for the report (overrides config).")
 @click.option(

@@ -66,6 +66,7 @@ def validate_config_command(file: Path) -> None:
     default="INFO",
     show_default=True,
     type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+    help="Lowest level of the log records written.",
 )
 @click.option(
     "--cluster-name",
