@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Annotated, Literal, get_args
 
 from apscheduler.triggers.cron import CronTrigger
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
+from auditor.config.keys import read_public_key
 from auditor.config.rules import Strict
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
 
@@ -47,16 +46,7 @@ def _lower_formats(value: object) -> object:
 def _check_public_key(path: Path) -> Path:
     """Refuse at load a public key file a period report could not use: unreadable, not PEM,
     or not Ed25519 (the message names the file; the field path names the entry)."""
-    try:
-        key = serialization.load_pem_public_key(path.read_bytes())
-    except OSError as exc:
-        raise ValueError(f"public key {path}: cannot read: {exc.strerror or exc}") from None
-    except (ValueError, TypeError):
-        raise ValueError(
-            f"public key {path}: not a PEM public key (openssl pkey -in signing.pem -pubout)"
-        ) from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise ValueError(f"public key {path}: a {type(key).__name__}, not an Ed25519 key")
+    read_public_key(path)
     return path
 
 

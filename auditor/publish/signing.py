@@ -26,6 +26,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from auditor.config.keys import read_public_key
 from auditor.publish.manifest import SIGNATURE_NAME
 
 __all__ = [
@@ -70,22 +71,15 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
 
 
 def load_public_key(path: Path) -> Ed25519PublicKey:
-    """Read a PEM Ed25519 public key.
+    """Read a PEM Ed25519 public key (:func:`auditor.config.keys.read_public_key`).
 
     Raises:
         SigningError: unreadable file, not PEM, or not Ed25519.
     """
     try:
-        key = serialization.load_pem_public_key(path.read_bytes())
-    except OSError as exc:
-        raise SigningError(f"public key {path}: cannot read: {exc.strerror or exc}") from None
-    except ValueError:
-        raise SigningError(
-            f"public key {path}: not a PEM public key (openssl pkey -in signing.pem -pubout)"
-        ) from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise SigningError(f"public key {path}: a {type(key).__name__}, not an Ed25519 key")
-    return key
+        return read_public_key(path)
+    except ValueError as exc:
+        raise SigningError(str(exc)) from None
 
 
 def sign_manifest(manifest: bytes, key: Ed25519PrivateKey) -> bytes:
