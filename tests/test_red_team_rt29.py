@@ -1,0 +1,104 @@
+"""Red-team round rt29: restore-side identity faults, each held to the finding its evidence
+allows, beside the healthy shape, which keeps its verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding
+
+Docs = list[dict[str, Any]]
+
+#: app/vm1 and a drill copy app-drill/vm1 restored beside it with the same MACs and UUID
+CLONE = "RR-NIC-002/fail-clone-bridge-mac.yaml"
+
+
+def _vm(report: dict[str, Any], ns: str, name: str = "vm1") -> dict[str, Any]:
+    return next(v for v in report["vms"] if (v["namespace"], v["name"]) == (ns, name))
+
+
+def _dotted(mac: str) -> str:
+    """``02:00:00:00:00:02`` as Go's net.ParseMAC also reads it: ``0200.0000.0002``."""
+    digits = mac.replace(":", "").replace("-", "")
+    return ".".join(digits[i : i + 4] for i in (0, 4, 8))
+
+
+def test_a_mac_written_in_dotted_notation_is_the_same_address(tmp_path: Path) -> None:
+    """KubeVirt admits any MAC Go's ``net.ParseMAC`` reads that has 6 octets (kubevirt
+    pkg/network/link/mac.go ValidateMacAddress, called by pkg/network/admitter/netiface.go):
+    ``0200.0000.0002`` is ``02:00:00:00:00:02``. Read as malformed, the drill copy that
+    pins the original's MACs in dotted form left RR-NIC-002 of both VMs ERROR (the
+    duplicate on the bridged network never named) and the copy's own NIC checks unread."""
+    docs = _docs(CLONE)
+    drill = next(
+        d
+        for d in docs
+        if d["kind"] == "VirtualMachine" and d["metadata"]["namespace"] == "app-drill"
+    )
+    for iface in drill["spec"]["template"]["spec"]["domain"]["devices"]["interfaces"]:
+        iface["macAddress"] = _dotted(iface["macAddress"])
+    report = _complete(tmp_path, CLONE, docs)
+    original = _finding(report, "RR-NIC-002")
+    assert (original["status"], original["severity"]) == ("FAIL", "medium"), original["message"]
+    assert "mac 02:00:00:00:00:02 with app-drill/vm1" in original["message"]
+    copy = next(f for f in _vm(report, "app-drill")["findings"] if f["check_id"] == "RR-NIC-002")
+    assert copy["status"] == "FAIL", copy["message"]
+    pinned = next(f for f in _vm(report, "app-drill")["findings"] if f["check_id"] == "RR-NIC-001")
+    assert pinned["status"] == "PASS", pinned["message"]
+    assert [n["mac"] for n in pinned["evidence"]["nics"]] == [
+        _dotted("02:00:00:00:00:01"),
+        _dotted("02:00:00:00:00:02"),
+    ]
+    assert not [p for p in report["collection_problems"] if "macAddress" in str(p)]
+
+
+@pytest.mark.parametrize(
+    "mac", ["0200.0000.00022", "02:00:00:00:00:02:03:04", "0200:0000:0002", "02.00.00.00.00.02"]
+)
+def test_a_mac_go_cannot_read_as_six_octets_stays_malformed(tmp_path: Path, mac: str) -> None:
+    """Out of the rule: what ``net.ParseMAC`` refuses, or reads as longer than 6 octets
+    (EUI-64, refused by ValidateMacAddress as too long), is still a malformed field."""
+    docs = _docs(CLONE)
+    drill = next(
+        d
+        for d in docs
+        if d["kind"] == "VirtualMachine" and d["metadata"]["namespace"] == "app-drill"
+    )
+    drill["spec"]["template"]["spec"]["domain"]["devices"]["interfaces"][1]["macAddress"] = mac
+    report = _complete(tmp_path, CLONE, docs)
+    copy = next(f for f in _vm(report, "app-drill")["findings"] if f["check_id"] == "RR-NIC-001")
+    assert copy["status"] == "ERROR", copy["message"]
+
+
+STATIC = "RR-NET-002/fail-static-bridge-nad-outside-backups.yaml"
+
+
+def test_cloud_init_matches_a_dotted_mac_to_its_nic(tmp_path: Path) -> None:
+    """cloud-init networkData names NICs by MAC (``match.macaddress``) in colon form; the VM
+    may pin the same address dotted. Unmatched, the NIC on the NAD outside the backups,
+    which cloud-init gives DHCP, took the VM-wide 'static addresses' of the other NIC and
+    RR-NET-002 was high; matched, it is the medium of a DHCP NIC."""
+    docs = _docs(STATIC)
+    net = (
+        "version: 2\nethernets:\n"
+        "  eth0:\n    match:\n      macaddress: '02:00:00:00:00:01'\n"
+        "    addresses: [192.0.2.10/24]\n"
+        "  eth1:\n    match:\n      macaddress: '02:00:00:00:00:02'\n    dhcp4: true\n"
+    )
+    for d in docs:
+        if d["kind"] not in ("VirtualMachine", "VirtualMachineInstance"):
+            continue
+        spec = d["spec"]["template"]["spec"] if d["kind"] == "VirtualMachine" else d["spec"]
+        for iface in spec["domain"]["devices"]["interfaces"]:
+            iface["macAddress"] = _dotted(iface["macAddress"])
+        for vol in spec["volumes"]:
+            if "cloudInitNoCloud" in vol:
+                vol["cloudInitNoCloud"]["networkData"] = net
+    report = _complete(tmp_path, STATIC, docs)
+    finding = _finding(report, "RR-NET-002")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert "static addresses" not in finding["message"]
