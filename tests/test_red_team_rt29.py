@@ -102,3 +102,59 @@ def test_cloud_init_matches_a_dotted_mac_to_its_nic(tmp_path: Path) -> None:
     finding = _finding(report, "RR-NET-002")
     assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
     assert "static addresses" not in finding["message"]
+
+
+MOVER = "RR-BKP-004/pass-data-mover-node-agent-enabled.yaml"
+
+
+def _halted_on_wffc(docs: Docs, *, ignore: bool | None, strategy: str = "Halted") -> Docs:
+    """The data-mover fixture with its class WaitForFirstConsumer and the VM stopped
+    (``ignore``: the DPA's nodeAgent.restorePVC.ignoreDelayBinding; None: no DPA)."""
+    out = []
+    for d in docs:
+        if d["kind"] == "StorageClass":
+            d["volumeBindingMode"] = "WaitForFirstConsumer"
+        if d["kind"] == "VirtualMachine":
+            d["spec"]["runStrategy"] = strategy
+        if d["kind"] == "VirtualMachineInstance" and strategy != "Always":
+            continue
+        if d["kind"] == "DataProtectionApplication":
+            if ignore is None:
+                continue
+            agent = d["spec"]["configuration"]["nodeAgent"]
+            agent["restorePVC"] = {"ignoreDelayBinding": ignore}
+        out.append(d)
+    return out
+
+
+@pytest.mark.parametrize(("ignore", "status"), [(False, "FAIL"), (None, "ERROR")])
+def test_a_data_mover_copy_on_wffc_storage_of_a_stopped_vm_does_not_restore(
+    tmp_path: Path, ignore: bool | None, status: str
+) -> None:
+    """Velero's data-mover restore waits for a pod to consume a target PVC of a
+    WaitForFirstConsumer class (velero pkg/exposer/generic_restore.go Expose ->
+    pkg/util/kube/pvc_pv.go WaitPVCConsumed; docs data-movement-restore-pvc-configuration:
+    "this also prevents Velero from restoring a volume without a pod mounted") unless the
+    node-agent sets restorePVC.ignoreDelayBinding (OADP: the DPA's
+    spec.configuration.nodeAgent.restorePVC). A VM restored Halted starts no virt-launcher,
+    so its DataDownloads fail at the prepare timeout: the disks come back empty while
+    RR-BKP-004 said PASS and the VM READY."""
+    docs = _halted_on_wffc(_docs(MOVER), ignore=ignore)
+    report = _complete(tmp_path, MOVER, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == (status, "high"), finding["message"]
+    assert "WaitForFirstConsumer" in finding["message"]
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    assert vm["readiness"] == ("NOT_READY" if status == "FAIL" else "UNKNOWN")
+
+
+@pytest.mark.parametrize(("ignore", "strategy"), [(True, "Halted"), (False, "Always")])
+def test_a_data_mover_copy_on_wffc_storage_restores_with_a_consumer_or_ignored_binding(
+    tmp_path: Path, ignore: bool, strategy: str
+) -> None:
+    """Out of the rule: ignoreDelayBinding set, or a VM restored running (its launcher pod
+    consumes the PVC), restores the copy."""
+    docs = _halted_on_wffc(_docs(MOVER), ignore=ignore, strategy=strategy)
+    report = _complete(tmp_path, MOVER, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]

@@ -826,6 +826,11 @@ class ClusterIndex:
     #: .nodeAgent.enable`` or, before OADP 1.3, ``restic.enable`` true); None when that
     #: cannot be read; no entry without a DPA there (plain Velero: not known, not judged)
     node_agents: dict[str, bool | None] = field(default_factory=dict)
+    #: Velero namespace -> whether its DPA sets ``spec.configuration.nodeAgent.restorePVC.
+    #: ignoreDelayBinding`` true (oadp-operator api/v1alpha1 NodeAgentConfigMapSettings):
+    #: a data-mover restore then provisions a WaitForFirstConsumer volume without a consumer
+    #: pod; absent: no DPA there (plain Velero's node-agent ConfigMap is not read)
+    ignore_delay_binding: dict[str, bool] = field(default_factory=dict)
     #: Velero namespace -> the Backup switches its server fills in when a Backup leaves them
     #: unset (``defaultVolumesToFsBackup``, ``snapshotMoveData``), as its DPA states them
     #: (:data:`DPA_SERVER_DEFAULTS`; unset there: false, Velero's default, unless the DPA takes
@@ -1609,6 +1614,10 @@ class ClusterIndex:
                 if isinstance(stated, bool):
                     known = self.server_defaults.setdefault(ns, {})
                     known[key] = stated if known.get(key, stated) == stated else None
+            ignore = dig(dpa, "spec", "configuration", "nodeAgent", "restorePVC")
+            ignore = isinstance(ignore, dict) and ignore.get("ignoreDelayBinding") is True
+            # more than one DPA in a namespace: only what every one of them sets holds
+            self.ignore_delay_binding[ns] = self.ignore_delay_binding.get(ns, True) and ignore
             agent = _node_agent(dpa)
             self.node_agents[ns] = (
                 _either(self.node_agents[ns], agent) if ns in self.node_agents else agent
