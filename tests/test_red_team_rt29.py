@@ -158,3 +158,20 @@ def test_a_data_mover_copy_on_wffc_storage_restores_with_a_consumer_or_ignored_b
     report = _complete(tmp_path, MOVER, docs)
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] == "PASS", finding["message"]
+
+
+@pytest.mark.parametrize(("strategy", "status"), [("Halted", "PASS"), ("Manual", "FAIL")])
+def test_a_vm_stopped_after_its_backups_began_is_restored_as_it_ran_then(
+    tmp_path: Path, strategy: str, status: str
+) -> None:
+    """A VM Halted only after its Backups began was backed up with the runStrategy that ran
+    it, so the restore starts it and its launcher consumes the PVC; a Manual VM is restored
+    stopped however it ran (kubevirt: Manual starts only on request)."""
+    docs = _halted_on_wffc(_docs(MOVER), ignore=False, strategy=strategy)
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm.setdefault("status", {})["conditions"] = [
+        {"type": "Ready", "status": "False", "lastTransitionTime": "2026-11-30T03:00:00Z"}
+    ]
+    report = _complete(tmp_path, MOVER, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == status, finding["message"]

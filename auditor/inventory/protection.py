@@ -709,7 +709,9 @@ class Pairing:
         stopped = strategy in ("Halted", "Manual") or (
             strategy is None and spec.get("running") is False
         )
-        if not stopped:
+        if not stopped or (strategy != "Manual" and vm.ran_during(b)):
+            # it ran when the Backup began, so the spec the Backup holds starts it (a Manual
+            # VM is restored stopped however it ran)
             return None
         ignore = self.ix.ignore_delay_binding.get(b.namespace)
         if ignore:
