@@ -175,3 +175,19 @@ def test_a_vm_stopped_after_its_backups_began_is_restored_as_it_ran_then(
     report = _complete(tmp_path, MOVER, docs)
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] == status, finding["message"]
+
+
+def test_an_unreadable_ignore_delay_binding_is_unknown_not_unset(tmp_path: Path) -> None:
+    """``ignoreDelayBinding: "yes"`` is no boolean (oadp-operator api/v1alpha1
+    NodeAgentConfigMapSettings.RestorePVCConfig): named as a malformed DPA field, and the
+    copy's restore is unknown, neither restored nor lost."""
+    docs = _halted_on_wffc(_docs(MOVER), ignore=False)
+    dpa = next(d for d in docs if d["kind"] == "DataProtectionApplication")
+    dpa["spec"]["configuration"]["nodeAgent"]["restorePVC"] = {"ignoreDelayBinding": "yes"}
+    report = _complete(tmp_path, MOVER, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "cannot be read" in finding["message"]
+    assert any("restorePVC.ignoreDelayBinding" in str(p) for p in report["collection_problems"]), (
+        report["collection_problems"]
+    )

@@ -724,9 +724,10 @@ class Pairing:
         )
         proof = f"StorageClass {sc_name} volumeBindingMode=WaitForFirstConsumer"
         if ignore is None:
-            why += (
-                "; whether the node-agent sets restorePVC.ignoreDelayBinding is unknown "
-                "(no DataProtectionApplication; its ConfigMap is not read)"
+            why += "; whether the node-agent sets restorePVC.ignoreDelayBinding is unknown " + (
+                "(the DataProtectionApplication's nodeAgent.restorePVC cannot be read)"
+                if b.namespace in self.ix.ignore_delay_binding
+                else "(no DataProtectionApplication; its ConfigMap is not read)"
             )
             return CaptureStatus.UNKNOWN, f"{why} ({WFFC_RESTORE_SRC})", proof
         return CaptureStatus.FAILED, f"{why} ({WFFC_RESTORE_SRC})", proof
