@@ -720,7 +720,9 @@ class Pairing:
             f"the data-mover copy of PVC {dig(pvc, 'metadata', 'name')} restores only once a "
             f"pod consumes it (StorageClass {sc_name} is WaitForFirstConsumer), and VM "
             f"{vm.name} is restored with runStrategy {strategy or 'Halted (running: false)'}, "
-            "which starts none: the DataDownload fails at its prepare timeout"
+            "which starts none: the DataDownload fails at its prepare timeout (set "
+            "nodeAgent.restorePVC.ignoreDelayBinding: true, or label the Restore "
+            "velero.kubevirt.io/restore-run-strategy: Always)"
         )
         proof = f"StorageClass {sc_name} volumeBindingMode=WaitForFirstConsumer"
         if ignore is None:
