@@ -31,13 +31,31 @@ __all__ = [
     "boot_order_ok",
     "UUID_RE",
     "MAC_RE",
+    "mac_address",
 ]
 
 UUID_RE = re.compile(
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 )
-#: Ethernet MAC as KubeVirt accepts it (colon or dash separated, 6 octets).
-MAC_RE = re.compile(r"^[0-9a-fA-F]{2}([:-])[0-9a-fA-F]{2}(\1[0-9a-fA-F]{2}){4}$")
+#: Ethernet MAC as KubeVirt accepts it: what Go's ``net.ParseMAC`` reads as 6 octets (colon
+#: or dash separated, or three dot-separated groups of four digits: ``0200.0000.0002``);
+#: kubevirt pkg/network/link/mac.go ValidateMacAddress refuses longer forms.
+MAC_RE = re.compile(
+    r"^(?:[0-9a-fA-F]{2}([:-])[0-9a-fA-F]{2}(?:\1[0-9a-fA-F]{2}){4}"
+    r"|[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4})$"
+)
+
+
+def mac_address(mac: str) -> str:
+    """One spelling of a MAC KubeVirt admits (:data:`MAC_RE`): lower-case, colon separated,
+    so ``02-00-00-AA-BB-CC`` and ``0200.00aa.bbcc`` are ``02:00:00:aa:bb:cc``; anything
+    else is only lower-cased, dashes made colons."""
+    if not MAC_RE.match(mac):
+        return mac.lower().replace("-", ":")
+    digits = "".join(c for c in mac.lower() if c not in ":-.")
+    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
+
+
 _REJECT = "; the API server would reject this object, so the export is damaged or hand-edited"
 _SERVER_SET = "; the API server always sets it, so the export is damaged or hand-edited"
 

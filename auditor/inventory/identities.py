@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditor.inventory.fields import mac_address
 from auditor.kubevalues import dig
 
 __all__ = ["Claim", "IdentityIndex", "legacy_firmware_uuid", "nic_binding"]
@@ -98,7 +99,7 @@ class IdentityIndex:
                     mac = iface.get("macAddress") if isinstance(iface, dict) else None
                     if not isinstance(mac, str) or not mac:
                         continue
-                    mac = mac.lower().replace("-", ":")
+                    mac = mac_address(mac)
                     if mac in seen:
                         continue
                     seen.add(mac)

@@ -826,6 +826,11 @@ class ClusterIndex:
     #: .nodeAgent.enable`` or, before OADP 1.3, ``restic.enable`` true); None when that
     #: cannot be read; no entry without a DPA there (plain Velero: not known, not judged)
     node_agents: dict[str, bool | None] = field(default_factory=dict)
+    #: Velero namespace -> whether its DPA sets ``spec.configuration.nodeAgent.restorePVC.
+    #: ignoreDelayBinding`` true (oadp-operator api/v1alpha1 NodeAgentConfigMapSettings):
+    #: a data-mover restore then provisions a WaitForFirstConsumer volume without a consumer
+    #: pod; absent: no DPA there (plain Velero's node-agent ConfigMap is not read)
+    ignore_delay_binding: dict[str, bool | None] = field(default_factory=dict)
     #: Velero namespace -> the Backup switches its server fills in when a Backup leaves them
     #: unset (``defaultVolumesToFsBackup``, ``snapshotMoveData``), as its DPA states them
     #: (:data:`DPA_SERVER_DEFAULTS`; unset there: false, Velero's default, unless the DPA takes
@@ -1550,6 +1555,12 @@ class ClusterIndex:
                     ("spec.configuration.nodeAgent.enable", bool, "true or false"),
                     ("spec.configuration.restic", dict, "a mapping"),
                     ("spec.configuration.restic.enable", bool, "true or false"),
+                    ("spec.configuration.nodeAgent.restorePVC", dict, "a mapping"),
+                    (
+                        "spec.configuration.nodeAgent.restorePVC.ignoreDelayBinding",
+                        bool,
+                        "true or false",
+                    ),
                 ),
             )
             issues = sections + [
@@ -1609,6 +1620,20 @@ class ClusterIndex:
                 if isinstance(stated, bool):
                     known = self.server_defaults.setdefault(ns, {})
                     known[key] = stated if known.get(key, stated) == stated else None
+            restore_pvc = dig(dpa, "spec", "configuration", "nodeAgent", "restorePVC")
+            switch = (
+                restore_pvc.get("ignoreDelayBinding") if isinstance(restore_pvc, dict) else None
+            )
+            ignore: bool | None = switch is True
+            if (restore_pvc is not None and not isinstance(restore_pvc, dict)) or not isinstance(
+                switch, (bool, type(None))
+            ):
+                ignore = None  # named as a malformed field: unknown, never "not set"
+            # more than one DPA in a namespace: only what every one of them sets holds
+            before = self.ignore_delay_binding.get(ns, True)
+            self.ignore_delay_binding[ns] = (
+                False if False in (before, ignore) else None if None in (before, ignore) else True
+            )
             agent = _node_agent(dpa)
             self.node_agents[ns] = (
                 _either(self.node_agents[ns], agent) if ns in self.node_agents else agent

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditor.inventory.fields import mac_address
 from auditor.kubevalues import dig
 from auditor.netdata import FACTS_KEY
 
@@ -116,8 +117,12 @@ def _static_by_mac(vm: dict[str, Any]) -> tuple[bool | None, set[str], set[str],
                     static = None
                 elif facts.get("static") and static is not None:
                     static = True
-                smacs |= {m for m in facts.get("static_macs") or [] if isinstance(m, str)}
-                dmacs |= {m for m in facts.get("dhcp_macs") or [] if isinstance(m, str)}
+                smacs |= {
+                    mac_address(m) for m in facts.get("static_macs") or [] if isinstance(m, str)
+                }
+                dmacs |= {
+                    mac_address(m) for m in facts.get("dhcp_macs") or [] if isinstance(m, str)
+                }
     return static, smacs, dmacs, sysprep
 
 
@@ -154,7 +159,8 @@ def network_identity(
         if n.network_type == "multus" and n.network_name:
             ns_, _, nm = str(n.network_name).rpartition("/")
             key = (ns_ or namespace, nm)
-        mac = n.mac.lower() if isinstance(n.mac, str) else None
+        # one spelling on both sides: KubeVirt admits 0200.00aa.bbcc for 02:00:00:aa:bb:cc
+        mac = mac_address(n.mac) if isinstance(n.mac, str) else None
         if mac and mac in smacs:
             nic_static: bool | None = True
         elif mac and mac in dmacs:

@@ -155,6 +155,8 @@ _UNPOPULATED_PHASES = frozenset({"WaitForFirstConsumer", "PendingPopulation"})
 #: Data-mover and file-system copies are written and read back by Velero's node-agent.
 _NODE_AGENT_METHODS = frozenset({Method.CSI_DATA_MOVER, Method.FS_BACKUP})
 NODE_AGENT_SRC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
+#: A data-mover restore into a WaitForFirstConsumer class waits for a consumer pod.
+WFFC_RESTORE_SRC = "https://velero.io/docs/main/data-movement-restore-pvc-configuration/"
 #: Velero (v1.10+) turns a Namespace's exclude label into the Backup's excludedNamespaces.
 NS_EXCLUDE_SRC = (
     "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
@@ -687,6 +689,51 @@ class Pairing:
                 return f"PVC {claim} carries velero.io/exclude-from-backup=true"
         return None
 
+    def _consumer_wait(
+        self, b: BackupView, vm: VMFacts, pvc: dict[str, Any]
+    ) -> tuple[CaptureStatus, str, str] | None:
+        """Why a data-mover copy of ``pvc`` would not come back into a VM restored stopped
+        (None when it would): Velero's restore exposer waits for a pod to consume a target
+        PVC of a WaitForFirstConsumer class (velero pkg/util/kube/pvc_pv.go
+        WaitPVCConsumed) unless the node-agent's ``restorePVC.ignoreDelayBinding`` is set,
+        and a VM restored with runStrategy Halted or Manual starts no virt-launcher pod, so
+        the DataDownload fails when its prepare timeout ends (FAILED with a DPA that does not
+        set it, UNKNOWN without a DPA: plain Velero's node-agent ConfigMap is not read)."""
+        sc_name = dig(pvc, "spec", "storageClassName")
+        sc = self.ix.storage_classes.get(sc_name) if isinstance(sc_name, str) else None
+        if dig(sc, "volumeBindingMode") != "WaitForFirstConsumer":
+            return None
+        raw = vm.obj.get("spec")
+        spec: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        strategy = spec.get("runStrategy")
+        stopped = strategy in ("Halted", "Manual") or (
+            strategy is None and spec.get("running") is False
+        )
+        if not stopped or (strategy != "Manual" and vm.ran_during(b)):
+            # it ran when the Backup began, so the spec the Backup holds starts it (a Manual
+            # VM is restored stopped however it ran)
+            return None
+        ignore = self.ix.ignore_delay_binding.get(b.namespace)
+        if ignore:
+            return None
+        why = (
+            f"the data-mover copy of PVC {dig(pvc, 'metadata', 'name')} restores only once a "
+            f"pod consumes it (StorageClass {sc_name} is WaitForFirstConsumer), and VM "
+            f"{vm.name} is restored with runStrategy {strategy or 'Halted (running: false)'}, "
+            "which starts none: the DataDownload fails at its prepare timeout (set "
+            "nodeAgent.restorePVC.ignoreDelayBinding: true, or label the Restore "
+            "velero.kubevirt.io/restore-run-strategy: Always)"
+        )
+        proof = f"StorageClass {sc_name} volumeBindingMode=WaitForFirstConsumer"
+        if ignore is None:
+            why += "; whether the node-agent sets restorePVC.ignoreDelayBinding is unknown " + (
+                "(the DataProtectionApplication's nodeAgent.restorePVC cannot be read)"
+                if b.namespace in self.ix.ignore_delay_binding
+                else "(no DataProtectionApplication; its ConfigMap is not read)"
+            )
+            return CaptureStatus.UNKNOWN, f"{why} ({WFFC_RESTORE_SRC})", proof
+        return CaptureStatus.FAILED, f"{why} ({WFFC_RESTORE_SRC})", proof
+
     def _source_gone(self, ns: str, name: str) -> tuple[CaptureStatus, str] | None:
         """Why the source a never-filled DataVolume ``ns/name`` would be filled from is gone
         (FAILED: a clone source PVC or VolumeSnapshot, or the ``sourceRef`` DataSource or the
@@ -987,6 +1034,10 @@ class Pairing:
             fs_opted_out=fs_opted_out(vm, p.name, b),
             fs_opted_in=fs_opted_in(vm, p.name, b),
         )
+        if status is CaptureStatus.CAPTURED and method is Method.CSI_DATA_MOVER:
+            waits = self._consumer_wait(b, vm, p.obj)
+            if waits is not None:
+                return rec(True, waits[0], method, basis, waits[1], (*proof, waits[2]))
         if status is CaptureStatus.CAPTURED and method is Method.FS_BACKUP:
             blocked = self._fs_restore_blocked(b, p.name, reason)
             if blocked is not None:
