@@ -12,6 +12,8 @@ from typing import Any
 
 from auditor.checks.fleetview import PlatformFacts
 from auditor.checks.registry import (
+    DISK_DATA,
+    NOT_READ,
     CheckContext,
     Result,
     check,
@@ -93,6 +95,14 @@ def _newest_read(
     "Secrets/ConfigMaps are included; back up a NAD's namespace when it lives elsewhere.",
     references=(VELERO_OUTPUT, VELERO_LAYOUT, KUBEVIRT_PLUGIN),
     requires=("Backup", "DataVolume"),
+    reads=(
+        "spec.template.spec",
+        "spec.instancetype",
+        "spec.preference",
+        "status.instancetypeRef",
+        "status.preferenceRef",
+        *NOT_READ,
+    ),
 )
 def restore_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     """Compare the VM's needs (names only) with the newest read backup's resource list."""
@@ -144,6 +154,14 @@ def restore_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     "next scheduled backup) and verify the restored VM against the live one.",
     references=(VELERO_OUTPUT, KV_FIRMWARE, KUBEVIRT_PLUGIN),
     requires=("Backup",),
+    reads=(
+        "spec.template.spec",
+        "spec.instancetype",
+        "spec.preference",
+        "status.instancetypeRef",
+        "status.preferenceRef",
+        *NOT_READ,
+    ),
 )
 def identity_drift(vm: VMRecord, ctx: CheckContext) -> Result:
     """Compare firmware, NICs, boot order and revisions of the backed-up and live VM."""
@@ -192,6 +210,7 @@ def identity_drift(vm: VMRecord, ctx: CheckContext) -> Result:
     "the Velero TTL, manual cleanup), fix it, and take a new backup; delete the stale Backup.",
     references=(VELERO_LAYOUT, "https://velero.io/docs/main/how-velero-works/"),
     requires=("Backup",),
+    reads=DISK_DATA,
 )
 def backups_in_bucket(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL listing backups whose objects are gone (high when no readable one remains)."""
