@@ -151,3 +151,23 @@ def test_reads_exclusions_name_only_the_fields_below_them() -> None:
     assert spec.reads_field("spec.template.spec")
     assert not spec.reads_field("spec.template.spec.domain.devices.interfaces[default].macAddress")
     assert not spec.reads_field("spec.template.spec.domain.firmware.uuid")
+
+
+def test_fw002_reads_the_firmware_and_its_preference_not_the_nics(tmp_path: Path) -> None:
+    """RR-FW-002 read all of ``spec.template.spec.domain``: a malformed NIC MAC made it ERROR.
+    It did not read ``spec.preference``, though a preference's ``firmware.preferredEfi`` and
+    ``devices.preferredTPM`` decide the EFI/TPM persistence it judges (kubevirt
+    pkg/instancetype/preference/apply/firmware.go applyFirmwarePreferences): malformed, it
+    gave a verdict on the VM's own firmware alone."""
+    healthy = _finding(_complete(tmp_path / "healthy", HEALTHY, _docs(HEALTHY)), "RR-FW-002")
+    assert healthy["status"] == "PASS", healthy["message"]
+    docs = _docs(HEALTHY)
+    _tspec(docs)["domain"]["devices"]["interfaces"][0]["macAddress"] = "not-a-mac"
+    report = _complete(tmp_path / "mac", HEALTHY, docs)
+    assert _finding(report, "RR-NIC-001")["status"] == "ERROR"
+    assert _finding(report, "RR-FW-002")["status"] == "PASS"
+    docs = _docs(HEALTHY)
+    _vm(docs)["spec"]["preference"] = "windows.2k22"
+    finding = _finding(_complete(tmp_path / "pref", HEALTHY, docs), "RR-FW-002")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "spec.preference" in finding["evidence"]["malformed_fields"]

@@ -183,7 +183,17 @@ def _serial_drift(spec: str | None, vmi: VirtualMachineInstanceRecord | None) ->
     "(needs the VMPersistentState feature and a RWX/filesystem backend storage class), then "
     "include the persistent-state-for-<vm> PVC in backups.",
     references=(KV_PERSISTENT, KV_ARM64_DEFAULTS, KV_ARM64_BOOT),
-    reads=("spec.template.spec.domain", "spec.template.spec.architecture"),
+    # the firmware and TPM as the VM or its preference sets them, on its architecture; the
+    # OS (hyperv, the vm.kubevirt.io/os annotation) for the severity; not its NICs or disks
+    reads=(
+        "spec.template.spec.domain.firmware",
+        "spec.template.spec.domain.devices.tpm",
+        "spec.template.spec.domain.features",
+        "spec.template.spec.architecture",
+        "spec.template.metadata",
+        "spec.preference",
+        "status.preferenceRef",
+    ),
 )
 def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A for BIOS without TPM (inferred when no architecture is named anywhere: amd64's
