@@ -171,3 +171,21 @@ def test_fw002_reads_the_firmware_and_its_preference_not_the_nics(tmp_path: Path
     finding = _finding(_complete(tmp_path / "pref", HEALTHY, docs), "RR-FW-002")
     assert finding["status"] == "ERROR", finding["message"]
     assert "spec.preference" in finding["evidence"]["malformed_fields"]
+
+
+def test_def001_reads_the_revision_kubevirt_pinned_the_vm_to(tmp_path: Path) -> None:
+    """RR-DEF-001 judges the instancetype "live or as its pinned revision", and KubeVirt
+    records the pin in ``status.instancetypeRef.controllerRevisionRef.name`` (kubevirt api
+    core/v1 VirtualMachineStatus.InstancetypeRef; pkg/instancetype/find/revision.go). A
+    reference of no name (a revision of unknown name) was not read: PASS on the live object
+    alone."""
+    fixture = "RR-DEF-001/pass.yaml"
+    healthy = _finding(_complete(tmp_path / "ok", fixture, _docs(fixture)), "RR-DEF-001")
+    assert healthy["status"] == "PASS", healthy["message"]
+    docs = _docs(fixture)
+    _vm(docs).setdefault("status", {})["instancetypeRef"] = {"controllerRevisionRef": {"name": 7}}
+    finding = _finding(_complete(tmp_path / "bad", fixture, docs), "RR-DEF-001")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert finding["evidence"]["malformed_fields"] == [
+        "status.instancetypeRef.controllerRevisionRef.name"
+    ]
