@@ -189,3 +189,24 @@ def test_def001_reads_the_revision_kubevirt_pinned_the_vm_to(tmp_path: Path) -> 
     assert finding["evidence"]["malformed_fields"] == [
         "status.instancetypeRef.controllerRevisionRef.name"
     ]
+
+
+def test_bucket_checks_do_not_read_the_machine_type(tmp_path: Path) -> None:
+    """RR-BKP-008 (the objects a restore needs) and RR-BKP-009 (the backed-up identity:
+    firmware UUID/serial, MACs, networks, boot order) read the whole template: a malformed
+    machine type, which only RR-DSK-003 judges, made both ERROR."""
+    healthy = _complete(tmp_path / "healthy", HEALTHY, _docs(HEALTHY))
+    docs = _docs(HEALTHY)
+    _tspec(docs)["domain"]["machine"] = "pc-q35-rhel9.4.0"
+    report = _complete(tmp_path / "broken", HEALTHY, docs)
+    assert _finding(report, "RR-DSK-003")["status"] == "ERROR"
+    for check_id in ("RR-BKP-008", "RR-BKP-009"):
+        before = _finding(healthy, check_id)["status"]
+        assert before != "ERROR"
+        assert _finding(report, check_id)["status"] == before, check_id
+    docs = _docs(HEALTHY)
+    _tspec(docs)["domain"]["devices"]["interfaces"][0]["macAddress"] = "not-a-mac"
+    _tspec(docs)["networks"][1]["multus"]["networkName"] = 7
+    report = _complete(tmp_path / "identity", HEALTHY, docs)
+    assert _finding(report, "RR-BKP-009")["status"] == "ERROR"  # a MAC it compares
+    assert _finding(report, "RR-BKP-008")["status"] == "ERROR"  # a NAD a restore needs

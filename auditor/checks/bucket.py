@@ -13,7 +13,6 @@ from typing import Any
 from auditor.checks.fleetview import PlatformFacts
 from auditor.checks.registry import (
     DISK_DATA,
-    NOT_READ,
     CheckContext,
     Result,
     check,
@@ -95,13 +94,15 @@ def _newest_read(
     "Secrets/ConfigMaps are included; back up a NAD's namespace when it lives elsewhere.",
     references=(VELERO_OUTPUT, VELERO_LAYOUT, KUBEVIRT_PLUGIN),
     requires=("Backup", "DataVolume"),
+    # the objects a restore needs (auditor.inventory.needs.restore_needs): the disks' PVCs and
+    # DataVolumes, the NADs its networks name, the Secrets/ConfigMaps its volumes and access
+    # credentials name, the pinned instancetype/preference revisions
     reads=(
-        "spec.template.spec",
+        *DISK_DATA,
+        "spec.template.spec.networks",
+        "spec.template.spec.accessCredentials",
         "spec.instancetype",
-        "spec.preference",
         "status.instancetypeRef",
-        "status.preferenceRef",
-        *NOT_READ,
     ),
 )
 def restore_objects(vm: VMRecord, ctx: CheckContext) -> Result:
@@ -154,13 +155,16 @@ def restore_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     "next scheduled backup) and verify the restored VM against the live one.",
     references=(VELERO_OUTPUT, KV_FIRMWARE, KUBEVIRT_PLUGIN),
     requires=("Backup",),
+    # the identity compared (auditor.inventory.needs.identity_of): firmware UUID/serial, NIC
+    # MACs and networks, disk boot order, pinned revisions; not the machine type, CPU, memory
     reads=(
-        "spec.template.spec",
+        *DISK_DATA,
+        "spec.template.spec.domain.firmware",
+        "spec.template.spec.domain.devices.interfaces",
+        "spec.template.spec.domain.devices.autoattachPodInterface",
+        "spec.template.spec.networks",
         "spec.instancetype",
-        "spec.preference",
         "status.instancetypeRef",
-        "status.preferenceRef",
-        *NOT_READ,
     ),
 )
 def identity_drift(vm: VMRecord, ctx: CheckContext) -> Result:
