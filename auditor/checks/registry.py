@@ -105,9 +105,11 @@ NOT_READ = tuple(
     for key in ("networkData", "networkDataBase64")
 )
 
-#: What pairing a VM with the copies of its disk data reads (besides ``metadata`` and
-#: ``status.conditions``, read for every check that pairs): which PVCs its volumes, disks,
-#: filesystems and DataVolume templates name, the pod annotations that opt volumes in or
+#: What pairing a VM with the copies of its disk data reads (besides ``metadata``, read for
+#: every check that pairs): which PVCs its volumes, disks, filesystems and DataVolume
+#: templates name, whether it ran when a Backup began (``status.conditions``: its Ready
+#: condition, ``VMFacts.ran_during``, for a check that reads pairing without requiring a
+#: Backup kind too), the pod annotations that opt volumes in or
 #: out of file-system backup (``spec.template.metadata``), whether it runs, and whether it
 #: keeps EFI/TPM state in ``persistent-state-for-<vm>`` (bootloader, TPM, and the preference
 #: and architecture they default from). Not its NICs, networks, firmware UUID or serial:
@@ -118,6 +120,7 @@ DISK_DATA = (
     "spec.running",
     "spec.runStrategy",
     "spec.dataVolumeTemplates",
+    "status.conditions",
     "spec.template.metadata",
     "spec.template.spec.volumes",
     "spec.template.spec.domain.devices.disks",
