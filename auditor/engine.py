@@ -273,7 +273,7 @@ def _run(
             {"kind": "VirtualMachine", "object": ref, "field": path, "reason": reason}
             for ref, found in others or []
             for path, reason in found
-            if any(_overlaps(path, r) for r in spec.reads)
+            if spec.reads_field(path)
         ]
         if hidden:
             return _finding(spec, _malformed_error(spec, vm, hidden, result))
@@ -369,12 +369,6 @@ _PAIRING_KINDS = frozenset({"Backup", "Restore", "Schedule", "VolumeSnapshot"})
 _PAIRING_PATHS = ("metadata.", "spec.dataVolumeTemplates", "status.conditions")
 
 
-def _overlaps(path: str, read: str) -> bool:
-    """True when ``path`` lies under ``read`` or contains it (a broken parent breaks its fields)."""
-    short, long = sorted((path, read), key=len)
-    return long == short or long.startswith(short + ".") or long.startswith(short + "[")
-
-
 def related_problems(vm: VMRecord, index: ClusterIndex) -> list[CollectionProblem]:
     """Malformed-field problems of the objects this VM's checks read about it.
 
@@ -405,8 +399,7 @@ def _malformed_inputs(
     out = [
         {"kind": "VirtualMachine", "object": vm.ref, "field": path, "reason": reason}
         for path, reason in vm.problems
-        if (path.startswith(_PAIRING_PATHS) and pairs)
-        or any(_overlaps(path, r) for r in spec.reads)
+        if (path.startswith(_PAIRING_PATHS) and pairs) or spec.reads_field(path)
     ]
     kinds = set(spec.requires)
     for kind in spec.requires:

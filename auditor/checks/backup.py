@@ -6,6 +6,8 @@ from dataclasses import replace
 from typing import Any
 
 from auditor.checks.registry import (
+    DISK_DATA,
+    NOT_READ,
     CheckContext,
     Result,
     check,
@@ -165,6 +167,7 @@ def _age_text(hours: float | None) -> str:
         "https://velero.io/docs/main/api-types/backupstoragelocation/",
     ),
     requires=_BACKUP_KINDS,
+    reads=DISK_DATA,
 )
 def covered(vm: VMRecord, ctx: CheckContext) -> Result:
     """PASS when a usable Backup holds the VM object and, on evidence, every disk's data.
@@ -264,6 +267,7 @@ def _proof_text(e: BackupEval) -> str:
     "backup now; align the Schedule's cron with the RPO.",
     references=(VELERO_BACKUP_DOC, "https://velero.io/docs/main/api-types/schedule/"),
     requires=("Backup",),
+    reads=DISK_DATA,
 )
 def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
     """PASS when the newest usable Backup holding the VM object began within ``rpo_hours``
@@ -337,6 +341,7 @@ def fresh(vm: VMRecord, ctx: CheckContext) -> Result:
     "FailedValidation backup usually names a missing BackupStorageLocation or snapshot class.",
     references=(VELERO_BACKUP_DOC,),
     requires=("Backup", "PersistentVolumeClaim", "StorageClass", "VolumeSnapshotClass"),
+    reads=DISK_DATA,
 )
 def phase(vm: VMRecord, ctx: CheckContext) -> Result:
     """Judge the phase of the newest finished Backup whose scope holds the VM object."""
@@ -440,6 +445,7 @@ def _in_flight(e: BackupEval) -> bool:
         HOSTDISK_ISSUE,
     ),
     requires=_BACKUP_KINDS,
+    reads=(*DISK_DATA, "spec.template.spec.domain.features"),
 )
 def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
     """Every data disk and needed PVC captured, on evidence, by the newest usable Backup.
@@ -557,6 +563,7 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
         "spec.preference",
         "status.instancetypeRef",
         "status.preferenceRef",
+        *NOT_READ,
     ),
 )
 def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:

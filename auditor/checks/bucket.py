@@ -12,6 +12,7 @@ from typing import Any
 
 from auditor.checks.fleetview import PlatformFacts
 from auditor.checks.registry import (
+    DISK_DATA,
     CheckContext,
     Result,
     check,
@@ -93,6 +94,16 @@ def _newest_read(
     "Secrets/ConfigMaps are included; back up a NAD's namespace when it lives elsewhere.",
     references=(VELERO_OUTPUT, VELERO_LAYOUT, KUBEVIRT_PLUGIN),
     requires=("Backup", "DataVolume"),
+    # the objects a restore needs (auditor.inventory.needs.restore_needs): the disks' PVCs and
+    # DataVolumes, the NADs its networks name, the Secrets/ConfigMaps its volumes and access
+    # credentials name, the pinned instancetype/preference revisions
+    reads=(
+        *DISK_DATA,
+        "spec.template.spec.networks",
+        "spec.template.spec.accessCredentials",
+        "spec.instancetype",
+        "status.instancetypeRef",
+    ),
 )
 def restore_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     """Compare the VM's needs (names only) with the newest read backup's resource list."""
@@ -144,6 +155,17 @@ def restore_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     "next scheduled backup) and verify the restored VM against the live one.",
     references=(VELERO_OUTPUT, KV_FIRMWARE, KUBEVIRT_PLUGIN),
     requires=("Backup",),
+    # the identity compared (auditor.inventory.needs.identity_of): firmware UUID/serial, NIC
+    # MACs and networks, disk boot order, pinned revisions; not the machine type, CPU, memory
+    reads=(
+        *DISK_DATA,
+        "spec.template.spec.domain.firmware",
+        "spec.template.spec.domain.devices.interfaces",
+        "spec.template.spec.domain.devices.autoattachPodInterface",
+        "spec.template.spec.networks",
+        "spec.instancetype",
+        "status.instancetypeRef",
+    ),
 )
 def identity_drift(vm: VMRecord, ctx: CheckContext) -> Result:
     """Compare firmware, NICs, boot order and revisions of the backed-up and live VM."""
@@ -192,6 +214,7 @@ def identity_drift(vm: VMRecord, ctx: CheckContext) -> Result:
     "the Velero TTL, manual cleanup), fix it, and take a new backup; delete the stale Backup.",
     references=(VELERO_LAYOUT, "https://velero.io/docs/main/how-velero-works/"),
     requires=("Backup",),
+    reads=DISK_DATA,
 )
 def backups_in_bucket(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL listing backups whose objects are gone (high when no readable one remains)."""

@@ -15,7 +15,15 @@ pkg/apis/velero/v1/backup_types.go ``HookStatus``).
 
 from __future__ import annotations
 
-from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
+from auditor.checks.registry import (
+    DISK_DATA,
+    CheckContext,
+    Result,
+    check,
+    failed,
+    not_applicable,
+    passed,
+)
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
 from auditor.kubevalues import dig
@@ -51,6 +59,7 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
     "require_application_consistent: false for VMs where crash consistency is accepted.",
     references=(KV_FREEZE, KV_SNAPSHOT, VELERO_HOOKS, KVP_PAUSED_FREEZE),
     requires=("VirtualMachineInstance",),
+    reads=DISK_DATA,
 )
 def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A for a stopped VM; FAIL info without an agent, or when the newest usable backup

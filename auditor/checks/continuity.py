@@ -14,6 +14,7 @@ from typing import Any
 
 from auditor.checks.backup import VELERO_BACKUP_DOC
 from auditor.checks.registry import (
+    DISK_DATA,
     CheckContext,
     Result,
     check,
@@ -56,15 +57,7 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
     # pod annotations (backup-volumes opt-in/out) and its persistent EFI/TPM (the
     # persistent-state PVC the kubevirt plugin adds); a malformed NIC or firmware UUID
     # says nothing of them (fp28: it made this check ERROR)
-    reads=(
-        "spec.running",
-        "spec.runStrategy",
-        "spec.template.metadata",
-        "spec.template.spec.volumes",
-        "spec.template.spec.domain.devices.disks",
-        "spec.template.spec.domain.devices.tpm",
-        "spec.template.spec.domain.firmware.bootloader",
-    ),
+    reads=DISK_DATA,
 )
 def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL when the VM's namespace now carries ``velero.io/exclude-from-backup=true``

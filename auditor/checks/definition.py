@@ -37,7 +37,13 @@ _KNOWN = (KindState.COMPLETE, KindState.NOT_INSTALLED)
     "common-instancetypes bundle), or restore the ControllerRevision the VM is pinned to, "
     "and include both in the VM's backups.",
     references=(KV_INSTANCETYPES, KV_MISSING_INSTANCETYPE, KV_CREATE_WITHOUT_INSTANCETYPE),
-    reads=("spec.instancetype", "spec.preference"),
+    # the matchers and the revisions KubeVirt pinned them to (status.<key>Ref)
+    reads=(
+        "spec.instancetype",
+        "spec.preference",
+        "status.instancetypeRef",
+        "status.preferenceRef",
+    ),
 )
 def definition_resolves(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A when the VM names neither; FAIL high naming each reference found neither live nor

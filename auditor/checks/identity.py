@@ -6,6 +6,7 @@ from typing import Any
 
 from auditor.checks.kvconfig import gate_blocks_start, gate_unknown
 from auditor.checks.registry import (
+    NOT_READ,
     CheckContext,
     Result,
     check,
@@ -182,7 +183,17 @@ def _serial_drift(spec: str | None, vmi: VirtualMachineInstanceRecord | None) ->
     "(needs the VMPersistentState feature and a RWX/filesystem backend storage class), then "
     "include the persistent-state-for-<vm> PVC in backups.",
     references=(KV_PERSISTENT, KV_ARM64_DEFAULTS, KV_ARM64_BOOT),
-    reads=("spec.template.spec.domain", "spec.template.spec.architecture"),
+    # the firmware and TPM as the VM or its preference sets them, on its architecture; the
+    # OS (hyperv, the vm.kubevirt.io/os annotation) for the severity; not its NICs or disks
+    reads=(
+        "spec.template.spec.domain.firmware",
+        "spec.template.spec.domain.devices.tpm",
+        "spec.template.spec.domain.features",
+        "spec.template.spec.architecture",
+        "spec.template.metadata",
+        "spec.preference",
+        "status.preferenceRef",
+    ),
 )
 def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A for BIOS without TPM (inferred when no architecture is named anywhere: amd64's
@@ -306,7 +317,7 @@ def _arm64_boot(vm: VMRecord, ev: dict[str, Any]) -> Result | None:
     "disks differently, or a data disk with a stale boot loader, boots the wrong disk.",
     remediation="Set bootOrder: 1 on the boot disk (and higher numbers on other bootable disks).",
     references=(KV_DISKS,),
-    reads=("spec.template.spec.domain.devices.disks", "spec.template.spec.volumes"),
+    reads=("spec.template.spec.domain.devices.disks", "spec.template.spec.volumes", *NOT_READ),
 )
 def boot_order(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A with at most one bootable disk; PASS when any bootable disk has a bootOrder."""
@@ -332,7 +343,7 @@ def boot_order(vm: VMRecord, ctx: CheckContext) -> Result:
     remediation="Re-attach the volume with virtctl addvolume --persist, or add it to the VM spec.",
     references=(KV_HOTPLUG,),
     requires=("VirtualMachineInstance",),
-    reads=("spec.template.spec.volumes",),
+    reads=("spec.template.spec.volumes", *NOT_READ),
 )
 def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     """Compare the running VMI's volumes with the VM spec's volumes."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.checks.registry import (
+    DISK_DATA,
     CheckContext,
     Result,
     check,
@@ -246,6 +247,7 @@ def _judge(
     "class offering the same volumeMode and access modes.",
     references=(VELERO_CHANGE_SC, VELERO_CHANGE_SC_SRC, KV_LIVE_MIGRATION),
     requires=("StorageClass", "PersistentVolumeClaim"),
+    reads=(*DISK_DATA, "spec.template.spec.evictionStrategy"),
 )
 def restore_provisioning(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL high for a missing class; ERROR when a gone class's mapping or a mapped class's

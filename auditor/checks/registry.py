@@ -10,6 +10,7 @@ entry. IDs are ``RR-<FAMILY>-NNN`` and never reused.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CheckSpec",
+    "DISK_DATA",
+    "NOT_READ",
     "CheckContext",
     "Result",
     "check",
@@ -93,13 +96,65 @@ VmCheck = Callable[["VMRecord", CheckContext], Result]
 PlatformCheck = Callable[[CheckContext, "list[PlatformFacts]"], Result]
 
 
+#: Fields below a read volume that no check but the network ones reads: cloud-init
+#: ``networkData`` (its facts, :mod:`auditor.netdata`). A prefix list cannot leave them out
+#: of ``spec.template.spec.volumes``: a ``!`` entry (``[*]`` for any list item) does.
+NOT_READ = tuple(
+    f"!spec.template.spec.volumes[*].{source}.{key}"
+    for source in ("cloudInitNoCloud", "cloudInitConfigDrive")
+    for key in ("networkData", "networkDataBase64")
+)
+
+#: What pairing a VM with the copies of its disk data reads (besides ``metadata``, read for
+#: every check that pairs): which PVCs its volumes, disks, filesystems and DataVolume
+#: templates name, whether it ran when a Backup began (``status.conditions``: its Ready
+#: condition, ``VMFacts.ran_during``, for a check that reads pairing without requiring a
+#: Backup kind too), the pod annotations that opt volumes in or
+#: out of file-system backup (``spec.template.metadata``), whether it runs, and whether it
+#: keeps EFI/TPM state in ``persistent-state-for-<vm>`` (bootloader, TPM, and the preference
+#: and architecture they default from). Not its NICs, networks, firmware UUID or serial:
+#: the kubevirt Velero plugin takes a VM's PVCs from its volumes and DataVolume templates
+#: (kubevirt-velero-plugin pkg/plugin/vm_backup_item_action.go, Execute), Velero's file-system
+#: backup from the pod annotations (velero pkg/util/podvolume GetVolumesByPod).
+DISK_DATA = (
+    "spec.running",
+    "spec.runStrategy",
+    "spec.dataVolumeTemplates",
+    "status.conditions",
+    "spec.template.metadata",
+    "spec.template.spec.volumes",
+    "spec.template.spec.domain.devices.disks",
+    "spec.template.spec.domain.devices.filesystems",
+    "spec.template.spec.domain.devices.tpm",
+    "spec.template.spec.domain.firmware.bootloader",
+    "spec.template.spec.architecture",
+    "spec.preference",
+    "status.preferenceRef",
+    *NOT_READ,
+)
+
+
+def _pattern(read: str) -> re.Pattern[str]:
+    """A field path under ``read`` (``[*]``: any one list item)."""
+    body = re.escape(read).replace(re.escape("[*]"), r"\[[^\]]*\]")
+    return re.compile(f"{body}(?:$|[.\\[])")
+
+
+def _overlaps(path: str, read: str) -> bool:
+    """True when ``path`` lies under ``read`` or contains it (a broken parent breaks its
+    fields)."""
+    short, long = sorted((path, read), key=len)
+    return long == short or long.startswith(short + ".") or long.startswith(short + "[")
+
+
 @dataclass(frozen=True)
 class CheckSpec:
     """Catalog entry of one check.
 
     ``requires`` lists kinds whose complete list the check needs (an
     unavailable kind gives ERROR); ``reads`` lists VM field-path prefixes whose
-    malformation makes the check ERROR; ``scope`` is ``vm`` (``vm_func`` set)
+    malformation makes the check ERROR, and ``!`` prefixes (``[*]``: any list item) of
+    fields below them it does not read (:meth:`reads_field`); ``scope`` is ``vm`` (``vm_func`` set)
     or ``platform`` (``platform_func`` set).
     """
 
@@ -118,6 +173,13 @@ class CheckSpec:
     def scope(self) -> Literal["vm", "platform"]:
         """``platform`` for a cluster-wide check, else ``vm``."""
         return "platform" if self.platform_func is not None else "vm"
+
+    def reads_field(self, path: str) -> bool:
+        """True when the check reads VM field ``path``: it lies under a ``reads`` prefix (or
+        is a parent of one) and under no ``!`` exclusion."""
+        if any(_pattern(r[1:]).match(path) for r in self.reads if r.startswith("!")):
+            return False
+        return any(_overlaps(path, r) for r in self.reads if not r.startswith("!"))
 
     @property
     def family(self) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.checks.registry import (
+    DISK_DATA,
+    NOT_READ,
     CheckContext,
     Result,
     check,
@@ -73,6 +75,7 @@ def _drill_evidence(vm: VMRecord, d: DrillEval, ctx: CheckContext) -> dict[str, 
     "it, and record the result.",
     references=(VELERO_RESTORE_DOC, VELERO_RESTORE_REF, PLUGIN_VM_ACTION),
     requires=("Restore", "Backup"),
+    reads=DISK_DATA,
 )
 def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     """PASS for a Completed Restore of this VM and every disk's data within the window.
@@ -174,6 +177,7 @@ def _l2_macs(vm: VMRecord) -> list[str]:
     "VM itself with them.",
     references=(PLUGIN_LABELS, PLUGIN_VM_ACTION, KV_LEGACY_UUID, VELERO_RESTORE_REF),
     requires=("Restore",),
+    reads=("spec.template.spec", "spec.preference", "status.preferenceRef", *NOT_READ),
 )
 def restore_identity(vm: VMRecord, ctx: CheckContext) -> Result:
     """Judge the newest finished Restore of the VM by where it restored and its plugin labels.

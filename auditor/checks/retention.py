@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from auditor.checks.backup import VELERO_BACKUP_DOC, backup_evidence
 from auditor.checks.registry import (
+    DISK_DATA,
     CheckContext,
     Result,
     check,
@@ -39,6 +40,7 @@ FS_BACKUP_DOC = "https://velero.io/docs/main/file-system-backup/"
     "has the policy's minimum number of usable backups.",
     references=(VELERO_BACKUP_DOC,),
     requires=("Backup", "PersistentVolumeClaim"),
+    reads=DISK_DATA,
 )
 def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
     """Count restore points: usable Backups holding the VM and every disk's data on evidence.
@@ -98,6 +100,7 @@ def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
         "https://velero.io/docs/main/how-velero-works/#set-a-backup-to-expire",
     ),
     requires=("Backup",),
+    reads=DISK_DATA,
 )
 def retention(vm: VMRecord, ctx: CheckContext) -> Result:
     """Compare how long the VM's restore points are kept with min_retention_hours.
@@ -189,6 +192,7 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
     "file-system backup of a VM disk is not restored while the kubevirt plugin runs).",
     references=(DATA_MOVER_DOC, FS_BACKUP_DOC),
     requires=("Backup", "DataUpload", "PodVolumeBackup"),
+    reads=DISK_DATA,
 )
 def off_cluster(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A unless require_off_cluster_copy; FAIL listing disks whose newest copy is in-cluster.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.checks.registry import (
+    DISK_DATA,
+    NOT_READ,
     CheckContext,
     Result,
     check,
@@ -47,6 +49,7 @@ KV_CONTAINERDISK = "https://kubevirt.io/user-guide/storage/disks_and_volumes/#co
         "VolumeSnapshot",
         "VirtualMachineSnapshot",
     ),
+    reads=DISK_DATA,
 )
 def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL naming each Delete-reclaim disk PVC with no copy; ERROR if a policy is unknown."""
@@ -129,7 +132,7 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
     "owners should know it.",
     remediation="None if intended; otherwise move state to a DataVolume-backed disk.",
     references=(KV_CONTAINERDISK,),
-    reads=("spec.template.spec.volumes",),
+    reads=("spec.template.spec.volumes", *NOT_READ),
 )
 def ephemeral(vm: VMRecord, ctx: CheckContext) -> Result:
     """Info FAIL for a VM with no persistent disk; N/A otherwise."""
