@@ -210,3 +210,21 @@ def test_a_vmi_volume_whose_source_names_nothing_is_named(
         and p["field"].startswith(f"spec.volumes[{volume['name']}].")
     ]
     assert len(named) == 1, report["collection_problems"]
+
+
+def test_a_restore_namespace_mapping_written_null_is_named(tmp_path: Path) -> None:
+    """A drill's ``spec.namespaceMapping: null`` (bench.mutations null_list, seed 301 over the
+    shared export) read as "restored in place" with nothing named. The API server drops a
+    null field, so no export of a stored Restore holds one: named; the verdict is no better."""
+    docs = _docs("RR-RST-002/pass-drill-labelled.yaml")
+    baseline = _audit(tmp_path / "ok", docs)
+    restore = next(d for d in docs if d["kind"] == "Restore" and "namespaceMapping" in d["spec"])
+    restore["spec"]["namespaceMapping"] = None
+    report = _audit(tmp_path / "bad", docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "Restore" and p["field"] == "spec.namespaceMapping"
+    ]
+    assert len(named) == 1 and "is null" in named[0]["reason"], report["collection_problems"]
+    assert RANK[_vm(report)["readiness"]] >= RANK[_vm(baseline)["readiness"]]
