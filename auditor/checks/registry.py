@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from auditor.config import Thresholds
@@ -134,8 +135,10 @@ DISK_DATA = (
 )
 
 
+@cache
 def _pattern(read: str) -> re.Pattern[str]:
-    """A field path under ``read`` (``[*]``: any one list item)."""
+    """A field path under ``read`` (``[*]``: any one list item); made once per ``!`` entry
+    (asked for every malformed field of every VM, for each check)."""
     body = re.escape(read).replace(re.escape("[*]"), r"\[[^\]]*\]")
     return re.compile(f"{body}(?:$|[.\\[])")
 
