@@ -594,6 +594,20 @@ def pv_left_out(b: BackupView, pv: dict[str, Any]) -> str | None:
     return f"backup {b.name}'s {why} leaves out {where}, {tail}"
 
 
+def fs_chosen(
+    b: BackupView,
+    pod_mounted: bool | None,
+    *,
+    fs_opted_out: bool = False,
+    fs_opted_in: bool | None = False,
+) -> bool:
+    """Whether :func:`intended_method` takes the file-system backup branch for a PVC of ``b``
+    (arguments as there): the pod opted the volume in (or may have), or
+    ``defaultVolumesToFsBackup`` applies to a pod that may mount it and did not opt it out."""
+    default = b.fs_backup_default and pod_mounted is not False and not fs_opted_out
+    return fs_opted_in is not False or default
+
+
 def intended_method(
     ix: ClusterIndex,
     b: BackupView,
@@ -622,7 +636,7 @@ def intended_method(
     facts = pvc_facts(ix, pvc)
     name = facts.name
     default = b.fs_backup_default and pod_mounted is not False and not fs_opted_out
-    if fs_opted_in is not False or default:
+    if fs_chosen(b, pod_mounted, fs_opted_out=fs_opted_out, fs_opted_in=fs_opted_in):
         if fs_opted_in is True:
             why = "its pod lists the volume in backup.velero.io/backup-volumes"
         elif default:
@@ -1102,9 +1116,11 @@ def capture_evidence(
     *,
     fs_opted_out: bool = False,
     fs_opted_in: bool | None = False,
+    decide: bool = False,
 ) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
     """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``
-    (``fs_opted_out``, ``fs_opted_in`` as for :func:`intended_method`)."""
+    (``fs_opted_out``, ``fs_opted_in`` as for :func:`intended_method`; ``decide``: choose the
+    method from these arguments, not the one the Backup's plan recorded for the PVC)."""
     b = plan.backup
     facts = pvc_facts(ix, pvc)
     name = facts.name
@@ -1127,7 +1143,7 @@ def capture_evidence(
     if item is not None:
         st, m, why, proof = item
         return st, m, "item", why, proof
-    known = plan.methods.get((ns, name))
+    known = None if decide else plan.methods.get((ns, name))
     method, certain, why_not = (
         known
         if known is not None
@@ -1141,6 +1157,12 @@ def capture_evidence(
             fs_opted_in=fs_opted_in,
         )
     )
+    if not certain and fs_chosen(
+        b, pod_mounted, fs_opted_out=fs_opted_out, fs_opted_in=fs_opted_in
+    ):
+        either = _no_copy_either_way(ix, plan, ns, pvc, method, why_not, fs_opted_out)
+        if either is not None:
+            return either
     if method is None and "VolumeSnapshotClass" in why_not and not b.snapshot_move_data:
         found = _snapshots_of_a_gone_class(ix, plan, pvc)
         if found is not None:
@@ -1273,6 +1295,55 @@ def capture_evidence(
                 proof,
             )
     return st, method, "counters", why, proof
+
+
+def _no_copy_either_way(
+    ix: ClusterIndex,
+    plan: BackupPlan,
+    ns: str,
+    pvc: dict[str, Any],
+    method: Method | None,
+    why_not: str,
+    fs_opted_out: bool,
+) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]] | None:
+    """The verdict on ``pvc`` when whether Velero took a file-system backup of it cannot be told
+    (an opt-in on the VM template or a later VMI only, ``defaultVolumesToFsBackup`` with the
+    pod unknown) but neither answer copied it; None when one may have.
+
+    File-system backup copies no Block-mode or hostPath volume (``method`` None) and leaves a
+    PodVolumeBackup for what it copies (none named this PVC, which :func:`_from_items` has
+    already looked for). Without it Velero takes the PVC's snapshot (velero
+    internal/volumehelper/volume_policy_helper.go ``ShouldPerformSnapshot``), judged here as
+    for a pod that never mounted it. When that branch also shows no copy (counters with no
+    snapshot, ``snapshotVolumes: false``), the PVC is not in the Backup whichever the pod did:
+    left unknown, a restore that brings back an empty disk read as unknown, never as the
+    failure it is (red team rt30, bug case 16 variant: the opt-in on a stopped VM's template).
+    """
+    b = plan.backup
+    name = pvc_facts(ix, pvc).name
+    if method is Method.FS_BACKUP:
+        if not kinds_known(ix, ("PodVolumeBackup",)) or ix.partial_for(
+            "PodVolumeBackup", b.namespace
+        ):
+            return None
+        fs_why = f"backup {b.name} has no PodVolumeBackup of PVC {name}"
+    elif method is None:
+        fs_why = why_not
+    else:
+        return None
+    status, _, _, other, proof = capture_evidence(
+        ix, plan, ns, pvc, False, fs_opted_out=fs_opted_out, fs_opted_in=False, decide=True
+    )
+    if status not in (CaptureStatus.NOT_ATTEMPTED, CaptureStatus.FAILED):
+        return None
+    return (
+        status,
+        None,
+        "inferred",
+        f"whether or not the pod listed PVC {name} for file-system backup, backup {b.name} "
+        f"holds no copy of it: {fs_why}; and without file-system backup, {other}",
+        proof,
+    )
 
 
 def kinds_known(ix: ClusterIndex, kinds: Iterable[str]) -> bool:

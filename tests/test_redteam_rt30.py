@@ -1,0 +1,96 @@
+"""Red-team round rt30: restores that really fail, held to the verdict their evidence allows.
+
+Each test changes one project fixture the way a variant of a bug case would, and asserts the
+finding beside the healthy (or still undecidable) shape, which keeps its verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+
+#: app/vm1 running, its Block disks root and data listed in backup.velero.io/backup-volumes
+#: on the VMI; two daily Backups with CSI counters and ready contents
+OPT_IN = "RR-BKP-004/fail-fs-backup-opt-in-skips-block-disks.yaml"
+
+
+def _opt_in_not_proven(docs: Docs, where: str) -> None:
+    """Leave the opt-in where the pod that ran at backup time may or may not have had it."""
+    vm = _of(docs, "VirtualMachine")[0]
+    vmi = _of(docs, "VirtualMachineInstance")[0]
+    if where == "vmi-restarted":
+        vmi["metadata"]["creationTimestamp"] = "2026-11-30T04:00:00Z"
+        return
+    annotations = vmi["metadata"].pop("annotations")
+    vm["spec"]["template"]["metadata"]["annotations"] = annotations
+    if where == "stopped-template":
+        vm["spec"]["runStrategy"] = "Halted"
+        vm.pop("status", None)
+        docs.remove(vmi)
+
+
+def _no_snapshots(docs: Docs) -> None:
+    """Backups that record no CSI snapshot and no item operation, with no content labelled
+    for them (what Velero writes when it snapshotted nothing: the counters are omitempty)."""
+    for b in _of(docs, "Backup"):
+        for key in (
+            "csiVolumeSnapshotsAttempted",
+            "csiVolumeSnapshotsCompleted",
+            "backupItemOperationsAttempted",
+            "backupItemOperationsCompleted",
+        ):
+            b["status"].pop(key, None)
+    for c in _of(docs, "VolumeSnapshotContent"):
+        docs.remove(c)
+
+
+@pytest.mark.parametrize("where", ["vmi-restarted", "template-only", "stopped-template"])
+def test_an_unsure_opt_in_with_no_snapshot_either_is_no_copy(tmp_path: Path, where: str) -> None:
+    """Whether the pod that ran listed the Block disks in backup.velero.io/backup-volumes is
+    unknown (the VM template, a VMI started since, or a stopped VM's template lists them).
+    Either way nothing copied them: file-system backup skips Block volumes (velero
+    pkg/podvolume/backupper.go), and without it Velero would have snapshotted them
+    (internal/volumehelper/volume_policy_helper.go ShouldPerformSnapshot), which the Backups'
+    counters and contents show it did not. Was ERROR (UNKNOWN) for a restore that brings back
+    empty disks; bug case 16 expects NOT_READY."""
+    docs = _docs(OPT_IN)
+    _opt_in_not_proven(docs, where)
+    _no_snapshots(docs)
+    report = _complete(tmp_path, OPT_IN, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "whether or not the pod listed PVC" in finding["message"]
+    assert "csiVolumeSnapshotsAttempted is 0" in finding["message"]
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    assert vm["readiness"] == "NOT_READY"
+
+
+@pytest.mark.parametrize("where", ["vmi-restarted", "template-only"])
+def test_an_unsure_opt_in_with_snapshots_counted_stays_unknown(tmp_path: Path, where: str) -> None:
+    """Out of the rule: the counters account for the snapshots the pod without the opt-in
+    would have had taken, so one answer holds a copy and the other none: still unknown."""
+    docs = _docs(OPT_IN)
+    _opt_in_not_proven(docs, where)
+    finding = _finding(_complete(tmp_path, OPT_IN, docs), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+
+
+def test_an_unsure_opt_in_of_a_filesystem_disk_with_no_copy_either_way(tmp_path: Path) -> None:
+    """A Filesystem-mode disk the template lists for file-system backup: no PodVolumeBackup
+    names it (the list was read) and no snapshot was taken, so neither answer copied it."""
+    docs = _docs(OPT_IN)
+    _opt_in_not_proven(docs, "template-only")
+    _no_snapshots(docs)
+    for pvc in _of(docs, "PersistentVolumeClaim"):
+        pvc["spec"]["volumeMode"] = "Filesystem"
+    for pv in _of(docs, "PersistentVolume"):
+        pv["spec"]["volumeMode"] = "Filesystem"
+    finding = _finding(_complete(tmp_path, OPT_IN, docs), "RR-BKP-004")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "has no PodVolumeBackup of PVC" in finding["message"]
