@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from tests.test_check_fixtures import audit_fixture
 from tests.test_evidence_gaps import _complete, _docs, _finding, _of
 
 Docs = list[dict[str, Any]]
@@ -94,3 +96,74 @@ def test_an_unsure_opt_in_of_a_filesystem_disk_with_no_copy_either_way(tmp_path:
     finding = _finding(_complete(tmp_path, OPT_IN, docs), "RR-BKP-004")
     assert finding["status"] == "FAIL", finding["message"]
     assert "has no PodVolumeBackup of PVC" in finding["message"]
+
+
+#: app/vm1 backed up by Completed Backups that copied no volume (no counter, no content)
+ZERO_ITEMS = "RR-BKP-004/fail-completed-zero-volume-items.yaml"
+
+
+def _with_policy(docs: Docs) -> None:
+    for b in _of(docs, "Backup"):
+        b["spec"]["resourcePolicy"] = {"kind": "configmap", "name": "volume-policy"}
+    for s in [d for d in docs if d["kind"] == "Schedule"]:
+        s["spec"]["template"]["resourcePolicy"] = {"kind": "configmap", "name": "volume-policy"}
+
+
+def test_a_resource_policy_does_not_hide_a_backup_that_copied_no_volume(tmp_path: Path) -> None:
+    """The auditor does not read a resource policy's ConfigMap, but whatever its volume
+    policies chose (snapshot, fs-backup, skip), each way Velero copies a volume leaves a
+    counter or an object labelled with the Backup (velero pkg/apis/velero/v1/backup_types.go,
+    pkg/podvolume/backupper.go). None at all: no copy. Was ERROR (UNKNOWN) for a restore that
+    re-provisions an empty disk (bug cases 13/17 arriving through a volume policy)."""
+    docs = _docs(ZERO_ITEMS)
+    _with_policy(docs)
+    report = _complete(tmp_path, ZERO_ITEMS, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "resource policy configmap/volume-policy" in finding["message"]
+    assert "copied no volume at all" in finding["message"]
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == "NOT_READY"
+
+
+@pytest.mark.parametrize("record", ["counter", "pod-volume-backup", "unread-uploads"])
+def test_a_resource_policy_over_a_backup_with_any_volume_record_stays_unknown(
+    tmp_path: Path, record: str
+) -> None:
+    """Out of the rule: a counter, a PodVolumeBackup of another volume, or an unread
+    DataUpload list may be this disk's copy under the policy: still unknown."""
+    docs = _docs(ZERO_ITEMS)
+    _with_policy(docs)
+    header = ""
+    if record == "counter":
+        for b in _of(docs, "Backup"):
+            b["status"]["backupItemOperationsAttempted"] = 1
+            b["status"]["backupItemOperationsCompleted"] = 1
+    elif record == "pod-volume-backup":
+        for b in _of(docs, "Backup"):
+            docs.append(
+                {
+                    "apiVersion": "velero.io/v1",
+                    "kind": "PodVolumeBackup",
+                    "metadata": {
+                        "name": f"{b['metadata']['name']}-pvb",
+                        "namespace": b["metadata"]["namespace"],
+                        "labels": {"velero.io/backup-name": b["metadata"]["name"]},
+                    },
+                    "spec": {"volume": "other", "pod": {"kind": "Pod", "name": "p"}},
+                    "status": {"phase": "Completed", "snapshotID": "abc"},
+                }
+            )
+    else:
+        header = "# unavailable: DataUpload\n"
+    finding = _finding(_complete_with(tmp_path, docs, header), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+
+
+def _complete_with(tmp_path: Path, docs: Docs, header: str) -> dict[str, Any]:
+    """Audit ``docs`` as :func:`_complete` does, with ``header`` lines (``# unavailable:
+    <Kind>``) marking kinds unread."""
+    if not header:
+        return _complete(tmp_path, ZERO_ITEMS, docs)
+    path = tmp_path / "c.yaml"
+    path.write_text("# expect: RR-BKP-004 app/vm1 ERROR\n" + header + yaml.safe_dump_all(docs))
+    return audit_fixture(path)

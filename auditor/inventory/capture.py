@@ -1129,6 +1129,23 @@ def capture_evidence(
         st, m, why, proof = bucket
         return st, m, "bucket", why, proof
     if b.resource_policy is not None:
+        nothing = _no_volume_copied(ix, plan)
+        if nothing is not None:
+            return (
+                CaptureStatus.NOT_ATTEMPTED,
+                None,
+                "counters",
+                f"backup {b.name} applies resource policy {b.resource_policy} "
+                "(spec.resourcePolicy), which the auditor does not read, but whatever its "
+                f"volume policies chose for PVC {name} (snapshot, file-system backup or skip), "
+                f"the Backup copied no volume at all: {nothing}",
+                (
+                    f"Backup {b.namespace}/{b.name} spec.resourcePolicy={b.resource_policy}",
+                    f"Backup {b.namespace}/{b.name} status.csiVolumeSnapshotsAttempted="
+                    f"{b.csi_attempted or 0}, volumeSnapshotsAttempted={b.native_attempted}, "
+                    f"backupItemOperationsAttempted={b.item_ops_attempted}",
+                ),
+            )
         return (
             CaptureStatus.UNKNOWN,
             None,
@@ -1295,6 +1312,44 @@ def capture_evidence(
                 proof,
             )
     return st, method, "counters", why, proof
+
+
+#: the kinds that record each way Velero copies a volume, besides the Backup's counters
+VOLUME_RECORD_KINDS = ("VolumeSnapshotContent", "DataUpload", "PodVolumeBackup")
+
+
+def _no_volume_copied(ix: ClusterIndex, plan: BackupPlan) -> str | None:
+    """Why Backup ``plan.backup`` holds no volume data whatever chose its methods, or None
+    when it may hold some.
+
+    Each way Velero copies a volume leaves a record: a native snapshot counts in
+    ``volumeSnapshotsAttempted``, a CSI snapshot in ``csiVolumeSnapshotsAttempted`` and a
+    VolumeSnapshotContent labelled with the Backup, a data-mover upload (and, since 1.12, a
+    CSI snapshot) in ``backupItemOperationsAttempted`` and a DataUpload, a file-system backup
+    in a PodVolumeBackup (velero pkg/apis/velero/v1/backup_types.go BackupStatus, its counters
+    omitempty; pkg/controller/backup_controller.go; pkg/podvolume/backupper.go). With every
+    counter 0 and none of those objects labelled for it in complete lists, the Backup copied
+    no volume: a resource policy's ``volumePolicies`` (snapshot, fs-backup or skip) changed
+    which method would have run, not that none did (red team rt30, bug cases 13/17 variant).
+    """
+    b = plan.backup
+    if (b.csi_attempted or 0) or b.native_attempted or b.item_ops_attempted:
+        return None
+    for kind in VOLUME_RECORD_KINDS:
+        if not kinds_known(ix, (kind,)) or ix.partial_for(kind, b.namespace):
+            return None
+    if (
+        plan.snapshot_contents(ix, None)[0]
+        or ix.data_uploads.get(b.name)
+        or ix.pod_volume_backups.get(b.name)
+        or ix.backup_volume_snapshots.get(b.name)
+    ):
+        return None
+    return (
+        "csiVolumeSnapshotsAttempted, volumeSnapshotsAttempted and "
+        "backupItemOperationsAttempted are 0, and no VolumeSnapshotContent, DataUpload or "
+        "PodVolumeBackup carries its name"
+    )
 
 
 def _no_copy_either_way(
