@@ -167,3 +167,17 @@ def _complete_with(tmp_path: Path, docs: Docs, header: str) -> dict[str, Any]:
     path = tmp_path / "c.yaml"
     path.write_text("# expect: RR-BKP-004 app/vm1 ERROR\n" + header + yaml.safe_dump_all(docs))
     return audit_fixture(path)
+
+
+def test_an_unknown_method_does_not_hide_a_backup_that_copied_no_volume(tmp_path: Path) -> None:
+    """The disk's PersistentVolume and StorageClass are gone, so which method Velero would
+    use for it (CSI driver, native snapshot) is unknown; but the Backups copied no volume by
+    any method. Was ERROR (UNKNOWN) for disks no backup holds."""
+    docs = _docs(ZERO_ITEMS)
+    for kind in ("PersistentVolume", "StorageClass"):
+        for d in _of(docs, kind):
+            docs.remove(d)
+    finding = _finding(_complete(tmp_path, ZERO_ITEMS, docs), "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "CSI driver of PVC" in finding["message"]
+    assert "copied no volume at all" in finding["message"]

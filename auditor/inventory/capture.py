@@ -1191,6 +1191,22 @@ def capture_evidence(
             if "VolumeSnapshotClass" in why_not
             else CaptureStatus.NOT_ATTEMPTED
         )
+        if not certain:
+            nothing = _no_volume_copied(ix, plan)
+            if nothing is not None:
+                # whichever method Velero would have used, it used none (red team rt30)
+                return (
+                    CaptureStatus.NOT_ATTEMPTED,
+                    None,
+                    "counters",
+                    f"{why_not}; but whatever method Velero chose for it, backup {b.name} "
+                    f"copied no volume at all: {nothing}",
+                    (
+                        f"Backup {b.namespace}/{b.name} status.csiVolumeSnapshotsAttempted="
+                        f"{b.csi_attempted or 0}, volumeSnapshotsAttempted={b.native_attempted}, "
+                        f"backupItemOperationsAttempted={b.item_ops_attempted}",
+                    ),
+                )
         return (st if certain else CaptureStatus.UNKNOWN), None, "inferred", why_not, ()
     if method is Method.FS_BACKUP:
         if ix.data.known("PodVolumeBackup") and certain:
@@ -1329,8 +1345,10 @@ def _no_volume_copied(ix: ClusterIndex, plan: BackupPlan) -> str | None:
     in a PodVolumeBackup (velero pkg/apis/velero/v1/backup_types.go BackupStatus, its counters
     omitempty; pkg/controller/backup_controller.go; pkg/podvolume/backupper.go). With every
     counter 0 and none of those objects labelled for it in complete lists, the Backup copied
-    no volume: a resource policy's ``volumePolicies`` (snapshot, fs-backup or skip) changed
-    which method would have run, not that none did (red team rt30, bug cases 13/17 variant).
+    no volume, whichever method the auditor cannot tell it would have used: a resource
+    policy's ``volumePolicies`` (snapshot, fs-backup or skip) or a PVC whose CSI driver is
+    unknown changes which method would have run, not that none did (red team rt30, bug cases
+    13/17 variant).
     """
     b = plan.backup
     if (b.csi_attempted or 0) or b.native_attempted or b.item_ops_attempted:
