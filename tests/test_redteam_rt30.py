@@ -181,3 +181,38 @@ def test_an_unknown_method_does_not_hide_a_backup_that_copied_no_volume(tmp_path
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
     assert "CSI driver of PVC" in finding["message"]
     assert "copied no volume at all" in finding["message"]
+
+
+def test_native_snapshots_a_snapshotter_cannot_take_of_the_disk_are_no_copy(
+    tmp_path: Path,
+) -> None:
+    """Velero's CSI support is off and the Backups completed native snapshots, but the only
+    volume snapshotter (the aws plugin's) reads a volume ID from in-tree EBS and
+    ebs.csi.aws.com PVs only; for the disks' csi.example.com PVs it returns none and Velero
+    skips them ("no applicable volumesnapshotter found", velero pkg/backup/
+    item_backupper.go takePVSnapshot). The snapshots are other volumes': the disks have no
+    copy. Was ERROR (UNKNOWN) (bug case 13 with native counters of other volumes)."""
+    from tests.test_false_alarms_fp24 import CSI_OFF, _native
+
+    report = _complete(tmp_path, CSI_OFF, _native(3, driver="csi.example.com"))
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == "NOT_READY"
+
+
+@pytest.mark.parametrize("plugins", [["openshift", "aws", "my-snapshotter"], None])
+def test_native_snapshots_under_unknown_plugins_stay_unknown(
+    tmp_path: Path, plugins: list[str] | None
+) -> None:
+    """Out of the rule: a plugin the auditor does not know (or customPlugins) may snapshot
+    any driver's PVs: still unknown."""
+    from tests.test_false_alarms_fp24 import CSI_OFF, _native
+
+    docs = _native(3, driver="csi.example.com")
+    velero = _of(docs, "DataProtectionApplication")[0]["spec"]["configuration"]["velero"]
+    if plugins is None:
+        velero["customPlugins"] = [{"name": "vendor", "image": "registry.example/vendor:1"}]
+    else:
+        velero["defaultPlugins"] = plugins
+    finding = _finding(_complete(tmp_path, CSI_OFF, docs), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
