@@ -216,3 +216,33 @@ def test_native_snapshots_under_unknown_plugins_stay_unknown(
         velero["defaultPlugins"] = plugins
     finding = _finding(_complete(tmp_path, CSI_OFF, docs), "RR-BKP-004")
     assert finding["status"] == "ERROR", finding["message"]
+
+
+def test_an_unsure_opt_in_beside_a_pod_volume_backup_naming_no_pvc_stays_unknown(
+    tmp_path: Path,
+) -> None:
+    """Out of the rule: a PodVolumeBackup of the Backup that names no PVC (no pvc-uid label
+    or tag) may be this disk's file-system copy."""
+    docs = _docs(OPT_IN)
+    _opt_in_not_proven(docs, "template-only")
+    _no_snapshots(docs)
+    for pvc in _of(docs, "PersistentVolumeClaim"):
+        pvc["spec"]["volumeMode"] = "Filesystem"
+    for pv in _of(docs, "PersistentVolume"):
+        pv["spec"]["volumeMode"] = "Filesystem"
+    for b in _of(docs, "Backup"):
+        docs.append(
+            {
+                "apiVersion": "velero.io/v1",
+                "kind": "PodVolumeBackup",
+                "metadata": {
+                    "name": f"{b['metadata']['name']}-pvb",
+                    "namespace": b["metadata"]["namespace"],
+                    "labels": {"velero.io/backup-name": b["metadata"]["name"]},
+                },
+                "spec": {"volume": "root", "pod": {"kind": "Pod", "namespace": "app", "name": "p"}},
+                "status": {"phase": "Completed", "snapshotID": "abc"},
+            }
+        )
+    finding = _finding(_complete(tmp_path, OPT_IN, docs), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]

@@ -1400,6 +1400,8 @@ def _no_copy_either_way(
             "PodVolumeBackup", b.namespace
         ):
             return None
+        if any(not _item_keys("PodVolumeBackup", o) for o in ix.pod_volume_backups.get(b.name, [])):
+            return None  # a PodVolumeBackup naming no PVC (no pvc-uid) may be this one's
         fs_why = f"backup {b.name} has no PodVolumeBackup of PVC {name}"
     elif method is None:
         fs_why = why_not
