@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.test_evidence_gaps import _complete, _docs, _finding
 
@@ -205,8 +206,13 @@ def test_csi_attempts_whose_operations_failed_stay_failed(tmp_path: Path) -> Non
 CSI_OFF = "RR-BKP-004/fail-velero-csi-disabled.yaml"
 
 
-def _native(completed: int) -> Docs:
-    docs = _docs(CSI_OFF)
+def _native(completed: int, driver: str = "ebs.csi.aws.com") -> Docs:
+    """The fixture with its disks on ``driver`` (the AWS EBS CSI driver, whose PVs the aws
+    plugin's volume snapshotter snapshots, by default) and ``completed`` native snapshots in
+    each Backup."""
+    docs = [
+        yaml.safe_load(yaml.safe_dump(d).replace("csi.example.com", driver)) for d in _docs(CSI_OFF)
+    ]
     for d in docs:
         if d["kind"] == "Backup":
             d["status"]["volumeSnapshotsAttempted"] = completed

@@ -822,6 +822,10 @@ class ClusterIndex:
     #: Velero namespace -> whether its DPA turns Velero's CSI support on (None: unknown, as
     #: above)
     csi_plugins: dict[str, bool | None] = field(default_factory=dict)
+    #: Velero namespace -> the CSI drivers whose PVs the volume snapshotters of its DPA's
+    #: plugins snapshot natively (:data:`SNAPSHOTTER_CSI_DRIVERS`); None when a plugin of it
+    #: is custom, unknown or unreadable (any driver may be one)
+    snapshotter_drivers: dict[str, frozenset[str] | None] = field(default_factory=dict)
     #: Velero namespace -> whether its DPA deploys Velero's node-agent (``spec.configuration
     #: .nodeAgent.enable`` or, before OADP 1.3, ``restic.enable`` true); None when that
     #: cannot be read; no entry without a DPA there (plain Velero: not known, not judged)
@@ -1618,6 +1622,15 @@ class ClusterIndex:
                 _listed("EnableCSI", flags if isinstance(flags, list) else []),
             )
             self.csi_plugins[ns] = _either(self.csi_plugins.get(ns, False), csi)
+            takes = (
+                None
+                if issues or not isinstance(plugins, list) or custom
+                else _snapshotter_drivers(plugins)
+            )
+            earlier = self.snapshotter_drivers.get(ns, frozenset())
+            self.snapshotter_drivers[ns] = (
+                None if takes is None or earlier is None else earlier | takes
+            )
             # OADP passes a flag only for a switch the DPA sets; unset, Velero's default
             # (false) holds, unless server args come from the annotated ConfigMap
             annotations = dig(dpa, "metadata", "annotations")
@@ -1795,6 +1808,38 @@ def _node_agent(dpa: dict[str, Any]) -> bool | None:
 #: installs it through ``spec.configuration.velero.customPlugins`` instead of defaultPlugins
 #: (OADP's DataProtectionApplication API: CustomPlugin has a name and an image).
 _KUBEVIRT_PLUGIN_IMAGE = "kubevirt-velero-plugin"
+
+
+#: OADP ``defaultPlugins`` entry -> the CSI drivers whose PVs its Velero volume snapshotter
+#: snapshots natively (velero-plugin-for-aws since 1.4: ebs.csi.aws.com; for-gcp:
+#: pd.csi.storage.gke.io; for-microsoft-azure: disk.csi.azure.com; the vSphere plugin:
+#: csi.vsphere.vmware.com). Entries with no volume snapshotter (openshift, csi, kubevirt,
+#: hypershift) handle none; any other name is unknown (oadp-operator api/v1alpha1
+#: DefaultPlugin).
+SNAPSHOTTER_CSI_DRIVERS: dict[str, frozenset[str]] = {
+    "aws": frozenset({"ebs.csi.aws.com"}),
+    "legacy-aws": frozenset({"ebs.csi.aws.com"}),
+    "gcp": frozenset({"pd.csi.storage.gke.io"}),
+    "azure": frozenset({"disk.csi.azure.com"}),
+    "vsphere": frozenset({"csi.vsphere.vmware.com"}),
+    "openshift": frozenset(),
+    "csi": frozenset(),
+    "kubevirt": frozenset(),
+    "hypershift": frozenset(),
+}
+
+
+def _snapshotter_drivers(plugins: list[Any]) -> frozenset[str] | None:
+    """The CSI drivers the volume snapshotters of ``plugins`` (a DPA's ``defaultPlugins``)
+    snapshot natively; None when one entry is not a plugin :data:`SNAPSHOTTER_CSI_DRIVERS`
+    knows."""
+    found: frozenset[str] = frozenset()
+    for name in plugins:
+        known = SNAPSHOTTER_CSI_DRIVERS.get(name) if isinstance(name, str) else None
+        if known is None:
+            return None
+        found |= known
+    return found
 
 
 def _custom_kubevirt(custom: list[Any]) -> bool | None:
