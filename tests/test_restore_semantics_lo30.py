@@ -1,0 +1,110 @@
+"""Restore semantics the auditor read wrong (lo30): each a possible false READY or a wrong
+finding, each checked against the upstream source named in its test."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.test_evidence_gaps import _complete, _docs, _finding
+from tests.test_red_team_rt29 import MOVER, _halted_on_wffc
+
+Docs = list[dict[str, Any]]
+
+
+def _wffc_class(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": name},
+        "provisioner": "csi.example.com",
+        "reclaimPolicy": "Delete",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
+
+
+def _class_map(data: dict[str, Any]) -> dict[str, Any]:
+    """Velero's change-storage-class ConfigMap in its namespace (velero docs
+    restore-reference, "Changing PV/PVC Storage Classes")."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": "change-storage-class-config",
+            "namespace": "velero",
+            "labels": {
+                "velero.io/plugin-config": "",
+                "velero.io/change-storage-class": "RestoreItemAction",
+            },
+        },
+        "data": data,
+    }
+
+
+def _halted_mover(*, backed_wffc: bool) -> Docs:
+    """The data-mover fixture with its VM Halted and a DPA that does not ignore delay
+    binding; its class ``delete-sc`` WaitForFirstConsumer when ``backed_wffc``, else
+    Immediate (as written), with a WaitForFirstConsumer class ``local-wffc`` beside it."""
+    docs = _halted_on_wffc(_docs(MOVER), ignore=False)
+    for d in docs:
+        if d["kind"] == "StorageClass":
+            if backed_wffc:
+                d["volumeBindingMode"] = "WaitForFirstConsumer"
+            else:
+                d.pop("volumeBindingMode", None)  # Immediate, the API's default
+    return [*docs, _wffc_class("local-wffc")]
+
+
+def test_a_class_mapped_to_a_wffc_class_waits_for_a_consumer(tmp_path: Path) -> None:
+    """The restored PVC is created with the class Velero's change-storage-class ConfigMap
+    maps the backed-up one to (velero pkg/restore/actions/change_storageclass_action.go
+    Execute), and WaitPVCConsumed (pkg/util/kube/pvc_pv.go) reads that PVC's class: an
+    Immediate class mapped to a WaitForFirstConsumer one leaves a Halted VM's DataDownload
+    waiting for a pod that never comes. Before: PASS, the VM READY on the backed-up class."""
+    docs = [*_halted_mover(backed_wffc=False), _class_map({"delete-sc": "local-wffc"})]
+    report = _complete(tmp_path, MOVER, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "maps StorageClass delete-sc to local-wffc" in finding["message"]
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    assert vm["readiness"] == "NOT_READY"
+
+
+def test_a_wffc_class_mapped_to_an_immediate_one_restores_without_a_consumer(
+    tmp_path: Path,
+) -> None:
+    """The other way round: the backed-up class waits for a consumer, the mapped one binds at
+    once, so the DataDownload proceeds. Before: FAIL on the backed-up class's binding mode."""
+    immediate = {**_wffc_class("fast-immediate"), "volumeBindingMode": "Immediate"}
+    docs = [
+        *_halted_mover(backed_wffc=True),
+        immediate,
+        _class_map({"delete-sc": "fast-immediate"}),
+    ]
+    finding = _finding(_complete(tmp_path, MOVER, docs), "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
+
+
+def test_unread_class_mappings_leave_a_wffc_restore_unknown(tmp_path: Path) -> None:
+    """With the ConfigMaps unread, an Immediate class may be mapped to the cluster's
+    WaitForFirstConsumer class: the copy's restore is unknown, not READY."""
+    docs = _halted_mover(backed_wffc=False)
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "# expect: RR-BKP-004 app/vm1 ERROR\n# unavailable: ConfigMap\n" + yaml.safe_dump_all(docs)
+    )
+    from tests.test_check_fixtures import audit_fixture
+
+    finding = _finding(audit_fixture(path), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "change-storage-class" in finding["message"]
+
+
+def test_read_class_mappings_without_wffc_classes_change_nothing(tmp_path: Path) -> None:
+    """Out of the rule: no mapping of delete-sc, and it binds at once: PASS as before."""
+    docs = [*_halted_mover(backed_wffc=False), _class_map({"other-sc": "local-wffc"})]
+    finding = _finding(_complete(tmp_path, MOVER, copy.deepcopy(docs)), "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
