@@ -7,6 +7,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.test_evidence_gaps import _complete, _docs, _finding
@@ -107,4 +108,50 @@ def test_read_class_mappings_without_wffc_classes_change_nothing(tmp_path: Path)
     """Out of the rule: no mapping of delete-sc, and it binds at once: PASS as before."""
     docs = [*_halted_mover(backed_wffc=False), _class_map({"other-sc": "local-wffc"})]
     finding = _finding(_complete(tmp_path, MOVER, copy.deepcopy(docs)), "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
+
+
+RST = "RR-RST-001/pass.yaml"
+RUN_LABEL = "velero.kubevirt.io/restore-run-strategy"
+
+
+def _drill(docs: Docs, strategy: str | None) -> Docs:
+    for d in docs:
+        if d["kind"] == "Restore" and strategy is not None:
+            d["metadata"].setdefault("labels", {})[RUN_LABEL] = strategy
+    return docs
+
+
+def _drill_vmi(docs: Docs) -> dict[str, Any]:
+    vmi = copy.deepcopy(next(d for d in docs if d["kind"] == "VirtualMachineInstance"))
+    vmi["metadata"]["namespace"] = "app-drill"
+    vmi["metadata"].pop("uid", None)
+    vmi.setdefault("status", {})["phase"] = "Running"
+    return vmi
+
+
+@pytest.mark.parametrize("strategy", ["Halted", "Manual"])
+def test_a_drill_restored_halted_proves_no_boot(tmp_path: Path, strategy: str) -> None:
+    """kubevirt-velero-plugin pkg/plugin/vm_restore_item_action.go Execute: a Restore
+    labelled velero.kubevirt.io/restore-run-strategy (pkg/util/util.go
+    GetRestoreRunStrategy, presence of the key) gets each restored VM's spec.runStrategy set to
+    the label's value. Halted or Manual starts no VMI, so the drill proved the data came back,
+    never that the VM boots. Before: RR-RST-001 PASS."""
+    docs = _drill(_docs(RST), strategy)
+    finding = _finding(_complete(tmp_path, RST, docs), "RR-RST-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "info"), finding["message"]
+    assert f"{RUN_LABEL}='{strategy}'" in finding["message"]
+    assert finding["evidence"]["restore_run_strategy"] == strategy
+
+
+@pytest.mark.parametrize(("strategy", "booted"), [("Always", False), ("Halted", True)])
+def test_a_drill_that_started_the_vm_still_proves_it(
+    tmp_path: Path, strategy: str, booted: bool
+) -> None:
+    """Out of the rule: a label that starts the VM (Always), or a drill VM seen Running in
+    the drill namespace (started by hand after a Halted restore)."""
+    docs = _drill(_docs(RST), strategy)
+    if booted:
+        docs.append(_drill_vmi(docs))
+    finding = _finding(_complete(tmp_path, RST, docs), "RR-RST-001")
     assert finding["status"] == "PASS", finding["message"]

@@ -16,7 +16,12 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.inventory.drills import CLEAR_MAC_LABEL, NEW_UUID_LABEL, DrillEval
+from auditor.inventory.drills import (
+    CLEAR_MAC_LABEL,
+    NEW_UUID_LABEL,
+    RUN_STRATEGY_LABEL,
+    DrillEval,
+)
 from auditor.inventory.index import VELERO_RESTORE_LABEL, velero_label
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
@@ -52,6 +57,8 @@ def _drill_evidence(vm: VMRecord, d: DrillEval, ctx: CheckContext) -> dict[str, 
         "restore_pvs": r.restore_pvs,
         "disks": [x.to_dict() for x in d.disks],
         "failed_data_operations": list(d.failed_data_ops),
+        "restore_run_strategy": d.run_strategy,
+        "restored_vm_running": d.running_now,
     }
     state = vm.state_pvc
     if state is not None:
@@ -78,7 +85,14 @@ def _drill_evidence(vm: VMRecord, d: DrillEval, ctx: CheckContext) -> dict[str, 
     reads=DISK_DATA,
 )
 def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
-    """PASS for a Completed Restore of this VM and every disk's data within the window.
+    """PASS for a Completed Restore of this VM and every disk's data within the window,
+    which started the VM.
+
+    A Restore labelled ``velero.kubevirt.io/restore-run-strategy`` with a strategy that
+    starts no VM (Halted, Manual...: the kubevirt plugin writes it into the restored VM's
+    spec.runStrategy, pkg/plugin/vm_restore_item_action.go) proves the data, not a boot,
+    unless a VirtualMachineInstance of the VM runs in its target namespace now: info FAIL
+    when no other drill proves both.
 
     None at all, or none that brought the disk data back, is an info FAIL; a newest test
     that did not complete or whose data movement failed is medium; a stale one is low.
@@ -124,7 +138,19 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
         gaps = [f"{x.pvc}: {x.reason}" for x in newest.disks if x.restored is not True]
         msg = f"Restore {name} of VM {vm.ref} did not bring back all disk data ({'; '.join(gaps)})"
         return failed(f"{msg}, so no drill proves the data restores.", Severity.INFO, **ev)
-    d = proving[0]
+    booted = [d for d in proving if not d.restored_stopped]
+    if not booted:
+        d = proving[0]
+        ev = _drill_evidence(vm, d, ctx)
+        return failed(
+            f"Restore {d.restore.name} of VM {vm.ref} brought its disk data back, but its label "
+            f"{RUN_STRATEGY_LABEL}={d.restore.labels.get(RUN_STRATEGY_LABEL)!r} restored the VM "
+            f"with that runStrategy, which starts none, and no VirtualMachineInstance of it "
+            f"runs in namespace {d.target_namespace}: no drill proves the VM boots.",
+            Severity.INFO,
+            **ev,
+        ).on(Basis.OBSERVED)
+    d = booted[0]
     ev = _drill_evidence(vm, d, ctx)
     hours = ev["age_hours"]
     basis = Basis.OBSERVED if d.backup_present else Basis.INFERRED

@@ -40,11 +40,27 @@ from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
 
-__all__ = ["DiskRestore", "DrillEval", "evaluate_drills", "CLEAR_MAC_LABEL", "NEW_UUID_LABEL"]
+__all__ = [
+    "DiskRestore",
+    "DrillEval",
+    "evaluate_drills",
+    "CLEAR_MAC_LABEL",
+    "NEW_UUID_LABEL",
+    "RUN_STRATEGY_LABEL",
+    "STARTING_RUN_STRATEGIES",
+]
 
 #: kubevirt-velero-plugin Restore labels (pkg/util/util.go); presence, any value, turns them on
 CLEAR_MAC_LABEL = "velero.kubevirt.io/clear-mac-address"
 NEW_UUID_LABEL = "velero.kubevirt.io/generate-new-firmware-uuid"
+#: kubevirt-velero-plugin Restore label: when present, the plugin sets each restored VM's
+#: ``spec.runStrategy`` to its value and drops ``spec.running`` (pkg/util/util.go
+#: ``GetRestoreRunStrategy``, pkg/plugin/vm_restore_item_action.go ``Execute``)
+RUN_STRATEGY_LABEL = "velero.kubevirt.io/restore-run-strategy"
+#: run strategies under which KubeVirt starts a VM once it exists (kubevirt
+#: staging/src/kubevirt.io/api/core/v1/types.go ``VirtualMachineRunStrategy``); Halted,
+#: Manual and WaitAsReceiver start none, and an unknown value is refused
+STARTING_RUN_STRATEGIES = frozenset({"Always", "RerunOnFailure", "Once"})
 _DATA_KINDS = ("PodVolumeRestore", "DataDownload")
 
 
@@ -68,7 +84,10 @@ class DrillEval:
     ``backup_present``: the named Backup is still there to read (else its contents are
     inferred from the Restore's filters); ``source_namespace`` is the VM's, ``target_namespace``
     where the Restore put it (namespace mapping applied); ``failed_data_ops``: PodVolumeRestores/DataDownloads for this VM
-    that did not complete, as ``Kind name (phase)``.
+    that did not complete, as ``Kind name (phase)``. ``run_strategy``: the value of the
+    Restore's :data:`RUN_STRATEGY_LABEL` when the kubevirt plugin may act on it (enabled, or
+    not known to be off), else None (the VM keeps the runStrategy its Backup holds);
+    ``running_now``: a VirtualMachineInstance of the VM is Running in the target namespace.
     """
 
     restore: RestoreView
@@ -77,6 +96,18 @@ class DrillEval:
     failed_data_ops: tuple[str, ...]
     source_namespace: str
     target_namespace: str
+    run_strategy: str | None = None
+    running_now: bool = False
+
+    @property
+    def restored_stopped(self) -> bool:
+        """The Restore set a runStrategy that starts no VM, and no VMI of it runs now: the
+        drill proves its data came back, not that it boots."""
+        return (
+            self.run_strategy is not None
+            and self.run_strategy not in STARTING_RUN_STRATEGIES
+            and not self.running_now
+        )
 
     @property
     def data_restored(self) -> bool:
@@ -143,7 +174,16 @@ def evaluate_drills(
         present = ev is not None
         disks, failed = _disks(ix, r, namespace, name, pvcs, ev)
         target = r.namespace_mapping.get(namespace, namespace)
-        out.append(DrillEval(r, present, tuple(disks), tuple(failed), namespace, target))
+        strategy = (
+            r.labels.get(RUN_STRATEGY_LABEL)
+            if ix.kubevirt_plugin_in(r.namespace) is not False
+            else None
+        )
+        vmi = ix.vmis.get((target, name))
+        running = dig(vmi, "status", "phase") == "Running"
+        out.append(
+            DrillEval(r, present, tuple(disks), tuple(failed), namespace, target, strategy, running)
+        )
     out.sort(key=lambda d: (_stamp(d.restore.completed or d.restore.created), d.restore.name))
     out.reverse()
     return out
