@@ -155,3 +155,32 @@ def test_a_drill_that_started_the_vm_still_proves_it(
         docs.append(_drill_vmi(docs))
     finding = _finding(_complete(tmp_path, RST, docs), "RR-RST-001")
     assert finding["status"] == "PASS", finding["message"]
+
+
+RST2 = "RR-RST-002/pass-drill-labelled.yaml"
+
+
+@pytest.mark.parametrize(
+    ("field", "status"),
+    [
+        (("domain", "devices", "disks"), "PASS"),
+        (("domain", "firmware"), "PASS"),
+        (("domain", "devices", "interfaces"), "ERROR"),
+        (("networks",), "ERROR"),
+    ],
+)
+def test_rst002_errors_only_on_the_fields_it_reads(
+    tmp_path: Path, field: tuple[str, ...], status: str
+) -> None:
+    """RR-RST-002 judges the newest drill by its target namespace, its plugin labels, the
+    VM's L2 MACs and whether it is Windows (docs/adding-a-check.md: ``reads`` names exactly
+    the fields read). It declared the whole template: a malformed disk list or firmware made
+    it ERROR (UNKNOWN) although neither decides its verdict. Before: ERROR for all four."""
+    docs = _docs(RST2)
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    node = vm["spec"]["template"]["spec"]
+    for key in field[:-1]:
+        node = node.setdefault(key, {})
+    node[field[-1]] = "junk"
+    finding = _finding(_complete(tmp_path, RST2, docs), "RR-RST-002")
+    assert finding["status"] == status, finding["message"]

@@ -6,7 +6,6 @@ from typing import Any
 
 from auditor.checks.registry import (
     DISK_DATA,
-    NOT_READ,
     CheckContext,
     Result,
     check,
@@ -203,7 +202,19 @@ def _l2_macs(vm: VMRecord) -> list[str]:
     "VM itself with them.",
     references=(PLUGIN_LABELS, PLUGIN_VM_ACTION, KV_LEGACY_UUID, VELERO_RESTORE_REF),
     requires=("Restore",),
-    reads=("spec.template.spec", "spec.preference", "status.preferenceRef", *NOT_READ),
+    # what it reads of the VM beyond its metadata (labels, creation, pairing): the NICs'
+    # MACs and bindings (interfaces, with networks and autoattachPodInterface for the
+    # default pod NIC) and what tells a Windows guest (template annotations, Hyper-V
+    # features, preference); a malformed disk, volume or firmware field says nothing of them
+    reads=(
+        "spec.template.spec.domain.devices.interfaces",
+        "spec.template.spec.domain.devices.autoattachPodInterface",
+        "spec.template.spec.networks",
+        "spec.template.spec.domain.features.hyperv",
+        "spec.template.metadata.annotations",
+        "spec.preference",
+        "status.preferenceRef",
+    ),
 )
 def restore_identity(vm: VMRecord, ctx: CheckContext) -> Result:
     """Judge the newest finished Restore of the VM by where it restored and its plugin labels.
