@@ -184,3 +184,98 @@ def test_rst002_errors_only_on_the_fields_it_reads(
     node[field[-1]] = "junk"
     finding = _finding(_complete(tmp_path, RST2, docs), "RR-RST-002")
     assert finding["status"] == status, finding["message"]
+
+
+#: How a check's code reads a kind: the index's per-kind tables (and VMRecord fields built
+#: from one kind), and the kind-state calls naming it.
+_KIND_ATTRS = {
+    "schedules": "Schedule",
+    "next_backups": "Schedule",
+    "restores": "Restore",
+    "namespaces": "Namespace",
+    "storage_classes": "StorageClass",
+    "vmis": "VirtualMachineInstance",
+    "datavolumes": "DataVolume",
+    "nad_objects": "NetworkAttachmentDefinition",
+    "services_by_ns": "Service",
+    "routes_by_ns": "Route",
+    "volume_snapshots": "VolumeSnapshot",
+    "vm_snapshots": "VirtualMachineSnapshot",
+    "pvs": "PersistentVolume",
+}
+_KIND_CALL = r'(?:known|partial_for|of|state)\(\s*"([A-Za-z]+)"'
+#: Kinds a check reads without requiring them, each because the check itself says what an
+#: unread list leaves unknown (ERROR from the check) or shows the kind as evidence only.
+_READ_NOT_REQUIRED = {
+    ("RR-BKP-001", "Namespace"): "a note beside the PASS (RR-BKP-013 judges the label)",
+    ("RR-BKP-002", "Schedule"): "evidence and a 'paused' note only",
+    ("RR-BKP-006", "Schedule"): "errored() when the Schedules are unread or partial",
+    ("RR-BKP-007", "BackupStorageLocation"): "errored() when the locations are unread",
+    ("RR-FW-002", "PersistentVolumeClaim"): "errored() when the PVCs or VMIs are unread",
+    ("RR-FW-002", "VirtualMachineInstance"): "errored() when the PVCs or VMIs are unread",
+    ("RR-NET-003", "Route"): "errored() when the Routes are unread or partial",
+    ("RR-PLT-006", "KubeVirt"): "judged unknown when the KubeVirt CR is unread",
+    ("RR-RST-002", "Namespace"): "the target namespace's labels, evidence only",
+    ("RR-STG-003", "ConfigMap"): "unknown verdict when a gone class's mapping is unread",
+}
+
+
+def _closure_source(fn: Any) -> str:
+    """The source of ``fn`` and of the functions of its module it calls, transitively."""
+    import ast
+    import inspect
+    import sys
+    import textwrap
+
+    mod = sys.modules[fn.__module__]
+    seen: set[str] = set()
+    todo, out = [fn], []
+    while todo:
+        f = todo.pop()
+        if f.__name__ in seen:
+            continue
+        seen.add(f.__name__)
+        src = textwrap.dedent(inspect.getsource(f))
+        out.append(src)
+        for node in ast.walk(ast.parse(src)):
+            other = getattr(mod, node.id, None) if isinstance(node, ast.Name) else None
+            if inspect.isfunction(other) and other.__module__ == mod.__name__:
+                todo.append(other)
+    return "\n".join(out)
+
+
+def test_each_check_requires_the_kinds_it_reads() -> None:
+    """A check that reads a kind's objects needs that list whole, or says itself what an
+    unread one leaves unknown: ``requires`` makes the engine ERROR for an unread or partial
+    list and names the malformed objects of that kind (docs/adding-a-check.md). RR-BKP-013
+    read the Schedules (vm.next_backups) without requiring them: with some Schedule objects
+    unread, its FAIL "the next backup of Schedule X will not hold the VM" stood although an
+    unread Schedule may take it. A new check reading a kind must require it or be listed in
+    ``_READ_NOT_REQUIRED`` with its reason."""
+    import re
+
+    from auditor.checks.registry import CATALOG
+
+    missing = []
+    for cid, spec in sorted(CATALOG.items()):
+        fn = spec.vm_func or spec.platform_func
+        src = _closure_source(fn)
+        kinds = set(re.findall(_KIND_CALL, src))
+        kinds |= {k for a, k in _KIND_ATTRS.items() if re.search(rf"\.{a}\b", src)}
+        for kind in sorted(kinds - set(spec.requires)):
+            if (cid, kind) not in _READ_NOT_REQUIRED:
+                missing.append(f"{cid} reads {kind}")
+    assert not missing, missing
+    stale = [k for k in _READ_NOT_REQUIRED if k[1] in CATALOG[k[0]].requires]
+    assert not stale, f"listed as not required but required: {stale}"
+
+
+def test_bkp013_fail_is_unsure_while_some_schedules_are_unread(tmp_path: Path) -> None:
+    """RR-BKP-013's FAIL "the next backup of Schedule daily will not hold the VM's disk
+    data" rests on every Schedule covering the VM: with a Schedule object unreadable (its
+    metadata junk), that one may take it. Before: FAIL medium, observed; now not a FAIL."""
+    fixture = "RR-BKP-013/fail-schedule-snapshot-volumes-off.yaml"
+    docs = _docs(fixture)
+    docs.append({"apiVersion": "velero.io/v1", "kind": "Schedule", "metadata": "junk"})
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-013")
+    assert finding["status"] == "ERROR", finding["message"]
