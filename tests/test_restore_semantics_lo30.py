@@ -279,3 +279,44 @@ def test_bkp013_fail_is_unsure_while_some_schedules_are_unread(tmp_path: Path) -
     docs.append({"apiVersion": "velero.io/v1", "kind": "Schedule", "metadata": "junk"})
     finding = _finding(_complete(tmp_path, fixture, docs), "RR-BKP-013")
     assert finding["status"] == "ERROR", finding["message"]
+
+
+FW = "RR-FW-001/fail-linux-no-uuid.yaml"
+
+
+def _vm_on_preference(docs: Docs, status_ref: Any) -> Docs:
+    """The VM without its os annotation, on a cluster preference labelled Windows."""
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    vm["spec"]["template"]["metadata"].pop("annotations", None)
+    vm["spec"]["preference"] = {"kind": "VirtualMachineClusterPreference", "name": "corp-std"}
+    if status_ref is not None:
+        vm.setdefault("status", {})["preferenceRef"] = status_ref
+    pref = {
+        "apiVersion": "instancetype.kubevirt.io/v1beta1",
+        "kind": "VirtualMachineClusterPreference",
+        "metadata": {"name": "corp-std", "labels": {"instancetype.kubevirt.io/os-type": "windows"}},
+        "spec": {"firmware": {"preferredUseEfi": True, "preferredUseSecureBoot": True}},
+    }
+    return [*docs, pref]
+
+
+def test_fw001_reads_the_windows_guest_from_its_preference(tmp_path: Path) -> None:
+    """The preference (its os-type label) tells a Windows guest: a missing uuid is high."""
+    docs = _vm_on_preference(_docs(FW), None)
+    finding = _finding(_complete(tmp_path, FW, docs), "RR-FW-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert finding["evidence"]["os"] == "windows"
+
+
+def test_fw001_errors_on_a_malformed_preference_ref(tmp_path: Path) -> None:
+    """The preference a VM runs with is the ControllerRevision status.preferenceRef pins
+    (kubevirt pkg/instancetype/preference/find/revision.go): malformed, which preference
+    (and so whether the guest is Windows, the severity) cannot be told. RR-FW-001 did not
+    declare it read: before, FAIL high on the live preference; now ERROR naming the field,
+    as RR-FW-002, which reads the same preference, gives."""
+    docs = _vm_on_preference(_docs(FW), "junk")
+    report = _complete(tmp_path, FW, docs)
+    finding = _finding(report, "RR-FW-001")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "status.preferenceRef" in finding["message"]
+    assert _finding(report, "RR-FW-002")["status"] == "ERROR"

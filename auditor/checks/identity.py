@@ -66,16 +66,29 @@ def _preference_gap(vm: VMRecord) -> Result | None:
         "https://github.com/kubevirt/kubevirt/pull/14130",
         "https://github.com/kubevirt/kubevirt/issues/2398",
     ),
+    # the firmware uuid and serial, and what tells a Windows guest: Hyper-V features, the
+    # template annotations and the preference, resolved through the ControllerRevision the
+    # VM is pinned to (status.preferenceRef), whose os-type label or name decides the
+    # severity
     reads=(
         "spec.template.spec.domain.firmware",
         "spec.template.spec.domain.features",
         "spec.template.metadata",
         "spec.preference",
+        "status.preferenceRef",
     ),
 )
 def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL medium for a missing uuid (high on Windows), or for a pinned uuid or a serial
-    other than the one the running VMI uses; an unset serial alone passes."""
+    other than the one the running VMI uses; an unset serial alone passes.
+
+    A preference sets no firmware uuid or serial: its firmware preferences are
+    preferredUseBios, preferredUseBiosSerial, preferredEfi and the deprecated preferredUseEfi
+    and preferredUseSecureBoot (kubevirt staging/src/kubevirt.io/api/instancetype/v1beta1
+    FirmwarePreferences; pkg/instancetype/preference/apply/firmware.go
+    applyFirmwarePreferences touches the bootloader only), so only the spec pins the
+    uuid; the preference (the pinned revision of status.preferenceRef) tells Windows.
+    """
     fw = vm.spec.firmware
     vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
     runtime = vmi.firmware_uuid if vmi else None
