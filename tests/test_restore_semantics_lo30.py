@@ -320,3 +320,83 @@ def test_fw001_errors_on_a_malformed_preference_ref(tmp_path: Path) -> None:
     assert finding["status"] == "ERROR", finding["message"]
     assert "status.preferenceRef" in finding["message"]
     assert _finding(report, "RR-FW-002")["status"] == "ERROR"
+
+
+DSK3 = "RR-DSK-003/pass.yaml"
+
+
+def _kubevirt(**conf: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {"configuration": conf},
+        "status": {"observedKubeVirtVersion": "v1.5.2", "phase": "Deployed"},
+    }
+
+
+def _unpinned_machine(docs: Docs, running: str) -> Docs:
+    """The VM's spec without a machine type; its VMI started on ``running``."""
+    for d in docs:
+        if d["kind"] == "VirtualMachine":
+            d["spec"]["template"]["spec"]["domain"].pop("machine", None)
+        if d["kind"] == "VirtualMachineInstance":
+            d["spec"]["domain"]["machine"] = {"type": running}
+    return docs
+
+
+@pytest.mark.parametrize(
+    ("conf", "status"),
+    [
+        ({"architectureConfiguration": {"amd64": {"machineType": "pc-q35-rhel9.4.0"}}}, "FAIL"),
+        ({"machineType": "pc-q35-rhel9.4.0"}, "FAIL"),
+        ({}, "FAIL"),  # the built-in default, q35
+        ({"architectureConfiguration": {"amd64": {"machineType": "pc-q35-rhel8.6.0"}}}, "PASS"),
+    ],
+)
+def test_a_restore_gives_an_unpinned_vm_the_clusters_default_machine_type(
+    tmp_path: Path, conf: dict[str, Any], status: str
+) -> None:
+    """KubeVirt's VM admission webhook writes the cluster's default machine type into a VM
+    that names none, on every create (pkg/defaults/defaults.go setVMDefaultMachineType ->
+    pkg/virt-config/virt-config.go GetMachineType: spec.configuration.machineType, else
+    architectureConfiguration.<arch>.machineType, else q35). A restore creates the VM, so
+    a guest started on pc-q35-rhel8.6.0 boots on the cluster's default now: RR-DSK-003 said
+    PASS "the machine type its spec states is the one it runs with" (it compared no default);
+    now a low FAIL, inferred (AT_RISK at most, never NOT_READY)."""
+    docs = [*_unpinned_machine(_docs(DSK3), "pc-q35-rhel8.6.0"), _kubevirt(**conf)]
+    finding = _finding(_complete(tmp_path, DSK3, docs), "RR-DSK-003")
+    assert finding["status"] == status, finding["message"]
+    if status == "FAIL":
+        assert finding["severity"] == "low"
+        assert finding["basis"] == "inferred"
+        assert "runs on pc-q35-rhel8.6.0" in finding["message"]
+        assert finding["evidence"]["machine_type"]["running"] == "pc-q35-rhel8.6.0"
+
+
+def test_an_unread_kubevirt_cr_compares_no_default_machine_type(tmp_path: Path) -> None:
+    """Without the KubeVirt CR the default is unknown: not compared (as every other value a
+    spec leaves to KubeVirt's defaults), never a FAIL made up of a guess."""
+    from tests.test_check_fixtures import audit_fixture
+
+    docs = _unpinned_machine(_docs(DSK3), "pc-q35-rhel8.6.0")
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "# expect: RR-DSK-003 app/vm1 PASS\n# unavailable: KubeVirt\n" + yaml.safe_dump_all(docs)
+    )
+    finding = _finding(audit_fixture(path), "RR-DSK-003")
+    assert finding["status"] == "PASS", finding["message"]
+
+
+def test_each_check_reading_the_preference_reads_its_pinned_revision() -> None:
+    """The preference a VM runs with is the ControllerRevision status.preferenceRef pins
+    (kubevirt pkg/instancetype/preference/find/revision.go): a check that reads
+    spec.preference reads that too (RR-FW-001 and RR-DSK-003 did not)."""
+    from auditor.checks.registry import CATALOG
+
+    missing = [
+        cid
+        for cid, spec in sorted(CATALOG.items())
+        if "spec.preference" in spec.reads and "status.preferenceRef" not in spec.reads
+    ]
+    assert not missing, missing
