@@ -400,3 +400,38 @@ def test_each_check_reading_the_preference_reads_its_pinned_revision() -> None:
         if "spec.preference" in spec.reads and "status.preferenceRef" not in spec.reads
     ]
     assert not missing, missing
+
+
+def _halted_vm(docs: Docs, stopped_at: str | None = None) -> Docs:
+    """The drill fixture's VM Halted, no VMI running; ``stopped_at``: its Ready condition
+    turned False then (else none: stopped as far as the export shows)."""
+    out = [d for d in docs if d["kind"] != "VirtualMachineInstance"]
+    for d in out:
+        if d["kind"] == "VirtualMachine":
+            d["spec"].pop("running", None)
+            d["spec"]["runStrategy"] = "Halted"
+            d.setdefault("status", {}).pop("printableStatus", None)
+            if stopped_at:
+                d["status"]["conditions"] = [
+                    {"type": "Ready", "status": "False", "lastTransitionTime": stopped_at}
+                ]
+    return out
+
+
+def test_a_drill_of_a_backup_holding_the_vm_stopped_proves_no_boot(tmp_path: Path) -> None:
+    """Without the label the plugin leaves the restored VM's runStrategy as the Backup holds
+    it (kubevirt-velero-plugin vm_restore_item_action.go acts only when the label is there):
+    a VM Halted when its Backup began comes back Halted, started by nothing. Before: PASS."""
+    docs = _halted_vm(_docs(RST))
+    finding = _finding(_complete(tmp_path, RST, docs), "RR-RST-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "info"), finding["message"]
+    assert finding["basis"] == "inferred"
+    assert finding["evidence"]["backup_holds_vm_stopped"] == "Halted"
+
+
+def test_a_vm_stopped_after_the_drills_backup_began_was_held_running(tmp_path: Path) -> None:
+    """Out of the rule: the VM ran when the drill's Backup (daily-20261128, 01:00) began and
+    was stopped later, so the Backup holds the spec that ran it."""
+    docs = _halted_vm(_docs(RST), stopped_at="2026-11-29T12:00:00Z")
+    finding = _finding(_complete(tmp_path, RST, docs), "RR-RST-001")
+    assert finding["status"] == "PASS", finding["message"]

@@ -18,7 +18,6 @@ from auditor.inventory import VMRecord
 from auditor.inventory.drills import (
     CLEAR_MAC_LABEL,
     NEW_UUID_LABEL,
-    RUN_STRATEGY_LABEL,
     DrillEval,
 )
 from auditor.inventory.index import VELERO_RESTORE_LABEL, velero_label
@@ -57,6 +56,7 @@ def _drill_evidence(vm: VMRecord, d: DrillEval, ctx: CheckContext) -> dict[str, 
         "disks": [x.to_dict() for x in d.disks],
         "failed_data_operations": list(d.failed_data_ops),
         "restore_run_strategy": d.run_strategy,
+        "backup_holds_vm_stopped": d.held_stopped,
         "restored_vm_running": d.running_now,
     }
     state = vm.state_pvc
@@ -142,13 +142,13 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
         d = proving[0]
         ev = _drill_evidence(vm, d, ctx)
         return failed(
-            f"Restore {d.restore.name} of VM {vm.ref} brought its disk data back, but its label "
-            f"{RUN_STRATEGY_LABEL}={d.restore.labels.get(RUN_STRATEGY_LABEL)!r} restored the VM "
-            f"with that runStrategy, which starts none, and no VirtualMachineInstance of it "
-            f"runs in namespace {d.target_namespace}: no drill proves the VM boots.",
+            f"Restore {d.restore.name} of VM {vm.ref} brought its disk data back, but "
+            f"{d.stopped_by} restored the VM with a runStrategy that starts none, and no "
+            f"VirtualMachineInstance of it runs in namespace {d.target_namespace}: no drill "
+            "proves the VM boots.",
             Severity.INFO,
             **ev,
-        ).on(Basis.OBSERVED)
+        ).on(Basis.OBSERVED if d.run_strategy is not None else Basis.INFERRED)
     d = booted[0]
     ev = _drill_evidence(vm, d, ctx)
     hours = ev["age_hours"]

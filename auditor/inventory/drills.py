@@ -35,7 +35,12 @@ from auditor.inventory.index import (
     meta_label,
     velero_label,
 )
-from auditor.inventory.protection import BackupEval, PvcRef
+from auditor.inventory.protection import (
+    BackupEval,
+    PvcRef,
+    VMFacts,
+    restored_stopped_strategy,
+)
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
@@ -98,15 +103,31 @@ class DrillEval:
     target_namespace: str
     run_strategy: str | None = None
     running_now: bool = False
+    #: the runStrategy the Backup holds the VM with when that starts no VM (the Restore sets
+    #: none): it did not run when the Backup began and its spec is stopped (inferred from the
+    #: VM now, :func:`~auditor.inventory.protection.restored_stopped_strategy`), else None
+    held_stopped: str | None = None
 
     @property
     def restored_stopped(self) -> bool:
         """The Restore set a runStrategy that starts no VM, and no VMI of it runs now: the
         drill proves its data came back, not that it boots."""
+        if self.running_now:
+            return False
+        if self.run_strategy is not None:
+            return self.run_strategy not in STARTING_RUN_STRATEGIES
+        return self.held_stopped is not None
+
+    @property
+    def stopped_by(self) -> str:
+        """What restored the VM stopped, in words ("" when nothing did)."""
+        if not self.restored_stopped:
+            return ""
+        if self.run_strategy is not None:
+            return f"its label {RUN_STRATEGY_LABEL}={self.run_strategy!r}"
         return (
-            self.run_strategy is not None
-            and self.run_strategy not in STARTING_RUN_STRATEGIES
-            and not self.running_now
+            f"its Backup {self.restore.backup_name}, which holds the VM stopped (runStrategy "
+            f"{self.held_stopped}: it did not run when the Backup began),"
         )
 
     @property
@@ -134,6 +155,7 @@ def evaluate_drills(
     backups: list[BackupEval],
     at: datetime,
     created: datetime | None = None,
+    facts: VMFacts | None = None,
 ) -> list[DrillEval]:
     """Restores whose filters include the VM and whose Backup held it (or is gone), newest first.
 
@@ -142,7 +164,8 @@ def evaluate_drills(
     Restore that failed validation never ran (its Backup may never have existed), one from
     after the audit instant ``at`` did not happen yet, and one that began before the VM
     (``created``, UTC) existed cannot have restored it unless it recreated it (red team:
-    each passed RR-RST-001, or hid a good drill).
+    each passed RR-RST-001, or hid a good drill). ``facts``: the VM's pairing facts, which
+    tell the runStrategy a Backup still present holds it with.
     """
     by_name = {e.backup.name: e for e in backups}
     out: list[DrillEval] = []
@@ -181,8 +204,15 @@ def evaluate_drills(
         )
         vmi = ix.vmis.get((target, name))
         running = dig(vmi, "status", "phase") == "Running"
+        held = (
+            restored_stopped_strategy(facts, backup)
+            if strategy is None and facts is not None and backup is not None
+            else None
+        )
         out.append(
-            DrillEval(r, present, tuple(disks), tuple(failed), namespace, target, strategy, running)
+            DrillEval(
+                r, present, tuple(disks), tuple(failed), namespace, target, strategy, running, held
+            )
         )
     out.sort(key=lambda d: (_stamp(d.restore.completed or d.restore.created), d.restore.name))
     out.reverse()

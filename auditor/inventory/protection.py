@@ -718,7 +718,7 @@ class Pairing:
             ):
                 return self._consumer_wait_unknown(b, vm, pvc, unsure)
             return None
-        strategy = _restored_stopped(vm, b)
+        strategy = restored_stopped_strategy(vm, b)
         if strategy is None:
             return None
         ignore = self.ix.ignore_delay_binding.get(b.namespace)
@@ -783,7 +783,9 @@ class Pairing:
         """UNKNOWN for a stopped VM's data-mover copy whose restored class cannot be told
         and may wait for a consumer (None when the VM is restored running, or the node-agent
         ignores delay binding)."""
-        if _restored_stopped(vm, b) is None or self.ix.ignore_delay_binding.get(b.namespace):
+        if restored_stopped_strategy(vm, b) is None or self.ix.ignore_delay_binding.get(
+            b.namespace
+        ):
             return None
         why = (
             f"the data-mover copy of PVC {dig(pvc, 'metadata', 'name')} restores only once a "
@@ -1406,7 +1408,7 @@ def _schedules_by_namespace(ix: ClusterIndex) -> tuple[dict[str, _Indexed], _Ind
     return by_ns, anywhere
 
 
-def _restored_stopped(vm: VMFacts, b: BackupView) -> str | None:
+def restored_stopped_strategy(vm: VMFacts, b: BackupView) -> str | None:
     """The runStrategy a restore of ``b`` gives ``vm`` when it starts no pod (``Halted``,
     ``Manual``, ``Halted (running: false)``), else None: a VM that ran when the Backup began
     is held with the spec that ran it, and a Manual one is restored stopped however it ran
