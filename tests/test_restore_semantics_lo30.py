@@ -435,3 +435,19 @@ def test_a_vm_stopped_after_the_drills_backup_began_was_held_running(tmp_path: P
     docs = _halted_vm(_docs(RST), stopped_at="2026-11-29T12:00:00Z")
     finding = _finding(_complete(tmp_path, RST, docs), "RR-RST-001")
     assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_classless_claim_restores_on_the_default_class_which_waits(tmp_path: Path) -> None:
+    """A claim without storageClassName is given the cluster's default class when the restore
+    creates it (DefaultStorageClass admission), and WaitPVCConsumed reads that class: a
+    WaitForFirstConsumer default leaves a Halted VM's DataDownload waiting. Before: PASS
+    (no class read as none that waits)."""
+    docs = _halted_mover(backed_wffc=False)
+    for d in docs:
+        if d["kind"] in ("PersistentVolumeClaim", "PersistentVolume"):
+            d["spec"].pop("storageClassName", None)
+        if d["kind"] == "StorageClass" and d["metadata"]["name"] == "local-wffc":
+            d["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    finding = _finding(_complete(tmp_path, MOVER, docs), "RR-BKP-004")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "gets the default one, local-wffc, which is WaitForFirstConsumer" in finding["message"]

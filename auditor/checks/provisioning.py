@@ -32,7 +32,7 @@ from auditor.inventory import VMRecord
 from auditor.inventory.capture import Method, pvc_facts
 from auditor.inventory.facts import restore_points
 from auditor.inventory.protection import PvcRef
-from auditor.inventory.scmap import ClassMappings, class_mappings
+from auditor.inventory.scmap import ClassMappings, class_mappings, default_storage_class
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 from auditor.sources.base import KindState
@@ -81,25 +81,12 @@ def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
 
 #: The methods whose restore provisions the claim anew instead of restoring its PV.
 _REPROVISIONED = (Method.CSI_SNAPSHOT, Method.CSI_DATA_MOVER, Method.FS_BACKUP)
-#: The annotation marking the cluster's default StorageClass
-#: (https://kubernetes.io/docs/tasks/administer-cluster/change-default-storage-class/).
-DEFAULT_SC_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 
 def _default_class(ctx: CheckContext) -> str | None:
-    """The StorageClass a claim without ``storageClassName`` gets on restore: the default
-    one (the newest when several are marked, as the admission plugin picks since Kubernetes
-    1.26); None when none is marked."""
-
-    def compute() -> str | None:
-        marked = [
-            (str(dig(o, "metadata", "creationTimestamp") or ""), name)
-            for name, o in ctx.index.storage_classes.items()
-            if dig(o, "metadata", "annotations", DEFAULT_SC_ANNOTATION) == "true"
-        ]
-        return max(marked)[1] if marked else None
-
-    return ctx.index.memo("default_storage_class", compute)
+    """The StorageClass a claim without ``storageClassName`` gets on restore
+    (:func:`auditor.inventory.scmap.default_storage_class`); None when none is marked."""
+    return default_storage_class(ctx.index)
 
 
 def _live_migratable(vm: VMRecord) -> bool:

@@ -40,7 +40,7 @@ from auditor.inventory.index import (
     meta_labels,
 )
 from auditor.inventory.locations import location_unverified
-from auditor.inventory.scmap import class_mappings
+from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
@@ -704,7 +704,8 @@ class Pairing:
         The class whose binding mode decides is the restored PVC's: Velero's
         change-storage-class ConfigMap maps the backed-up class to another before the PVC
         is created (velero pkg/restore/actions/change_storageclass_action.go), and
-        ``WaitPVCConsumed`` reads the class of the PVC it finds. A mapping that cannot be read
+        ``WaitPVCConsumed`` reads the class of the PVC it finds (a claim without one: the
+        cluster's default class, which admission gives it). A mapping that cannot be read
         (ConfigMaps unread, a value not a string) leaves the restored class unknown: UNKNOWN
         when some existing class waits for a consumer and the backed-up one does not."""
         sc_name, unsure = self._restored_class(b, pvc)
@@ -728,6 +729,9 @@ class Pairing:
         cls = (
             f"StorageClass {sc_name} is WaitForFirstConsumer"
             if sc_name == backed
+            else f"it names no StorageClass and gets the default one, {sc_name}, which is "
+            "WaitForFirstConsumer"
+            if not isinstance(backed, str)
             else f"Velero's change-storage-class ConfigMap in {b.namespace} maps StorageClass "
             f"{backed} to {sc_name}, which is WaitForFirstConsumer"
         )
@@ -739,7 +743,11 @@ class Pairing:
             "velero.kubevirt.io/restore-run-strategy: Always)"
         )
         proof = f"StorageClass {sc_name} volumeBindingMode=WaitForFirstConsumer" + (
-            "" if sc_name == backed else f" (mapped from {backed})"
+            ""
+            if sc_name == backed
+            else " (the default class)"
+            if not isinstance(backed, str)
+            else f" (mapped from {backed})"
         )
         if ignore is None:
             why += "; whether the node-agent sets restorePVC.ignoreDelayBinding is unknown " + (
@@ -757,8 +765,12 @@ class Pairing:
         change_storageclass_action.go). None when Velero fails the PVC itself: two such
         ConfigMaps, or a mapping to a class that does not exist."""
         backed = dig(pvc, "spec", "storageClassName")
-        if not isinstance(backed, str) or not backed:
-            return "", ""  # no class: none to map (Velero maps only a named class)
+        if backed == "":
+            return None, ""  # static binding only: never provisioned (RR-STG-003 says so)
+        if not isinstance(backed, str):
+            # no class: Velero maps none, and the claim gets the cluster's default class
+            # when it is created (DefaultStorageClass admission)
+            return default_storage_class(self.ix) or "", ""
         maps = self.ix.memo("storage_class_mappings", lambda: class_mappings(self.ix.data))
         if b.namespace in maps.clashes:
             return None, ""

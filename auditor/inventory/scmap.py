@@ -13,14 +13,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditor.inventory.index import ClusterIndex
 from auditor.kubevalues import dig
 from auditor.redact import REDACTED
 from auditor.sources.base import ClusterData
 
-__all__ = ["CHANGE_SC_LABEL", "PLUGIN_CONFIG_LABEL", "ClassMappings", "class_mappings"]
+__all__ = [
+    "CHANGE_SC_LABEL",
+    "DEFAULT_SC_ANNOTATION",
+    "PLUGIN_CONFIG_LABEL",
+    "ClassMappings",
+    "class_mappings",
+    "default_storage_class",
+]
 
 CHANGE_SC_LABEL = "velero.io/change-storage-class"
 PLUGIN_CONFIG_LABEL = "velero.io/plugin-config"
+#: The annotation marking the cluster's default StorageClass
+#: (https://kubernetes.io/docs/tasks/administer-cluster/change-default-storage-class/).
+DEFAULT_SC_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 
 @dataclass(frozen=True)
@@ -84,3 +95,19 @@ def class_mappings(data: ClusterData) -> ClassMappings:
             else:
                 out.unreadable.setdefault(ns, set()).add(str(old))
     return out
+
+
+def default_storage_class(ix: ClusterIndex) -> str | None:
+    """The StorageClass a claim without ``storageClassName`` gets when it is created (on
+    restore too): the default one, the newest when several are marked, as the
+    DefaultStorageClass admission plugin picks since Kubernetes 1.26; None when none is."""
+
+    def compute() -> str | None:
+        marked = [
+            (str(dig(o, "metadata", "creationTimestamp") or ""), name)
+            for name, o in ix.storage_classes.items()
+            if dig(o, "metadata", "annotations", DEFAULT_SC_ANNOTATION) == "true"
+        ]
+        return max(marked)[1] if marked else None
+
+    return ix.memo("default_storage_class", compute)
