@@ -386,6 +386,7 @@ def test_an_unread_kubevirt_cr_compares_no_default_machine_type(tmp_path: Path) 
     )
     finding = _finding(audit_fixture(path), "RR-DSK-003")
     assert finding["status"] == "PASS", finding["message"]
+    assert finding["evidence"]["machine_type_default_unknown"] == "the KubeVirt CR was not read"
 
 
 def test_each_check_reading_the_preference_reads_its_pinned_revision() -> None:

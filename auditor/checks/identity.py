@@ -517,8 +517,9 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         and fw.machine_type != run_machine
     ):
         machine = {"spec": fw.machine_type, "running": run_machine}
-    elif fw.resolved_from.get("machine_type") == "default" and isinstance(run_machine, str):
-        machine = _default_machine_drift(vm, ctx, run_machine)
+    unknown_default = None
+    if fw.resolved_from.get("machine_type") == "default" and isinstance(run_machine, str):
+        machine, unknown_default = _default_machine_drift(vm, ctx, run_machine)
     pending = _restart_required(vm.obj)
     loader = _bootloader_change(vm)
     ev: dict[str, Any] = {
@@ -530,6 +531,10 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     }
     if pending is not None:
         ev["restart_required"] = pending
+    if unknown_default is not None:
+        # the spec names no machine type and this cluster's default cannot be read: the
+        # type a restore gives it is not compared (a low FAIL at most, never READY-blocking)
+        ev["machine_type_default_unknown"] = unknown_default
     others = disks or nics or boot or loader or pending is not None
     if machine is not None and "cluster_default" in machine and not others:
         # only the default the VM would be given anew differs: what a restore into this
@@ -570,10 +575,12 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     ).on(Basis.OBSERVED)
 
 
-def _default_machine_drift(vm: VMRecord, ctx: CheckContext, running: str) -> dict[str, Any] | None:
+def _default_machine_drift(
+    vm: VMRecord, ctx: CheckContext, running: str
+) -> tuple[dict[str, Any] | None, str | None]:
     """The machine type a VM whose spec (and preference) names none is given when a restore
-    creates it in this cluster now, where it is not the one its guest runs on; None when it
-    is, or when the KubeVirt CR (the default) was not read.
+    creates it in this cluster now, where it is not the one its guest runs on (None when it
+    is), and why the default is unknown (None when it is known: the KubeVirt CR read).
 
     KubeVirt's VM admission webhook writes the cluster's default into a VM without one on
     every create (pkg/defaults/defaults.go ``setVMDefaultMachineType``, from
@@ -585,9 +592,12 @@ def _default_machine_drift(vm: VMRecord, ctx: CheckContext, running: str) -> dic
     arch = vm.spec.firmware.architecture or dig(vm.vmi, "spec", "architecture")
     default, source = default_machine_type(ctx, arch if isinstance(arch, str) else None)
     expanded = dig(vm.vmi, "status", "machine", "type")
-    if default is None or default in (running, expanded):
-        return None
-    return {"spec": None, "running": running, "cluster_default": default, "default_from": source}
+    if default is None:
+        return None, source
+    if default in (running, expanded):
+        return None, None
+    drift = {"spec": None, "running": running, "cluster_default": default, "default_from": source}
+    return drift, None
 
 
 def _bootloader_change(vm: VMRecord) -> dict[str, str] | None:
