@@ -184,12 +184,13 @@ def test_adding_a_check_example_takes_a_free_id() -> None:
 def test_checks_show_says_what_requires_means() -> None:
     """``checks show`` labels ``requires`` as what it is, the kinds whose list must be read in
     full or the check gives ERROR (dx29: "needs: Backup, Namespace" read as all RR-BKP-013
-    reads, which judges the Schedules, their locations and the DPA too)."""
+    reads, which judges the Schedules' locations and the DPA too; Schedule is required since
+    lo30)."""
     from click.testing import CliRunner
 
     out = CliRunner().invoke(main, ["checks", "show", "RR-BKP-013"])
     assert out.exit_code == 0, out.output
-    assert "ERROR unless read in full: Backup, Namespace\n" in out.output
+    assert "ERROR unless read in full: Backup, Namespace, Schedule\n" in out.output
     assert "needs:" not in out.output
 
 

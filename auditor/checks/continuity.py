@@ -51,7 +51,10 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
     "its template take the VM and its disk data again (namespaces, resources, label selector, "
     "snapshotVolumes, an Available storageLocation).",
     references=(NS_LABEL_DOC, NS_LABEL_SRC, SCHEDULE_SRC, SCHEDULE_CTRL_SRC, VELERO_BACKUP_DOC),
-    requires=("Backup", "Namespace"),
+    # Schedule: the next Backups are those of the Schedules covering the VM; an unread or
+    # partly read list leaves whether one still takes it unknown (the engine ERRORs, and a
+    # FAIL while some Schedules are unread is unsure)
+    requires=("Backup", "Namespace", "Schedule"),
     # what pairing and the next Backups' plan read of the VM beyond its metadata: its
     # volumes and disks (the PVCs), whether it runs (file-system backup needs the pod), its
     # pod annotations (backup-volumes opt-in/out) and its persistent EFI/TPM (the

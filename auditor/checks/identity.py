@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.checks.kvconfig import gate_blocks_start, gate_unknown
+from auditor.checks.kvconfig import (
+    KV_MACHINE_CONFIG_SRC,
+    KV_MACHINE_DEFAULT_SRC,
+    default_machine_type,
+    gate_blocks_start,
+    gate_unknown,
+)
 from auditor.checks.registry import (
     NOT_READ,
     CheckContext,
@@ -66,16 +72,29 @@ def _preference_gap(vm: VMRecord) -> Result | None:
         "https://github.com/kubevirt/kubevirt/pull/14130",
         "https://github.com/kubevirt/kubevirt/issues/2398",
     ),
+    # the firmware uuid and serial, and what tells a Windows guest: Hyper-V features, the
+    # template annotations and the preference, resolved through the ControllerRevision the
+    # VM is pinned to (status.preferenceRef), whose os-type label or name decides the
+    # severity
     reads=(
         "spec.template.spec.domain.firmware",
         "spec.template.spec.domain.features",
         "spec.template.metadata",
         "spec.preference",
+        "status.preferenceRef",
     ),
 )
 def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL medium for a missing uuid (high on Windows), or for a pinned uuid or a serial
-    other than the one the running VMI uses; an unset serial alone passes."""
+    other than the one the running VMI uses; an unset serial alone passes.
+
+    A preference sets no firmware uuid or serial: its firmware preferences are
+    preferredUseBios, preferredUseBiosSerial, preferredEfi and the deprecated preferredUseEfi
+    and preferredUseSecureBoot (kubevirt staging/src/kubevirt.io/api/instancetype/v1beta1
+    FirmwarePreferences; pkg/instancetype/preference/apply/firmware.go
+    applyFirmwarePreferences touches the bootloader only), so only the spec pins the
+    uuid; the preference (the pinned revision of status.preferenceRef) tells Windows.
+    """
     fw = vm.spec.firmware
     vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
     runtime = vmi.firmware_uuid if vmi else None
@@ -386,7 +405,13 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     "renames the interface and drops its static address).",
     remediation="Restart the VM in a window to apply the change and check the guest, or set "
     "the bus or model back to the running one; take a backup once the guest runs on it.",
-    references=(KV_DISKS, KV_IFACES, VIRTIO_WIN_BOOT),
+    references=(
+        KV_DISKS,
+        KV_IFACES,
+        VIRTIO_WIN_BOOT,
+        KV_MACHINE_DEFAULT_SRC,
+        KV_MACHINE_CONFIG_SRC,
+    ),
     requires=("VirtualMachineInstance",),
     reads=(
         "spec.template.spec.domain.devices.disks",
@@ -395,6 +420,7 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
         "spec.template.spec.domain.firmware.bootloader",
         "spec.template.spec.architecture",
         "spec.preference",
+        "status.preferenceRef",
         "status.conditions",
     ),
 )
@@ -406,8 +432,12 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     has not taken); high when a Windows VM's disk (not a cdrom) changed bus or its boot disk
     changed. A disk is paired with the VMI's by name, else by the
     PVC or DataVolume behind it; a NIC by name, else by its MAC. A value either side leaves to
-    KubeVirt's defaults is not compared. N/A when the VM does not run (no VMI, or one that
-    has finished); ERROR when the VMI's disks or interfaces are no list."""
+    KubeVirt's defaults is not compared, but for the machine type: a VM whose spec and
+    preference name none is given the cluster's default when a restore creates it, so one
+    that differs (KubeVirt CR read) from the type the guest runs on is a low FAIL on its own,
+    inferred (the restoring cluster's default then may differ again; unread, not compared).
+    N/A when the VM does not run (no VMI, or one that has finished); ERROR when the VMI's
+    disks or interfaces are no list."""
     phase = dig(vm.vmi, "status", "phase") if vm.vmi is not None else None
     if vm.vmi is None or phase in ("Succeeded", "Failed"):
         return not_applicable(f"VM {vm.ref} is not running; no running hardware to compare.")
@@ -487,6 +517,9 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         and fw.machine_type != run_machine
     ):
         machine = {"spec": fw.machine_type, "running": run_machine}
+    unknown_default = None
+    if fw.resolved_from.get("machine_type") == "default" and isinstance(run_machine, str):
+        machine, unknown_default = _default_machine_drift(vm, ctx, run_machine)
     pending = _restart_required(vm.obj)
     loader = _bootloader_change(vm)
     ev: dict[str, Any] = {
@@ -498,6 +531,21 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     }
     if pending is not None:
         ev["restart_required"] = pending
+    if unknown_default is not None:
+        # the spec names no machine type and this cluster's default cannot be read: the
+        # type a restore gives it is not compared (a low FAIL at most, never READY-blocking)
+        ev["machine_type_default_unknown"] = unknown_default
+    others = disks or nics or boot or loader or pending is not None
+    if machine is not None and "cluster_default" in machine and not others:
+        # only the default the VM would be given anew differs: what a restore into this
+        # cluster now gives it, inferred (KubeVirt's webhook fills it in at creation)
+        return failed(
+            f"VM {vm.ref}'s spec names no machine type, so a restore gets the restoring "
+            f"cluster's default: here now {machine['cluster_default']} "
+            f"({machine['default_from']}), while the guest runs on {run_machine}.",
+            Severity.LOW,
+            **ev,
+        ).on(Basis.INFERRED)
     if not disks and not nics and not boot and not machine and not loader and pending is None:
         return passed(
             f"The boot disk, disk buses, NIC models and machine type VM {vm.ref}'s spec states "
@@ -510,7 +558,8 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     if boot is not None:
         what.append(f"boot disk {boot['running']} -> {boot['spec']}")
     if machine is not None:
-        what.append(f"machine type {machine['running']} -> {machine['spec']}")
+        to = machine.get("spec") or f"{machine.get('cluster_default')} (cluster default)"
+        what.append(f"machine type {machine['running']} -> {to}")
     if loader is not None:
         what.append(f"firmware {loader['running']} -> {loader['spec']}")
     if pending is not None:
@@ -524,6 +573,31 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         Severity.HIGH if grave else Severity.MEDIUM,
         **ev,
     ).on(Basis.OBSERVED)
+
+
+def _default_machine_drift(
+    vm: VMRecord, ctx: CheckContext, running: str
+) -> tuple[dict[str, Any] | None, str | None]:
+    """The machine type a VM whose spec (and preference) names none is given when a restore
+    creates it in this cluster now, where it is not the one its guest runs on (None when it
+    is), and why the default is unknown (None when it is known: the KubeVirt CR read).
+
+    KubeVirt's VM admission webhook writes the cluster's default into a VM without one on
+    every create (pkg/defaults/defaults.go ``setVMDefaultMachineType``, from
+    pkg/virt-api/webhooks/mutating-webhook/mutators/vm-mutator.go); a Velero restore creates
+    the VM, so it gets the default of then, and the guest boots on that chipset. The VMI's
+    ``spec.domain.machine.type`` is what it started with, its ``status.machine.type`` the
+    expanded alias; either equal to the default is no change.
+    """
+    arch = vm.spec.firmware.architecture or dig(vm.vmi, "spec", "architecture")
+    default, source = default_machine_type(ctx, arch if isinstance(arch, str) else None)
+    expanded = dig(vm.vmi, "status", "machine", "type")
+    if default is None:
+        return None, source
+    if default in (running, expanded):
+        return None, None
+    drift = {"spec": None, "running": running, "cluster_default": default, "default_from": source}
+    return drift, None
 
 
 def _bootloader_change(vm: VMRecord) -> dict[str, str] | None:

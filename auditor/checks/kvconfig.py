@@ -101,6 +101,42 @@ def gate_unknown(ctx: CheckContext) -> str | None:
     return None
 
 
+#: KubeVirt's built-in default machine type per architecture (kubevirt
+#: pkg/virt-config/virt-config.go ``DefaultAMD64MachineType`` and the others)
+BUILTIN_MACHINE_TYPES = {"amd64": "q35", "arm64": "virt", "s390x": "s390-ccw-virtio"}
+KV_MACHINE_DEFAULT_SRC = "https://github.com/kubevirt/kubevirt/blob/main/pkg/defaults/defaults.go"
+KV_MACHINE_CONFIG_SRC = (
+    "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-config/virt-config.go"
+)
+
+
+def default_machine_type(ctx: CheckContext, arch: str | None) -> tuple[str | None, str]:
+    """The machine type KubeVirt's VM admission webhook writes into a VM of ``arch`` (None:
+    amd64) that names none, in this cluster now, and where it comes from; ``(None, why)``
+    when the KubeVirt CR was not read whole or there is none.
+
+    ``spec.configuration.machineType`` when set, else
+    ``spec.configuration.architectureConfiguration.<arch>.machineType``, else the built-in
+    default (pkg/virt-config/virt-config.go ``GetMachineType``; written by
+    pkg/defaults/defaults.go ``setVMDefaultMachineType`` on every create and update).
+    """
+    if not _read_whole(ctx):
+        return None, "the KubeVirt CR was not read"
+    crs = ctx.index.data.of("KubeVirt")
+    if not crs:
+        return None, "no KubeVirt CR was exported"
+    conf = dig(crs[0], "spec", "configuration")
+    conf = conf if isinstance(conf, dict) else {}
+    legacy = conf.get("machineType")
+    if isinstance(legacy, str) and legacy:
+        return legacy, "KubeVirt spec.configuration.machineType"
+    key = arch if arch in ("arm64", "s390x") else "amd64"
+    per_arch = dig(conf, "architectureConfiguration", key, "machineType")
+    if isinstance(per_arch, str) and per_arch:
+        return per_arch, f"KubeVirt spec.configuration.architectureConfiguration.{key}.machineType"
+    return BUILTIN_MACHINE_TYPES[key], f"KubeVirt's built-in default for {key}"
+
+
 @platform_check(
     "RR-PLT-006",
     title="KubeVirt can start VMs with persistent EFI/TPM state",

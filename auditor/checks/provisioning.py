@@ -32,16 +32,14 @@ from auditor.inventory import VMRecord
 from auditor.inventory.capture import Method, pvc_facts
 from auditor.inventory.facts import restore_points
 from auditor.inventory.protection import PvcRef
+from auditor.inventory.scmap import ClassMappings, class_mappings, default_storage_class
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
-from auditor.redact import REDACTED
-from auditor.sources.base import ClusterData, KindState
+from auditor.sources.base import KindState
 
 VELERO_CHANGE_SC = "https://velero.io/docs/main/restore-reference/#changing-pvpvc-storage-classes"
 VELERO_CHANGE_SC_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/change_storageclass_action.go"
 KV_LIVE_MIGRATION = "https://kubevirt.io/user-guide/compute/live_migration/#limitations"
-CHANGE_SC_LABEL = "velero.io/change-storage-class"
-PLUGIN_CONFIG_LABEL = "velero.io/plugin-config"
 
 
 def storage_class_mapping(ctx: CheckContext) -> dict[str, str]:
@@ -50,48 +48,18 @@ def storage_class_mapping(ctx: CheckContext) -> dict[str, str]:
     Velero's namespace is where its BackupStorageLocations and Backups live. Computed
     once per audit (it reads every Backup), then shared by every VM's check.
     """
-    return ctx.index.memo("storage_class_mapping", lambda: _mapping(ctx.index.data))[0]
+    return _mappings(ctx).merged()
 
 
 def storage_class_mapping_clashes(ctx: CheckContext) -> dict[str, list[str]]:
     """Velero namespace -> its change-storage-class ConfigMaps, where more than one matches
     Velero's selector: Velero then fails the restore of every PVC and PV ("found more than
     one ConfigMap matching label selector", pkg/plugin/framework GetPluginConfig)."""
-    return ctx.index.memo("storage_class_mapping", lambda: _mapping(ctx.index.data))[1]
+    return _mappings(ctx).clashes
 
 
-def _mapping(data: ClusterData) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Velero reads the ConfigMap its selector ``velero.io/plugin-config,velero.io/change-
-    storage-class=RestoreItemAction`` finds in its namespace: one without the plugin-config
-    label is never read, and two or more make it fail (red team: both read as a mapping)."""
-    velero_ns = {
-        str(dig(o, "metadata", "namespace"))
-        for k in ("BackupStorageLocation", "Backup")
-        for o in data.of(k)
-    }
-    found: dict[str, list[dict[str, Any]]] = {}
-    for cm in data.of("ConfigMap"):
-        labels = dig(cm, "metadata", "labels") or {}
-        if (
-            not isinstance(labels, dict)
-            or labels.get(CHANGE_SC_LABEL) != "RestoreItemAction"
-            or PLUGIN_CONFIG_LABEL not in labels
-        ):
-            continue
-        ns = str(dig(cm, "metadata", "namespace"))
-        if ns in velero_ns:
-            found.setdefault(ns, []).append(cm)
-    out: dict[str, str] = {}
-    clashes: dict[str, list[str]] = {}
-    for ns, maps in sorted(found.items()):
-        if len(maps) > 1:
-            clashes[ns] = sorted(str(dig(cm, "metadata", "name")) for cm in maps)
-            continue
-        payload = maps[0].get("data")
-        for old, new in (payload if isinstance(payload, dict) else {}).items():
-            if isinstance(new, str) and new != REDACTED:
-                out[str(old)] = new
-    return out, clashes
+def _mappings(ctx: CheckContext) -> ClassMappings:
+    return ctx.index.memo("storage_class_mappings", lambda: class_mappings(ctx.index.data))
 
 
 def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
@@ -113,25 +81,12 @@ def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
 
 #: The methods whose restore provisions the claim anew instead of restoring its PV.
 _REPROVISIONED = (Method.CSI_SNAPSHOT, Method.CSI_DATA_MOVER, Method.FS_BACKUP)
-#: The annotation marking the cluster's default StorageClass
-#: (https://kubernetes.io/docs/tasks/administer-cluster/change-default-storage-class/).
-DEFAULT_SC_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 
 def _default_class(ctx: CheckContext) -> str | None:
-    """The StorageClass a claim without ``storageClassName`` gets on restore: the default
-    one (the newest when several are marked, as the admission plugin picks since Kubernetes
-    1.26); None when none is marked."""
-
-    def compute() -> str | None:
-        marked = [
-            (str(dig(o, "metadata", "creationTimestamp") or ""), name)
-            for name, o in ctx.index.storage_classes.items()
-            if dig(o, "metadata", "annotations", DEFAULT_SC_ANNOTATION) == "true"
-        ]
-        return max(marked)[1] if marked else None
-
-    return ctx.index.memo("default_storage_class", compute)
+    """The StorageClass a claim without ``storageClassName`` gets on restore
+    (:func:`auditor.inventory.scmap.default_storage_class`); None when none is marked."""
+    return default_storage_class(ctx.index)
 
 
 def _live_migratable(vm: VMRecord) -> bool:

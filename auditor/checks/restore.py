@@ -6,7 +6,6 @@ from typing import Any
 
 from auditor.checks.registry import (
     DISK_DATA,
-    NOT_READ,
     CheckContext,
     Result,
     check,
@@ -16,7 +15,11 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.inventory.drills import CLEAR_MAC_LABEL, NEW_UUID_LABEL, DrillEval
+from auditor.inventory.drills import (
+    CLEAR_MAC_LABEL,
+    NEW_UUID_LABEL,
+    DrillEval,
+)
 from auditor.inventory.index import VELERO_RESTORE_LABEL, velero_label
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
@@ -52,6 +55,9 @@ def _drill_evidence(vm: VMRecord, d: DrillEval, ctx: CheckContext) -> dict[str, 
         "restore_pvs": r.restore_pvs,
         "disks": [x.to_dict() for x in d.disks],
         "failed_data_operations": list(d.failed_data_ops),
+        "restore_run_strategy": d.run_strategy,
+        "backup_holds_vm_stopped": d.held_stopped,
+        "restored_vm_running": d.running_now,
     }
     state = vm.state_pvc
     if state is not None:
@@ -78,7 +84,14 @@ def _drill_evidence(vm: VMRecord, d: DrillEval, ctx: CheckContext) -> dict[str, 
     reads=DISK_DATA,
 )
 def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
-    """PASS for a Completed Restore of this VM and every disk's data within the window.
+    """PASS for a Completed Restore of this VM and every disk's data within the window,
+    which started the VM.
+
+    A Restore labelled ``velero.kubevirt.io/restore-run-strategy`` with a strategy that
+    starts no VM (Halted, Manual...: the kubevirt plugin writes it into the restored VM's
+    spec.runStrategy, pkg/plugin/vm_restore_item_action.go) proves the data, not a boot,
+    unless a VirtualMachineInstance of the VM runs in its target namespace now: info FAIL
+    when no other drill proves both.
 
     None at all, or none that brought the disk data back, is an info FAIL; a newest test
     that did not complete or whose data movement failed is medium; a stale one is low.
@@ -124,7 +137,19 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
         gaps = [f"{x.pvc}: {x.reason}" for x in newest.disks if x.restored is not True]
         msg = f"Restore {name} of VM {vm.ref} did not bring back all disk data ({'; '.join(gaps)})"
         return failed(f"{msg}, so no drill proves the data restores.", Severity.INFO, **ev)
-    d = proving[0]
+    booted = [d for d in proving if not d.restored_stopped]
+    if not booted:
+        d = proving[0]
+        ev = _drill_evidence(vm, d, ctx)
+        return failed(
+            f"Restore {d.restore.name} of VM {vm.ref} brought its disk data back, but "
+            f"{d.stopped_by} restored the VM with a runStrategy that starts none, and no "
+            f"VirtualMachineInstance of it runs in namespace {d.target_namespace}: no drill "
+            "proves the VM boots.",
+            Severity.INFO,
+            **ev,
+        ).on(Basis.OBSERVED if d.run_strategy is not None else Basis.INFERRED)
+    d = booted[0]
     ev = _drill_evidence(vm, d, ctx)
     hours = ev["age_hours"]
     basis = Basis.OBSERVED if d.backup_present else Basis.INFERRED
@@ -177,7 +202,19 @@ def _l2_macs(vm: VMRecord) -> list[str]:
     "VM itself with them.",
     references=(PLUGIN_LABELS, PLUGIN_VM_ACTION, KV_LEGACY_UUID, VELERO_RESTORE_REF),
     requires=("Restore",),
-    reads=("spec.template.spec", "spec.preference", "status.preferenceRef", *NOT_READ),
+    # what it reads of the VM beyond its metadata (labels, creation, pairing): the NICs'
+    # MACs and bindings (interfaces, with networks and autoattachPodInterface for the
+    # default pod NIC) and what tells a Windows guest (template annotations, Hyper-V
+    # features, preference); a malformed disk, volume or firmware field says nothing of them
+    reads=(
+        "spec.template.spec.domain.devices.interfaces",
+        "spec.template.spec.domain.devices.autoattachPodInterface",
+        "spec.template.spec.networks",
+        "spec.template.spec.domain.features.hyperv",
+        "spec.template.metadata.annotations",
+        "spec.preference",
+        "status.preferenceRef",
+    ),
 )
 def restore_identity(vm: VMRecord, ctx: CheckContext) -> Result:
     """Judge the newest finished Restore of the VM by where it restored and its plugin labels.

@@ -35,5 +35,6 @@ def show_check(check_id: str) -> None:
     click.echo(f"rationale: {spec.rationale}\n\nremediation: {spec.remediation}\n")
     click.echo("references:\n" + "\n".join(f"  {r}" for r in spec.references))
     if spec.requires:
-        # what makes it ERROR when unread, not all it reads (RR-BKP-013 reads Schedules too)
+        # what makes it ERROR when unread (a kind a check judges its own unread state of is
+        # left out: tests/test_restore_semantics_lo30.py lists those)
         click.echo("ERROR unless read in full: " + ", ".join(spec.requires))

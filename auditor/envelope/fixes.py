@@ -506,6 +506,16 @@ def _dsk002(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 
 def _dsk003(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    machine = ev.get("machine_type")
+    others = [ev.get(k) for k in ("disks", "nics", "boot_disk", "bootloader", "restart_required")]
+    if isinstance(machine, dict) and machine.get("cluster_default") and not any(others):
+        # the spec names no machine type: pin the one the guest runs on (the restore would
+        # take the cluster's default)
+        return (
+            f"Pin the machine type {_vm(f)} runs on in its spec: `oc patch vm {f.name} -n "
+            f"{f.namespace} --type merge -p '{{spec: {{template: {{spec: {{domain: {{machine: "
+            f"{{type: {machine.get('running')}}}}}}}}}}}}}'` (the guest sees no change)."
+        )
     changed = [
         f"disk {d.get('disk')} ({d.get('running')} -> {d.get('spec')})"
         for d in ev.get("disks") or []
@@ -522,7 +532,8 @@ def _dsk003(f: FixFacts, ev: Mapping[str, Any]) -> str:
     ):
         change = ev.get(key)
         if isinstance(change, dict):
-            changed.append(f"{what} ({change.get('running')} -> {change.get('spec')})")
+            to = change.get("spec") or change.get("cluster_default")
+            changed.append(f"{what} ({change.get('running')} -> {to})")
     return (
         f"Either restart {_vm(f)} in a window (`virtctl restart {f.name} -n {f.namespace}`) "
         f"and check the guest boots and keeps its network on {', '.join(changed) or 'the new hardware'}, "

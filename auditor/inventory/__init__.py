@@ -366,6 +366,7 @@ def _record(
         backups=backups,
         at=pairing.at,
         created=facts.created,
+        facts=facts,
     )
     snaps = {p.name: ix.volume_snapshots.get((namespace, p.name), []) for p in pvcs}
     uid = vm["metadata"].get("uid")

@@ -35,16 +35,37 @@ from auditor.inventory.index import (
     meta_label,
     velero_label,
 )
-from auditor.inventory.protection import BackupEval, PvcRef
+from auditor.inventory.protection import (
+    BackupEval,
+    PvcRef,
+    VMFacts,
+    restored_stopped_strategy,
+)
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
 
-__all__ = ["DiskRestore", "DrillEval", "evaluate_drills", "CLEAR_MAC_LABEL", "NEW_UUID_LABEL"]
+__all__ = [
+    "DiskRestore",
+    "DrillEval",
+    "evaluate_drills",
+    "CLEAR_MAC_LABEL",
+    "NEW_UUID_LABEL",
+    "RUN_STRATEGY_LABEL",
+    "STARTING_RUN_STRATEGIES",
+]
 
 #: kubevirt-velero-plugin Restore labels (pkg/util/util.go); presence, any value, turns them on
 CLEAR_MAC_LABEL = "velero.kubevirt.io/clear-mac-address"
 NEW_UUID_LABEL = "velero.kubevirt.io/generate-new-firmware-uuid"
+#: kubevirt-velero-plugin Restore label: when present, the plugin sets each restored VM's
+#: ``spec.runStrategy`` to its value and drops ``spec.running`` (pkg/util/util.go
+#: ``GetRestoreRunStrategy``, pkg/plugin/vm_restore_item_action.go ``Execute``)
+RUN_STRATEGY_LABEL = "velero.kubevirt.io/restore-run-strategy"
+#: run strategies under which KubeVirt starts a VM once it exists (kubevirt
+#: staging/src/kubevirt.io/api/core/v1/types.go ``VirtualMachineRunStrategy``); Halted,
+#: Manual and WaitAsReceiver start none, and an unknown value is refused
+STARTING_RUN_STRATEGIES = frozenset({"Always", "RerunOnFailure", "Once"})
 _DATA_KINDS = ("PodVolumeRestore", "DataDownload")
 
 
@@ -68,7 +89,10 @@ class DrillEval:
     ``backup_present``: the named Backup is still there to read (else its contents are
     inferred from the Restore's filters); ``source_namespace`` is the VM's, ``target_namespace``
     where the Restore put it (namespace mapping applied); ``failed_data_ops``: PodVolumeRestores/DataDownloads for this VM
-    that did not complete, as ``Kind name (phase)``.
+    that did not complete, as ``Kind name (phase)``. ``run_strategy``: the value of the
+    Restore's :data:`RUN_STRATEGY_LABEL` when the kubevirt plugin may act on it (enabled, or
+    not known to be off), else None (the VM keeps the runStrategy its Backup holds);
+    ``running_now``: a VirtualMachineInstance of the VM is Running in the target namespace.
     """
 
     restore: RestoreView
@@ -77,6 +101,34 @@ class DrillEval:
     failed_data_ops: tuple[str, ...]
     source_namespace: str
     target_namespace: str
+    run_strategy: str | None = None
+    running_now: bool = False
+    #: the runStrategy the Backup holds the VM with when that starts no VM (the Restore sets
+    #: none): it did not run when the Backup began and its spec is stopped (inferred from the
+    #: VM now, :func:`~auditor.inventory.protection.restored_stopped_strategy`), else None
+    held_stopped: str | None = None
+
+    @property
+    def restored_stopped(self) -> bool:
+        """The Restore set a runStrategy that starts no VM, and no VMI of it runs now: the
+        drill proves its data came back, not that it boots."""
+        if self.running_now:
+            return False
+        if self.run_strategy is not None:
+            return self.run_strategy not in STARTING_RUN_STRATEGIES
+        return self.held_stopped is not None
+
+    @property
+    def stopped_by(self) -> str:
+        """What restored the VM stopped, in words ("" when nothing did)."""
+        if not self.restored_stopped:
+            return ""
+        if self.run_strategy is not None:
+            return f"its label {RUN_STRATEGY_LABEL}={self.run_strategy!r}"
+        return (
+            f"its Backup {self.restore.backup_name}, which holds the VM stopped (runStrategy "
+            f"{self.held_stopped}: it did not run when the Backup began),"
+        )
 
     @property
     def data_restored(self) -> bool:
@@ -103,6 +155,7 @@ def evaluate_drills(
     backups: list[BackupEval],
     at: datetime,
     created: datetime | None = None,
+    facts: VMFacts | None = None,
 ) -> list[DrillEval]:
     """Restores whose filters include the VM and whose Backup held it (or is gone), newest first.
 
@@ -111,7 +164,8 @@ def evaluate_drills(
     Restore that failed validation never ran (its Backup may never have existed), one from
     after the audit instant ``at`` did not happen yet, and one that began before the VM
     (``created``, UTC) existed cannot have restored it unless it recreated it (red team:
-    each passed RR-RST-001, or hid a good drill).
+    each passed RR-RST-001, or hid a good drill). ``facts``: the VM's pairing facts, which
+    tell the runStrategy a Backup still present holds it with.
     """
     by_name = {e.backup.name: e for e in backups}
     out: list[DrillEval] = []
@@ -143,7 +197,23 @@ def evaluate_drills(
         present = ev is not None
         disks, failed = _disks(ix, r, namespace, name, pvcs, ev)
         target = r.namespace_mapping.get(namespace, namespace)
-        out.append(DrillEval(r, present, tuple(disks), tuple(failed), namespace, target))
+        strategy = (
+            r.labels.get(RUN_STRATEGY_LABEL)
+            if ix.kubevirt_plugin_in(r.namespace) is not False
+            else None
+        )
+        vmi = ix.vmis.get((target, name))
+        running = dig(vmi, "status", "phase") == "Running"
+        held = (
+            restored_stopped_strategy(facts, backup)
+            if strategy is None and facts is not None and backup is not None
+            else None
+        )
+        out.append(
+            DrillEval(
+                r, present, tuple(disks), tuple(failed), namespace, target, strategy, running, held
+            )
+        )
     out.sort(key=lambda d: (_stamp(d.restore.completed or d.restore.created), d.restore.name))
     out.reverse()
     return out

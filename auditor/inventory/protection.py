@@ -40,6 +40,7 @@ from auditor.inventory.index import (
     meta_labels,
 )
 from auditor.inventory.locations import location_unverified
+from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
@@ -698,33 +699,56 @@ class Pairing:
         WaitPVCConsumed) unless the node-agent's ``restorePVC.ignoreDelayBinding`` is set,
         and a VM restored with runStrategy Halted or Manual starts no virt-launcher pod, so
         the DataDownload fails when its prepare timeout ends (FAILED with a DPA that does not
-        set it, UNKNOWN without a DPA: plain Velero's node-agent ConfigMap is not read)."""
-        sc_name = dig(pvc, "spec", "storageClassName")
-        sc = self.ix.storage_classes.get(sc_name) if isinstance(sc_name, str) else None
+        set it, UNKNOWN without a DPA: plain Velero's node-agent ConfigMap is not read).
+
+        The class whose binding mode decides is the restored PVC's: Velero's
+        change-storage-class ConfigMap maps the backed-up class to another before the PVC
+        is created (velero pkg/restore/actions/change_storageclass_action.go), and
+        ``WaitPVCConsumed`` reads the class of the PVC it finds (a claim without one: the
+        cluster's default class, which admission gives it). A mapping that cannot be read
+        (ConfigMaps unread, a value not a string) leaves the restored class unknown: UNKNOWN
+        when some existing class waits for a consumer and the backed-up one does not."""
+        sc_name, unsure = self._restored_class(b, pvc)
+        if sc_name is None:
+            return None  # Velero fails the PVC's restore itself (RR-STG-003 says so)
+        sc = self.ix.storage_classes.get(sc_name)
         if dig(sc, "volumeBindingMode") != "WaitForFirstConsumer":
+            if unsure and any(
+                dig(o, "volumeBindingMode") == "WaitForFirstConsumer"
+                for o in self.ix.storage_classes.values()
+            ):
+                return self._consumer_wait_unknown(b, vm, pvc, unsure)
             return None
-        raw = vm.obj.get("spec")
-        spec: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        strategy = spec.get("runStrategy")
-        stopped = strategy in ("Halted", "Manual") or (
-            strategy is None and spec.get("running") is False
-        )
-        if not stopped or (strategy != "Manual" and vm.ran_during(b)):
-            # it ran when the Backup began, so the spec the Backup holds starts it (a Manual
-            # VM is restored stopped however it ran)
+        strategy = restored_stopped_strategy(vm, b)
+        if strategy is None:
             return None
         ignore = self.ix.ignore_delay_binding.get(b.namespace)
         if ignore:
             return None
+        backed = dig(pvc, "spec", "storageClassName")
+        cls = (
+            f"StorageClass {sc_name} is WaitForFirstConsumer"
+            if sc_name == backed
+            else f"it names no StorageClass and gets the default one, {sc_name}, which is "
+            "WaitForFirstConsumer"
+            if not isinstance(backed, str)
+            else f"Velero's change-storage-class ConfigMap in {b.namespace} maps StorageClass "
+            f"{backed} to {sc_name}, which is WaitForFirstConsumer"
+        )
         why = (
             f"the data-mover copy of PVC {dig(pvc, 'metadata', 'name')} restores only once a "
-            f"pod consumes it (StorageClass {sc_name} is WaitForFirstConsumer), and VM "
-            f"{vm.name} is restored with runStrategy {strategy or 'Halted (running: false)'}, "
-            "which starts none: the DataDownload fails at its prepare timeout (set "
+            f"pod consumes it ({cls}), and VM {vm.name} is restored with runStrategy "
+            f"{strategy}, which starts none: the DataDownload fails at its prepare timeout (set "
             "nodeAgent.restorePVC.ignoreDelayBinding: true, or label the Restore "
             "velero.kubevirt.io/restore-run-strategy: Always)"
         )
-        proof = f"StorageClass {sc_name} volumeBindingMode=WaitForFirstConsumer"
+        proof = f"StorageClass {sc_name} volumeBindingMode=WaitForFirstConsumer" + (
+            ""
+            if sc_name == backed
+            else " (the default class)"
+            if not isinstance(backed, str)
+            else f" (mapped from {backed})"
+        )
         if ignore is None:
             why += "; whether the node-agent sets restorePVC.ignoreDelayBinding is unknown " + (
                 "(the DataProtectionApplication's nodeAgent.restorePVC cannot be read)"
@@ -733,6 +757,54 @@ class Pairing:
             )
             return CaptureStatus.UNKNOWN, f"{why} ({WFFC_RESTORE_SRC})", proof
         return CaptureStatus.FAILED, f"{why} ({WFFC_RESTORE_SRC})", proof
+
+    def _restored_class(self, b: BackupView, pvc: dict[str, Any]) -> tuple[str | None, str]:
+        """The StorageClass a restore of ``b`` creates ``pvc`` with, and why that is unsure
+        ("" when it is not): the backed-up class, or the one the change-storage-class
+        ConfigMap of ``b``'s Velero namespace maps it to (velero pkg/restore/actions/
+        change_storageclass_action.go). None when Velero fails the PVC itself: two such
+        ConfigMaps, or a mapping to a class that does not exist."""
+        backed = dig(pvc, "spec", "storageClassName")
+        if backed == "":
+            return None, ""  # static binding only: never provisioned (RR-STG-003 says so)
+        if not isinstance(backed, str):
+            # no class: Velero maps none, and the claim gets the cluster's default class
+            # when it is created (DefaultStorageClass admission)
+            return default_storage_class(self.ix) or "", ""
+        maps = self.ix.memo("storage_class_mappings", lambda: class_mappings(self.ix.data))
+        if b.namespace in maps.clashes:
+            return None, ""
+        if backed in maps.unreadable.get(b.namespace, set()):
+            return backed, (
+                f"the change-storage-class ConfigMap in {b.namespace} maps {backed} to a "
+                "class that cannot be read"
+            )
+        mapped = maps.by_namespace.get(b.namespace, {}).get(backed)
+        if mapped is not None:
+            return (mapped if mapped in self.ix.storage_classes else None), ""
+        if not self.ix.data.known("ConfigMap") or self.ix.partial_for("ConfigMap", b.namespace):
+            return backed, (
+                f"the ConfigMaps of {b.namespace} were not all read, so whether Velero's "
+                f"change-storage-class mapping moves {backed} to another class is unknown"
+            )
+        return backed, ""
+
+    def _consumer_wait_unknown(
+        self, b: BackupView, vm: VMFacts, pvc: dict[str, Any], unsure: str
+    ) -> tuple[CaptureStatus, str, str] | None:
+        """UNKNOWN for a stopped VM's data-mover copy whose restored class cannot be told
+        and may wait for a consumer (None when the VM is restored running, or the node-agent
+        ignores delay binding)."""
+        if restored_stopped_strategy(vm, b) is None or self.ix.ignore_delay_binding.get(
+            b.namespace
+        ):
+            return None
+        why = (
+            f"the data-mover copy of PVC {dig(pvc, 'metadata', 'name')} restores only once a "
+            f"pod consumes it if its restored StorageClass is WaitForFirstConsumer, and VM "
+            f"{vm.name} is restored stopped: {unsure}"
+        )
+        return CaptureStatus.UNKNOWN, f"{why} ({WFFC_RESTORE_SRC})", unsure
 
     def _source_gone(self, ns: str, name: str) -> tuple[CaptureStatus, str] | None:
         """Why the source a never-filled DataVolume ``ns/name`` would be filled from is gone
@@ -1346,3 +1418,19 @@ def _schedules_by_namespace(ix: ClusterIndex) -> tuple[dict[str, _Indexed], _Ind
         else:
             anywhere.append((i, s))
     return by_ns, anywhere
+
+
+def restored_stopped_strategy(vm: VMFacts, b: BackupView) -> str | None:
+    """The runStrategy a restore of ``b`` gives ``vm`` when it starts no pod (``Halted``,
+    ``Manual``, ``Halted (running: false)``), else None: a VM that ran when the Backup began
+    is held with the spec that ran it, and a Manual one is restored stopped however it ran
+    (kubevirt: Manual starts only on request)."""
+    raw = vm.obj.get("spec")
+    spec: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    strategy = spec.get("runStrategy")
+    stopped = strategy in ("Halted", "Manual") or (
+        strategy is None and spec.get("running") is False
+    )
+    if not stopped or (strategy != "Manual" and vm.ran_during(b)):
+        return None
+    return str(strategy) if strategy else "Halted (running: false)"
