@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.test_check_fixtures import audit_fixture
-from tests.test_evidence_gaps import FIXTURES, _finding
+from tests.test_evidence_gaps import FIXTURES, _complete, _docs, _finding
 
 #: vm1 in namespace app pinning uuid 3f6d2c1e-8b0a-4f7e-b3c5-6a1d9e2f4b10, serial
 #: SERIAL-0001, NICs default (02:00:00:00:00:01) and vlan (02:00:00:00:00:02 on NAD vlan10),
@@ -175,3 +175,101 @@ def test_the_bucket_header_is_untouched() -> None:
     saved = contents[0]["vm_manifests"][0][2]["spec"]["template"]["spec"]
     assert saved["domain"]["firmware"]["uuid"] == UUID
     assert saved["networks"][1]["multus"]["networkName"] == "vlan10"
+
+
+# -- Velero's server defaults: OADP's velero.args, and no DPA at all -----------------------
+
+#: vm1's disks copied by file-system backup (PodVolumeBackups); the Backups' spec holds
+#: ``defaultVolumesToFsBackup: true``, the Schedule's template leaves it unset.
+FS = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+#: vm1's Block-mode disks snapshotted by CSI; Schedule velero/daily made both Backups.
+HEALTHY = "RR-BKP-001/pass.yaml"
+
+
+def _velero(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    dpa = next(d for d in docs if d["kind"] == "DataProtectionApplication")
+    velero: dict[str, Any] = dpa["spec"]["configuration"]["velero"]
+    return velero
+
+
+def test_oadp_server_args_give_the_fs_backup_default(tmp_path: Path) -> None:
+    """OADP 1.3-1.5 build the Velero server's arguments from the DPA's
+    ``spec.configuration.velero.args`` when it is set (oadp-operator pkg/velero/server/
+    args.go): ``args: {default-volumes-to-fs-backup: true}`` copies the disks by file-system
+    backup. Read as "unset, false", the next Backup snapshotted on storage with no
+    VolumeSnapshotClass: RR-BKP-013 FAIL on a healthy setup."""
+    docs = [d for d in _docs(FS) if d["kind"] != "VolumeSnapshotClass"]
+    _velero(docs)["args"] = {"default-volumes-to-fs-backup": True}
+    report = _complete(tmp_path, FS, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert finding["evidence"]["schedules"][0]["server_defaults"] == {
+        "defaultVolumesToFsBackup": "DataProtectionApplication in velero "
+        "args.default-volumes-to-fs-backup"
+    }
+    assert _vm(report)["readiness"] == "READY"
+
+
+def test_oadp_server_args_replace_the_velero_section_defaults(tmp_path: Path) -> None:
+    """With ``velero.args`` set, OADP passes no ``--default-volumes-to-fs-backup`` from
+    ``velero.defaultVolumesToFSBackup`` (the arguments are rebuilt from args alone): the next
+    Backup snapshots the Block-mode disks as the last ones did. Read from the velero section,
+    it was a file-system backup dropping them (RR-BKP-013 FAIL)."""
+    docs = _docs(HEALTHY)
+    _velero(docs)["defaultVolumesToFSBackup"] = True
+    _velero(docs)["args"] = {"client-burst": 200}
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert "server_defaults" not in finding["evidence"]["schedules"][0]
+    # kept: the args' own switch turns file-system backup on, which drops Block disks
+    _velero(docs)["args"] = {"default-volumes-to-fs-backup": True}
+    report = _complete(tmp_path / "on", HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "never copies Block-mode volumes" in finding["message"]
+
+
+def _manual(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``docs`` with the Backups made by hand (no velero.io/schedule-name label)."""
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["metadata"]["labels"].pop("velero.io/schedule-name")
+    return docs
+
+
+def test_without_a_dpa_an_unseen_server_default_is_unknown_and_named(tmp_path: Path) -> None:
+    """Plain Velero (no DPA), Backups made by hand and a Schedule that has made none yet:
+    whether its next Backup copies the Block-mode disks hangs on the server's
+    ``--default-volumes-to-fs-backup``, an argument of the Velero Deployment the auditor does
+    not read. It was taken as false (PASS); it is unknown, the flag named, never a FAIL."""
+    docs = _manual([d for d in _docs(HEALTHY) if d["kind"] != "DataProtectionApplication"])
+    report = _complete(tmp_path, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "--default-volumes-to-fs-backup on or off" in finding["message"]
+    assert "no DataProtectionApplication in velero sets it" in finding["message"]
+    row = finding["evidence"]["schedules"][0]
+    assert row["gaps"] is None
+    assert list(row["server_defaults_unknown"]) == ["defaultVolumesToFsBackup"]
+
+
+def test_without_a_dpa_an_unseen_default_that_decides_nothing_is_not_named(
+    tmp_path: Path,
+) -> None:
+    """Kept: the same Schedule whose template sets ``defaultVolumesToFsBackup: false``; the
+    unseen ``--default-snapshot-move-data`` changes nothing it judges: PASS."""
+    docs = _manual([d for d in _docs(HEALTHY) if d["kind"] != "DataProtectionApplication"])
+    schedule = next(d for d in docs if d["kind"] == "Schedule")
+    schedule["spec"]["template"]["defaultVolumesToFsBackup"] = False
+    finding = _finding(_complete(tmp_path, HEALTHY, docs), "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert "server_defaults_unknown" not in finding["evidence"]["schedules"][0]
+
+
+def test_a_dpa_that_leaves_the_switch_unset_still_says_false(tmp_path: Path) -> None:
+    """Kept: a DPA in the Schedule's namespace with no server args says false (OADP passes
+    no flag), so the manual Backups' Schedule is judged, not unknown."""
+    docs = _manual(_docs(HEALTHY))
+    finding = _finding(_complete(tmp_path, HEALTHY, docs), "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
