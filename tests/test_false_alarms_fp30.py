@@ -273,3 +273,62 @@ def test_a_dpa_that_leaves_the_switch_unset_still_says_false(tmp_path: Path) -> 
     docs = _manual(_docs(HEALTHY))
     finding = _finding(_complete(tmp_path, HEALTHY, docs), "RR-BKP-013")
     assert finding["status"] == "PASS", finding["message"]
+
+
+# -- a resource filter naming the NAD by its singular ---------------------------------------
+
+
+def _nad_included(entries: list[str]) -> bool:
+    from auditor.scope import Scope
+
+    return Scope.from_spec({"includedResources": entries}).resource_included(
+        "network-attachment-definitions", "NetworkAttachmentDefinition", "k8s.cni.cncf.io"
+    )
+
+
+def test_the_nad_crds_singular_name_includes_nads() -> None:
+    """``includedResources: [network-attachment-definition]`` is the CRD's
+    ``spec.names.singular``, which Velero's discovery REST mapper resolves as the plural: the
+    NADs are in the backup. Read as no NAD, RR-NET-002 failed a VM whose NAD is backed up."""
+    assert _nad_included(["network-attachment-definition"])
+    assert _nad_included(["network-attachment-definition.k8s.cni.cncf.io"])
+    assert _nad_included(["network-attachment-definitions", "virtualmachines"])
+    assert _nad_included(["net-attach-def"])
+
+
+def test_a_nad_entry_discovery_cannot_resolve_includes_none() -> None:
+    """Kept, and made exact: the lower-cased kind is no resource name of this CRD (the REST
+    mapper matches plural and singular only, client-go ``DefaultRESTMapper.ResourcesFor``),
+    so Velero drops the entry and the NADs stay out."""
+    assert not _nad_included(["networkattachmentdefinitions"])
+    assert not _nad_included(["NetworkAttachmentDefinition", "virtualmachines"])
+
+
+def test_a_backup_naming_the_nad_by_its_singular_holds_it(tmp_path: Path) -> None:
+    """RR-NET-002 on the catalog's NAD fixture with every Backup and the Schedule listing
+    their resources, the NAD by its singular name: PASS (it was FAIL)."""
+    fixture = "RR-NET-002/pass.yaml"
+    docs = _docs(fixture)
+    wanted = [
+        "virtualmachines",
+        "virtualmachineinstances",
+        "datavolumes",
+        "persistentvolumeclaims",
+        "persistentvolumes",
+        "network-attachment-definition",
+        "pods",
+    ]
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["spec"]["includedResources"] = wanted
+        if d["kind"] == "Schedule":
+            d["spec"]["template"]["includedResources"] = wanted
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-NET-002")
+    assert finding["status"] == "PASS", finding["message"]
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["spec"]["includedResources"] = [
+                "networkattachmentdefinitions" if w.startswith("network") else w for w in wanted
+            ]
+    finding = _finding(_complete(tmp_path / "kind", fixture, docs), "RR-NET-002")
+    assert finding["status"] == "FAIL", finding["message"]
