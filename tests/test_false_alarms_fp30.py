@@ -332,3 +332,33 @@ def test_a_backup_naming_the_nad_by_its_singular_holds_it(tmp_path: Path) -> Non
             ]
     finding = _finding(_complete(tmp_path / "kind", fixture, docs), "RR-NET-002")
     assert finding["status"] == "FAIL", finding["message"]
+
+
+# -- a VolumeSnapshotClass named by annotation in another letter case -----------------------
+
+
+def _annotated_root(tmp_path: Path, name: str) -> dict[str, Any]:
+    docs = _docs(HEALTHY)
+    pvc = next(
+        d
+        for d in docs
+        if d["kind"] == "PersistentVolumeClaim" and d["metadata"]["name"] == "vm1-root"
+    )
+    pvc["metadata"]["annotations"] = {"velero.io/csi-volumesnapshot-class": name}
+    return _finding(_complete(tmp_path, HEALTHY, docs), "RR-BKP-013")
+
+
+def test_a_snapshot_class_named_in_another_case_is_that_class(tmp_path: Path) -> None:
+    """Velero matches the class a PVC (or Backup) annotation names with strings.EqualFold
+    (velero pkg/util/csi/volume_snapshot.go GetVolumeSnapshotClassFromPVCAnnotationsForDriver):
+    ``SnapClass`` is class ``snapclass``. Read as no class, the next Backup "could not
+    snapshot" the disk (RR-BKP-013 FAIL)."""
+    finding = _annotated_root(tmp_path, "SnapClass")
+    assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_snapshot_class_that_does_not_exist_still_fails(tmp_path: Path) -> None:
+    """Kept: an annotation naming no class of the driver stops Velero's snapshot (FAIL)."""
+    finding = _annotated_root(tmp_path, "snapclass-gone")
+    assert finding["status"] == "FAIL", finding["message"]
+    assert "vm1-root" in finding["message"]

@@ -525,7 +525,8 @@ def select_snapshot_class(
     ``velero.io/csi-volumesnapshot-class``, the Backup annotation
     ``velero.io/csi-volumesnapshot-class_<driver>``, a class for the driver labelled
     ``velero.io/csi-volumesnapshot-class``, one annotated as the Kubernetes default, else the
-    only class for the driver. Two or more unlabelled classes without a default: none.
+    only class for the driver. Two or more unlabelled classes without a default: none. A
+    class named by annotation matches in any letter case (``strings.EqualFold`` there).
     """
     classes = ix.snapshot_classes_by_driver.get(driver, [])
     by_name = {str(dig(c, "metadata", "name")): c for c in classes}
@@ -534,7 +535,7 @@ def select_snapshot_class(
         b.annotations.get(f"{CLASS_LABEL}_{driver.lower()}"),
     ):
         if wanted:
-            return wanted if wanted in by_name else None
+            return next((n for n in by_name if n.lower() == wanted.lower()), None)
     for key, where in ((CLASS_LABEL, "labels"), (DEFAULT_CLASS_ANNOTATION, "annotations")):
         for name, c in by_name.items():
             if key in meta_labels(c, where):
