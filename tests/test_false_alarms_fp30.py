@@ -362,3 +362,39 @@ def test_a_snapshot_class_that_does_not_exist_still_fails(tmp_path: Path) -> Non
     finding = _annotated_root(tmp_path, "snapclass-gone")
     assert finding["status"] == "FAIL", finding["message"]
     assert "vm1-root" in finding["message"]
+
+
+# -- a resource policy and a per-PVC record of the Backup ------------------------------------
+
+
+def _with_policy(fixture: str) -> list[dict[str, Any]]:
+    docs = _docs(fixture)
+    for d in docs:
+        if d["kind"] == "Backup":
+            d["spec"]["resourcePolicy"] = {"kind": "configmap", "name": "vm-volume-policy"}
+    return docs
+
+
+def test_a_resource_policy_does_not_hide_a_completed_podvolumebackup(tmp_path: Path) -> None:
+    """A Backup with ``spec.resourcePolicy`` (a ConfigMap the auditor does not read) and a
+    Completed PodVolumeBackup of each disk: Velero copied them, whatever the policy says
+    (it let them through). The policy made every disk UNKNOWN before the PodVolumeBackups
+    were looked at (RR-BKP-004 ERROR)."""
+    report = _complete(tmp_path, FS, _with_policy(FS))
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "PASS", finding["message"]
+    assert (
+        "PodVolumeBackup velero/daily-20261130-vm1-root status.phase=Completed"
+        in (finding["message"])
+    )
+    assert _finding(report, "RR-BKP-001")["status"] == "PASS"
+
+
+def test_a_resource_policy_still_hides_what_no_record_shows(tmp_path: Path) -> None:
+    """Kept: a disk with no record of its own (the persistent-state PVC with no DataUpload,
+    only counters) stays unknown under a policy the auditor cannot read."""
+    fixture = "RR-BKP-007/pass-data-mover.yaml"
+    finding = _finding(_complete(tmp_path, fixture, _with_policy(fixture)), "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "persistent-state-for-vm1-abcde" in finding["message"]
+    assert "resource policy configmap/vm-volume-policy" in finding["message"]

@@ -1113,6 +1113,13 @@ def capture_evidence(
     if bucket is not None:
         st, m, why, proof = bucket
         return st, m, "bucket", why, proof
+    # a DataUpload, PodVolumeBackup or VolumeSnapshot this Backup made of this PVC shows what
+    # Velero did with it, whatever its resource policy said: the policy let it through (fp30:
+    # a Backup with spec.resourcePolicy and a Completed PodVolumeBackup per disk was UNKNOWN)
+    item = _from_items(ix, plan, ns, pvc)
+    if item is not None:
+        st, m, why, proof = item
+        return st, m, "item", why, proof
     if b.resource_policy is not None:
         return (
             CaptureStatus.UNKNOWN,
@@ -1124,10 +1131,6 @@ def capture_evidence(
             "out the VM; only the Backup's own records in its bucket prove the copy",
             (f"Backup {b.namespace}/{b.name} spec.resourcePolicy={b.resource_policy}",),
         )
-    item = _from_items(ix, plan, ns, pvc)
-    if item is not None:
-        st, m, why, proof = item
-        return st, m, "item", why, proof
     known = plan.methods.get((ns, name))
     method, certain, why_not = (
         known
