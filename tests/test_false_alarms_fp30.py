@@ -398,3 +398,45 @@ def test_a_resource_policy_still_hides_what_no_record_shows(tmp_path: Path) -> N
     assert finding["status"] == "ERROR", finding["message"]
     assert "persistent-state-for-vm1-abcde" in finding["message"]
     assert "resource policy configmap/vm-volume-policy" in finding["message"]
+
+
+# -- a backup from before KubeVirt 1.6 wrote the name's UUID into the spec ------------------
+
+
+def _saved_without_uuid(tmp_path: Path, live_uuid: str) -> dict[str, Any]:
+    """RR-BKP-009 with the backed-up manifests pinning no firmware uuid and the live VM (and
+    its VMI) pinning ``live_uuid``."""
+    head, _, body = (FIXTURES / BUCKET_PASS).read_text().partition("\napiVersion:")
+    lines = head.splitlines()
+    i = next(n for n, line in enumerate(lines) if line.startswith("# backup-contents: "))
+    contents = json.loads(lines[i].removeprefix("# backup-contents: "))
+    for row in contents:
+        for _, _, manifest in row["vm_manifests"]:
+            del manifest["spec"]["template"]["spec"]["domain"]["firmware"]["uuid"]
+    lines[i] = "# backup-contents: " + json.dumps(contents)
+    body = ("apiVersion:" + body).replace(f"uuid: {UUID}", f"uuid: {live_uuid}")
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c.yaml"
+    path.write_text("\n".join(lines) + "\n" + body)
+    return _finding(audit_fixture(path), "RR-BKP-009")
+
+
+def test_a_backup_without_uuid_holds_the_name_derived_uuid_kubevirt_wrote(
+    tmp_path: Path,
+) -> None:
+    """KubeVirt 1.6's VM controller writes the name-derived UUID (uuid5 of the VM name) into
+    every VM spec that has none (pkg/virt-controller/watch/vm/firmware.go): a Backup taken
+    before the upgrade has no uuid, the live VM has the one it always ran with. RR-BKP-009
+    called that an older identity."""
+    import uuid as uuidlib
+
+    derived = str(uuidlib.uuid5(uuidlib.UUID("6a1a24a1-4061-4607-8bf4-a3963d0c5895"), "vm1"))
+    finding = _saved_without_uuid(tmp_path, derived)
+    assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_backup_without_uuid_differs_from_another_pinned_uuid(tmp_path: Path) -> None:
+    """Kept: a live uuid other than the name's is not what a restore of the backup gets."""
+    finding = _saved_without_uuid(tmp_path, UUID)
+    assert finding["status"] == "FAIL", finding["message"]
+    assert [d["field"] for d in finding["evidence"]["drift"]] == ["firmware.uuid"]

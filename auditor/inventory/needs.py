@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from auditor.inventory.fields import firmware_uuid, mac_address
+from auditor.inventory.identities import legacy_firmware_uuid
 from auditor.inventory.vmspec import VMSpec
 from auditor.kubevalues import dig
 
@@ -235,7 +236,8 @@ def restore_needs(
 def identity_of(vm: dict[str, Any], spec: VMSpec) -> dict[str, Any]:
     """What a guest or its network notices, flattened: ``field -> value`` (None when unset).
 
-    Keys: ``firmware.uuid``, ``firmware.serial``, ``nic/<name>.mac``,
+    Keys: ``firmware.uuid`` (unset: the name-derived one KubeVirt gives the VM),
+    ``firmware.serial``, ``nic/<name>.mac``,
     ``nic/<name>.network``, ``disk/<name>.bootOrder``, ``instancetype.revision``,
     ``preference.revision``.
 
@@ -246,6 +248,13 @@ def identity_of(vm: dict[str, Any], spec: VMSpec) -> dict[str, Any]:
     VM's namespace: kubevirt pkg/network/multus/nad.go NetAttachDefNamespacedName).
     """
     uuid = spec.firmware.uuid
+    name = dig(vm, "metadata", "name")
+    if uuid is None and isinstance(name, str) and name and not _uuid_unreadable(vm):
+        # unset, KubeVirt gives the VM the uuid5 of its name (up to 1.5 at each start; from
+        # 1.6 its VM controller writes that into the spec once: kubevirt pkg/virt-controller/
+        # watch/vm/firmware.go FirmwareController.Sync). A backup from before the upgrade
+        # (unset) and the live VM (the name's UUID written in) hold one identity (fp30).
+        uuid = legacy_firmware_uuid(name)
     out: dict[str, Any] = {
         "firmware.uuid": firmware_uuid(uuid) if uuid is not None else None,
         "firmware.serial": spec.firmware.serial,
@@ -263,3 +272,9 @@ def identity_of(vm: dict[str, Any], spec: VMSpec) -> dict[str, Any]:
         if disk.boot_order is not None:
             out[f"disk/{disk.name}.bootOrder"] = disk.boot_order
     return out
+
+
+def _uuid_unreadable(vm: dict[str, Any]) -> bool:
+    """Whether ``firmware.uuid`` is set to something that is no UUID (never the name's)."""
+    raw = dig(vm, "spec", "template", "spec", "domain", "firmware", "uuid")
+    return raw is not None and raw != ""
