@@ -71,6 +71,16 @@ _SHORT_NAMES = {
     "vsclasses": "volumesnapshotclasses",
 }
 
+#: Resources whose name in discovery is not the lower-cased kind: Velero resolves a filter
+#: entry only by the plural, the singular (``APIResource.singularName``, the CRD's
+#: ``spec.names.singular``) or a short name (client-go restmapper.NewDiscoveryRESTMapper,
+#: via velero pkg/discovery/helper.go ResourceFor), and drops an entry that resolves to
+#: nothing (velero pkg/util/collections/includes_excludes.go generateIncludesExcludes). The
+#: NetworkAttachmentDefinition CRD names itself ``network-attachment-definition``
+#: (k8snetworkplumbingwg/network-attachment-definition-client artifacts/
+#: networks-crd.yaml): that entry includes NADs, ``networkattachmentdefinition(s)`` none.
+_SINGULAR = {"network-attachment-definitions": "network-attachment-definition"}
+
 #: Cluster-scoped resource types among those the scope is asked about: Velero's newer
 #: filters (``included/excludedClusterScopedResources``) apply to them, the
 #: ``...NamespaceScopedResources`` ones to every other type.
@@ -250,7 +260,10 @@ class Scope:
         return known
 
     def _resource_included(self, plural: str, kind: str, group: str) -> bool:
-        names = {plural, kind.lower(), kind.lower() + "s"}
+        singular = _SINGULAR.get(plural)
+        names = (
+            {plural, kind.lower(), kind.lower() + "s"} if singular is None else {plural, singular}
+        )
         qualified = {f"{n}.{group}" for n in names} if group else set()
 
         def hit(entry: str) -> bool:

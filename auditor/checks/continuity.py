@@ -25,7 +25,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
-from auditor.inventory.index import ScheduleView, excluded_from_backup
+from auditor.inventory.index import SERVER_FLAGS, ScheduleView, excluded_from_backup
 from auditor.kubevalues import format_time
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
@@ -143,9 +143,14 @@ def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext) -> Res
     rows: list[dict[str, Any]] = []
     for s, gaps in vm.next_backups:
         row: dict[str, Any] = {"schedule": f"{s.namespace}/{s.name}", "gaps": gaps}
-        on = {k: src for k, (v, src) in ctx.index.backup_defaults(s).items() if v}
+        defaults = ctx.index.backup_defaults(s).items()
+        on = {k: src for k, (v, src) in defaults if v}
         if on:
             row["server_defaults"] = on
+        unseen = dict(defaults)
+        deciding = vm.next_unknown.get(row["schedule"], [])
+        if deciding:
+            row["server_defaults_unknown"] = {k: unseen[k][1] for k in deciding}
         rows.append(row)
     full = [r["schedule"] for r in rows if r["gaps"] == []]
     if full:
@@ -155,11 +160,18 @@ def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext) -> Res
             schedules=rows,
             **ev,
         )
-    unread = [r["schedule"] for r in rows if r["gaps"] is None]
+    unread = [r for r in rows if r["gaps"] is None]
     if unread:
+        pending: dict[str, str] | None = unread[0].get("server_defaults_unknown")
+        why = (
+            f"Schedule {unread[0]['schedule']}'s next backup copies the disks differently "
+            "with Velero's server flag "
+            + "; flag ".join(f"{SERVER_FLAGS[k]} on or off: {w}" for k, w in pending.items())
+            if pending
+            else f"the filters of Schedule {unread[0]['schedule']} cannot be read"
+        )
         return errored(
-            f"The filters of Schedule {unread[0]} cannot be read: whether its next backup takes "
-            f"VM {vm.ref} is unknown.",
+            f"Whether the next backup takes VM {vm.ref} and its disk data is unknown: {why}.",
             schedules=rows,
             **ev,
         )

@@ -22,7 +22,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.inventory.fields import boot_order_ok
+from auditor.inventory.fields import boot_order_ok, firmware_uuid
 from auditor.inventory.identities import legacy_firmware_uuid
 from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
@@ -129,7 +129,7 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
     drift = _serial_drift(fw.serial, vmi)
     if vmi is not None:
         ev["vmi_runtime_serial"] = vmi.firmware_serial
-    if fw.uuid is not None and runtime and runtime.lower() != fw.uuid.lower():
+    if fw.uuid is not None and runtime and firmware_uuid(runtime) != firmware_uuid(fw.uuid):
         # The spec was changed while the VM ran (the VMI keeps what it started with): the
         # guest knows itself by the running uuid, and a restore (or the next restart) boots
         # it with the spec's. The pin is of an identity the guest does not have.
@@ -151,7 +151,7 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
         )
     if fw.uuid is not None:
         return passed(f"VM {vm.ref} pins firmware uuid {fw.uuid}; {serial}.", **ev)
-    if runtime and runtime.lower() != derived:
+    if runtime and firmware_uuid(runtime) != derived:
         hint = (
             f" and its running VMI uses {runtime}, not the name-derived {derived}: any restore "
             "changes it"

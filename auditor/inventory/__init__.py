@@ -15,6 +15,7 @@ from typing import Any
 
 from auditor.inventory.drills import DrillEval, evaluate_drills
 from auditor.inventory.index import (
+    SERVER_FLAGS,
     BackupView,
     ClusterIndex,
     RestoreView,
@@ -87,9 +88,14 @@ class VMRecord:
     #: NICs (binding, NAD config, MAC, static addressing), hostname, Services selecting it
     network: NetworkIdentity = field(default_factory=lambda: NetworkIdentity((), None, None))
     #: ``(Schedule, gaps)`` for each Schedule covering the VM: why its next Backup would not
-    #: hold what the newest usable one holds ([]: it would; None: a filter is unreadable);
+    #: hold what the newest usable one holds ([]: it would; None: cannot be told, a filter
+    #: being unreadable or the gaps hanging on a server default no object states,
+    #: :meth:`ClusterIndex.backup_defaults`);
     #: empty without a usable Backup (:meth:`Pairing.next_gaps`)
     next_backups: list[tuple[ScheduleView, list[str] | None]] = field(default_factory=list)
+    #: ``namespace/name`` of a Schedule -> the Backup switches (``defaultVolumesToFsBackup``,
+    #: ``snapshotMoveData``) whose unseen server default decides its ``next_backups`` gaps
+    next_unknown: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def ref(self) -> str:
@@ -303,10 +309,16 @@ def _preference(ix: ClusterIndex, vm: dict[str, Any], namespace: str) -> dict[st
 
 
 def _next_gaps(
-    pairing: Pairing, s: ScheduleView, facts: VMFacts, pvcs: list[PvcRef], newest: BackupEval
+    pairing: Pairing,
+    s: ScheduleView,
+    facts: VMFacts,
+    pvcs: list[PvcRef],
+    newest: BackupEval,
+    deciding: list[str],
 ) -> list[str] | None:
     """:meth:`Pairing.next_gaps` of Schedule ``s``'s next Backup (None: its template's filters
-    cannot be read)."""
+    cannot be read, or the gaps differ with the value of a server default no object states;
+    those switches are appended to ``deciding``)."""
     if s.stopped:
         # velero pkg/controller/schedule_controller.go: a paused Schedule, or one not
         # Enabled, is skipped
@@ -316,17 +328,41 @@ def _next_gaps(
             else f"Schedule {s.name} failed validation (status.phase FailedValidation): "
             "Velero makes no backup of it"
         ]
-    try:
-        b = _next_backup(pairing, s)
-    except SelectorError:
-        return None
-    down = pairing.location_gap(b)
-    return [down] if down else pairing.next_gaps(b, facts, pvcs, newest)
+    defaults = pairing.ix.backup_defaults(s)
+    unknown = sorted(k for k, (v, _) in defaults.items() if v is None)
+    outcomes: list[list[str] | None] = []
+    # a server default no object states: judged with each value it may have; the gaps hold
+    # only when every value gives the same ones (fp30: plain Velero's unseen flag read as
+    # false made a next Backup "snapshot" that the server copies by file-system backup)
+    for bits in range(2 ** len(unknown)):
+        chosen = {k: bool(bits >> i & 1) for i, k in enumerate(unknown)}
+        try:
+            b = _next_backup(pairing, s, chosen)
+        except SelectorError:
+            return None
+        down = pairing.location_gap(b)
+        outcomes.append([down] if down else pairing.next_gaps(b, facts, pvcs, newest))
+    if all(o == outcomes[0] for o in outcomes):
+        return outcomes[0]
+    # the switches whose value changes the outcome
+    deciding.extend(
+        k
+        for i, k in enumerate(unknown)
+        if any(outcomes[b] != outcomes[b ^ (1 << i)] for b in range(len(outcomes)))
+    )
+    if all(outcomes):  # a gap whatever the server does: each named with its assumption
+        return [
+            f"if Velero's {', '.join(f'{SERVER_FLAGS[k]}={str(bits >> i & 1 == 1).lower()}' for i, k in enumerate(unknown))}: {o[0]}"
+            for bits, o in enumerate(outcomes)
+            if o
+        ]
+    return None
 
 
-def _next_backup(pairing: Pairing, s: ScheduleView) -> BackupView:
+def _next_backup(pairing: Pairing, s: ScheduleView, chosen: dict[str, bool]) -> BackupView:
     """Schedule ``s``'s next Backup (:meth:`ScheduleView.next_backup` with the server's
-    defaults), made once per audit: every VM the Schedule covers asks.
+    defaults, ``chosen`` giving those no object states), made once per audit: every VM the
+    Schedule covers asks.
 
     Raises:
         SelectorError: the template's filters cannot be read.
@@ -334,10 +370,11 @@ def _next_backup(pairing: Pairing, s: ScheduleView) -> BackupView:
     at, ix = pairing.at, pairing.ix
 
     def make() -> BackupView:
-        defaults = {k: v for k, (v, _) in ix.backup_defaults(s).items()}
-        return s.next_backup(at, defaults)
+        defaults = {k: v for k, (v, _) in ix.backup_defaults(s).items() if v is not None}
+        return s.next_backup(at, {**defaults, **chosen})
 
-    return ix.memo(f"next-backup:{s.namespace}/{s.name}@{format_time(at)}", make)
+    key = ",".join(f"{k}={v}" for k, v in sorted(chosen.items()))
+    return ix.memo(f"next-backup:{s.namespace}/{s.name}@{format_time(at)}:{key}", make)
 
 
 def _record(
@@ -372,9 +409,15 @@ def _record(
     uid = vm["metadata"].get("uid")
     schedules = covering_schedules(ix, namespace=namespace, vm_labels=facts.labels)
     newest = next((e for e in backups if e.usable), None)
-    following = [
-        (s, _next_gaps(pairing, s, facts, pvcs, newest)) for s in schedules if newest is not None
-    ]
+    following = []
+    deciding: dict[str, list[str]] = {}
+    for s in schedules:
+        if newest is None:
+            break
+        switches: list[str] = []
+        following.append((s, _next_gaps(pairing, s, facts, pvcs, newest, switches)))
+        if switches:
+            deciding[f"{s.namespace}/{s.name}"] = switches
     return VMRecord(
         obj=vm,
         namespace=namespace,
@@ -391,6 +434,7 @@ def _record(
         restores=[d.restore for d in drills],
         schedules=schedules,
         next_backups=following,
+        next_unknown=deciding,
         volume_snapshots=snaps,
         vm_snapshots=ix.vm_snapshots.get((namespace, name), []),
         problems=problems,

@@ -525,7 +525,8 @@ def select_snapshot_class(
     ``velero.io/csi-volumesnapshot-class``, the Backup annotation
     ``velero.io/csi-volumesnapshot-class_<driver>``, a class for the driver labelled
     ``velero.io/csi-volumesnapshot-class``, one annotated as the Kubernetes default, else the
-    only class for the driver. Two or more unlabelled classes without a default: none.
+    only class for the driver. Two or more unlabelled classes without a default: none. A
+    class named by annotation matches in any letter case (``strings.EqualFold`` there).
     """
     classes = ix.snapshot_classes_by_driver.get(driver, [])
     by_name = {str(dig(c, "metadata", "name")): c for c in classes}
@@ -534,7 +535,7 @@ def select_snapshot_class(
         b.annotations.get(f"{CLASS_LABEL}_{driver.lower()}"),
     ):
         if wanted:
-            return wanted if wanted in by_name else None
+            return next((n for n in by_name if n.lower() == wanted.lower()), None)
     for key, where in ((CLASS_LABEL, "labels"), (DEFAULT_CLASS_ANNOTATION, "annotations")):
         for name, c in by_name.items():
             if key in meta_labels(c, where):
@@ -1128,6 +1129,13 @@ def capture_evidence(
     if bucket is not None:
         st, m, why, proof = bucket
         return st, m, "bucket", why, proof
+    # a DataUpload, PodVolumeBackup or VolumeSnapshot this Backup made of this PVC shows what
+    # Velero did with it, whatever its resource policy said: the policy let it through (fp30:
+    # a Backup with spec.resourcePolicy and a Completed PodVolumeBackup per disk was UNKNOWN)
+    item = _from_items(ix, plan, ns, pvc)
+    if item is not None:
+        st, m, why, proof = item
+        return st, m, "item", why, proof
     if b.resource_policy is not None:
         nothing = _no_volume_copied(ix, plan)
         if nothing is not None:
@@ -1156,10 +1164,6 @@ def capture_evidence(
             "out the VM; only the Backup's own records in its bucket prove the copy",
             (f"Backup {b.namespace}/{b.name} spec.resourcePolicy={b.resource_policy}",),
         )
-    item = _from_items(ix, plan, ns, pvc)
-    if item is not None:
-        st, m, why, proof = item
-        return st, m, "item", why, proof
     known = None if decide else plan.methods.get((ns, name))
     method, certain, why_not = (
         known

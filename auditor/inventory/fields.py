@@ -32,11 +32,16 @@ __all__ = [
     "UUID_RE",
     "MAC_RE",
     "mac_address",
+    "firmware_uuid",
 ]
 
-UUID_RE = re.compile(
-    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-)
+#: A firmware UUID as libvirt reads it (KubeVirt passes ``firmware.uuid`` to the domain's
+#: SMBIOS sysinfo unvalidated): 32 hex digits, ``-`` or spaces allowed between digit pairs
+#: and spaces around, so ``6a1a24a140614607...`` (no dashes) is the same UUID as the
+#: 8-4-4-4-12 form. libvirt src/util/viruuid.c virUUIDParse ("a liberal scan allowing '-'
+#: and ' ' anywhere between character pairs"); kubevirt pkg/virt-launcher/virtwrap/
+#: converter/compute/sysinfo.go buildSystem.
+UUID_RE = re.compile(r"^ *(?:[- ]*[0-9a-fA-F]{2}){16} *$")
 #: Ethernet MAC as KubeVirt accepts it: what Go's ``net.ParseMAC`` reads as 6 octets (colon
 #: or dash separated, or three dot-separated groups of four digits: ``0200.0000.0002``);
 #: kubevirt pkg/network/link/mac.go ValidateMacAddress refuses longer forms.
@@ -44,6 +49,16 @@ MAC_RE = re.compile(
     r"^(?:[0-9a-fA-F]{2}([:-])[0-9a-fA-F]{2}(?:\1[0-9a-fA-F]{2}){4}"
     r"|[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4})$"
 )
+
+
+def firmware_uuid(value: str) -> str:
+    """One spelling of a UUID libvirt admits (:data:`UUID_RE`): lower-case 8-4-4-4-12, so
+    ``6A1A24A1406146078BF4A3963D0C5895`` is ``6a1a24a1-4061-4607-8bf4-a3963d0c5895``;
+    anything else is only lower-cased."""
+    if not UUID_RE.match(value):
+        return value.lower()
+    h = "".join(c for c in value.lower() if c not in "- ")
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def mac_address(mac: str) -> str:

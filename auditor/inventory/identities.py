@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor.inventory.fields import mac_address
+from auditor.inventory.fields import firmware_uuid, mac_address
 from auditor.kubevalues import dig
 
 __all__ = ["Claim", "IdentityIndex", "legacy_firmware_uuid", "nic_binding"]
@@ -85,9 +85,9 @@ class IdentityIndex:
             fw: dict[str, Any] = raw_fw if isinstance(raw_fw, dict) else {}
             runtime = dig(vmi, "spec", "domain", "firmware", "uuid") if vmi else None
             if isinstance(fw.get("uuid"), str) and fw["uuid"]:
-                ix._add(ns, name, "uuid", fw["uuid"].lower(), "spec")
+                ix._add(ns, name, "uuid", firmware_uuid(fw["uuid"]), "spec")
             elif isinstance(runtime, str) and runtime:
-                ix._add(ns, name, "uuid", runtime.lower(), "runtime")
+                ix._add(ns, name, "uuid", firmware_uuid(runtime), "runtime")
             elif name:
                 ix._add(ns, name, "uuid", legacy_firmware_uuid(name), "derived")
             if isinstance(fw.get("serial"), str) and fw["serial"]:

@@ -837,9 +837,10 @@ class ClusterIndex:
     ignore_delay_binding: dict[str, bool | None] = field(default_factory=dict)
     #: Velero namespace -> the Backup switches its server fills in when a Backup leaves them
     #: unset (``defaultVolumesToFsBackup``, ``snapshotMoveData``), as its DPA states them
-    #: (:data:`DPA_SERVER_DEFAULTS`; unset there: false, Velero's default, unless the DPA takes
-    #: server args from a ConfigMap); None where two DPAs of one namespace disagree
-    server_defaults: dict[str, dict[str, bool | None]] = field(default_factory=dict)
+    #: (:func:`_dpa_server_defaults`): ``{switch: (value, DPA field read)}``; value None and
+    #: why where it cannot be told (server args from a ConfigMap, a malformed field, two DPAs
+    #: of one namespace disagreeing)
+    server_defaults: dict[str, dict[str, tuple[bool | None, str]]] = field(default_factory=dict)
     #: firmware UUID / serial / MAC -> the VMs claiming it (duplicate-identity checks)
     identities: IdentityIndex = field(default_factory=IdentityIndex)
     #: typed slim records (validated while parsed) of the non-Velero kinds checks read
@@ -936,9 +937,10 @@ class ClusterIndex:
         value: _V = self._memo[key]
         return value
 
-    def backup_defaults(self, schedule: ScheduleView) -> dict[str, tuple[bool, str]]:
+    def backup_defaults(self, schedule: ScheduleView) -> dict[str, tuple[bool | None, str]]:
         """What Velero's server gives the switches ``schedule``'s template leaves unset, with
-        where that is read: ``{switch: (value, source)}``.
+        where that is read: ``{switch: (value, source)}``; value None, and the source saying
+        why, where nothing read states it.
 
         Velero's backup controller sets an unset ``defaultVolumesToFsBackup`` or
         ``snapshotMoveData`` of every Backup it prepares to its server flags
@@ -949,13 +951,16 @@ class ClusterIndex:
         the DPA of the Schedule's namespace (a switch it leaves unset: false, as OADP passes
         no flag, unless its ``oadp.openshift.io/unsupported-velero-server-args`` ConfigMap may
         set one), else from the newest Backup the Schedule made that Velero prepared (its
-        spec holds the value the server filled in); a switch neither says is left out
-        (Velero's own default, false). Red team fp28: a Schedule relying on
-        OADP's ``defaultVolumesToFSBackup: true`` was judged to snapshot next time, and a
-        storage class with no VolumeSnapshotClass made it a false FAIL.
+        spec holds the value the server filled in); a switch neither says is unknown (None):
+        plain Velero's flags are arguments of its Deployment, which the auditor does not read
+        (fp30: with no DPA the switch read as false, Velero's built-in default, and a server
+        started with ``--default-volumes-to-fs-backup`` was judged to snapshot). Red team
+        fp28: a Schedule relying on OADP's ``defaultVolumesToFSBackup: true`` was judged to
+        snapshot next time, and a storage class with no VolumeSnapshotClass made it a false
+        FAIL.
         """
 
-        def compute() -> dict[str, tuple[bool, str]]:
+        def compute() -> dict[str, tuple[bool | None, str]]:
             ns, name = schedule.namespace, schedule.name
             made = [
                 b
@@ -964,19 +969,32 @@ class ClusterIndex:
             ]
             last = max(made, key=lambda b: (format_time(b.when) or "", b.name), default=None)
             stated = self.server_defaults.get(ns, {})
-            out: dict[str, tuple[bool, str]] = {}
-            for key, flag in DPA_SERVER_DEFAULTS.items():
-                value = stated.get(key)
+            out: dict[str, tuple[bool | None, str]] = {}
+            for key in DPA_SERVER_DEFAULTS:
+                value, source = stated.get(key, (None, ""))
                 if schedule.template.get(key) is not None:
                     continue  # the template sets it: no default applies
                 if value is not None:
-                    out[key] = (value, f"DataProtectionApplication in {ns} {flag}")
+                    out[key] = (value, f"DataProtectionApplication in {ns} {source}")
                 elif last is not None:
                     got = last.fs_backup_default if key == _FS_DEFAULT else last.snapshot_move_data
                     out[key] = (got, f"Backup {ns}/{last.name} spec.{key}")
+                else:
+                    out[key] = (None, self._unseen_default(ns, schedule.name, source))
             return out
 
         return self.memo(f"backup-defaults:{schedule.namespace}/{schedule.name}", compute)
+
+    def _unseen_default(self, ns: str, schedule: str, why: str) -> str:
+        """Why no object read states a server default of the Schedule ``ns/schedule``."""
+        if not why and not self.data.known("DataProtectionApplication"):
+            why = "the DataProtectionApplications were not read"
+        elif not why:
+            why = (
+                f"no DataProtectionApplication in {ns} sets it (plain Velero: an argument of "
+                "its Deployment, which is not read)"
+            )
+        return f"{why}, and Schedule {ns}/{schedule} has no Backup Velero prepared to show it"
 
     def backups_by_schedule(self) -> dict[tuple[str, str], list[BackupView]]:
         """The Backups read, by ``(namespace, velero.io/schedule-name label)``."""
@@ -1565,6 +1583,14 @@ class ClusterIndex:
                 (
                     ("spec.configuration", dict, "a mapping"),
                     ("spec.configuration.velero", dict, "a mapping"),
+                    ("spec.configuration.velero.args", dict, "a mapping"),
+                    (
+                        "spec.configuration.velero.args.default-volumes-to-fs-backup",
+                        bool,
+                        "true or false",
+                    ),
+                    ("spec.configuration.velero.defaultVolumesToFSBackup", bool, "true or false"),
+                    ("spec.configuration.velero.defaultSnapshotMoveData", bool, "true or false"),
                     ("spec.configuration.nodeAgent", dict, "a mapping"),
                     ("spec.configuration.nodeAgent.enable", bool, "true or false"),
                     ("spec.configuration.restic", dict, "a mapping"),
@@ -1631,18 +1657,15 @@ class ClusterIndex:
             self.snapshotter_drivers[ns] = (
                 None if takes is None or earlier is None else earlier | takes
             )
-            # OADP passes a flag only for a switch the DPA sets; unset, Velero's default
-            # (false) holds, unless server args come from the annotated ConfigMap
-            annotations = dig(dpa, "metadata", "annotations")
-            overridden = bool(issues) or not isinstance(annotations or {}, dict)
-            overridden = overridden or _UNSUPPORTED_ARGS in (annotations or {})
-            for key, flag in DPA_SERVER_DEFAULTS.items():
-                stated = dig(velero, flag)
-                if stated is None and not overridden:
-                    stated = False
-                if isinstance(stated, bool):
-                    known = self.server_defaults.setdefault(ns, {})
-                    known[key] = stated if known.get(key, stated) == stated else None
+            known = self.server_defaults.setdefault(ns, {})
+            for key, (stated, source) in _dpa_server_defaults(dpa, velero, issues).items():
+                prior = known.get(key, (stated, source))
+                # more than one DPA in a namespace: a switch they disagree on is unknown
+                known[key] = (
+                    (stated, source)
+                    if prior[0] == stated
+                    else (None, f"the DataProtectionApplications in {ns} disagree on it")
+                )
             restore_pvc = dig(dpa, "spec", "configuration", "nodeAgent", "restorePVC")
             switch = (
                 restore_pvc.get("ignoreDelayBinding") if isinstance(restore_pvc, dict) else None
@@ -1761,6 +1784,64 @@ DPA_SERVER_DEFAULTS = {
     _FS_DEFAULT: "defaultVolumesToFSBackup",
     "snapshotMoveData": "defaultSnapshotMoveData",
 }
+#: Backup switch -> the Velero server flag that fills it in (velero pkg/cmd/server/config/
+#: config.go)
+SERVER_FLAGS = {
+    _FS_DEFAULT: "--default-volumes-to-fs-backup",
+    "snapshotMoveData": "--default-snapshot-move-data",
+}
+#: Backup switch -> its field in a DPA's ``spec.configuration.velero.args`` (OADP 1.3+
+#: VeleroServerArgs; None: args has no such field)
+_ARGS_FIELDS: dict[str, str | None] = {
+    _FS_DEFAULT: "default-volumes-to-fs-backup",
+    "snapshotMoveData": None,
+}
+
+
+def _dpa_server_defaults(
+    dpa: dict[str, Any], velero: Any, issues: list[FieldIssue]
+) -> dict[str, tuple[bool | None, str]]:
+    """The server defaults one DPA gives Velero: ``{switch: (value, the DPA field read)}``,
+    value None (and why) where it cannot be told.
+
+    OADP passes ``--default-volumes-to-fs-backup`` / ``--default-snapshot-move-data`` only
+    for a field of ``spec.configuration.velero`` the DPA sets (unset: Velero's default,
+    false). With ``spec.configuration.velero.args`` set, OADP rebuilds the server's
+    arguments from ``args`` alone (oadp-operator internal/controller/velero.go, "if server
+    args is set, override the default server args"; pkg/velero/server/args.go GetArgs, in
+    OADP 1.3 to 1.5): then ``args.default-volumes-to-fs-backup`` holds and
+    ``defaultVolumesToFSBackup``/``defaultSnapshotMoveData`` are not passed (fp30: a DPA
+    giving ``args: {default-volumes-to-fs-backup: true}`` was read as snapshotting). The
+    ``oadp.openshift.io/unsupported-velero-server-args`` ConfigMap replaces them all: unknown.
+    """
+    annotations = dig(dpa, "metadata", "annotations")
+    args = dig(velero, "args")
+    if (
+        bool(issues)
+        or not isinstance(annotations or {}, dict)
+        or _UNSUPPORTED_ARGS in (annotations or {})
+    ):
+        why = "its DataProtectionApplication takes its server arguments from a ConfigMap"
+        if issues:
+            why = "its DataProtectionApplication cannot be read whole"
+        return {key: (None, why) for key in DPA_SERVER_DEFAULTS}
+    out: dict[str, tuple[bool | None, str]] = {}
+    for key, flag in DPA_SERVER_DEFAULTS.items():
+        if args is not None:
+            field_name = _ARGS_FIELDS[key]
+            stated = args.get(field_name) if isinstance(args, dict) and field_name else None
+            read = f"args.{field_name}" if field_name else f"args (no {SERVER_FLAGS[key]})"
+            if not isinstance(args, dict) or not isinstance(stated, (bool, type(None))):
+                out[key] = (None, "its DataProtectionApplication's velero.args cannot be read")
+                continue
+            out[key] = (stated is True, read)
+            continue
+        stated = dig(velero, flag)
+        if isinstance(stated, bool) or stated is None:
+            out[key] = (stated is True, flag)
+        else:
+            out[key] = (None, f"its DataProtectionApplication's velero.{flag} is no boolean")
+    return out
 
 
 #: A BackupStorageLocation's ``spec.accessMode`` (velero pkg/apis/velero/v1

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from auditor.inventory.fields import firmware_uuid, mac_address
+from auditor.inventory.identities import legacy_firmware_uuid
 from auditor.inventory.vmspec import VMSpec
 from auditor.kubevalues import dig
 
@@ -234,20 +236,45 @@ def restore_needs(
 def identity_of(vm: dict[str, Any], spec: VMSpec) -> dict[str, Any]:
     """What a guest or its network notices, flattened: ``field -> value`` (None when unset).
 
-    Keys: ``firmware.uuid``, ``firmware.serial``, ``nic/<name>.mac``,
+    Keys: ``firmware.uuid`` (unset: the name-derived one KubeVirt gives the VM),
+    ``firmware.serial``, ``nic/<name>.mac``,
     ``nic/<name>.network``, ``disk/<name>.bootOrder``, ``instancetype.revision``,
     ``preference.revision``.
+
+    Values are in one notation, so two spellings of one identity compare equal: a UUID
+    lower-case 8-4-4-4-12 (:func:`firmware_uuid`; libvirt reads it without dashes too), a MAC
+    lower-case and colon separated (:func:`mac_address`; Go's ``net.ParseMAC`` reads dashes
+    and dotted groups), a Multus ``networkName`` as ``namespace/name`` (a bare name is the
+    VM's namespace: kubevirt pkg/network/multus/nad.go NetAttachDefNamespacedName).
     """
+    uuid = spec.firmware.uuid
+    name = dig(vm, "metadata", "name")
+    if uuid is None and isinstance(name, str) and name and not _uuid_unreadable(vm):
+        # unset, KubeVirt gives the VM the uuid5 of its name (up to 1.5 at each start; from
+        # 1.6 its VM controller writes that into the spec once: kubevirt pkg/virt-controller/
+        # watch/vm/firmware.go FirmwareController.Sync). A backup from before the upgrade
+        # (unset) and the live VM (the name's UUID written in) hold one identity (fp30).
+        uuid = legacy_firmware_uuid(name)
     out: dict[str, Any] = {
-        "firmware.uuid": spec.firmware.uuid,
+        "firmware.uuid": firmware_uuid(uuid) if uuid is not None else None,
         "firmware.serial": spec.firmware.serial,
         "instancetype.revision": dig(vm, "spec", "instancetype", "revisionName"),
         "preference.revision": dig(vm, "spec", "preference", "revisionName"),
     }
+    namespace = dig(vm, "metadata", "namespace")
     for nic in spec.nics:
-        out[f"nic/{nic.name}.mac"] = nic.mac
-        out[f"nic/{nic.name}.network"] = nic.network_name or nic.network_type
+        out[f"nic/{nic.name}.mac"] = mac_address(nic.mac) if nic.mac is not None else None
+        net = nic.network_name
+        if net and "/" not in net and isinstance(namespace, str) and namespace:
+            net = f"{namespace}/{net}"
+        out[f"nic/{nic.name}.network"] = net or nic.network_type
     for disk in spec.disks:
         if disk.boot_order is not None:
             out[f"disk/{disk.name}.bootOrder"] = disk.boot_order
     return out
+
+
+def _uuid_unreadable(vm: dict[str, Any]) -> bool:
+    """Whether ``firmware.uuid`` is set to something that is no UUID (never the name's)."""
+    raw = dig(vm, "spec", "template", "spec", "domain", "firmware", "uuid")
+    return raw is not None and raw != ""
