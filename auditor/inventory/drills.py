@@ -345,11 +345,16 @@ def _disk(
         return res(False, f"Backup {ev.backup.name} did not capture PVC {p.name}: {why}")
     method = capture.method if capture else None
     if method in (Method.CSI_DATA_MOVER, Method.FS_BACKUP):
-        if unreadable:
-            return res(None, f"{' and '.join(unreadable)} not readable; data restore unknown")
-        return res(
-            False, f"no PodVolumeRestore/DataDownload of Restore {r.name} names PVC {p.name}"
-        )
+        # the kind that restores this method's data: a data-mover copy comes back through a
+        # DataDownload, a file-system backup through a PodVolumeRestore; the other kind's
+        # state says nothing of this disk
+        kind = "DataDownload" if method is Method.CSI_DATA_MOVER else "PodVolumeRestore"
+        if kind in unreadable:
+            counted = _ops_counted(r) if kind == "DataDownload" else None
+            if counted is not None:
+                return res(True, f"restored by a DataDownload of Restore {r.name}: {counted}")
+            return res(None, f"{kind} not readable; data restore unknown")
+        return res(False, f"no {kind} of Restore {r.name} names PVC {p.name}")
     if r.restore_pvs is False:
         return res(False, f"Restore {r.name} has restorePVs: false")
     if ev is None:
@@ -365,6 +370,30 @@ def _disk(
             )
         return res(True, f"PVC {p.name} in Restore {r.name}'s filters (Backup gone: inferred)")
     return res(True, f"PVC {p.name} restored from {method.value if method else 'the backup'}")
+
+
+def _ops_counted(r: RestoreView) -> str | None:
+    """What a Completed Restore's own counters prove of a data-mover disk it restored when its
+    DataDownloads were not read, or None when they prove nothing.
+
+    A data-mover disk comes back through a DataDownload that the CSI PVC restore action starts
+    as an async item operation (velero pkg/restore/actions/csi/pvc_action.go); the Restore
+    counts them (``restoreItemOperationsAttempted``, pkg/controller/restore_controller.go) and
+    a failed one makes it PartiallyFailed, never Completed
+    (pkg/controller/restore_operations_controller.go). So a Completed Restore that attempted
+    at least one operation and completed every one, failing none, restored its data-mover
+    disks; a Restore with no counters (an older Velero) or any operation short proves nothing.
+    """
+    if r.phase != "Completed" or r.item_ops is None:
+        return None
+    attempted, completed, failed = r.item_ops
+    if attempted < 1 or completed != attempted or failed:
+        return None
+    return (
+        f"the DataDownloads were not read, but the Restore is Completed with "
+        f"status.restoreItemOperationsAttempted={attempted}, Completed={completed}, Failed=0 "
+        "(a failed DataDownload makes a Restore PartiallyFailed)"
+    )
 
 
 def _data_ops(

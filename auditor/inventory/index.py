@@ -540,6 +540,10 @@ class RestoreView:
     restore_pvs: bool | None = None
     #: ``status.progress.itemsRestored`` (None when absent or no integer)
     items_restored: int | None = None
+    #: ``status.restoreItemOperations{Attempted,Completed,Failed}``: the Restore's async item
+    #: operations (a data-mover DataDownload is one), None when Attempted is absent or any
+    #: of the three is no integer (Completed and Failed are omitted when 0: omitempty)
+    item_ops: tuple[int, int, int] | None = None
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> RestoreView:
@@ -567,7 +571,25 @@ class RestoreView:
             if isinstance(restored := dig(status, "progress", "itemsRestored"), int)
             and not isinstance(restored, bool)
             else None,
+            item_ops=_restore_item_ops(status),
         )
+
+
+def _restore_item_ops(status: dict[str, Any]) -> tuple[int, int, int] | None:
+    """``(attempted, completed, failed)`` of a Restore's ``status`` (velero
+    pkg/apis/velero/v1/restore_types.go: each ``omitempty``), None when ``attempted`` is
+    absent (an older Velero, or none counted) or a count is no non-negative integer."""
+    counts = []
+    for key, absent in (
+        ("restoreItemOperationsAttempted", None),
+        ("restoreItemOperationsCompleted", 0),
+        ("restoreItemOperationsFailed", 0),
+    ):
+        value = status.get(key, absent)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return None
+        counts.append(value)
+    return counts[0], counts[1], counts[2]
 
 
 @dataclass(frozen=True)
@@ -1504,6 +1526,10 @@ class ClusterIndex:
                 (
                     ("status.progress", dict, "a mapping"),
                     ("status.progress.itemsRestored", int, "an integer"),
+                    # the counters a drill whose DataDownloads were not read rests on
+                    ("status.restoreItemOperationsAttempted", int, "an integer"),
+                    ("status.restoreItemOperationsCompleted", int, "an integer"),
+                    ("status.restoreItemOperationsFailed", int, "an integer"),
                 ),
             )
             if typed:
