@@ -39,7 +39,6 @@ from auditor.publish import (
 )
 from auditor.publish.manifest import foreign_files
 from auditor.publish.signing import SigningError
-from auditor.sources.asof import CREATED_AFTER
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.usable import NothingToAudit
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
@@ -321,14 +320,13 @@ def run(
         + ", ".join(f"{k} {v}" for k, v in summary.items())
         + incomplete_note(report)
     )
-    later = [p for p in report["collection_problems"] if CREATED_AFTER in p["reason"]]
-    if later:
+    if audit.left_out:  # counted by auditor.sources.asof.leave_out_after, never parsed
+        kinds = ", ".join(f"{kind} {n}" for kind, n in audit.left_out.items())
         click.echo(
             f"Warning: --at {report['run']['audit_time']} precedes the creation of "
-            f"{sum(int(p['reason'].split()[0]) for p in later)} object(s) read "
-            f"({', '.join(str(p['kind']) for p in later)}): they are left out as no evidence "
-            "at that instant, and the report cannot show what existed then and was deleted "
-            "since",
+            f"{sum(audit.left_out.values())} object(s) read ({kinds}): they are left out as "
+            "no evidence at that instant, and the report cannot show what existed then and "
+            "was deleted since",
             err=True,
         )
     if not report["vms"]:
