@@ -98,3 +98,35 @@ def test_leave_out_after_reads_the_objects_once_per_instant() -> None:
     assert earlier.left_out == {"Backup": 2}
     assert [o["metadata"]["name"] for o in earlier.of("Backup")] == ["b0"]
     assert data.left_out == {} and data.read_as_of is None  # the caller's data untouched
+
+
+def test_publish_from_run_refuses_files_added_after_the_run(tmp_path: Path) -> None:
+    """A run folder sealed by ``run``, then ``notes.txt`` and ``extra/copy.json`` put in it.
+    ``publish --from-run`` sealed them again with the run (digested, signed and published as
+    its evidence, exit 0). It now refuses the folder (exit 2) naming both files, publishes
+    nothing, and publishes the run once they are removed (its trend.json, written by publish
+    itself, sealed with it)."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    run = tmp_path / "run"
+    assert invoke_run(EXAMPLE, run, "--cluster-name", "ex").exit_code == 0
+    (run / "notes.txt").write_text("not evidence\n")
+    (run / "extra").mkdir()
+    (run / "extra" / "copy.json").write_text("{}\n")
+    archive, spool = tmp_path / "archive", tmp_path / "spool"
+    args = ["publish", "--from-run", str(run), "--to", str(archive), "--spool-dir", str(spool)]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2, refused.output
+    assert "extra/copy.json, notes.txt (2 file(s)) not listed in the manifest.json" in (
+        refused.output
+    )
+    assert not archive.exists() or not any(archive.rglob("*.json"))
+    (run / "notes.txt").unlink()
+    shutil.rmtree(run / "extra")
+    published = CliRunner().invoke(main, args)
+    assert published.exit_code == 0, published.output
+    names = {p.name for p in archive.rglob("*") if p.is_file()}
+    assert {"report.json", "trend.json", "manifest.json"} <= names
+    assert "notes.txt" not in names and "copy.json" not in names

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -170,16 +171,20 @@ def build_manifest(run_dir: Path, *, report: dict[str, Any] | None = None) -> Ru
     return RunManifest(run_id, audit_time, cluster, tuple(artifacts), document)
 
 
-def check_seal(run_dir: Path) -> None:
+def check_seal(run_dir: Path, *, added: Collection[str] = ()) -> None:
     """Refuse a run folder whose files no longer match the ``manifest.json`` sealing it.
 
-    Files may be added after the seal (``trend.json``, a period report) and the folder is
-    sealed again, but a file the manifest lists must be unchanged: re-sealing a changed
-    report.json would publish (and sign) it as authentic evidence. A folder without a
-    manifest (written by an older version) passes.
+    A file the manifest lists must be unchanged: re-sealing a changed report.json would
+    publish (and sign) it as authentic evidence. A file it does not list may be only one the
+    caller itself just added (``added``: relative POSIX paths, ``trend.json`` written by
+    ``publish``): any other was put there after the run (a note, a copied report, a symlink)
+    and the folder is sealed again before publishing, so it would be digested, signed and
+    published as the run's evidence (new-user trial ux30). A folder without a manifest
+    (written by an older version) passes.
 
     Raises:
-        RunDirError: the manifest is unreadable, or a file it lists is missing or changed.
+        RunDirError: the manifest is unreadable, a file it lists is missing or changed, or a
+            file it does not list is in the folder (each named, the first five).
     """
     path = run_dir / MANIFEST_NAME
     if not path.is_file():
@@ -205,6 +210,14 @@ def check_seal(run_dir: Path) -> None:
             f"{run_dir}: {', '.join(changed[:5])}{' ...' if len(changed) > 5 else ''} changed or "
             f"missing since {MANIFEST_NAME} sealed the run (`auditor verify {run_dir}`); "
             "not re-sealed: run the audit again"
+        )
+    extra = [rel for rel in foreign_files(run_dir) if rel not in added]
+    if extra:
+        raise RunDirError(
+            f"{run_dir}: {', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''} "
+            f"({len(extra)} file(s)) not listed in the {MANIFEST_NAME} that sealed the run: "
+            "added after the run, they would be sealed and published as its evidence; not "
+            "published: remove them from the folder, or run the audit again"
         )
 
 
