@@ -130,3 +130,37 @@ def test_publish_from_run_refuses_files_added_after_the_run(tmp_path: Path) -> N
     names = {p.name for p in archive.rglob("*") if p.is_file()}
     assert {"report.json", "trend.json", "manifest.json"} <= names
     assert "notes.txt" not in names and "copy.json" not in names
+
+
+def test_two_results_for_one_instant_count_once_as_the_worse(tmp_path: Path) -> None:
+    """The example audited at 2026-11-30T06:00Z twice, published to one archive: with the
+    default RPO (READY 1, AT_RISK 1, NOT_READY 3) and with ``rpo_hours: 1`` (NOT_READY 5).
+    Two run ids, one instant: the period report counted two runs, weighing that instant
+    twice. It now counts one run, the worse (NOT_READY 5), and names the other."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    archive = tmp_path / "a"
+    strict = tmp_path / "strict.yaml"
+    strict.write_text("thresholds:\n  rpo_hours: 1\n")
+    ids = {}
+    for name, extra in (("default", ()), ("strict", ("--config", str(strict)))):
+        out = tmp_path / name
+        result = invoke_run(EXAMPLE, out, "--cluster-name", "c1", "--publish", str(archive), *extra)
+        assert result.exit_code == 0, result.output
+        ids[name] = yaml.safe_load((out / "report.json").read_text())["run"]["id"]
+    assert ids["default"] != ids["strict"]
+    res = CliRunner().invoke(
+        main,
+        ["report", "--period", "2026-11", "--from", str(archive), "--cluster", "c1",
+         "--out", str(tmp_path / "p"), "--format", "json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = yaml.safe_load((tmp_path / "p" / "period.json").read_text())
+    assert doc["fleet"]["runs"] == 1
+    assert doc["runs"] == [ids["strict"]]
+    (problem,) = doc["problems"]
+    assert problem.startswith(f"run {ids['default']}: audited the same instant")
+    assert ids["strict"] in problem
+    assert all(v["audits"] == 1 for v in doc["vms"])
