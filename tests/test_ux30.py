@@ -164,3 +164,46 @@ def test_two_results_for_one_instant_count_once_as_the_worse(tmp_path: Path) -> 
     assert problem.startswith(f"run {ids['default']}: audited the same instant")
     assert ids["strict"] in problem
     assert all(v["audits"] == 1 for v in doc["vms"])
+
+
+def test_fleet_pdf_keeps_long_cluster_names_on_the_page(tmp_path: Path) -> None:
+    """Three clusters published to one local archive, two with long names (80 characters,
+    one with no hyphen). fleet.pdf let the name set its column's width, and the root-cause
+    table's cluster column did not wrap at all: text ran to 846 pt on a page 842 pt wide
+    (the margin ends at 808 pt). Columns are now fixed and break a long name inside them."""
+    import re
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext is None:
+        import pytest
+
+        pytest.skip("pdftotext missing: run .ci/setup-reports.sh")
+    archive = tmp_path / "a"
+    names = ["prod-east-" + "x" * 70, "clusterwithaverylongnamewithoutanyhyphens" * 2, "short"]
+    for name in names:
+        result = invoke_run(
+            EXAMPLE, tmp_path / name[:20], "--cluster-name", name, "--publish", str(archive)
+        )
+        assert result.exit_code == 0, result.output
+    out = tmp_path / "fleet"
+    res = CliRunner().invoke(
+        main, ["fleet", "--from", str(archive), "--out", str(out), "--at", "2026-11-30T08:00:00Z"]
+    )
+    assert res.exit_code == 0, res.output
+    bbox = subprocess.run(
+        [pdftotext, "-bbox", str(out / "fleet.pdf"), "-"],
+        check=True, capture_output=True, text=True, timeout=60,
+    ).stdout  # fmt: skip
+    words = re.findall(
+        r'xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<', bbox
+    )
+    right = max(float(x1) for _, x1, _ in words)
+    # A4 landscape is 842 pt wide, the page margin 1.2 cm (34 pt)
+    assert right <= 808, f"text runs to {right:.0f} pt, past the right margin (808 pt)"
+    texts = " ".join(w for _, _, w in words)
+    assert "current" in texts and "First action" in texts
