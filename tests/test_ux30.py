@@ -207,3 +207,37 @@ def test_fleet_pdf_keeps_long_cluster_names_on_the_page(tmp_path: Path) -> None:
     assert right <= 808, f"text runs to {right:.0f} pt, past the right margin (808 pt)"
     texts = " ".join(w for _, _, w in words)
     assert "current" in texts and "First action" in texts
+
+
+def test_a_path_the_system_refuses_is_exit_2_named_never_a_traceback(tmp_path: Path) -> None:
+    """A 300-character folder name (the limit is 255: ENAMETOOLONG) given as ``run --out``,
+    ``run --from-dir``, ``fleet --from``, ``report --from`` or ``history --to`` raised
+    OSError out of a ``Path.exists``/``is_dir`` check: a traceback and exit 1 (the gate's
+    code). Each is now exit 2 with one line naming the path (docs/exit-codes.md)."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    long = tmp_path / ("c" * 300)
+    out = str(tmp_path / "out")
+    commands = [
+        ["run", "--from-dir", str(EXAMPLE), "--at", "2026-11-30T06:00:00Z", "--out", str(long)],
+        ["run", "--from-dir", str(long), "--at", "2026-11-30T06:00:00Z", "--out", out],
+        ["fleet", "--from", str(long), "--out", out],
+        ["report", "--period", "2026-11", "--from", str(long), "--cluster", "c", "--out", out],
+        ["history", "--cluster", "c", "--to", str(long)],
+    ]
+    for args in commands:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output, result.exception)
+        assert "c" * 300 in result.output and "name too long" in result.output, result.output
+
+
+def test_out_at_the_file_system_root_is_refused_without_walking_it(tmp_path: Path) -> None:
+    """``run --out /`` walked the whole file system for files no run wrote (and met
+    ``/proc/1/cwd``: PermissionError, a traceback). It now stops after 101 and refuses the
+    folder (exit 2), or names the folder it could not list."""
+    result = invoke_run(EXAMPLE, Path("/"))
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "Invalid value for --out: " in result.output
+    assert "over 100 file(s)" in result.output or "cannot use /" in result.output

@@ -13,6 +13,7 @@ import sys
 import click
 
 from auditor import __version__
+from auditor.cli.exitcodes import EXIT_USAGE
 from auditor.lifetime import ends_with_command, keep_until_exit, kept
 
 __all__ = ["main", "entry", "keep_until_exit"]
@@ -42,7 +43,25 @@ def entry() -> None:
         os._exit(code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group; a file-system error no command turned into its own message (a
+    path too long for the system, a folder that cannot be listed, given as ``--from``,
+    ``--to`` or ``--out``) ends the command with exit 2 and one line naming the path and the
+    reason, never a traceback (``docs/exit-codes.md``: a path that cannot be used)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; an unhandled :class:`OSError` exits 2 naming its path."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise  # the reader of stdout went away: not a path of ours
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"Error: {where}{exc.strerror or exc}", err=True)
+            ctx.exit(EXIT_USAGE)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="auditor")
 def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""

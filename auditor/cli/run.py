@@ -128,8 +128,24 @@ def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
     them, and publishing would archive them, as this run's evidence (trial ux27).
 
     Raises:
-        click.BadParameter: any case (exit 2), before anything is audited.
+        click.BadParameter: any case (exit 2), before anything is audited; also when
+            ``out_dir`` cannot be looked at (a name too long, a folder that cannot be
+            listed), naming the path and the system's reason.
     """
+    try:
+        _check_out_dir(out_dir, source)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out_dir) else ""
+        raise click.BadParameter(
+            f"cannot use {out_dir}: {exc.strerror or exc}{where}", param_hint="--out"
+        ) from None
+
+
+#: How many files no run wrote an ``--out`` folder is scanned for before it is refused.
+FOREIGN_LIMIT = 100
+
+
+def _check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
     if out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"{out_dir} is a file, not a directory", param_hint="--out")
     if isinstance(source, DirectorySourceSettings):
@@ -141,11 +157,14 @@ def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
                 "there would be read as input by the next audit of it; write them elsewhere",
                 param_hint="--out",
             )
-    foreign = foreign_files(out_dir)
+    foreign = foreign_files(out_dir, limit=FOREIGN_LIMIT)
     if foreign:
         more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        count = str(len(foreign))
+        if len(foreign) > FOREIGN_LIMIT:  # not scanned further (``--out /``)
+            count, more = f"over {FOREIGN_LIMIT}", " and more"
         raise click.BadParameter(
-            f"{out_dir} holds {len(foreign)} file(s) no earlier audit run wrote there "
+            f"{out_dir} holds {count} file(s) no earlier audit run wrote there "
             f"({', '.join(foreign[:3])}{more}): manifest.json would seal them as this run's "
             "evidence; write to a new or empty folder, or move them out",
             param_hint="--out",

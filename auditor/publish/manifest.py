@@ -211,7 +211,10 @@ def check_seal(run_dir: Path, *, added: Collection[str] = ()) -> None:
             f"missing since {MANIFEST_NAME} sealed the run (`auditor verify {run_dir}`); "
             "not re-sealed: run the audit again"
         )
-    extra = [rel for rel in foreign_files(run_dir) if rel not in added]
+    try:
+        extra = [rel for rel in foreign_files(run_dir) if rel not in added]
+    except OSError as exc:
+        raise RunDirError(f"{run_dir}: cannot list the run folder: {exc}") from None
     if extra:
         raise RunDirError(
             f"{run_dir}: {', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''} "
@@ -303,13 +306,17 @@ def clear_sealed_run(run_dir: Path) -> list[str]:
     return removed
 
 
-def foreign_files(run_dir: Path) -> list[str]:
+def foreign_files(run_dir: Path, *, limit: int | None = None) -> list[str]:
     """Files in ``run_dir`` (recursively; relative, POSIX, sorted) that no earlier run of this
     tool sealed there: neither listed in its ``manifest.json`` nor that manifest and its
     signature. :func:`seal_run` seals every file of the folder, so writing a run into a
     folder holding any of these would seal and publish them as the run's evidence
     (new-user trial ux27). Empty when ``run_dir`` is missing, and when its manifest cannot
-    be read (:func:`clear_sealed_run` refuses that folder by name).
+    be read (:func:`clear_sealed_run` refuses that folder by name). ``limit``: stop after
+    ``limit + 1`` are found (``--out /`` walked the whole file system), in the order found.
+
+    Raises:
+        OSError: a folder inside ``run_dir`` cannot be listed (``/proc/1/cwd``).
     """
     if not run_dir.is_dir():
         return []
@@ -328,6 +335,8 @@ def foreign_files(run_dir: Path) -> list[str]:
         rel = file.relative_to(run_dir).as_posix()
         if rel not in own or file.is_symlink():
             found.append(rel)
+            if limit is not None and len(found) > limit:
+                break
     return sorted(found)
 
 
