@@ -241,3 +241,50 @@ def test_out_at_the_file_system_root_is_refused_without_walking_it(tmp_path: Pat
     assert result.exit_code == 2, (result.output, result.exception)
     assert "Invalid value for --out: " in result.output
     assert "over 100 file(s)" in result.output or "cannot use /" in result.output
+
+
+def test_a_threshold_or_age_that_is_no_finite_number_is_refused(tmp_path: Path) -> None:
+    """``rpo_hours: inf`` (a YAML string, read by pydantic as infinity) was a valid config:
+    RR-BKP-002 passed every VM "within the inf h RPO" and RR-BKP-013 gave ERROR with an
+    OverflowError. ``rpo_hours: 1e300`` and a policy's ``rpo_hours: Infinity`` likewise, and
+    ``fleet --max-age-hours nan`` made no run stale. Each is now exit 2 naming the field or
+    option."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    cases = {
+        "thresholds:\n  rpo_hours: inf\n": "thresholds.rpo_hours: Input should be a finite number",
+        "thresholds:\n  rpo_hours: 1e300\n": "thresholds.rpo_hours: Input should be less than",
+        "thresholds:\n  restore_test_max_age_days: 1000000000000\n": (
+            "thresholds.restore_test_max_age_days: Input should be less than"
+        ),
+        "policies:\n- name: p\n  match: {namespaces: ['*']}\n  thresholds:\n"
+        "    rpo_hours: Infinity\n": "policies.0.thresholds.rpo_hours: Input should be a finite",
+        "publish:\n  url: /tmp/x\n  read_timeout: nan\n": "publish.read_timeout: Input should",
+    }
+    config = tmp_path / "c.yaml"
+    for text, named in cases.items():
+        config.write_text(text)
+        result = CliRunner().invoke(main, ["validate-config", str(config)])
+        assert result.exit_code == 2, (text, result.output)
+        assert named in result.output, result.output
+        run = invoke_run(EXAMPLE, tmp_path / "out", "--config", str(config))
+        assert run.exit_code == 2, (text, run.output)
+    archive = tmp_path / "a"
+    assert invoke_run(EXAMPLE, tmp_path / "r", "--publish", str(archive)).exit_code == 0
+    for hours in ("nan", "inf"):
+        fleet = CliRunner().invoke(
+            main,
+            [
+                "fleet",
+                "--from",
+                str(archive),
+                "--out",
+                str(tmp_path / "f"),
+                "--max-age-hours",
+                hours,
+            ],
+        )
+        assert fleet.exit_code == 2, (hours, fleet.output)
+        assert "--max-age-hours" in fleet.output

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-__all__ = ["AnyCase", "FormatList", "archive_report_options"]
+__all__ = ["AnyCase", "Finite", "FormatList", "archive_report_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,6 +22,19 @@ class AnyCase(click.Choice[str]):
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
         return "[" + "|".join(self.choices) + "]"
+
+
+class Finite(click.FloatRange):
+    """A :class:`click.FloatRange` that refuses ``inf`` and ``nan`` (click's own range check
+    lets ``nan`` through: every comparison with it is false). ``fleet --max-age-hours nan``
+    made no run stale, so a cluster's week-old run counted as current (trial ux30)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The number, or a usage error (exit 2) naming the option."""
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 class FormatList(click.ParamType[tuple[str, ...]]):

@@ -51,7 +51,7 @@ class PublishSettings(BaseModel):
     mounted Kubernetes Secret; its contents are never logged.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     bucket: str | None = None
     prefix: str = ""
@@ -68,8 +68,8 @@ class PublishSettings(BaseModel):
     spool_dir: Path = Field(default_factory=default_spool_dir)
     retry_mode: Literal["standard", "adaptive"] = "standard"
     max_attempts: int = Field(default=5, ge=1, le=20)
-    connect_timeout: float = Field(default=10.0, gt=0)
-    read_timeout: float = Field(default=60.0, gt=0)
+    connect_timeout: float = Field(default=10.0, gt=0, le=3600)
+    read_timeout: float = Field(default=60.0, gt=0, le=3600)
     signing_key_file: Path | None = None
 
     # signing_key_file: signing_key_problem, at load (publish_problems)
