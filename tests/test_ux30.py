@@ -288,3 +288,17 @@ def test_a_threshold_or_age_that_is_no_finite_number_is_refused(tmp_path: Path) 
         )
         assert fleet.exit_code == 2, (hours, fleet.output)
         assert "--max-age-hours" in fleet.output
+
+
+def test_an_empty_vm_list_is_named_as_read_not_as_nothing_readable(tmp_path: Path) -> None:
+    """An export whose virtualmachines.yaml is an empty List (``oc get vm -A`` on a cluster
+    without VMs): exit 4 said "nothing readable", as for an empty folder, though the file was
+    read. It now says the list was read and is empty."""
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "virtualmachines.yaml").write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    result = invoke_run(export, tmp_path / "out")
+    assert result.exit_code == 4, result.output
+    assert "its VirtualMachine list was read and is empty; 0 other object(s) read" in (
+        result.output
+    )
