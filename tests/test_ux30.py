@@ -302,3 +302,52 @@ def test_an_empty_vm_list_is_named_as_read_not_as_nothing_readable(tmp_path: Pat
     assert "its VirtualMachine list was read and is empty; 0 other object(s) read" in (
         result.output
     )
+
+
+def _serve_config(tmp_path: Path, out_dir: Path, state_dir: Path) -> Path:
+    config = tmp_path / "serve.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "source": {"type": "directory", "path": str(EXAMPLE)},
+                "report": {"formats": ["json"], "out_dir": str(out_dir)},
+                "schedules": [{"id": "daily", "cron": "0 6 * * *"}],
+                "service": {"state_dir": str(state_dir), "metrics": {"port": 0}},
+            }
+        )
+    )
+    return config
+
+
+def test_serve_refuses_folders_it_cannot_write_at_start(tmp_path: Path) -> None:
+    """``report.out_dir`` under a file: ``serve`` started, served /readyz and would have
+    failed each scheduled run at its hour. It now exits 2 at start naming the field."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    config = _serve_config(tmp_path, blocker / "reports", tmp_path / "state")
+    result = CliRunner().invoke(main, ["serve", "--config", str(config)])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"report.out_dir: cannot make folder {blocker / 'reports'}: Not a directory" in (
+        result.output
+    )
+
+
+def test_a_second_serve_on_one_state_dir_exits_2_could_not_start(tmp_path: Path) -> None:
+    """A second ``serve`` on a held ``serve.lock`` exited 1, the code of a failed
+    ``--fail-on`` gate (docs/exit-codes.md: 2 is "could not start")."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+    from auditor.service.scheduler import state_lock
+
+    state = tmp_path / "state"
+    state.mkdir()
+    config = _serve_config(tmp_path, tmp_path / "reports", state)
+    with state_lock(state):
+        result = CliRunner().invoke(main, ["serve", "--config", str(config)])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "serve.lock is locked by another auditor serve" in result.output

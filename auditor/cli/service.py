@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,8 +95,35 @@ def serve_command(config_file: Path, log_level: str, cluster_name: str | None) -
     if not settings.schedules:
         click.echo(f"{config_file}: 'schedules' is empty; nothing to serve", err=True)
         sys.exit(_EXIT_INVALID)
+    unusable = unusable_folders(settings)
+    if unusable:
+        click.echo(f"{config_file}: {len(unusable)} problem(s)", err=True)
+        for field, message in unusable:
+            click.echo(f"  {field}: {message}", err=True)
+        sys.exit(_EXIT_INVALID)
     try:
         sys.exit(serve(settings))
-    except ServiceLockedError as err:
+    except ServiceLockedError as err:  # could not start (docs/exit-codes.md)
         click.echo(f"Error: {err}", err=True)
-        sys.exit(1)
+        sys.exit(_EXIT_INVALID)
+
+
+def unusable_folders(settings: AuditSettings) -> list[tuple[str, str]]:
+    """The folders ``serve`` writes (``report.out_dir``, ``service.state_dir``) that cannot be
+    made or written, as (field path, reason): checked at start, so a mistake fails the
+    ``serve`` at once (exit 2) instead of every scheduled run at its hour (trial ux30:
+    ``out_dir`` under a file served for a day and failed at 06:00)."""
+    problems: list[tuple[str, str]] = []
+    for field, folder in (
+        ("report.out_dir", settings.report.out_dir),
+        ("service.state_dir", settings.service.state_dir),
+    ):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            writable = os.access(folder, os.W_OK | os.X_OK)
+        except OSError as exc:
+            problems.append((field, f"cannot make folder {folder}: {exc.strerror or exc}"))
+            continue
+        if not writable:
+            problems.append((field, f"folder {folder} is not writable"))
+    return problems
