@@ -351,3 +351,18 @@ def test_a_second_serve_on_one_state_dir_exits_2_could_not_start(tmp_path: Path)
         result = CliRunner().invoke(main, ["serve", "--config", str(config)])
     assert result.exit_code == 2, (result.output, result.exception)
     assert "serve.lock is locked by another auditor serve" in result.output
+
+
+def test_an_endpoint_that_is_no_http_url_is_a_bad_option(tmp_path: Path) -> None:
+    """``run --publish s3://bkt/pre --endpoint-url ftp://x`` (or ``s3.example:9000``, the
+    scheme left out) audited, spooled the run and exited 3 ("not published"): botocore
+    refuses such an endpoint at every attempt, so ``publish --retry`` could never deliver
+    it. It is now a bad option (exit 2) naming ``endpoint_url``, before the audit."""
+    for endpoint in ("ftp://x", "s3.example:9000", "http://"):
+        result = invoke_run(
+            EXAMPLE, tmp_path / "out", "--publish", "s3://bkt/pre", "--endpoint-url", endpoint,
+            "--spool-dir", str(tmp_path / "spool"),
+        )  # fmt: skip
+        assert result.exit_code == 2, (endpoint, result.output)
+        assert "endpoint_url must be an http:// or https:// URL with a host" in result.output
+        assert not (tmp_path / "spool").exists() or not any((tmp_path / "spool").iterdir())

@@ -158,8 +158,13 @@ def endpoint_problem(url: str) -> str | None:
     """Why ``url`` cannot be an S3 endpoint setting, else None: it carries credentials
     (``user:password@``) or a query or fragment (a token such as ``?X-Amz-Signature=``).
     Either would be kept in spool entries, logs and report text, which hold no secret;
-    credentials come only from boto3's chain (an S3 endpoint takes no query of its own)."""
+    credentials come only from boto3's chain (an S3 endpoint takes no query of its own).
+    It is no ``http://`` or ``https://`` URL with a host (botocore refuses it at the first
+    request: ``--endpoint-url ftp://x`` spooled the run, exit 3, to be retried for ever;
+    trial ux30)."""
     parsed = urlparse(url)
+    if parsed.scheme.lower() not in ("http", "https") or not parsed.hostname:
+        return "endpoint_url must be an http:// or https:// URL with a host"
     if "@" in (parsed.netloc or ""):
         return "endpoint_url must not contain credentials (user:password@)"
     if parsed.query or parsed.fragment or "?" in url or "#" in url:
