@@ -366,3 +366,30 @@ def test_an_endpoint_that_is_no_http_url_is_a_bad_option(tmp_path: Path) -> None
         assert result.exit_code == 2, (endpoint, result.output)
         assert "endpoint_url must be an http:// or https:// URL with a host" in result.output
         assert not (tmp_path / "spool").exists() or not any((tmp_path / "spool").iterdir())
+
+
+def test_a_reader_of_stdout_going_away_does_not_stop_the_run(tmp_path: Path) -> None:
+    """``auditor run ... --publish DIR | head -1``: the reader closed the pipe, the next
+    line raised BrokenPipeError and ``run`` ended before publishing, exit 1 (the gate's code)
+    with no message. Here stdout is a pipe closed before the first line: the run is now
+    published and exits 0."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "auditor", "run", "--from-dir", str(EXAMPLE),
+             "--at", "2026-11-30T06:00:00Z", "--out", str(tmp_path / "run"), "--format",
+             "json", "--publish", str(tmp_path / "archive")],
+            stdout=write, stderr=subprocess.PIPE, text=True, timeout=300, cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert done.returncode == 0, done.stderr
+    assert list((tmp_path / "archive").rglob("manifest.json")), "the run was not published"

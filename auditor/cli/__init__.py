@@ -6,9 +6,11 @@ Each command group lives in its own module and is registered here with one
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
+from typing import Any, TextIO
 
 import click
 
@@ -50,15 +52,59 @@ class _Commands(click.Group):
     reason, never a traceback (``docs/exit-codes.md``: a path that cannot be used)."""
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the command; an unhandled :class:`OSError` exits 2 naming its path."""
+        """Run the command with stdout that outlives its reader (:class:`_PipeSafe`); an
+        unhandled :class:`OSError` exits 2 naming its path."""
+        stdout = sys.stdout
+        sys.stdout = _PipeSafe(stdout)
         try:
             return super().invoke(ctx)
-        except BrokenPipeError:
-            raise  # the reader of stdout went away: not a path of ours
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"Error: {where}{exc.strerror or exc}", err=True)
             ctx.exit(EXIT_USAGE)
+        finally:
+            sys.stdout = stdout
+
+
+class _PipeSafe:
+    """stdout whose reader may go away (``auditor run ... | head -1``): the first write that
+    meets a closed pipe points the descriptor at ``/dev/null`` and the command goes on, so the
+    run is still sealed and published and exits with its own code. Before, the
+    BrokenPipeError ended ``run`` before publishing with exit 1 (the ``--fail-on`` gate's
+    code) and no message (trial ux30). Everything else is the wrapped stream's."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        """Write ``text``; dropped once the reader has gone."""
+        if not self._gone:
+            try:
+                return self._inner.write(text)
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush; nothing once the reader has gone."""
+        if not self._gone:
+            try:
+                self._inner.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        self._gone = True
+        try:  # the interpreter's own last flush then writes to /dev/null, quietly
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._inner.fileno())
+            os.close(null)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass  # no descriptor (a test's captured stream): dropping is enough
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
