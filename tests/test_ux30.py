@@ -393,3 +393,37 @@ def test_a_reader_of_stdout_going_away_does_not_stop_the_run(tmp_path: Path) -> 
         os.close(write)
     assert done.returncode == 0, done.stderr
     assert list((tmp_path / "archive").rglob("manifest.json")), "the run was not published"
+
+
+def test_fleet_takes_the_worse_of_two_results_for_the_latest_instant(tmp_path: Path) -> None:
+    """The example audited at one instant with ``rpo_hours: 1`` (NOT_READY 5) and then with
+    the default RPO (READY 1, AT_RISK 1, NOT_READY 3), published in that order: latest.json
+    names the kinder run, which stood for the cluster in the fleet roll-up. The worse now
+    stands and the other is named in the cluster's problems (as in the period report)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    archive = tmp_path / "a"
+    strict = tmp_path / "strict.yaml"
+    strict.write_text("thresholds:\n  rpo_hours: 1\n")
+    ids = {}
+    for name, extra in (("strict", ("--config", str(strict))), ("default", ())):
+        out = tmp_path / name
+        result = invoke_run(EXAMPLE, out, "--cluster-name", "c1", "--publish", str(archive), *extra)
+        assert result.exit_code == 0, result.output
+        ids[name] = json.loads((out / "report.json").read_text())["run"]["id"]
+    assert json.loads((archive / "c1" / "latest.json").read_text())["run_id"] == ids["default"]
+    res = CliRunner().invoke(
+        main,
+        ["fleet", "--from", str(archive), "--out", str(tmp_path / "f"), "--at",
+         "2026-11-30T08:00:00Z", "--format", "json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    (cluster,) = json.loads((tmp_path / "f" / "fleet.json").read_text())["clusters"]
+    assert cluster["run"]["id"] == ids["strict"]
+    assert cluster["readiness"]["NOT_READY"] == 5 and cluster["readiness"]["READY"] == 0
+    assert any(p.startswith(f"run {ids['default']}: audited the same instant") for p in
+               cluster["problems"])  # fmt: skip

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-__all__ = ["Period", "Archive", "read_period"]
+__all__ = ["Period", "Archive", "read_period", "one_per_instant"]
 
 _PERIOD = re.compile(r"^(\d{4})-(\d{2})$")
 
@@ -111,11 +111,11 @@ def read_period(
     # manifest (a publish killed midway has none) and a report.json that matches it.
     _read_store(source, cluster, period, archive, dict(store_options or {}), public_keys)
     archive.reports.sort(key=lambda r: (r["run"]["audit_time"], r["run"]["id"]))
-    archive.reports = _one_per_audit(archive.reports, archive.problems)
+    archive.reports = one_per_instant(archive.reports, archive.problems)
     return archive
 
 
-def _one_per_audit(reports: list[dict[str, Any]], problems: list[str]) -> list[dict[str, Any]]:
+def one_per_instant(reports: list[dict[str, Any]], problems: list[str]) -> list[dict[str, Any]]:
     """One run per audit instant, oldest first (``reports`` sorted by time, then id).
 
     Runs of one instant with the same input digest and VM verdicts are one audit archived
