@@ -427,3 +427,21 @@ def test_fleet_takes_the_worse_of_two_results_for_the_latest_instant(tmp_path: P
     assert cluster["readiness"]["NOT_READY"] == 5 and cluster["readiness"]["READY"] == 0
     assert any(p.startswith(f"run {ids['default']}: audited the same instant") for p in
                cluster["problems"])  # fmt: skip
+
+
+def test_history_limit_below_one_is_a_bad_option(tmp_path: Path) -> None:
+    """``history --limit 0`` (or -5) on an archive holding runs said "no published runs for
+    cluster c1", exit 0: false. It is now a bad option (exit 2)."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    archive = tmp_path / "a"
+    assert invoke_run(EXAMPLE, tmp_path / "r", "--cluster-name", "c1", "--publish",
+                      str(archive)).exit_code == 0  # fmt: skip
+    for limit in ("0", "-5"):
+        result = CliRunner().invoke(
+            main, ["history", "--cluster", "c1", "--to", str(archive), "--limit", limit]
+        )
+        assert result.exit_code == 2, result.output
+        assert "--limit" in result.output and "no published runs" not in result.output

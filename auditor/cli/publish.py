@@ -265,7 +265,9 @@ def publish(
 @click.command("history")
 @click.option("--cluster", required=True, help="Cluster name as in report.json.")
 @click.option("--to", "url", required=True, help="s3://BUCKET/PREFIX or a local directory.")
-@click.option("--limit", type=int, default=30, show_default=True, help="Newest N runs.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=30, show_default=True, help="Newest N runs."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @store_options
 def history(cluster: str, url: str, limit: int, as_json: bool, **options: Any) -> None:
