@@ -445,3 +445,22 @@ def test_history_limit_below_one_is_a_bad_option(tmp_path: Path) -> None:
         )
         assert result.exit_code == 2, result.output
         assert "--limit" in result.output and "no published runs" not in result.output
+
+
+def test_verify_latest_finds_a_cluster_named_with_other_characters(tmp_path: Path) -> None:
+    """A run published with ``--cluster-name "ünï cødé clüster"`` goes to the key-safe folder
+    ``n-c-d-cl-ster/``; ``history`` and ``report --period`` found it by the name as given,
+    but ``verify --latest --cluster "ünï cødé clüster"`` looked under ``ünï cødé clüster/``
+    and exited 2, "no run published". It now verifies that run (exit 0)."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    archive = tmp_path / "a"
+    name = "ünï cødé clüster"
+    assert invoke_run(EXAMPLE, tmp_path / "r", "--cluster-name", name, "--publish",
+                      str(archive)).exit_code == 0  # fmt: skip
+    assert (archive / "n-c-d-cl-ster" / "latest.json").is_file()
+    result = CliRunner().invoke(main, ["verify", str(archive), "--latest", "--cluster", name])
+    assert result.exit_code == 0, result.output
+    assert "verified run" in result.output
