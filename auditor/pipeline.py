@@ -183,7 +183,10 @@ def write_run(
     trend, and the sealed ``manifest.json`` (signed with ``signing_key``, an Ed25519 PEM
     private key, when given); return the paths written, the manifest last. An earlier run
     sealed in ``out_dir`` is cleared first (:func:`~auditor.publish.manifest.clear_sealed_run`),
-    so its artifacts are never sealed as this run's.
+    so its artifacts are never sealed as this run's. When writing or sealing fails, the files
+    this call wrote are removed again: an unsealed half-run (report.json without its manifest,
+    after a bad signing key or a failed PDF) is no evidence, and it made the next run into the
+    folder refuse it as holding files no run wrote (trial ux30).
 
     Raises:
         ValueError: an unknown format name.
@@ -192,13 +195,37 @@ def write_run(
             manifest cannot be written or signed.
     """
     clear_sealed_run(out_dir)
-    paths = write_artifacts(run.report, out_dir, formats, trend=run.trend)
-    if run.trend is not None:
-        (out_dir / TREND_NAME).write_bytes(dump_trend(run.trend))
-        paths.append(out_dir / TREND_NAME)
-    seal_run(out_dir, signing_key, report=report_document(run.report))  # no re-parse
+    before = _files_in(out_dir)
+    try:
+        paths = write_artifacts(run.report, out_dir, formats, trend=run.trend)
+        if run.trend is not None:
+            (out_dir / TREND_NAME).write_bytes(dump_trend(run.trend))
+            paths.append(out_dir / TREND_NAME)
+        seal_run(out_dir, signing_key, report=report_document(run.report))  # no re-parse
+    except BaseException:
+        _remove_new(out_dir, before)
+        raise
     paths.append(out_dir / MANIFEST_NAME)
     return paths
+
+
+def _files_in(folder: Path) -> set[Path]:
+    """Every path under ``folder`` (empty when it does not exist)."""
+    return set(folder.rglob("*")) if folder.is_dir() else set()
+
+
+def _remove_new(folder: Path, before: set[Path]) -> None:
+    """Remove what appeared under ``folder`` since ``before`` (files, then emptied folders);
+    best effort: a path that cannot be removed stays."""
+    new = sorted(_files_in(folder) - before, key=lambda p: len(p.parts), reverse=True)
+    for path in new:
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                path.unlink()
+        except OSError:
+            pass
 
 
 def audit_data(

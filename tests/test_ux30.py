@@ -464,3 +464,54 @@ def test_verify_latest_finds_a_cluster_named_with_other_characters(tmp_path: Pat
     result = CliRunner().invoke(main, ["verify", str(archive), "--latest", "--cluster", name])
     assert result.exit_code == 0, result.output
     assert "verified run" in result.output
+
+
+def _ec_key(path: Path) -> Path:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return path
+
+
+def test_a_bad_signing_key_is_refused_before_the_audit(tmp_path: Path) -> None:
+    """``run --signing-key ec.pem`` (an EC key, not Ed25519): the key was read only when the
+    run was sealed, after the audit, leaving report.json without a manifest; the same
+    command with the right key was then refused ("holds 2 file(s) no earlier audit run
+    wrote"). It is now a bad option before the audit, and nothing is written."""
+    key = _ec_key(tmp_path / "ec.pem")
+    out = tmp_path / "out"
+    result = invoke_run(EXAMPLE, out, "--signing-key", str(key))
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for --signing-key" in result.output
+    assert "not an Ed25519 key" in result.output
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_run_that_cannot_be_sealed_leaves_no_half_written_folder(tmp_path: Path) -> None:
+    """``write_run`` with a key that cannot sign: it wrote report.json and
+    report.schema.json, then failed to seal; those unsealed files stayed and refused the
+    next run into the folder. The files it wrote are now removed when writing fails, and
+    the next run there succeeds."""
+    from datetime import UTC, datetime
+
+    import pytest
+
+    from auditor import pipeline
+    from auditor.config import AuditSettings
+    from auditor.publish.signing import SigningError
+
+    settings = AuditSettings.model_validate({"source": {"type": "directory", "path": str(EXAMPLE)}})
+    run = pipeline.run_audit(settings, lambda: datetime(2026, 11, 30, 6, tzinfo=UTC))
+    out = tmp_path / "out"
+    with pytest.raises(SigningError):
+        pipeline.write_run(run, out, ["json"], signing_key=_ec_key(tmp_path / "ec.pem"))
+    assert [p for p in out.rglob("*")] == []
+    assert invoke_run(EXAMPLE, out).exit_code == 0

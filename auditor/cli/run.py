@@ -26,6 +26,7 @@ from auditor.config import (
     SourceSettings,
     load_settings,
 )
+from auditor.config.publish import signing_key_problem
 from auditor.envelope import report_document
 from auditor.kubevalues import parse_time
 from auditor.lifetime import keep_from_now
@@ -316,6 +317,10 @@ def run(
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
     key_file = signing_key or (target.signing_key_file if target is not None else None)
+    if signing_key is not None and (problem := signing_key_problem(signing_key)) is not None:
+        # before the audit: a bad key found only when the run was sealed left an unsealed
+        # folder that then refused the next run (trial ux30)
+        raise click.BadParameter(problem, param_hint="--signing-key")
     # One set of settings for run_audit: the source the options name, the target they
     # publish to (the trend is computed against its archive).
     settings = settings.model_copy(
