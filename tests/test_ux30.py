@@ -515,3 +515,34 @@ def test_a_run_that_cannot_be_sealed_leaves_no_half_written_folder(tmp_path: Pat
         pipeline.write_run(run, out, ["json"], signing_key=_ec_key(tmp_path / "ec.pem"))
     assert [p for p in out.rglob("*")] == []
     assert invoke_run(EXAMPLE, out).exit_code == 0
+
+
+def test_publishing_without_json_is_refused_at_start(tmp_path: Path) -> None:
+    """``run --format csv --publish DIR`` audited, wrote the CSVs and then failed to publish
+    ("report.json: not found", exit 2 after the work); a config whose publishing schedule
+    writes only csv was valid and failed at every run. Both are refused at start, naming
+    ``--format`` / ``report.formats``."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    out = tmp_path / "out"
+    result = invoke_run(EXAMPLE, out, "--format", "csv", "--publish", str(tmp_path / "a"))
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for --format: csv without json" in result.output
+    assert not out.exists()
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "report": {"formats": ["csv"]},
+                "publish": {"url": str(tmp_path / "a")},
+                "schedules": [{"id": "d", "cron": "0 6 * * *", "publish": True}],
+            }
+        )
+    )
+    checked = CliRunner().invoke(main, ["validate-config", str(config)])
+    assert checked.exit_code == 2, checked.output
+    assert "report.formats: schedule 'd' publishes, so its formats must include json" in (
+        checked.output
+    )

@@ -317,6 +317,12 @@ def run(
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
     key_file = signing_key or (target.signing_key_file if target is not None else None)
+    if target is not None and "json" not in wanted:
+        raise click.BadParameter(
+            f"{','.join(wanted)} without json: a published run needs report.json (sealing, "
+            "history, report --period and fleet read it); add json or leave out --publish",
+            param_hint="--format",
+        )
     if signing_key is not None and (problem := signing_key_problem(signing_key)) is not None:
         # before the audit: a bad key found only when the run was sealed left an unsealed
         # folder that then refused the next run (trial ux30)
