@@ -546,3 +546,30 @@ def test_publishing_without_json_is_refused_at_start(tmp_path: Path) -> None:
     assert "report.formats: schedule 'd' publishes, so its formats must include json" in (
         checked.output
     )
+
+
+def test_report_pdf_breaks_a_long_cluster_name_inside_the_page(tmp_path: Path) -> None:
+    """``--cluster-name`` of 88 characters without a hyphen: the cover's title (h1) ran to
+    598 pt on a 595 pt A4 page, the name cut at the edge. Headings now break such a name
+    inside the margin (12 mm: text ends by 562 pt)."""
+    import re
+    import subprocess
+
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext is None:
+        import pytest
+
+        pytest.skip("pdftotext missing: run .ci/setup-reports.sh")
+    name = "clusterwithaverylongnamewithoutanyhyphens" * 2 + "xxxxxx"
+    out = tmp_path / "out"
+    result = invoke_run(EXAMPLE, out, "--cluster-name", name, "--format", "pdf")
+    assert result.exit_code == 0, result.output
+    bbox = subprocess.run(
+        [pdftotext, "-bbox", str(out / "report.pdf"), "-"],
+        check=True, capture_output=True, text=True, timeout=60,
+    ).stdout  # fmt: skip
+    words = re.findall(
+        r'xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<', bbox
+    )
+    right = max(float(x1) for _, x1, _ in words)
+    assert right <= 562, f"text runs to {right:.0f} pt, past the right margin (562 pt)"
