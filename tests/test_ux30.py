@@ -573,3 +573,27 @@ def test_report_pdf_breaks_a_long_cluster_name_inside_the_page(tmp_path: Path) -
     )
     right = max(float(x1) for _, x1, _ in words)
     assert right <= 562, f"text runs to {right:.0f} pt, past the right margin (562 pt)"
+
+
+def test_fleet_and_period_out_inside_the_archive_is_refused(tmp_path: Path) -> None:
+    """``fleet --from A --out A/fleet-out`` wrote fleet.json into the archive; the next
+    roll-up counted a fourth cluster ``fleet-out`` ("unreadable: no published full-fleet
+    run"). ``report --period --out A/c1/rep`` likewise. Both are refused (exit 2) and
+    nothing is written there."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    archive = tmp_path / "a"
+    assert invoke_run(EXAMPLE, tmp_path / "r", "--cluster-name", "c1", "--publish",
+                      str(archive)).exit_code == 0  # fmt: skip
+    for args in (
+        ["fleet", "--from", str(archive), "--out", str(archive / "fleet-out")],
+        ["report", "--period", "2026-11", "--from", str(archive), "--cluster", "c1",
+         "--out", str(archive / "c1" / "rep")],
+    ):  # fmt: skip
+        result = CliRunner().invoke(main, [*args, "--format", "json"])
+        assert result.exit_code == 2, result.output
+        assert "is inside the archive read" in result.output
+    assert sorted(p.name for p in archive.iterdir()) == ["c1"]
+    assert not (archive / "c1" / "rep").exists()

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from auditor.cli.exitcodes import EXIT_NOTHING_AUDITED, EXIT_USAGE
-from auditor.cli.options import Finite, archive_report_options
+from auditor.cli.options import Finite, archive_report_options, refuse_out_in_archive
 from auditor.config.rules import MAX_HOURS
 from auditor.fleet import FORMATS, build_fleet, read_fleet, write_fleet
 from auditor.kubevalues import parse_time
@@ -76,6 +76,7 @@ def fleet(
     fleet.pdf. S3 credentials come from boto3's standard chain, as for ``publish``.
     """
     options = {k: v for k, v in store_flags.items() if v is not None}
+    refuse_out_in_archive(out_dir, source)
     period = None
     if period_text is not None:
         try:
