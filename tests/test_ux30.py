@@ -597,3 +597,55 @@ def test_fleet_and_period_out_inside_the_archive_is_refused(tmp_path: Path) -> N
         assert "is inside the archive read" in result.output
     assert sorted(p.name for p in archive.iterdir()) == ["c1"]
     assert not (archive / "c1" / "rep").exists()
+
+
+def test_a_local_publish_target_overlapping_the_export_or_the_run_is_refused(
+    tmp_path: Path,
+) -> None:
+    """``run --from-dir E --publish E/arch``: the next audit of E read the archived
+    report.json files as input (INCOMPLETE, 5 collection problems). ``--out A/run
+    --publish A``: the run folder became a cluster ``run`` in the archive. ``--publish``
+    inside ``--out``: the archive sat unsealed among the run's files. Each is refused at
+    start (exit 2) and nothing is written."""
+    export = _example(tmp_path)
+    cases = [
+        (tmp_path / "o1", export / "arch", "is inside the export read"),
+        (tmp_path / "a2" / "run", tmp_path / "a2", "is inside the publish archive"),
+        (tmp_path / "o3", tmp_path / "o3" / "arch", "is inside the run folder"),
+    ]
+    for out, archive, named in cases:
+        result = invoke_run(export, out, "--publish", str(archive))
+        assert result.exit_code == 2, (named, result.output)
+        assert named in result.output, result.output
+        assert not out.exists() and not archive.exists()
+    again = invoke_run(export, tmp_path / "o4")
+    assert again.exit_code == 0 and "INCOMPLETE" not in again.output, again.output
+
+
+def test_serve_refuses_runs_or_archive_inside_the_export(tmp_path: Path) -> None:
+    """A service config whose ``report.out_dir`` and local ``publish`` archive lie inside the
+    export it audits started; every run after the first would read the earlier runs as
+    input (INCOMPLETE). ``serve`` now exits 2 at start naming both fields, and makes no
+    folder in the export."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    export = _example(tmp_path)
+    config = tmp_path / "serve.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "source": {"type": "directory", "path": str(export)},
+                "report": {"formats": ["json"], "out_dir": str(export / "reports")},
+                "publish": {"url": str(export / "arch")},
+                "schedules": [{"id": "daily", "cron": "0 6 * * *", "publish": True}],
+                "service": {"state_dir": str(tmp_path / "state"), "metrics": {"port": 0}},
+            }
+        )
+    )
+    result = CliRunner().invoke(main, ["serve", "--config", str(config)])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "report.out_dir: " in result.output and "publish: " in result.output
+    assert "is inside the export read" in result.output
+    assert not (export / "reports").exists() and not (export / "arch").exists()

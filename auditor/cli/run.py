@@ -142,6 +142,39 @@ def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
         ) from None
 
 
+def check_archive_dir(archive: Path, out_dir: Path, source: SourceSettings | None) -> None:
+    """Refuse a local publish target inside the export read (the next audit of it would read
+    the archived report.json files as input: INCOMPLETE, 5 collection problems), and an
+    ``--out`` inside the target (its run folder would be taken for a cluster's by ``fleet``
+    and ``history``) or the target inside ``--out`` (unsealed among the run's files); trial ux30, as :func:`check_out_dir` for ``--out`` in the export.
+
+    Raises:
+        click.BadParameter: either case (exit 2), before anything is audited.
+    """
+    root = archive.resolve()
+    if isinstance(source, DirectorySourceSettings):
+        export = source.path.resolve()
+        if root == export or root.is_relative_to(export):
+            raise click.BadParameter(
+                f"{archive} is inside the export read ({source.path}): the runs published "
+                "there would be read as input by the next audit of it; publish elsewhere",
+                param_hint="--publish / publish:",
+            )
+    out = out_dir.resolve()
+    if out == root or out.is_relative_to(root):
+        raise click.BadParameter(
+            f"{out_dir} is inside the publish archive {archive}: every folder there is taken "
+            "for a cluster's; write the run elsewhere",
+            param_hint="--out",
+        )
+    if root.is_relative_to(out):
+        raise click.BadParameter(
+            f"{archive} is inside the run folder {out_dir}: the archive would sit among the "
+            "run's artifacts, unsealed; publish elsewhere",
+            param_hint="--publish / publish:",
+        )
+
+
 #: How many files no run wrote an ``--out`` folder is scanned for before it is refused.
 FOREIGN_LIMIT = 100
 
@@ -314,6 +347,8 @@ def run(
     )
     check_out_dir(out_dir, source)
     target = publish_target(publish_url, target_flags, settings.publish)
+    if target is not None and not target.is_s3:
+        check_archive_dir(Path(target.describe()), out_dir, source)
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
     key_file = signing_key or (target.signing_key_file if target is not None else None)

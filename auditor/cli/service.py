@@ -112,8 +112,11 @@ def unusable_folders(settings: AuditSettings) -> list[tuple[str, str]]:
     """The folders ``serve`` writes (``report.out_dir``, ``service.state_dir``) that cannot be
     made or written, as (field path, reason): checked at start, so a mistake fails the
     ``serve`` at once (exit 2) instead of every scheduled run at its hour (trial ux30:
-    ``out_dir`` under a file served for a day and failed at 06:00)."""
-    problems: list[tuple[str, str]] = []
+    ``out_dir`` under a file served for a day and failed at 06:00); first, folders that lie
+    inside one another (:func:`_overlaps`)."""
+    problems = _overlaps(settings)
+    if problems:
+        return problems  # nothing made where it does not belong
     for field, folder in (
         ("report.out_dir", settings.report.out_dir),
         ("service.state_dir", settings.service.state_dir),
@@ -126,4 +129,35 @@ def unusable_folders(settings: AuditSettings) -> list[tuple[str, str]]:
             continue
         if not writable:
             problems.append((field, f"folder {folder} is not writable"))
+    return problems
+
+
+def _overlaps(settings: AuditSettings) -> list[tuple[str, str]]:
+    """Folders that must not lie inside one another, as ``run`` refuses them: the runs or a
+    local publish archive inside the export read (read back as input: an INCOMPLETE audit),
+    and the runs inside the archive or the archive inside the runs' folder."""
+    from auditor.config import DirectorySourceSettings
+    from auditor.publish import PublishError, publish_settings
+
+    out = settings.report.out_dir.resolve()
+    archive: Path | None = None
+    if settings.publish is not None:
+        try:
+            target = publish_settings(settings.publish)
+        except PublishError:
+            target = None  # named by validate-config already
+        if target is not None and not target.is_s3:
+            archive = Path(target.describe()).resolve()
+    problems: list[tuple[str, str]] = []
+    if isinstance(settings.source, DirectorySourceSettings):
+        export = settings.source.path.resolve()
+        for field, folder in (("report.out_dir", out), ("publish", archive)):
+            if folder is not None and (folder == export or folder.is_relative_to(export)):
+                problems.append(
+                    (field, f"{folder} is inside the export read ({export}): read back as input")
+                )
+    if archive is not None and (out.is_relative_to(archive) or archive.is_relative_to(out)):
+        problems.append(
+            ("report.out_dir", f"{out} and the publish archive {archive} lie inside one another")
+        )
     return problems
