@@ -97,11 +97,14 @@ class AuditRun:
             target or its archive could not be read (logged as a warning).
         gap: why the VirtualMachine list was read only partly (the report then
             covers only the VMs read), else None.
+        left_out: kind -> how many of its objects were left out as created after the
+            audit instant (:func:`auditor.sources.asof.leave_out_after`), sorted by kind.
     """
 
     report: AuditReport
     trend: dict[str, Any] | None
     gap: str | None
+    left_out: dict[str, int] = field(default_factory=dict)
 
 
 def run_audit(
@@ -150,7 +153,12 @@ def run_audit(
     report = audit_data(data, settings, at=at, owner=owner, formats=formats, read_until=read_until)
     keep_until_exit(data)  # the console script then ends without freeing it (0.6 s at 10,000 VMs)
     trend = trend_for(report_document(report), archive) if archive is not None else None
-    return AuditRun(report=report, trend=trend, gap=vm_list_gap(data))
+    return AuditRun(
+        report=report,
+        trend=trend,
+        gap=vm_list_gap(data),
+        left_out=dict(sorted(data.left_out.items())),
+    )
 
 
 #: Clock difference between the API server (which stamps ``creationTimestamp``) and this
@@ -175,7 +183,10 @@ def write_run(
     trend, and the sealed ``manifest.json`` (signed with ``signing_key``, an Ed25519 PEM
     private key, when given); return the paths written, the manifest last. An earlier run
     sealed in ``out_dir`` is cleared first (:func:`~auditor.publish.manifest.clear_sealed_run`),
-    so its artifacts are never sealed as this run's.
+    so its artifacts are never sealed as this run's. When writing or sealing fails, the files
+    this call wrote are removed again: an unsealed half-run (report.json without its manifest,
+    after a bad signing key or a failed PDF) is no evidence, and it made the next run into the
+    folder refuse it as holding files no run wrote (trial ux30).
 
     Raises:
         ValueError: an unknown format name.
@@ -184,13 +195,37 @@ def write_run(
             manifest cannot be written or signed.
     """
     clear_sealed_run(out_dir)
-    paths = write_artifacts(run.report, out_dir, formats, trend=run.trend)
-    if run.trend is not None:
-        (out_dir / TREND_NAME).write_bytes(dump_trend(run.trend))
-        paths.append(out_dir / TREND_NAME)
-    seal_run(out_dir, signing_key, report=report_document(run.report))  # no re-parse
+    before = _files_in(out_dir)
+    try:
+        paths = write_artifacts(run.report, out_dir, formats, trend=run.trend)
+        if run.trend is not None:
+            (out_dir / TREND_NAME).write_bytes(dump_trend(run.trend))
+            paths.append(out_dir / TREND_NAME)
+        seal_run(out_dir, signing_key, report=report_document(run.report))  # no re-parse
+    except BaseException:
+        _remove_new(out_dir, before)
+        raise
     paths.append(out_dir / MANIFEST_NAME)
     return paths
+
+
+def _files_in(folder: Path) -> set[Path]:
+    """Every path under ``folder`` (empty when it does not exist)."""
+    return set(folder.rglob("*")) if folder.is_dir() else set()
+
+
+def _remove_new(folder: Path, before: set[Path]) -> None:
+    """Remove what appeared under ``folder`` since ``before`` (files, then emptied folders);
+    best effort: a path that cannot be removed stays."""
+    new = sorted(_files_in(folder) - before, key=lambda p: len(p.parts), reverse=True)
+    for path in new:
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                path.unlink()
+        except OSError:
+            pass
 
 
 def audit_data(
@@ -219,7 +254,7 @@ def audit_data(
     Raises:
         UnknownOwnerError: ``owner`` owns none of the audited VMs.
     """
-    # see auditor.sources.asof (data as is when run_audit did it)
+    # see auditor.sources.asof (data as is when run_audit did it at this instant)
     data = leave_out_after(data, read_until or at, at=at)
     if settings.backup_storage is not None and data.backup_contents is None:
         from auditor.sources.bucket.load import read_backup_storage

@@ -73,7 +73,7 @@ def test_run_warns_when_at_precedes_objects_of_the_input(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert (
         "Warning: --at 2026-11-25T00:00:00Z precedes the creation of 7 object(s) read "
-        "(Backup, Restore)" in result.output
+        "(Backup 6, Restore 1)" in result.output
     )
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     # Backups and Restores are records made once: left out, nothing else is unknown

@@ -26,6 +26,7 @@ from click.testing import CliRunner
 from auditor.cli import main
 from auditor.config.publish import PublishSettings
 from auditor.publish import publish_run, retry_spool
+from auditor.publish.manifest import seal_run
 from auditor.publish.spool import pending, quarantined
 from tests.conftest import REPO
 from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
@@ -72,6 +73,7 @@ def test_kill_9_during_publish_then_restart_publishes_exactly_once(
     for i in range(300):  # enough objects that the child is still uploading when killed
         (run / "extra" / f"{i:03d}.txt").parent.mkdir(exist_ok=True)
         (run / "extra" / f"{i:03d}.txt").write_text(f"artifact {i}\n")
+    seal_run(run)  # sealed as the run's own artifacts: publish refuses files added unsealed
     spool_dir = tmp_path / "spool"
     target = [
         "--to", f"s3://{bucket}/evidence", "--endpoint-url", weed.endpoint,

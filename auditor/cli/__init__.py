@@ -6,13 +6,16 @@ Each command group lives in its own module and is registered here with one
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
+from typing import Any, TextIO
 
 import click
 
 from auditor import __version__
+from auditor.cli.exitcodes import EXIT_USAGE
 from auditor.lifetime import ends_with_command, keep_until_exit, kept
 
 __all__ = ["main", "entry", "keep_until_exit"]
@@ -42,7 +45,69 @@ def entry() -> None:
         os._exit(code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group; a file-system error no command turned into its own message (a
+    path too long for the system, a folder that cannot be listed, given as ``--from``,
+    ``--to`` or ``--out``) ends the command with exit 2 and one line naming the path and the
+    reason, never a traceback (``docs/exit-codes.md``: a path that cannot be used)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command with stdout that outlives its reader (:class:`_PipeSafe`); an
+        unhandled :class:`OSError` exits 2 naming its path."""
+        stdout = sys.stdout
+        sys.stdout = _PipeSafe(stdout)
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"Error: {where}{exc.strerror or exc}", err=True)
+            ctx.exit(EXIT_USAGE)
+        finally:
+            sys.stdout = stdout
+
+
+class _PipeSafe:
+    """stdout whose reader may go away (``auditor run ... | head -1``): the first write that
+    meets a closed pipe points the descriptor at ``/dev/null`` and the command goes on, so the
+    run is still sealed and published and exits with its own code. Before, the
+    BrokenPipeError ended ``run`` before publishing with exit 1 (the ``--fail-on`` gate's
+    code) and no message (trial ux30). Everything else is the wrapped stream's."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        """Write ``text``; dropped once the reader has gone."""
+        if not self._gone:
+            try:
+                return self._inner.write(text)
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush; nothing once the reader has gone."""
+        if not self._gone:
+            try:
+                self._inner.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        self._gone = True
+        try:  # the interpreter's own last flush then writes to /dev/null, quietly
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._inner.fileno())
+            os.close(null)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass  # no descriptor (a test's captured stream): dropping is enough
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="auditor")
 def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""

@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from auditor.cli.exitcodes import EXIT_NOTHING_AUDITED, EXIT_USAGE
-from auditor.cli.options import archive_report_options
+from auditor.cli.options import Finite, archive_report_options, refuse_out_in_archive
+from auditor.config.rules import MAX_HOURS
 from auditor.fleet import FORMATS, build_fleet, read_fleet, write_fleet
 from auditor.kubevalues import parse_time
 from auditor.period import Period
@@ -43,7 +44,7 @@ __all__ = ["fleet"]
 )
 @click.option(
     "--max-age-hours",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Finite(min=0, min_open=True, max=MAX_HOURS),
     default=36.0,
     show_default=True,
     help="A cluster whose run is older than this is stale and never counts as ready.",
@@ -75,6 +76,7 @@ def fleet(
     fleet.pdf. S3 credentials come from boto3's standard chain, as for ``publish``.
     """
     options = {k: v for k, v in store_flags.items() if v is not None}
+    refuse_out_in_archive(out_dir, source)
     period = None
     if period_text is not None:
         try:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-__all__ = ["AnyCase", "FormatList", "archive_report_options"]
+__all__ = ["AnyCase", "Finite", "FormatList", "archive_report_options", "refuse_out_in_archive"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,6 +22,19 @@ class AnyCase(click.Choice[str]):
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
         return "[" + "|".join(self.choices) + "]"
+
+
+class Finite(click.FloatRange):
+    """A :class:`click.FloatRange` that refuses ``inf`` and ``nan`` (click's own range check
+    lets ``nan`` through: every comparison with it is false). ``fleet --max-age-hours nan``
+    made no run stale, so a cluster's week-old run counted as current (trial ux30)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The number, or a usage error (exit 2) naming the option."""
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 class FormatList(click.ParamType[tuple[str, ...]]):
@@ -50,6 +64,27 @@ class FormatList(click.ParamType[tuple[str, ...]]):
         if not wanted:
             self.fail(f"is empty; name one or more of {', '.join(self.choices)}", param, ctx)
         return wanted
+
+
+def refuse_out_in_archive(out_dir: Path, source: str) -> None:
+    """Refuse an ``--out`` inside a local archive read as ``--from`` (``report --period``,
+    ``fleet``): every folder under the archive is a cluster, so ``fleet --from A --out
+    A/fleet`` made the next roll-up count a cluster ``fleet`` with no readable run (trial
+    ux30), as ``run`` refuses an ``--out`` inside the export it reads.
+
+    Raises:
+        click.BadParameter: ``out_dir`` is, or lies inside, the archive (exit 2).
+    """
+    if source.startswith("s3://"):
+        return
+    root = Path(source.removeprefix("file://")).resolve()
+    out = out_dir.resolve()
+    if out == root or out.is_relative_to(root):
+        raise click.BadParameter(
+            f"{out_dir} is inside the archive read ({source}): every folder there is taken "
+            "for a cluster's; write elsewhere",
+            param_hint="--out",
+        )
 
 
 def archive_report_options(formats: Sequence[str]) -> Callable[[F], F]:

@@ -28,7 +28,9 @@ from auditor.publish import (
     retry_spool,
     write_trend,
 )
+from auditor.publish.manifest import check_seal
 from auditor.publish.signing import SigningError
+from auditor.publish.trend import TREND_NAME
 
 __all__ = ["publish", "history", "store_options", "target_options", "settings_from_options"]
 
@@ -241,12 +243,15 @@ def publish(
         target = target.model_copy(update={"signing_key_file": signing_key})
     try:
         store = open_store(target)
-        if trend and not (run_dir / "trend.json").exists():
+        check_seal(run_dir)  # before trend.json is added: nothing else may join the run
+        added: tuple[str, ...] = ()
+        if trend and not (run_dir / TREND_NAME).exists():
             try:
                 write_trend(run_dir, store)
+                added = (TREND_NAME,)
             except PublishError as exc:
                 click.echo(f"trend not computed (archive unreadable): {exc}", err=True)
-        result = publish_run(run_dir, target, store=store)
+        result = publish_run(run_dir, target, store=store, added=added)
     except (RunDirError, SigningError) as exc:
         raise click.UsageError(str(exc)) from None
     except PublishError as exc:  # the run could not even be spooled
@@ -260,7 +265,9 @@ def publish(
 @click.command("history")
 @click.option("--cluster", required=True, help="Cluster name as in report.json.")
 @click.option("--to", "url", required=True, help="s3://BUCKET/PREFIX or a local directory.")
-@click.option("--limit", type=int, default=30, show_default=True, help="Newest N runs.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=30, show_default=True, help="Newest N runs."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @store_options
 def history(cluster: str, url: str, limit: int, as_json: bool, **options: Any) -> None:

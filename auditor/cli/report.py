@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from auditor.cli.exitcodes import EXIT_USAGE
-from auditor.cli.options import archive_report_options
+from auditor.cli.options import archive_report_options, refuse_out_in_archive
 from auditor.kubevalues import parse_time
 from auditor.period import FORMATS, Period, compute_period, read_period, write_period
 from auditor.publish import PublishError
@@ -63,6 +63,7 @@ def report(
     S3 credentials come from boto3's standard chain, as for ``publish``.
     """
     options = {k: v for k, v in store_flags.items() if v is not None}
+    refuse_out_in_archive(out_dir, source)
     try:
         period = Period.parse(period_text)
     except ValueError as exc:

@@ -26,6 +26,7 @@ from auditor.config import (
     SourceSettings,
     load_settings,
 )
+from auditor.config.publish import signing_key_problem
 from auditor.envelope import report_document
 from auditor.kubevalues import parse_time
 from auditor.lifetime import keep_from_now
@@ -39,7 +40,6 @@ from auditor.publish import (
 )
 from auditor.publish.manifest import foreign_files
 from auditor.publish.signing import SigningError
-from auditor.sources.asof import CREATED_AFTER
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.usable import NothingToAudit
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
@@ -129,8 +129,57 @@ def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
     them, and publishing would archive them, as this run's evidence (trial ux27).
 
     Raises:
-        click.BadParameter: any case (exit 2), before anything is audited.
+        click.BadParameter: any case (exit 2), before anything is audited; also when
+            ``out_dir`` cannot be looked at (a name too long, a folder that cannot be
+            listed), naming the path and the system's reason.
     """
+    try:
+        _check_out_dir(out_dir, source)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out_dir) else ""
+        raise click.BadParameter(
+            f"cannot use {out_dir}: {exc.strerror or exc}{where}", param_hint="--out"
+        ) from None
+
+
+def check_archive_dir(archive: Path, out_dir: Path, source: SourceSettings | None) -> None:
+    """Refuse a local publish target inside the export read (the next audit of it would read
+    the archived report.json files as input: INCOMPLETE, 5 collection problems), and an
+    ``--out`` inside the target (its run folder would be taken for a cluster's by ``fleet``
+    and ``history``) or the target inside ``--out`` (unsealed among the run's files); trial ux30, as :func:`check_out_dir` for ``--out`` in the export.
+
+    Raises:
+        click.BadParameter: either case (exit 2), before anything is audited.
+    """
+    root = archive.resolve()
+    if isinstance(source, DirectorySourceSettings):
+        export = source.path.resolve()
+        if root == export or root.is_relative_to(export):
+            raise click.BadParameter(
+                f"{archive} is inside the export read ({source.path}): the runs published "
+                "there would be read as input by the next audit of it; publish elsewhere",
+                param_hint="--publish / publish:",
+            )
+    out = out_dir.resolve()
+    if out == root or out.is_relative_to(root):
+        raise click.BadParameter(
+            f"{out_dir} is inside the publish archive {archive}: every folder there is taken "
+            "for a cluster's; write the run elsewhere",
+            param_hint="--out",
+        )
+    if root.is_relative_to(out):
+        raise click.BadParameter(
+            f"{archive} is inside the run folder {out_dir}: the archive would sit among the "
+            "run's artifacts, unsealed; publish elsewhere",
+            param_hint="--publish / publish:",
+        )
+
+
+#: How many files no run wrote an ``--out`` folder is scanned for before it is refused.
+FOREIGN_LIMIT = 100
+
+
+def _check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
     if out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"{out_dir} is a file, not a directory", param_hint="--out")
     if isinstance(source, DirectorySourceSettings):
@@ -142,11 +191,14 @@ def check_out_dir(out_dir: Path, source: SourceSettings | None) -> None:
                 "there would be read as input by the next audit of it; write them elsewhere",
                 param_hint="--out",
             )
-    foreign = foreign_files(out_dir)
+    foreign = foreign_files(out_dir, limit=FOREIGN_LIMIT)
     if foreign:
         more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        count = str(len(foreign))
+        if len(foreign) > FOREIGN_LIMIT:  # not scanned further (``--out /``)
+            count, more = f"over {FOREIGN_LIMIT}", " and more"
         raise click.BadParameter(
-            f"{out_dir} holds {len(foreign)} file(s) no earlier audit run wrote there "
+            f"{out_dir} holds {count} file(s) no earlier audit run wrote there "
             f"({', '.join(foreign[:3])}{more}): manifest.json would seal them as this run's "
             "evidence; write to a new or empty folder, or move them out",
             param_hint="--out",
@@ -295,9 +347,21 @@ def run(
     )
     check_out_dir(out_dir, source)
     target = publish_target(publish_url, target_flags, settings.publish)
+    if target is not None and not target.is_s3:
+        check_archive_dir(Path(target.describe()), out_dir, source)
     if signing_key is not None and target is not None:
         target = target.model_copy(update={"signing_key_file": signing_key})
     key_file = signing_key or (target.signing_key_file if target is not None else None)
+    if target is not None and "json" not in wanted:
+        raise click.BadParameter(
+            f"{','.join(wanted)} without json: a published run needs report.json (sealing, "
+            "history, report --period and fleet read it); add json or leave out --publish",
+            param_hint="--format",
+        )
+    if signing_key is not None and (problem := signing_key_problem(signing_key)) is not None:
+        # before the audit: a bad key found only when the run was sealed left an unsealed
+        # folder that then refused the next run (trial ux30)
+        raise click.BadParameter(problem, param_hint="--signing-key")
     # One set of settings for run_audit: the source the options name, the target they
     # publish to (the trend is computed against its archive).
     settings = settings.model_copy(
@@ -321,14 +385,13 @@ def run(
         + ", ".join(f"{k} {v}" for k, v in summary.items())
         + incomplete_note(report)
     )
-    later = [p for p in report["collection_problems"] if CREATED_AFTER in p["reason"]]
-    if later:
+    if audit.left_out:  # counted by auditor.sources.asof.leave_out_after, never parsed
+        kinds = ", ".join(f"{kind} {n}" for kind, n in audit.left_out.items())
         click.echo(
             f"Warning: --at {report['run']['audit_time']} precedes the creation of "
-            f"{sum(int(p['reason'].split()[0]) for p in later)} object(s) read "
-            f"({', '.join(str(p['kind']) for p in later)}): they are left out as no evidence "
-            "at that instant, and the report cannot show what existed then and was deleted "
-            "since",
+            f"{sum(audit.left_out.values())} object(s) read ({kinds}): they are left out as "
+            "no evidence at that instant, and the report cannot show what existed then and "
+            "was deleted since",
             err=True,
         )
     if not report["vms"]:

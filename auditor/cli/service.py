@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,8 +95,69 @@ def serve_command(config_file: Path, log_level: str, cluster_name: str | None) -
     if not settings.schedules:
         click.echo(f"{config_file}: 'schedules' is empty; nothing to serve", err=True)
         sys.exit(_EXIT_INVALID)
+    unusable = unusable_folders(settings)
+    if unusable:
+        click.echo(f"{config_file}: {len(unusable)} problem(s)", err=True)
+        for field, message in unusable:
+            click.echo(f"  {field}: {message}", err=True)
+        sys.exit(_EXIT_INVALID)
     try:
         sys.exit(serve(settings))
-    except ServiceLockedError as err:
+    except ServiceLockedError as err:  # could not start (docs/exit-codes.md)
         click.echo(f"Error: {err}", err=True)
-        sys.exit(1)
+        sys.exit(_EXIT_INVALID)
+
+
+def unusable_folders(settings: AuditSettings) -> list[tuple[str, str]]:
+    """The folders ``serve`` writes (``report.out_dir``, ``service.state_dir``) that cannot be
+    made or written, as (field path, reason): checked at start, so a mistake fails the
+    ``serve`` at once (exit 2) instead of every scheduled run at its hour (trial ux30:
+    ``out_dir`` under a file served for a day and failed at 06:00); first, folders that lie
+    inside one another (:func:`_overlaps`)."""
+    problems = _overlaps(settings)
+    if problems:
+        return problems  # nothing made where it does not belong
+    for field, folder in (
+        ("report.out_dir", settings.report.out_dir),
+        ("service.state_dir", settings.service.state_dir),
+    ):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            writable = os.access(folder, os.W_OK | os.X_OK)
+        except OSError as exc:
+            problems.append((field, f"cannot make folder {folder}: {exc.strerror or exc}"))
+            continue
+        if not writable:
+            problems.append((field, f"folder {folder} is not writable"))
+    return problems
+
+
+def _overlaps(settings: AuditSettings) -> list[tuple[str, str]]:
+    """Folders that must not lie inside one another, as ``run`` refuses them: the runs or a
+    local publish archive inside the export read (read back as input: an INCOMPLETE audit),
+    and the runs inside the archive or the archive inside the runs' folder."""
+    from auditor.config import DirectorySourceSettings
+    from auditor.publish import PublishError, publish_settings
+
+    out = settings.report.out_dir.resolve()
+    archive: Path | None = None
+    if settings.publish is not None:
+        try:
+            target = publish_settings(settings.publish)
+        except PublishError:
+            target = None  # named by validate-config already
+        if target is not None and not target.is_s3:
+            archive = Path(target.describe()).resolve()
+    problems: list[tuple[str, str]] = []
+    if isinstance(settings.source, DirectorySourceSettings):
+        export = settings.source.path.resolve()
+        for field, folder in (("report.out_dir", out), ("publish", archive)):
+            if folder is not None and (folder == export or folder.is_relative_to(export)):
+                problems.append(
+                    (field, f"{folder} is inside the export read ({export}): read back as input")
+                )
+    if archive is not None and (out.is_relative_to(archive) or archive.is_relative_to(out)):
+        problems.append(
+            ("report.out_dir", f"{out} and the publish archive {archive} lie inside one another")
+        )
+    return problems

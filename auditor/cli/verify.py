@@ -17,6 +17,7 @@ from auditor.cli.exitcodes import EXIT_MISMATCH, EXIT_OK, EXIT_UNREADABLE
 from auditor.cli.publish import settings_from_options, store_options
 from auditor.config.publish import PublishSettings
 from auditor.publish import PublishError, open_store
+from auditor.publish.manifest import cluster_segment
 from auditor.publish.signing import SigningError, load_public_key
 from auditor.publish.store import ObjectStore
 from auditor.publish.verify import VerifyReadError, verify_run
@@ -29,8 +30,13 @@ class _Unreadable(click.ClickException):
 
 
 def _latest_prefix(store: ObjectStore, cluster: str) -> str:
-    """The run prefix ``<cluster>/latest.json`` points at (relative to the archive root)."""
-    key = f"{cluster}/latest.json"
+    """The run prefix ``<cluster>/latest.json`` points at (relative to the archive root).
+
+    ``cluster`` is the name as given (``--cluster``); its folder is the key-safe form
+    publish writes (:func:`~auditor.publish.manifest.cluster_segment`), as ``history``,
+    ``fleet`` and ``report --period`` read it: ``verify --latest --cluster "ünï cødé"``
+    looked under ``ünï cødé/`` and said no run was published (trial ux30)."""
+    key = f"{cluster_segment(cluster)}/latest.json"
     data = store.get(key)
     if data is None:
         raise _Unreadable(f"{store.url_for(key)} does not exist: no run published for {cluster}")

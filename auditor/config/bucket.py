@@ -88,8 +88,8 @@ class BackupStorageSettings(Strict):
     locations: dict[LocationName, BucketLocationSettings] = Field(min_length=1)
     workers: int = Field(default=4, ge=1, le=32)
     max_attempts: int = Field(default=3, ge=1, le=10)
-    connect_timeout: float = Field(default=5.0, gt=0)
-    read_timeout: float = Field(default=30.0, gt=0)
+    connect_timeout: float = Field(default=5.0, gt=0, le=3600)
+    read_timeout: float = Field(default=30.0, gt=0, le=3600)
     read_manifests: bool = True
     max_archive_bytes: int = Field(default=4 * 1024**3, ge=1)
     cache_dir: Path | None = None

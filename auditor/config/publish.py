@@ -51,7 +51,7 @@ class PublishSettings(BaseModel):
     mounted Kubernetes Secret; its contents are never logged.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     bucket: str | None = None
     prefix: str = ""
@@ -68,8 +68,8 @@ class PublishSettings(BaseModel):
     spool_dir: Path = Field(default_factory=default_spool_dir)
     retry_mode: Literal["standard", "adaptive"] = "standard"
     max_attempts: int = Field(default=5, ge=1, le=20)
-    connect_timeout: float = Field(default=10.0, gt=0)
-    read_timeout: float = Field(default=60.0, gt=0)
+    connect_timeout: float = Field(default=10.0, gt=0, le=3600)
+    read_timeout: float = Field(default=60.0, gt=0, le=3600)
     signing_key_file: Path | None = None
 
     # signing_key_file: signing_key_problem, at load (publish_problems)
@@ -158,8 +158,13 @@ def endpoint_problem(url: str) -> str | None:
     """Why ``url`` cannot be an S3 endpoint setting, else None: it carries credentials
     (``user:password@``) or a query or fragment (a token such as ``?X-Amz-Signature=``).
     Either would be kept in spool entries, logs and report text, which hold no secret;
-    credentials come only from boto3's chain (an S3 endpoint takes no query of its own)."""
+    credentials come only from boto3's chain (an S3 endpoint takes no query of its own).
+    It is no ``http://`` or ``https://`` URL with a host (botocore refuses it at the first
+    request: ``--endpoint-url ftp://x`` spooled the run, exit 3, to be retried for ever;
+    trial ux30)."""
     parsed = urlparse(url)
+    if parsed.scheme.lower() not in ("http", "https") or not parsed.hostname:
+        return "endpoint_url must be an http:// or https:// URL with a host"
     if "@" in (parsed.netloc or ""):
         return "endpoint_url must not contain credentials (user:password@)"
     if parsed.query or parsed.fragment or "?" in url or "#" in url:

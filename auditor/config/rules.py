@@ -24,6 +24,8 @@ from auditor.models import CHECK_ID, FAMILIES
 
 __all__ = [
     "Strict",
+    "MAX_HOURS",
+    "MAX_DAYS",
     "Thresholds",
     "PolicyOverrides",
     "PolicyMatch",
@@ -34,9 +36,17 @@ __all__ = [
 
 
 class Strict(BaseModel):
-    """Base for every settings model: unknown fields are errors, values are frozen."""
+    """Base for every settings model: unknown fields are errors, values are frozen, and a
+    number is finite (``rpo_hours: inf``, a YAML string pydantic read as infinity, passed
+    RR-BKP-002 for every VM "within the inf h RPO" and broke RR-BKP-013: trial ux30)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+#: 100 years in hours / days: the most a threshold may say (a Python timedelta, and any
+#: recovery policy, ends long before 1e300 hours).
+MAX_HOURS = 100 * 8766
+MAX_DAYS = 100 * 366
 
 
 class Thresholds(Strict):
@@ -55,10 +65,10 @@ class Thresholds(Strict):
     (default retention) is a failing finding, not a notice (RR-PLT-005).
     """
 
-    rpo_hours: float = Field(default=24.0, gt=0)
-    min_retention_hours: float = Field(default=168.0, ge=0)
-    min_restore_points: int = Field(default=1, ge=0)
-    restore_test_max_age_days: int = Field(default=30, gt=0)
+    rpo_hours: float = Field(default=24.0, gt=0, le=MAX_HOURS)
+    min_retention_hours: float = Field(default=168.0, ge=0, le=MAX_HOURS)
+    min_restore_points: int = Field(default=1, ge=0, le=100_000)
+    restore_test_max_age_days: int = Field(default=30, gt=0, le=MAX_DAYS)
     require_off_cluster_copy: bool = False
     require_application_consistent: bool = False
     require_immutable_backups: bool = False

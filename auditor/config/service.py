@@ -14,7 +14,7 @@ from apscheduler.triggers.cron import CronTrigger
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 from auditor.config.keys import read_public_key
-from auditor.config.rules import Strict
+from auditor.config.rules import MAX_DAYS, Strict
 from auditor.yamlstrict import DEFAULT_MAX_FILE_BYTES
 
 __all__ = [
@@ -93,7 +93,7 @@ class ReportSettings(Strict):
     formats: tuple[ReportFormat, ...] = ("json", "html")
     out_dir: Path = Path("reports")
     keep_runs: int | None = Field(default=None, ge=1)
-    keep_days: float | None = Field(default=None, gt=0)
+    keep_days: float | None = Field(default=None, gt=0, le=MAX_DAYS)
 
     _any_case = field_validator("formats", mode="before")(_lower_formats)
 
@@ -209,8 +209,8 @@ class ServiceSettings(Strict):
 
     state_dir: Path = Path("state")
     job_store_url: str | None = None
-    misfire_grace_time_seconds: int = Field(default=6 * 3600, ge=1)
-    shutdown_grace_seconds: float = Field(default=20.0, ge=0)
+    misfire_grace_time_seconds: int = Field(default=6 * 3600, ge=1, le=366 * 86400)
+    shutdown_grace_seconds: float = Field(default=20.0, ge=0, le=86400)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
 
     def store_url(self) -> str:

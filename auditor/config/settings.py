@@ -11,7 +11,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from auditor.config.bucket import BackupStorageSettings, BucketLocationSettings
 from auditor.config.publish import publish_problems
@@ -126,6 +126,22 @@ class AuditSettings(Strict):
     def _schedule_ids(cls, value: tuple[Schedule, ...]) -> tuple[Schedule, ...]:
         _no_repeats(value, "id")
         return value
+
+    @model_validator(mode="after")
+    def _published_runs_have_json(self) -> AuditSettings:
+        """A schedule that publishes writes ``json``: report.json is the run's envelope, which
+        sealing, ``history``, ``report --period`` and ``fleet`` read; without it every run
+        failed to publish at its hour (trial ux30)."""
+        for i, sched in enumerate(self.schedules):
+            formats = sched.formats or self.report.formats
+            if (sched.publish or sched.period_report) and "json" not in formats:
+                where = f"schedules.{i}.formats" if sched.formats else "report.formats"
+                raise ValueError(
+                    f"{where}: schedule {sched.id!r} publishes, so its formats must include "
+                    f"json (report.json is what a published run is read by); it has "
+                    f"{', '.join(formats)}"
+                )
+        return self
 
 
 class ConfigError(Exception):

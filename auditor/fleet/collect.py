@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from auditor.config.publish import PublishSettings
 from auditor.fleet.model import FleetVerification, Signature
-from auditor.period import Archive, Period, read_period
+from auditor.period import Archive, Period, one_per_instant, read_period
 from auditor.publish import PublishError, VerificationError, open_store, publish_settings
 from auditor.publish.history import RunEntry, RunKey, load_entry, read_report, run_keys
 from auditor.publish.manifest import cluster_segment, run_prefix
@@ -122,8 +122,47 @@ def _latest(store: ObjectStore, cluster: str) -> ClusterRun:
     if problem is not None:
         run.problems.append(f"{store.url_for(entry.prefix + '/report.json')}: {problem}")
         return run
+    report, entry = _worst_of_instant(store, cluster, entry, report, run.problems)
     run.report, run.prefix = report, entry.prefix
     return run
+
+
+def _worst_of_instant(
+    store: ObjectStore,
+    cluster: str,
+    entry: RunEntry,
+    report: dict[str, Any],
+    problems: list[str],
+) -> tuple[dict[str, Any], RunEntry]:
+    """The latest run, or the worse of the full-fleet runs of its audit instant.
+
+    Runs of one instant with other results (another config or export) are two answers
+    for one instant; ``latest.json`` names the one published last, so the kinder could
+    stand for the cluster. As in the period report
+    (:func:`auditor.period.one_per_instant`), the worse stands and the others are named
+    in ``problems``. Only the latest run's day folder is listed.
+    """
+    day = entry.prefix.rsplit("/", 1)[0]
+    stamp = entry.run_id[:16]
+    candidates: list[tuple[dict[str, Any], RunEntry]] = [(report, entry)]
+    for name in store.list_folders(f"{day}/"):
+        if name == entry.run_id or not name.startswith(stamp):
+            continue
+        try:
+            other = load_entry(store, RunKey(name, f"{day}/{name}"))
+            if other.owner_filter is not None or cluster_segment(other.cluster) != cluster:
+                continue
+            other_report = read_report(store, other)
+        except (VerificationError, PublishError) as exc:
+            problems.append(f"run of the same instant not readable: {exc}")
+            continue
+        if _shape_problem(other_report) is None and other.audit_time == entry.audit_time:
+            candidates.append((other_report, other))
+    if len(candidates) == 1:
+        return report, entry
+    candidates.sort(key=lambda c: c[1].run_id)
+    (kept,) = one_per_instant([c[0] for c in candidates], problems)
+    return next(c for c in candidates if c[0] is kept)
 
 
 def _shape_problem(report: Any) -> str | None:

@@ -7,8 +7,16 @@ figures (:mod:`auditor.period.compute`) and writes period.json/csv/html/pdf
 
 from __future__ import annotations
 
-from auditor.period.archive import Archive, Period, read_period
+from auditor.period.archive import Archive, Period, one_per_instant, read_period
 from auditor.period.compute import compute_period
 from auditor.period.render import FORMATS, write_period
 
-__all__ = ["Archive", "Period", "read_period", "compute_period", "write_period", "FORMATS"]
+__all__ = [
+    "Archive",
+    "Period",
+    "read_period",
+    "one_per_instant",
+    "compute_period",
+    "write_period",
+    "FORMATS",
+]

@@ -5,7 +5,8 @@ The layout is the one ``auditor publish`` writes (``docs/publishing.md``). An
 through the publish store, where only runs with a manifest count and every report.json
 is checked against the manifest's SHA-256 (:func:`auditor.publish.history.read_report`).
 Owner-filtered runs are partial views of the fleet and are left out; runs that are one
-audit written with other formats count once. With public keys,
+audit written with other formats count once, and runs of one instant with other results
+count once as the worst of them (the others named in ``problems``). With public keys,
 a run whose ``manifest.json`` is not signed by one of them (no ``manifest.json.sig``, a bad
 signature, another key) is left out and named in ``problems``.
 """
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-__all__ = ["Period", "Archive", "read_period"]
+__all__ = ["Period", "Archive", "read_period", "one_per_instant"]
 
 _PERIOD = re.compile(r"^(\d{4})-(\d{2})$")
 
@@ -110,27 +111,58 @@ def read_period(
     # manifest (a publish killed midway has none) and a report.json that matches it.
     _read_store(source, cluster, period, archive, dict(store_options or {}), public_keys)
     archive.reports.sort(key=lambda r: (r["run"]["audit_time"], r["run"]["id"]))
-    archive.reports = _one_per_audit(archive.reports)
+    archive.reports = one_per_instant(archive.reports, archive.problems)
     return archive
 
 
-def _one_per_audit(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Count once the runs that are one audit: the same instant, input digest and VM
-    verdicts, archived as several runs because they wrote other artifact formats (the run
-    id covers the formats, :func:`auditor.envelope.digest.run_key`). Counting each would
-    weigh that instant twice in the RPO attainment. The first by run id is kept; runs of
-    one instant whose verdicts differ (other settings) all stay."""
-    kept: list[dict[str, Any]] = []
-    seen: dict[tuple[str, str], list[str]] = {}
+def one_per_instant(reports: list[dict[str, Any]], problems: list[str]) -> list[dict[str, Any]]:
+    """One run per audit instant, oldest first (``reports`` sorted by time, then id).
+
+    Runs of one instant with the same input digest and VM verdicts are one audit archived
+    with other artifact formats (the run id covers the formats,
+    :func:`auditor.envelope.digest.run_key`): the first by run id is kept, silently.
+    Runs of one instant whose results differ (other settings: an RPO, a waiver; or another
+    export) are two answers for one instant: counting both weighed it twice in the RPO
+    attainment and the days' readiness (trial ux30). The instant counts once, as the worst
+    of them (:func:`_severity`: never the kinder answer), and each run left out is named in
+    ``problems`` with the run kept.
+    """
+    groups: dict[str, list[dict[str, Any]]] = {}
     for report in reports:
-        run = report["run"]
-        key = (str(run["audit_time"]), str(run.get("input_digest")))
-        verdicts = json.dumps([report.get("summary"), report["vms"]], sort_keys=True)
-        if verdicts in seen.setdefault(key, []):
-            continue
-        seen[key].append(verdicts)
-        kept.append(report)
+        groups.setdefault(str(report["run"]["audit_time"]), []).append(report)
+    kept: list[dict[str, Any]] = []
+    for at, runs in groups.items():
+        distinct: list[dict[str, Any]] = []
+        seen: set[tuple[str, str]] = set()
+        for report in runs:
+            verdicts = json.dumps([report.get("summary"), report["vms"]], sort_keys=True)
+            key = (str(report["run"].get("input_digest")), verdicts)
+            if key not in seen:
+                seen.add(key)
+                distinct.append(report)
+        worst = max(distinct, key=_severity)  # max keeps the first of equals (lowest id)
+        kept.append(worst)
+        for other in distinct:
+            if other is not worst:
+                problems.append(
+                    f"run {other['run']['id']}: audited the same instant {at} as run "
+                    f"{worst['run']['id']} with other results (other settings or input); "
+                    "the instant counts once, as the worse result (more VMs not ready, at "
+                    "risk or not within the RPO), and this run is left out"
+                )
     return kept
+
+
+def _severity(report: dict[str, Any]) -> tuple[int, int, int]:
+    """How bad one run's answer is: VMs NOT_READY or UNKNOWN, then AT_RISK, then VMs whose
+    newest backup is not known to be within the RPO (``backup.within_rpo`` not true)."""
+    vms = [vm for vm in report["vms"] if isinstance(vm, dict)]
+    states = [vm.get("readiness") for vm in vms]
+    return (
+        sum(s in ("NOT_READY", "UNKNOWN") for s in states),
+        sum(s == "AT_RISK" for s in states),
+        sum((vm.get("backup") or {}).get("within_rpo") is not True for vm in vms),
+    )
 
 
 def _read_store(

@@ -75,12 +75,14 @@ def service_publisher(
         raise StoreConfigError("no publish: section in the configuration")
     target = publish_settings(settings.publish)
     store = open_store(target)
+    added: tuple[str, ...] = ()
     if not (artifacts / TREND_NAME).exists():
         trend = trend_for(report, target, store=store)
         if trend is not None:
             (artifacts / TREND_NAME).write_bytes(dump_trend(trend))
+            added = (TREND_NAME,)
     result: PublishResult = publish_run(
-        artifacts, target, store=store, should_stop=should_stop or (lambda: False)
+        artifacts, target, store=store, should_stop=should_stop or (lambda: False), added=added
     )
     if result.quarantined is not None:
         raise ConflictError(

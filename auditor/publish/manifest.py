@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -170,16 +171,20 @@ def build_manifest(run_dir: Path, *, report: dict[str, Any] | None = None) -> Ru
     return RunManifest(run_id, audit_time, cluster, tuple(artifacts), document)
 
 
-def check_seal(run_dir: Path) -> None:
+def check_seal(run_dir: Path, *, added: Collection[str] = ()) -> None:
     """Refuse a run folder whose files no longer match the ``manifest.json`` sealing it.
 
-    Files may be added after the seal (``trend.json``, a period report) and the folder is
-    sealed again, but a file the manifest lists must be unchanged: re-sealing a changed
-    report.json would publish (and sign) it as authentic evidence. A folder without a
-    manifest (written by an older version) passes.
+    A file the manifest lists must be unchanged: re-sealing a changed report.json would
+    publish (and sign) it as authentic evidence. A file it does not list may be only one the
+    caller itself just added (``added``: relative POSIX paths, ``trend.json`` written by
+    ``publish``): any other was put there after the run (a note, a copied report, a symlink)
+    and the folder is sealed again before publishing, so it would be digested, signed and
+    published as the run's evidence (new-user trial ux30). A folder without a manifest
+    (written by an older version) passes.
 
     Raises:
-        RunDirError: the manifest is unreadable, or a file it lists is missing or changed.
+        RunDirError: the manifest is unreadable, a file it lists is missing or changed, or a
+            file it does not list is in the folder (each named, the first five).
     """
     path = run_dir / MANIFEST_NAME
     if not path.is_file():
@@ -205,6 +210,17 @@ def check_seal(run_dir: Path) -> None:
             f"{run_dir}: {', '.join(changed[:5])}{' ...' if len(changed) > 5 else ''} changed or "
             f"missing since {MANIFEST_NAME} sealed the run (`auditor verify {run_dir}`); "
             "not re-sealed: run the audit again"
+        )
+    try:
+        extra = [rel for rel in foreign_files(run_dir) if rel not in added]
+    except OSError as exc:
+        raise RunDirError(f"{run_dir}: cannot list the run folder: {exc}") from None
+    if extra:
+        raise RunDirError(
+            f"{run_dir}: {', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''} "
+            f"({len(extra)} file(s)) not listed in the {MANIFEST_NAME} that sealed the run: "
+            "added after the run, they would be sealed and published as its evidence; not "
+            "published: remove them from the folder, or run the audit again"
         )
 
 
@@ -290,13 +306,17 @@ def clear_sealed_run(run_dir: Path) -> list[str]:
     return removed
 
 
-def foreign_files(run_dir: Path) -> list[str]:
+def foreign_files(run_dir: Path, *, limit: int | None = None) -> list[str]:
     """Files in ``run_dir`` (recursively; relative, POSIX, sorted) that no earlier run of this
     tool sealed there: neither listed in its ``manifest.json`` nor that manifest and its
     signature. :func:`seal_run` seals every file of the folder, so writing a run into a
     folder holding any of these would seal and publish them as the run's evidence
     (new-user trial ux27). Empty when ``run_dir`` is missing, and when its manifest cannot
-    be read (:func:`clear_sealed_run` refuses that folder by name).
+    be read (:func:`clear_sealed_run` refuses that folder by name). ``limit``: stop after
+    ``limit + 1`` are found (``--out /`` walked the whole file system), in the order found.
+
+    Raises:
+        OSError: a folder inside ``run_dir`` cannot be listed (``/proc/1/cwd``).
     """
     if not run_dir.is_dir():
         return []
@@ -315,6 +335,8 @@ def foreign_files(run_dir: Path) -> list[str]:
         rel = file.relative_to(run_dir).as_posix()
         if rel not in own or file.is_symlink():
             found.append(rel)
+            if limit is not None and len(found) > limit:
+                break
     return sorted(found)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -251,12 +251,13 @@ def deliver(
 
 def _prepare_spooled(store: ObjectStore, entry: spool.SpoolEntry, add_trend: bool) -> RunManifest:
     """Give a spooled run its trend.json (unless its manifest is already stored); reseal it."""
-    run_dir = entry.run_dir
-    check_seal(run_dir)
-    if add_trend and not (run_dir / "trend.json").exists():
-        from auditor.publish.manifest import build_manifest
-        from auditor.publish.trend import write_trend
+    from auditor.publish.manifest import build_manifest
+    from auditor.publish.trend import TREND_NAME, write_trend
 
+    run_dir = entry.run_dir
+    # the spool's own copy: a trend.json in it was written here, before a crash could reseal
+    check_seal(run_dir, added=(TREND_NAME,))
+    if add_trend and not (run_dir / TREND_NAME).exists():
         stored = store.stat(build_manifest(run_dir).key(MANIFEST_NAME))
         if stored is None:
             try:
@@ -311,8 +312,12 @@ def publish_run(
     *,
     store: ObjectStore | None = None,
     should_stop: StopCheck = _never,
+    added: Collection[str] = (),
 ) -> PublishResult:
     """Publish ``run_dir`` to ``target`` through the spool, delivering earlier spooled runs first.
+
+    ``added``: files the caller wrote into the sealed run since (``trend.json``); any other
+    file its manifest does not list is refused (:func:`~auditor.publish.manifest.check_seal`).
 
     Never raises for store failures: the run stays in the spool and the result
     says ``published=False`` with the error (see :class:`PublishResult`).
@@ -323,7 +328,7 @@ def publish_run(
         auditor.publish.signing.SigningError: the signing key is unusable.
         PublishError: the run could not be copied into the spool.
     """
-    check_seal(run_dir)
+    check_seal(run_dir, added=added)
     manifest = seal_run(run_dir, target.signing_key_file)
     entry = spool.spool_run(target.spool_dir, run_dir, manifest, target)
     result = PublishResult(manifest.run_id, manifest.cluster, target.describe(), False)

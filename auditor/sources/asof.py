@@ -51,7 +51,8 @@ RECORD_KINDS = frozenset(
     }
 )
 
-#: The words every problem of :func:`leave_out_after` carries (the CLI warns on them).
+#: The words every problem of :func:`leave_out_after` carries (its counts are
+#: ``ClusterData.left_out``).
 CREATED_AFTER = "created after the audit instant"
 
 
@@ -63,10 +64,19 @@ def leave_out_after(
     ``at``: the audit instant the problems name (default ``read_until``; later for a live
     read, whose objects made while it ran count as read at ``at``).
 
-    ``data`` itself is never changed (a caller may audit it again at another instant); when
-    nothing was created after ``read_until`` it is returned as is, else a copy.
+    The result records ``read_until`` (``ClusterData.read_as_of``) and how many objects of
+    each kind were left out (``ClusterData.left_out``, added to any earlier count), so a
+    caller reads the count as data, never out of a problem's text, and a second call at the
+    same instant (``run_audit`` then ``audit_data``) returns its argument without reading
+    one object again.
+
+    ``data`` itself is never changed (a caller may audit it again at another instant): the
+    result is a shallow copy.
     """
+    if data.read_as_of == read_until:
+        return data  # already done at this instant
     objects = dict(data.objects)
+    left_out = dict(data.left_out)
     problems = list(data.problems)
     states = dict(data.states)
     # What the API server writes (second precision, "Z": k8s.io/apimachinery metav1.Time
@@ -95,6 +105,7 @@ def leave_out_after(
         if not later:
             continue
         objects[kind] = kept
+        left_out[kind] = left_out.get(kind, 0) + len(later)
         record = kind in RECORD_KINDS
         if not record and data.state(kind) is KindState.COMPLETE:
             states[kind] = KindState.PARTIAL  # never raises an unavailable kind to partial
@@ -121,8 +132,15 @@ def leave_out_after(
             )
         )
     if len(problems) == len(data.problems):
-        return data
-    return replace(data, objects=objects, problems=problems, states=states)
+        return replace(data, read_as_of=read_until)
+    return replace(
+        data,
+        objects=objects,
+        problems=problems,
+        states=states,
+        read_as_of=read_until,
+        left_out=left_out,
+    )
 
 
 def _ref(obj: dict[str, Any]) -> str:

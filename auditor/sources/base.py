@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -161,6 +162,11 @@ class ClusterData:
     #: BackupStorageLocation name -> its bucket's status (immutability, requests); None when
     #: bucket reading is not configured.
     storage_locations: dict[str, StorageLocationStatus] | None = None
+    #: The instant (UTC) the objects created after which were left out
+    #: (:func:`auditor.sources.asof.leave_out_after`); None when that was never done.
+    read_as_of: datetime | None = None
+    #: kind -> how many of its objects were left out as created after ``read_as_of``
+    left_out: dict[str, int] = field(default_factory=dict)
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         """Return the objects of ``kind`` (empty list when none were read)."""

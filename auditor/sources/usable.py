@@ -48,6 +48,8 @@ def require_vms(data: ClusterData) -> None:
         )
     read = sum(len(v) for v in data.objects.values())
     detail = f"{read} other object(s) read" if read else "nothing readable"
+    if data.state(_VM) is KindState.COMPLETE:  # an empty `oc get virtualmachines` List, read
+        detail = f"its VirtualMachine list was read and is empty; {read} other object(s) read"
     if data.problems:
         detail += f", {len(data.problems)} collection problem(s)"
     raise NothingToAudit(f"no VirtualMachine objects found in {where} ({detail})")
