@@ -1,0 +1,123 @@
+"""Red-team round fz30: valid-looking but impossible input is named, never silently better.
+
+Found by ``python -m bench.mutations`` (seeds 400-411, the shared cluster export and our
+exports; the families ``null_list`` and the new ``null_scalar``, ``item_number``,
+``key_case``, ``empty_ref``, ``confusable_mark``), each shrunk here to a check fixture.
+
+The rule: the API server prunes a null it does not allow (a VirtualMachine's schema allows
+almost none) and never writes a null ``metadata.labels``, so such a null is a damaged or
+edited copy: a collection problem naming the VM and the field, the run incomplete, and the
+checks that read the field ERROR, never the verdict of the field read as absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+
+
+def _vm(docs: Docs) -> dict[str, Any]:
+    return next(d for d in _of(docs, "VirtualMachine") if d["metadata"]["name"] == "vm1")
+
+
+def _named(report: dict[str, Any], field: str) -> list[dict[str, Any]]:
+    return [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "VirtualMachine" and p["name"] == "vm1" and p["field"] == field
+    ]
+
+
+def _readiness(report: dict[str, Any]) -> str:
+    vm: dict[str, Any] = next(v for v in report["vms"] if v["name"] == "vm1")
+    return str(vm["readiness"])
+
+
+def test_a_null_firmware_is_named_and_never_drops_an_efi_finding(tmp_path: Path) -> None:
+    """``firmware: null`` read as no firmware made an EFI VM a BIOS one: RR-FW-002 FAIL
+    (volatile NVRAM) -> NOT_APPLICABLE, unnamed (mutations seed 401, null_list)."""
+    fixture = "RR-FW-002/fail-efi-volatile.yaml"
+    docs = _docs(fixture)
+    assert _finding(_complete(tmp_path / "before", fixture, docs), "RR-FW-002")["status"] == (
+        "FAIL"
+    )
+    _vm(docs)["spec"]["template"]["spec"]["domain"]["firmware"] = None
+    report = _complete(tmp_path / "after", fixture, docs)
+    named = _named(report, "spec.template.spec.domain.firmware")
+    assert named and "null" in named[0]["reason"], report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-FW-002")["status"] == "ERROR"
+    assert RANK[_readiness(report)] == 2
+
+
+def test_null_labels_never_drop_the_label_that_excludes_the_vm(tmp_path: Path) -> None:
+    """``metadata.labels: null`` read as no labels dropped ``velero.io/exclude-from-backup``:
+    RR-BKP-001 FAIL -> PASS (the shared export, seed 400: six findings of web-frontend-01
+    changed, unnamed)."""
+    fixture = "RR-BKP-001/fail-vm-exclude-label.yaml"
+    docs = _docs(fixture)
+    before = _complete(tmp_path / "before", fixture, docs)
+    assert _finding(before, "RR-BKP-001")["status"] == "FAIL"
+    _vm(docs)["metadata"]["labels"] = None
+    report = _complete(tmp_path / "after", fixture, docs)
+    assert _named(report, "metadata.labels"), report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-BKP-001")["status"] == "ERROR"
+    assert RANK[_readiness(report)] >= RANK[_readiness(before)]
+
+
+def test_null_disks_are_named_not_read_as_a_vm_without_disks(tmp_path: Path) -> None:
+    """``disks: null`` (pruned by the API server, so never in a true export) read as "no
+    disks": RR-DSK-001's FAIL (two disks, no boot order) became NOT_APPLICABLE."""
+    fixture = "RR-DSK-001/fail-two-disks-no-bootorder.yaml"
+    docs = _docs(fixture)
+    _vm(docs)["spec"]["template"]["spec"]["domain"]["devices"]["disks"] = None
+    report = _complete(tmp_path / "after", fixture, docs)
+    assert _named(report, "spec.template.spec.domain.devices.disks"), report["collection_problems"]
+    assert _finding(report, "RR-DSK-001")["status"] == "ERROR"
+
+
+def test_a_null_scalar_in_the_spec_is_named(tmp_path: Path) -> None:
+    """Any null the VirtualMachine schema does not allow, a scalar too: ``runStrategy:
+    null`` read as unset made the VM one of ``spec.running``'s (mutations null_scalar)."""
+    fixture = "RR-BKP-001/fail-vm-exclude-label.yaml"
+    docs = _docs(fixture)
+    vm = _vm(docs)
+    vm["spec"]["runStrategy"] = None
+    vm["spec"].pop("running", None)
+    report = _complete(tmp_path / "after", fixture, docs)
+    assert _named(report, "spec.runStrategy"), report["collection_problems"]
+    assert report["run"]["complete"] is False
+    assert _finding(report, "RR-BKP-001")["status"] == "ERROR"
+
+
+def test_the_nulls_the_schema_allows_are_no_problem(tmp_path: Path) -> None:
+    """``creationTimestamp: null`` in the template's and a DataVolume template's metadata
+    (every export holds them; both are ``nullable`` in KubeVirt's schema) names nothing."""
+    fixture = "RR-DSK-001/fail-two-disks-no-bootorder.yaml"
+    docs = _docs(fixture)
+    vm = _vm(docs)
+    vm["spec"]["template"].setdefault("metadata", {})["creationTimestamp"] = None
+    vm["spec"]["dataVolumeTemplates"] = [
+        {"metadata": {"name": "dv-x", "creationTimestamp": None}, "spec": {"source": {}}}
+    ]
+    report = _complete(tmp_path / "after", fixture, docs)
+    assert not [p for p in report["collection_problems"] if "null" in p["reason"]]
+
+
+def test_an_empty_mac_address_is_said_to_pin_nothing(tmp_path: Path) -> None:
+    """``macAddress: ""`` is valid (KubeVirt uses a MAC only when it is not empty) and pins
+    nothing: RR-NIC-001 FAILs and says the address is empty, not merely "without a MAC"."""
+    fixture = "RR-NIC-001/pass.yaml"
+    docs = _docs(fixture)
+    iface = _vm(docs)["spec"]["template"]["spec"]["domain"]["devices"]["interfaces"][0]
+    iface["macAddress"] = ""
+    finding = _finding(_complete(tmp_path / "after", fixture, docs), "RR-NIC-001")
+    assert finding["status"] == "FAIL"
+    assert "empty string" in finding["message"]
+    assert finding["evidence"]["blank_mac"] == [iface["name"]]
