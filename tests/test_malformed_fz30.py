@@ -121,3 +121,57 @@ def test_an_empty_mac_address_is_said_to_pin_nothing(tmp_path: Path) -> None:
     assert finding["status"] == "FAIL"
     assert "empty string" in finding["message"]
     assert finding["evidence"]["blank_mac"] == [iface["name"]]
+
+
+def test_a_null_in_a_running_vmi_is_named(tmp_path: Path) -> None:
+    """A VMI's schema allows a null only in a few status times: a disk's ``bootOrder: null``
+    read as no boot order changed RR-DSK-003 with nothing named (mutations null_scalar, seed
+    421; ``firmware: null`` and ``serial: null`` likewise)."""
+    fixture = "RR-DSK-003/fail-boot-disk-changed-while-running.yaml"
+    docs = _docs(fixture)
+    vmi = next(d for d in _of(docs, "VirtualMachineInstance") if d["metadata"]["name"] == "vm1")
+    disk = vmi["spec"]["domain"]["devices"]["disks"][0]
+    disk["bootOrder"] = None
+    report = _complete(tmp_path / "after", fixture, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "VirtualMachineInstance"
+        and p["field"] == f"spec.domain.devices.disks[{disk['name']}].bootOrder"
+    ]
+    assert named and "null" in named[0]["reason"], report["collection_problems"]
+    assert _finding(report, "RR-DSK-003")["status"] == "ERROR"
+
+
+def test_a_null_in_a_pinned_preference_is_named(tmp_path: Path) -> None:
+    """Instancetype and preference schemas allow no null: ``preferredEfi.persistent: null``
+    in the pinned revision read as unset made the NVRAM volatile (RR-FW-002 PASS -> FAIL,
+    unnamed; the shared export, mutations null_scalar seed 410)."""
+    fixture = "RR-FW-002/pass-preference-pinned-revision.yaml"
+    docs = _docs(fixture)
+    revision = _of(docs, "ControllerRevision")[0]
+    revision["data"]["spec"]["firmware"]["preferredEfi"]["persistent"] = None
+    report = _complete(tmp_path / "after", fixture, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "ControllerRevision"
+        and p["field"] == "data.spec.firmware.preferredEfi.persistent"
+    ]
+    assert named, report["collection_problems"]
+    assert _finding(report, "RR-FW-002")["status"] == "ERROR"
+
+
+def test_a_field_written_with_a_capital_is_missing_and_named(tmp_path: Path) -> None:
+    """KubeVirt's fields are lowerCamelCase and the API server prunes an unknown one:
+    ``Persistent`` in place of ``persistent`` read as unset made an EFI VM's NVRAM volatile
+    with nothing named (mutations key_case, seeds 410 and 411). Named at the field it stands
+    for, so the checks reading it ERROR."""
+    fixture = "RR-FW-002/fail-efi-volatile.yaml"
+    docs = _docs(fixture)
+    firmware = _vm(docs)["spec"]["template"]["spec"]["domain"]["firmware"]
+    firmware["Bootloader"] = firmware.pop("bootloader")
+    report = _complete(tmp_path / "after", fixture, docs)
+    named = _named(report, "spec.template.spec.domain.firmware.bootloader")
+    assert named and "'Bootloader'" in named[0]["reason"], report["collection_problems"]
+    assert _finding(report, "RR-FW-002")["status"] == "ERROR"

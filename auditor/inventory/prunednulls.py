@@ -18,17 +18,29 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["NULLABLE", "pruned_nulls"]
+__all__ = ["NULLABLE", "VMI_NULLABLE", "nulls_below", "pruned_nulls"]
 
 #: Field paths of a VirtualMachine's ``spec`` (``[*]``: any list item) whose null the API
-#: server keeps, with everything below them (``spec.template.metadata`` preserves unknown
-#: fields, as the ``creationTimestamp: null`` every exported template holds); a DataVolume
-#: template itself may be null too, but not its ``spec``.
+#: server keeps, with everything below them (``spec.template.metadata`` and the domain's
+#: ``clock`` preserve unknown fields, as the ``creationTimestamp: null`` every exported
+#: template holds); a DataVolume template itself may be null too, but not its ``spec``.
 NULLABLE = (
     "spec.dataVolumeTemplates[*].metadata",
     "spec.dataVolumeTemplates[*].status",
     "spec.template.metadata",
+    "spec.template.spec.domain.clock",
 )
+#: The same for a VirtualMachineInstance's ``spec`` and ``status`` (kubevirt
+#: validations_generated.go, ``"virtualmachineinstance"``).
+VMI_NULLABLE = (
+    "spec.domain.clock",
+    "status.changedBlockTracking",
+    "status.conditions[*].lastProbeTime",
+    "status.conditions[*].lastTransitionTime",
+    "status.migrationState.endTimestamp",
+    "status.migrationState.startTimestamp",
+)
+_REASON = "is null, which the API server never stores (a damaged or edited copy)"
 
 
 def _regex(paths: tuple[str, ...], tail: str) -> re.Pattern[str]:
@@ -40,9 +52,9 @@ def _regex(paths: tuple[str, ...], tail: str) -> re.Pattern[str]:
     )
 
 
-_NULLABLE_RE = _regex(NULLABLE, r"(?:$|[.\[])")
-_NULLABLE_ITEM_RE = _regex(("spec.dataVolumeTemplates[*]",), "$")
-_REASON = "is null, which the API server never stores (a damaged or edited copy)"
+_SUBTREE = r"(?:$|[.\[])"
+_VM_ITEM_RE = _regex(("spec.dataVolumeTemplates[*]",), "$")
+_NEVER = re.compile(r"(?!)")
 
 
 def pruned_nulls(vm: dict[str, Any]) -> list[tuple[str, str]]:
@@ -54,30 +66,54 @@ def pruned_nulls(vm: dict[str, Any]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     meta = vm.get("metadata")
     if isinstance(meta, dict):
-        out += [(f"metadata.{k}", _REASON) for k in ("labels", "annotations") if _null(meta, k)]
-    spec = vm.get("spec")
-    if isinstance(spec, dict | list):
-        _walk(spec, "spec", out)
+        out += [
+            (f"metadata.{k}", _REASON)
+            for k in ("labels", "annotations")
+            if k in meta and meta[k] is None
+        ]
+    return out + nulls_below(vm, ("spec",), NULLABLE, _VM_ITEM_RE)
+
+
+def nulls_below(
+    obj: dict[str, Any],
+    roots: tuple[str, ...],
+    nullable: tuple[str, ...] = (),
+    nullable_item: re.Pattern[str] = _NEVER,
+) -> list[tuple[str, str]]:
+    """``(field path, reason)`` for each null below the top-level fields ``roots`` of
+    ``obj`` (a custom resource's dict; ``roots`` themselves included) outside the
+    ``nullable`` paths and their subtrees (``[*]``: any list item) and the paths
+    ``nullable_item`` matches. A CRD whose schema allows no null (instancetypes and
+    preferences: ``roots=("spec",)``, nothing nullable) names every one."""
+    out: list[tuple[str, str]] = []
+    allowed = _regex(nullable, _SUBTREE) if nullable else _NEVER
+    for root in roots:
+        if root in obj and obj[root] is None:
+            out.append((root, _REASON))
+        elif isinstance(obj.get(root), dict | list):
+            _walk(obj[root], root, out, allowed, nullable_item)
     return out
 
 
-def _null(mapping: dict[str, Any], key: str) -> bool:
-    return key in mapping and mapping[key] is None
-
-
-def _walk(value: dict[str, Any] | list[Any], path: str, out: list[tuple[str, str]]) -> None:
-    if _NULLABLE_RE.match(path):
+def _walk(
+    value: dict[str, Any] | list[Any],
+    path: str,
+    out: list[tuple[str, str]],
+    allowed: re.Pattern[str],
+    item: re.Pattern[str],
+) -> None:
+    if allowed.match(path):
         return
-    items: list[tuple[str, Any]]
+    pairs: list[tuple[str, Any]]
     if isinstance(value, dict):
-        items = [(f"{path}.{k}", v) for k, v in value.items()]
+        pairs = [(f"{path}.{k}", v) for k, v in value.items()]
     else:
-        items = [(f"{path}[{_label(v, i)}]", v) for i, v in enumerate(value)]
-    for at, v in items:
-        if v is None and not (_NULLABLE_RE.match(at) or _NULLABLE_ITEM_RE.match(at)):
+        pairs = [(f"{path}[{_label(v, i)}]", v) for i, v in enumerate(value)]
+    for at, v in pairs:
+        if v is None and not (allowed.match(at) or item.match(at)):
             out.append((at, _REASON))
         elif isinstance(v, dict | list):
-            _walk(v, at, out)
+            _walk(v, at, out, allowed, item)
 
 
 def _label(item: Any, index: int) -> str:

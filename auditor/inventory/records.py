@@ -36,6 +36,7 @@ from auditor.inventory.fields import (
     read_uuid,
     to_problem,
 )
+from auditor.inventory.prunednulls import VMI_NULLABLE, nulls_below
 from auditor.inventory.vmvalidate import device_issues, volume_problems
 from auditor.kubevalues import dig
 from auditor.models import CollectionProblem
@@ -414,6 +415,13 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     # when the VMI started: whether a Backup saw its pod's annotations (protection._listed_in)
     read_time(obj, "metadata.creationTimestamp", issues)
     serial = read_str(obj, "spec.domain.firmware.serial", issues, empty_ok=True)
+    # any other null its schema prunes (a damaged copy; bench.mutations null_scalar: a
+    # condition status of null read as none, unnamed)
+    issues += [
+        FieldIssue(path, why)
+        for path, why in nulls_below(obj, ("spec", "status"), VMI_NULLABLE)
+        if not any(_within(path, i.field) for i in issues)
+    ]
     return VirtualMachineInstanceRecord(
         namespace=namespace,
         name=name,
@@ -426,6 +434,12 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         macs=tuple(macs),
         firmware_serial=serial or None,
     )
+
+
+def _within(path: str, other: str) -> bool:
+    """True when one field path lies under the other (or they are one)."""
+    short, long = sorted((path, other), key=len)
+    return long == short or long.startswith((short + ".", short + "["))
 
 
 def _failed(issues: list[FieldIssue], path: str) -> bool:
