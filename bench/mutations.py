@@ -65,7 +65,7 @@ YAML and audits it through the directory source, exactly as ``auditor run
 - ``key_case``: a field's key written in another case (``claimname``, ``Labels``): no field
   the API knows, so the field it should be is missing;
 - ``empty_ref``: a reference field beyond ``empty_string``'s names set to ``""`` (any key
-  ending in ``Name``, ``Ref`` or ``Namespace``, a list of namespaces' entry);
+  ending in ``Name``, ``Ref`` or ``Namespace``);
 - ``confusable_mark``: a name or reference with a look-alike punctuation mark or digit
   (``db\u2010data``: a Unicode hyphen; ``vm\u2024a``; the digit ``1`` as ``\u0406`` or ``0``
   as ``\u041e``).
@@ -512,7 +512,9 @@ def _late_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[s
         yield "item_number", 7
     ref = isinstance(key, str) and key not in _NAME_KEYS and bool(_REF_KEY.match(key))
     listed = isinstance(key, int) and len(rel) > 1 and str(rel[-2]).endswith("Namespaces")
-    if (ref or listed) and isinstance(value, str) and value and not in_labels:
+    if ref and isinstance(value, str) and value and not in_labels:
+        # not a list of namespaces' entry: Velero reads "" there as "no namespace", valid
+        # (velero pkg/util/collections/includes_excludes.go validateNamespaceName)
         yield "empty_ref", ""
     if (key in _NAME_KEYS or ref or listed) and isinstance(value, str) and not in_labels:
         at = next((i for i, ch in enumerate(value) if ch in _CONFUSABLE_MARKS), None)
