@@ -175,3 +175,32 @@ def test_a_field_written_with_a_capital_is_missing_and_named(tmp_path: Path) -> 
     named = _named(report, "spec.template.spec.domain.firmware.bootloader")
     assert named and "'Bootloader'" in named[0]["reason"], report["collection_problems"]
     assert _finding(report, "RR-FW-002")["status"] == "ERROR"
+
+
+_ORDER = ["critical", "high", "medium", "low", "info"]
+
+
+def test_an_error_is_never_less_severe_than_its_checks_default(tmp_path: Path) -> None:
+    """An ERROR took the severity of its would-be result: RR-BKP-001's "object backed up,
+    disk data not" is a medium FAIL, so with a Backup unread its ERROR was medium, though the
+    unread Backup may hide the check's high FAIL (the fuzz case kind "an error ranking above
+    a high FAIL": a medium ERROR beside a medium FAIL reads AT_RISK). Every ERROR now has at
+    least its check's default severity."""
+    fixture = "RR-BKP-001/fail-object-only.yaml"
+    docs = _docs(fixture)
+    assert (_finding(_complete(tmp_path / "b", fixture, docs), "RR-BKP-001")["severity"]) == (
+        "medium"
+    )
+    broken = {**_of(docs, "Backup")[0]}
+    broken["metadata"] = {**broken["metadata"], "name": "broken"}
+    broken["spec"] = {**broken["spec"], "excludedResources": "persistentvolumeclaims"}
+    report = _complete(tmp_path / "a", fixture, [*docs, broken])
+    finding = _finding(report, "RR-BKP-001")
+    assert finding["status"] == "ERROR"
+    assert finding["evidence"]["would_be"]["status"] == "FAIL"
+    assert finding["severity"] == "high"
+    default = {c["id"]: c["severity"] for c in report["checks"]}
+    for vm in report["vms"]:
+        for f in vm["findings"]:
+            if f["status"] == "ERROR":
+                assert _ORDER.index(f["severity"]) <= _ORDER.index(default[f["check_id"]]), f
