@@ -250,6 +250,11 @@ _VELERO_STATUS_KINDS = frozenset({"Backup", "Schedule", "Restore", "BackupStorag
 #: Latin letters and their Cyrillic look-alikes (``confusable``).
 _CONFUSABLE = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "c": "\u0441", "p": "\u0440"}
 _BINARY = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
+#: Maps whose keys are data, not field names (``key_case`` leaves them): a Restore's namespace
+#: mapping, a storage location's or class's free-form config, CSI volume attributes.
+_FREE_FORM_MAPS = frozenset(
+    {"namespaceMapping", "config", "parameters", "volumeAttributes", "data", "requests", "limits"}
+)
 #: Look-alikes of the punctuation and digits Kubernetes names hold (``confusable_mark``).
 _CONFUSABLE_MARKS = {"-": "\u2010", ".": "\u2024", "0": "\u041e", "1": "\u0406"}
 #: Keys whose value refers to another object by name (``empty_ref``), beyond ``_NAME_KEYS``.
@@ -589,6 +594,7 @@ def _object_candidates(
         and rel[-1] not in ("kind", "apiVersion")
         and isinstance(rel[-2], str)
         and rel[-2] not in _LABEL_MAPS
+        and rel[-2] not in _FREE_FORM_MAPS
     ):
         other = rel[-1].lower() if rel[-1].lower() != rel[-1] else rel[-1].capitalize()
         yield rel, "key_case", _Rename(other)
