@@ -204,3 +204,43 @@ def test_an_error_is_never_less_severe_than_its_checks_default(tmp_path: Path) -
         for f in vm["findings"]:
             if f["status"] == "ERROR":
                 assert _ORDER.index(f["severity"]) <= _ORDER.index(default[f["check_id"]]), f
+
+
+def test_a_schedule_location_no_object_can_be_named_is_named(tmp_path: Path) -> None:
+    """A Schedule's ``storageLocation`` was only type-checked: a look-alike (a Cyrillic
+    ``е``, a Unicode hyphen) named no location, unnamed (mutations confusable_mark, seed
+    440). Kubernetes names are ASCII: now named, and the Schedule unread. ``""`` stays
+    Velero's "the default location"."""
+    fixture = "RR-PLT-002/pass.yaml"
+    docs = _docs(fixture)
+    schedule = _of(docs, "Schedule")[0]
+    schedule["spec"]["template"]["storageLocation"] = "d\u0435fault"
+    report = _complete(tmp_path / "after", fixture, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "Schedule" and p["field"] == "spec.template.storageLocation"
+    ]
+    assert named, report["collection_problems"]
+    plt = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-002")
+    assert plt["status"] != "PASS"
+    schedule["spec"]["template"]["storageLocation"] = ""
+    report = _complete(tmp_path / "empty", fixture, docs)
+    assert not [p for p in report["collection_problems"] if p["kind"] == "Schedule"]
+
+
+def test_a_vmi_field_written_with_a_capital_is_named(tmp_path: Path) -> None:
+    """A VMI's schema is lowerCamelCase as a VM's: ``Firmware`` read as no firmware made
+    the running UUID unknown with nothing named (mutations key_case, seed 440: ``Serial``)."""
+    fixture = "RR-FW-001/fail-pinned-uuid-differs-from-running-vmi.yaml"
+    docs = _docs(fixture)
+    vmi = next(d for d in _of(docs, "VirtualMachineInstance") if d["metadata"]["name"] == "vm1")
+    vmi["spec"]["domain"]["Firmware"] = vmi["spec"]["domain"].pop("firmware")
+    report = _complete(tmp_path / "after", fixture, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "VirtualMachineInstance" and p["field"] == "spec.domain.firmware"
+    ]
+    assert named and "'Firmware'" in named[0]["reason"], report["collection_problems"]
+    assert _finding(report, "RR-FW-001")["status"] == "ERROR"

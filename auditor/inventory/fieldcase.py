@@ -37,7 +37,8 @@ FREE_FORM = frozenset(
 
 
 def miscased_keys(vm: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(field path, reason)`` for each key below ``vm['spec']`` that starts with an
+    """``(field path, reason)`` for each key below ``vm['spec']`` (a VirtualMachine's or a
+    VirtualMachineInstance's: both KubeVirt schemas are lowerCamelCase) that starts with an
     ASCII capital letter, outside :data:`FREE_FORM` maps, named at the path of the field it
     stands for (``Firmware`` at ``...domain.firmware``). List items are named by their
     ``name`` when they have a string one, else by index."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from auditor.inventory.fieldcase import miscased_keys
 from auditor.inventory.fields import (
     FieldIssue,
     boot_order_ok,
@@ -417,9 +418,13 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     serial = read_str(obj, "spec.domain.firmware.serial", issues, empty_ok=True)
     # any other null its schema prunes (a damaged copy; bench.mutations null_scalar: a
     # condition status of null read as none, unnamed)
+    # and any key its schema does not spell so (``Serial``: mutations key_case, seed 440)
     issues += [
         FieldIssue(path, why)
-        for path, why in nulls_below(obj, ("spec", "status"), VMI_NULLABLE)
+        for path, why in [
+            *nulls_below(obj, ("spec", "status"), VMI_NULLABLE),
+            *miscased_keys(obj),
+        ]
         if not any(_within(path, i.field) for i in issues)
     ]
     return VirtualMachineInstanceRecord(
