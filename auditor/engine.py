@@ -18,7 +18,7 @@ from auditor.config import AuditSettings
 from auditor.inventory import ClusterIndex, Inventory, VMRecord
 from auditor.inventory.capture import ContentSummary, warm_content_summaries
 from auditor.kubevalues import dig
-from auditor.models import CollectionProblem, Finding, Status
+from auditor.models import CollectionProblem, Finding, Severity, Status
 from auditor.policy import resolve_policy
 from auditor.sources.base import ClusterData, KindState
 from auditor.waivers import apply_waivers
@@ -317,7 +317,7 @@ def _run(
                     **would,
                     "would_be": {"status": result.status.value, "message": result.message},
                 },
-                result.severity,
+                _unsure_severity(spec, result),
             ),
         )
     if partial:
@@ -442,8 +442,19 @@ def _malformed_error(
             "malformed_objects": malformed,
             "would_be": {"status": would.status.value, "message": would.message},
         },
-        would.severity,
+        _unsure_severity(spec, would),
     )
+
+
+def _unsure_severity(spec: CheckSpec, would: Result) -> Severity:
+    """The severity of an ERROR that stands for ``would`` (the result without the unread or
+    malformed input): the worse of its severity and the check's default. An ERROR says the
+    truth is unknown, and the truth may be the check's default FAIL: a would-be medium FAIL
+    (e.g. RR-BKP-001's "object backed up, disk data not") as a medium ERROR let a remaining
+    medium FAIL make the VM AT_RISK where the check could have found it NOT_READY
+    (``docs/readiness.md``: an error never ranks above a high FAIL)."""
+    found = would.severity or spec.severity
+    return found if found.rank <= spec.severity.rank else spec.severity
 
 
 def _crashed(

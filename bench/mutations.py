@@ -57,7 +57,18 @@ YAML and audits it through the directory source, exactly as ``auditor run
   with a tab in the indentation of its first indented line (YAML forbids it);
 - ``list_shape``: an item of a ``List`` nested in a ``List`` of its own, the ``List`` typed by its
   items' kind (``VirtualMachineList``, valid) or by another kind (a ``BackupList`` holding VMs);
-- ``duplicate_object``: an object written twice, the copy with another ``resourceVersion``.
+- ``duplicate_object``: an object written twice, the copy with another ``resourceVersion``;
+- ``null_scalar``: any string, number or boolean set to null (``firmware.uuid: null``,
+  ``bus: null``: the API server prunes a null it does not allow, so none is in a true export);
+- ``item_number``: one entry of a list of strings or objects replaced by a number
+  (``includedNamespaces: [web, 7]``, ``accessModes: [3]``);
+- ``key_case``: a field's key written in another case (``claimname``, ``Labels``): no field
+  the API knows, so the field it should be is missing;
+- ``empty_ref``: a reference field beyond ``empty_string``'s names set to ``""`` (any key
+  ending in ``Name``, ``Ref`` or ``Namespace``);
+- ``confusable_mark``: a name or reference with a look-alike punctuation mark or digit
+  (``db\u2010data``: a Unicode hyphen; ``vm\u2024a``; the digit ``1`` as ``\u0406`` or ``0``
+  as ``\u041e``).
 
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
@@ -141,6 +152,11 @@ FAMILIES = (
     "encoding",
     "list_shape",
     "duplicate_object",
+    "null_scalar",
+    "item_number",
+    "key_case",
+    "empty_ref",
+    "confusable_mark",
 )
 #: Families whose mutations are valid input: a finding they change need not be named.
 VALID_INPUT_FAMILIES = frozenset({"future_time"})
@@ -234,6 +250,15 @@ _VELERO_STATUS_KINDS = frozenset({"Backup", "Schedule", "Restore", "BackupStorag
 #: Latin letters and their Cyrillic look-alikes (``confusable``).
 _CONFUSABLE = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "c": "\u0441", "p": "\u0440"}
 _BINARY = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
+#: Maps whose keys are data, not field names (``key_case`` leaves them): a Restore's namespace
+#: mapping, a storage location's or class's free-form config, CSI volume attributes.
+_FREE_FORM_MAPS = frozenset(
+    {"namespaceMapping", "config", "parameters", "volumeAttributes", "data", "requests", "limits"}
+)
+#: Look-alikes of the punctuation and digits Kubernetes names hold (``confusable_mark``).
+_CONFUSABLE_MARKS = {"-": "\u2010", ".": "\u2024", "0": "\u041e", "1": "\u0406"}
+#: Keys whose value refers to another object by name (``empty_ref``), beyond ``_NAME_KEYS``.
+_REF_KEY = re.compile(r"^(?!.*Timestamp$).*(?:Name|Ref|Namespace|namespace)$")
 #: The :class:`_Edit` s of a whole file's text.
 _TEXT_EDITS = ("bom", "crlf", "tab")
 
@@ -247,6 +272,12 @@ class _Edit(str):
 
     def __repr__(self) -> str:
         return f"<{str(self)}>"
+
+
+class _Rename(str):
+    """A ``key_case`` mutation: the field's key becomes this string (its value kept)."""
+
+    __slots__ = ()
 
 
 class _Loader(yaml.SafeLoader):
@@ -291,6 +322,8 @@ class Mutation:
         """``family kind/name path -> value`` for messages."""
         where = ".".join(str(p) for p in self.path)
         what = "deleted" if self.value is _UNSET else repr(self.value)
+        if isinstance(self.value, _Rename):
+            what = f"renamed {str(self.value)!r}"
         return f"{self.family} {self.kind}/{self.name} {self.file.name}:{where} -> {what}"
 
 
@@ -470,6 +503,28 @@ def _edge_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[s
         yield "padded", f" {value}"
     if isinstance(value, str) and _RFC3339.match(value) and not in_labels:
         yield "future_time", _FUTURE
+    yield from _late_candidates(rel, value)
+
+
+def _late_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[str, Any]]:
+    """The families after ``duplicate_object``: nulls of scalars, numbers in lists, empty
+    references, look-alike marks (``key_case`` is :func:`_object_candidates`')."""
+    key = rel[-1]
+    in_labels = any(p in _LABEL_MAPS for p in rel)
+    if isinstance(value, str | int | float | bool) and not in_labels and rel[0] != "metadata":
+        yield "null_scalar", None
+    if isinstance(key, int) and isinstance(value, str | dict) and not in_labels:
+        yield "item_number", 7
+    ref = isinstance(key, str) and key not in _NAME_KEYS and bool(_REF_KEY.match(key))
+    listed = isinstance(key, int) and len(rel) > 1 and str(rel[-2]).endswith("Namespaces")
+    if ref and isinstance(value, str) and value and not in_labels:
+        # not a list of namespaces' entry: Velero reads "" there as "no namespace", valid
+        # (velero pkg/util/collections/includes_excludes.go validateNamespaceName)
+        yield "empty_ref", ""
+    if (key in _NAME_KEYS or ref or listed) and isinstance(value, str) and not in_labels:
+        at = next((i for i, ch in enumerate(value) if ch in _CONFUSABLE_MARKS), None)
+        if at is not None:
+            yield "confusable_mark", value[:at] + _CONFUSABLE_MARKS[value[at]] + value[at + 1 :]
 
 
 def _order_candidates(
@@ -533,6 +588,16 @@ def _object_candidates(
             yield rel, "api_version", "v9"
     if rel == ("metadata", "namespace") and isinstance(value, str):
         yield rel, "no_namespace", _UNSET
+    if (
+        len(rel) > 1
+        and isinstance(rel[-1], str)
+        and rel[-1] not in ("kind", "apiVersion")
+        and isinstance(rel[-2], str)
+        and rel[-2] not in _LABEL_MAPS
+        and rel[-2] not in _FREE_FORM_MAPS
+    ):
+        other = rel[-1].lower() if rel[-1].lower() != rel[-1] else rel[-1].capitalize()
+        yield rel, "key_case", _Rename(other)
     if kind in _VELERO_STATUS_KINDS and len(rel) > 1 and rel[0] == "status":
         if isinstance(value, str):
             yield rel, "status_type", 3
@@ -576,6 +641,8 @@ def _apply(docs: list[Any], m: Mutation) -> list[Any]:
         parent = parent[step]
     if m.value is _UNSET:
         del parent[m.path[-1]]
+    elif isinstance(m.value, _Rename):
+        parent[str(m.value)] = parent.pop(m.path[-1])
     else:
         parent[m.path[-1]] = m.value
     return docs

@@ -735,9 +735,16 @@ def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
         return not_applicable(f"VM {vm.ref} has no network interfaces.", **ev)
     unpinned = [n.name for n in nics if n.mac is None]
     if unpinned:
+        # macAddress: "" is valid input that pins nothing (KubeVirt uses a MAC only when it
+        # is not empty: kubevirt pkg/network/link/address.go, converter/network/
+        # configurator.go): said so, never read as pinned
+        blank = [n.name for n in nics if n.mac_blank]
+        why = f" (macAddress is an empty string on {', '.join(blank)}, unset)" if blank else ""
         return failed(
-            f"VM {vm.ref} has interface(s) {', '.join(unpinned)} without a pinned MAC address.",
+            f"VM {vm.ref} has interface(s) {', '.join(unpinned)} without a pinned MAC "
+            f"address{why}.",
             unpinned=unpinned,
+            **({"blank_mac": blank} if blank else {}),
             **ev,
         )
     vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from auditor.inventory.fieldcase import miscased_keys
 from auditor.inventory.fields import (
     FieldIssue,
     boot_order_ok,
@@ -36,6 +37,7 @@ from auditor.inventory.fields import (
     read_uuid,
     to_problem,
 )
+from auditor.inventory.prunednulls import VMI_NULLABLE, nulls_below
 from auditor.inventory.vmvalidate import device_issues, volume_problems
 from auditor.kubevalues import dig
 from auditor.models import CollectionProblem
@@ -414,6 +416,17 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     # when the VMI started: whether a Backup saw its pod's annotations (protection._listed_in)
     read_time(obj, "metadata.creationTimestamp", issues)
     serial = read_str(obj, "spec.domain.firmware.serial", issues, empty_ok=True)
+    # any other null its schema prunes (a damaged copy; bench.mutations null_scalar: a
+    # condition status of null read as none, unnamed)
+    # and any key its schema does not spell so (``Serial``: mutations key_case, seed 440)
+    issues += [
+        FieldIssue(path, why)
+        for path, why in [
+            *nulls_below(obj, ("spec", "status"), VMI_NULLABLE),
+            *miscased_keys(obj),
+        ]
+        if not any(_within(path, i.field) for i in issues)
+    ]
     return VirtualMachineInstanceRecord(
         namespace=namespace,
         name=name,
@@ -426,6 +439,12 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         macs=tuple(macs),
         firmware_serial=serial or None,
     )
+
+
+def _within(path: str, other: str) -> bool:
+    """True when one field path lies under the other (or they are one)."""
+    short, long = sorted((path, other), key=len)
+    return long == short or long.startswith((short + ".", short + "["))
 
 
 def _failed(issues: list[FieldIssue], path: str) -> bool:

@@ -139,7 +139,10 @@ class Disk:
 
 @dataclass
 class Nic:
-    """One interface: its pinned MAC (None if unpinned), model, binding and network."""
+    """One interface: its pinned MAC (None if unpinned), model, binding and network.
+
+    ``mac_blank``: ``macAddress`` is written but empty (``""``), which KubeVirt reads as
+    unset (a MAC is assigned at each start): ``mac`` is None, and RR-NIC-001 says why."""
 
     name: str
     mac: str | None
@@ -148,6 +151,7 @@ class Nic:
     binding: str | None
     network_type: str | None
     network_name: str | None
+    mac_blank: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,6 +478,7 @@ def _read_nics(
                 binding=next((b for b in _BINDINGS if b in entry), None),
                 network_type=net_type,
                 network_name=net_name if isinstance(net_name, str) else None,
+                mac_blank=mac == "",
             )
         )
     return nics

@@ -13,6 +13,8 @@ https://kubevirt.io/user-guide/compute/run_strategies/):
 - every Secret or ConfigMap a volume or access credential refers to is named by a
   non-empty string (the objects a backup must hold to restore the VM's configuration);
 - every interface names a network and every network is used by an interface;
+- no field of ``spec`` holds a null the API server prunes (:mod:`auditor.inventory.prunednulls`)
+  or has a key no KubeVirt field is spelled as (:mod:`auditor.inventory.fieldcase`);
 - ``firmware.uuid`` is a UUID, ``macAddress`` a MAC, ``runStrategy`` one of
   KubeVirt's run strategies, ``metadata.creationTimestamp`` RFC 3339.
 """
@@ -22,7 +24,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from auditor.inventory.fieldcase import miscased_keys
 from auditor.inventory.fields import MAC_RE, UUID_RE, condition_type_fault, name_fault_of
+from auditor.inventory.prunednulls import pruned_nulls
 from auditor.kubevalues import dig, parse_rfc3339
 from auditor.netdata import FACTS_KEY
 
@@ -88,7 +92,19 @@ def validate_vm(vm: dict[str, Any]) -> list[tuple[str, str]]:
     problems += [(f"{_DEVICES}.{path}", why + _REJECTED) for path, why in device_issues(devices)]
     _check_formats(vm, tspec, problems)
     _check_restart_inputs(vm, tspec, problems)
+    named = [path for path, _ in problems]
+    problems += [
+        (path, why)
+        for path, why in [*pruned_nulls(vm), *miscased_keys(vm)]
+        if not any(_overlaps(path, other) for other in named)
+    ]
     return problems
+
+
+def _overlaps(path: str, other: str) -> bool:
+    """True when one path lies under the other (a null already named by a specific rule)."""
+    short, long = sorted((path, other), key=len)
+    return long == short or long.startswith((short + ".", short + "["))
 
 
 #: Kubernetes condition statuses (https://kubernetes.io/docs/reference/kubernetes-api/

@@ -1,0 +1,73 @@
+"""Find the keys of a VirtualMachine's spec that no KubeVirt field is spelled as.
+
+Every field of KubeVirt's VirtualMachine API is lowerCamelCase (kubevirt.io/api core/v1 JSON
+names; ``validations_generated.go``, ``"virtualmachine"``, holds none that starts with a
+capital), and the API server prunes a field its schema does not know
+(https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/
+custom-resource-definitions/#field-pruning). A key that starts with a capital letter
+(``Firmware``, ``Persistent``, ``Uuid``) outside the free-form maps is therefore no field a
+cluster stored: the copy was edited, and the field it stands for is missing from it. Read as
+absent, an EFI VM's ``persistent: true`` written ``Persistent`` made its NVRAM volatile and
+a pinned ``uuid`` written ``Uuid`` an unpinned one, with nothing named (bench.mutations
+key_case, seeds 410 and 411).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FREE_FORM", "miscased_keys"]
+
+#: Keys whose value is a free-form map (label, annotation and selector maps, resource
+#: names, the template's metadata, the domain clock's preserved fields): their keys are
+#: not field names.
+FREE_FORM = frozenset(
+    {
+        "labels",
+        "annotations",
+        "matchLabels",
+        "nodeSelector",
+        "requests",
+        "limits",
+        "metadata",
+        "clock",
+        "capacity",
+    }
+)
+
+
+def miscased_keys(vm: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(field path, reason)`` for each key below ``vm['spec']`` (a VirtualMachine's or a
+    VirtualMachineInstance's: both KubeVirt schemas are lowerCamelCase) that starts with an
+    ASCII capital letter, outside :data:`FREE_FORM` maps, named at the path of the field it
+    stands for (``Firmware`` at ``...domain.firmware``). List items are named by their
+    ``name`` when they have a string one, else by index."""
+    out: list[tuple[str, str]] = []
+    spec = vm.get("spec")
+    if isinstance(spec, dict):
+        _walk(spec, "spec", out)
+    return out
+
+
+def _walk(value: dict[str, Any] | list[Any], path: str, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if isinstance(item, dict | list):
+                name = item.get("name") if isinstance(item, dict) else None
+                label = name if isinstance(name, str) and name else str(i)
+                _walk(item, f"{path}[{label}]", out)
+        return
+    for key, item in value.items():
+        at = f"{path}.{key}"
+        if isinstance(key, str) and key[:1].isascii() and key[:1].isupper():
+            # named at the field it stands for, so that the checks reading that field ERROR
+            out.append(
+                (
+                    f"{path}.{key[0].lower()}{key[1:]}",
+                    f"is written {key!r:.40}, no field of KubeVirt's VirtualMachine (its "
+                    "fields are lowerCamelCase and the API server prunes an unknown one): "
+                    "the field is missing from this copy",
+                )
+            )
+        elif key not in FREE_FORM and isinstance(item, dict | list):
+            _walk(item, at, out)
