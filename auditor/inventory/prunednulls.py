@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from auditor.netdata import FACTS_KEY
+
 __all__ = ["NULLABLE", "VMI_NULLABLE", "nulls_below", "pruned_nulls"]
 
 #: Field paths of a VirtualMachine's ``spec`` (``[*]``: any list item) whose null the API
@@ -106,7 +108,10 @@ def _walk(
         return
     pairs: list[tuple[str, Any]]
     if isinstance(value, dict):
-        pairs = [(f"{path}.{k}", v) for k, v in value.items()]
+        # the facts the reader keeps of cloud-init networkData in its place are the
+        # auditor's own record (auditor.netdata), not the API server's: their nulls mean
+        # "unknown" (fp29's malformed networkData turned the disk checks to ERROR)
+        pairs = [(f"{path}.{k}", v) for k, v in value.items() if k != FACTS_KEY]
     else:
         pairs = [(f"{path}[{_label(v, i)}]", v) for i, v in enumerate(value)]
     for at, v in pairs:
