@@ -4,13 +4,22 @@
    Velero sets no finalizer on it, so it goes once any other finalizer is released, and then
    restores of its Backups fail validation (velero ``pkg/controller/restore_controller.go``
    ``fetchBackupInfoInternal``). Rule: ``auditor/inventory/locations.py``.
+2. ``run --at`` clearly after the input was taken (year 9999, or weeks after the export's newest
+   timestamp) was accepted silently: now a warning and ``run.at_after_input``, verdicts
+   unchanged. Rule: ``auditor/sources/freshness.py``.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.conftest import invoke_run
 from tests.test_evidence_gaps import _complete, _docs, _finding, _of
 
 BSL_FIXTURE = "RR-BKP-004/pass.yaml"
@@ -39,3 +48,71 @@ def test_a_location_being_deleted_is_no_evidence(tmp_path: Path) -> None:
     plt = next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-001")
     assert plt["status"] == "ERROR" and "being deleted" in plt["message"]
     assert plt["evidence"]["stale_locations"] == ["velero/default"]
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"
+
+
+def _late_run(tmp_path: Path, at: str, written: float | None = None) -> tuple[Any, dict[str, Any]]:
+    export = tmp_path / "export"
+    shutil.copytree(EXAMPLE, export)
+    if written is not None:
+        for f in export.rglob("*"):
+            os.utime(f, (written, written))
+    result = invoke_run(export, tmp_path / "out", at=at)
+    return result, json.loads((tmp_path / "out" / "report.json").read_text())
+
+
+def _readiness(report: dict[str, Any]) -> dict[str, str]:
+    return {f"{v['namespace']}/{v['name']}": v["readiness"] for v in report["vms"]}
+
+
+def test_an_audit_instant_of_the_export_is_not_named(tmp_path: Path) -> None:
+    result, report = _late_run(tmp_path, "2026-11-30T06:00:00Z")
+    assert result.exit_code == 0, result.output
+    assert "after the input" not in result.output and "newest timestamp" not in result.output
+    assert "at_after_input" not in report["run"]
+
+
+@pytest.mark.parametrize(
+    ("at", "written", "words"),
+    [
+        # after now, and after the files were written
+        ("9999-01-01T00:00:00Z", None, "is after the input was taken (the export's files"),
+        # files written on 2026-11-30 07:00 (touch): --at a day later
+        ("2026-12-01T08:00:00Z", 1796022000.0, "last written at 2026-11-30T07:00:00Z"),
+    ],
+)
+def test_an_audit_instant_after_the_input_is_named(
+    tmp_path: Path, at: str, written: float | None, words: str
+) -> None:
+    _, before = _late_run(tmp_path / "ref", at="2026-11-30T06:00:00Z")
+    result, report = _late_run(tmp_path, at, written)
+    assert result.exit_code == 0, result.output
+    assert f"Warning: --at {at}" in result.output and words in result.output
+    assert words in report["run"]["at_after_input"]
+    assert report["run"]["complete"] is True  # never an error
+    assert set(_readiness(report)) == set(_readiness(before))
+
+
+def test_weeks_after_the_newest_timestamp_is_named_though_the_files_are_newer(
+    tmp_path: Path,
+) -> None:
+    """An export copied (new mtimes) after --at, whose cluster wrote nothing in the weeks
+    before --at: named by the newest timestamp in it (2026-11-30 in the example)."""
+    from datetime import UTC, datetime
+
+    from auditor.sources.directory import DirectorySource
+    from auditor.sources.freshness import at_after_input, newest_timestamp
+
+    export = tmp_path / "export"
+    shutil.copytree(EXAMPLE, export)
+    copied = datetime(2027, 2, 1, tzinfo=UTC)
+    for f in export.rglob("*"):
+        os.utime(f, (copied.timestamp(), copied.timestamp()))
+    data = DirectorySource(export).collect()
+    newest = newest_timestamp(data)
+    assert newest is not None and datetime(2026, 11, 29, tzinfo=UTC) < newest < copied
+    late = at_after_input(data, datetime(2027, 1, 15, tzinfo=UTC), copied)
+    assert late is not None and "days after the newest timestamp in the input" in late
+    assert at_after_input(data, newest, copied) is None

@@ -367,7 +367,7 @@ def run(
     settings = settings.model_copy(
         update={"source": source, "publish": None if target is None else target.model_dump()}
     )
-    audit = audit_or_exit(settings, at, owner, wanted)
+    audit = audit_or_exit(settings, at, owner, wanted, given_at=at_text is not None)
     report = report_document(audit.report)  # the one JSON form, shared with report.json
     try:
         paths = write_run(audit, out_dir, wanted, signing_key=key_file)
@@ -394,6 +394,8 @@ def run(
             "was deleted since",
             err=True,
         )
+    if audit.at_after_input is not None:  # auditor.sources.freshness: verdicts unchanged
+        click.echo(f"Warning: {audit.at_after_input}", err=True)
     if not report["vms"]:
         why = f" for owner {owner!r}" if owner else ""
         click.echo(f"Warning: no VirtualMachine was audited{why}", err=True)
@@ -442,9 +444,12 @@ def audit_or_exit(
     at: datetime,
     owner: str | None,
     formats: Sequence[str] | None = None,
+    *,
+    given_at: bool = False,
 ) -> AuditRun:
     """:func:`auditor.pipeline.run_audit` at ``at``, its failures as exit codes and messages.
-    ``formats``: what the run writes (part of its id).
+    ``formats``: what the run writes (part of its id); ``given_at``: ``at`` is the user's
+    ``--at`` (named when clearly after the input was taken).
 
     Exits 2 when the input cannot be used (missing directory, cluster credentials,
     unknown ``--owner``), 4 (:class:`NothingAudited`) when no VirtualMachine could be
@@ -457,6 +462,7 @@ def audit_or_exit(
             owner=owner,
             progress=progress_for(Console(stderr=True)),
             formats=formats,
+            given_at=given_at,
         )
     except ClusterLostError as exc:
         raise NothingAudited(str(exc)) from exc
