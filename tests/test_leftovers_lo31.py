@@ -7,6 +7,9 @@
 2. ``run --at`` clearly after the input was taken (year 9999, or weeks after the export's newest
    timestamp) was accepted silently: now a warning and ``run.at_after_input``, verdicts
    unchanged. Rule: ``auditor/sources/freshness.py``.
+3. ``--max-file-bytes 10`` said the VirtualMachine list could not be read because of
+   persistentvolumeclaims.yaml (its ownerReferences have ``kind: VirtualMachine`` lines), not
+   the refused virtualmachines.yaml. Rule: ``auditor.sources.usable.problems_for``.
 """
 
 from __future__ import annotations
@@ -116,3 +119,37 @@ def test_weeks_after_the_newest_timestamp_is_named_though_the_files_are_newer(
     late = at_after_input(data, datetime(2027, 1, 15, tzinfo=UTC), copied)
     assert late is not None and "days after the newest timestamp in the input" in late
     assert at_after_input(data, newest, copied) is None
+
+
+def test_the_file_named_for_the_kind_is_named_first(tmp_path: Path) -> None:
+    export = tmp_path / "export"
+    shutil.copytree(EXAMPLE, export)
+    result = invoke_run(export, tmp_path / "out", "--max-file-bytes", "10")
+    assert result.exit_code == 4, result.output
+    assert (
+        "the VirtualMachine list could not be read: file virtualmachines.yaml could not be "
+        "read: file is" in result.output
+    )
+
+
+def test_problems_for_ranks_the_kind_then_its_file_then_the_narrowest() -> None:
+    from auditor.models import CollectionProblem
+    from auditor.sources.base import ClusterData, SourceInfo
+    from auditor.sources.usable import problems_for
+
+    wide = CollectionProblem("any", file="junk.yaml", kinds=("Backup", "VirtualMachine", "Pod"))
+    pvcs = CollectionProblem(
+        "pvcs",
+        file="persistentvolumeclaims.yaml",
+        kinds=("PersistentVolumeClaim", "VirtualMachine"),
+    )
+    named = CollectionProblem("vms", file="sub/virtual-machines.yaml", kinds=("VirtualMachine",))
+    obj = CollectionProblem("obj", file="x.yaml", kind="VirtualMachine", kinds=("VirtualMachine",))
+    other = CollectionProblem("nad", file="nads.yaml", kinds=("NetworkAttachmentDefinition",))
+    data = ClusterData(SourceInfo("directory", "x"), problems=[wide, pvcs, other, named, obj])
+    assert [p.reason for p in problems_for(data, "VirtualMachine")] == [
+        "obj",
+        "vms",
+        "pvcs",
+        "any",
+    ]
