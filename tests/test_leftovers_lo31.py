@@ -10,6 +10,9 @@
 3. ``--max-file-bytes 10`` said the VirtualMachine list could not be read because of
    persistentvolumeclaims.yaml (its ownerReferences have ``kind: VirtualMachine`` lines), not
    the refused virtualmachines.yaml. Rule: ``auditor.sources.usable.problems_for``.
+4. Problems a config model finds across fields (a publishing schedule without ``json``, a
+   bad ``publish.endpoint_url``, lock mode without days) were shown under ``<root>`` or
+   ``publish``: now under the field to change. Rule: ``auditor/config/fields.py``.
 """
 
 from __future__ import annotations
@@ -153,3 +156,82 @@ def test_problems_for_ranks_the_kind_then_its_file_then_the_narrowest() -> None:
         "pvcs",
         "any",
     ]
+
+
+@pytest.mark.parametrize(
+    ("config", "lines"),
+    [
+        (
+            {
+                "report": {"formats": ["html"]},
+                "publish": {"local_dir": "/tmp/lo31-never"},
+                "schedules": [{"id": "n", "cron": "0 2 * * *", "publish": True}],
+            },
+            ["  report.formats: schedule 'n' publishes, so its formats must include json"],
+        ),
+        (
+            {
+                "publish": {"local_dir": "/tmp/lo31-never"},
+                "schedules": [
+                    {"id": "n", "cron": "0 2 * * *", "publish": True, "formats": ["pdf"]}
+                ],
+            },
+            ["  schedules.0.formats: schedule 'n' publishes"],
+        ),
+        (
+            {
+                "publish": {
+                    "bucket": "b",
+                    "endpoint_url": "ftp://x",
+                    "object_lock_mode": "GOVERNANCE",
+                }
+            },
+            [
+                "  publish.endpoint_url: endpoint_url must be an http:// or https:// URL",
+                "  publish.object_lock_days: object_lock_mode and object_lock_days must be set",
+            ],
+        ),
+        (
+            {
+                "publish": {
+                    "local_dir": "/tmp/lo31-never",
+                    "sse": "AES256",
+                    "verify_tls": False,
+                    "ca_bundle": "/etc/ca.pem",
+                    "prefix": "/p",
+                }
+            },
+            [
+                "  publish.sse: sse and object_lock_mode need an S3 bucket",
+                "  publish.verify_tls: ca_bundle is set but verify_tls is false",
+                "  publish.prefix: prefix must not start or end with '/'",
+            ],
+        ),
+    ],
+)
+def test_config_problems_across_fields_name_the_field(
+    tmp_path: Path, config: dict[str, Any], lines: list[str]
+) -> None:
+    import yaml
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = CliRunner().invoke(main, ["validate-config", str(path)])
+    assert result.exit_code == 2, result.output
+    out = result.output.splitlines()
+    for line in lines:
+        assert any(o.startswith(line) for o in out), (line, result.output)
+    assert not any(o.startswith(("  <root>:", "  publish:")) for o in out), result.output
+
+
+def test_run_publish_options_name_the_field(tmp_path: Path) -> None:
+    result = invoke_run(
+        EXAMPLE, tmp_path / "out", "--publish", "s3://bkt/pre", "--object-lock-mode",
+        "COMPLIANCE", "--spool-dir", str(tmp_path / "spool"),
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "publish.object_lock_days: object_lock_mode and object_lock_days" in result.output
+    assert "<root>" not in result.output
