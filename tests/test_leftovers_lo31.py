@@ -13,6 +13,9 @@
 4. Problems a config model finds across fields (a publishing schedule without ``json``, a
    bad ``publish.endpoint_url``, lock mode without days) were shown under ``<root>`` or
    ``publish``: now under the field to change. Rule: ``auditor/config/fields.py``.
+5. ``run --publish`` with ``--object-lock-mode COMPLIANCE`` to a bucket without Object Lock
+   (or one that does not exist) spooled the run (exit 3) to be retried for ever: a store
+   configuration fault is exit 2 and not spooled (docs/exit-codes.md). A real S3 server.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import invoke_run
+from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
 from tests.test_evidence_gaps import _complete, _docs, _finding, _of
 
 BSL_FIXTURE = "RR-BKP-004/pass.yaml"
@@ -235,3 +240,68 @@ def test_run_publish_options_name_the_field(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "publish.object_lock_days: object_lock_mode and object_lock_days" in result.output
     assert "<root>" not in result.output
+
+
+@pytest.fixture(scope="module")
+def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
+    server = WeedServer(tmp_path_factory.mktemp("weed"))
+    server.start()
+    yield server
+    server.stop(crash=True)
+
+
+def _publish_cli(tmp_path: Path, weed: WeedServer, command: list[str], bucket: str) -> Any:
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    none = str(tmp_path / "none")
+    env = {
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+        "AWS_CONFIG_FILE": none,
+        "AWS_SHARED_CREDENTIALS_FILE": none,
+    }
+    target = [
+        "--endpoint-url", weed.endpoint, "--addressing-style", "path", "--region", "us-east-1",
+        "--spool-dir", str(tmp_path / "spool"), "--object-lock-mode", "COMPLIANCE",
+        "--object-lock-days", "1",
+    ]  # fmt: skip
+    return CliRunner().invoke(main, [*command, *target], env=env)
+
+
+def _spooled(tmp_path: Path) -> list[str]:
+    spool = tmp_path / "spool"
+    return (
+        sorted(p.name for p in spool.iterdir() if p.name != "quarantine") if spool.is_dir() else []
+    )
+
+
+@pytest.mark.parametrize("lock", ["plain", "missing"])
+def test_a_misconfigured_bucket_is_exit_2_and_not_spooled(
+    tmp_path: Path, weed: WeedServer, lock: str
+) -> None:
+    bucket = f"lo31-{lock}"
+    if lock == "plain":
+        weed.client().create_bucket(Bucket=bucket)
+    out = tmp_path / "out"
+    run = [
+        "run", "--from-dir", str(EXAMPLE), "--at", "2026-11-30T06:00:00Z", "--out", str(out),
+        "--format", "json", "--publish", f"s3://{bucket}/evidence",
+    ]  # fmt: skip
+    result = _publish_cli(tmp_path, weed, run, bucket)
+    assert result.exit_code == 2, result.output
+    why = "has no Object Lock enabled" if lock == "plain" else "does not exist"
+    assert f"bucket '{bucket}' {why}" in result.output
+    assert "not spooled" in result.output
+    assert _spooled(tmp_path) == []
+    assert (out / "report.json").is_file()  # the report is written all the same
+    # publishing that run again, by hand: the same fault, the same answer
+    again = _publish_cli(
+        tmp_path,
+        weed,
+        ["publish", "--from-run", str(out), "--to", f"s3://{bucket}/evidence"],
+        bucket,
+    )
+    assert again.exit_code == 2, again.output
+    assert why in again.output and _spooled(tmp_path) == []

@@ -404,10 +404,10 @@ def run(
         click.echo(hint, err=True)
     for path in paths:
         click.echo(f"wrote {path}")
-    unpublished = False
+    unpublished = misconfigured = False
     if target is not None:
         try:
-            result = publish_run(out_dir, target)
+            result = publish_run(out_dir, target, refuse_misconfigured=True)
         except (RunDirError, SigningError) as exc:
             click.echo(f"Error: cannot publish: {exc}", err=True)
             sys.exit(EXIT_USAGE)
@@ -415,7 +415,15 @@ def run(
             click.echo(f"publish: not delivered and not spooled: {exc}", err=True)
             unpublished = True
         else:
-            if result.published:
+            if result.refused:  # no retry can deliver it: exit 2, not the spool's 3
+                click.echo(
+                    f"Error: cannot publish to {target.describe()}: {result.error}; the target "
+                    "is misconfigured, so the run is not spooled (fix it, then: auditor "
+                    f"publish --from-run {out_dir} --to ...)",
+                    err=True,
+                )
+                misconfigured = True
+            elif result.published:
                 click.echo(f"published run {report['run']['id']} to {target.describe()}")
             elif result.quarantined is not None:  # not in the spool: never retried
                 click.echo(
@@ -432,6 +440,8 @@ def run(
     keep_until_exit(audit, report)  # see keep_until_exit: no teardown of the audit's objects
     if audit.gap is not None:  # a partly read VM list is 4 whatever else (docs/exit-codes.md)
         raise NothingAudited(f"{audit.gap}; the report covers only the VMs that were read")
+    if misconfigured:
+        sys.exit(EXIT_USAGE)
     if unpublished:
         sys.exit(EXIT_NOT_PUBLISHED)
     if fail_on != "never" and gate_fails(report, fail_on):
