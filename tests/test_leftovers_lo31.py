@@ -64,14 +64,17 @@ def test_a_location_being_deleted_is_no_evidence(tmp_path: Path) -> None:
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"
 
 
-def _late_run(tmp_path: Path, at: str, written: float | None = None) -> tuple[Any, dict[str, Any]]:
+def _late_run(
+    tmp_path: Path, at: str, written: float | None = None, *extra: str
+) -> tuple[Any, dict[str, Any]]:
     export = tmp_path / "export"
     shutil.copytree(EXAMPLE, export)
     if written is not None:
         for f in export.rglob("*"):
             os.utime(f, (written, written))
-    result = invoke_run(export, tmp_path / "out", at=at)
-    return result, json.loads((tmp_path / "out" / "report.json").read_text())
+    result = invoke_run(export, tmp_path / "out", *extra, at=at)
+    report = tmp_path / "out" / "report.json"
+    return result, json.loads(report.read_text()) if report.is_file() else {}
 
 
 def _readiness(report: dict[str, Any]) -> dict[str, str]:
@@ -102,6 +105,10 @@ def test_an_audit_instant_after_the_input_is_named(
     assert result.exit_code == 0, result.output
     assert f"Warning: --at {at}" in result.output and words in result.output
     assert words in report["run"]["at_after_input"]
+    html = _late_run(tmp_path / "html", at, written, "--format", "html")[0]
+    assert html.exit_code == 0, html.output
+    page = (tmp_path / "html" / "out" / "report.html").read_text()
+    assert "Audit time after the input" in page and words.split("(")[0] in page
     assert report["run"]["complete"] is True  # never an error
     assert set(_readiness(report)) == set(_readiness(before))
 
