@@ -312,3 +312,24 @@ def test_a_misconfigured_bucket_is_exit_2_and_not_spooled(
     )
     assert again.exit_code == 2, again.output
     assert why in again.output and _spooled(tmp_path) == []
+
+
+def test_a_run_already_waiting_in_the_spool_stays_there(tmp_path: Path, weed: WeedServer) -> None:
+    """Refused, a run an earlier attempt spooled is not deleted from the spool (nothing lost)."""
+    from auditor.publish import publish_run, refused_note
+    from tests.publish_support import audit_report, make_run
+
+    bucket = "lo31-waiting"
+    weed.client().create_bucket(Bucket=bucket)
+    run_dir = make_run(tmp_path / "run", audit_report("2026-11-30T06:00:00Z"))
+    settings = weed.settings(bucket, tmp_path, object_lock_mode="COMPLIANCE", object_lock_days=1)
+    first = publish_run(run_dir, settings, store=weed.store(settings))  # the service's default
+    assert not first.refused and first.spooled is not None and first.spooled.is_dir()
+    again = publish_run(run_dir, settings, store=weed.store(settings), refuse_misconfigured=True)
+    assert again.refused and again.spooled == first.spooled and first.spooled.is_dir()
+    assert "stays in the spool" in refused_note(again)
+    fresh = make_run(tmp_path / "run2", audit_report("2026-11-29T06:00:00Z"))
+    refused = publish_run(fresh, settings, store=weed.store(settings), refuse_misconfigured=True)
+    assert refused.refused and refused.spooled is None
+    assert "has no Object Lock enabled" in (refused.error or "")
+    assert [p.name for p in (tmp_path / "spool").iterdir() if p.is_dir()] == [first.spooled.name]

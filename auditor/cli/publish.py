@@ -28,6 +28,7 @@ from auditor.publish import (
     list_runs,
     open_store,
     publish_run,
+    refused_note,
     retry_spool,
     write_trend,
 )
@@ -267,8 +268,7 @@ def publish(
         raise SystemExit(EXIT_SPOOLED) from None
     if result.refused:  # no retry can deliver it: a bad target, exit 2 (docs/exit-codes.md)
         click.echo(
-            f"run NOT published to {target.describe()}: {result.error}; the target is "
-            "misconfigured, so the run is not spooled",
+            f"run NOT published to {target.describe()}: {result.error}; {refused_note(result)}",
             err=True,
         )
         raise SystemExit(EXIT_UNREADABLE)

@@ -37,6 +37,7 @@ from auditor.publish import (
     RunDirError,
     publish_run,
     publish_settings,
+    refused_note,
 )
 from auditor.publish.manifest import foreign_files
 from auditor.publish.signing import SigningError
@@ -417,9 +418,9 @@ def run(
         else:
             if result.refused:  # no retry can deliver it: exit 2, not the spool's 3
                 click.echo(
-                    f"Error: cannot publish to {target.describe()}: {result.error}; the target "
-                    "is misconfigured, so the run is not spooled (fix it, then: auditor "
-                    f"publish --from-run {out_dir} --to ...)",
+                    f"Error: cannot publish to {target.describe()}: {result.error}; "
+                    f"{refused_note(result)} (fix the target, then: auditor publish "
+                    f"--from-run {out_dir} --to ...)",
                     err=True,
                 )
                 misconfigured = True

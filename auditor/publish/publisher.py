@@ -50,7 +50,7 @@ from auditor.publish.manifest import (
 )
 from auditor.publish.store import ObjectStore
 
-__all__ = ["PublishResult", "open_store", "deliver", "publish_run", "retry_spool"]
+__all__ = ["PublishResult", "open_store", "deliver", "publish_run", "refused_note", "retry_spool"]
 
 log = logging.getLogger(__name__)
 StoreFactory = Callable[[PublishSettings], ObjectStore]
@@ -410,6 +410,17 @@ def retry_spool(
                 result = _still_spooled(entry, exc)
             results.append(result)
     return results
+
+
+def refused_note(result: PublishResult) -> str:
+    """What became of a :attr:`PublishResult.refused` run, for a message: not spooled, or left
+    where it already waited in the spool (an earlier attempt put it there)."""
+    if result.spooled is None:
+        return "the target is misconfigured, so the run is not spooled"
+    return (
+        f"the target is misconfigured; the run stays in the spool at {result.spooled}, "
+        "where an earlier attempt left it"
+    )
 
 
 def _still_spooled(entry: spool.SpoolEntry, exc: Exception) -> PublishResult:
