@@ -46,6 +46,7 @@ from auditor.publish.manifest import MANIFEST_NAME, clear_sealed_run, seal_run
 from auditor.publish.trend import TREND_NAME
 from auditor.sources.asof import leave_out_after
 from auditor.sources.base import ClusterData
+from auditor.sources.freshness import at_after_input
 from auditor.sources.from_settings import source_from_settings
 from auditor.sources.progress import CollectProgress
 from auditor.sources.usable import NothingToAudit, require_vms, vm_list_gap
@@ -99,12 +100,16 @@ class AuditRun:
             covers only the VMs read), else None.
         left_out: kind -> how many of its objects were left out as created after the
             audit instant (:func:`auditor.sources.asof.leave_out_after`), sorted by kind.
+        at_after_input: why the audit instant is clearly after the input was taken
+            (:func:`auditor.sources.freshness.at_after_input`; also ``run.at_after_input``
+            of the report), else None.
     """
 
     report: AuditReport
     trend: dict[str, Any] | None
     gap: str | None
     left_out: dict[str, int] = field(default_factory=dict)
+    at_after_input: str | None = None
 
 
 def run_audit(
@@ -114,6 +119,7 @@ def run_audit(
     owner: str | None = None,
     progress: CollectProgress | None = None,
     formats: Sequence[str] | None = None,
+    given_at: bool = False,
 ) -> AuditRun:
     """Read the source of ``settings``, audit it and compare it with the publish archive.
 
@@ -124,7 +130,9 @@ def run_audit(
     published to), so the scheduled service and ``auditor run`` get the same
     trend section. ``owner`` limits the report to one owner's VMs; ``progress``
     is told about a live cluster read; ``formats``: the artifact formats
-    :func:`write_run` will write (part of the run id, as :func:`audit_data`).
+    :func:`write_run` will write (part of the run id, as :func:`audit_data`);
+    ``given_at``: ``clock`` gives an instant the user chose (``--at``), which is then
+    compared with when the input was taken (:func:`auditor.sources.freshness.at_after_input`).
 
     Raises:
         auditor.sources.usable.NothingToAudit: no VirtualMachine found, or the
@@ -141,6 +149,7 @@ def run_audit(
     data = source_from_settings(settings, progress=progress).collect()
     read_until = at + live_read_grace(data, time.monotonic() - started)
     read = len(data.of("VirtualMachine"))
+    late = at_after_input(data, at, datetime.now(UTC)) if given_at else None
     # objects created after the audit instant did not exist then (auditor.sources.asof)
     data = leave_out_after(data, read_until, at=at)
     if read and not data.of("VirtualMachine"):
@@ -150,7 +159,15 @@ def run_audit(
             "cluster as it was read and cannot show it at that instant"
         )
     require_vms(data)
-    report = audit_data(data, settings, at=at, owner=owner, formats=formats, read_until=read_until)
+    report = audit_data(
+        data,
+        settings,
+        at=at,
+        owner=owner,
+        formats=formats,
+        read_until=read_until,
+        at_note=late,
+    )
     keep_until_exit(data)  # the console script then ends without freeing it (0.6 s at 10,000 VMs)
     trend = trend_for(report_document(report), archive) if archive is not None else None
     return AuditRun(
@@ -158,6 +175,7 @@ def run_audit(
         trend=trend,
         gap=vm_list_gap(data),
         left_out=dict(sorted(data.left_out.items())),
+        at_after_input=late,
     )
 
 
@@ -236,8 +254,10 @@ def audit_data(
     owner: str | None = None,
     formats: Sequence[str] | None = None,
     read_until: datetime | None = None,
+    at_note: str | None = None,
 ) -> AuditReport:
     """Audit ``data`` at instant ``at`` (UTC) and return the report envelope.
+    ``at_note``: why ``at`` is after the input was taken (``run.at_after_input``), if it is.
 
     Objects created after ``read_until`` (default ``at``) are left out as no evidence at
     ``at`` (:func:`auditor.sources.asof.leave_out_after`).
@@ -299,6 +319,7 @@ def audit_data(
             owner=owner,
             digest=digest,
             formats=formats,
+            at_note=at_note,
         )
         seed_report_document(report, [d for s in shares for d in s.documents])
         return report

@@ -30,7 +30,10 @@ def test_validate_config_names_every_publish_problem(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["validate-config", str(path)])
     assert result.exit_code == 2
     assert "4 problem(s)" in result.output
-    assert "publish: object_lock_mode and object_lock_days must be set together" in result.output
+    assert (
+        "publish.object_lock_days: object_lock_mode and object_lock_days must be set together"
+        in result.output
+    )
     assert "publish.sse: Input should be 'AES256' or 'aws:kms'" in result.output
     assert "publish.max_attempts: Input should be greater than or equal to 1" in result.output
     assert "publish.bogus: unknown field" in result.output

@@ -1,7 +1,9 @@
 """``auditor publish`` and ``auditor history``: move runs to the archive, read it back.
 
 Exit codes of ``publish``: 0 published and verified; 3 not published (the run
-was spooled, nothing lost; the message says why); 2 bad usage or run directory.
+was spooled, nothing lost; the message says why); 2 bad usage or run directory, or a
+misconfigured target (no such bucket, a lock mode on a bucket without Object Lock: the run
+is not spooled, as no retry could deliver it).
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from auditor.publish import (
     PublishResult,
     PublishSettings,
     RunDirError,
+    StoreConfigError,
     list_runs,
     open_store,
     publish_run,
+    refused_note,
     retry_spool,
     write_trend,
 )
@@ -251,12 +255,23 @@ def publish(
                 added = (TREND_NAME,)
             except PublishError as exc:
                 click.echo(f"trend not computed (archive unreadable): {exc}", err=True)
-        result = publish_run(run_dir, target, store=store, added=added)
+        result = publish_run(run_dir, target, store=store, added=added, refuse_misconfigured=True)
     except (RunDirError, SigningError) as exc:
         raise click.UsageError(str(exc)) from None
+    except StoreConfigError as exc:  # open_store: the target itself is wrong
+        click.echo(
+            f"run NOT published and NOT spooled, the target is misconfigured: {exc}", err=True
+        )
+        raise SystemExit(EXIT_UNREADABLE) from None
     except PublishError as exc:  # the run could not even be spooled
         click.echo(f"run NOT published and NOT spooled: {exc}", err=True)
         raise SystemExit(EXIT_SPOOLED) from None
+    if result.refused:  # no retry can deliver it: a bad target, exit 2 (docs/exit-codes.md)
+        click.echo(
+            f"run NOT published to {target.describe()}: {result.error}; {refused_note(result)}",
+            err=True,
+        )
+        raise SystemExit(EXIT_UNREADABLE)
     _report(result)
     if not result.published:
         raise SystemExit(EXIT_SPOOLED)

@@ -37,6 +37,7 @@ from auditor.publish import (
     RunDirError,
     publish_run,
     publish_settings,
+    refused_note,
 )
 from auditor.publish.manifest import foreign_files
 from auditor.publish.signing import SigningError
@@ -367,7 +368,7 @@ def run(
     settings = settings.model_copy(
         update={"source": source, "publish": None if target is None else target.model_dump()}
     )
-    audit = audit_or_exit(settings, at, owner, wanted)
+    audit = audit_or_exit(settings, at, owner, wanted, given_at=at_text is not None)
     report = report_document(audit.report)  # the one JSON form, shared with report.json
     try:
         paths = write_run(audit, out_dir, wanted, signing_key=key_file)
@@ -394,6 +395,8 @@ def run(
             "was deleted since",
             err=True,
         )
+    if audit.at_after_input is not None:  # auditor.sources.freshness: verdicts unchanged
+        click.echo(f"Warning: {audit.at_after_input}", err=True)
     if not report["vms"]:
         why = f" for owner {owner!r}" if owner else ""
         click.echo(f"Warning: no VirtualMachine was audited{why}", err=True)
@@ -402,10 +405,10 @@ def run(
         click.echo(hint, err=True)
     for path in paths:
         click.echo(f"wrote {path}")
-    unpublished = False
+    unpublished = misconfigured = False
     if target is not None:
         try:
-            result = publish_run(out_dir, target)
+            result = publish_run(out_dir, target, refuse_misconfigured=True)
         except (RunDirError, SigningError) as exc:
             click.echo(f"Error: cannot publish: {exc}", err=True)
             sys.exit(EXIT_USAGE)
@@ -413,7 +416,15 @@ def run(
             click.echo(f"publish: not delivered and not spooled: {exc}", err=True)
             unpublished = True
         else:
-            if result.published:
+            if result.refused:  # no retry can deliver it: exit 2, not the spool's 3
+                click.echo(
+                    f"Error: cannot publish to {target.describe()}: {result.error}; "
+                    f"{refused_note(result)} (fix the target, then: auditor publish "
+                    f"--from-run {out_dir} --to ...)",
+                    err=True,
+                )
+                misconfigured = True
+            elif result.published:
                 click.echo(f"published run {report['run']['id']} to {target.describe()}")
             elif result.quarantined is not None:  # not in the spool: never retried
                 click.echo(
@@ -430,6 +441,8 @@ def run(
     keep_until_exit(audit, report)  # see keep_until_exit: no teardown of the audit's objects
     if audit.gap is not None:  # a partly read VM list is 4 whatever else (docs/exit-codes.md)
         raise NothingAudited(f"{audit.gap}; the report covers only the VMs that were read")
+    if misconfigured:
+        sys.exit(EXIT_USAGE)
     if unpublished:
         sys.exit(EXIT_NOT_PUBLISHED)
     if fail_on != "never" and gate_fails(report, fail_on):
@@ -442,9 +455,12 @@ def audit_or_exit(
     at: datetime,
     owner: str | None,
     formats: Sequence[str] | None = None,
+    *,
+    given_at: bool = False,
 ) -> AuditRun:
     """:func:`auditor.pipeline.run_audit` at ``at``, its failures as exit codes and messages.
-    ``formats``: what the run writes (part of its id).
+    ``formats``: what the run writes (part of its id); ``given_at``: ``at`` is the user's
+    ``--at`` (named when clearly after the input was taken).
 
     Exits 2 when the input cannot be used (missing directory, cluster credentials,
     unknown ``--owner``), 4 (:class:`NothingAudited`) when no VirtualMachine could be
@@ -457,6 +473,7 @@ def audit_or_exit(
             owner=owner,
             progress=progress_for(Console(stderr=True)),
             formats=formats,
+            given_at=given_at,
         )
     except ClusterLostError as exc:
         raise NothingAudited(str(exc)) from exc

@@ -23,6 +23,8 @@ from pydantic import (
     model_validator,
 )
 
+from auditor.config.fields import FieldProblems, error_problems
+
 __all__ = [
     "PublishSettings",
     "consistency_problems",
@@ -97,7 +99,7 @@ class PublishSettings(BaseModel):
     def _consistent(self) -> PublishSettings:
         problems = consistency_problems(self.model_dump(), has_bucket=self.bucket is not None)
         if problems:
-            raise ValueError("; ".join(problems))
+            raise FieldProblems(problems)  # each named by its field, never "publish"
         return self
 
     @classmethod
@@ -172,24 +174,35 @@ def endpoint_problem(url: str) -> str | None:
     return None
 
 
-def consistency_problems(values: dict[str, Any], *, has_bucket: bool) -> list[str]:
-    """Cross-field rules of a publish target, every one that is broken (raw or typed values)."""
-    problems = []
+def consistency_problems(values: dict[str, Any], *, has_bucket: bool) -> list[tuple[str, str]]:
+    """Cross-field rules of a publish target, every one that is broken (raw or typed values),
+    as ``(field, message)``: the field to change (the one set in vain, or the one missing)."""
+    problems: list[tuple[str, str]] = []
     sse, lock = values.get("sse"), values.get("object_lock_mode")
     if not has_bucket and (sse or lock):
-        problems.append("sse and object_lock_mode need an S3 bucket, not a local directory")
+        problems.append(
+            (
+                "sse" if sse else "object_lock_mode",
+                "sse and object_lock_mode need an S3 bucket, not a local directory",
+            )
+        )
     if values.get("kms_key_id") and sse != "aws:kms":
-        problems.append("kms_key_id requires sse: aws:kms")
+        problems.append(("kms_key_id", "kms_key_id requires sse: aws:kms"))
     if (lock is None) != (values.get("object_lock_days") is None):
-        problems.append("object_lock_mode and object_lock_days must be set together")
+        problems.append(
+            (
+                "object_lock_mode" if lock is None else "object_lock_days",
+                "object_lock_mode and object_lock_days must be set together",
+            )
+        )
     if values.get("ca_bundle") is not None and values.get("verify_tls") is False:
-        problems.append("ca_bundle is set but verify_tls is false; choose one")
+        problems.append(("verify_tls", "ca_bundle is set but verify_tls is false; choose one"))
     endpoint = values.get("endpoint_url")
     if isinstance(endpoint, str) and (problem := endpoint_problem(endpoint)) is not None:
-        problems.append(problem)
+        problems.append(("endpoint_url", problem))
     prefix = values.get("prefix")
     if isinstance(prefix, str) and prefix != prefix.strip("/"):
-        problems.append("prefix must not start or end with '/'")
+        problems.append(("prefix", "prefix must not start or end with '/'"))
     return problems
 
 
@@ -242,15 +255,18 @@ def publish_problems(publish: Any, schedules: Any) -> list[tuple[str, str]]:
         except ValidationError as exc:
             fields = [e for e in exc.errors() if e["loc"]]
             for err in exc.errors():
-                where = ".".join(str(p) for p in err["loc"])
                 message = str(err["msg"]).removeprefix("Value error, ")
                 if err["type"] == "extra_forbidden":
                     message = "unknown field (not a publish setting; check its spelling)"
-                problems.append((f"publish.{where}" if where else "publish", message))
+                problems += [
+                    (f"publish.{where}" if where else "publish", text)
+                    for where, text in error_problems(err, message)
+                ]
             if fields:  # pydantic skips the cross-field rules then: report them as well
                 has_bucket = bool(values.get("bucket")) or str(url or "").startswith("s3://")
                 problems += [
-                    ("publish", p) for p in consistency_problems(values, has_bucket=has_bucket)
+                    (f"publish.{f}", p)
+                    for f, p in consistency_problems(values, has_bucket=has_bucket)
                 ]
         except ValueError as exc:
             problems.append(("publish.url", str(exc)))

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from auditor.config.bucket import BackupStorageSettings, BucketLocationSettings
+from auditor.config.fields import FieldProblems, error_problems
 from auditor.config.publish import publish_problems
 from auditor.config.rules import (
     Policy,
@@ -136,10 +137,15 @@ class AuditSettings(Strict):
             formats = sched.formats or self.report.formats
             if (sched.publish or sched.period_report) and "json" not in formats:
                 where = f"schedules.{i}.formats" if sched.formats else "report.formats"
-                raise ValueError(
-                    f"{where}: schedule {sched.id!r} publishes, so its formats must include "
-                    f"json (report.json is what a published run is read by); it has "
-                    f"{', '.join(formats)}"
+                raise FieldProblems(
+                    [
+                        (
+                            where,
+                            f"schedule {sched.id!r} publishes, so its formats must include "
+                            f"json (report.json is what a published run is read by); it has "
+                            f"{', '.join(formats)}",
+                        )
+                    ]
                 )
         return self
 
@@ -168,9 +174,8 @@ def _problems(exc: ValidationError) -> list[tuple[str, str]]:
     """Turn pydantic errors into ``(dotted.field.path, message)`` pairs."""
     out: list[tuple[str, str]] = []
     for err in exc.errors():
-        path = ".".join(str(p) for p in err["loc"]) or "<root>"
-        msg = _MESSAGES.get(err["type"], err["msg"])
-        out.append((path, msg.removeprefix("Value error, ")))
+        msg = _MESSAGES.get(err["type"], err["msg"]).removeprefix("Value error, ")
+        out += [(path or "<root>", text) for path, text in error_problems(err, msg)]
     return out
 
 

@@ -292,11 +292,13 @@ def assemble_envelope(
     owner: str | None = None,
     digest: str | None = None,
     formats: Sequence[str] | None = None,
+    at_note: str | None = None,
 ) -> AuditReport:
     """The envelope of ``result`` with the VM entries ``vms`` (already built, sorted by
     namespace and name, only ``owner``'s when given); ``result.vms`` is not read.
     ``digest``: :func:`input_digest` of ``data`` when already taken; ``formats``: the
-    artifact formats the run writes, part of its id (:func:`run_key`)."""
+    artifact formats the run writes, part of its id (:func:`run_key`); ``at_note``: why ``at``
+    is after the input was taken (``run.at_after_input``)."""
     digest = digest or input_digest(data)
     problems = [CollectionProblemEntry.model_validate(p.to_dict()) for p in result.problems]
     return AuditReport(
@@ -312,6 +314,7 @@ def assemble_envelope(
             thresholds=settings.thresholds,
             owner_filter=owner,
             backup_storage=BackupStorageRun.model_validate(bucket_run_summary(data)),
+            at_after_input=at_note,
         ),
         cluster=Cluster(
             name=settings.cluster_name or data.info.cluster_name,

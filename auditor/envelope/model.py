@@ -161,6 +161,12 @@ class Run(Part):
     thresholds: Thresholds = Field(description="the default policy's thresholds")
     owner_filter: str | None = Field(description="set when --owner limited the report")
     backup_storage: BackupStorageRun
+    at_after_input: str | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="set when the audit time (--at) is clearly after the input was taken: "
+        "the report then shows the cluster as read, not at audit_time",
+    )
 
 
 class Cluster(Part):

@@ -822,6 +822,9 @@ class ClusterIndex:
     #: BackupStorageLocations whose ``spec.accessMode`` is ReadOnly (no backup is created
     #: there: https://velero.io/docs/main/disaster-case/), and the default one per namespace
     read_only_locations: set[tuple[str, str]] = field(default_factory=set)
+    #: (namespace, name) -> ``metadata.deletionTimestamp`` of a BackupStorageLocation being
+    #: deleted (see :func:`auditor.inventory.locations.location_unverified`)
+    deleted_locations: dict[tuple[str, str], str] = field(default_factory=dict)
     #: BackupStorageLocations whose ``spec.accessMode`` cannot be read (named)
     unknown_mode_locations: set[tuple[str, str]] = field(default_factory=set)
     #: Velero namespaces with a location whose ``spec.default`` cannot be read (named)
@@ -1559,6 +1562,10 @@ class ClusterIndex:
         for o in data.of("BackupStorageLocation"):
             phase = dig(o, "status", "phase")
             self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""
+            deleted = dig(o, "metadata", "deletionTimestamp")
+            if deleted is not None:
+                # being deleted: its phase says nothing of the location to come
+                self.deleted_locations[(_ns(o), _name(o))] = str(deleted)
             checked: list[FieldIssue] = []
             if phase is None and not o.get("status"):
                 # Velero validates a location at least once and writes its phase then

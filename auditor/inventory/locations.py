@@ -9,6 +9,15 @@ audit is the location as it was then: the Velero server may have stopped, or val
 turned off. Such a phase is no evidence that the location can be restored from now (red team
 rt9, bug case 20 variant: an ``Available`` location last validated ten days before the audit
 rated its VMs READY).
+
+A location with ``metadata.deletionTimestamp`` set is being deleted: Velero sets no finalizer
+on BackupStorageLocations and its controllers do not look at the timestamp, so the object goes
+as soon as any other finalizer is released. Then Velero's restore controller cannot fetch the
+location of a Backup stored there (``pkg/controller/restore_controller.go``
+``fetchBackupInfoInternal``: the Restore fails validation), new Backups naming it fail
+validation (``backup_controller.go`` ``prepareBackupRequest``), the backup sync controller
+skips it and the GC controller labels its expired Backups ``BSLNotFound``
+(``gc_controller.go``). Its ``Available`` phase is therefore no evidence either.
 """
 
 from __future__ import annotations
@@ -27,6 +36,9 @@ SERVER_VALIDATION_FREQUENCY = timedelta(minutes=1)
 VALIDATION_GRACE = timedelta(hours=1)
 
 _SOURCE = "https://github.com/vmware-tanzu/velero/blob/main/internal/storage/storagelocation.go"
+_DELETED_SOURCE = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/restore_controller.go"
+)
 
 
 def location_unverified(ix: ClusterIndex, namespace: str, name: str, at: datetime) -> str | None:
@@ -38,10 +50,19 @@ def location_unverified(ix: ClusterIndex, namespace: str, name: str, at: datetim
     Stale means: no readable ``status.lastValidationTime``, or one older than twice the
     location's validation period (at least :data:`VALIDATION_GRACE`) at ``at``. A period of 0
     (validation off) leaves only the grace. A validation after ``at`` (an export audited as of
-    an earlier instant) is not stale.
+    an earlier instant) is not stale. A location with ``metadata.deletionTimestamp`` set
+    (``ix.deleted_locations``) is being deleted whatever its phase says.
     """
     phase = ix.storage_locations.get((namespace, name))
     where = f"BackupStorageLocation {namespace}/{name}"
+    deleted = ix.deleted_locations.get((namespace, name))
+    if deleted is not None and phase in ("Available", ""):
+        return (
+            f"{where} is being deleted (metadata.deletionTimestamp {deleted}): once it is gone "
+            f"Velero cannot restore the Backups stored there nor write new ones, so its "
+            f"{'Available phase' if phase else 'state'} is no evidence that it can be restored "
+            f"from ({_DELETED_SOURCE})"
+        )
     if phase == "":
         return (
             f"{where} has no status.phase: Velero has not validated it (it validates every "

@@ -28,7 +28,13 @@ from auditor.publish.errors import (
 from auditor.publish.history import RunEntry, list_runs
 from auditor.publish.hooks import publish_settings, service_publisher
 from auditor.publish.manifest import RunManifest, build_manifest
-from auditor.publish.publisher import PublishResult, open_store, publish_run, retry_spool
+from auditor.publish.publisher import (
+    PublishResult,
+    open_store,
+    publish_run,
+    refused_note,
+    retry_spool,
+)
 from auditor.publish.store import ObjectInfo, ObjectStore
 from auditor.publish.trend import compute_trend, dump_trend, trend_for, write_trend
 
@@ -36,6 +42,7 @@ __all__ = [
     "PublishSettings",
     "PublishResult",
     "publish_run",
+    "refused_note",
     "publish_settings",
     "service_publisher",
     "retry_spool",

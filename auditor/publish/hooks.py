@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from auditor.config import AuditSettings
+from auditor.config.fields import error_problems
 from auditor.config.publish import PublishSettings
 from auditor.publish.errors import ConflictError, PublishError, StoreConfigError
 from auditor.publish.publisher import PublishResult, open_store, publish_run
@@ -42,8 +43,9 @@ def publish_settings(raw: Mapping[str, Any]) -> PublishSettings:
         return PublishSettings.model_validate(values)
     except ValidationError as exc:
         problems = "; ".join(
-            f"publish.{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
+            f"publish.{where}: {text}" if where else f"publish: {text}"
             for e in exc.errors()
+            for where, text in error_problems(e, str(e["msg"]).removeprefix("Value error, "))
         )
         raise StoreConfigError(problems) from None
     except ValueError as exc:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from auditor.config.publish import PublishSettings
-from auditor.publish.errors import PublishError, StoreConfigError
+from auditor.publish.errors import PublishError, StoreConfigError, StoreUnreachable
 from auditor.publish.store import ObjectInfo
 
 __all__ = ["LocalStore"]
@@ -45,10 +45,17 @@ class LocalStore:
         return self.root.joinpath(*parts)
 
     def preflight(self) -> None:
+        """Create the archive folder.
+
+        Raises:
+            StoreUnreachable: it cannot be created now (a mount not there, a disk full, a
+                file in its place): the run is spooled and retried, never refused as a
+                misconfigured target (:attr:`~auditor.publish.publisher.PublishResult.refused`).
+        """
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreConfigError(f"cannot create publish directory {self.root}: {exc}") from exc
+            raise StoreUnreachable(f"cannot create publish directory {self.root}: {exc}") from exc
 
     def put(self, key: str, data: bytes, *, sha256: str, evidence: bool) -> None:
         path = self._path(key)

@@ -36,6 +36,7 @@ from auditor.publish.errors import (
     PublishError,
     PublishInterrupted,
     RunDirError,
+    StoreConfigError,
     VerificationError,
 )
 from auditor.publish.local import LocalStore
@@ -49,7 +50,7 @@ from auditor.publish.manifest import (
 )
 from auditor.publish.store import ObjectStore
 
-__all__ = ["PublishResult", "open_store", "deliver", "publish_run", "retry_spool"]
+__all__ = ["PublishResult", "open_store", "deliver", "publish_run", "refused_note", "retry_spool"]
 
 log = logging.getLogger(__name__)
 StoreFactory = Callable[[PublishSettings], ObjectStore]
@@ -83,6 +84,10 @@ class PublishResult:
     ``delivered_from_spool``: run ids of earlier spooled runs delivered first;
     ``earlier``: the result of every earlier spooled run tried first.
     ``latest_updated``: ``<cluster>/latest.json`` was (re)written.
+    ``refused``: the target is misconfigured (:class:`StoreConfigError`: no such bucket, no
+    Object Lock or versioning for the lock mode asked, KMS key refused, TLS not verified)
+    and the caller asked not to spool such a run (``publish_run(refuse_misconfigured=True)``):
+    ``spooled`` is then None unless the same run already waited in the spool.
     """
 
     run_id: str
@@ -97,6 +102,7 @@ class PublishResult:
     quarantined: Path | None = None
     error: str | None = None
     latest_updated: bool = False
+    refused: bool = False
 
 
 def _verify(store: ObjectStore, key: str, size: int, sha256: str, *, evidence: bool) -> bool:
@@ -313,11 +319,17 @@ def publish_run(
     store: ObjectStore | None = None,
     should_stop: StopCheck = _never,
     added: Collection[str] = (),
+    refuse_misconfigured: bool = False,
 ) -> PublishResult:
     """Publish ``run_dir`` to ``target`` through the spool, delivering earlier spooled runs first.
 
     ``added``: files the caller wrote into the sealed run since (``trend.json``); any other
     file its manifest does not list is refused (:func:`~auditor.publish.manifest.check_seal`).
+    ``refuse_misconfigured``: a :class:`StoreConfigError` (the target itself is wrong: a
+    bucket that does not exist, COMPLIANCE/GOVERNANCE on a bucket without Object Lock or
+    versioning...) takes the run out of the spool again (``refused``): no retry can deliver
+    it until the target is changed, so ``auditor run``/``publish`` exit 2 rather than spool
+    it to be retried for ever (docs/exit-codes.md). The service keeps the default (spooled).
 
     Never raises for store failures: the run stays in the spool and the result
     says ``published=False`` with the error (see :class:`PublishResult`).
@@ -330,6 +342,7 @@ def publish_run(
     """
     check_seal(run_dir, added=added)
     manifest = seal_run(run_dir, target.signing_key_file)
+    waiting = (spool.entry_path(target.spool_dir, manifest.run_id, target) / "spool.json").exists()
     entry = spool.spool_run(target.spool_dir, run_dir, manifest, target)
     result = PublishResult(manifest.run_id, manifest.cluster, target.describe(), False)
     earlier: list[PublishResult] = []
@@ -348,6 +361,17 @@ def publish_run(
                 result.published = True
             else:
                 result = _deliver_entry(store, current, should_stop, add_trend=False)
+        except StoreConfigError as exc:
+            result.error = str(exc)
+            result.spooled = entry
+            if refuse_misconfigured:
+                result.refused = True
+                if not waiting:  # spooled by this call only: never retried
+                    spool.remove(entry)
+                    result.spooled = None
+                log.error("run %s not published, target misconfigured: %s", result.run_id, exc)
+            else:
+                log.warning("run %s not published (%s); spooled at %s", result.run_id, exc, entry)
         except PublishError as exc:
             result.error = str(exc)
             result.spooled = entry
@@ -386,6 +410,17 @@ def retry_spool(
                 result = _still_spooled(entry, exc)
             results.append(result)
     return results
+
+
+def refused_note(result: PublishResult) -> str:
+    """What became of a :attr:`PublishResult.refused` run, for a message: not spooled, or left
+    where it already waited in the spool (an earlier attempt put it there)."""
+    if result.spooled is None:
+        return "the target is misconfigured, so the run is not spooled"
+    return (
+        f"the target is misconfigured; the run stays in the spool at {result.spooled}, "
+        "where an earlier attempt left it"
+    )
 
 
 def _still_spooled(entry: spool.SpoolEntry, exc: Exception) -> PublishResult:

@@ -28,7 +28,15 @@ from auditor.config.publish import PublishSettings
 from auditor.publish.errors import PublishError
 from auditor.publish.manifest import MANIFEST_NAME, RunManifest
 
-__all__ = ["SpoolEntry", "spool_run", "pending", "remove", "quarantine", "quarantined"]
+__all__ = [
+    "SpoolEntry",
+    "entry_path",
+    "spool_run",
+    "pending",
+    "remove",
+    "quarantine",
+    "quarantined",
+]
 
 QUARANTINE = "quarantine"
 
@@ -49,6 +57,11 @@ class SpoolEntry:
         return self.path / "run"
 
 
+def entry_path(spool_dir: Path, run_id: str, target: PublishSettings) -> Path:
+    """The spool folder of run ``run_id`` for ``target`` (whether or not it exists)."""
+    return spool_dir / f"{run_id}__{target.target_id()}"
+
+
 def spool_run(
     spool_dir: Path, run_dir: Path, manifest: RunManifest, target: PublishSettings
 ) -> Path:
@@ -62,8 +75,8 @@ def spool_run(
     Raises:
         PublishError: the spool directory cannot be written.
     """
-    name = f"{manifest.run_id}__{target.target_id()}"
-    final = spool_dir / name
+    final = entry_path(spool_dir, manifest.run_id, target)
+    name = final.name
     if (final / "spool.json").is_file():
         try:
             if (final / "run" / MANIFEST_NAME).read_bytes() == manifest.to_bytes():
@@ -128,9 +141,9 @@ def pending(spool_dir: Path, target: PublishSettings | None = None) -> list[Spoo
     return sorted(entries, key=lambda e: (e.audit_time, e.run_id))
 
 
-def remove(entry: SpoolEntry) -> None:
-    """Delete a delivered entry from the spool."""
-    shutil.rmtree(entry.path, ignore_errors=True)
+def remove(entry: SpoolEntry | Path) -> None:
+    """Delete a delivered entry (or the entry folder at a path) from the spool."""
+    shutil.rmtree(entry if isinstance(entry, Path) else entry.path, ignore_errors=True)
 
 
 def quarantine(entry: SpoolEntry, error: str) -> Path:

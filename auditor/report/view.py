@@ -381,6 +381,8 @@ def build_view(
         method=(
             ("Source", cover.source),
             ("Audit time (UTC)", cover.audit_time),
+            # --at clearly after the input was taken (auditor.sources.freshness)
+            *((("Audit time after the input", run.at_after_input),) if run.at_after_input else ()),
             ("Run id", cover.run_id),
             ("Input digest", cover.input_digest),
             ("Tool version", cover.tool_version),

@@ -1,0 +1,125 @@
+"""Whether an audit instant is clearly after the input was read.
+
+An export shows the cluster as it was when it was written, a live read as it was while read.
+``auditor run --at`` later than that (year 9999, or days after the export was taken) made a
+report that claims the cluster's state at an instant the input cannot show, with no word of
+it (review of trial lo31). The verdicts stay as they are (ages are counted to ``--at`` as
+asked); the run only says so: a warning on stderr and ``run.at_after_input`` in report.json.
+
+Two signals, each sound on its own:
+
+- the input cannot show anything after it was read: for a live cluster, the read (now); for
+  an export, the newest modification time of its files (a copy without ``-p`` makes it later,
+  never earlier, than the export) and never after now. ``--at`` more than :data:`READ_MARGIN`
+  after that is after the input.
+- a cluster writes timestamps as it runs (a BackupStorageLocation's ``lastValidationTime``
+  every minute, each Backup's ``completionTimestamp``, conditions' ``lastTransitionTime``,
+  every object's ``creationTimestamp``): ``--at`` more than :data:`QUIET_MARGIN` after the
+  newest of them is taken as clearly after the export, even when its files are newer.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from auditor.kubevalues import dig, format_time, parse_rfc3339
+from auditor.sources.base import ClusterData
+
+__all__ = ["QUIET_MARGIN", "READ_MARGIN", "at_after_input", "newest_timestamp"]
+
+#: How far ``--at`` may be after the read (or the export's files) before it is named: clock
+#: differences and a read that took a while.
+READ_MARGIN = timedelta(hours=1)
+#: How far ``--at`` may be after the newest timestamp in the input before it is named.
+QUIET_MARGIN = timedelta(days=7)
+
+#: Timestamps a cluster writes as it runs, as (path) under an object.
+_STAMPS: tuple[tuple[str, ...], ...] = (
+    ("metadata", "creationTimestamp"),
+    ("metadata", "deletionTimestamp"),
+    ("status", "lastValidationTime"),
+    ("status", "completionTimestamp"),
+    ("status", "startTimestamp"),
+    ("status", "lastSyncedTime"),
+    ("status", "creationTime"),
+)
+
+
+def newest_timestamp(data: ClusterData) -> datetime | None:
+    """The newest readable timestamp (UTC) of :data:`_STAMPS` and of ``status.conditions[*]
+    .lastTransitionTime`` over every object of ``data``; None when there is none."""
+    newest: datetime | None = None
+
+    def see(value: Any) -> None:
+        nonlocal newest
+        when = parse_rfc3339(value) if isinstance(value, str) else None
+        if when is not None and (newest is None or when > newest):
+            newest = when
+
+    for objects in data.objects.values():
+        for o in objects:
+            for path in _STAMPS:
+                see(dig(o, *path))
+            conditions = dig(o, "status", "conditions")
+            if isinstance(conditions, list):
+                for c in conditions:
+                    if isinstance(c, dict):
+                        see(c.get("lastTransitionTime"))
+    return newest
+
+
+def _files_written(location: Path) -> datetime | None:
+    """The newest modification time (UTC) of ``location`` (a file) or of the files under it
+    (a folder); None when none can be read."""
+    newest = 0.0
+    try:
+        if location.is_file():
+            return datetime.fromtimestamp(location.stat().st_mtime, UTC)
+        for root, _dirs, files in os.walk(location):
+            for name in files:
+                try:
+                    newest = max(newest, os.stat(os.path.join(root, name)).st_mtime)
+                except OSError:
+                    continue
+    except OSError:
+        return None
+    return datetime.fromtimestamp(newest, UTC) if newest else None
+
+
+def at_after_input(data: ClusterData, at: datetime, now: datetime) -> str | None:
+    """Why audit instant ``at`` (UTC) is clearly after ``data`` was read (the input read
+    ``now``, UTC), naming the instant the input shows and the margin; None when it is not.
+    ``data``: as collected, before objects created after ``at`` are left out."""
+    if data.info.type == "cluster":
+        read, what = now, f"the cluster was read at {format_time(now)}"
+    else:
+        written = _files_written(Path(data.info.location))
+        read = min(written, now) if written is not None else now
+        what = (
+            f"the export's files were last written at {format_time(written)}"
+            if written is not None and written <= now
+            else f"the export was read at {format_time(now)}"
+        )
+    if at > read + READ_MARGIN:
+        return (
+            f"--at {format_time(at)} is after the input was taken ({what}, more than "
+            f"{_hours(READ_MARGIN)} before it): the report shows the cluster as read, not at "
+            "--at; ages are counted to --at"
+        )
+    newest = newest_timestamp(data)
+    if newest is not None and at > newest + QUIET_MARGIN:
+        days = (at - newest).total_seconds() / 86400
+        return (
+            f"--at {format_time(at)} is {days:.1f} days after the newest timestamp in the "
+            f"input ({format_time(newest)}; more than {QUIET_MARGIN.days} days): the input "
+            "most likely shows the cluster as it was long before --at, not at it; ages are "
+            "counted to --at"
+        )
+    return None
+
+
+def _hours(value: timedelta) -> str:
+    return f"{value.total_seconds() / 3600:g} h"
