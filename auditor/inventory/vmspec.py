@@ -148,6 +148,8 @@ class Nic:
     binding: str | None
     network_type: str | None
     network_name: str | None
+    #: ``binding.name``: the network binding plugin KubeVirt's CR must register (None: none)
+    plugin: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,6 +476,7 @@ def _read_nics(
                 binding=next((b for b in _BINDINGS if b in entry), None),
                 network_type=net_type,
                 network_name=net_name if isinstance(net_name, str) else None,
+                plugin=plugin if isinstance(plugin := dig(entry, "binding", "name"), str) else None,
             )
         )
     return nics
