@@ -43,7 +43,7 @@ def test_the_plugin_does_not_pull_an_unlabelled_suffixed_state_pvc(
     persistent-state-for-<vm> (kubevirt-velero-plugin pkg/util/kvgraph/util.go
     addBackendPVC). A persistent-state-for-vm1-abcde without that label (a migration
     target's, labelled kubevirt.io/migrationName, or one whose label was removed) is never added,
-    so a label-selector Backup holds no EFI/TPM state: it counted as pulled (PASS, READY)."""
+    so a label-selector Backup holds no EFI/TPM state: it counted as pulled (PASS; the VM READY but for other gaps)."""
     docs = _docs(PLUGIN)
     _state(docs, "persistent-state-for-vm1-abcde", labels)
     report = _complete(tmp_path, PLUGIN, docs)
