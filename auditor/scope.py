@@ -402,6 +402,15 @@ def validate_selector(selector: Mapping[str, Any]) -> None:
         # the API server keeps no other field of a LabelSelector: an export holding one is
         # not the selector Velero read (which may have been the empty, match-all one)
         raise SelectorError(f"unknown selector field(s) {', '.join(unknown)}")
+    nulls = sorted(
+        k for k in ("matchLabels", "matchExpressions") if k in selector and selector[k] is None
+    )
+    if nulls:
+        # both are omitempty (metav1.LabelSelector): the API server and Velero's stored
+        # backup JSON omit an empty one and never write null, so an export holding null is
+        # not the selector Velero read; read as empty it would select everything (mutation
+        # null_list: a label-selected Backup's matchLabels set to null turned AT_RISK READY)
+        raise SelectorError(f"{' and '.join(nulls)} is null, which the API server never writes")
     match_labels = selector.get("matchLabels")
     match_labels = {} if match_labels is None else match_labels
     if not isinstance(match_labels, dict):

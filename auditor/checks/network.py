@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from auditor.checks.registry import CheckContext, Result, check, failed, not_applicable, passed
+from typing import Any
+
+from auditor.checks.registry import (
+    CheckContext,
+    Result,
+    check,
+    errored,
+    failed,
+    not_applicable,
+    passed,
+)
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import nad_key
+from auditor.kubevalues import dig
 from auditor.models import Severity
+from auditor.sources.base import KindState
 
 MULTUS_DOC = "https://kubevirt.io/user-guide/network/interfaces_and_networks/#multus"
 NAD_SPEC = "https://github.com/k8snetworkplumbingwg/multi-net-spec"
+BINDING_DOC = "https://kubevirt.io/user-guide/network/network_binding_plugins/"
+BINDING_SRC = "https://github.com/kubevirt/kubevirt/blob/main/pkg/network/multus/annotation.go"
 
 
 @check(
@@ -16,31 +30,89 @@ NAD_SPEC = "https://github.com/k8snetworkplumbingwg/multi-net-spec"
     title="Every multus network resolves to an existing NetworkAttachmentDefinition",
     severity=Severity.HIGH,
     rationale="A VM whose NetworkAttachmentDefinition is gone keeps running on its old "
-    "attachment, but the next restart, migration or restore fails to start it.",
+    "attachment, but the next restart, migration or restore fails to start it. The same holds "
+    "for the NAD a network binding plugin is registered with in the KubeVirt CR "
+    "(spec.configuration.network.binding.<plugin>.networkAttachmentDefinition), and for a "
+    "binding plugin the CR does not register at all: KubeVirt cannot make the launcher pod.",
     remediation="Recreate the NetworkAttachmentDefinition (and back NADs up with the VM's "
-    "namespace), or change the VM's network to an existing one.",
-    references=(MULTUS_DOC, NAD_SPEC),
+    "namespace), or change the VM's network to an existing one; register each binding plugin "
+    "a NIC names in the KubeVirt CR.",
+    references=(MULTUS_DOC, NAD_SPEC, BINDING_DOC, BINDING_SRC),
     requires=("NetworkAttachmentDefinition",),
-    reads=("spec.template.spec.networks",),
+    reads=("spec.template.spec.networks", "spec.template.spec.domain.devices.interfaces"),
 )
 def nads_exist(vm: VMRecord, ctx: CheckContext) -> Result:
-    """N/A without multus networks; FAIL naming every missing ``ns/name``.
+    """N/A without multus networks or binding plugins; FAIL naming every missing ``ns/name``
+    and every binding plugin the KubeVirt CR does not register; ERROR when a NIC names a
+    binding plugin and the KubeVirt CR could not be read (whether it needs a NAD is unknown).
 
-    Reads ``spec.template.spec.networks`` itself, so broken interfaces never hide a network.
+    Reads ``spec.template.spec.networks`` itself, and the interfaces for their binding plugins.
+    KubeVirt adds to the launcher pod's Multus networks annotation, beside each secondary
+    network, the NAD each binding plugin a NIC names is registered with (a bare name in the
+    VM's namespace), and fails for a plugin it does not register ("unable to find the network
+    binding plugin", kubevirt pkg/network/multus/annotation.go newBindingPluginAnnotationData;
+    red team rt31: a passt plugin NAD that no longer existed passed as N/A).
     """
     multus = [n for n in vm.spec.networks if n.type == "multus"]
-    if not multus:
-        return not_applicable(f"VM {vm.ref} uses no multus networks.")
+    plugins = {n.name: n.plugin for n in vm.spec.nics if n.plugin}
+    if not multus and not plugins:
+        return not_applicable(f"VM {vm.ref} uses no multus networks or binding plugins.")
     resolved = {n.name: "/".join(nad_key(vm.namespace, n.multus_name or "")) for n in multus}
+    registry = _binding_plugins(ctx) if plugins else {}
+    unregistered: list[str] = []
+    for nic, plugin in plugins.items():
+        conf = registry.get(plugin) if registry is not None else None
+        if registry is not None and conf is None:
+            unregistered.append(plugin)
+        nad = dig(conf, "networkAttachmentDefinition")
+        if isinstance(nad, str) and nad:
+            resolved[f"{nic} (binding {plugin})"] = "/".join(nad_key(vm.namespace, nad))
     missing = sorted(
-        nad for nad in resolved.values() if tuple(nad.split("/", 1)) not in ctx.index.nads
+        {nad for nad in resolved.values() if tuple(nad.split("/", 1)) not in ctx.index.nads}
     )
-    ev = {"networks": resolved}
-    if missing:
+    ev: dict[str, Any] = {"networks": resolved, "binding_plugins": plugins}
+    if missing or unregistered:
+        parts = []
+        if missing:
+            parts.append(f"NetworkAttachmentDefinition(s) {', '.join(missing)}, which do not exist")
+        if unregistered:
+            parts.append(
+                f"binding plugin(s) {', '.join(sorted(set(unregistered)))}, which the KubeVirt "
+                "CR does not register"
+            )
         return failed(
-            f"VM {vm.ref} uses NetworkAttachmentDefinition(s) {', '.join(missing)}, which do "
-            "not exist.",
+            f"VM {vm.ref} uses {'; and '.join(parts)}.",
             missing_nads=missing,
+            unregistered_plugins=sorted(set(unregistered)),
             **ev,
         )
-    return passed(f"All {len(multus)} multus network(s) of VM {vm.ref} exist.", **ev)
+    if registry is None:
+        return errored(
+            f"VM {vm.ref} names binding plugin(s) {', '.join(sorted(set(plugins.values())))}, "
+            "but the KubeVirt CR was not read: whether KubeVirt registers them, and with which "
+            "NetworkAttachmentDefinition, is unknown.",
+            **ev,
+        )
+    return passed(
+        f"All {len(resolved)} network attachment(s) of VM {vm.ref} resolve to existing "
+        "NetworkAttachmentDefinitions.",
+        **ev,
+    )
+
+
+def _binding_plugins(ctx: CheckContext) -> dict[str, Any] | None:
+    """The network binding plugins the KubeVirt CR registers (name -> its
+    ``spec.configuration.network.binding`` entry), or None when no CR was read whole."""
+    data = ctx.index.data
+    crs = data.of("KubeVirt")
+    if data.state("KubeVirt") is not KindState.COMPLETE or not crs:
+        return None
+    if ctx.index.partial_for("KubeVirt", ""):
+        return None
+    out: dict[str, Any] = {}
+    for cr in crs:
+        binding = dig(cr, "spec", "configuration", "network", "binding")
+        if binding is not None and not isinstance(binding, dict):
+            return None
+        out.update(binding or {})
+    return out

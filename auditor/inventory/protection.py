@@ -939,8 +939,30 @@ class Pairing:
             return set()
         out = set(vm.claims)
         if vm.template_persistence:
-            out |= set(vm.state_pvcs)
+            out |= self._plugin_state_pvcs(vm)
         return out
+
+    def _plugin_state_pvcs(self, vm: VMFacts) -> set[str]:
+        """The persistent-state PVCs of ``vm`` the kubevirt plugin adds to a Backup of it.
+
+        It lists the namespace's PVCs labelled ``persistent-state-for=<vm>`` (KubeVirt >= 1.4
+        labels the one it creates and any legacy one it starts with) and, only when none is,
+        adds the PVC named exactly ``persistent-state-for-<vm>`` (the legacy name):
+        kubevirt-velero-plugin pkg/util/kvgraph/util.go ``addBackendPVC``. An unlabelled
+        ``persistent-state-for-<vm>-<suffix>`` (a migration target's, labelled
+        ``kubevirt.io/migrationName``, or one whose label was removed) is not added (red team
+        rt31: it counted as pulled into a label-selector Backup that never held it).
+        """
+        labelled = {
+            name
+            for name in vm.state_pvcs
+            if meta_labels(self.ix.pvcs.get((vm.namespace, name)) or {}).get("persistent-state-for")
+            == vm.name
+        }
+        if labelled:
+            return labelled
+        legacy = f"persistent-state-for-{vm.name}"
+        return {legacy} if legacy in vm.state_pvcs else set()
 
     def plan(self, b: BackupView) -> BackupPlan:
         """The PVCs ``b`` would copy, per method, over its whole scope (cached)."""

@@ -152,6 +152,8 @@ class Nic:
     network_type: str | None
     network_name: str | None
     mac_blank: bool = False
+    #: ``binding.name``: the network binding plugin KubeVirt's CR must register (None: none)
+    plugin: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -479,6 +481,7 @@ def _read_nics(
                 network_type=net_type,
                 network_name=net_name if isinstance(net_name, str) else None,
                 mac_blank=mac == "",
+                plugin=plugin if isinstance(plugin := dig(entry, "binding", "name"), str) else None,
             )
         )
     return nics
