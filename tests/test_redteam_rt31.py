@@ -181,3 +181,27 @@ def test_a_null_match_labels_is_no_match_all_selector(tmp_path: Path) -> None:
     vm = next(v for v in report["vms"] if v["name"] == "vm1")
     assert vm["readiness"] != "READY"
     assert any("matchLabels is null" in p["reason"] for p in report["collection_problems"])
+
+
+@pytest.mark.parametrize(
+    ("binding", "status", "readiness"),
+    [
+        ({"name": ""}, "FAIL", "NOT_READY"),  # names a plugin no CR can register
+        ({"name": 5}, "ERROR", "UNKNOWN"),  # names none: a named problem
+        ({"nme": "passt"}, "ERROR", "UNKNOWN"),
+    ],
+)
+def test_a_blank_or_malformed_binding_name_is_never_no_plugin(
+    tmp_path: Path, binding: dict[str, Any], status: str, readiness: str
+) -> None:
+    """bench.mutations empty_string, seed 902: ``binding.name: ""`` was read as no binding
+    plugin, and the unregistered-plugin fixture went from NOT_READY to READY."""
+    fixture = "RR-NET-001/fail-binding-plugin-unregistered.yaml"
+    docs = _docs(fixture)
+    vm = next(d for d in docs if d["kind"] == "VirtualMachine")
+    for iface in vm["spec"]["template"]["spec"]["domain"]["devices"]["interfaces"]:
+        if "binding" in iface:
+            iface["binding"] = binding
+    report = _complete(tmp_path, fixture, docs)
+    assert _finding(report, "RR-NET-001")["status"] == status
+    assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == readiness

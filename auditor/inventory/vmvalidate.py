@@ -643,6 +643,18 @@ def _check_formats(
             if tpm.get(key) is not None and not isinstance(tpm[key], bool):
                 problems.append((f"{_DEVICES}.tpm.{key}", "is not a boolean"))
     for i in _named(dig(tspec, "domain", "devices", "interfaces")):
+        binding = i.get("binding")
+        if binding is not None and not (
+            isinstance(binding, dict) and isinstance(binding.get("name"), str)
+        ):
+            # the network binding plugin KubeVirt looks up in its CR (RR-NET-001): of another
+            # type it names none, read as "no plugin"
+            problems.append(
+                (
+                    f"{_DEVICES}.interfaces[{i['name']}].binding",
+                    f"is {binding!r:.40}, not a mapping with a name string{_REJECTED}",
+                )
+            )
         mac = i.get("macAddress")
         if mac is not None and not (isinstance(mac, str) and (mac == "" or MAC_RE.match(mac))):
             problems.append(
