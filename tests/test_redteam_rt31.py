@@ -205,3 +205,22 @@ def test_a_blank_or_malformed_binding_name_is_never_no_plugin(
     report = _complete(tmp_path, fixture, docs)
     assert _finding(report, "RR-NET-001")["status"] == status
     assert next(v for v in report["vms"] if v["name"] == "vm1")["readiness"] == readiness
+
+
+@pytest.mark.parametrize(("kind", "status"), [("42", "ERROR"), ("Service", "FAIL"), ("", "FAIL")])
+def test_a_route_backend_of_another_kind_is_named_not_dropped(
+    tmp_path: Path, kind: str, status: str
+) -> None:
+    """bench.mutations number_string, seed 904: a Route's ``spec.to.kind: "42"`` (refused by
+    OpenShift, which defaults an empty kind to Service) was read as 'not a Service', the
+    Route left out of RR-NET-003: UNKNOWN became READY."""
+    fixture = "RR-NET-003/error-route-target-malformed.yaml"
+    docs = _docs(fixture)
+    route = next(d for d in docs if d["kind"] == "Route")
+    route["spec"]["to"]["kind"] = kind
+    report = _complete(tmp_path, fixture, docs)
+    finding = _finding(report, "RR-NET-003")
+    assert finding["status"] == status, finding["message"]
+    if status == "ERROR":
+        fields = {(p["kind"], p["field"]) for p in report["collection_problems"]}
+        assert ("Route", "spec.to.kind") in fields, fields

@@ -330,6 +330,18 @@ def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
             value = target.get(key) if isinstance(target, dict) else None
             if value is not None and not isinstance(value, str):
                 return [FieldIssue(f"{path}.{key}", "is not a string", True)]
+            if key == "kind" and value not in (None, "", "Service"):
+                # OpenShift defaults an empty kind to Service and refuses any other (openshift
+                # route validation: a backend "must reference a Service"); read as "not a
+                # Service" the Route dropped out of RR-NET-003 (bench.mutations number_string,
+                # seed 904: UNKNOWN read as READY)
+                return [
+                    FieldIssue(
+                        f"{path}.kind",
+                        f"is {value!r:.40}; a Route's backend must be a Service",
+                        True,
+                    )
+                ]
     return []
 
 

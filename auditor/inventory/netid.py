@@ -214,7 +214,7 @@ def network_identity(
             t.get("name")
             for t in targets
             if isinstance(t, dict)
-            and t.get("kind", "Service") == "Service"
+            and (t.get("kind") or "Service") == "Service"  # OpenShift defaults "" too
             and t.get("name") in names
         ]
         if hit:
