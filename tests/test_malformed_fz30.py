@@ -244,3 +244,17 @@ def test_a_vmi_field_written_with_a_capital_is_named(tmp_path: Path) -> None:
     ]
     assert named and "'Firmware'" in named[0]["reason"], report["collection_problems"]
     assert _finding(report, "RR-FW-001")["status"] == "ERROR"
+
+
+def test_the_null_prescan_never_hides_a_null() -> None:
+    """nulls_below skips a subtree whose JSON text has no ``null``; a subtree JSON cannot
+    write (a key that is no string, an integer beyond 64 bits) is walked, and a string
+    holding the word is no null."""
+    from auditor.inventory.prunednulls import nulls_below
+
+    assert [p for p, _ in nulls_below({"spec": {"a": [{"b": None}], 5: 1}}, ("spec",))] == [
+        "spec.a[0].b"
+    ]
+    assert [p for p, _ in nulls_below({"spec": {"n": 2**70, "c": None}}, ("spec",))] == ["spec.c"]
+    assert nulls_below({"spec": {"x": "null", "y": ["nullable"]}}, ("spec",)) == []
+    assert nulls_below({"spec": {"x": 1}}, ("spec",)) == []

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 from auditor.netdata import FACTS_KEY
 
 __all__ = ["NULLABLE", "VMI_NULLABLE", "nulls_below", "pruned_nulls"]
@@ -92,9 +94,20 @@ def nulls_below(
     for root in roots:
         if root in obj and obj[root] is None:
             out.append((root, _REASON))
-        elif isinstance(obj.get(root), dict | list):
+        elif isinstance(obj.get(root), dict | list) and _may_hold_null(obj[root]):
             _walk(obj[root], root, out, allowed, nullable_item)
     return out
+
+
+def _may_hold_null(value: dict[str, Any] | list[Any]) -> bool:
+    """Whether ``value`` may hold a null: False only when its JSON text (written in C) has no
+    ``null`` at all, which spares the path-building walk most objects (a VMI's spec and
+    status are walked for every VMI: 1.3 s at 10,000 VMs). A value JSON cannot write (a
+    key that is no string, an integer beyond 64 bits) is walked."""
+    try:
+        return b"null" in orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return True
 
 
 def _walk(
