@@ -605,8 +605,13 @@ def fs_chosen(
     """Whether :func:`intended_method` takes the file-system backup branch for a PVC of ``b``
     (arguments as there): the pod opted the volume in (or may have), or
     ``defaultVolumesToFsBackup`` applies to a pod that may mount it and did not opt it out."""
-    default = b.fs_backup_default and pod_mounted is not False and not fs_opted_out
-    return fs_opted_in is not False or default
+    return fs_opted_in is not False or _fs_default(b, pod_mounted, fs_opted_out)
+
+
+def _fs_default(b: BackupView, pod_mounted: bool | None, fs_opted_out: bool) -> bool:
+    """Whether ``defaultVolumesToFsBackup`` applies: a pod that may mount the PVC and did not
+    opt it out."""
+    return b.fs_backup_default and pod_mounted is not False and not fs_opted_out
 
 
 def intended_method(
@@ -636,7 +641,7 @@ def intended_method(
     """
     facts = pvc_facts(ix, pvc)
     name = facts.name
-    default = b.fs_backup_default and pod_mounted is not False and not fs_opted_out
+    default = _fs_default(b, pod_mounted, fs_opted_out)
     if fs_chosen(b, pod_mounted, fs_opted_out=fs_opted_out, fs_opted_in=fs_opted_in):
         if fs_opted_in is True:
             why = "its pod lists the volume in backup.velero.io/backup-volumes"
