@@ -43,11 +43,13 @@ def test_the_plugin_does_not_pull_an_unlabelled_suffixed_state_pvc(
     persistent-state-for-<vm> (kubevirt-velero-plugin pkg/util/kvgraph/util.go
     addBackendPVC). A persistent-state-for-vm1-abcde without that label (a migration
     target's, labelled kubevirt.io/migrationName, or one whose label was removed) is never added,
-    so a label-selector Backup holds no EFI/TPM state: it counted as pulled (PASS; the VM READY but for other gaps)."""
+    so a label-selector Backup holds no EFI/TPM state: it counted as pulled (PASS; the VM READY but for other gaps).
+    Nor does KubeVirt start the VM with it (pkg/storage/backend-storage/backend-storage.go
+    ``PVCForVMI``): it is no state PVC of the VM at all, and RR-FW-002 names it (lo32)."""
     docs = _docs(PLUGIN)
     _state(docs, "persistent-state-for-vm1-abcde", labels)
     report = _complete(tmp_path, PLUGIN, docs)
-    finding = _finding(report, "RR-BKP-004")
+    finding = _finding(report, "RR-FW-002")
     assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
     assert "persistent-state-for-vm1-abcde" in finding["message"]
     vm = next(v for v in report["vms"] if v["name"] == "vm1")

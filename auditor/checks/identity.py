@@ -24,6 +24,7 @@ from auditor.checks.registry import (
 from auditor.inventory import VMRecord
 from auditor.inventory.fields import boot_order_ok, firmware_uuid
 from auditor.inventory.identities import legacy_firmware_uuid
+from auditor.inventory.index import meta_labels
 from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
@@ -224,7 +225,7 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
     if gap:
         return gap
     fw = vm.spec.firmware
-    ev = {
+    ev: dict[str, Any] = {
         "bootloader": fw.bootloader,
         "efi_persistent": fw.efi_persistent,
         "tpm": fw.tpm,
@@ -280,8 +281,20 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 "read, so whether its persistent-state-for PVC exists is unknown.",
                 **ev,
             )
+        sev = Severity.HIGH if fw.tpm and vm.spec.os == "windows" else Severity.MEDIUM
+        alike = _state_lookalikes(vm, ctx)
+        if alike:
+            ev["state_pvc_lookalikes"] = [
+                p["metadata"]["name"] for p in ctx.index.state_lookalikes[(vm.namespace, vm.name)]
+            ]
+            return failed(
+                f"VM {vm.ref} sets persistent EFI/TPM state, but {alike}: KubeVirt starts the "
+                "VM (and a restored copy) with a new, empty state PVC instead, so the state in "
+                f"it is not the VM's (label it persistent-state-for={vm.name} if it is).",
+                sev,
+                **ev,
+            ).on(Basis.OBSERVED)
         if vm.vmi is not None:
-            sev = Severity.HIGH if fw.tpm and vm.spec.os == "windows" else Severity.MEDIUM
             return failed(
                 f"VM {vm.ref} runs with persistent EFI/TPM state set, but no "
                 f"persistent-state-for-{vm.name} PVC exists: the state lives nowhere a backup "
@@ -297,6 +310,27 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
             **ev,
         )
     return passed(f"VM {vm.ref} keeps its EFI NVRAM/TPM state persistent{via}.", **ev)
+
+
+def _state_lookalikes(vm: VMRecord, ctx: CheckContext) -> str:
+    """Why the ``persistent-state-for-<vm>...`` PVCs KubeVirt would not start ``vm`` with are
+    not its state ('' when there are none): neither labelled ``persistent-state-for=<vm>``
+    nor named exactly ``persistent-state-for-<vm>``, or being deleted
+    (kubevirt pkg/storage/backend-storage/backend-storage.go ``PVCForVMI``)."""
+    out = []
+    for pvc in ctx.index.state_lookalikes.get((vm.namespace, vm.name), []):
+        meta = pvc.get("metadata") or {}
+        if meta.get("deletionTimestamp") is not None:
+            why = f"is being deleted (since {meta['deletionTimestamp']})"
+        else:
+            label = meta_labels(pvc).get("persistent-state-for")
+            why = (
+                f"is labelled persistent-state-for={label}"
+                if isinstance(label, str) and label
+                else f"is not labelled persistent-state-for={vm.name}"
+            ) + f" and not named exactly persistent-state-for-{vm.name}"
+        out.append(f"PVC {vm.namespace}/{meta.get('name')} {why}")
+    return "; ".join(out)
 
 
 def _arm64_boot(vm: VMRecord, ev: dict[str, Any]) -> Result | None:
