@@ -6,6 +6,9 @@
    judged on a PVC KubeVirt never starts the VM with (kubevirt
    pkg/storage/backend-storage/backend-storage.go ``PVCForVMI``). Rule:
    ``auditor.inventory.index.ClusterIndex._index_state_pvcs``.
+2. RR-NET-002 did not require the NAD a NIC's network binding plugin is registered with
+   (KubeVirt CR ``spec.configuration.network.binding.<name>.networkAttachmentDefinition``) to
+   be in the VM's backups. Rule: ``auditor.checks.netidentity._binding_nads``.
 """
 
 from __future__ import annotations
@@ -105,3 +108,68 @@ def test_the_state_pvc_kubevirt_uses_is_the_state(
     assert finding["evidence"]["persistent_state_pvc"] == name
     vm = next(v for v in report["vms"] if v["name"] == "vm1")
     assert vm["readiness"] == "READY"
+
+
+#: app/vm1 whose pod-network NIC ``default`` is bound by the plugin passt, which the KubeVirt
+#: CR registers without a NAD; its Backups leave NetworkAttachmentDefinitions out
+POD_PLUGIN = "RR-NET-002/na-binding-plugin-on-pod-network.yaml"
+
+
+def _register_nad(docs: Docs, nad: str | None) -> None:
+    """Register passt with ``nad`` (None: drop the KubeVirt CR) and add the NAD app/``nad``."""
+    (cr,) = _of(docs, "KubeVirt")
+    if nad is None:
+        docs.remove(cr)
+        return
+    cr["spec"]["configuration"]["network"]["binding"]["passt"]["networkAttachmentDefinition"] = nad
+    docs.append(
+        {
+            "apiVersion": "k8s.cni.cncf.io/v1",
+            "kind": "NetworkAttachmentDefinition",
+            "metadata": {
+                "name": nad.split("/")[-1],
+                "namespace": nad.split("/")[0] if "/" in nad else "app",
+                "creationTimestamp": "2026-01-01T00:00:00Z",
+            },
+            "spec": {"config": '{"cniVersion": "1.0.0", "name": "netbindingpasst"}'},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("nad", "key"), [("netbindingpasst", "app/netbindingpasst"), ("default/bp", "default/bp")]
+)
+def test_a_binding_plugin_nad_outside_the_backups_fails(tmp_path: Path, nad: str, key: str) -> None:
+    """2. KubeVirt adds the NAD a NIC's binding plugin is registered with to the launcher
+    pod's Multus networks annotation (kubevirt pkg/network/multus/annotation.go
+    ``newBindingPluginAnnotationData``): a restore without it cannot start the VM. RR-NET-002
+    looked only at Multus networks (N/A: the NIC is on the pod network)."""
+    docs = _docs(POD_PLUGIN)
+    _register_nad(docs, nad)
+    report = _complete(tmp_path, POD_PLUGIN, docs)
+    finding = _finding(report, "RR-NET-002")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert f"{key} (NIC default (binding passt))" in finding["message"]
+    assert finding["evidence"]["binding_nads"] == {"default (binding passt)": key}
+    assert {g["nad"] for g in finding["evidence"]["gaps"]} == {key}
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    assert vm["readiness"] != "READY"
+
+
+def test_a_binding_plugin_nad_in_the_backups_passes(tmp_path: Path) -> None:
+    docs = _docs(POD_PLUGIN)
+    _register_nad(docs, "netbindingpasst")
+    for b in _of(docs, "Backup"):
+        b["spec"]["includedResources"].append("network-attachment-definitions")
+    finding = _finding(_complete(tmp_path, POD_PLUGIN, docs), "RR-NET-002")
+    assert finding["status"] == "PASS", finding["message"]
+    assert "and of its 1 binding plugin NIC(s)" in finding["message"]
+
+
+def test_a_binding_plugin_without_the_kubevirt_cr_is_unknown_for_backups(tmp_path: Path) -> None:
+    """Whether the plugin needs a NAD in the backups cannot be seen: ERROR, never N/A."""
+    docs = _docs(POD_PLUGIN)
+    _register_nad(docs, None)
+    finding = _finding(_complete(tmp_path, POD_PLUGIN, docs), "RR-NET-002")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "the KubeVirt CR was not read" in finding["message"]
