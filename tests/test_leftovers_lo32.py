@@ -9,6 +9,10 @@
 2. RR-NET-002 did not require the NAD a NIC's network binding plugin is registered with
    (KubeVirt CR ``spec.configuration.network.binding.<name>.networkAttachmentDefinition``) to
    be in the VM's backups. Rule: ``auditor.checks.netidentity._binding_nads``.
+3. A machine type stated as an alias (``q35``, ``pc``) alike in the VM and its VMI passed
+   RR-DSK-003, though QEMU expands it at each start (the VMI's ``status.machine.type``) and a
+   restore into a newer cluster gets a later chipset. Now a low FAIL, inferred. Rule:
+   ``auditor.checks.identity._machine_alias``.
 """
 
 from __future__ import annotations
@@ -173,3 +177,86 @@ def test_a_binding_plugin_without_the_kubevirt_cr_is_unknown_for_backups(tmp_pat
     finding = _finding(_complete(tmp_path, POD_PLUGIN, docs), "RR-NET-002")
     assert finding["status"] == "ERROR", finding["message"]
     assert "the KubeVirt CR was not read" in finding["message"]
+
+
+#: app/vm1, running, machine type pc-q35-rhel9.4.0 in its spec and its VMI's
+DSK = "RR-DSK-003/pass.yaml"
+
+
+def _machine(docs: Docs, stated: str | None, vmi_spec: str, expanded: str | None) -> None:
+    """Set the VM's machine type (None: none), its VMI's and the VMI's status.machine.type."""
+    (vm,) = _of(docs, "VirtualMachine")
+    domain = vm["spec"]["template"]["spec"]["domain"]
+    if stated is None:
+        domain.pop("machine", None)
+    else:
+        domain["machine"] = {"type": stated}
+    (vmi,) = _of(docs, "VirtualMachineInstance")
+    vmi["spec"]["domain"]["machine"] = {"type": vmi_spec}
+    if expanded is not None:
+        vmi.setdefault("status", {})["machine"] = {"type": expanded}
+
+
+def _kubevirt_default(machine: str | None) -> dict[str, Any]:
+    conf: dict[str, Any] = {}
+    if machine is not None:
+        conf = {"architectureConfiguration": {"amd64": {"machineType": machine}}}
+    return {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {"configuration": conf},
+        "status": {"observedKubeVirtVersion": "v1.6.0", "phase": "Deployed"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("stated", "expanded", "cr", "running"),
+    [
+        ("q35", "pc-q35-rhel9.4.0", None, "pc-q35-rhel9.4.0"),
+        ("pc", "pc-i440fx-rhel7.6.0", None, "pc-i440fx-rhel7.6.0"),
+        # status.machine.type not written (yet): a known alias all the same
+        ("q35", None, None, None),
+        # no type in the spec, the cluster's default the alias q35 (KubeVirt's built-in)
+        (None, "pc-q35-rhel9.4.0", _kubevirt_default(None), "pc-q35-rhel9.4.0"),
+    ],
+)
+def test_a_machine_type_alias_is_named_inferred(
+    tmp_path: Path,
+    stated: str | None,
+    expanded: str | None,
+    cr: dict[str, Any] | None,
+    running: str | None,
+) -> None:
+    """3. ``q35`` and ``pc`` are aliases QEMU resolves to its newest versioned type at each
+    start (the VMI's ``status.machine.type`` holds the expansion: kubevirt
+    pkg/virt-handler/vm.go ``updateMachineType``); a restore into a cluster with a newer
+    KubeVirt gets a later one. Stated alike in the VM and its VMI, RR-DSK-003 passed."""
+    docs = _docs(DSK)
+    alias = stated or "q35"
+    _machine(docs, stated, alias, expanded)
+    if cr is not None:
+        docs.append(cr)
+    report = _complete(tmp_path, DSK, docs)
+    finding = _finding(report, "RR-DSK-003")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "low"), finding["message"]
+    assert finding["basis"] == "inferred"
+    assert f"machine type {alias} is an alias" in finding["message"]
+    if running:
+        assert f"the guest runs on {running}" in finding["message"]
+    assert finding["evidence"]["machine_type_alias"]["spec"] == alias
+    assert finding["evidence"]["machine_type_alias"]["running"] == running
+
+
+@pytest.mark.parametrize(
+    ("stated", "expanded"),
+    [("pc-q35-rhel9.4.0", "pc-q35-rhel9.4.0"), ("pc-q35-rhel9.4.0", None)],
+)
+def test_a_versioned_machine_type_is_no_alias(
+    tmp_path: Path, stated: str, expanded: str | None
+) -> None:
+    docs = _docs(DSK)
+    _machine(docs, stated, stated, expanded)
+    finding = _finding(_complete(tmp_path, DSK, docs), "RR-DSK-003")
+    assert finding["status"] == "PASS", finding["message"]
+    assert "machine_type_alias" not in finding["evidence"]
