@@ -13,15 +13,22 @@
    RR-DSK-003, though QEMU expands it at each start (the VMI's ``status.machine.type``) and a
    restore into a newer cluster gets a later chipset. Now a low FAIL, inferred. Rule:
    ``auditor.checks.identity._machine_alias``.
+4. ``auditor serve`` spooled (retried for ever) runs whose publish target is itself
+   misconfigured. Rule: ``auditor.publish.hooks.service_publisher``,
+   ``auditor.service.jobs.ServiceRuntime._publish``. A real S3 server.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
 from tests.test_evidence_gaps import _complete, _docs, _finding, _of
 
 Docs = list[dict[str, Any]]
@@ -260,3 +267,86 @@ def test_a_versioned_machine_type_is_no_alias(
     finding = _finding(_complete(tmp_path, DSK, docs), "RR-DSK-003")
     assert finding["status"] == "PASS", finding["message"]
     assert "machine_type_alias" not in finding["evidence"]
+
+
+@pytest.fixture(scope="module")
+def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
+    server = WeedServer(tmp_path_factory.mktemp("weed"))
+    server.start()
+    yield server
+    server.stop(crash=True)
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"
+
+
+@pytest.mark.parametrize("lock", ["plain", "missing"])
+def test_serve_names_a_misconfigured_target_and_does_not_spool(
+    tmp_path: Path,
+    weed: WeedServer,
+    lock: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """4. ``auditor serve`` spooled a run whose target is itself wrong (COMPLIANCE lock mode on
+    a bucket without Object Lock, or no such bucket), to be retried for ever, journaled as
+    ``spooled``; ``auditor run`` exits 2 for it (docs/exit-codes.md). Now the service logs an
+    error naming the schedule, the run and the fault, journals ``refused`` and spools
+    nothing; the run folder stays."""
+    from auditor.config import parse_settings
+    from auditor.service.jobs import ServiceRuntime
+    from auditor.service.journal import RunJournal
+    from auditor.service.metrics import ServiceMetrics
+
+    bucket = f"lo32-{lock}"
+    if lock == "plain":
+        weed.client().create_bucket(Bucket=bucket)
+    none = str(tmp_path / "none")
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+        "AWS_CONFIG_FILE": none,
+        "AWS_SHARED_CREDENTIALS_FILE": none,
+    }.items():
+        monkeypatch.setenv(key, value)
+    raw = {
+        "cluster_name": "example-cluster",
+        "source": {"type": "directory", "path": str(EXAMPLE)},
+        "report": {"out_dir": str(tmp_path / "reports"), "formats": ["json"]},
+        "publish": {
+            "bucket": bucket,
+            "prefix": "evidence",
+            "endpoint_url": weed.endpoint,
+            "region": "us-east-1",
+            "addressing_style": "path",
+            "object_lock_mode": "COMPLIANCE",
+            "object_lock_days": 1,
+            "max_attempts": 1,
+            "spool_dir": str(tmp_path / "spool"),
+        },
+        "schedules": [{"id": "daily", "cron": "0 6 * * *", "publish": True}],
+        "service": {"state_dir": str(tmp_path / "state")},
+    }
+    runtime = ServiceRuntime(
+        parse_settings(raw, path=tmp_path / "config.yaml"),
+        RunJournal(tmp_path / "state" / "runs.sqlite"),
+        ServiceMetrics(),
+        clock=lambda: datetime(2026, 11, 30, 6, 0, 7, tzinfo=UTC),
+    )
+    with caplog.at_level(logging.ERROR):
+        assert runtime.run("daily") == "success"
+    why = "has no Object Lock enabled" if lock == "plain" else "does not exist"
+    [rec] = runtime.journal.records("daily")
+    assert rec.publish is not None and rec.publish.startswith("refused: "), rec.publish
+    assert f"bucket '{bucket}' {why}" in rec.publish
+    assert "not spooled" in rec.publish
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert any(
+        "schedule daily" in m and "NOT spooled" in m and why in m and rec.run_id in m
+        for m in errors
+    ), errors
+    spool = tmp_path / "spool"
+    assert not spool.is_dir() or [p for p in spool.iterdir() if p.name != "quarantine"] == []
+    assert (tmp_path / "reports" / "daily" / "20261130T060000Z" / "report.json").is_file()
+    runtime.drain_spool()  # nothing waits to be retried
+    assert runtime.journal.records("daily")[0].publish == rec.publish
