@@ -16,10 +16,14 @@
 4. ``auditor serve`` spooled (retried for ever) runs whose publish target is itself
    misconfigured. Rule: ``auditor.publish.hooks.service_publisher``,
    ``auditor.service.jobs.ServiceRuntime._publish``. A real S3 server.
+5. ``fleet --at`` / ``report --at`` after what the archive can show (after it was read, or
+   days after the newest archived run) were silent, unlike ``run --at``. Now a named warning,
+   also in ``problems``. Rule: ``auditor.sources.freshness.at_after_archive``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -350,3 +354,69 @@ def test_serve_names_a_misconfigured_target_and_does_not_spool(
     assert (tmp_path / "reports" / "daily" / "20261130T060000Z" / "report.json").is_file()
     runtime.drain_spool()  # nothing waits to be retried
     assert runtime.journal.records("daily")[0].publish == rec.publish
+
+
+def _archive(tmp_path: Path, *ats: str) -> Path:
+    """A local archive holding the example cluster's runs audited at ``ats``."""
+    from auditor.publish import PublishSettings, publish_run
+    from tests.publish_support import audit_report, make_run
+
+    settings = PublishSettings(local_dir=tmp_path / "archive", spool_dir=tmp_path / "spool")
+    for at in ats:
+        run = make_run(tmp_path / at.replace(":", ""), audit_report(at))
+        assert publish_run(run, settings).published
+    return tmp_path / "archive"
+
+
+def _cli(*args: str) -> Any:
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize(
+    ("command", "at", "words"),
+    [
+        # a year ahead of this machine's clock: after the archive was read
+        ("fleet", "2099-01-01T00:00:00Z", "--at 2099-01-01T00:00:00Z is after the archive was read"),
+        # days after the newest run (2026-11-20), before now
+        (
+            "fleet",
+            "2026-12-01T00:00:00Z",
+            "--at 2026-12-01T00:00:00Z is 10.8 days after the newest archived run "
+            "(20261120T060000Z-",
+        ),
+        # the month's report measures to the period's end when --at is later
+        ("report", "2026-12-20T00:00:00Z", "the period's end 2026-12-01T00:00:00Z is 10.8 days "
+         "after the newest archived run"),
+        ("report", "2026-11-29T00:00:00Z", "--at 2026-11-29T00:00:00Z is 8.8 days after"),
+    ],
+)  # fmt: skip
+def test_fleet_and_report_name_an_instant_after_the_archive(
+    tmp_path: Path, command: str, at: str, words: str
+) -> None:
+    """5. ``auditor run --at`` after its input is named (auditor/sources/freshness.py);
+    ``fleet --at`` and ``report --at`` after what the archive can show were silent. Now
+    the same kind of warning, also in fleet.json / period.json ``problems``; figures
+    unchanged."""
+    from tests.publish_support import CLUSTER
+
+    archive = _archive(tmp_path, "2026-11-18T06:00:00Z", "2026-11-20T06:00:00Z")
+    out = tmp_path / "out"
+    if command == "fleet":
+        args = ["fleet", "--from", str(archive), "--format", "json"]
+        doc = "fleet.json"
+    else:
+        args = ["report", "--period", "2026-11", "--from", str(archive), "--cluster", CLUSTER]
+        args += ["--format", "json"]
+        doc = "period.json"
+    result = _cli(*args, "--at", at, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"Warning: {words}" in result.output
+    assert any(words in p for p in json.loads((out / doc).read_text())["problems"])
+    # an instant the archive shows: not named
+    quiet = _cli(*args, "--at", "2026-11-21T00:00:00Z", "--out", str(tmp_path / "quiet"))
+    assert quiet.exit_code == 0, quiet.output
+    assert "archive" not in quiet.output.replace(str(archive), "")
