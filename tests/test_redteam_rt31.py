@@ -43,11 +43,13 @@ def test_the_plugin_does_not_pull_an_unlabelled_suffixed_state_pvc(
     persistent-state-for-<vm> (kubevirt-velero-plugin pkg/util/kvgraph/util.go
     addBackendPVC). A persistent-state-for-vm1-abcde without that label (a migration
     target's, labelled kubevirt.io/migrationName, or one whose label was removed) is never added,
-    so a label-selector Backup holds no EFI/TPM state: it counted as pulled (PASS; the VM READY but for other gaps)."""
+    so a label-selector Backup holds no EFI/TPM state: it counted as pulled (PASS; the VM READY but for other gaps).
+    Nor does KubeVirt start the VM with it (pkg/storage/backend-storage/backend-storage.go
+    ``PVCForVMI``): it is no state PVC of the VM at all, and RR-FW-002 names it (lo32)."""
     docs = _docs(PLUGIN)
     _state(docs, "persistent-state-for-vm1-abcde", labels)
     report = _complete(tmp_path, PLUGIN, docs)
-    finding = _finding(report, "RR-BKP-004")
+    finding = _finding(report, "RR-FW-002")
     assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
     assert "persistent-state-for-vm1-abcde" in finding["message"]
     vm = next(v for v in report["vms"] if v["name"] == "vm1")
@@ -75,8 +77,13 @@ def test_the_plugin_pulls_a_labelled_or_legacy_named_state_pvc(
 
 
 #: app/vm1 whose pod-network NIC is bound by the network binding plugin passt
-#: (``binding: {name: passt}``); no KubeVirt CR exported
+#: (``binding: {name: passt}``); its KubeVirt CR is left out (:func:`_pod_plugin`)
 POD_PLUGIN = "RR-NET-002/na-binding-plugin-on-pod-network.yaml"
+
+
+def _pod_plugin() -> Docs:
+    """The ``POD_PLUGIN`` fixture without its KubeVirt CR (the tests add their own)."""
+    return [d for d in _docs(POD_PLUGIN) if d["kind"] != "KubeVirt"]
 
 
 def _kubevirt(binding: dict[str, Any] | None) -> dict[str, Any]:
@@ -142,7 +149,7 @@ def test_a_binding_plugin_needs_its_registration_and_its_nad(
     newBindingPluginAnnotationData: a bare name in the VM's namespace), and fails for a plugin
     the CR does not register ("unable to find the network binding plugin"): the VM cannot
     start again, nor can a restored copy. RR-NET-001 was N/A (no multus network)."""
-    docs = _docs(POD_PLUGIN) + [_kubevirt(binding)] + [_nad(ns, n) for ns, n in nads]
+    docs = _pod_plugin() + [_kubevirt(binding)] + [_nad(ns, n) for ns, n in nads]
     report = _complete(tmp_path, POD_PLUGIN, docs)
     finding = _finding(report, "RR-NET-001")
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
@@ -158,14 +165,14 @@ def test_a_binding_plugin_whose_nad_exists_passes(tmp_path: Path) -> None:
     for i, (binding, nads) in enumerate(
         [(with_nad, [("default", "netbindingpasst")]), ({"passt": PASST}, [])]
     ):
-        docs = _docs(POD_PLUGIN) + [_kubevirt(binding)] + [_nad(ns, n) for ns, n in nads]
+        docs = _pod_plugin() + [_kubevirt(binding)] + [_nad(ns, n) for ns, n in nads]
         finding = _finding(_complete(tmp_path / str(i), POD_PLUGIN, docs), "RR-NET-001")
         assert finding["status"] == "PASS", finding["message"]
 
 
 def test_a_binding_plugin_without_the_kubevirt_cr_is_unknown(tmp_path: Path) -> None:
     """Whether the plugin is registered, and with which NAD, cannot be seen: ERROR, not N/A."""
-    finding = _finding(_complete(tmp_path, POD_PLUGIN, _docs(POD_PLUGIN)), "RR-NET-001")
+    finding = _finding(_complete(tmp_path, POD_PLUGIN, _pod_plugin()), "RR-NET-001")
     assert finding["status"] == "ERROR", finding["message"]
     assert "KubeVirt CR was not read" in finding["message"]
 

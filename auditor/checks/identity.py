@@ -24,6 +24,7 @@ from auditor.checks.registry import (
 from auditor.inventory import VMRecord
 from auditor.inventory.fields import boot_order_ok, firmware_uuid
 from auditor.inventory.identities import legacy_firmware_uuid
+from auditor.inventory.index import meta_labels
 from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
@@ -224,7 +225,7 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
     if gap:
         return gap
     fw = vm.spec.firmware
-    ev = {
+    ev: dict[str, Any] = {
         "bootloader": fw.bootloader,
         "efi_persistent": fw.efi_persistent,
         "tpm": fw.tpm,
@@ -280,8 +281,20 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 "read, so whether its persistent-state-for PVC exists is unknown.",
                 **ev,
             )
+        sev = Severity.HIGH if fw.tpm and vm.spec.os == "windows" else Severity.MEDIUM
+        alike = _state_lookalikes(vm, ctx)
+        if alike:
+            ev["state_pvc_lookalikes"] = [
+                p["metadata"]["name"] for p in ctx.index.state_lookalikes[(vm.namespace, vm.name)]
+            ]
+            return failed(
+                f"VM {vm.ref} sets persistent EFI/TPM state, but {alike}: KubeVirt starts the "
+                "VM (and a restored copy) with a new, empty state PVC instead, so the state in "
+                f"it is not the VM's (label it persistent-state-for={vm.name} if it is).",
+                sev,
+                **ev,
+            ).on(Basis.OBSERVED)
         if vm.vmi is not None:
-            sev = Severity.HIGH if fw.tpm and vm.spec.os == "windows" else Severity.MEDIUM
             return failed(
                 f"VM {vm.ref} runs with persistent EFI/TPM state set, but no "
                 f"persistent-state-for-{vm.name} PVC exists: the state lives nowhere a backup "
@@ -297,6 +310,27 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
             **ev,
         )
     return passed(f"VM {vm.ref} keeps its EFI NVRAM/TPM state persistent{via}.", **ev)
+
+
+def _state_lookalikes(vm: VMRecord, ctx: CheckContext) -> str:
+    """Why the ``persistent-state-for-<vm>...`` PVCs KubeVirt would not start ``vm`` with are
+    not its state ('' when there are none): neither labelled ``persistent-state-for=<vm>``
+    nor named exactly ``persistent-state-for-<vm>``, or being deleted
+    (kubevirt pkg/storage/backend-storage/backend-storage.go ``PVCForVMI``)."""
+    out = []
+    for pvc in ctx.index.state_lookalikes.get((vm.namespace, vm.name), []):
+        meta = pvc.get("metadata") or {}
+        if meta.get("deletionTimestamp") is not None:
+            why = f"is being deleted (since {meta['deletionTimestamp']})"
+        else:
+            label = meta_labels(pvc).get("persistent-state-for")
+            why = (
+                f"is labelled persistent-state-for={label}"
+                if isinstance(label, str) and label
+                else f"is not labelled persistent-state-for={vm.name}"
+            ) + f" and not named exactly persistent-state-for-{vm.name}"
+        out.append(f"PVC {vm.namespace}/{meta.get('name')} {why}")
+    return "; ".join(out)
 
 
 def _arm64_boot(vm: VMRecord, ev: dict[str, Any]) -> Result | None:
@@ -436,6 +470,9 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     preference name none is given the cluster's default when a restore creates it, so one
     that differs (KubeVirt CR read) from the type the guest runs on is a low FAIL on its own,
     inferred (the restoring cluster's default then may differ again; unread, not compared).
+    A type stated alike on both sides but an alias (``q35``, ``pc``: the VMI's
+    ``status.machine.type`` expands it) is a low FAIL too, inferred: a restore resolves it
+    anew, to the restoring cluster's newest versioned type (:func:`_machine_alias`).
     N/A when the VM does not run (no VMI, or one that has finished); ERROR when the VMI's
     disks or interfaces are no list."""
     phase = dig(vm.vmi, "status", "phase") if vm.vmi is not None else None
@@ -520,6 +557,7 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     unknown_default = None
     if fw.resolved_from.get("machine_type") == "default" and isinstance(run_machine, str):
         machine, unknown_default = _default_machine_drift(vm, ctx, run_machine)
+    alias = _machine_alias(vm, ctx, run_machine) if machine is None else None
     pending = _restart_required(vm.obj)
     loader = _bootloader_change(vm)
     ev: dict[str, Any] = {
@@ -531,6 +569,8 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     }
     if pending is not None:
         ev["restart_required"] = pending
+    if alias is not None:
+        ev["machine_type_alias"] = alias
     if unknown_default is not None:
         # the spec names no machine type and this cluster's default cannot be read: the
         # type a restore gives it is not compared (a low FAIL at most, never READY-blocking)
@@ -543,6 +583,18 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
             f"VM {vm.ref}'s spec names no machine type, so a restore gets the restoring "
             f"cluster's default: here now {machine['cluster_default']} "
             f"({machine['default_from']}), while the guest runs on {run_machine}.",
+            Severity.LOW,
+            **ev,
+        ).on(Basis.INFERRED)
+    if alias is not None and not others:
+        # the type is stated (or defaulted) alike on both sides, but it is an alias: what it
+        # resolves to at a restore depends on the restoring cluster's QEMU, inferred
+        return failed(
+            f"VM {vm.ref}'s machine type {alias['spec']} is an alias that QEMU resolves to "
+            "its newest versioned type at each start: the guest runs on "
+            f"{alias['running'] or 'the type it resolved to (status.machine.type unread)'}, "
+            "and a restore into a cluster with a newer KubeVirt gets a later one (inferred; "
+            "pin spec.template.spec.domain.machine.type to the versioned type).",
             Severity.LOW,
             **ev,
         ).on(Basis.INFERRED)
@@ -562,6 +614,11 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         what.append(f"machine type {machine['running']} -> {to}")
     if loader is not None:
         what.append(f"firmware {loader['running']} -> {loader['spec']}")
+    if alias is not None:
+        what.append(
+            f"machine type {alias['spec']}, an alias the guest runs as "
+            f"{alias['running'] or 'an unread type'} (a restore resolves it anew)"
+        )
     if pending is not None:
         what.append(f"condition RestartRequired{': ' + pending if pending else ''}")
     grave = vm.spec.os == "windows" and (
@@ -598,6 +655,42 @@ def _default_machine_drift(
         return None, None
     drift = {"spec": None, "running": running, "cluster_default": default, "default_from": source}
     return drift, None
+
+
+#: QEMU's unversioned machine types: each an alias of its newest versioned type (``q35`` of
+#: ``pc-q35-rhel9.6.0`` on RHEL 9.6, ``pc`` of an ``pc-i440fx-*``), KubeVirt's built-in
+#: defaults among them (pkg/virt-config/virt-config.go)
+MACHINE_ALIASES = frozenset({"q35", "pc", "virt", "s390-ccw-virtio"})
+
+
+def _machine_alias(vm: VMRecord, ctx: CheckContext, running: Any) -> dict[str, Any] | None:
+    """``{"spec", "running", "from"}`` when the machine type the VM states (or is given by
+    this cluster's default) is the one its VMI started with but an alias: the VMI's
+    ``status.machine.type`` (the domain's type, which virt-handler writes back,
+    pkg/virt-handler/vm.go ``updateMachineType``) differs from it, or is unread and the
+    type is a known alias; else None.
+
+    The alias is resolved by the virt-launcher's QEMU at each start, so KubeVirt itself
+    schedules a migration target by the expanded type (pkg/virt-controller/services/
+    template.go); a restore into a cluster with a newer KubeVirt starts the guest on a later
+    chipset version than the one it runs on (inferred: the restoring cluster is not read).
+    """
+    fw = vm.spec.firmware
+    source = fw.resolved_from.get("machine_type")
+    stated: Any = fw.machine_type if source in ("vm", "preference") else None
+    if source == "default":
+        arch = fw.architecture or dig(vm.vmi, "spec", "architecture")
+        stated = default_machine_type(ctx, arch if isinstance(arch, str) else None)[0]
+    if not (isinstance(stated, str) and stated and stated == running):
+        return None
+    expanded = dig(vm.vmi, "status", "machine", "type")
+    if isinstance(expanded, str) and expanded:
+        if expanded == stated:
+            return None
+        return {"spec": stated, "running": expanded, "from": source}
+    if stated in MACHINE_ALIASES:
+        return {"spec": stated, "running": None, "from": source}
+    return None
 
 
 def _bootloader_change(vm: VMRecord) -> dict[str, str] | None:

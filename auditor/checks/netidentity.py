@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.checks.network import binding_plugins
 from auditor.checks.registry import (
     CheckContext,
     Result,
@@ -14,7 +15,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.inventory.facts import usable
+from auditor.inventory.facts import nad_key, usable
 from auditor.inventory.index import EXCLUDE_LABEL, excluded_from_backup
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.models import Basis, Severity
@@ -24,6 +25,7 @@ KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
 KV_SERVICES = "https://kubevirt.io/user-guide/network/service_objects/"
 KV_DNS = "https://kubevirt.io/user-guide/network/dns/"
 VELERO_FILTERING = "https://velero.io/docs/main/resource-filtering/"
+KV_BINDING = "https://kubevirt.io/user-guide/network/network_binding_plugins/"
 KV_MULTUS_ANNOTATION = (
     "https://github.com/kubevirt/kubevirt/blob/main/pkg/network/multus/annotation.go"
 )
@@ -42,13 +44,14 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
     "passt or a binding plugin), only attaches when its NetworkAttachmentDefinition (CNI "
     "type, bridge, VLAN) exists where the VM is restored: KubeVirt names every secondary "
     "Multus network in the launcher pod's networks annotation (and a default one in the "
-    "default-network annotation), and Multus fails the pod without the NAD. "
+    "default-network annotation), and Multus fails the pod without the NAD; the same holds "
+    "for the NAD a NIC's network binding plugin is registered with in the KubeVirt CR. "
     "A backup whose label or resource filters leave the NAD out restores a VM that cannot "
     "start on a new cluster; with static addresses set by cloud-init the guest also needs the "
     "same VLAN, so the gap is high.",
     remediation="Include network-attachment-definitions in the backups (namespace-wide, or "
     "label the NAD with the backup's selector), or keep the NADs in GitOps at the restore site.",
-    references=(KV_IFACES, KV_MULTUS_ANNOTATION, VELERO_FILTERING),
+    references=(KV_IFACES, KV_MULTUS_ANNOTATION, KV_BINDING, VELERO_FILTERING),
     requires=("NetworkAttachmentDefinition", "Backup"),
     reads=(
         "spec.template.spec.domain.devices.interfaces",
@@ -65,31 +68,42 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
     secondary Multus network into the launcher pod's ``k8s.v1.cni.cncf.io/networks``
     annotation (kubevirt pkg/network/multus/annotation.go
     GenerateCNIAnnotationFromNameScheme; a ``binding: {name: ...}`` plugin, passt or
-    masquerade included). The pod network has no NAD.
+    masquerade included). The pod network has no NAD, but a NIC's binding plugin may: the
+    NAD the KubeVirt CR registers it with joins the same annotation (:func:`_binding_nads`);
+    with the CR unread that need is unknown, so a verdict that would rest on it is ERROR.
     """
     nics = [n for n in vm.network.nics if n.nad]
-    if not nics:
+    plugins = {n.name: n.plugin for n in vm.spec.nics if n.plugin is not None}
+    if not nics and not plugins:
         return not_applicable(f"VM {vm.ref} has no NIC on a Multus network.")
     usable = [e for e in vm.backups if e.usable]
     if not usable:
         return not_applicable(f"VM {vm.ref} has no usable backup to hold its NADs.")
+    targets = [(n.name, n.nad) for n in nics if n.nad is not None]
+    unseen = _binding_nads(vm, ctx, plugins)
+    bound = unseen or []
+    targets += bound
+    if not targets and unseen is not None:
+        return not_applicable(
+            f"VM {vm.ref} has no NIC on a Multus network, and its binding plugin(s) are "
+            "registered with no NetworkAttachmentDefinition."
+        )
     gaps: list[dict[str, Any]] = []
-    for n in nics:
-        assert n.nad is not None
-        nad = ctx.index.nad_objects.get(n.nad)
+    for nic, key in targets:
+        nad = ctx.index.nad_objects.get(key)
         stamp = dig(nad, "metadata", "creationTimestamp")
         created = parse_time(stamp)
         if stamp is not None and created is None:
             return errored(
-                f"NetworkAttachmentDefinition {'/'.join(n.nad)} of VM {vm.ref} has a "
+                f"NetworkAttachmentDefinition {'/'.join(key)} of VM {vm.ref} has a "
                 f"metadata.creationTimestamp that is no RFC 3339 time ({stamp!r}): whether its "
                 "backups could hold it is unknown.",
-                nad="/".join(n.nad),
+                nad="/".join(key),
             )
         for e in usable:
             try:
                 inside = nad is not None and e.backup.scope.includes(
-                    namespace=n.nad[0],
+                    namespace=key[0],
                     labels=_labels(nad),
                     plural="network-attachment-definitions",
                     kind="NetworkAttachmentDefinition",
@@ -102,25 +116,29 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
                 # (https://velero.io/docs/main/resource-filtering/#veleroioexclude-from-backuptrue)
                 gaps.append(
                     {
-                        "nic": n.name,
-                        "nad": "/".join(n.nad),
+                        "nic": nic,
+                        "nad": "/".join(key),
                         "backup": e.backup.name,
                         "excluded": f"labelled {EXCLUDE_LABEL}=true",
                     }
                 )
             elif not inside:
-                gaps.append({"nic": n.name, "nad": "/".join(n.nad), "backup": e.backup.name})
+                gaps.append({"nic": nic, "nad": "/".join(key), "backup": e.backup.name})
             elif created is not None and e.backup.began is not None and created > e.backup.began:
                 # no backup holds an object created after it began
                 gaps.append(
                     {
-                        "nic": n.name,
-                        "nad": "/".join(n.nad),
+                        "nic": nic,
+                        "nad": "/".join(key),
                         "backup": e.backup.name,
                         "why": f"created {format_time(created)}, after the backup began",
                     }
                 )
-    ev = {"nics": [n.to_dict() for n in nics], "backups": [e.backup.name for e in usable]}
+    ev = {
+        "nics": [n.to_dict() for n in nics],
+        "binding_nads": {nic: "/".join(key) for nic, key in bound},
+        "backups": [e.backup.name for e in usable],
+    }
     if gaps:
         static = {n.name for n in nics if n.static_addresses}
         sev = Severity.HIGH if any(g["nic"] in static for g in gaps) else Severity.MEDIUM
@@ -138,10 +156,44 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
         if static & {g["nic"] for g in gaps}:
             msg += "; cloud-init sets static addresses on that network"
         return failed(msg + ".", sev, gaps=gaps, **ev).on(Basis.INFERRED)
+    if unseen is None:
+        # a missing binding-plugin NAD never turns into a PASS (nor N/A) unseen
+        return errored(
+            f"VM {vm.ref} names binding plugin(s) {', '.join(sorted(set(plugins.values())))}, "
+            "but the KubeVirt CR was not read: whether a NetworkAttachmentDefinition they are "
+            "registered with (spec.configuration.network.binding.<plugin>."
+            "networkAttachmentDefinition) must be in its backups is unknown.",
+            binding_plugins=plugins,
+            **ev,
+        )
     return passed(
-        f"Every usable backup of VM {vm.ref} includes the NADs of its {len(nics)} Multus NIC(s).",
+        f"Every usable backup of VM {vm.ref} includes the NADs of its {len(nics)} Multus NIC(s)"
+        + (f" and of its {len(bound)} binding plugin NIC(s)." if bound else "."),
         **ev,
     ).on(Basis.INFERRED)
+
+
+def _binding_nads(
+    vm: VMRecord, ctx: CheckContext, plugins: dict[str, str]
+) -> list[tuple[str, tuple[str, str]]] | None:
+    """``(NIC label, (namespace, name))`` of the NAD each binding plugin a NIC names is
+    registered with in the KubeVirt CR (``spec.configuration.network.binding.<plugin>.
+    networkAttachmentDefinition``, a bare name in the VM's namespace); None when a NIC names
+    a plugin and the CR was not read. KubeVirt adds that NAD to the launcher pod's Multus
+    networks annotation (kubevirt pkg/network/multus/annotation.go
+    ``newBindingPluginAnnotationData``): a restore without it cannot start the VM.
+    An unregistered plugin is RR-NET-001's finding."""
+    if not plugins:
+        return []
+    registry = binding_plugins(ctx)
+    if registry is None:
+        return None
+    out = []
+    for nic, plugin in plugins.items():
+        nad = dig(registry.get(plugin), "networkAttachmentDefinition")
+        if isinstance(nad, str) and nad:
+            out.append((f"{nic} (binding {plugin})", nad_key(vm.namespace, nad)))
+    return out
 
 
 @check(

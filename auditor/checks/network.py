@@ -60,7 +60,7 @@ def nads_exist(vm: VMRecord, ctx: CheckContext) -> Result:
     if not multus and not plugins:
         return not_applicable(f"VM {vm.ref} uses no multus networks or binding plugins.")
     resolved = {n.name: "/".join(nad_key(vm.namespace, n.multus_name or "")) for n in multus}
-    registry = _binding_plugins(ctx) if plugins else {}
+    registry = binding_plugins(ctx) if plugins else {}
     unregistered: list[str] = []
     for nic, plugin in plugins.items():
         conf = registry.get(plugin) if registry is not None else None
@@ -102,9 +102,10 @@ def nads_exist(vm: VMRecord, ctx: CheckContext) -> Result:
     )
 
 
-def _binding_plugins(ctx: CheckContext) -> dict[str, Any] | None:
+def binding_plugins(ctx: CheckContext) -> dict[str, Any] | None:
     """The network binding plugins the KubeVirt CR registers (name -> its
-    ``spec.configuration.network.binding`` entry), or None when no CR was read whole."""
+    ``spec.configuration.network.binding`` entry), or None when no CR was read whole
+    (RR-NET-001, RR-NET-002)."""
     data = ctx.index.data
     crs = data.of("KubeVirt")
     if data.state("KubeVirt") is not KindState.COMPLETE or not crs:

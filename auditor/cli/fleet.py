@@ -23,6 +23,7 @@ from auditor.period import Period
 from auditor.publish import PublishError
 from auditor.publish.signing import SigningError, load_public_key
 from auditor.report.pdf import PdfRenderError
+from auditor.sources.freshness import at_after_archive, newest_run
 
 __all__ = ["fleet"]
 
@@ -108,6 +109,16 @@ def fleet(
     if not data.clusters:
         click.echo(f"Error: no cluster folder under {source}", err=True)
         sys.exit(EXIT_USAGE)
+    if at_text is not None:  # auditor.sources.freshness: the figures stay as computed
+        late = at_after_archive(
+            at,
+            datetime.now(UTC),
+            newest_run(c.report for c in data.clusters),
+            period_end=period.end if period is not None else None,
+        )
+        if late is not None:
+            data.problems.append(late)
+            click.echo(f"Warning: {late}", err=True)
     report = build_fleet(
         data, at=at, period=period, max_age_hours=max_age_hours, signatures_checked=bool(keys)
     )

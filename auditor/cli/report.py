@@ -16,6 +16,7 @@ from auditor.period import FORMATS, Period, compute_period, read_period, write_p
 from auditor.publish import PublishError
 from auditor.publish.signing import SigningError, load_public_key
 from auditor.report.pdf import PdfRenderError
+from auditor.sources.freshness import at_after_archive, newest_run
 
 __all__ = ["report"]
 
@@ -86,6 +87,12 @@ def report(
     except (FileNotFoundError, PublishError) as exc:
         click.echo(f"Error: cannot read the archive {source}: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+    if at_text is not None:  # auditor.sources.freshness: the figures stay as computed
+        late = at_after_archive(
+            at, datetime.now(UTC), newest_run(archive.reports), period_end=period.end
+        )
+        if late is not None:
+            archive.problems.append(late)
     for problem in archive.problems:
         click.echo(f"Warning: {problem}", err=True)
     if not archive.reports:

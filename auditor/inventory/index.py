@@ -816,7 +816,12 @@ class ClusterIndex:
     instancetypes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     #: KubeVirt's instancetype/preference ControllerRevisions by (namespace, name)
     controller_revisions: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: (namespace, VM name) -> the persistent EFI/TPM state PVCs KubeVirt would start the VM
+    #: with (:meth:`_index_state_pvcs`)
     state_pvcs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    #: (namespace, VM name) -> PVCs named ``persistent-state-for-<vm>-<suffix>`` (or being
+    #: deleted) that KubeVirt would not start the VM with: no state of it, named by RR-FW-002
+    state_lookalikes: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     volume_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     vm_snapshots: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     vm_snapshot_contents: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
@@ -1062,15 +1067,7 @@ class ClusterIndex:
         for o in data.of("PersistentVolumeClaim"):
             ix.pvcs[(_ns(o), _name(o))] = o
             ix.pvcs_by_ns.setdefault(_ns(o), []).append(o)
-        for (ns, pvc_name), pvc in ix.pvc_records.items():
-            # KubeVirt >= 1.4 labels the backend-storage PVC persistent-state-for=<vm>; older
-            # ones only name it so (kubevirt-velero-plugin pkg/util/kvgraph/util.go addBackendPVC).
-            labelled = meta_labels(ix.pvcs[(ns, pvc_name)]).get("persistent-state-for")
-            if labelled:
-                ix.state_pvcs.setdefault((ns, labelled), []).append(ix.pvcs[(ns, pvc_name)])
-            elif pvc_name.startswith("persistent-state-for-"):
-                for vm in pvc.owner_vms or (_state_pvc_vm_guess(pvc_name),):
-                    ix.state_pvcs.setdefault((ns, vm), []).append(ix.pvcs[(ns, pvc_name)])
+        ix._index_state_pvcs()
         ix.pvs = {_name(o): o for o in data.of("PersistentVolume")}
         ix.storage_classes = {_name(o): o for o in data.of("StorageClass")}
         drivers: dict[str, list[str]] = defaultdict(list)
@@ -1396,6 +1393,42 @@ class ClusterIndex:
                 # which driver's snapshots it takes is unknown: the class list is partial
                 # (mutation seed 5417: read as no class, a PVC "failed" to be snapshotted)
                 self._unread("VolumeSnapshotClass", o, issues)
+
+    def _index_state_pvcs(self) -> None:
+        """Find each VM's persistent EFI/TPM state PVC as KubeVirt does when it starts the VM.
+
+        KubeVirt (pkg/storage/backend-storage/backend-storage.go ``PVCForVMI``) skips PVCs
+        being deleted, takes one labelled ``persistent-state-for=<vm>`` (>= 1.4 labels the
+        PVC it creates, named ``persistent-state-for-<vm>-<5 chars>``, and any legacy one it
+        starts with) and, only when none is, the PVC named exactly ``persistent-state-for-<vm>``
+        (the legacy name); with neither it creates a new, empty one. Any other PVC of that
+        name prefix whose ownerReference (or name) points at the VM, unlabelled or being
+        deleted, is a look-alike: KubeVirt never starts the VM with it, so it is no state of
+        the VM (``state_lookalikes``; earlier it counted as the state PVC).
+        """
+        prefix = "persistent-state-for-"
+        labelled: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        legacy: dict[tuple[str, str], dict[str, Any]] = {}
+        named: list[tuple[str, str, PersistentVolumeClaimRecord]] = []
+        for (ns, pvc_name), rec in self.pvc_records.items():
+            obj = self.pvcs[(ns, pvc_name)]
+            if pvc_name.startswith(prefix):
+                named.append((ns, pvc_name, rec))
+            if dig(obj, "metadata", "deletionTimestamp") is not None:
+                continue
+            vm = meta_labels(obj).get("persistent-state-for")
+            if isinstance(vm, str) and vm:
+                labelled.setdefault((ns, vm), []).append(obj)
+            if pvc_name.startswith(prefix):
+                legacy[(ns, pvc_name[len(prefix) :])] = obj
+        self.state_pvcs = dict(labelled)
+        for key, obj in legacy.items():
+            self.state_pvcs.setdefault(key, [obj])
+        for ns, pvc_name, rec in named:
+            obj = self.pvcs[(ns, pvc_name)]
+            for vm in rec.owner_vms or (_state_pvc_vm_guess(pvc_name),):
+                if not any(o is obj for o in self.state_pvcs.get((ns, vm), ())):
+                    self.state_lookalikes.setdefault((ns, vm), []).append(obj)
 
     def _object_issues(self, kind: str, obj: dict[str, Any], issues: list[FieldIssue]) -> None:
         ns, name = _ns(obj), _name(obj)

@@ -18,7 +18,7 @@ from auditor.config import AuditSettings
 from auditor.config.fields import error_problems
 from auditor.config.publish import PublishSettings
 from auditor.publish.errors import ConflictError, PublishError, StoreConfigError
-from auditor.publish.publisher import PublishResult, open_store, publish_run
+from auditor.publish.publisher import PublishResult, open_store, publish_run, refused_note
 from auditor.publish.trend import TREND_NAME, dump_trend, trend_for
 
 __all__ = ["publish_settings", "service_publisher"]
@@ -69,8 +69,12 @@ def service_publisher(
     publishing stops and the run waits in the spool for the next start.
 
     Raises:
-        PublishError: no ``publish:`` section, invalid settings, or the run was
-            not published (it is in the spool; the next run delivers it first).
+        StoreConfigError: no ``publish:`` section, invalid settings, or the target is
+            misconfigured (no such bucket, no Object Lock for the lock mode asked...): the
+            run is not spooled, since no retry could deliver it (``refused_note`` says so;
+            ``auditor run`` exits 2 for the same fault, docs/exit-codes.md).
+        PublishError: the run was not published (it is in the spool; the next run
+            delivers it first).
         ConflictError: the run conflicts with the archive and was quarantined.
     """
     if settings.publish is None:
@@ -84,8 +88,19 @@ def service_publisher(
             (artifacts / TREND_NAME).write_bytes(dump_trend(trend))
             added = (TREND_NAME,)
     result: PublishResult = publish_run(
-        artifacts, target, store=store, should_stop=should_stop or (lambda: False), added=added
+        artifacts,
+        target,
+        store=store,
+        should_stop=should_stop or (lambda: False),
+        added=added,
+        refuse_misconfigured=True,
     )
+    if result.refused:
+        # no retry delivers it until the target is changed: not spooled (as `auditor run`)
+        raise StoreConfigError(
+            f"run {result.run_id} not published to {result.location}: {result.error}; "
+            f"{refused_note(result)}"
+        )
     if result.quarantined is not None:
         raise ConflictError(
             f"run {result.run_id} quarantined at {result.quarantined}: {result.error}"

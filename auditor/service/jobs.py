@@ -29,7 +29,7 @@ from auditor.config import AuditSettings, Schedule
 from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
-from auditor.publish.errors import ConflictError
+from auditor.publish.errors import ConflictError, StoreConfigError
 from auditor.publish.spool import pending, quarantined
 from auditor.service.journal import RunJournal, slot_name
 from auditor.service.metrics import ServiceMetrics
@@ -314,6 +314,22 @@ class ServiceRuntime:
         self.journal.set_publish(schedule_id, slot, "pending", run_id)
         try:
             self.publisher(self.settings, report, artifacts, should_stop=self.should_stop)
+        except StoreConfigError as exc:
+            # the target itself is wrong (no such bucket, no Object Lock for the lock mode
+            # asked): no retry delivers the run, so it is not spooled but named, and kept in
+            # its run folder (retention keeps an unpublished run)
+            log.error(
+                "schedule %s: run %s NOT published and NOT spooled, the publish target is "
+                "misconfigured (fix publish: and publish the folder with `auditor publish "
+                "--from-run %s`): %s",
+                schedule_id,
+                run_id,
+                artifacts,
+                exc,
+            )
+            self.journal.set_publish(schedule_id, slot, f"refused: {exc}")
+            self.metrics.publish_failures.labels(schedule_id).inc()
+            self.metrics.last_run_success.labels(schedule_id).set(0.0)
         except Exception as exc:
             log.exception("schedule %s: publishing %s failed", schedule_id, artifacts)
             state = "quarantined" if isinstance(exc, ConflictError) else "spooled"

@@ -9,8 +9,8 @@ and ``finished`` TEXT (RFC 3339 UTC), ``outcome`` TEXT (running, success,
 failure, abandoned), ``detail`` TEXT; primary key ``(schedule_id, slot)``;
 ``run_id`` TEXT (report.json's run id) and ``publish`` TEXT: NULL (not
 published), ``pending`` (in the spool, being delivered), ``published`` (set
-only after the manifest verified in the store), ``spooled: <error>`` or
-``quarantined: <error>``; ``catch_up`` TEXT: NULL for a run at its fire time, else why it
+only after the manifest verified in the store), ``spooled: <error>``,
+``quarantined: <error>`` or ``refused: <error>`` (the target is misconfigured: not spooled); ``catch_up`` TEXT: NULL for a run at its fire time, else why it
 was run late at start (``abandoned``: the previous process abandoned that slot's run;
 ``missed``: the service was down at the fire time). Columns added later are added to an old
 file at start.

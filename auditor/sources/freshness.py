@@ -21,6 +21,7 @@ Two signals, each sound on its own:
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,14 @@ from typing import Any
 from auditor.kubevalues import format_time, parse_rfc3339
 from auditor.sources.base import ClusterData
 
-__all__ = ["QUIET_MARGIN", "READ_MARGIN", "at_after_input", "newest_timestamp"]
+__all__ = [
+    "QUIET_MARGIN",
+    "READ_MARGIN",
+    "at_after_archive",
+    "at_after_input",
+    "newest_run",
+    "newest_timestamp",
+]
 
 #: How far ``--at`` may be after the read (or the export's files) before it is named: clock
 #: differences and a read that took a while.
@@ -129,6 +137,55 @@ def at_after_input(data: ClusterData, at: datetime, now: datetime) -> str | None
             "counted to --at"
         )
     return None
+
+
+def at_after_archive(
+    at: datetime,
+    now: datetime,
+    newest: tuple[str, datetime] | None,
+    *,
+    period_end: datetime | None = None,
+) -> str | None:
+    """Why ``--at`` (UTC) of ``auditor fleet`` or ``auditor report`` is clearly after what the
+    archive read ``now`` (UTC) can show, or None; ``newest``: ``(run id, audit time)`` of the
+    newest archived run read (None: none).
+
+    The same two signals as :func:`at_after_input` (review of trial lo32: ``run --at`` was
+    named, ``fleet --at``/``report --at`` not): the archive cannot hold a run made after it
+    was read (more than :data:`READ_MARGIN`), and ``--at`` more than :data:`QUIET_MARGIN`
+    after the newest run shows the cluster as last audited, long before ``--at``. With
+    ``period_end`` (a month's report, which covers no later) both are measured to the earlier
+    of ``--at`` and it. Only a warning: the figures stay as computed at ``--at``.
+    """
+    ref, what = at, f"--at {format_time(at)}"
+    if period_end is not None and period_end < at:
+        ref, what = period_end, f"the period's end {format_time(period_end)}"
+    if ref > now + READ_MARGIN:
+        return (
+            f"{what} is after the archive was read ({format_time(now)}, more than "
+            f"{_hours(READ_MARGIN)} before it): runs made after the read cannot be in the "
+            "report; ages are counted to --at"
+        )
+    if newest is not None and ref > newest[1] + QUIET_MARGIN:
+        days = (ref - newest[1]).total_seconds() / 86400
+        return (
+            f"{what} is {days:.1f} days after the newest archived run ({newest[0]}, "
+            f"{format_time(newest[1])}; more than {QUIET_MARGIN.days} days): the report shows "
+            "the cluster as last audited, long before it, not at it"
+        )
+    return None
+
+
+def newest_run(reports: Iterable[dict[str, Any] | None]) -> tuple[str, datetime] | None:
+    """``(run.id, run.audit_time)`` of the newest of ``reports`` (report.json documents; None
+    and unreadable times skipped), or None."""
+    best: tuple[str, datetime] | None = None
+    for report in reports:
+        run = report.get("run") if isinstance(report, dict) else None
+        when = parse_rfc3339(run.get("audit_time")) if isinstance(run, dict) else None
+        if when is not None and (best is None or when > best[1]):
+            best = (str(run.get("id")) if isinstance(run, dict) else "?", when)
+    return best
 
 
 def _hours(value: timedelta) -> str:
