@@ -21,7 +21,7 @@ Two signals, each sound on its own:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ __all__ = [
     "at_after_input",
     "newest_run",
     "newest_timestamp",
+    "stamped_after",
 ]
 
 #: How far ``--at`` may be after the read (or the export's files) before it is named: clock
@@ -65,28 +66,52 @@ def newest_timestamp(data: ClusterData) -> datetime | None:
     Every object of the input is visited: each mapping is looked up once, not once per
     path (``dig`` per path took three times as long, about 1 s per 100,000 objects)."""
     newest: datetime | None = None
-
-    def see(value: Any) -> None:
-        nonlocal newest
-        when = parse_rfc3339(value) if isinstance(value, str) else None
-        if when is not None and (newest is None or when > newest):
+    for when in _timestamps(data):
+        if newest is None or when > newest:
             newest = when
+    return newest
 
-    for objects in data.objects.values():
-        for o in objects:
+
+def stamped_after(data: ClusterData, when: datetime) -> bool:
+    """Whether any timestamp :func:`newest_timestamp` reads is after ``when`` (UTC).
+
+    Stops at the first one: the kinds a cluster stamps most often are read first (a
+    BackupStorageLocation's ``lastValidationTime`` every minute, then Backups and Schedules),
+    so an export taken from a running cluster is decided on its first objects instead of a
+    walk over every object (about 1 s of the serial read at 10,000 VMs)."""
+    return any(stamp > when for stamp in _timestamps(data))
+
+
+#: Kinds whose timestamps a running cluster renews most often, read first by
+#: :func:`stamped_after`.
+_OFTEN_STAMPED = ("BackupStorageLocation", "Backup", "Schedule", "VirtualMachineInstance")
+
+
+def _timestamps(data: ClusterData) -> Iterator[datetime]:
+    """Every readable timestamp :func:`newest_timestamp` reads, the kinds of
+    :data:`_OFTEN_STAMPED` first."""
+    kinds = [k for k in _OFTEN_STAMPED if k in data.objects]
+    kinds += [k for k in data.objects if k not in _OFTEN_STAMPED]
+    for kind in kinds:
+        for o in data.objects[kind]:
             meta, status = o.get("metadata"), o.get("status")
             if isinstance(meta, dict):
                 for key in _META_STAMPS:
-                    see(meta.get(key))
+                    yield from _parsed(meta.get(key))
             if isinstance(status, dict):
                 for key in _STATUS_STAMPS:
-                    see(status.get(key))
+                    yield from _parsed(status.get(key))
                 conditions = status.get("conditions")
                 if isinstance(conditions, list):
                     for c in conditions:
                         if isinstance(c, dict):
-                            see(c.get("lastTransitionTime"))
-    return newest
+                            yield from _parsed(c.get("lastTransitionTime"))
+
+
+def _parsed(value: Any) -> tuple[datetime, ...]:
+    """``value`` read as an RFC 3339 timestamp: one value, or none when it is not one."""
+    when = parse_rfc3339(value) if isinstance(value, str) else None
+    return () if when is None else (when,)
 
 
 def _files_written(location: Path) -> datetime | None:
@@ -127,6 +152,8 @@ def at_after_input(data: ClusterData, at: datetime, now: datetime) -> str | None
             f"{_hours(READ_MARGIN)} before it): the report shows the cluster as read, not at "
             "--at; ages are counted to --at"
         )
+    if stamped_after(data, at - QUIET_MARGIN):
+        return None
     newest = newest_timestamp(data)
     if newest is not None and at > newest + QUIET_MARGIN:
         days = (at - newest).total_seconds() / 86400
