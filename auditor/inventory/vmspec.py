@@ -58,8 +58,8 @@ EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "emptyDisk"})
 #: container image (containerDisk);
 #: ``generated`` is produced from the VM definition or other objects (cloud-init, sysprep,
 #: configMap, secret, serviceAccount, downwardAPI/downwardMetrics); ``scratch`` is blank
-#: (emptyDisk) or an output target (memoryDump); ``unknown`` when the volume is missing or of a
-#: source the auditor does not know.
+#: (emptyDisk, and an empty CD-ROM tray: :attr:`Disk.empty_tray`) or an output target
+#: (memoryDump); ``unknown`` when the volume is missing or of a source the auditor does not know.
 VOLUME_CLASSES: dict[str, str] = {
     **{t: "data" for t in ("dataVolume", "persistentVolumeClaim", "ephemeral", "hostDisk")},
     "containerDisk": "image",
@@ -124,16 +124,27 @@ class Disk:
     hotpluggable: bool = False
 
     @property
+    def empty_tray(self) -> bool:
+        """True for a CD-ROM that names no volume: an empty tray, which KubeVirt admits with
+        its DeclarativeHotplugVolumes feature gate (an ISO is inserted and ejected by adding
+        and removing the volume: kubevirt pkg/virt-api/webhooks/validating-webhook/admitters/
+        vmi-create-admitter.go ``validateBootOrder``). It holds no data and boots nothing."""
+        return self.device == "cdrom" and self.volume_type is None
+
+    @property
     def volume_class(self) -> str:
-        """What the disk's data is: see :data:`VOLUME_CLASSES`."""
-        return volume_class(self.volume_type)
+        """What the disk's data is: see :data:`VOLUME_CLASSES` (``scratch`` for an empty
+        CD-ROM tray, :attr:`empty_tray`)."""
+        return "scratch" if self.empty_tray else volume_class(self.volume_type)
 
     @property
     def bootable(self) -> bool:
-        """True if the disk could hold a boot loader (not cloud-init, config or blank)."""
+        """True if the disk could hold a boot loader (not cloud-init, config, blank or an
+        empty CD-ROM tray)."""
         return (
             self.device in ("disk", "cdrom", "lun")
             and self.volume_type not in NON_BOOT_VOLUME_TYPES
+            and not self.empty_tray
         )
 
 

@@ -1,0 +1,143 @@
+"""False-alarm round fp32: valid configurations read as malformed or as a gap.
+
+An empty CD-ROM tray (a ``cdrom`` disk that names no volume) is what KubeVirt admits with its
+DeclarativeHotplugVolumes feature gate (beta since v1.9): an ISO is inserted and ejected by
+adding and removing the volume (kubevirt pkg/virt-api/webhooks/validating-webhook/admitters/
+vmi-create-admitter.go ``validateBootOrder``). It holds no data and boots nothing. Each case
+stands beside the shape that keeps its finding.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.test_check_fixtures import audit_fixture
+from tests.test_evidence_gaps import FIXTURES, _finding
+
+#: vm1 in namespace app with disks root, data (bootOrder 1, 2) and cloudinitdisk, backed up
+#: and READY; its running VMI lists the same disks.
+FW_PASS = "RR-FW-001/pass.yaml"
+#: vm1 with one bootable disk (root, no bootOrder) and cloudinitdisk: RR-DSK-001 N/A.
+ONE_DISK = "RR-DSK-001/na-single-disk.yaml"
+
+#: the VM's (12 spaces) and the VMI's (8 spaces) disk lists end with cloudinitdisk
+VM_TAIL = "            name: cloudinitdisk\n          interfaces:"
+VMI_TAIL = "        name: cloudinitdisk\n      interfaces:"
+
+
+def _tray(indent: int, name: str = "installcd", extra: str = "") -> str:
+    pad = " " * indent
+    return f"{pad}- cdrom:\n{pad}    bus: sata\n{pad}  name: {name}\n{extra}"
+
+
+def _with_tray(tmp_path: Path, fixture: str, *, vmi: bool = True, extra: str = "") -> Path:
+    """``fixture`` with an empty CD-ROM after cloudinitdisk in the VM (and its VMI)."""
+    text = (FIXTURES / fixture).read_text()
+    assert text.count(VM_TAIL) == 1 and text.count(VMI_TAIL) == 1
+    text = text.replace(
+        VM_TAIL, VM_TAIL.replace("          interfaces:", _tray(10) + "          interfaces:")
+    )
+    if vmi:
+        text = text.replace(
+            VMI_TAIL, VMI_TAIL.replace("      interfaces:", _tray(6) + "      interfaces:")
+        )
+    text += extra
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    return path
+
+
+def _vm(report: dict[str, Any], name: str = "vm1") -> dict[str, Any]:
+    return next(v for v in report["vms"] if v["name"] == name)
+
+
+def _errors(report: dict[str, Any]) -> list[str]:
+    return [
+        f"{f['check_id']}: {f['message']}"
+        for f in _vm(report)["findings"]
+        if f["status"] == "ERROR"
+    ]
+
+
+def test_an_empty_cdrom_tray_is_no_malformed_disk(tmp_path: Path) -> None:
+    """A ``cdrom`` disk naming no volume was 'names no volume of that name': every disk
+    check ERROR (17 of them) and the READY VM UNKNOWN. KubeVirt admits it (an empty tray)."""
+    report = audit_fixture(_with_tray(tmp_path, FW_PASS))
+    assert _errors(report) == []
+    assert not [p for p in report["collection_problems"] if "installcd" in str(p.get("field"))]
+    assert _vm(report)["readiness"] == "READY"
+    bkp = _finding(report, "RR-BKP-004")
+    assert bkp["status"] == "PASS", bkp["message"]
+    assert "installcd" not in bkp["message"]
+
+
+def test_an_empty_cdrom_tray_boots_nothing(tmp_path: Path) -> None:
+    """One bootable disk and an empty tray is still one bootable disk: RR-DSK-001 N/A, not
+    'has 2 bootable disks and none has a bootOrder' (a boot order to pin on nothing)."""
+    report = audit_fixture(_with_tray(tmp_path, ONE_DISK))
+    dsk = _finding(report, "RR-DSK-001")
+    assert dsk["status"] == "NOT_APPLICABLE", dsk["message"]
+    assert [d["disk"] for d in dsk["evidence"]["bootable_disks"]] == ["root"]
+    assert _errors(report) == []
+
+
+def test_an_empty_tray_on_an_ephemeral_vm_is_named_as_such(tmp_path: Path) -> None:
+    """RR-STG-002 lists the volume kinds of a VM with no persistent disk: the empty tray is
+    an 'empty cdrom', not an 'unknown' volume."""
+    path = _with_tray(tmp_path, ONE_DISK, vmi=False)
+    path.write_text(
+        path.read_text().replace(
+            "      - dataVolume:\n          name: vm1-root\n        name: root",
+            "      - containerDisk:\n          image: quay.io/containerdisks/fedora:41\n"
+            "        name: root",
+        )
+    )
+    stg = _finding(audit_fixture(path), "RR-STG-002")
+    assert stg["status"] == "FAIL", stg["message"]
+    assert stg["evidence"]["volume_types"] == ["cloudInitNoCloud", "containerDisk", "empty cdrom"]
+
+
+def test_a_disk_naming_no_volume_stays_malformed(tmp_path: Path) -> None:
+    """Kept: a ``disk`` (not a CD-ROM) naming no volume is refused by KubeVirt's webhook:
+    named, and the checks reading the disks ERROR."""
+    text = (FIXTURES / FW_PASS).read_text()
+    text = text.replace(
+        VM_TAIL,
+        VM_TAIL.replace(
+            "          interfaces:",
+            "          - disk:\n              bus: virtio\n            name: lost\n"
+            "          interfaces:",
+        ),
+    )
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    report = audit_fixture(path)
+    fields = [str(p.get("field")) for p in report["collection_problems"]]
+    assert "spec.template.spec.domain.devices.disks[lost]" in fields
+    assert _finding(report, "RR-BKP-004")["status"] == "ERROR"
+    assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+def test_a_cdrom_with_an_iso_still_boots(tmp_path: Path) -> None:
+    """Kept: a CD-ROM holding an ISO (a containerDisk) is a bootable disk: beside the root
+    disk and with no bootOrder, RR-DSK-001 FAILs naming both."""
+    text = (FIXTURES / ONE_DISK).read_text()
+    text = text.replace(
+        VM_TAIL, VM_TAIL.replace("          interfaces:", _tray(10) + "          interfaces:")
+    )
+    text = text.replace(
+        "        name: cloudinitdisk\n---",
+        "        name: cloudinitdisk\n      - containerDisk:\n"
+        "          image: quay.io/example/installer-iso:1\n        name: installcd\n---",
+        1,
+    )
+    assert "installer-iso" in text
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    dsk = _finding(audit_fixture(path), "RR-DSK-001")
+    assert dsk["status"] == "FAIL", dsk["message"]
+    assert sorted(d["disk"] for d in dsk["evidence"]["bootable_disks"]) == ["installcd", "root"]
