@@ -141,3 +141,90 @@ def test_a_cdrom_with_an_iso_still_boots(tmp_path: Path) -> None:
     dsk = _finding(audit_fixture(path), "RR-DSK-001")
     assert dsk["status"] == "FAIL", dsk["message"]
     assert sorted(d["disk"] for d in dsk["evidence"]["bootable_disks"]) == ["installcd", "root"]
+
+
+# -- instancetype and preference kinds as KubeVirt reads them --------------------------------
+
+#: vm1 on VirtualMachineClusterInstancetype u1.medium (live, not pinned): RR-DEF-001 PASS.
+IT_PASS = "RR-DEF-001/pass.yaml"
+#: vm1 on VirtualMachineClusterPreference rhel.9 (persistent EFI), pinned to a revision.
+PREF_PASS = "RR-FW-002/pass-preference-pinned-revision.yaml"
+PREF_PIN = "    revisionName: vm1-rhel.9-v1beta1-0f3c2b1a-1111-4222-8333-944455556666-1\n"
+
+
+def _edited(tmp_path: Path, fixture: str, *edits: tuple[str, str]) -> Path:
+    text = (FIXTURES / fixture).read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_plural_or_lower_case_instancetype_kind_is_that_kind(tmp_path: Path) -> None:
+    """``kind: virtualmachineclusterinstancetypes`` (the resource's plural, which KubeVirt
+    takes in any case: pkg/instancetype/find/spec.go switches on strings.ToLower(kind)) and an
+    empty kind (the cluster-wide one) were read as kinds of their own: the live u1.medium was
+    'not found' and RR-DEF-001 gave ERROR, the VM UNKNOWN."""
+    for i, kind in enumerate(
+        ("virtualmachineclusterinstancetypes", "VirtualMachineClusterInstancetypes", '""')
+    ):
+        path = _edited(
+            tmp_path / str(i),
+            IT_PASS,
+            (
+                "    kind: VirtualMachineClusterInstancetype\n    name: u1.medium",
+                f"    kind: {kind}\n    name: u1.medium",
+            ),
+        )
+        report = audit_fixture(path)
+        d = _finding(report, "RR-DEF-001")
+        assert d["status"] == "PASS", (kind, d["message"])
+        assert "VirtualMachineClusterInstancetype u1.medium (live)" in d["message"]
+        assert _errors(report) == []
+
+
+def test_a_plural_preference_kind_gives_its_firmware(tmp_path: Path) -> None:
+    """An unpinned ``kind: VirtualMachineClusterPreferences`` preference gives the firmware
+    the singular spelling gives (the live rhel.9: EFI, NVRAM not persistent, FAIL), where it
+    was ERROR ('which was not found; firmware and device defaults it sets are unknown')."""
+    verdicts = []
+    for i, kind in enumerate(
+        ("VirtualMachineClusterPreference", "VirtualMachineClusterPreferences")
+    ):
+        path = _edited(
+            tmp_path / str(i),
+            PREF_PASS,
+            (PREF_PIN, ""),
+            (
+                "    kind: VirtualMachineClusterPreference\n    name: rhel.9",
+                f"    kind: {kind}\n    name: rhel.9",
+            ),
+        )
+        fw = _finding(audit_fixture(path), "RR-FW-002")
+        verdicts.append((fw["status"], fw["message"]))
+    assert verdicts[1] == verdicts[0]
+    assert verdicts[1][0] == "FAIL", verdicts[1][1]
+    assert "EFI but its NVRAM is not persistent" in verdicts[1][1]
+
+
+def test_a_namespaced_kind_in_the_plural_is_still_namespaced(tmp_path: Path) -> None:
+    """Kept: ``virtualmachineinstancetypes`` names a namespaced instancetype; app has no
+    u1.medium (only the cluster-wide one exists), so RR-DEF-001 FAILs as for the singular;
+    a kind KubeVirt does not know stays missing too."""
+    for i, kind in enumerate(
+        ("virtualmachineinstancetypes", "VirtualMachineInstancetype", "Flavor")
+    ):
+        path = _edited(
+            tmp_path / str(i),
+            IT_PASS,
+            (
+                "    kind: VirtualMachineClusterInstancetype\n    name: u1.medium",
+                f"    kind: {kind}\n    name: u1.medium",
+            ),
+        )
+        d = _finding(audit_fixture(path), "RR-DEF-001")
+        assert d["status"] in ("FAIL", "ERROR"), (kind, d["message"])
+        assert d["status"] != "PASS"

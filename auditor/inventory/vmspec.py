@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from auditor.inventory.fields import MAC_RE, UUID_RE, boot_order_ok
+from auditor.inventory.revisions import canonical_kind
 from auditor.inventory.vmvalidate import validate_vm
 from auditor.kubevalues import dig
 
@@ -290,8 +291,8 @@ def read_vm_spec(
         nics=nics,
         firmware=firmware,
         os=_guess_os(vm, tspec, preference_obj),
-        instancetype=_ref(itype, "VirtualMachineClusterInstancetype"),
-        preference=_ref(ref, "VirtualMachineClusterPreference"),
+        instancetype=_ref(itype, "instancetype"),
+        preference=_ref(ref, "preference"),
         preference_found=None if not isinstance(ref, dict) else preference_obj is not None,
         run_strategy=run_strategy if isinstance(run_strategy, str) else None,
         problems=problems,
@@ -309,17 +310,11 @@ def _read_networks(vm: dict[str, Any]) -> list[Network]:
     return out
 
 
-def _ref(value: Any, default_kind: str) -> dict[str, str] | None:
+def _ref(value: Any, what: str) -> dict[str, str] | None:
+    """``spec.<what>`` as ``{kind, name}`` (:func:`canonical_kind`), None without a name."""
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return None
-    kind = value.get("kind") if isinstance(value.get("kind"), str) else default_kind
-    canonical = {
-        "virtualmachineclusterpreference": "VirtualMachineClusterPreference",
-        "virtualmachinepreference": "VirtualMachinePreference",
-        "virtualmachineclusterinstancetype": "VirtualMachineClusterInstancetype",
-        "virtualmachineinstancetype": "VirtualMachineInstancetype",
-    }.get(str(kind).lower(), str(kind))
-    return {"kind": canonical, "name": value["name"]}
+    return {"kind": canonical_kind(value.get("kind"), what), "name": value["name"]}
 
 
 #: The field naming what a volume source refers to, for the sources whose data must be
