@@ -228,3 +228,41 @@ def test_a_namespaced_kind_in_the_plural_is_still_namespaced(tmp_path: Path) -> 
         d = _finding(audit_fixture(path), "RR-DEF-001")
         assert d["status"] in ("FAIL", "ERROR"), (kind, d["message"])
         assert d["status"] != "PASS"
+
+
+# -- ControllerRevisions have no spec ---------------------------------------------------------
+
+
+def test_a_controller_revision_without_spec_is_no_malformed_object(tmp_path: Path) -> None:
+    """A ControllerRevision's body is ``data`` and ``revision`` (apps/v1); it has no spec.
+    Every revision KubeVirt writes was named 'field spec is missing or null (the API server
+    always writes it)': the audit incomplete and the namespace's revisions partly unread."""
+    report = audit_fixture(FIXTURES / PREF_PASS)
+    assert [p["reason"] for p in report["collection_problems"]] == []
+    assert _errors(report) == []
+    fw = _finding(report, "RR-FW-002")
+    assert fw["status"] == "PASS", fw["message"]
+
+
+def test_a_pinned_revision_that_is_gone_is_missing_not_unknown(tmp_path: Path) -> None:
+    """With the revisions read in full, a VM pinned to a revision that does not exist is
+    RR-DEF-001 FAIL (its restore cannot resolve the preference); read as partly unread
+    because of the false 'spec is missing', it was ERROR ('may be among the unreadable')."""
+    gone = PREF_PIN.replace("-1\n", "-7\n")
+    report = audit_fixture(_edited(tmp_path, PREF_PASS, (PREF_PIN, gone)))
+    d = _finding(report, "RR-DEF-001")
+    assert d["status"] == "FAIL", d["message"]
+    assert "does not exist" in d["message"]
+
+
+def test_a_service_without_spec_stays_malformed(tmp_path: Path) -> None:
+    """Kept: a Service (which always has a spec) written without one is still named."""
+    text = (FIXTURES / FW_PASS).read_text() + (
+        "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: broken\n  namespace: app\n"
+        "  creationTimestamp: '2026-01-01T00:00:00Z'\n"
+    )
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    fields = [(p.get("kind"), p.get("field")) for p in audit_fixture(path)["collection_problems"]]
+    assert ("Service", "spec") in fields
