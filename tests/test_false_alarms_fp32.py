@@ -266,3 +266,49 @@ def test_a_service_without_spec_stays_malformed(tmp_path: Path) -> None:
     path.write_text(text)
     fields = [(p.get("kind"), p.get("field")) for p in audit_fixture(path)["collection_problems"]]
     assert ("Service", "spec") in fields
+
+
+# -- a containerPath volume ---------------------------------------------------------------
+
+
+def _with_container_path(tmp_path: Path, source: str) -> Path:
+    """FW_PASS's VM with a filesystem ``tokens`` on a volume of ``source`` (YAML lines)."""
+    return _edited(
+        tmp_path,
+        FW_PASS,
+        (
+            VM_TAIL,
+            VM_TAIL.replace(
+                "          interfaces:",
+                "          filesystems:\n          - name: tokens\n            virtiofs: {}\n"
+                "          interfaces:",
+            ),
+        ),
+        (
+            "        name: cloudinitdisk\n---\napiVersion: kubevirt.io/v1\n"
+            "kind: VirtualMachineInstance",
+            f"        name: cloudinitdisk\n      - name: tokens\n{source}---\n"
+            "apiVersion: kubevirt.io/v1\nkind: VirtualMachineInstance",
+        ),
+    )
+
+
+def test_a_container_path_volume_is_a_volume_source(tmp_path: Path) -> None:
+    """``containerPath`` (KubeVirt v1.8+, ContainerPathVolumes: a launcher container path,
+    such as an injected cloud token, shared read-only by virtiofs; api core/v1
+    ContainerPathVolumeSource) was 'only unknown keys (containerPath), not one of KubeVirt's
+    volume sources': every disk check ERROR and the READY VM UNKNOWN. It holds no disk data."""
+    path = _with_container_path(
+        tmp_path, "        containerPath:\n          path: /var/run/secrets/tokens\n"
+    )
+    report = audit_fixture(path)
+    assert _errors(report) == []
+    assert report["collection_problems"] == []
+    assert _vm(report)["readiness"] == "READY"
+
+
+def test_an_unknown_volume_source_stays_malformed(tmp_path: Path) -> None:
+    """Kept: a volume naming only a key KubeVirt has no source for is named."""
+    path = _with_container_path(tmp_path, "        containerPaths:\n          path: /x\n")
+    fields = [str(p.get("field")) for p in audit_fixture(path)["collection_problems"]]
+    assert "spec.template.spec.volumes[tokens]" in fields

@@ -43,6 +43,7 @@ NON_BOOT_VOLUME_TYPES = frozenset(
         "sysprep",
         "emptyDisk",
         "memoryDump",
+        "containerPath",
     }
 )
 #: Volume sources whose data is persistent cluster storage (restorable from a backup). An
@@ -58,8 +59,9 @@ EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "emptyDisk"})
 #: node-local hostDisk, which no Velero method can capture); ``image`` is rebuilt from a
 #: container image (containerDisk);
 #: ``generated`` is produced from the VM definition or other objects (cloud-init, sysprep,
-#: configMap, secret, serviceAccount, downwardAPI/downwardMetrics); ``scratch`` is blank
-#: (emptyDisk, and an empty CD-ROM tray: :attr:`Disk.empty_tray`) or an output target
+#: configMap, secret, serviceAccount, downwardAPI/downwardMetrics, a launcher containerPath);
+#: ``scratch`` is blank (emptyDisk, and an empty CD-ROM tray: :attr:`Disk.empty_tray`) or an
+#: output target
 #: (memoryDump); ``unknown`` when the volume is missing or of a source the auditor does not know.
 VOLUME_CLASSES: dict[str, str] = {
     **{t: "data" for t in ("dataVolume", "persistentVolumeClaim", "ephemeral", "hostDisk")},
@@ -75,6 +77,9 @@ VOLUME_CLASSES: dict[str, str] = {
             "serviceAccount",
             "downwardAPI",
             "downwardMetrics",
+            # a path of the launcher container (tokens, credentials the pod is given),
+            # shared read-only by virtiofs: made again with the pod (KubeVirt v1.8+)
+            "containerPath",
         )
     },
     **{t: "scratch" for t in ("emptyDisk", "memoryDump")},

@@ -50,6 +50,9 @@ VOLUME_SOURCES = (
     "cloudInitNoCloud",
     "configMap",
     "containerDisk",
+    # a launcher container path shared by virtiofs (credentials or tokens injected into the
+    # pod), KubeVirt v1.8+ with ContainerPathVolumes (api core/v1 ContainerPathVolumeSource)
+    "containerPath",
     "dataVolume",
     "downwardAPI",
     "downwardMetrics",
