@@ -138,7 +138,9 @@ def ephemeral(vm: VMRecord, ctx: CheckContext) -> Result:
     """Info FAIL for a VM with no persistent disk; N/A otherwise."""
     if not vm.spec.ephemeral:
         return not_applicable(f"VM {vm.ref} has persistent disks.")
-    kinds = sorted({d.volume_type or "unknown" for d in vm.spec.disks})
+    kinds = sorted(
+        {"empty cdrom" if d.empty_tray else d.volume_type or "unknown" for d in vm.spec.disks}
+    )
     return failed(
         f"VM {vm.ref} is ephemeral by design ({', '.join(kinds)}): only its definition can be "
         "restored.",

@@ -17,7 +17,7 @@ from typing import Any
 from auditor.kubevalues import dig
 from auditor.sources.base import KindState
 
-__all__ = ["PinnedRef", "resolve_pinned", "OBJECT_NAME_LABEL"]
+__all__ = ["PinnedRef", "resolve_pinned", "OBJECT_NAME_LABEL", "canonical_kind"]
 
 #: label KubeVirt puts on its instancetype/preference ControllerRevisions
 OBJECT_NAME_LABEL = "instancetype.kubevirt.io/object-name"
@@ -25,6 +25,30 @@ _DEFAULT_KIND = {
     "instancetype": "VirtualMachineClusterInstancetype",
     "preference": "VirtualMachineClusterPreference",
 }
+#: The spellings KubeVirt reads a matcher's ``kind`` in: its resource names, singular or
+#: plural, in any case (kubevirt staging/src/kubevirt.io/api/instancetype/register.go;
+#: pkg/instancetype/find/spec.go and pkg/instancetype/preference/find/spec.go switch on
+#: ``strings.ToLower(kind)``), mapped to the kind.
+_KIND_SPELLINGS = {
+    spelling: kind
+    for kind in (
+        "VirtualMachineInstancetype",
+        "VirtualMachineClusterInstancetype",
+        "VirtualMachinePreference",
+        "VirtualMachineClusterPreference",
+    )
+    for spelling in (kind.lower(), kind.lower() + "s")
+}
+
+
+def canonical_kind(kind: Any, what: str) -> str:
+    """The kind ``spec.<what>.kind`` (``what``: ``instancetype`` or ``preference``) names, as
+    KubeVirt reads it: unset or empty is the cluster-wide kind, a resource name in any case
+    (``virtualmachineclusterinstancetypes``, ``VirtualMachinePreference``) is its kind;
+    any other string is returned as written (KubeVirt refuses it: "got unexpected kind")."""
+    if not isinstance(kind, str) or not kind:
+        return _DEFAULT_KIND[what]
+    return _KIND_SPELLINGS.get(kind.lower(), kind)
 
 
 @dataclass(frozen=True)
@@ -73,8 +97,8 @@ def resolve_pinned(
     if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
         return None
     name = ref["name"]
-    kind = ref.get("kind") if isinstance(ref.get("kind"), str) else _DEFAULT_KIND[what]
-    live_obj = live.get(str(kind).lower())
+    kind = canonical_kind(ref.get("kind"), what)
+    live_obj = live.get(kind.lower())
     raw = ref.get("revisionName")
     if raw is not None and not isinstance(raw, str):
         return PinnedRef(

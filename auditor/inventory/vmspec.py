@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from auditor.inventory.fields import MAC_RE, UUID_RE, boot_order_ok
+from auditor.inventory.revisions import canonical_kind
 from auditor.inventory.vmvalidate import validate_vm
 from auditor.kubevalues import dig
 
@@ -42,6 +43,7 @@ NON_BOOT_VOLUME_TYPES = frozenset(
         "sysprep",
         "emptyDisk",
         "memoryDump",
+        "containerPath",
     }
 )
 #: Volume sources whose data is persistent cluster storage (restorable from a backup). An
@@ -57,9 +59,10 @@ EPHEMERAL_VOLUME_TYPES = frozenset({"containerDisk", "emptyDisk"})
 #: node-local hostDisk, which no Velero method can capture); ``image`` is rebuilt from a
 #: container image (containerDisk);
 #: ``generated`` is produced from the VM definition or other objects (cloud-init, sysprep,
-#: configMap, secret, serviceAccount, downwardAPI/downwardMetrics); ``scratch`` is blank
-#: (emptyDisk) or an output target (memoryDump); ``unknown`` when the volume is missing or of a
-#: source the auditor does not know.
+#: configMap, secret, serviceAccount, downwardAPI/downwardMetrics, a launcher containerPath);
+#: ``scratch`` is blank (emptyDisk, and an empty CD-ROM tray: :attr:`Disk.empty_tray`) or an
+#: output target
+#: (memoryDump); ``unknown`` when the volume is missing or of a source the auditor does not know.
 VOLUME_CLASSES: dict[str, str] = {
     **{t: "data" for t in ("dataVolume", "persistentVolumeClaim", "ephemeral", "hostDisk")},
     "containerDisk": "image",
@@ -74,6 +77,9 @@ VOLUME_CLASSES: dict[str, str] = {
             "serviceAccount",
             "downwardAPI",
             "downwardMetrics",
+            # a path of the launcher container (tokens, credentials the pod is given),
+            # shared read-only by virtiofs: made again with the pod (KubeVirt v1.8+)
+            "containerPath",
         )
     },
     **{t: "scratch" for t in ("emptyDisk", "memoryDump")},
@@ -124,16 +130,27 @@ class Disk:
     hotpluggable: bool = False
 
     @property
+    def empty_tray(self) -> bool:
+        """True for a CD-ROM that names no volume: an empty tray, which KubeVirt admits with
+        its DeclarativeHotplugVolumes feature gate (an ISO is inserted and ejected by adding
+        and removing the volume: kubevirt pkg/virt-api/webhooks/validating-webhook/admitters/
+        vmi-create-admitter.go ``validateBootOrder``). It holds no data and boots nothing."""
+        return self.device == "cdrom" and self.volume_type is None
+
+    @property
     def volume_class(self) -> str:
-        """What the disk's data is: see :data:`VOLUME_CLASSES`."""
-        return volume_class(self.volume_type)
+        """What the disk's data is: see :data:`VOLUME_CLASSES` (``scratch`` for an empty
+        CD-ROM tray, :attr:`empty_tray`)."""
+        return "scratch" if self.empty_tray else volume_class(self.volume_type)
 
     @property
     def bootable(self) -> bool:
-        """True if the disk could hold a boot loader (not cloud-init, config or blank)."""
+        """True if the disk could hold a boot loader (not cloud-init, config, blank or an
+        empty CD-ROM tray)."""
         return (
             self.device in ("disk", "cdrom", "lun")
             and self.volume_type not in NON_BOOT_VOLUME_TYPES
+            and not self.empty_tray
         )
 
 
@@ -279,8 +296,8 @@ def read_vm_spec(
         nics=nics,
         firmware=firmware,
         os=_guess_os(vm, tspec, preference_obj),
-        instancetype=_ref(itype, "VirtualMachineClusterInstancetype"),
-        preference=_ref(ref, "VirtualMachineClusterPreference"),
+        instancetype=_ref(itype, "instancetype"),
+        preference=_ref(ref, "preference"),
         preference_found=None if not isinstance(ref, dict) else preference_obj is not None,
         run_strategy=run_strategy if isinstance(run_strategy, str) else None,
         problems=problems,
@@ -298,17 +315,11 @@ def _read_networks(vm: dict[str, Any]) -> list[Network]:
     return out
 
 
-def _ref(value: Any, default_kind: str) -> dict[str, str] | None:
+def _ref(value: Any, what: str) -> dict[str, str] | None:
+    """``spec.<what>`` as ``{kind, name}`` (:func:`canonical_kind`), None without a name."""
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return None
-    kind = value.get("kind") if isinstance(value.get("kind"), str) else default_kind
-    canonical = {
-        "virtualmachineclusterpreference": "VirtualMachineClusterPreference",
-        "virtualmachinepreference": "VirtualMachinePreference",
-        "virtualmachineclusterinstancetype": "VirtualMachineClusterInstancetype",
-        "virtualmachineinstancetype": "VirtualMachineInstancetype",
-    }.get(str(kind).lower(), str(kind))
-    return {"kind": canonical, "name": value["name"]}
+    return {"kind": canonical_kind(value.get("kind"), what), "name": value["name"]}
 
 
 #: The field naming what a volume source refers to, for the sources whose data must be

@@ -50,6 +50,9 @@ VOLUME_SOURCES = (
     "cloudInitNoCloud",
     "configMap",
     "containerDisk",
+    # a launcher container path shared by virtiofs (credentials or tokens injected into the
+    # pod), KubeVirt v1.8+ with ContainerPathVolumes (api core/v1 ContainerPathVolumeSource)
+    "containerPath",
     "dataVolume",
     "downwardAPI",
     "downwardMetrics",
@@ -332,9 +335,14 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
     volumes = _named(raw_volumes)
     disks = _named(dig(tspec, "domain", "devices", "disks"))
     filesystems = _named(dig(tspec, "domain", "devices", "filesystems"))
-    if raw_volumes is None and disks:
+    # a CD-ROM that names no volume is an empty tray, which KubeVirt admits (with its
+    # DeclarativeHotplugVolumes feature gate, beta since v1.9: an ISO is inserted and ejected
+    # by adding and removing the volume; pkg/virt-api/webhooks/validating-webhook/admitters/
+    # vmi-create-admitter.go validateBootOrder); any other disk needs its volume
+    needing = [d for d in disks if not _is_cdrom(d)]
+    if raw_volumes is None and needing:
         problems.append(
-            (f"{_BASE}.volumes", f"is missing while {len(disks)} disk(s) are listed{_REJECTED}")
+            (f"{_BASE}.volumes", f"is missing while {len(needing)} disk(s) are listed{_REJECTED}")
         )
     volume_names = {v["name"] for v in volumes}
     for what, named in (("volumes", volumes), ("domain.devices.disks", disks)):
@@ -343,7 +351,7 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
             # KubeVirt's admission webhook refuses two volumes (or disks) of one name; which
             # one a reader keeps is a guess
             problems.append((f"{_BASE}.{what}", f"names {', '.join(dupes)} twice{_REJECTED}"))
-    for d in disks:
+    for d in needing:
         if d["name"] not in volume_names and raw_volumes is not None:
             problems.append(
                 (f"{_DEVICES}.disks[{d['name']}]", f"names no volume of that name{_REJECTED}")
@@ -358,6 +366,11 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
                     "is attached to no disk or filesystem (a renamed disk?)",
                 )
             )
+
+
+def _is_cdrom(disk: dict[str, Any]) -> bool:
+    """True for a disk whose device is a CD-ROM (``cdrom`` set, as a mapping)."""
+    return isinstance(disk.get("cdrom"), dict)
 
 
 def _needs_no_disk(volume: dict[str, Any]) -> bool:
