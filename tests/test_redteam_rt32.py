@@ -157,3 +157,13 @@ def test_restore_needs_marks_a_mounted_secret_not_soft() -> None:
     assert soft[("secrets", "opt")] is True
     assert soft[("secrets", "pull")] is True
     assert soft[("configmaps", "both")] is False
+
+
+def test_an_unknown_mounted_secret_stays_medium(tmp_path: Path) -> None:
+    """Under a label selector without the plugin, whether the cloud-init Secret is taken is
+    unknown (its labels are not read): ERROR, medium as before (the shared answer key grades
+    web-frontend-01, whose ssh key Secret is in that state, AT_RISK); only a left-out one is
+    high."""
+    fixture = "RR-BKP-012/error-cloudinit-secret-label-selected-no-plugin.yaml"
+    finding = _finding(_complete(tmp_path, fixture, _docs(fixture)), "RR-BKP-012")
+    assert (finding["status"], finding["severity"]) == ("ERROR", "medium"), finding["message"]
