@@ -38,6 +38,10 @@ VELERO_CSI_DOC = "https://velero.io/docs/main/csi/"
 VELERO_CSI_CLASS_SRC = (
     "https://github.com/vmware-tanzu/velero/blob/main/pkg/util/csi/volume_snapshot.go"
 )
+#: how KubeVirt mounts the Secrets/ConfigMaps a VM names into its virt-launcher pod
+KUBEVIRT_RENDER_SRC = (
+    "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-controller/services/rendervolumes.go"
+)
 VELERO_EXCLUDE_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
 VELERO_FS_BLOCK_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/podvolume/backupper.go"
 VELERO_NS_PATTERN = "https://github.com/vmware-tanzu/velero/blob/main/changelogs/CHANGELOG-1.18.md"
@@ -541,20 +545,40 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
     ).on(Basis.OBSERVED)
 
 
+def _cannot_start(verdicts: list[RefVerdict]) -> str:
+    """Why the restored VM cannot start without the hard references among ``verdicts``."""
+    why = []
+    if any(v.ref.hard and v.ref.resource == REV_GR for v in verdicts):
+        why.append("KubeVirt cannot find its pinned revision")
+    if any(v.ref.hard and v.ref.resource != REV_GR for v in verdicts):
+        why.append(
+            "its virt-launcher pod cannot start without a Secret, ConfigMap or "
+            "ServiceAccount it mounts or runs as"
+        )
+    return "; ".join(why)
+
+
 @check(
     "RR-BKP-012",
     title="The newest usable backup takes the Secrets, ConfigMaps, ServiceAccounts and pinned "
     "ControllerRevisions the VM references",
     severity=Severity.MEDIUM,
     rationale="A VM restored without the cloud-init, sysprep or mounted Secrets and "
-    "ConfigMaps, access-credential or image pull Secrets or ServiceAccount it names comes up "
-    "unconfigured or not at all; without its pinned instancetype or preference revision it "
-    "cannot start. The kubevirt plugin adds most of them past a label selector, but Velero "
-    "still drops what the resource filters leave out.",
+    "ConfigMaps, access-credential Secrets or ServiceAccount it names cannot start (its "
+    "virt-launcher pod mounts or runs as them), nor without its pinned instancetype or "
+    "preference revision; without an optional volume's object or an image pull Secret it "
+    "comes up unconfigured. The kubevirt plugin adds most of them past a label selector, "
+    "but Velero still drops what the resource filters leave out.",
     remediation="Take the objects into the backups: drop their types from excludedResources "
     "(or add them to includedResources), and under a label selector label them or enable the "
     "kubevirt plugin.",
-    references=(PLUGIN_GRAPH_SRC, PLUGIN_SRC, VELERO_EXCLUDE_SRC, VELERO_FILTER_DOC),
+    references=(
+        PLUGIN_GRAPH_SRC,
+        PLUGIN_SRC,
+        VELERO_EXCLUDE_SRC,
+        VELERO_FILTER_DOC,
+        KUBEVIRT_RENDER_SRC,
+    ),
     requires=("Backup",),
     reads=(
         "spec.template.spec.volumes",
@@ -570,8 +594,10 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     """The objects the VM names (:func:`auditor.inventory.needs.references`) against the
     newest usable Backup (:func:`auditor.inventory.refscope.judge_reference`).
 
-    FAIL when one is left out (observed): high for a pinned ControllerRevision, the VM cannot
-    start without it (kubevirt pkg/instancetype/find/revision.go), else medium; ERROR when
+    FAIL when one is left out (observed): high for one the VM cannot start without (a pinned
+    ControllerRevision, kubevirt pkg/instancetype/find/revision.go; a Secret, ConfigMap or
+    ServiceAccount its virt-launcher pod needs, pkg/virt-controller/services/rendervolumes.go:
+    :class:`auditor.inventory.needs.Reference` ``hard``), else medium; ERROR when
     whether one is taken is unknown (a label selector the plugin does not bypass, the object
     not read), high for a revision; PASS is inferred, as Secrets and ConfigMaps are not read
     (their presence and exclude label are not verified); N/A without references or without
@@ -618,13 +644,21 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
         hit = [v for v in verdicts if v.state == state]
         if not hit:
             continue
-        grave = Severity.HIGH if any(v.ref.hard for v in hit) else None
+        # left out, any object the VM cannot start without is high; unknown, only a pinned
+        # revision is: the auditor reads revisions, but not the labels of Secrets, ConfigMaps
+        # and ServiceAccounts, so their unknown stays medium (never READY, the shared answer
+        # key's AT_RISK for web-frontend-01's label-selected ssh key Secret)
+        grave = (
+            Severity.HIGH
+            if any(v.ref.hard and (state == DROPPED or v.ref.resource == REV_GR) for v in hit)
+            else None
+        )
         # the field naming each object is in the evidence (references): the message stays short
         what = "; ".join(f"{v.ref.kind} {v.ref.name}: {v.reason}" for v in hit)
         if state == DROPPED:
             msg = f"Backup {e.backup.name} leaves out what VM {vm.ref} references: {what}. "
             msg += "A restore brings the VM back without them" + (
-                " and it cannot start (its pinned revision is missing)." if grave else "."
+                f" and it cannot start ({_cannot_start(hit)})." if grave else "."
             )
             return failed(msg, grave, **ev).on(Basis.OBSERVED)
         msg = f"Whether Backup {e.backup.name} takes what VM {vm.ref} references is unknown: "

@@ -62,9 +62,17 @@ class Reference:
     ``plugin_adds``: the kubevirt Velero plugin returns it as an additional item of the VM, so
     a Backup's label selector does not decide whether it is taken (Velero applies only the
     resource and namespace filters and the exclude label to additional items); ``hard``:
-    without it the restored VM cannot start (a pinned ControllerRevision), otherwise it comes
-    up unconfigured. Source: addVolumeGraph, addAccessCredentials and
-    addInstanceTypeMatcherResource in
+    without it the restored VM cannot start, otherwise it comes up unconfigured. Hard are a
+    pinned ControllerRevision (KubeVirt looks it up, kubevirt pkg/instancetype/find/revision.go)
+    and every Secret, ConfigMap or ServiceAccount the virt-launcher pod needs: KubeVirt mounts
+    a ``secret``/``configMap`` volume (unless ``optional: true``), a cloud-init ``secretRef``/
+    ``networkDataSecretRef``, a ``sysprep`` Secret/ConfigMap and an access-credential Secret
+    as pod volumes (kubevirt pkg/virt-controller/services/rendervolumes.go), which the kubelet
+    does not start a pod without, and runs the pod as a ``serviceAccount`` volume's account
+    (pkg/virt-controller/services/template.go), which the ServiceAccount admission plugin
+    refuses when it does not exist. Soft: an ``optional`` volume and a containerDisk's
+    ``imagePullSecret`` (the kubelet still tries the pull). Source of ``plugin_adds``:
+    addVolumeGraph, addAccessCredentials and addInstanceTypeMatcherResource in
     https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/kvgraph/util.go
     """
 
@@ -95,21 +103,24 @@ def _volume_refs(vol: dict[str, Any]) -> list[Reference]:
     at = f"spec.template.spec.volumes[{vol.get('name')}]"
     out: list[Reference] = []
 
-    def add(resource: str, value: Any, path: str, plugin: bool) -> None:
+    def add(resource: str, value: Any, path: str, plugin: bool, hard: bool = True) -> None:
         if isinstance(value, str) and value:
-            out.append(Reference(resource, value, f"{at}.{path}", plugin))
+            out.append(Reference(resource, value, f"{at}.{path}", plugin, hard))
 
-    add("secrets", dig(vol, "secret", "secretName"), "secret.secretName", True)
+    secret = dig(vol, "secret", "secretName")
+    add("secrets", secret, "secret.secretName", True, _required(vol, "secret"))
     add(
         "secrets",
         dig(vol, "containerDisk", "imagePullSecret"),
         "containerDisk.imagePullSecret",
         False,
+        False,  # the kubelet still tries the pull without it
     )
     account = dig(vol, "serviceAccount", "serviceAccountName")
     if account != "default":  # every namespace gets its default ServiceAccount anew
         add("serviceaccounts", account, "serviceAccount.serviceAccountName", True)
-    add("configmaps", dig(vol, "configMap", "name"), "configMap.name", True)
+    config = dig(vol, "configMap", "name")
+    add("configmaps", config, "configMap.name", True, _required(vol, "configMap"))
     for src in ("cloudInitNoCloud", "cloudInitConfigDrive"):
         # KubeVirt serialises UserDataSecretRef as "secretRef" (core/v1 schema.go)
         for ref in ("secretRef", "networkDataSecretRef"):
@@ -117,6 +128,14 @@ def _volume_refs(vol: dict[str, Any]) -> list[Reference]:
     add("secrets", dig(vol, "sysprep", "secret", "name"), "sysprep.secret.name", False)
     add("configmaps", dig(vol, "sysprep", "configMap", "name"), "sysprep.configMap.name", False)
     return out
+
+
+def _required(vol: dict[str, Any], source: str) -> bool:
+    """Whether the launcher pod needs the object of ``vol``'s ``secret``/``configMap`` source:
+    KubeVirt copies its ``optional`` into the pod volume, and the kubelet starts a pod without
+    an optional one only (kubevirt pkg/virt-controller/services/rendervolumes.go). Anything but
+    a literal ``true`` (a malformed value too) is required, the worse reading."""
+    return dig(vol, source, "optional") is not True
 
 
 def _revision_refs(vm: dict[str, Any]) -> list[Reference]:
@@ -156,21 +175,25 @@ def references(vm: dict[str, Any]) -> list[Reference]:
             name = dig(cred, kind, "source", "secret", "secretName")
             if isinstance(name, str):
                 path = f"spec.template.spec.accessCredentials[{i}].{kind}.source.secret.secretName"
-                found.append(Reference("secrets", name, path, True))
+                # mounted into the launcher pod, never optional (rendervolumes.go)
+                found.append(Reference("secrets", name, path, True, True))
     found += _revision_refs(vm)
     merged: dict[tuple[str, str], Reference] = {}
     for r in found:
         first = merged.setdefault((r.resource, r.name), r)
         if r.plugin_adds and not first.plugin_adds:
-            merged[(r.resource, r.name)] = replace(first, plugin_adds=True)
+            first = merged[(r.resource, r.name)] = replace(first, plugin_adds=True)
+        if r.hard and not first.hard:  # one field that needs it (beside an optional one)
+            merged[(r.resource, r.name)] = replace(first, hard=True)
     return sorted(merged.values(), key=lambda r: (r.resource, r.name))
 
 
-def _refs(vm: dict[str, Any]) -> set[tuple[str, str]]:
-    """``("secrets"|"configmaps"|"serviceaccounts", name)`` the VM references by name (red
-    team: a containerDisk's ``imagePullSecret`` and a ``serviceAccount`` volume's account were
-    unseen while the Backup's filters left them out)."""
-    return {(r.resource, r.name) for r in references(vm) if not r.hard}
+def _refs(vm: dict[str, Any]) -> set[tuple[str, str, bool]]:
+    """``("secrets"|"configmaps"|"serviceaccounts", name, hard)`` the VM references by name
+    (red team: a containerDisk's ``imagePullSecret`` and a ``serviceAccount`` volume's account
+    were unseen while the Backup's filters left them out; rt32: the ones the launcher pod
+    cannot start without are hard, see :class:`Reference`)."""
+    return {(r.resource, r.name, r.hard) for r in references(vm) if r.resource != REV_GR}
 
 
 def _revisions(vm: dict[str, Any]) -> set[str]:
@@ -208,8 +231,10 @@ def restore_needs(
     ``dv_exists``: whether a DataVolume of that name exists in the namespace; a
     DataVolume CDI has garbage-collected after import is not needed (its PVC
     is). None: every DataVolume the VM names is needed.
-    ``soft`` is True for Secrets/ConfigMaps/ServiceAccounts (their absence breaks configuration,
-    not the disks or the VM object). Sorted, without repeats.
+    ``soft`` is True for the Secrets/ConfigMaps the VM starts without (an ``optional`` volume's,
+    a containerDisk's pull Secret: their absence breaks configuration, not the disks or the VM
+    object); one the launcher pod needs is not soft (:class:`Reference` ``hard``). Sorted,
+    without repeats.
     """
     tspec = dig(vm, "spec", "template", "spec") or {}
     needs: set[tuple[str, str, str, bool]] = {(VM_GR, namespace, name, False)}
@@ -229,7 +254,7 @@ def restore_needs(
     needs |= {(PVC_GR, namespace, p, False) for p in pvcs}
     needs |= {(NAD_GR, ns, n, False) for ns, n in _nads(vm, namespace)}
     needs |= {(REV_GR, namespace, r, False) for r in _revisions(vm)}
-    needs |= {(gr, namespace, n, True) for gr, n in _refs(vm)}
+    needs |= {(gr, namespace, n, not hard) for gr, n, hard in _refs(vm)}
     return sorted(needs)
 
 
