@@ -471,8 +471,11 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     that differs (KubeVirt CR read) from the type the guest runs on is a low FAIL on its own,
     inferred (the restoring cluster's default then may differ again; unread, not compared).
     A type stated alike on both sides but an alias (``q35``, ``pc``: the VMI's
-    ``status.machine.type`` expands it) is a low FAIL too, inferred: a restore resolves it
-    anew, to the restoring cluster's newest versioned type (:func:`_machine_alias`).
+    ``status.machine.type`` expands it) is named in the message and evidence
+    (``machine_type_alias``, :func:`_machine_alias`) but fails nothing: a restore resolves it
+    anew, as every start does, so a restore into a cluster with a newer KubeVirt changes the
+    chipset version no more than a restart after that upgrade would (KubeVirt's built-in
+    default is the alias ``q35``: a FAIL would flag nearly every VM of a vanilla cluster).
     N/A when the VM does not run (no VMI, or one that has finished); ERROR when the VMI's
     disks or interfaces are no list."""
     phase = dig(vm.vmi, "status", "phase") if vm.vmi is not None else None
@@ -586,22 +589,18 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
             Severity.LOW,
             **ev,
         ).on(Basis.INFERRED)
-    if alias is not None and not others:
-        # the type is stated (or defaulted) alike on both sides, but it is an alias: what it
-        # resolves to at a restore depends on the restoring cluster's QEMU, inferred
-        return failed(
-            f"VM {vm.ref}'s machine type {alias['spec']} is an alias that QEMU resolves to "
-            "its newest versioned type at each start: the guest runs on "
-            f"{alias['running'] or 'the type it resolved to (status.machine.type unread)'}, "
-            "and a restore into a cluster with a newer KubeVirt gets a later one (inferred; "
-            "pin spec.template.spec.domain.machine.type to the versioned type).",
-            Severity.LOW,
-            **ev,
-        ).on(Basis.INFERRED)
     if not disks and not nics and not boot and not machine and not loader and pending is None:
         return passed(
             f"The boot disk, disk buses, NIC models and machine type VM {vm.ref}'s spec states "
-            "are those it runs with.",
+            "are those it runs with."
+            + (
+                f" Its machine type {alias['spec']} is an alias QEMU resolves at each start "
+                f"(the guest runs on {alias['running'] or 'the type it resolved to, unread'}): "
+                "a restore, like a restart after a KubeVirt upgrade, may start it on a newer "
+                "versioned type; pin the versioned type to keep it."
+                if alias is not None
+                else ""
+            ),
             **ev,
         ).on(Basis.OBSERVED)
     what = [f"disk {d['disk']} bus {d['running']} -> {d['spec']}" for d in disks] + [
@@ -614,11 +613,6 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         what.append(f"machine type {machine['running']} -> {to}")
     if loader is not None:
         what.append(f"firmware {loader['running']} -> {loader['spec']}")
-    if alias is not None:
-        what.append(
-            f"machine type {alias['spec']}, an alias the guest runs as "
-            f"{alias['running'] or 'an unread type'} (a restore resolves it anew)"
-        )
     if pending is not None:
         what.append(f"condition RestartRequired{': ' + pending if pending else ''}")
     grave = vm.spec.os == "windows" and (
