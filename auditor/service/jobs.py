@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from apscheduler.triggers.cron import CronTrigger
 
 from auditor.config import AuditSettings, Schedule
+from auditor.config.service import after
 from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
@@ -110,7 +111,7 @@ def current_slot(trigger: CronTrigger, now: datetime) -> datetime:
         last = None
         while fire is not None and fire <= now:
             last = fire
-            fire = trigger.get_next_fire_time(fire, fire + timedelta(microseconds=1))
+            fire = trigger.get_next_fire_time(fire, after(fire))
         if last is not None:
             return last.astimezone(UTC)
     return now.replace(microsecond=0).astimezone(UTC)

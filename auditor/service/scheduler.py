@@ -188,12 +188,16 @@ def sync_jobs(scheduler: BaseScheduler, settings: AuditSettings) -> dict[str, st
             scheduler.reschedule_job(sched.id, trigger=trigger)
             actions[sched.id] = "rescheduled"
         elif (
-            job.func_ref != JOB_FUNC
+            # same times, another trigger class (a plain CronTrigger stored by an older
+            # version): swapped in by modify_job, which keeps the stored next run time
+            type(job.trigger) is not type(trigger)
+            or job.func_ref != JOB_FUNC
             or list(job.args) != [sched.id]
             or (job.misfire_grace_time != grace or not job.coalesce or job.max_instances != 1)
         ):
             scheduler.modify_job(
                 sched.id,
+                trigger=trigger,
                 func=scheduled_audit,
                 args=[sched.id],
                 coalesce=True,

@@ -1,0 +1,194 @@
+"""Trial ux32: a new user's run of the service side (serve, publish, verify, period, fleet),
+and what broke it.
+
+Each test names the input, the behaviour before the fix and after.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from click.testing import CliRunner
+
+from auditor.cli import main
+from auditor.config import parse_settings
+from auditor.config.service import WallClockCronTrigger, after, build_trigger
+from auditor.service.scheduler import NoRunAfterShutdown, build_scheduler, sync_jobs
+from tests.service_support import write_yaml
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "small-cluster"
+
+#: The day clocks go back in Europe/Berlin: 02:00-02:59 happens at 00:xx and at 01:xx UTC.
+FALL_BACK = datetime(2027, 10, 31, tzinfo=UTC)
+
+
+def _fires(cron: str, tz: str, start: datetime, end: datetime) -> list[str]:
+    """Fire times of ``cron`` in ``tz`` from ``start`` to ``end``, as UTC ``HH:MM`` on dates."""
+    trigger = build_trigger(cron, tz)
+    out: list[str] = []
+    fire = trigger.get_next_fire_time(None, start)
+    while fire is not None and fire <= end:
+        out.append(fire.astimezone(UTC).strftime("%m-%dT%H:%MZ"))
+        fire = trigger.get_next_fire_time(fire, after(fire))
+    return out
+
+
+def test_current_slot_after_clocks_go_back_returns() -> None:
+    """``30 2 * * *`` in Europe/Berlin, asked at 01:40 UTC on 31 October 2027 (after the second
+    02:30). ``current_slot`` stepped with ``fire + timedelta(microseconds=1)``, wall-clock
+    arithmetic that drops ``fold``: from the second 02:30 it stepped back to the first and
+    looped for ever, so the job hung in the service's only worker thread and no schedule ran
+    again (a restart hung too, in the catch-up check, for two days). Now it returns the
+    slot at once: 00:30 UTC (the run once that day, see the next test)."""
+    code = (
+        "from datetime import UTC, datetime\n"
+        "from auditor.config.service import build_trigger\n"
+        "from auditor.service.jobs import current_slot\n"
+        "t = build_trigger('30 2 * * *', 'Europe/Berlin')\n"
+        "print(current_slot(t, datetime(2027, 10, 31, 1, 40, tzinfo=UTC)).isoformat())\n"
+        "t = build_trigger('0 * * * *', 'Europe/Berlin')\n"
+        "print(current_slot(t, datetime(2027, 10, 31, 1, 40, tzinfo=UTC)).isoformat())\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd=REPO,
+            env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("current_slot did not return within 30 s (an endless walk over fire times)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2027-10-31T00:30:00+00:00", "2027-10-31T01:00:00+00:00"]
+
+
+def test_a_fixed_time_fires_once_on_the_day_clocks_go_back() -> None:
+    """``30 2 * * *`` in Europe/Berlin fired at 02:30 CEST and again at 02:30 CET (00:30 and
+    01:30 UTC): two daily audits an hour apart. As Vixie cron, a fixed time now fires once;
+    a schedule with ``*`` in the hour or minute field still fires in both repeated hours
+    (they are two real hours), and 02:30 on the day clocks go forward fires at 03:30 CEST."""
+    start, end = FALL_BACK - timedelta(days=1), FALL_BACK + timedelta(days=1, hours=23)
+    assert _fires("30 2 * * *", "Europe/Berlin", start, end) == [
+        "10-30T00:30Z",
+        "10-31T00:30Z",
+        "11-01T01:30Z",
+    ]
+    hourly = _fires("0 * * * *", "Europe/Berlin", FALL_BACK, FALL_BACK + timedelta(hours=3))
+    assert hourly == ["10-31T00:00Z", "10-31T01:00Z", "10-31T02:00Z", "10-31T03:00Z"]
+    spring = datetime(2027, 3, 28, tzinfo=UTC)
+    assert _fires("30 2 * * *", "Europe/Berlin", spring, spring + timedelta(hours=23)) == [
+        "03-28T01:30Z"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cron", "words"),
+    [
+        ("0 6 * * mon-", "day-of-week 'mon-': 'mon-' is not a name"),
+        ("0 6 * * mon-fri-sat", "'mon-fri-sat' is not a name"),
+        ("0 6 * jan- *", "month 'jan-': 'jan-' is not a name, a range 'jan-mar'"),
+        ("0 6 1 * mon", "restricts both day-of-month '1' and day-of-week 'mon'"),
+        ("0 6 1,15 * sat,sun", "crontab runs on days matching either"),
+        ("0 6 30 2 *", "never fires: no month in '2' has a day '30'"),
+        ("0 0 6 31 apr,jun *", "never fires: no month in 'apr,jun' has a day '31'"),
+    ],
+)
+def test_validate_config_refuses_a_cron_the_scheduler_would_misread(
+    tmp_path: Path, cron: str, words: str
+) -> None:
+    """Each of these passed validate-config and ``serve`` ran another schedule than written:
+    ``mon-`` ran on Mondays only, ``mon-fri-sat`` Monday to Friday, ``jan-`` in January only
+    (APScheduler 3 matches a name range at the start of the part); ``0 6 1 * mon`` ran only
+    on a 1st that is a Monday (crontab: the 1st and every Monday); ``0 6 30 2 *`` never ran.
+    Now exit 2 naming ``schedules.0.cron``."""
+    path = write_yaml(
+        tmp_path / "c.yaml",
+        {
+            "source": {"type": "directory", "path": str(EXAMPLE)},
+            "schedules": [{"id": "a", "cron": cron, "timezone": "Europe/Berlin"}],
+        },
+    )
+    res = CliRunner().invoke(main, ["validate-config", str(path)])
+    assert res.exit_code == 2, res.output
+    assert "schedules.0.cron: " in res.output
+    assert words in res.output
+    assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    "cron",
+    ["0 6 29 2 *", "0 6 31 * *", "0 6 */2 * mon", "0 6 1 * *", "0 6 * jan-mar,dec mon-fri"],
+)
+def test_validate_config_keeps_crons_read_as_written(tmp_path: Path, cron: str) -> None:
+    """29 February (leap years), the 31st (seven months), ``*/2`` with a weekday (crontab
+    too ANDs a field starting with ``*``), name ranges: valid."""
+    path = write_yaml(
+        tmp_path / "c.yaml",
+        {
+            "source": {"type": "directory", "path": str(EXAMPLE)},
+            "schedules": [{"id": "a", "cron": cron}],
+        },
+    )
+    res = CliRunner().invoke(main, ["validate-config", str(path)])
+    assert res.exit_code == 0, res.output
+
+
+class _Background(NoRunAfterShutdown, BackgroundScheduler):
+    pass
+
+
+def test_a_job_stored_with_a_plain_cron_trigger_gets_the_new_one_and_keeps_its_missed_run(
+    tmp_path: Path,
+) -> None:
+    """A job store written by an earlier version holds a plain CronTrigger (same fields, same
+    string). It is swapped for the trigger that fires once on the day clocks go back, and
+    the stored next run time (a run missed while the service was down) is kept."""
+    settings = parse_settings(
+        {
+            "source": {"type": "directory", "path": str(EXAMPLE)},
+            "report": {"out_dir": str(tmp_path / "reports"), "formats": ["json"]},
+            "schedules": [{"id": "a", "cron": "30 2 * * *", "timezone": "Europe/Berlin"}],
+            "service": {"state_dir": str(tmp_path / "state")},
+        },
+        path=tmp_path / "c.yaml",
+    )
+    (tmp_path / "state").mkdir()
+    sched = _Background(
+        jobstores={"default": build_scheduler(settings)._jobstores["default"]}, timezone=UTC
+    )
+    sched.start(paused=True)
+    old = CronTrigger(  # as build_trigger made it before
+        minute="30",
+        hour="2",
+        day="*",
+        month="*",
+        day_of_week="*",
+        second="0",
+        timezone=ZoneInfo("Europe/Berlin"),
+    )
+    past = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
+    sched.add_job(
+        "auditor.service.jobs:scheduled_audit",
+        old,
+        id="a",
+        args=["a"],
+        coalesce=True,
+        max_instances=1,
+        misfire_grace_time=21600,
+        next_run_time=past,
+    )
+    assert sync_jobs(sched, settings) == {"a": "updated"}
+    job = sched.get_job("a")
+    assert type(job.trigger) is WallClockCronTrigger
+    assert job.next_run_time == past
+    sched.shutdown()
