@@ -192,3 +192,93 @@ def test_a_job_stored_with_a_plain_cron_trigger_gets_the_new_one_and_keeps_its_m
     assert type(job.trigger) is WallClockCronTrigger
     assert job.next_run_time == past
     sched.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("notaurl", "service.job_store_url: not a SQLAlchemy URL"),
+        (
+            "postgresql://auditor:s3cret-pw@db/jobs",
+            "'postgresql://auditor:***@db/jobs': the database driver psycopg for 'postgresql' "
+            "is not installed",
+        ),
+        ("foo://x", "service.job_store_url: 'foo://x': unknown database 'foo'"),
+    ],
+)
+def test_validate_config_refuses_a_job_store_url_serve_cannot_open(
+    tmp_path: Path, url: str, words: str
+) -> None:
+    """``service.job_store_url`` was a free string: validate-config passed these and
+    ``serve`` ended in a SQLAlchemy traceback (exit 1). Now exit 2 naming the field; the
+    password is not shown."""
+    path = write_yaml(
+        tmp_path / "c.yaml",
+        {
+            "source": {"type": "directory", "path": str(EXAMPLE)},
+            "schedules": [{"id": "a", "cron": "0 6 * * *"}],
+            "service": {"job_store_url": url},
+        },
+    )
+    res = CliRunner().invoke(main, ["validate-config", str(path)])
+    assert res.exit_code == 2, res.output
+    assert words in res.output
+    assert "s3cret-pw" not in res.output
+
+
+def _serve(tmp_path: Path, service: dict[str, object]) -> subprocess.CompletedProcess[str]:
+    config = write_yaml(
+        tmp_path / "c.yaml",
+        {
+            "source": {"type": "directory", "path": str(EXAMPLE)},
+            "report": {"out_dir": str(tmp_path / "reports")},
+            "schedules": [{"id": "a", "cron": "0 6 * * *"}],
+            "service": {
+                "state_dir": str(tmp_path / "state"),
+                "metrics": {"host": "127.0.0.1", "port": 0},
+                **service,
+            },
+        },
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "auditor", "serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+
+
+def test_serve_names_a_job_store_it_cannot_open_and_exits_2(tmp_path: Path) -> None:
+    """A SQLite job store in a folder that does not exist, and a ``jobs.sqlite`` that is not
+    a database: ``serve`` raised from ``scheduler.start()`` (a traceback, exit 1). Now one
+    line naming the setting and the URL, exit 2 (could not start)."""
+    done = _serve(tmp_path, {"job_store_url": "sqlite:////nonexistent-ux32/dir/jobs.sqlite"})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert (
+        "Error: service.job_store_url: cannot open the job store "
+        "sqlite:////nonexistent-ux32/dir/jobs.sqlite: unable to open database file"
+    ) in done.stderr
+    (tmp_path / "state").mkdir(exist_ok=True)
+    (tmp_path / "state" / "jobs.sqlite").write_bytes(b"not a database, " * 400)
+    done = _serve(tmp_path, {})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "Error: service.state_dir: cannot open the job store sqlite:///" in done.stderr
+    assert "jobs.sqlite: file is not a database" in done.stderr
+
+
+def test_serve_names_a_run_journal_it_cannot_open_and_exits_2(tmp_path: Path) -> None:
+    """``<state_dir>/runs.sqlite`` that is not a database (a restore from a wrong backup, a
+    disk error): a sqlite3 traceback, exit 1. Now one line naming the file, exit 2."""
+    (tmp_path / "state").mkdir()
+    journal = tmp_path / "state" / "runs.sqlite"
+    journal.write_bytes(b"not a database, " * 400)
+    done = _serve(tmp_path, {})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert (
+        f"Error: service.state_dir: cannot open the run journal {journal}: file is not a database"
+    ) in done.stderr

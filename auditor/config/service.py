@@ -29,6 +29,7 @@ __all__ = [
     "ServiceSettings",
     "REPORT_FORMATS",
     "build_trigger",
+    "check_job_store_url",
     "WallClockCronTrigger",
     "after",
 ]
@@ -290,6 +291,37 @@ class MetricsSettings(Strict):
     port: int = Field(default=9090, ge=0, le=65535)
 
 
+def check_job_store_url(value: str) -> None:
+    """Refuse a job store URL SQLAlchemy cannot use: not a URL, an unknown database, or a
+    driver not installed (``postgresql://`` needs ``psycopg``, absent from the image). Before,
+    ``validate-config`` passed it and ``serve`` ended in a traceback (exit 1).
+
+    Raises:
+        ValueError: naming the URL without its password.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        url = make_url(value)
+    except ArgumentError:
+        raise ValueError(
+            "not a SQLAlchemy URL (e.g. sqlite:////var/lib/auditor/state/jobs.sqlite)"
+        ) from None
+    shown = url.render_as_string(hide_password=True)
+    try:
+        dialect = url.get_dialect()
+    except NoSuchModuleError:
+        raise ValueError(f"'{shown}': unknown database '{url.drivername}'") from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        raise ValueError(
+            f"'{shown}': the database driver {exc.name or ''} for '{url.drivername}' is not "
+            "installed (the image ships SQLite only)"
+        ) from None
+
+
 class ServiceSettings(Strict):
     """How ``auditor serve`` keeps state.
 
@@ -304,6 +336,13 @@ class ServiceSettings(Strict):
     misfire_grace_time_seconds: int = Field(default=6 * 3600, ge=1, le=366 * 86400)
     shutdown_grace_seconds: float = Field(default=20.0, ge=0, le=86400)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+
+    @field_validator("job_store_url")
+    @classmethod
+    def _job_store_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_job_store_url(value)
+        return value
 
     def store_url(self) -> str:
         """Return the job store URL."""
