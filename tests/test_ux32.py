@@ -21,6 +21,7 @@ from auditor.cli import main
 from auditor.config import parse_settings
 from auditor.config.service import WallClockCronTrigger, after, build_trigger
 from auditor.service.scheduler import NoRunAfterShutdown, build_scheduler, sync_jobs
+from tests.conftest import invoke_run
 from tests.service_support import write_yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -282,3 +283,79 @@ def test_serve_names_a_run_journal_it_cannot_open_and_exits_2(tmp_path: Path) ->
     assert (
         f"Error: service.state_dir: cannot open the run journal {journal}: file is not a database"
     ) in done.stderr
+
+
+def _archive(tmp_path: Path) -> tuple[Path, Path]:
+    """A local archive holding one published run of the example: (archive, run folder)."""
+    archive = tmp_path / "archive"
+    res = invoke_run(
+        EXAMPLE,
+        tmp_path / "out",
+        "--publish",
+        str(archive),
+        "--spool-dir",
+        str(tmp_path / "spool"),
+    )
+    assert res.exit_code == 0, res.output
+    (manifest,) = archive.rglob("manifest.json")
+    return archive, manifest.parent
+
+
+@pytest.mark.parametrize(
+    ("pointer", "reason"),
+    [
+        (b"[]", "not a JSON object but a list"),
+        (b'{"run_id": "x"}', "field 'prefix' is missing"),
+        (b'{"prefix": 7}', "field 'prefix' is an integer, not a non-empty string"),
+        (b"{", "not JSON (Expecting property name enclosed in double quotes at line 1 column 2)"),
+    ],
+)
+def test_a_broken_latest_pointer_is_named_by_field(
+    tmp_path: Path, pointer: bytes, reason: str
+) -> None:
+    """``latest.json`` edited or truncated: ``verify --latest`` said ``is not a latest pointer:
+    'prefix'`` (a KeyError's text) or ``list indices must be integers or slices, not str``.
+    Now the reason names the field; exit 2 as documented."""
+    archive, _run = _archive(tmp_path)
+    (archive / "unknown-cluster" / "latest.json").write_bytes(pointer)
+    res = CliRunner().invoke(
+        main, ["verify", str(archive), "--latest", "--cluster", "unknown-cluster"]
+    )
+    assert res.exit_code == 2, res.output
+    assert f"latest.json is not a latest pointer: {reason}" in res.output
+
+
+@pytest.mark.parametrize(
+    ("manifest", "verify_reason", "history_reason"),
+    [
+        (
+            b'{"artifacts": [{"path": 5}]}',
+            "field 'artifacts[0].path' is an integer, not a string",
+            "field 'run' is missing",
+        ),
+        (b"null", "not a JSON object but null", "not a JSON object but null"),
+        (
+            b'{"run": {"id": "RUN"}, "cluster": "unknown-cluster", "artifacts": "x"}',
+            "field 'artifacts' is a string, not a list",
+            "field 'run.audit_time' is missing",
+        ),
+    ],
+)
+def test_a_broken_manifest_is_named_by_field(
+    tmp_path: Path, manifest: bytes, verify_reason: str, history_reason: str
+) -> None:
+    """A published ``manifest.json`` edited: verify said ``artifacts must be a list of
+    {path, size, sha256}`` or ``'NoneType' object is not subscriptable``; history said
+    ``unreadable manifest (KeyError('run'))``. Now each names the field; verify exits 2
+    (manifest unreadable), history 2 (archive unreadable)."""
+    archive, run = _archive(tmp_path)
+    (run / "manifest.json").write_bytes(manifest.replace(b"RUN", run.name.encode()))
+    res = CliRunner().invoke(main, ["verify", str(run)])
+    assert res.exit_code == 2, res.output
+    assert f"manifest.json is not a manifest: {verify_reason}" in res.output
+    res = CliRunner().invoke(
+        main, ["history", "--cluster", "unknown-cluster", "--to", str(archive)]
+    )
+    assert res.exit_code == 2, res.output
+    assert f"manifest.json: unreadable manifest ({history_reason})" in res.output
+    assert "Error" in res.output and "Traceback" not in res.output
