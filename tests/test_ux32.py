@@ -359,3 +359,46 @@ def test_a_broken_manifest_is_named_by_field(
     assert res.exit_code == 2, res.output
     assert f"manifest.json: unreadable manifest ({history_reason})" in res.output
     assert "Error" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("meta", "reason"),
+    [
+        (b"{", "spool.json: not JSON (Expecting property name enclosed in double quotes"),
+        (b'{"run_id": "r", "audit_time": "t", "cluster": "c"}', "spool.json: field 'target'"),
+        (None, "spool.json is missing"),
+    ],
+)
+def test_a_spool_entry_with_a_broken_spool_json_is_named_not_skipped(
+    tmp_path: Path, meta: bytes | None, reason: str
+) -> None:
+    """A run spooled because the store was unreachable, whose ``spool.json`` was then
+    truncated (a full disk, a kill during a copy by hand) or lost: ``publish --retry`` said
+    "spool is empty" and exited 0, the service's backlog gauge said 0, and the run was never
+    delivered. Now the entry is named with the file and field, and the exit is 3 (a run not
+    published)."""
+    spool_dir = tmp_path / "spool"
+    res = invoke_run(
+        EXAMPLE,
+        tmp_path / "out",
+        "--publish",
+        "s3://evidence/x",
+        "--endpoint-url",
+        "http://127.0.0.1:9",
+        "--max-attempts",
+        "1",
+        "--spool-dir",
+        str(spool_dir),
+    )
+    assert res.exit_code == 3, res.output
+    (entry,) = [p for p in spool_dir.iterdir() if p.is_dir()]
+    if meta is None:
+        (entry / "spool.json").unlink()
+    else:
+        (entry / "spool.json").write_bytes(meta)
+    res = CliRunner().invoke(main, ["publish", "--retry", "--spool-dir", str(spool_dir)])
+    assert res.exit_code == 3, res.output
+    assert "spool is empty" not in res.output
+    assert f"run {entry.name.split('__')[0]} NOT published: {entry}/{reason}" in res.output
+    assert "1 spooled run(s): 0 published, 1 still spooled, 0 quarantined" in res.output
+    assert (entry / "run" / "report.json").is_file()  # left where it was

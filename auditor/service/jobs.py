@@ -31,7 +31,7 @@ from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
 from auditor.publish.errors import ConflictError
-from auditor.publish.spool import pending, quarantined
+from auditor.publish.spool import entry_run_id, pending, quarantined, unreadable
 from auditor.service.journal import RunJournal, slot_name
 from auditor.service.metrics import ServiceMetrics
 from auditor.service.retention import Removal, apply_retention
@@ -171,8 +171,9 @@ class ServiceRuntime:
         self.record_spool(target.spool_dir, target)
 
     def record_spool(self, spool_dir: Path, target: Any) -> None:
-        """Set the spool backlog gauges."""
-        self.metrics.spool_backlog.set(len(pending(spool_dir, target)))
+        """Set the spool backlog gauges (entries that cannot be delivered count as waiting)."""
+        waiting = len(pending(spool_dir, target)) + len(unreadable(spool_dir, target))
+        self.metrics.spool_backlog.set(waiting)
         self.metrics.spool_quarantined.set(len(quarantined(spool_dir)))
 
     def retain(self, schedule_id: str) -> list[Removal]:
@@ -184,7 +185,9 @@ class ServiceRuntime:
         try:
             if self.settings.publish is not None:
                 target = publish_settings(self.settings.publish)
-                spooled = {entry.run_id for entry in pending(target.spool_dir)}
+                spooled = {entry.run_id for entry in pending(target.spool_dir)} | {
+                    entry_run_id(folder) for folder, _ in unreadable(target.spool_dir)
+                }
             return apply_retention(
                 report.out_dir / schedule_id,
                 self.journal,
