@@ -402,3 +402,28 @@ def test_a_spool_entry_with_a_broken_spool_json_is_named_not_skipped(
     assert f"run {entry.name.split('__')[0]} NOT published: {entry}/{reason}" in res.output
     assert "1 spooled run(s): 0 published, 1 still spooled, 0 quarantined" in res.output
     assert (entry / "run" / "report.json").is_file()  # left where it was
+
+
+@pytest.mark.parametrize(
+    ("sig", "reason"),
+    [
+        (b"{}", "field 'algorithm' is None, not 'Ed25519'"),
+        (b'{"algorithm": "Ed25519", "signature": "AAAA"}', "field 'key_id' is missing"),
+        (
+            b'{"algorithm": "Ed25519", "key_id": "k", "signature": "AAAA"}',
+            "field 'signature' holds 3 bytes, not an Ed25519 signature's 64",
+        ),
+    ],
+)
+def test_verify_does_not_call_a_broken_signature_file_signed(
+    tmp_path: Path, sig: bytes, reason: str
+) -> None:
+    """An unsigned published run with a ``manifest.json.sig`` added by hand (``{}``):
+    ``verify`` without ``--public-key`` printed "signed; signature not checked". A file that
+    is no signature proves nothing: it now says it is malformed and why (field named); with
+    ``--public-key`` the reason names the field too (it said ``'key_id'``)."""
+    _archive_dir, run = _archive(tmp_path)
+    (run / "manifest.json.sig").write_bytes(sig)
+    res = CliRunner().invoke(main, ["verify", str(run)])
+    assert "signed; signature not checked" not in res.output
+    assert f"manifest.json.sig is malformed ({reason}); signature not checked" in res.output

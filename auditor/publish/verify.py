@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from auditor.publish.errors import PublishError
 from auditor.publish.jsondoc import artifact_list, load_object
 from auditor.publish.manifest import MANIFEST_NAME, SIGNATURE_NAME, sha256_hex
-from auditor.publish.signing import check_signature
+from auditor.publish.signing import check_signature, parse_signature
 from auditor.publish.store import ObjectStore
 
 __all__ = ["VerifyReadError", "VerifyResult", "verify_run"]
@@ -164,5 +164,13 @@ def verify_run(
         result.signature_ok = ok
         result.signature = result.signature or detail
     elif SIGNATURE_NAME in present:
-        result.signature = "signed; signature not checked (give --public-key)"
+        try:
+            parse_signature(store.get(SIGNATURE_NAME) or b"")
+        except (ValueError, PublishError) as exc:
+            # not "signed": a file that is no signature proves nothing (trial ux32)
+            result.signature = (
+                f"{SIGNATURE_NAME} is malformed ({exc}); signature not checked (give --public-key)"
+            )
+        else:
+            result.signature = "signed; signature not checked (give --public-key)"
     return result
