@@ -182,6 +182,8 @@ def _report(result: PublishResult) -> None:
         click.echo(
             f"kept in {result.quarantined} (not retried; other runs are not blocked)", err=True
         )
+    elif result.undeliverable:
+        click.echo(f"run {result.run_id} NOT published: {result.error}", err=True)
     else:
         click.echo(f"run {result.run_id} NOT published: {result.error}", err=True)
         click.echo(

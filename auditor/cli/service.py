@@ -78,7 +78,7 @@ def validate_config_command(file: Path) -> None:
 )
 def serve_command(config_file: Path, log_level: str, cluster_name: str | None) -> None:
     """Run the scheduled audits from --config until SIGTERM (metrics on /metrics)."""
-    from auditor.service import ServiceLockedError, serve
+    from auditor.service import JobStoreError, ServiceLockedError, serve
 
     logging.basicConfig(
         level=log_level.upper(),
@@ -103,7 +103,7 @@ def serve_command(config_file: Path, log_level: str, cluster_name: str | None) -
         sys.exit(_EXIT_INVALID)
     try:
         sys.exit(serve(settings))
-    except ServiceLockedError as err:  # could not start (docs/exit-codes.md)
+    except (ServiceLockedError, JobStoreError) as err:  # could not start (docs/exit-codes.md)
         click.echo(f"Error: {err}", err=True)
         sys.exit(_EXIT_INVALID)
 

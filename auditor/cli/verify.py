@@ -7,7 +7,6 @@ changed, unretained or badly signed; 2 the run or its manifest cannot be read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from auditor.cli.exitcodes import EXIT_MISMATCH, EXIT_OK, EXIT_UNREADABLE
 from auditor.cli.publish import settings_from_options, store_options
 from auditor.config.publish import PublishSettings
 from auditor.publish import PublishError, open_store
+from auditor.publish.jsondoc import load_object, text_field
 from auditor.publish.manifest import cluster_segment
 from auditor.publish.signing import SigningError, load_public_key
 from auditor.publish.store import ObjectStore
@@ -41,10 +41,10 @@ def _latest_prefix(store: ObjectStore, cluster: str) -> str:
     if data is None:
         raise _Unreadable(f"{store.url_for(key)} does not exist: no run published for {cluster}")
     try:
-        prefix = json.loads(data)["prefix"]
-        if not isinstance(prefix, str) or not prefix.strip("/"):
-            raise ValueError("prefix is empty")
-    except (ValueError, KeyError, TypeError) as exc:
+        prefix = text_field(load_object(data), "prefix")
+        if not prefix.strip("/"):
+            raise ValueError("field 'prefix' names no folder")
+    except ValueError as exc:
         raise _Unreadable(f"{store.url_for(key)} is not a latest pointer: {exc}") from None
     return str(prefix).strip("/")
 

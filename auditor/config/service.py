@@ -6,7 +6,9 @@ Re-exported from :mod:`auditor.config`.
 
 from __future__ import annotations
 
+import re
 import zoneinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Annotated, Literal, get_args
 
@@ -27,6 +29,9 @@ __all__ = [
     "ServiceSettings",
     "REPORT_FORMATS",
     "build_trigger",
+    "check_job_store_url",
+    "WallClockCronTrigger",
+    "after",
 ]
 
 ReportFormat = Literal["json", "html", "pdf", "csv", "cards"]
@@ -105,15 +110,71 @@ class ReportSettings(Strict):
         return value
 
 
-def build_trigger(cron: str, timezone: str) -> CronTrigger:
+#: One comma-separated part of a month or day-of-week field, matched whole. APScheduler 3
+#: matches a name range only at the start of the part, so ``mon-`` read as ``mon`` and
+#: ``mon-fri-sat`` as ``mon-fri``: a schedule other than the one written.
+_NAME_PART = re.compile(r"\*(?:/\d+)?|\d+(?:-\d+)?(?:/\d+)?|[a-z]+(?:-[a-z]+)?", re.IGNORECASE)
+
+#: Any fire time from here on is found: 2000 is a leap year, so 29 February counts.
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def after(fire: datetime) -> datetime:
+    """Return the instant one microsecond after ``fire``, counted in UTC.
+
+    ``fire + timedelta(...)`` adds wall-clock time and drops ``fold``: after the second
+    02:30 of the day clocks go back (``fold=1``, 01:30 UTC in Europe/Berlin) it gives
+    02:30:00.000001 of the first (00:30 UTC), an hour *before* ``fire``, and a walk over
+    fire times that steps with it never ends.
+    """
+    return (fire.astimezone(UTC) + timedelta(microseconds=1)).astimezone(fire.tzinfo)
+
+
+class WallClockCronTrigger(CronTrigger):  # type: ignore[misc]
+    """A CronTrigger that fires a fixed wall-clock time once on the day clocks go back.
+
+    Where a time zone repeats an hour (the end of daylight saving time), APScheduler 3 fires
+    ``30 2 * * *`` in Europe/Berlin at 02:30 CEST and again at 02:30 CET, an hour later. Like
+    Vixie cron (``man 8 cron``: jobs at a particular time are not run again in the repeated
+    interval; jobs with ``*`` in the minute or hour field run as the clock moves), the second
+    occurrence is skipped unless the minute or hour field starts with ``*``. A wall-clock time
+    that does not exist (clocks go forward) fires once, at the first valid time after it
+    (APScheduler's rule), e.g. 03:30 CEST for 02:30.
+    """
+
+    def get_next_fire_time(
+        self, previous_fire_time: datetime | None, now: datetime
+    ) -> datetime | None:
+        """Return the next fire time after ``previous_fire_time``/``now``, none repeated."""
+        fire: datetime | None = super().get_next_fire_time(previous_fire_time, now)
+        while fire is not None and self._repeated(fire):
+            fire = super().get_next_fire_time(fire, after(fire))
+        return fire
+
+    def _repeated(self, fire: datetime) -> bool:
+        """True for the second occurrence of a repeated wall-clock time of a fixed-time job."""
+        if fire.fold != 1 or fire.replace(fold=0).utcoffset() == fire.utcoffset():
+            return False
+        fields = {f.name: str(f) for f in self.fields}
+        return not (fields["minute"].startswith("*") or fields["hour"].startswith("*"))
+
+
+def build_trigger(cron: str, timezone: str) -> WallClockCronTrigger:
     """Build the APScheduler trigger for a crontab expression.
 
     Five fields (``minute hour day month day_of_week``) or six with a leading
     ``second`` field. Day-of-week must use names (``mon-fri``, ``sun``): crontab
     counts Sunday as 0 but APScheduler 3 counts Monday as 0, so digits are refused.
+    Refused too, as APScheduler would run another schedule than crontab: a month or
+    day-of-week part it reads only in part (``mon-``, ``mon-fri-sat``); day-of-month and
+    day-of-week both restricted (crontab runs on days matching either, APScheduler only on
+    days matching both, ``man 5 crontab``); a day that no month has (``0 6 30 2 *``: the
+    job would never run). On the day clocks go back a fixed time fires once
+    (:class:`WallClockCronTrigger`).
 
     Raises:
-        ValueError: wrong field count, numeric day-of-week, an invalid field or time zone.
+        ValueError: wrong field count, numeric day-of-week, an invalid field or time zone,
+            or one of the cases above (the message names the field).
     """
     parts = cron.split()
     if len(parts) not in (5, 6):
@@ -125,6 +186,13 @@ def build_trigger(cron: str, timezone: str) -> CronTrigger:
             f"day-of-week '{fields['day_of_week']}' must use names (mon, tue, ... sun): "
             "crontab numbers Sunday 0, APScheduler numbers Monday 0"
         )
+    _check_name_fields(fields)
+    if not fields["day"].startswith("*") and not fields["day_of_week"].startswith("*"):
+        raise ValueError(
+            f"cron '{cron}' restricts both day-of-month '{fields['day']}' and day-of-week "
+            f"'{fields['day_of_week']}': crontab runs on days matching either, this scheduler "
+            "only on days matching both; write '*' in one of them (use two schedules for both)"
+        )
     if len(parts) == 5:
         fields["second"] = "0"
     try:
@@ -132,9 +200,34 @@ def build_trigger(cron: str, timezone: str) -> CronTrigger:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
         raise ValueError(f"unknown time zone '{timezone}'") from exc
     try:
-        return CronTrigger(timezone=tz, **fields)
+        trigger = WallClockCronTrigger(timezone=tz, **fields)
     except ValueError as exc:
         raise ValueError(f"invalid cron '{cron}': {exc}") from exc
+    _check_fires(cron, fields, trigger, tz)
+    return trigger
+
+
+def _check_name_fields(fields: dict[str, str]) -> None:
+    """Refuse a month or day-of-week part APScheduler would read only in part."""
+    for name, label, example in (
+        ("month", "month", "jan-mar"),
+        ("day_of_week", "day-of-week", "mon-fri"),
+    ):
+        for part in fields[name].split(","):
+            if part and not _NAME_PART.fullmatch(part):
+                raise ValueError(
+                    f"{label} '{fields[name]}': '{part}' is not a name, a range '{example}' or "
+                    "'*' (the scheduler would read only its start)"
+                )
+
+
+def _check_fires(cron: str, fields: dict[str, str], trigger: CronTrigger, tz: tzinfo) -> None:
+    """Refuse a trigger that never fires (a day no month of the expression has)."""
+    if trigger.get_next_fire_time(None, _EPOCH.astimezone(tz)) is None:
+        raise ValueError(
+            f"cron '{cron}' never fires: no month in '{fields['month']}' has a day "
+            f"'{fields['day']}'"
+        )
 
 
 class Schedule(Strict):
@@ -186,7 +279,7 @@ class Schedule(Strict):
         build_trigger(value, "UTC")
         return value
 
-    def trigger(self) -> CronTrigger:
+    def trigger(self) -> WallClockCronTrigger:
         """Return this schedule's trigger (valid: checked at load)."""
         return build_trigger(self.cron, self.timezone)
 
@@ -196,6 +289,37 @@ class MetricsSettings(Strict):
 
     host: str = "0.0.0.0"
     port: int = Field(default=9090, ge=0, le=65535)
+
+
+def check_job_store_url(value: str) -> None:
+    """Refuse a job store URL SQLAlchemy cannot use: not a URL, an unknown database, or a
+    driver not installed (``postgresql://`` needs ``psycopg``, absent from the image). Before,
+    ``validate-config`` passed it and ``serve`` ended in a traceback (exit 1).
+
+    Raises:
+        ValueError: naming the URL without its password.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        url = make_url(value)
+    except ArgumentError:
+        raise ValueError(
+            "not a SQLAlchemy URL (e.g. sqlite:////var/lib/auditor/state/jobs.sqlite)"
+        ) from None
+    shown = url.render_as_string(hide_password=True)
+    try:
+        dialect = url.get_dialect()
+    except NoSuchModuleError:
+        raise ValueError(f"'{shown}': unknown database '{url.drivername}'") from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        raise ValueError(
+            f"'{shown}': the database driver {exc.name or ''} for '{url.drivername}' is not "
+            "installed (the image ships SQLite only)"
+        ) from None
 
 
 class ServiceSettings(Strict):
@@ -212,6 +336,13 @@ class ServiceSettings(Strict):
     misfire_grace_time_seconds: int = Field(default=6 * 3600, ge=1, le=366 * 86400)
     shutdown_grace_seconds: float = Field(default=20.0, ge=0, le=86400)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+
+    @field_validator("job_store_url")
+    @classmethod
+    def _job_store_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_job_store_url(value)
+        return value
 
     def store_url(self) -> str:
         """Return the job store URL."""

@@ -18,7 +18,6 @@ with public keys, the manifest's Ed25519 signature.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +30,7 @@ from auditor.fleet.model import FleetVerification, Signature
 from auditor.period import Archive, Period, one_per_instant, read_period
 from auditor.publish import PublishError, VerificationError, open_store, publish_settings
 from auditor.publish.history import RunEntry, RunKey, load_entry, read_report, run_keys
+from auditor.publish.jsondoc import load_object, text_field
 from auditor.publish.manifest import cluster_segment, run_prefix
 from auditor.publish.store import ObjectStore
 from auditor.publish.verify import VerifyReadError, verify_run
@@ -188,12 +188,12 @@ def _pointed(store: ObjectStore, cluster: str, problems: list[str]) -> RunEntry 
     if data is None:
         return None
     try:
-        doc = json.loads(data)
-        prefix = str(doc["prefix"]).strip("/")
+        doc = load_object(data)
+        prefix = text_field(doc, "prefix").strip("/")
         if not prefix.startswith(f"{cluster}/"):
             raise ValueError(f"prefix {prefix!r} is outside {cluster}/")
-        entry = load_entry(store, RunKey(str(doc["run_id"]), prefix))
-    except (ValueError, KeyError, TypeError, VerificationError) as exc:
+        entry = load_entry(store, RunKey(text_field(doc, "run_id"), prefix))
+    except (ValueError, VerificationError) as exc:
         problems.append(f"{store.url_for(key)}: not a usable pointer ({exc}); newest run listed")
         return None
     return entry if entry.owner_filter is None else None

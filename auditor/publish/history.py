@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.publish.errors import VerificationError
+from auditor.publish.jsondoc import artifact_list, load_object, text_field
 from auditor.publish.manifest import MANIFEST_NAME, cluster_segment, sha256_hex
 from auditor.publish.store import ObjectStore
 
@@ -95,24 +96,34 @@ def load_entry(store: ObjectStore, key: RunKey) -> RunEntry:
     try:
         if raw is None:
             raise VerificationError(f"{url}: manifest is missing")
-        doc: dict[str, Any] = json.loads(raw)
+        doc = load_object(raw)
+        run_id = text_field(doc, "run.id")
+        if run_id != key.run_id:
+            raise VerificationError(f"{url}: names run {run_id}, expected {key.run_id}")
         run = doc["run"]
-        if run["id"] != key.run_id:
-            raise VerificationError(f"{url}: names run {run['id']}, expected {key.run_id}")
         summary = doc.get("summary") or {}
+        if not isinstance(summary, dict) or not isinstance(summary.get("readiness") or {}, dict):
+            raise ValueError("field 'summary' is not an object of counts")
         return RunEntry(
-            run_id=run["id"],
-            audit_time=run["audit_time"],
-            cluster=doc["cluster"],
+            run_id=run_id,
+            audit_time=text_field(doc, "run.audit_time"),
+            cluster=text_field(doc, "cluster"),
             prefix=key.prefix,
             tool_version=run.get("tool_version"),
             owner_filter=run.get("owner_filter"),
             vms=summary.get("vms"),
             readiness=dict(summary.get("readiness") or {}),
-            artifacts={a["path"]: a["sha256"] for a in doc["artifacts"]},
+            artifacts={a["path"]: a["sha256"] for a in artifact_list(doc)},
         )
     except (TypeError, KeyError, ValueError) as exc:
-        raise VerificationError(f"{url}: unreadable manifest ({exc!r})") from None
+        raise VerificationError(f"{url}: unreadable manifest ({_reason(exc)})") from None
+
+
+def _reason(exc: Exception) -> str:
+    """Why a manifest is unreadable, naming the field (not Python's ``KeyError('run')``)."""
+    if isinstance(exc, KeyError):
+        return f"field {exc.args[0]!r} is missing"
+    return str(exc)
 
 
 def list_runs(store: ObjectStore, cluster: str, *, limit: int | None = None) -> list[RunEntry]:

@@ -31,6 +31,7 @@ from typing import Any
 
 from auditor.jsonfast import loads
 from auditor.publish.errors import RunDirError
+from auditor.publish.jsondoc import artifact_list, load_object
 from auditor.yamlstrict import paused_gc
 
 __all__ = [
@@ -191,10 +192,14 @@ def check_seal(run_dir: Path, *, added: Collection[str] = ()) -> None:
         return
     try:
         listed = {
-            str(a["path"]): str(a["sha256"]) for a in json.loads(path.read_bytes())["artifacts"]
+            str(a["path"]): str(a["sha256"]) for a in artifact_list(load_object(path.read_bytes()))
         }
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise RunDirError(f"{path}: unreadable manifest ({exc!r}); run the audit again") from None
+    except OSError as exc:
+        raise RunDirError(
+            f"{path}: unreadable manifest ({exc.strerror or exc}); run the audit again"
+        ) from None
+    except ValueError as exc:
+        raise RunDirError(f"{path}: unreadable manifest ({exc}); run the audit again") from None
     changed = []
     for rel, digest in sorted(listed.items()):
         file = run_dir / rel
@@ -278,11 +283,12 @@ def clear_sealed_run(run_dir: Path) -> list[str]:
     if not target.is_file():
         return []
     try:
-        listed = json.loads(target.read_bytes())["artifacts"]
-        paths = [str(a["path"]) for a in listed]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        doc = load_object(target.read_bytes())
+        paths = [str(a["path"]) for a in artifact_list(doc, paths_only=True)]
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise RunDirError(
-            f"{target}: not a run manifest ({type(exc).__name__}); which files belong to the "
+            f"{target}: not a run manifest ({reason}); which files belong to the "
             "earlier run cannot be told: remove the folder's old artifacts or write elsewhere"
         ) from None
     root = run_dir.resolve()

@@ -84,6 +84,7 @@ class PublishResult:
     ``delivered_from_spool``: run ids of earlier spooled runs delivered first;
     ``earlier``: the result of every earlier spooled run tried first.
     ``latest_updated``: ``<cluster>/latest.json`` was (re)written.
+    ``undeliverable``: a spool entry whose ``spool.json`` is unreadable (no retry delivers it).
     ``refused``: the target is misconfigured (:class:`StoreConfigError`: no such bucket, no
     Object Lock or versioning for the lock mode asked, KMS key refused, TLS not verified)
     and the caller asked not to spool such a run (``publish_run(refuse_misconfigured=True)``):
@@ -100,6 +101,7 @@ class PublishResult:
     earlier: list[PublishResult] = field(default_factory=list)
     spooled: Path | None = None
     quarantined: Path | None = None
+    undeliverable: bool = False
     error: str | None = None
     latest_updated: bool = False
     refused: bool = False
@@ -393,8 +395,22 @@ def retry_spool(
     One result per run: delivered, still spooled (with the error) or quarantined.
     A run that fails stays in the spool; a conflicting run is quarantined; neither
     stops the others. A shutdown (``should_stop``) ends the loop between objects.
+    An entry whose ``spool.json`` is missing or unreadable cannot be delivered: it gets a
+    result that is not published, its error naming the file and field.
     """
-    results = []
+    results = [
+        PublishResult(
+            spool.entry_run_id(folder),
+            "",
+            "(target unknown)",
+            False,
+            spooled=folder,
+            undeliverable=True,
+            error=f"{reason}; the run cannot be delivered from the spool: publish "
+            f"{folder / 'run'} with auditor publish --from-run, then remove the entry",
+        )
+        for folder, reason in spool.unreadable(spool_dir, target)
+    ]
     with _DELIVERY:
         for entry in spool.pending(spool_dir, target):
             if should_stop():

@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from auditor.config.keys import read_public_key
+from auditor.publish.jsondoc import load_object, text_field
 from auditor.publish.manifest import SIGNATURE_NAME
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "load_public_key",
     "sign_manifest",
     "check_signature",
+    "parse_signature",
 ]
 
 
@@ -92,6 +94,27 @@ def sign_manifest(manifest: bytes, key: Ed25519PrivateKey) -> bytes:
     return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
 
 
+def parse_signature(signature: bytes) -> tuple[str, bytes]:
+    """Return ``(key_id, signature bytes)`` of a ``manifest.json.sig`` document.
+
+    Raises:
+        ValueError: not a JSON object, a field missing or of another type, an algorithm
+            other than Ed25519, or a signature that is not base64 of 64 bytes (named by
+            field; before, a missing field read as ``'key_id'``, a KeyError's text).
+    """
+    doc = load_object(signature)
+    if doc.get("algorithm") != "Ed25519":
+        raise ValueError(f"field 'algorithm' is {doc.get('algorithm')!r}, not 'Ed25519'")
+    kid = text_field(doc, "key_id")
+    try:
+        sig = base64.b64decode(text_field(doc, "signature"), validate=True)
+    except binascii.Error:
+        raise ValueError("field 'signature' is not base64") from None
+    if len(sig) != 64:
+        raise ValueError(f"field 'signature' holds {len(sig)} bytes, not an Ed25519 signature's 64")
+    return kid, sig
+
+
 def check_signature(
     manifest: bytes, signature: bytes | None, keys: Sequence[Ed25519PublicKey]
 ) -> tuple[bool, str]:
@@ -103,12 +126,8 @@ def check_signature(
     if signature is None:
         return False, f"no {SIGNATURE_NAME}: the manifest is not signed"
     try:
-        doc = json.loads(signature)
-        kid, sig_text = doc["key_id"], doc["signature"]
-        if doc.get("algorithm") != "Ed25519" or not isinstance(sig_text, str):
-            raise ValueError("algorithm is not Ed25519")
-        sig = base64.b64decode(sig_text, validate=True)
-    except (ValueError, KeyError, TypeError, binascii.Error) as exc:
+        kid, sig = parse_signature(signature)
+    except ValueError as exc:
         return False, f"{SIGNATURE_NAME} is malformed: {exc}"
     matching = [k for k in keys if key_id(k) == kid]
     if not matching:

@@ -24,8 +24,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from auditor.config.publish import PublishSettings
 from auditor.publish.errors import PublishError
+from auditor.publish.jsondoc import load_object, text_field
 from auditor.publish.manifest import MANIFEST_NAME, RunManifest
 
 __all__ = [
@@ -33,6 +36,8 @@ __all__ = [
     "entry_path",
     "spool_run",
     "pending",
+    "unreadable",
+    "entry_run_id",
     "remove",
     "quarantine",
     "quarantined",
@@ -117,28 +122,79 @@ def spool_run(
 def pending(spool_dir: Path, target: PublishSettings | None = None) -> list[SpoolEntry]:
     """Spooled runs, oldest audit first; only those for ``target`` when given.
 
-    Entries whose ``spool.json`` is unreadable are skipped (they are left on disk).
+    Entries whose ``spool.json`` is missing or unreadable are not here (they cannot be
+    delivered): :func:`unreadable` names them, and they are left on disk.
     """
-    if not spool_dir.is_dir():
-        return []
     entries = []
-    for meta_path in spool_dir.glob("*/spool.json"):
-        if meta_path.parent.name.startswith(".") or meta_path.parent.name == QUARANTINE:
-            continue  # half-written (.tmp) entries are never delivered
+    for folder in _entry_folders(spool_dir):
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            entry = SpoolEntry(
-                path=meta_path.parent,
-                run_id=meta["run_id"],
-                audit_time=meta["audit_time"],
-                cluster=meta["cluster"],
-                target=PublishSettings.model_validate(meta["target"]),
-            )
-        except (OSError, ValueError, KeyError, TypeError):
+            entry = _read_entry(folder)
+        except ValueError:
             continue
         if target is None or entry.target.target_id() == target.target_id():
             entries.append(entry)
     return sorted(entries, key=lambda e: (e.audit_time, e.run_id))
+
+
+def unreadable(spool_dir: Path, target: PublishSettings | None = None) -> list[tuple[Path, str]]:
+    """Spool entries that cannot be delivered because their ``spool.json`` is missing or
+    unreadable, with the reason naming the field; only those for ``target`` (by the target
+    id in the entry's name) when given. Before, they were skipped in silence: ``publish
+    --retry`` said "spool is empty" and exited 0 while the run waited for ever (trial ux32).
+    """
+    found = []
+    for folder in _entry_folders(spool_dir):
+        try:
+            _read_entry(folder)
+        except ValueError as exc:
+            if target is None or folder.name.endswith(f"__{target.target_id()}"):
+                found.append((folder, str(exc)))
+    return found
+
+
+def entry_run_id(folder: Path) -> str:
+    """The run id in a spool entry's folder name (``<run-id>__<target-id>``)."""
+    return folder.name.split("__", 1)[0]
+
+
+def _entry_folders(spool_dir: Path) -> list[Path]:
+    """The spool's entry folders: not quarantine, not a half-written (``.tmp``) entry."""
+    if not spool_dir.is_dir():
+        return []
+    return sorted(
+        p
+        for p in spool_dir.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and p.name != QUARANTINE
+    )
+
+
+def _read_entry(folder: Path) -> SpoolEntry:
+    """Read ``folder/spool.json``.
+
+    Raises:
+        ValueError: missing, unreadable or malformed (the message names file and field).
+    """
+    meta_path = folder / "spool.json"
+    try:
+        meta = load_object(meta_path.read_bytes())
+        entry = SpoolEntry(
+            path=folder,
+            run_id=text_field(meta, "run_id"),
+            audit_time=text_field(meta, "audit_time"),
+            cluster=text_field(meta, "cluster"),
+            target=PublishSettings.model_validate(meta.get("target")),
+        )
+    except FileNotFoundError:
+        raise ValueError(f"{meta_path} is missing") from None
+    except OSError as exc:
+        raise ValueError(f"{meta_path}: cannot read: {exc.strerror or exc}") from None
+    except ValidationError as exc:
+        where = ".".join(str(p) for p in exc.errors()[0]["loc"])
+        field = f"target.{where}" if where else "target"
+        raise ValueError(f"{meta_path}: field '{field}': {exc.errors()[0]['msg']}") from None
+    except ValueError as exc:
+        raise ValueError(f"{meta_path}: {exc}") from None
+    return entry
 
 
 def remove(entry: SpoolEntry | Path) -> None:

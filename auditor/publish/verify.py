@@ -11,7 +11,6 @@ read (exit 2 in ``auditor verify``); everything else is a finding of the result.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,8 +19,9 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from auditor.publish.errors import PublishError
+from auditor.publish.jsondoc import artifact_list, load_object
 from auditor.publish.manifest import MANIFEST_NAME, SIGNATURE_NAME, sha256_hex
-from auditor.publish.signing import check_signature
+from auditor.publish.signing import check_signature, parse_signature
 from auditor.publish.store import ObjectStore
 
 __all__ = ["VerifyReadError", "VerifyResult", "verify_run"]
@@ -83,13 +83,9 @@ def _manifest(store: ObjectStore) -> tuple[bytes, dict[str, Any]]:
             f"{store.url_for(MANIFEST_NAME)} does not exist: not a run folder or published run"
         )
     try:
-        doc = json.loads(data)
-        artifacts = doc["artifacts"]
-        if not isinstance(artifacts, list) or not all(
-            isinstance(a, dict) and {"path", "size", "sha256"} <= set(a) for a in artifacts
-        ):
-            raise ValueError("artifacts must be a list of {path, size, sha256}")
-    except (ValueError, KeyError, TypeError) as exc:
+        doc = load_object(data)
+        artifact_list(doc)
+    except ValueError as exc:
         raise VerifyReadError(f"{store.url_for(MANIFEST_NAME)} is not a manifest: {exc}") from None
     return data, doc
 
@@ -168,5 +164,13 @@ def verify_run(
         result.signature_ok = ok
         result.signature = result.signature or detail
     elif SIGNATURE_NAME in present:
-        result.signature = "signed; signature not checked (give --public-key)"
+        try:
+            parse_signature(store.get(SIGNATURE_NAME) or b"")
+        except (ValueError, PublishError) as exc:
+            # not "signed": a file that is no signature proves nothing (trial ux32)
+            result.signature = (
+                f"{SIGNATURE_NAME} is malformed ({exc}); signature not checked (give --public-key)"
+            )
+        else:
+            result.signature = "signed; signature not checked (give --public-key)"
     return result

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from auditor.service.scheduler import (
     JOB_FUNC,
+    JobStoreError,
     NoRunAfterShutdown,
     ServiceLockedError,
     ServiceScheduler,
@@ -21,5 +22,6 @@ __all__ = [
     "NoRunAfterShutdown",
     "sync_jobs",
     "ServiceLockedError",
+    "JobStoreError",
     "JOB_FUNC",
 ]

@@ -26,11 +26,12 @@ from typing import Any, Protocol
 from apscheduler.triggers.cron import CronTrigger
 
 from auditor.config import AuditSettings, Schedule
+from auditor.config.service import after
 from auditor.envelope import report_document
 from auditor.period.job import period_for_run
 from auditor.publish import publish_settings, retry_spool, service_publisher
 from auditor.publish.errors import ConflictError, StoreConfigError
-from auditor.publish.spool import pending, quarantined
+from auditor.publish.spool import entry_run_id, pending, quarantined, unreadable
 from auditor.service.journal import RunJournal, slot_name
 from auditor.service.metrics import ServiceMetrics
 from auditor.service.retention import Removal, apply_retention
@@ -110,7 +111,7 @@ def current_slot(trigger: CronTrigger, now: datetime) -> datetime:
         last = None
         while fire is not None and fire <= now:
             last = fire
-            fire = trigger.get_next_fire_time(fire, fire + timedelta(microseconds=1))
+            fire = trigger.get_next_fire_time(fire, after(fire))
         if last is not None:
             return last.astimezone(UTC)
     return now.replace(microsecond=0).astimezone(UTC)
@@ -170,8 +171,9 @@ class ServiceRuntime:
         self.record_spool(target.spool_dir, target)
 
     def record_spool(self, spool_dir: Path, target: Any) -> None:
-        """Set the spool backlog gauges."""
-        self.metrics.spool_backlog.set(len(pending(spool_dir, target)))
+        """Set the spool backlog gauges (entries that cannot be delivered count as waiting)."""
+        waiting = len(pending(spool_dir, target)) + len(unreadable(spool_dir, target))
+        self.metrics.spool_backlog.set(waiting)
         self.metrics.spool_quarantined.set(len(quarantined(spool_dir)))
 
     def retain(self, schedule_id: str) -> list[Removal]:
@@ -183,7 +185,9 @@ class ServiceRuntime:
         try:
             if self.settings.publish is not None:
                 target = publish_settings(self.settings.publish)
-                spooled = {entry.run_id for entry in pending(target.spool_dir)}
+                spooled = {entry.run_id for entry in pending(target.spool_dir)} | {
+                    entry_run_id(folder) for folder, _ in unreadable(target.spool_dir)
+                }
             return apply_retention(
                 report.out_dir / schedule_id,
                 self.journal,

@@ -28,6 +28,7 @@ import logging
 import os
 import shutil
 import signal
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -73,6 +74,8 @@ __all__ = [
     "sync_jobs",
     "arm_catch_up",
     "ServiceLockedError",
+    "JobStoreError",
+    "open_job_store",
     "JOB_FUNC",
 ]
 
@@ -135,11 +138,64 @@ class ServiceScheduler(NoRunAfterShutdown, BlockingScheduler):  # type: ignore[m
     """The BlockingScheduler ``serve`` runs."""
 
 
-def build_scheduler(settings: AuditSettings) -> ServiceScheduler:
-    """Return the scheduler with the persistent job store and safe job defaults."""
+class JobStoreError(Exception):
+    """The job store (``service.job_store_url``) or the run journal cannot be opened; the
+    message names the setting and the URL or file."""
+
+
+def open_job_store(settings: AuditSettings) -> SQLAlchemyJobStore:
+    """Return the job store, checked by one connection before the scheduler starts.
+
+    Raises:
+        JobStoreError: the URL cannot be used or the database cannot be opened (a SQLite
+            file in a folder that does not exist or is read-only, a server down); the
+            message names ``service.job_store_url`` and the URL without its password.
+            Before, ``serve`` ended in a traceback (exit 1) from ``scheduler.start()``.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    url = settings.service.store_url()
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        shown = "(not a SQLAlchemy URL)"
+    try:
+        store = SQLAlchemyJobStore(url=url)
+        store.jobs_t.create(store.engine, checkfirst=True)  # what start() does first
+    except (SQLAlchemyError, ImportError, OSError) as exc:
+        reason = getattr(exc, "orig", None) or exc
+        field = "job_store_url" if settings.service.job_store_url else "state_dir"
+        raise JobStoreError(
+            f"service.{field}: cannot open the job store {shown}: {reason}"
+        ) from None
+    return store
+
+
+def open_journal(path: Path) -> RunJournal:
+    """Return the run journal at ``path``.
+
+    Raises:
+        JobStoreError: it cannot be opened (not a SQLite database, unreadable); the
+            message names the file and ``service.state_dir``.
+    """
+    try:
+        return RunJournal(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise JobStoreError(
+            f"service.state_dir: cannot open the run journal {path}: {exc}; move the file "
+            "away to start a new journal (the slots it records would run again)"
+        ) from None
+
+
+def build_scheduler(
+    settings: AuditSettings, *, store: SQLAlchemyJobStore | None = None
+) -> ServiceScheduler:
+    """Return the scheduler with the persistent job store (``store``, else one made from
+    ``service.job_store_url``) and safe job defaults."""
     svc = settings.service
     return ServiceScheduler(
-        jobstores={"default": SQLAlchemyJobStore(url=svc.store_url())},
+        jobstores={"default": store or SQLAlchemyJobStore(url=svc.store_url())},
         executors={"default": ThreadPoolExecutor(max_workers=1)},
         job_defaults={
             "coalesce": True,
@@ -188,12 +244,16 @@ def sync_jobs(scheduler: BaseScheduler, settings: AuditSettings) -> dict[str, st
             scheduler.reschedule_job(sched.id, trigger=trigger)
             actions[sched.id] = "rescheduled"
         elif (
-            job.func_ref != JOB_FUNC
+            # same times, another trigger class (a plain CronTrigger stored by an older
+            # version): swapped in by modify_job, which keeps the stored next run time
+            type(job.trigger) is not type(trigger)
+            or job.func_ref != JOB_FUNC
             or list(job.args) != [sched.id]
             or (job.misfire_grace_time != grace or not job.coalesce or job.max_instances != 1)
         ):
             scheduler.modify_job(
                 sched.id,
+                trigger=trigger,
                 func=scheduled_audit,
                 args=[sched.id],
                 coalesce=True,
@@ -287,15 +347,16 @@ def serve(
 
     Raises:
         ServiceLockedError: another ``serve`` uses the same state directory.
+        JobStoreError: the job store cannot be opened (nothing was run).
     """
     svc = settings.service
     with state_lock(svc.state_dir):
         metrics = ServiceMetrics()
-        journal = RunJournal(svc.state_dir / "runs.sqlite")
+        journal = open_journal(svc.state_dir / "runs.sqlite")
         _recover(settings, journal, metrics)
         runtime = ServiceRuntime(settings, journal, metrics, runner=runner, publisher=publisher)
+        scheduler = build_scheduler(settings, store=open_job_store(settings))
         install_runtime(runtime)
-        scheduler = build_scheduler(settings)
         started = threading.Event()
         scheduler_thread = threading.current_thread()  # BlockingScheduler runs here
 
