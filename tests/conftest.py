@@ -1,4 +1,5 @@
-"""Shared test fixtures: where the read-only shared corpus lives, and an audit helper."""
+"""Shared test fixtures: where the read-only shared corpus lives, an audit helper, and a real
+S3-compatible server (SeaweedFS) per test module."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.publish_support import WeedServer
 
 REPO = Path(__file__).resolve().parents[1]
 AUDIT_AT = datetime(2026, 11, 30, 6, 0, 0, tzinfo=UTC)
@@ -116,3 +120,15 @@ def recording_server() -> Iterator[tuple[str, list[str]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="module")
+def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
+    """A SeaweedFS S3 server on loopback (``tests/publish_support.py``), one per test module;
+    stopped without its graceful shutdown (its data is thrown away)."""
+    from tests.publish_support import WeedServer
+
+    server = WeedServer(tmp_path_factory.mktemp("weed"))
+    server.start()
+    yield server
+    server.stop(crash=True)

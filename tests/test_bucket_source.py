@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +27,6 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"
 _names = itertools.count()
 NEWEST_BILLING = "billing-daily-20261130"
 NEWEST_WEB = "web-nightly-20261130"
-
-
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
-    server = WeedServer(tmp_path_factory.mktemp("weed"))
-    server.start()
-    yield server
-    server.stop(crash=True)
 
 
 def make_bucket(

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -247,14 +246,6 @@ def test_run_publish_options_name_the_field(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "publish.object_lock_days: object_lock_mode and object_lock_days" in result.output
     assert "<root>" not in result.output
-
-
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
-    server = WeedServer(tmp_path_factory.mktemp("weed"))
-    server.start()
-    yield server
-    server.stop(crash=True)
 
 
 def _publish_cli(tmp_path: Path, weed: WeedServer, command: list[str], bucket: str) -> Any:

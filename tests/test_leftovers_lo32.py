@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -275,14 +274,6 @@ def test_a_versioned_machine_type_is_no_alias(
     finding = _finding(_complete(tmp_path, DSK, docs), "RR-DSK-003")
     assert finding["status"] == "PASS", finding["message"]
     assert "machine_type_alias" not in finding["evidence"]
-
-
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
-    server = WeedServer(tmp_path_factory.mktemp("weed"))
-    server.start()
-    yield server
-    server.stop(crash=True)
 
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -144,14 +143,6 @@ def test_period_arithmetic() -> None:
     assert Period.parse("2026-12").end.isoformat() == "2027-01-01T00:00:00+00:00"
     with pytest.raises(ValueError):
         Period.parse("2026-1")
-
-
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
-    server = WeedServer(tmp_path_factory.mktemp("weed"))
-    server.start()
-    yield server
-    server.stop(crash=True)
 
 
 def test_period_from_s3_reads_verified_runs(

@@ -16,11 +16,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
@@ -40,14 +38,6 @@ def audit(out: Path, at: str = "2026-11-30T06:00:00Z") -> Path:
     result = CliRunner().invoke(main, [*args, "--out", str(out), "--format", "json,csv"])
     assert result.exit_code == 0, result.output
     return out
-
-
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
-    server = WeedServer(tmp_path_factory.mktemp("weed"))
-    server.start()
-    yield server
-    server.stop(crash=True)
 
 
 def _env() -> dict[str, str]:

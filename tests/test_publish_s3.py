@@ -34,14 +34,6 @@ _names = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
-    server = WeedServer(tmp_path_factory.mktemp("weed"))
-    server.start()
-    yield server
-    server.stop(crash=True)  # its data is thrown away; skip the graceful shutdown
-
-
-@pytest.fixture(scope="module")
 def kms_weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
     server = WeedServer(tmp_path_factory.mktemp("weed-kms"), kms=True)
     server.start()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,14 +148,6 @@ def test_a_non_ed25519_or_missing_key_file_is_a_clear_error(tmp_path: Path) -> N
 
 
 # -- published runs on SeaweedFS ---------------------------------------------------------------
-@pytest.fixture(scope="module")
-def weed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WeedServer]:
-    server = WeedServer(tmp_path_factory.mktemp("weed"))
-    server.start()
-    yield server
-    server.stop(crash=True)
-
-
 @pytest.fixture
 def s3_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Credentials for the CLI through boto3's standard chain (environment)."""
