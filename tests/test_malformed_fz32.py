@@ -1,0 +1,135 @@
+"""Red-team round fz32: malformed input never improves a verdict (new kinds).
+
+Mutations of the shared cluster export and of our fixtures (``python -m bench.mutations``,
+seeds 1000 and later, and the families added in this round), each shrunk to a small export
+built here from ``tests/fixtures/checks``. A broken field is a collection problem naming kind,
+object and field; the run is incomplete; the checks that read it give ERROR (or a verdict no
+better than before), never PASS or NOT_APPLICABLE in place of a FAIL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+
+
+def _vm1(report: dict[str, Any]) -> dict[str, Any]:
+    vm: dict[str, Any] = next(v for v in report["vms"] if v["name"] == "vm1")
+    return vm
+
+
+def _no_better(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """``after``'s vm1 is ranked no better than ``before``'s, and no check of it that
+    failed, or found nothing to judge, now passes."""
+    b, a = _vm1(before), _vm1(after)
+    assert RANK[a["readiness"]] >= RANK[b["readiness"]], (b["readiness"], a["readiness"])
+    was = {f["check_id"]: f["status"] for f in b["findings"]}
+    for f in a["findings"]:
+        if was[f["check_id"]] in ("FAIL", "ERROR", "NOT_APPLICABLE"):
+            assert f["status"] != "PASS", f
+
+
+def _named(report: dict[str, Any], kind: str, name: str, field: str) -> None:
+    found = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == kind and p["name"] == name and field in (p["field"] or "")
+    ]
+    assert found, report["collection_problems"]
+    assert report["run"]["complete"] is False
+
+
+def _rename(obj: dict[str, Any], key: str, new: str) -> None:
+    obj[new] = obj.pop(key)
+
+
+# -- a field's key written all in lower case ---------------------------------------------------
+
+STG_FAIL = "RR-STG-001/fail-delete-no-copy.yaml"
+
+
+@pytest.mark.parametrize(
+    ("path", "key", "new"),
+    [
+        (("volumes", 1), "dataVolume", "datavolume"),
+        (("domain", "devices", "disks", 0), "bootOrder", "bootorder"),
+        (("domain", "devices", "interfaces", 0), "macAddress", "macaddress"),
+    ],
+)
+def test_a_vm_key_in_lower_case_is_named_and_errs(
+    tmp_path: Path, path: tuple[str | int, ...], key: str, new: str
+) -> None:
+    """``dataVolume`` written ``datavolume`` (as ``claimName`` written ``claimname``) is no
+    KubeVirt field (the API server prunes it): read as absent, the disk's volume had no
+    source; now the VM field is named at ``...dataVolume`` and the checks reading volumes
+    give ERROR, never PASS (leftover of bench.mutations key_case, which found capitalised
+    keys only)."""
+    docs = _docs(STG_FAIL)
+    baseline = _complete(tmp_path / "ok", STG_FAIL, docs)
+    assert _finding(baseline, "RR-STG-001")["status"] == "FAIL"
+    vm = _of(docs, "VirtualMachine")[0]
+    parent = vm["spec"]["template"]["spec"]
+    for step in path:
+        parent = parent[step]
+    _rename(parent, key, new)
+    report = _complete(tmp_path / "mutated", STG_FAIL, docs)
+    _named(report, "VirtualMachine", "vm1", "volumes[data]" if key == "dataVolume" else key)
+    if key == "dataVolume":
+        assert _finding(report, "RR-STG-001")["status"] == "ERROR"
+    _no_better(baseline, report)
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "new"),
+    [
+        ("PersistentVolume", "persistentVolumeReclaimPolicy", "persistentvolumereclaimpolicy"),
+        ("PersistentVolumeClaim", "storageClassName", "storageclassname"),
+    ],
+)
+def test_a_related_object_s_field_in_lower_case_is_named_and_unread(
+    tmp_path: Path, kind: str, key: str, new: str
+) -> None:
+    """A PV's reclaim policy or a PVC's class written all in lower case: no field of the
+    API, so the object is named (kind, name, field) and unread, and its kind's list no longer
+    proves anything; RR-STG-001 gives ERROR, never PASS on the StorageClass's default."""
+    docs = _docs(STG_FAIL)
+    baseline = _complete(tmp_path / "ok", STG_FAIL, docs)
+    obj = _of(docs, kind)[0]
+    _rename(obj["spec"], key, new)
+    report = _complete(tmp_path / "mutated", STG_FAIL, docs)
+    _named(report, kind, obj["metadata"]["name"], f"spec.{key}")
+    assert _finding(report, "RR-STG-001")["status"] in ("FAIL", "ERROR")
+    _no_better(baseline, report)
+
+
+def test_a_snapshot_content_ref_in_lower_case_is_named(tmp_path: Path) -> None:
+    """``volumeSnapshotRef`` written ``volumesnapshotref`` (a VolumeSnapshotContent): named."""
+    fixture = "RR-STG-001/pass-retained-volume-snapshots.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    content = next(
+        c for c in _of(docs, "VolumeSnapshotContent") if "volumeSnapshotRef" in c["spec"]
+    )
+    _rename(content["spec"], "volumeSnapshotRef", "volumesnapshotref")
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    _named(report, "VolumeSnapshotContent", content["metadata"]["name"], "spec.volumeSnapshotRef")
+    _no_better(baseline, report)
+
+
+def test_known_keys_in_their_own_case_are_not_named(tmp_path: Path) -> None:
+    """Every fixture key as written: nothing named (``readonly`` and ``readOnly`` are both
+    fields of the APIs)."""
+    from auditor.fieldnames import spelled_as
+
+    assert spelled_as("readonly") is None and spelled_as("readOnly") is None
+    assert spelled_as("claimname") == "claimName"
+    assert spelled_as("Phase") == "phase"
+    report = _complete(tmp_path, STG_FAIL, _docs(STG_FAIL))
+    assert report["run"]["complete"] is True, report["collection_problems"]
