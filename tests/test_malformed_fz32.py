@@ -133,3 +133,42 @@ def test_known_keys_in_their_own_case_are_not_named(tmp_path: Path) -> None:
     assert spelled_as("Phase") == "phase"
     report = _complete(tmp_path, STG_FAIL, _docs(STG_FAIL))
     assert report["run"]["complete"] is True, report["collection_problems"]
+
+
+# -- a status time after the audit instant ----------------------------------------------------
+
+FUTURE = "2031-06-01T00:00:00Z"
+
+
+def test_a_backup_completed_after_the_audit_instant_is_named_and_not_yet_done(
+    tmp_path: Path,
+) -> None:
+    """A Backup created before the audit instant whose ``completionTimestamp`` is after it
+    had not completed then: read as not yet, and named (kind, object, field), so the report
+    never presents the status read as the status at the instant (bench.mutations
+    future_time: changed findings, nothing named)."""
+    fixture = "RR-BKP-002/pass.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    newest = max(_of(docs, "Backup"), key=lambda b: b["status"]["completionTimestamp"])
+    newest["status"]["completionTimestamp"] = FUTURE
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    _named(report, "Backup", newest["metadata"]["name"], "status.completionTimestamp")
+    _no_better(baseline, report)
+
+
+def test_a_vm_condition_after_the_audit_instant_leaves_its_state_then_unknown(
+    tmp_path: Path,
+) -> None:
+    """A VM whose condition changed after the audit instant: what held then is unknown; the
+    VirtualMachine kind is named and partial, never read as the state at the instant."""
+    fixture = "RR-BKP-002/pass.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    vm = _of(docs, "VirtualMachine")[0]
+    vm.setdefault("status", {})["conditions"] = [
+        {"type": "Ready", "status": "True", "lastTransitionTime": FUTURE}
+    ]
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    _named(report, "VirtualMachine", "vm1", "status.conditions[0].lastTransitionTime")
+    _no_better(baseline, report)
