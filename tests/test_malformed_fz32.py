@@ -172,3 +172,24 @@ def test_a_vm_condition_after_the_audit_instant_leaves_its_state_then_unknown(
     report = _complete(tmp_path / "mutated", fixture, docs)
     _named(report, "VirtualMachine", "vm1", "status.conditions[0].lastTransitionTime")
     _no_better(baseline, report)
+
+
+# -- a quantity the API server's grammar refuses ---------------------------------------------
+
+
+@pytest.mark.parametrize("size", ["1E3Gi", "\uff11\uff10Gi", "1e3Zi", "0x10Gi"])
+def test_a_pvc_size_the_api_server_refuses_is_named(tmp_path: Path, size: str) -> None:
+    """``resource.ParseQuantity`` takes a sign, ASCII digits and one suffix: the Python client
+    read ``1E3Gi`` (exponent and suffix) as 1000 GiB and full-width digits as 10 GiB; both are
+    now malformed, named at the PVC's ``spec.resources.requests.storage``."""
+    from auditor.kubevalues import parse_quantity
+
+    assert parse_quantity(size) is None
+    assert parse_quantity(" 10Gi\n") == 10 << 30  # UnmarshalJSON trims blanks
+    docs = _docs(STG_FAIL)
+    baseline = _complete(tmp_path / "ok", STG_FAIL, docs)
+    pvc = _of(docs, "PersistentVolumeClaim")[0]
+    pvc["spec"]["resources"]["requests"]["storage"] = size
+    report = _complete(tmp_path / "mutated", STG_FAIL, docs)
+    _named(report, "PersistentVolumeClaim", pvc["metadata"]["name"], "requests.storage")
+    _no_better(baseline, report)
