@@ -193,3 +193,27 @@ def test_a_pvc_size_the_api_server_refuses_is_named(tmp_path: Path, size: str) -
     report = _complete(tmp_path / "mutated", STG_FAIL, docs)
     _named(report, "PersistentVolumeClaim", pvc["metadata"]["name"], "requests.storage")
     _no_better(baseline, report)
+
+
+# -- a Restore's status counter that is no count ----------------------------------------------
+
+
+@pytest.mark.parametrize("count", ["0", 0.0, "+0", -1])
+def test_a_restore_counter_that_is_no_count_is_named_and_unread(
+    tmp_path: Path, count: object
+) -> None:
+    """Velero's RestoreProgress ``itemsRestored`` is a Go int: 0 means the drill restored
+    nothing (RR-RST-001 FAIL). Written ``"0"`` or ``0.0`` it read as "no count" and the drill
+    passed; now the Restore is named at the counter and unread (RR-RST-001 ERROR), as a
+    Backup's counters are (bench.mutations counter_text, fz32)."""
+    fixture = "RR-RST-001/pass.yaml"
+    docs = _docs(fixture)
+    restore = _of(docs, "Restore")[0]
+    restore["status"]["progress"] = {"totalItems": 12, "itemsRestored": 0}
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    assert _finding(baseline, "RR-RST-001")["status"] == "FAIL"
+    restore["status"]["progress"]["itemsRestored"] = count
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    _named(report, "Restore", restore["metadata"]["name"], "status.progress.itemsRestored")
+    assert _finding(report, "RR-RST-001")["status"] in ("FAIL", "ERROR")
+    _no_better(baseline, report)
