@@ -217,3 +217,22 @@ def test_a_restore_counter_that_is_no_count_is_named_and_unread(
     _named(report, "Restore", restore["metadata"]["name"], "status.progress.itemsRestored")
     assert _finding(report, "RR-RST-001")["status"] in ("FAIL", "ERROR")
     _no_better(baseline, report)
+
+
+@pytest.mark.parametrize("key", ["startTimestamp", "completionTimestamp"])
+def test_a_drill_whose_backup_reads_as_later_is_not_ruled_out(tmp_path: Path, key: str) -> None:
+    """A Restore completed before the audit instant from a Backup whose status, as read, began
+    or finished after it: the Backup proves nothing either way, so the drill is judged as one
+    whose Backup is gone, never ruled out. Ruled out, a drill whose disk data was unknown
+    (RR-RST-001 ERROR, UNKNOWN) vanished and the VM read READY (bench.mutations future_time,
+    seed 1003: Backup daily-20261128 status.startTimestamp -> 2031)."""
+    fixture = "RR-RST-001/error-data-download-unreadable.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    assert _finding(baseline, "RR-RST-001")["status"] == "ERROR"
+    backup = next(b for b in _of(docs, "Backup") if b["metadata"]["name"] == "daily-20261128")
+    backup["status"][key] = FUTURE
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    _named(report, "Backup", "daily-20261128", f"status.{key}")
+    assert _finding(report, "RR-RST-001")["status"] == "ERROR"
+    _no_better(baseline, report)
