@@ -236,3 +236,22 @@ def test_a_drill_whose_backup_reads_as_later_is_not_ruled_out(tmp_path: Path, ke
     _named(report, "Backup", "daily-20261128", f"status.{key}")
     assert _finding(report, "RR-RST-001")["status"] == "ERROR"
     _no_better(baseline, report)
+
+
+def test_a_drill_created_after_it_ran_leaves_restores_unknown(tmp_path: Path) -> None:
+    """A Restore whose creationTimestamp is after the audit instant but whose status says it
+    ran before (Velero never re-creates a Restore from storage): left out as "did not exist
+    then", the only drill, a stale one (RR-RST-001 low FAIL, AT_RISK), vanished and "no
+    restore test" (info) read READY (bench.mutations future_time, seed 1005). Its kind is
+    now partial: RR-RST-001 ERROR, no better than before."""
+    fixture = "RR-RST-001/fail-stale.yaml"
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    assert _vm1(baseline)["readiness"] == "AT_RISK"
+    restore = _of(docs, "Restore")[0]
+    restore["metadata"]["creationTimestamp"] = FUTURE
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    named = [p for p in report["collection_problems"] if p["kind"] == "Restore"]
+    assert named and named[0]["kinds"] == ["Restore"], named
+    assert _finding(report, "RR-RST-001")["status"] == "ERROR"
+    _no_better(baseline, report)
