@@ -21,13 +21,10 @@ redacted would be lost).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-import orjson
-
 from auditor.fieldnames import FIELD_NAMES, spelled_as
-from auditor.kinds import project, spec_for_object
+from auditor.kinds import KINDS, project, spec_for_object
 from auditor.redact import redact, redact_in_place, redact_projected
 
 __all__ = [
@@ -173,8 +170,19 @@ def miscased_field(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str]
     has one: the copy was edited and the field it stands for is missing (read as absent, a
     PVC's class or a Schedule's storage location changed unnamed: bench.mutations key_case,
     seed 440; task fz32).
+
+    A kind kept as a slim record (:attr:`auditor.kinds.KindSpec.keep`: VolumeSnapshotContents,
+    most of a large estate's objects) is read only at the fields it keeps, so only a kept
+    field in another case is looked for there (:func:`_miscased_kept`): a set difference per
+    section instead of a walk, about 1 s of CPU less per 300,000 objects.
     """
-    if obj.get("kind") in _FIELD_BY_FIELD or not _suspect(obj):
+    kind = obj.get("kind")
+    if kind in _FIELD_BY_FIELD:
+        return None
+    kept = _KEPT.get(kind) if isinstance(kind, str) else None
+    if kept is not None:
+        return _miscased_kept(obj, meta, kept)
+    if not _suspect(obj):
         return None
     for key in meta:
         field = spelled_as(key)
@@ -189,23 +197,88 @@ def miscased_field(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str]
     return None
 
 
-#: A key in JSON text (what :func:`_suspect` looks for), and the field names as bytes.
-_KEY = re.compile(rb'"([A-Za-z][A-Za-z0-9]*)":')
-_NAMES = frozenset(name.encode() for name in FIELD_NAMES)
-_LOWER = frozenset(name.lower().encode() for name in FIELD_NAMES)
+#: Every field name of the APIs read, as written (:data:`auditor.fieldnames.FIELD_NAMES`).
+_FIELD_SET = frozenset(FIELD_NAMES)
+#: Kind -> each section it keeps in its slim record: (section, each kept field's lower-case
+#: spelling -> the field, the kept fields that may hold mappings to look into).
+_KEPT: dict[str, tuple[tuple[str, dict[str, str], tuple[str, ...]], ...]] = {
+    spec.kind: tuple(
+        (section, {f.lower(): f for f in fields}, tuple(f for f in fields if f not in _FREE_FORM))
+        for section, fields in spec.keep
+    )
+    for spec in KINDS
+    if spec.keep is not None
+}
+
+
+def _miscased_kept(
+    obj: dict[str, Any],
+    meta: dict[str, Any],
+    kept: tuple[tuple[str, dict[str, str], tuple[str, ...]], ...],
+) -> tuple[str, str] | None:
+    """:func:`miscased_field` for a kind kept as a slim record: a kept field written in
+    another case (a key of its section that lower-cases to it), or a field in another case
+    within a kept mapping (a VolumeSnapshotContent's ``spec.source``, ``status.error``);
+    labels and annotations are free-form. A section whose keys are all field names as written
+    (the common case) is decided by one subset test."""
+    for section, lowered, nested in kept:
+        part = meta if section == "metadata" else obj.get(section)
+        if type(part) is not dict:
+            continue
+        if not _FIELD_SET.issuperset(part):
+            for key in part.keys() - _FIELD_SET:
+                field = lowered.get(key.lower()) if isinstance(key, str) else None
+                if field is not None and field != key:
+                    return f"{section}.{field}", _miscased(key)
+        for field in nested:
+            value = part.get(field)
+            if type(value) is dict and not _FIELD_SET.issuperset(value):
+                found = _miscased_below(value, f"{section}.{field}")
+                if found is not None:
+                    return found
+    return None
+
+
+#: The field names in lower case (what a key in another case lower-cases to).
+_LOWER = frozenset(name.lower() for name in FIELD_NAMES)
+#: What :func:`_suspect` does not look into: the free-form maps, and the write history
+#: (``managedFields``: ``f:<field>`` keys, dropped unread).
+_NOT_FIELDS = _FREE_FORM | {"managedFields"}
 
 
 def _suspect(obj: dict[str, Any]) -> bool:
-    """Whether any key of ``obj`` (labels and free-form maps too) is a field name in another
-    case: the walk that names it is then worth its cost. orjson writes the object in C and one
-    regular expression lists its keys, about 15 times faster than walking it in Python (the
-    walk took 0.28 ms per object of the shared export); an object orjson cannot write (a key
-    that is no string) is walked."""
-    try:
-        text = orjson.dumps(obj)
-    except orjson.JSONEncodeError:
+    """Whether a key of ``obj`` that :func:`miscased_field` would look at (``metadata``'s own
+    keys; ``spec``, ``status`` and the rest outside the free-form maps) is a field name in
+    another case, or no string: the walk that names it is then worth its cost. Each mapping is
+    first tested as a subset of the field names, in C, so a sound object costs one test per
+    mapping (about 8 us per object of the 1,000-VM estate, against 20 us for listing every
+    key of orjson's text with a regular expression)."""
+    meta = obj.get("metadata")
+    if type(meta) is dict and _odd_keys(meta):
         return True
-    return any(k.lower() in _LOWER for k in set(_KEY.findall(text)) - _NAMES)
+    return _suspect_below(obj)
+
+
+def _odd_keys(value: dict[Any, Any]) -> bool:
+    """Whether a key of ``value`` is no string, or a field name in another case."""
+    if _FIELD_SET.issuperset(value):
+        return False
+    return any(type(k) is not str or k.lower() in _LOWER for k in value.keys() - _FIELD_SET)
+
+
+def _suspect_below(value: dict[Any, Any]) -> bool:
+    if _odd_keys(value):
+        return True
+    for key, child in value.items():
+        kind = type(child)
+        if kind is dict:
+            if key not in _NOT_FIELDS and _suspect_below(child):
+                return True
+        elif kind is list and key not in _NOT_FIELDS:
+            for item in child:
+                if type(item) is dict and _suspect_below(item):
+                    return True
+    return False
 
 
 def _miscased(key: str) -> str:
