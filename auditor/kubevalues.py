@@ -117,11 +117,15 @@ def parse_quantity(value: Any) -> int | None:
     or negative.
 
     The grammar is Kubernetes' own (``kubernetes.utils.parse_quantity``); a fraction of a
-    byte rounds up, as Kubernetes does for storage (``500m`` is 1 byte).
+    byte rounds up, as Kubernetes does for storage (``500m`` is 1 byte). The text must also
+    match the API server's grammar (:data:`_GO_QUANTITY`): the Python client takes
+    ``1E3Gi`` (an exponent and a suffix) and full-width digits (``１０Gi``), which
+    ``resource.ParseQuantity`` refuses, so no stored object holds them (bench.mutations
+    quantity_exotic, task fz32).
     """
     if isinstance(value, bool) or not isinstance(value, int | str):
         return None
-    if isinstance(value, str) and len(value) > 64:
+    if isinstance(value, str) and (len(value) > 64 or not _GO_QUANTITY.fullmatch(value.strip())):
         return None
     plain = _PLAIN_QUANTITY.fullmatch(value.strip()) if isinstance(value, str) else None
     if plain is not None:  # digits and a binary suffix: nearly every PVC size ("40Gi")
@@ -131,6 +135,13 @@ def parse_quantity(value: Any) -> int | None:
     return _k8s_quantity(value)
 
 
+#: k8s.io/apimachinery pkg/api/resource/quantity.go ``parseQuantityString`` and
+#: suffix.go ``interpret``: a sign, ASCII digits with one optional ".", then a decimal SI
+#: suffix, a binary one or a decimal exponent (``e3``); blanks around it are trimmed
+#: (``UnmarshalJSON``: ``strings.TrimSpace``).
+_GO_QUANTITY = re.compile(
+    r"[+-]?[0-9]*(?:\.[0-9]*)?(?:[kMGTPEm]|[KMGTPE]i|[eE][+-]?[0-9]+)?", re.ASCII
+)
 #: The quantities exports nearly always hold, read without the kubernetes client's Decimal
 #: arithmetic (9 us a call, twice per PVC): the same value (tests/test_units.py).
 _PLAIN_QUANTITY = re.compile(r"([0-9]{1,30})(Ki|Mi|Gi|Ti|Pi|Ei)?")

@@ -68,7 +68,19 @@ YAML and audits it through the directory source, exactly as ``auditor run
   ending in ``Name``, ``Ref`` or ``Namespace``);
 - ``confusable_mark``: a name or reference with a look-alike punctuation mark or digit
   (``db\u2010data``: a Unicode hyphen; ``vm\u2024a``; the digit ``1`` as ``\u0406`` or ``0``
-  as ``\u041e``).
+  as ``\u041e``);
+- ``enum_unknown``: an enum value no API knows, in the right case (``Complete`` for
+  ``Completed``, ``Boun`` for ``Bound``: the value cut short) or with its words run together
+  in one case (``Partiallyfailed``, ``Readwriteonce``);
+- ``quantity_exotic``: a quantity no parser should take as the size it looks like
+  (``1e3Zi``: an exponent and an unknown suffix, ``+10Gi``, ``0x10Gi``, ``10.5.5Gi``,
+  ``10Gi\n``, ``99999999999999999999Ei``: beyond any integer);
+- ``counter_text``: a status counter written as a float or with a sign (``3.0``, ``"+3"``,
+  ``"3 "``);
+- ``cross_file``: an object also written to a file of its own (``zz-copy.yaml``), the copy
+  identical or with another label (the same namespace/name twice, in two files);
+- ``api_version`` also gives the next version of the group (``kubevirt.io/v2``,
+  ``velero.io/v2``), one no API server of today serves.
 
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
@@ -157,6 +169,10 @@ FAMILIES = (
     "key_case",
     "empty_ref",
     "confusable_mark",
+    "enum_unknown",
+    "quantity_exotic",
+    "counter_text",
+    "cross_file",
 )
 #: Families whose mutations are valid input: a finding they change need not be named.
 VALID_INPUT_FAMILIES = frozenset({"future_time"})
@@ -205,6 +221,8 @@ _REQUIRED_KEYS = frozenset(
     }
 )
 _ENUM = re.compile(r"^[A-Z][a-z]+(?:[A-Z][a-z]+)*$")
+#: An enum-like value (``Completed``, ``PartiallyFailed``, ``ReadWriteOnce``, ``PVCBound``).
+_ENUM_ANY = re.compile(r"^[A-Z][A-Za-z]+$")
 _NO_ENUM_KEYS = frozenset({"kind", "apiVersion", "name", "namespace", "serial"})
 _BAD_FORMAT = {
     "time": "2026-13-45T99:99:99Z",
@@ -525,6 +543,37 @@ def _late_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[s
         at = next((i for i, ch in enumerate(value) if ch in _CONFUSABLE_MARKS), None)
         if at is not None:
             yield "confusable_mark", value[:at] + _CONFUSABLE_MARKS[value[at]] + value[at + 1 :]
+    yield from _fz32_candidates(rel, value)
+
+
+def _fz32_candidates(rel: tuple[str | int, ...], value: Any) -> Iterator[tuple[str, Any]]:
+    """``enum_unknown``, ``quantity_exotic``, ``counter_text``."""
+    key = rel[-1]
+    in_labels = any(p in _LABEL_MAPS for p in rel)
+    if (
+        isinstance(value, str)
+        and _ENUM_ANY.match(value)
+        and key not in _NO_ENUM_KEYS
+        and not in_labels
+        and "annotations" not in rel
+    ):
+        yield "enum_unknown", value[:-1]
+        if sum(ch.isupper() for ch in value) > 1:
+            yield "enum_unknown", value.capitalize()
+    if key in _QUANTITY_KEYS and isinstance(value, str) and re.fullmatch(r"\d+[KMGTPE]i", value):
+        number, suffix = value[:-2], value[-2:]
+        for other in (
+            "1e3Zi",
+            f"+{value}",
+            f"0x{value}",
+            f"{number}.5.5{suffix}",
+            f"{value}\n",
+            f"99999999999999999999{suffix}",
+        ):
+            yield "quantity_exotic", other
+    if isinstance(value, int) and not isinstance(value, bool) and rel[0] == "status" and value >= 0:
+        for other in (float(value), f"+{value}", f"{value} "):
+            yield "counter_text", other
 
 
 def _order_candidates(
@@ -583,6 +632,7 @@ def _object_candidates(
     if rel == ("apiVersion",) and isinstance(value, str) and value:
         if "/" in value:
             yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v9"
+            yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v2"
             yield rel, "api_version", "v1"
         else:
             yield rel, "api_version", "v9"
@@ -626,6 +676,8 @@ def _place_candidates(prefix: tuple[str | int, ...]) -> Iterator[tuple[str, _Edi
     """``duplicate_object`` of the object at ``prefix``; ``list_shape`` once per List (at its
     first item): the item nested, the List typed by its items' kind or by another's."""
     yield "duplicate_object", _Edit("twice")
+    yield "cross_file", _Edit("elsewhere")
+    yield "cross_file", _Edit("conflict")
     if prefix and prefix[-1] == 0:
         for edit in ("nest", "typed", "mistyped"):
             yield "list_shape", _Edit(edit)
@@ -670,8 +722,29 @@ def _place(docs: list[Any], m: Mutation) -> list[Any]:
     return docs
 
 
+#: The file :data:`_COPY_EDITS` write the object's copy to.
+_COPY_FILE = "zz-copy.yaml"
+#: The ``cross_file`` edits: the file itself is unchanged, a copy goes to :data:`_COPY_FILE`.
+_COPY_EDITS = ("elsewhere", "conflict")
+
+
+def _copy_text(docs: list[Any], m: Mutation) -> bytes:
+    """The object of ``m`` alone, as a file of its own (``conflict``: with another label
+    and resourceVersion)."""
+    doc = docs[m.doc]
+    twin = copy.deepcopy(doc["items"][m.path[1]] if m.path else doc)
+    meta = twin.get("metadata")
+    if m.value == "conflict" and isinstance(meta, dict):
+        meta["resourceVersion"] = f"{meta.get('resourceVersion', '')}7919"
+        labels = meta.get("labels")
+        meta["labels"] = {**(labels if isinstance(labels, dict) else {}), "copy": "other"}
+    return _dump([twin]).encode()
+
+
 def _render(docs: list[Any], m: Mutation) -> bytes:
     """The mutated file's bytes (a file-wide :class:`_Edit` applied to its text)."""
+    if m.value in _COPY_EDITS:
+        return _dump(docs).encode()
     if m.value not in _TEXT_EDITS:
         return _dump(_apply(docs, m)).encode()
     text = _dump(docs)
@@ -746,6 +819,9 @@ class _Workspace:
         dest = self.root / m.file.name
         original = dest.read_bytes()
         dest.write_bytes(_render(self.docs[m.file], m))
+        extra = self.root / _COPY_FILE
+        if m.value in _COPY_EDITS:
+            extra.write_bytes(_copy_text(self.docs[m.file], m))
         out = Outcome()
         handler.seen.clear()
         try:
@@ -755,6 +831,7 @@ class _Workspace:
             return out
         finally:
             dest.write_bytes(original)
+            extra.unlink(missing_ok=True)
         if handler.seen:
             out.traceback = handler.seen[0]
         crashed = [
@@ -773,7 +850,7 @@ class _Workspace:
             for t in (str(p.model_dump()) for p in report.collection_problems)
             if t not in self.problems
         )
-        out.named = m.name in text or m.file.name in text
+        out.named = m.name in text or m.file.name in text or _COPY_FILE in text
         for vm, (ready, findings) in _verdicts(report).items():
             before = self.baseline.get(vm)
             if before is None:

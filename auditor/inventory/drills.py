@@ -192,8 +192,19 @@ def evaluate_drills(
         backup = ix.backups.get(r.backup_name or "")
         ev = by_name.get(r.backup_name or "")
         expired = backup is not None and backup.expiration is not None and backup.expiration <= at
-        if backup is not None and not expired and (ev is None or not ev.holds_object):
+        # a Backup that, as read, began or finished after the audit instant or after the
+        # Restore finished cannot be what the Restore restored from then: its status is later
+        # than the instant (auditor.sources.asof names it), so it proves nothing either way
+        # and the drill is judged as one whose Backup is gone, never ruled out (mutations
+        # future_time, fz32: a drill of unknown data vanished, UNKNOWN -> READY)
+        later = backup is not None and any(
+            t is not None and (t > at or (r.completed is not None and t > r.completed))
+            for t in (backup.started, backup.completed)
+        )
+        if backup is not None and not expired and not later and (ev is None or not ev.holds_object):
             continue
+        if later:
+            ev = None
         present = ev is not None
         disks, failed = _disks(ix, r, namespace, name, pvcs, ev)
         target = r.namespace_mapping.get(namespace, namespace)

@@ -10,11 +10,20 @@ cluster stored: the copy was edited, and the field it stands for is missing from
 absent, an EFI VM's ``persistent: true`` written ``Persistent`` made its NVRAM volatile and
 a pinned ``uuid`` written ``Uuid`` an unpinned one, with nothing named (bench.mutations
 key_case, seeds 410 and 411).
+
+A key of a known field in another case that starts with a small letter (``claimname``,
+``bootorder``, ``macaddress``: all lower-case) is found through the generated list of the
+APIs' field names (:func:`auditor.fieldnames.spelled_as`): read as absent, a claim written
+``claimname`` dropped the disk from the backup checks with nothing named (bench.mutations
+key_case, seeds 430 and 440; task fz32). The same holds for a VM's or VMI's top-level
+``metadata`` keys (``creationtimestamp``).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from auditor.fieldnames import spelled_as
 
 __all__ = ["FREE_FORM", "miscased_keys"]
 
@@ -43,10 +52,33 @@ def miscased_keys(vm: dict[str, Any]) -> list[tuple[str, str]]:
     stands for (``Firmware`` at ``...domain.firmware``). List items are named by their
     ``name`` when they have a string one, else by index."""
     out: list[tuple[str, str]] = []
+    meta = vm.get("metadata")
+    if isinstance(meta, dict):
+        for key in meta:
+            field = _stands_for(key)
+            if field is not None:
+                out.append((f"metadata.{field}", _why(key)))
     spec = vm.get("spec")
     if isinstance(spec, dict):
         _walk(spec, "spec", out)
     return out
+
+
+def _stands_for(key: object) -> str | None:
+    """The field name ``key`` stands for when no KubeVirt field is spelled so, else None: a
+    key that starts with an ASCII capital (every field is lowerCamelCase) or a known field in
+    another case (:func:`auditor.fieldnames.spelled_as`)."""
+    if isinstance(key, str) and key[:1].isascii() and key[:1].isupper():
+        return spelled_as(key) or f"{key[0].lower()}{key[1:]}"
+    return spelled_as(key)
+
+
+def _why(key: str) -> str:
+    return (
+        f"is written {key!r:.40}, no field of KubeVirt's VirtualMachine (its fields are "
+        "lowerCamelCase and the API server prunes an unknown one): the field is missing "
+        "from this copy"
+    )
 
 
 def _walk(value: dict[str, Any] | list[Any], path: str, out: list[tuple[str, str]]) -> None:
@@ -59,15 +91,9 @@ def _walk(value: dict[str, Any] | list[Any], path: str, out: list[tuple[str, str
         return
     for key, item in value.items():
         at = f"{path}.{key}"
-        if isinstance(key, str) and key[:1].isascii() and key[:1].isupper():
+        field = _stands_for(key)
+        if field is not None:
             # named at the field it stands for, so that the checks reading that field ERROR
-            out.append(
-                (
-                    f"{path}.{key[0].lower()}{key[1:]}",
-                    f"is written {key!r:.40}, no field of KubeVirt's VirtualMachine (its "
-                    "fields are lowerCamelCase and the API server prunes an unknown one): "
-                    "the field is missing from this copy",
-                )
-            )
+            out.append((f"{path}.{field}", _why(key)))
         elif key not in FREE_FORM and isinstance(item, dict | list):
             _walk(item, at, out)
