@@ -279,3 +279,43 @@ def test_a_drill_created_after_it_ran_leaves_restores_unknown(tmp_path: Path) ->
     assert named and named[0]["kinds"] == ["Restore"], named
     assert _finding(report, "RR-RST-001")["status"] == "ERROR"
     _no_better(baseline, report)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind", "field", "where"),
+    [
+        # a drill whose data is unknown (its DataDownloads unread): UNKNOWN; its Restore's
+        # completion moved past the clock read it as running then, and the VM READY
+        (
+            "RR-RST-001/error-data-download-unreadable.yaml",
+            "Restore",
+            "completionTimestamp",
+            "status",
+        ),
+        # the same drill's Restore created past the clock: left out as "did not exist then"
+        (
+            "RR-RST-001/error-data-download-unreadable.yaml",
+            "Restore",
+            "creationTimestamp",
+            "metadata",
+        ),
+        ("RR-BKP-001/pass.yaml", "Backup", "completionTimestamp", "status"),
+    ],
+)
+def test_a_time_after_this_machines_clock_is_impossible_and_unknown(
+    tmp_path: Path, fixture: str, kind: str, field: str, where: str
+) -> None:
+    """No input read until now holds a time after now: a creation or status time past this
+    machine's clock is an edited copy, so the object's kind is partial and the problem says
+    so; never an object that did not exist yet, nor an event read as not yet (mutations
+    future_time, seed 17: UNKNOWN -> READY)."""
+    docs = _docs(fixture)
+    baseline = _complete(tmp_path / "ok", fixture, docs)
+    obj = _of(docs, kind)[0]
+    obj.setdefault(where, {})[field] = "2031-06-01T00:00:00Z"
+    report = _complete(tmp_path / "mutated", fixture, docs)
+    _no_better(baseline, report)
+    named = [p for p in report["collection_problems"] if p["kind"] == kind]
+    assert named and "after this machine's clock" in named[0]["reason"], named
+    assert kind in named[0]["kinds"]
+    assert report["run"]["complete"] is False

@@ -38,14 +38,21 @@ started after T was not known to be stopped at T).
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from auditor.kubevalues import dig, format_time, parse_rfc3339
 from auditor.models import CollectionProblem
 from auditor.sources.base import ClusterData, KindState
 
-__all__ = ["leave_out_after", "CREATED_AFTER", "RECORD_KINDS", "STATUS_AFTER", "EVENT_TIMES"]
+__all__ = [
+    "leave_out_after",
+    "CLOCK_SKEW",
+    "CREATED_AFTER",
+    "RECORD_KINDS",
+    "STATUS_AFTER",
+    "EVENT_TIMES",
+]
 
 #: Kinds whose objects are records made once under their own name (a Velero Backup,
 #: Restore, data mover or file-system copy, a CSI or KubeVirt snapshot): created after the
@@ -87,6 +94,12 @@ EVENT_TIMES = (
     "completionTime",
     "endTime",
 )
+#: How far after this machine's clock an input's time may be (clock differences) before it
+#: is impossible (:func:`leave_out_after`).
+CLOCK_SKEW = timedelta(minutes=5)
+_IMPOSSIBLE = (
+    " (a time after this machine's clock, which no input read until now can hold: an edited copy)"
+)
 #: Kinds whose status times after the audit instant are named but leave the kind complete.
 _ROUTINE = frozenset({"BackupStorageLocation", "Schedule"})
 #: Records Velero never re-creates from backup storage (its backup sync makes Backups anew,
@@ -97,7 +110,11 @@ _CONDITION_KINDS = frozenset({"VirtualMachine"})
 
 
 def leave_out_after(
-    data: ClusterData, read_until: datetime, *, at: datetime | None = None
+    data: ClusterData,
+    read_until: datetime,
+    *,
+    at: datetime | None = None,
+    now: datetime | None = None,
 ) -> ClusterData:
     """``data`` without the objects created after ``read_until`` (UTC), with one collection
     problem per kind naming how many, the first and its ``metadata.creationTimestamp``.
@@ -112,6 +129,13 @@ def leave_out_after(
 
     ``data`` itself is never changed (a caller may audit it again at another instant): the
     result is a shallow copy.
+
+    ``now`` (default: this machine's clock, UTC): no input can record a time after it was
+    read, so a creation or status time more than :data:`CLOCK_SKEW` after ``now`` is
+    impossible, an edited copy: such an object's kind is partial (what held then is unknown),
+    never an object that merely did not exist yet or an event read as not yet (mutations
+    future_time, seed 17: a drill whose Restore's completionTimestamp was set to 2031 was
+    read as running at the instant, so its unknown data no longer counted: UNKNOWN -> READY).
     """
     if data.read_as_of == read_until:
         return data  # already done at this instant
@@ -122,6 +146,7 @@ def leave_out_after(
     # What the API server writes (second precision, "Z": k8s.io/apimachinery metav1.Time
     # MarshalJSON) compares as text, in the order of the instants; any other form is parsed.
     until = format_time(read_until) or ""
+    horizon = (now or datetime.now(UTC)) + CLOCK_SKEW
     for kind in sorted(data.objects):
         kept: list[dict[str, Any]] = []
         later: list[tuple[datetime, dict[str, Any]]] = []
@@ -151,8 +176,11 @@ def leave_out_after(
         # unknown, so its kind is partial, never a drill that simply did not exist then
         # (bench.mutations future_time, seed 1005: a stale drill's creationTimestamp set
         # after the instant dropped it, and "no restore test" ranks above a stale one)
-        record = kind in RECORD_KINDS and not (
-            kind in _NEVER_SYNCED and any(_ran_before(o, created) for created, o in later)
+        impossible = any(created > horizon for created, _ in later)
+        record = (
+            kind in RECORD_KINDS
+            and not impossible
+            and not (kind in _NEVER_SYNCED and any(_ran_before(o, created) for created, o in later))
         )
         if not record and data.state(kind) is KindState.COMPLETE:
             states[kind] = KindState.PARTIAL  # never raises an unavailable kind to partial
@@ -169,6 +197,7 @@ def leave_out_after(
                     "did not exist then, so they are no evidence at that instant; the input "
                     "shows the cluster as it was read, later than the audit instant"
                     + ("" if record else f"; which {kind} of that name existed then is unknown")
+                    + (_IMPOSSIBLE if impossible else "")
                 ),
                 file=data.origins.get((kind, ns, name)),
                 kind=kind,
@@ -179,7 +208,7 @@ def leave_out_after(
             )
         )
     for kind in sorted(objects):
-        _status_after(kind, objects[kind], data, read_until, at, problems, states)
+        _status_after(kind, objects[kind], data, read_until, at, problems, states, horizon)
     if len(problems) == len(data.problems):
         return replace(data, read_as_of=read_until)
     return replace(
@@ -200,6 +229,7 @@ def _status_after(
     at: datetime | None,
     problems: list[CollectionProblem],
     states: dict[str, KindState],
+    horizon: datetime,
 ) -> None:
     """Name (one problem for ``kind``) the objects whose status records an event after
     ``read_until`` (:data:`EVENT_TIMES`, condition times); mark a kind that is no record
@@ -218,7 +248,8 @@ def _status_after(
             later.append((found[0], found[1], obj))
     if not later:
         return
-    unknown = kind not in RECORD_KINDS and kind not in _ROUTINE
+    impossible = any(when > horizon for when, _, _ in later)
+    unknown = impossible or (kind not in RECORD_KINDS and kind not in _ROUTINE)
     if unknown and data.state(kind) is KindState.COMPLETE:
         states[kind] = KindState.PARTIAL
     when, fld, first = min(later, key=lambda p: (p[0], _ref(p[2])))
@@ -232,6 +263,7 @@ def _status_after(
                 f"{format_time(when)}): the status read is later than the audit instant, so "
                 "what it records had not happened then and is read as not yet"
                 + (f"; the state of the {kind} then is unknown" if unknown else "")
+                + (_IMPOSSIBLE if impossible else "")
             ),
             file=data.origins.get((kind, ns, name)),
             kind=kind,
