@@ -17,6 +17,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.cdiadopt import ADOPTION_SRC
 from auditor.inventory.facts import usable
 from auditor.inventory.index import BackupView, excluded_from_backup
 from auditor.inventory.needs import REV_GR, references
@@ -447,6 +448,7 @@ def _in_flight(e: BackupEval) -> bool:
         PLUGIN_SRC,
         PLUGIN_GRAPH_SRC,
         HOSTDISK_ISSUE,
+        ADOPTION_SRC,
     ),
     requires=_BACKUP_KINDS,
     reads=(*DISK_DATA, "spec.template.spec.domain.features"),
@@ -455,7 +457,9 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
     """Every data disk and needed PVC captured, on evidence, by the newest usable Backup.
 
     FAIL high for a disk that is not captured (out of scope, excluded, failed, no method ran,
-    or a hostDisk no Velero method copies); medium for a missing persistent-state PVC only
+    or a hostDisk no Velero method copies, or the disk of a DataVolume that CDI would refuse
+    after a restore without the kubevirt plugin: auditor.inventory.cdiadopt); medium for a
+    missing persistent-state PVC only
     (high for a Windows VM with a TPM, whose BitLocker keys it holds); ERROR when a disk's
     capture is not evidenced or its volume is unknown.
     """

@@ -1,0 +1,145 @@
+"""Red-team round rt33: restores without the kubevirt Velero plugin, containerDisk pull
+secrets, and the core passt binding.
+
+Each test changes one project fixture the way a real cluster drifts, and asserts the verdict
+beside the healthy shape, which keeps its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+
+#: app/vm1, running, disks the dataVolume volumes vm1-root and vm1-data (PVCs, no DataVolume
+#: objects), namespace Backups by CSI snapshot; the DPA's defaultPlugins lack kubevirt
+NO_PLUGIN = "RR-PLT-004/fail-no-kubevirt-plugin.yaml"
+#: the same cluster with kubevirt in the DPA's defaultPlugins
+PLUGIN = "RR-PLT-004/pass.yaml"
+
+
+def _readiness(report: dict[str, Any], vm: str = "vm1") -> str:
+    return str(next(v for v in report["vms"] if v["name"] == vm)["readiness"])
+
+
+def _add_datavolume(docs: Docs, name: str, **annotations: str) -> dict[str, Any]:
+    """Give PVC app/``name`` the Succeeded standalone DataVolume that filled it."""
+    dv: dict[str, Any] = {
+        "apiVersion": "cdi.kubevirt.io/v1beta1",
+        "kind": "DataVolume",
+        "metadata": {
+            "name": name,
+            "namespace": "app",
+            "creationTimestamp": "2026-01-10T10:00:00Z",
+            "annotations": dict(annotations),
+        },
+        "spec": {
+            "source": {"http": {"url": "https://example.com/rhel9.qcow2"}},
+            "storage": {"storageClassName": "delete-sc"},
+        },
+        "status": {"phase": "Succeeded", "progress": "100.0%"},
+    }
+    docs.append(dv)
+    return dv
+
+
+def test_a_datavolume_restored_without_the_plugin_is_refused_by_cdi(tmp_path: Path) -> None:
+    """Velero without the kubevirt plugin restores the DataVolume and its PVC without owner
+    references and without the plugin's populatedFor/prePopulated marks: CDI refuses the PVC
+    ("already exists and is not managed by DataVolume"), the DataVolume never succeeds and
+    the VM does not start. The VM was READY; only RR-PLT-004 (medium) spoke."""
+    docs = _docs(NO_PLUGIN)
+    base = _complete(tmp_path / "base", NO_PLUGIN, docs)
+    assert _readiness(base) == "READY"
+    _add_datavolume(docs, "vm1-root")
+    report = _complete(tmp_path / "dv", NO_PLUGIN, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "FAIL"
+    assert finding["severity"] == "high"
+    assert "vm1-root" in finding["message"]
+    assert "not managed by the DataVolume" in finding["message"]
+    assert _readiness(report) != "READY"
+
+
+@pytest.mark.parametrize(
+    ("where", "annotations"),
+    [
+        ("dv", {"cdi.kubevirt.io/allowClaimAdoption": "true"}),
+        ("pvc", {"cdi.kubevirt.io/storage.populatedFor": "vm1-root"}),
+    ],
+)
+def test_a_datavolume_marked_for_adoption_restores_without_the_plugin(
+    tmp_path: Path, where: str, annotations: dict[str, str]
+) -> None:
+    """CDI adopts a PVC marked populated for the DataVolume, or one its DataVolume may adopt
+    (KubeVirt writes allowClaimAdoption on the DataVolumes of dataVolumeTemplates)."""
+    docs = _docs(NO_PLUGIN)
+    if where == "dv":
+        _add_datavolume(docs, "vm1-root", **annotations)
+    else:
+        _add_datavolume(docs, "vm1-root")
+        pvc = next(
+            p for p in _of(docs, "PersistentVolumeClaim") if p["metadata"]["name"] == "vm1-root"
+        )
+        pvc["metadata"].setdefault("annotations", {}).update(annotations)
+    report = _complete(tmp_path, NO_PLUGIN, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    assert _readiness(report) == "READY"
+
+
+def test_a_datavolume_adoption_annotation_that_is_no_bool_does_not_adopt(tmp_path: Path) -> None:
+    """CDI parses allowClaimAdoption with strconv.ParseBool: "yes" is an error, no adoption."""
+    docs = _docs(NO_PLUGIN)
+    _add_datavolume(docs, "vm1-root", **{"cdi.kubevirt.io/allowClaimAdoption": "yes"})
+    report = _complete(tmp_path, NO_PLUGIN, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "FAIL"
+
+
+def test_a_datavolume_with_the_plugin_restores(tmp_path: Path) -> None:
+    """The plugin marks both objects in the backup: the healthy shape stays READY."""
+    docs = _docs(PLUGIN)
+    _add_datavolume(docs, "vm1-root")
+    report = _complete(tmp_path, PLUGIN, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    assert _readiness(report) == "READY"
+
+
+def test_a_datavolume_left_out_of_the_backup_is_not_refused(tmp_path: Path) -> None:
+    """No DataVolume restored, nothing for CDI to refuse: the PVC comes back as a PVC."""
+    docs = _docs(NO_PLUGIN)
+    _add_datavolume(docs, "vm1-root")
+    for backup in _of(docs, "Backup"):
+        backup["spec"]["excludedResources"] = ["datavolumes.cdi.kubevirt.io"]
+    report = _complete(tmp_path, NO_PLUGIN, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+
+
+def test_a_datavolume_where_no_dpa_shows_the_plugin_is_unknown(tmp_path: Path) -> None:
+    """Plain Velero (no DataProtectionApplication): whether the plugin runs is not seen, so
+    an unmarked DataVolume's restore is not evidenced (ERROR), never READY."""
+    docs = [d for d in _docs(NO_PLUGIN) if d["kind"] != "DataProtectionApplication"]
+    base = _complete(tmp_path / "base", NO_PLUGIN, docs)
+    assert _finding(base, "RR-BKP-004")["status"] == "PASS"
+    _add_datavolume(docs, "vm1-root")
+    report = _complete(tmp_path / "dv", NO_PLUGIN, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR"
+    assert "not seen" in finding["message"]
+    assert _readiness(report) != "READY"
+
+
+def test_openshift_virtualization_adopts_the_restored_pvc(tmp_path: Path) -> None:
+    """The HyperConverged operator turns CDI's DataVolumeClaimAdoption gate on: a PVC CDI
+    made there (labelled part-of hyperconverged-cluster) is adopted on restore."""
+    docs = _docs(NO_PLUGIN)
+    _add_datavolume(docs, "vm1-root")
+    pvc = next(p for p in _of(docs, "PersistentVolumeClaim") if p["metadata"]["name"] == "vm1-root")
+    pvc["metadata"]["labels"] = {"app.kubernetes.io/part-of": "hyperconverged-cluster"}
+    report = _complete(tmp_path, NO_PLUGIN, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    assert _readiness(report) == "READY"
