@@ -143,3 +143,43 @@ def test_openshift_virtualization_adopts_the_restored_pvc(tmp_path: Path) -> Non
     report = _complete(tmp_path, NO_PLUGIN, docs)
     assert _finding(report, "RR-BKP-004")["status"] == "PASS"
     assert _readiness(report) == "READY"
+
+
+# -- KubeVirt's core passt binding (v1.8+) ---------------------------------------------------
+
+
+def _passt_binding(docs: Docs) -> None:
+    """Bind app/vm1's pod-network NIC ``default`` with ``passtBinding: {}``."""
+    vm = next(d for d in _of(docs, "VirtualMachine") if d["metadata"]["name"] == "vm1")
+    nic = vm["spec"]["template"]["spec"]["domain"]["devices"]["interfaces"][0]
+    assert nic["name"] == "default"
+    del nic["masquerade"]
+    nic["passtBinding"] = {}
+
+
+def test_the_core_passt_binding_is_named(tmp_path: Path) -> None:
+    """``passtBinding`` (kubevirt core v1 InterfacePasstBinding) was no binding the auditor
+    knew: the recovery card showed the NIC without one."""
+    fixture = "RR-NIC-002/pass.yaml"
+    docs = _docs(fixture)
+    _passt_binding(docs)
+    report = _complete(tmp_path, fixture, docs)
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    bindings = {n["name"]: n["binding"] for n in vm["recovery_card"]["nics"]}
+    assert bindings == {"default": "passtBinding", "vlan": "bridge"}
+    assert _readiness(report) == "READY"
+
+
+def test_a_mac_shared_through_the_core_passt_binding_is_no_layer2_collision(
+    tmp_path: Path,
+) -> None:
+    """passtBinding serves the pod network only (kubevirt pkg/network/admitter/passt.go): its
+    MAC stays inside the pod, like masquerade's, so a copy's MAC is a low finding; the
+    evidence names the binding."""
+    fixture = "RR-NIC-002/fail-clone-pod-network-mac.yaml"
+    docs = _docs(fixture)
+    _passt_binding(docs)
+    finding = _finding(_complete(tmp_path, fixture, docs), "RR-NIC-002")
+    assert finding["status"] == "FAIL"
+    assert finding["severity"] == "low"
+    assert finding["evidence"]["duplicates"][0]["mine"]["binding"] == "passtBinding"
