@@ -183,3 +183,49 @@ def test_a_mac_shared_through_the_core_passt_binding_is_no_layer2_collision(
     assert finding["status"] == "FAIL"
     assert finding["severity"] == "low"
     assert finding["evidence"]["duplicates"][0]["mine"]["binding"] == "passtBinding"
+
+
+# -- pull Secrets left out of the backup ------------------------------------------------------
+
+#: app/vm1 whose cloud-init reads Secret vm1-cloudinit, namespace Backups with no label
+#: selector and the kubevirt Velero plugin (RR-BKP-012 PASS)
+IN_SCOPE = "RR-BKP-012/pass-secret-in-scope.yaml"
+
+
+def _pull_secret_vm(docs: Docs, where: str) -> None:
+    """Drop app/vm1's cloud-init (a hard reference of its own) and give it a pull Secret
+    ``pull``: on a containerDisk volume, or on a kernel boot container."""
+    vm = next(d for d in _of(docs, "VirtualMachine") if d["metadata"]["name"] == "vm1")
+    spec = vm["spec"]["template"]["spec"]
+    gone = {v["name"] for v in spec["volumes"] if "cloudInitNoCloud" in v}
+    spec["volumes"] = [v for v in spec["volumes"] if v["name"] not in gone]
+    disks = spec["domain"]["devices"]["disks"]
+    spec["domain"]["devices"]["disks"] = [d for d in disks if d["name"] not in gone]
+    image = {"image": "registry.corp.example/vm/tools:1", "imagePullSecret": "pull"}
+    if where == "containerDisk":
+        spec["volumes"].append({"name": "tools", "containerDisk": image})
+        spec["domain"]["devices"]["disks"].append({"name": "tools", "disk": {"bus": "virtio"}})
+    else:
+        spec["domain"]["firmware"]["kernelBoot"] = {
+            "container": {**image, "kernelPath": "/boot/vmlinuz"}
+        }
+
+
+@pytest.mark.parametrize("where", ["containerDisk", "kernelBoot"])
+def test_a_left_out_pull_secret_is_high(tmp_path: Path, where: str) -> None:
+    """KubeVirt puts the pull Secret in the launcher pod's imagePullSecrets; the kubelet,
+    missing it, pulls without credentials ("the image pull may not succeed": kubelet
+    getPullSecretsForPod), which the registry the VM names credentials for refuses: the
+    restored VM cannot start. A containerDisk's was FAIL medium (AT_RISK); a kernel boot
+    container's was not seen at all (READY)."""
+    docs = _docs(IN_SCOPE)
+    _pull_secret_vm(docs, where)
+    kept = _complete(tmp_path / "kept", IN_SCOPE, docs)
+    assert _finding(kept, "RR-BKP-012")["status"] == "PASS"
+    for backup in _of(docs, "Backup"):
+        backup["spec"]["excludedResources"] = ["secrets"]
+    report = _complete(tmp_path / "out", IN_SCOPE, docs)
+    finding = _finding(report, "RR-BKP-012")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "Secret pull" in finding["message"]
+    assert _readiness(report) == "NOT_READY"
