@@ -63,6 +63,9 @@ def test_a_datavolume_restored_without_the_plugin_is_refused_by_cdi(tmp_path: Pa
     assert finding["severity"] == "high"
     assert "vm1-root" in finding["message"]
     assert "not managed by the DataVolume" in finding["message"]
+    # the fix names the plugin or the adoption annotation, not labels
+    assert "cdi.kubevirt.io/allowClaimAdoption=true" in finding["remediation"]
+    assert "oc label pvc" not in finding["remediation"]
     assert _readiness(report) != "READY"
 
 

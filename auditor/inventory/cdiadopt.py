@@ -34,7 +34,7 @@ from auditor.inventory.capture import CaptureStatus
 from auditor.inventory.index import BackupView, excluded_from_backup, meta_labels
 from auditor.scope import SelectorError
 
-__all__ = ["ADOPTION_SRC", "hco_managed", "restore_refused"]
+__all__ = ["ADOPTION_SRC", "POPULATED_FOR", "hco_managed", "restore_refused"]
 
 ADOPTION_SRC = "https://github.com/kubevirt/kubevirt/blob/main/docs/backup-restore-integration.md"
 POPULATED_FOR = "cdi.kubevirt.io/storage.populatedFor"
