@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_evidence_gaps import FIXTURES, _complete, _docs, _finding, _of
 
 Docs = list[dict[str, Any]]
 
@@ -232,3 +233,18 @@ def test_a_left_out_pull_secret_is_high(tmp_path: Path, where: str) -> None:
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
     assert "Secret pull" in finding["message"]
     assert _readiness(report) == "NOT_READY"
+
+
+def test_an_unread_datavolume_list_without_the_plugin_is_unknown(tmp_path: Path) -> None:
+    """The DataVolume list forbidden: whether vm1-root's DataVolume exists, unmarked, is not
+    read. Without the plugin that was READY; the disk's restore is now not evidenced."""
+    from tests.test_check_fixtures import audit_fixture
+
+    header = (FIXTURES / NO_PLUGIN).read_text().splitlines()[0]
+    path = tmp_path / "c.yaml"
+    path.write_text(f"{header}\n# unavailable: DataVolume\n" + yaml.safe_dump_all(_docs(NO_PLUGIN)))
+    report = audit_fixture(path)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "DataVolume list was not read whole" in finding["message"]
+    assert _readiness(report) != "READY"

@@ -34,7 +34,7 @@ from auditor.inventory.capture import CaptureStatus
 from auditor.inventory.index import BackupView, excluded_from_backup, meta_labels
 from auditor.scope import SelectorError
 
-__all__ = ["ADOPTION_SRC", "POPULATED_FOR", "hco_managed", "restore_refused"]
+__all__ = ["ADOPTION_SRC", "POPULATED_FOR", "datavolume_names", "hco_managed", "restore_refused"]
 
 ADOPTION_SRC = "https://github.com/kubevirt/kubevirt/blob/main/docs/backup-restore-integration.md"
 POPULATED_FOR = "cdi.kubevirt.io/storage.populatedFor"
@@ -49,6 +49,26 @@ def hco_managed(*objs: dict[str, Any] | None) -> bool:
     """Whether one of ``objs`` (a KubeVirt CR, a DataVolume, a PVC CDI made) is labelled as
     managed by OpenShift Virtualization's HyperConverged operator."""
     return any(o is not None and meta_labels(o).get(PART_OF) == HCO for o in objs)
+
+
+def datavolume_names(vm: dict[str, Any]) -> frozenset[str]:
+    """The DataVolumes VM ``vm`` names: its ``dataVolumeTemplates`` and ``dataVolume``
+    volumes (their PVCs carry the same names)."""
+    spec = vm.get("spec") if isinstance(vm, dict) else None
+    spec = spec if isinstance(spec, dict) else {}
+    names = set()
+    for t in spec.get("dataVolumeTemplates") or []:
+        meta = t.get("metadata") if isinstance(t, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+            names.add(meta["name"])
+    template = spec.get("template")
+    tspec = template.get("spec") if isinstance(template, dict) else None
+    volumes = tspec.get("volumes") if isinstance(tspec, dict) else None
+    for v in volumes if isinstance(volumes, list) else []:
+        dv = v.get("dataVolume") if isinstance(v, dict) else None
+        if isinstance(dv, dict) and isinstance(dv.get("name"), str):
+            names.add(dv["name"])
+    return frozenset(names)
 
 
 def _marked(dv: dict[str, Any], pvc: dict[str, Any] | None, name: str) -> str | None:
@@ -67,6 +87,7 @@ def restore_refused(
     pvc: dict[str, Any] | None,
     plugin: bool | None,
     gate: bool,
+    unread: str | None = None,
 ) -> tuple[CaptureStatus, str, tuple[str, ...]] | None:
     """Why the disk PVC ``pvc``, captured by ``b``, would not come back as the disk of its
     Succeeded DataVolume ``dv`` (``phase`` its ``status.phase``): ``(status, reason, proof)``,
@@ -76,9 +97,21 @@ def restore_refused(
     ``plugin`` is whether the kubevirt Velero plugin runs for ``b`` (None: not seen); ``gate``
     whether CDI's DataVolumeClaimAdoption gate is seen on (:func:`hco_managed`). FAILED when
     the plugin surely does not run, UNKNOWN when that cannot be told: a restore is never
-    assumed to work on a plugin no object shows.
+    assumed to work on a plugin no object shows. ``unread`` names the DataVolume of a
+    ``dataVolume`` volume when ``dv`` is None because the DataVolume list was not read whole:
+    whether an unmarked one comes back with the PVC is then UNKNOWN, never a PASS.
     """
-    if dv is None or phase != "Succeeded" or plugin is True or gate:
+    if plugin is True or gate:
+        return None
+    if dv is None and unread is not None:
+        return (
+            CaptureStatus.UNKNOWN,
+            f"DataVolume {unread} may exist, but the DataVolume list was not read whole; "
+            "restored unmarked beside its PVC without the kubevirt Velero plugin, CDI would "
+            f"refuse the PVC ({ADOPTION_SRC})",
+            (f"DataVolume {unread}: list not read whole",),
+        )
+    if dv is None or phase != "Succeeded":
         return None
     name = str((dv.get("metadata") or {}).get("name"))
     ns = str((dv.get("metadata") or {}).get("namespace") or "")

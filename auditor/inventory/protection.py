@@ -32,7 +32,7 @@ from auditor.inventory.capture import (
     intended_method,
     pvc_driver,
 )
-from auditor.inventory.cdiadopt import hco_managed, restore_refused
+from auditor.inventory.cdiadopt import datavolume_names, hco_managed, restore_refused
 from auditor.inventory.index import (
     BackupView,
     ClusterIndex,
@@ -1173,6 +1173,13 @@ class Pairing:
                 p.obj,
                 None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace),
                 self._hco or hco_managed(self.ix.datavolumes.get((vm.namespace, p.name)), p.obj),
+                p.name
+                if p.name in datavolume_names(vm.obj)
+                and (
+                    not self.ix.data.known("DataVolume")
+                    or self.ix.partial_for("DataVolume", vm.namespace)
+                )
+                else None,
             )
             if refused is not None:
                 st, why, extra = refused
