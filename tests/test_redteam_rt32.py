@@ -102,14 +102,13 @@ def test_a_left_out_object_the_launcher_pod_needs_is_high(
     [
         ({"secret": {"secretName": "app-tls", "optional": True}}, "secrets"),
         ({"configMap": {"name": "app-conf", "optional": True}}, "configmaps"),
-        # the kubelet still tries the pull without its Secret
-        ({"containerDisk": {"image": "r/i", "imagePullSecret": "pull"}}, "secrets"),
+        # a containerDisk's pull Secret is hard since rt33 (tests/test_redteam_rt33.py)
     ],
 )
 def test_a_left_out_object_the_vm_starts_without_stays_medium(
     tmp_path: Path, volume: dict[str, Any], excluded: str
 ) -> None:
-    """An optional volume's object or a pull Secret: the restored VM starts, unconfigured."""
+    """An optional volume's object: the restored VM starts, unconfigured."""
     docs = _docs(IN_SCOPE)
     for vm in _of(docs, "VirtualMachine"):  # drop the cloud-init secretRef (hard) first
         spec = vm["spec"]["template"]["spec"]
@@ -133,7 +132,7 @@ def test_the_fixture_in_scope_keeps_its_pass(tmp_path: Path) -> None:
 
 def test_restore_needs_marks_a_mounted_secret_not_soft() -> None:
     """The bucket check (RR-BKP-008) grades a missing object by ``soft``: a mounted, required
-    Secret is not soft, an optional one and a pull Secret are."""
+    Secret is not soft, an optional one is; a pull Secret is not (rt33)."""
     from auditor.inventory.needs import restore_needs
 
     vm = {
@@ -155,7 +154,7 @@ def test_restore_needs_marks_a_mounted_secret_not_soft() -> None:
     soft = {(gr, n): s for gr, _, n, s in restore_needs(vm, "app", "vm1", [])}
     assert soft[("secrets", "req")] is False
     assert soft[("secrets", "opt")] is True
-    assert soft[("secrets", "pull")] is True
+    assert soft[("secrets", "pull")] is False
     assert soft[("configmaps", "both")] is False
 
 

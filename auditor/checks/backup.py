@@ -17,6 +17,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.cdiadopt import ADOPTION_SRC
 from auditor.inventory.facts import usable
 from auditor.inventory.index import BackupView, excluded_from_backup
 from auditor.inventory.needs import REV_GR, references
@@ -29,6 +30,10 @@ from auditor.scope import SelectorError
 VELERO_BACKUP_DOC = "https://velero.io/docs/main/api-types/backup/"
 VELERO_FILTER_DOC = "https://velero.io/docs/main/resource-filtering/"
 KUBEVIRT_VELERO = "https://github.com/kubevirt/kubevirt-velero-plugin"
+#: the kubelet pulls without a pull Secret it cannot read ("the image pull may not succeed")
+KUBELET_PULL_SRC = (
+    "https://github.com/kubernetes/kubernetes/blob/master/pkg/kubelet/kubelet_pods.go"
+)
 OADP_VIRT_DOC = (
     "https://docs.openshift.com/container-platform/latest/backup_and_restore/"
     "application_backup_and_restore/installing/installing-oadp-kubevirt.html"
@@ -447,6 +452,7 @@ def _in_flight(e: BackupEval) -> bool:
         PLUGIN_SRC,
         PLUGIN_GRAPH_SRC,
         HOSTDISK_ISSUE,
+        ADOPTION_SRC,
     ),
     requires=_BACKUP_KINDS,
     reads=(*DISK_DATA, "spec.template.spec.domain.features"),
@@ -455,7 +461,9 @@ def volumes(vm: VMRecord, ctx: CheckContext) -> Result:
     """Every data disk and needed PVC captured, on evidence, by the newest usable Backup.
 
     FAIL high for a disk that is not captured (out of scope, excluded, failed, no method ran,
-    or a hostDisk no Velero method copies); medium for a missing persistent-state PVC only
+    or a hostDisk no Velero method copies, or the disk of a DataVolume that CDI would refuse
+    after a restore without the kubevirt plugin: auditor.inventory.cdiadopt); medium for a
+    missing persistent-state PVC only
     (high for a Windows VM with a TPM, whose BitLocker keys it holds); ERROR when a disk's
     capture is not evidenced or its volume is unknown.
     """
@@ -550,10 +558,16 @@ def _cannot_start(verdicts: list[RefVerdict]) -> str:
     why = []
     if any(v.ref.hard and v.ref.resource == REV_GR for v in verdicts):
         why.append("KubeVirt cannot find its pinned revision")
-    if any(v.ref.hard and v.ref.resource != REV_GR for v in verdicts):
+    pulls = [v for v in verdicts if v.ref.hard and v.ref.field.endswith(".imagePullSecret")]
+    if any(v.ref.hard and v.ref.resource != REV_GR and v not in pulls for v in verdicts):
         why.append(
             "its virt-launcher pod cannot start without a Secret, ConfigMap or "
             "ServiceAccount it mounts or runs as"
+        )
+    if pulls:
+        why.append(
+            "without its pull Secret the kubelet pulls the image without credentials, which "
+            "the registry the VM names credentials for refuses"
         )
     return "; ".join(why)
 
@@ -566,8 +580,8 @@ def _cannot_start(verdicts: list[RefVerdict]) -> str:
     rationale="A VM restored without the cloud-init, sysprep or mounted Secrets and "
     "ConfigMaps, access-credential Secrets or ServiceAccount it names cannot start (its "
     "virt-launcher pod mounts or runs as them), nor without its pinned instancetype or "
-    "preference revision; without an optional volume's object or an image pull Secret it "
-    "comes up unconfigured. The kubevirt plugin adds most of them past a label selector, "
+    "preference revision, nor pull a private image without its pull Secret; without an "
+    "optional volume's object it comes up unconfigured. The kubevirt plugin adds most of them past a label selector, "
     "but Velero still drops what the resource filters leave out.",
     remediation="Take the objects into the backups: drop their types from excludedResources "
     "(or add them to includedResources), and under a label selector label them or enable the "
@@ -578,11 +592,13 @@ def _cannot_start(verdicts: list[RefVerdict]) -> str:
         VELERO_EXCLUDE_SRC,
         VELERO_FILTER_DOC,
         KUBEVIRT_RENDER_SRC,
+        KUBELET_PULL_SRC,
     ),
     requires=("Backup",),
     reads=(
         "spec.template.spec.volumes",
         "spec.template.spec.accessCredentials",
+        "spec.template.spec.domain.firmware.kernelBoot.container.imagePullSecret",
         "spec.instancetype",
         "spec.preference",
         "status.instancetypeRef",

@@ -37,7 +37,8 @@ KV_LEGACY_UUID = (
     "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-controller/watch/vm/firmware.go"
 )
 _IN_FLIGHT = {"New", "InProgress", "WaitingForPluginOperations", "Finalizing", ""}
-#: bindings whose MAC is seen on a shared L2 segment (masquerade/passt stay inside the pod)
+#: bindings whose MAC is seen on a shared L2 segment (masquerade, passt and passtBinding stay
+#: inside the pod: kubevirt pkg/network/admitter/passt.go allows passtBinding on the pod network only)
 L2_BINDINGS = frozenset({"bridge", "sriov", "macvtap"})
 
 

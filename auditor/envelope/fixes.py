@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from auditor.envelope.fixfacts import FixFacts
+from auditor.inventory.cdiadopt import POPULATED_FOR
 
 __all__ = ["FAIL_FIXES", "Fix", "cron_for", "cron_max_gap_hours", "backup_now"]
 
@@ -352,8 +353,18 @@ def _bkp004(f: FixFacts, ev: Mapping[str, Any]) -> str:
         if backup
         else f"No usable backup holds PVC(s) {', '.join(missing) or '-'} of {_vm(f)}."
     )
-    text += _label_pvcs(f, missing)
     rows = ev.get("pvcs")
+    refused = _cdi_refused(rows)
+    unlabelled = [p for p in missing if p not in refused]
+    text += _label_pvcs(f, unlabelled)
+    if refused:
+        text += (
+            f" DataVolume(s) {', '.join(refused)} come back as strangers to their restored "
+            "PVCs: add kubevirt to the DataProtectionApplication's spec.configuration.velero."
+            "defaultPlugins (it marks them populated), or annotate each DataVolume "
+            f"`oc annotate dv {' '.join(refused)} -n {f.namespace} "
+            "cdi.kubevirt.io/allowClaimAdoption=true`."
+        )
     if isinstance(rows, list) and any(
         isinstance(r, dict) and r.get("method") == "fs-backup" and r.get("status") == "failed"
         for r in rows
@@ -371,6 +382,21 @@ def _bkp004(f: FixFacts, ev: Mapping[str, Any]) -> str:
             "kubevirt to the DataProtectionApplication's spec.configuration.velero.defaultPlugins."
         )
     return text + " " + backup_now(f)
+
+
+def _cdi_refused(rows: object) -> list[str]:
+    """The PVCs among RR-BKP-004's capture ``rows`` whose DataVolume CDI would refuse after a
+    restore without the kubevirt plugin (auditor.inventory.cdiadopt names the unmarked PVC in
+    the row's proof)."""
+    if not isinstance(rows, list):
+        return []
+    return [
+        str(r.get("pvc"))
+        for r in rows
+        if isinstance(r, dict)
+        and r.get("status") != "captured"
+        and any(f"no {POPULATED_FOR}=" in str(p) for p in r.get("proof") or [])
+    ]
 
 
 def _bkp005(f: FixFacts, ev: Mapping[str, Any]) -> str:

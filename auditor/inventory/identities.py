@@ -22,7 +22,10 @@ from auditor.kubevalues import dig
 __all__ = ["Claim", "IdentityIndex", "legacy_firmware_uuid", "nic_binding"]
 
 _LEGACY_NS = uuid.UUID("6a1a24a1-4061-4607-8bf4-a3963d0c5895")
-_BINDINGS = ("bridge", "masquerade", "sriov", "slirp", "macvtap", "passt")
+#: core interface bindings; ``passtBinding`` is KubeVirt's core passt binding (v1.8+, gate
+#: PasstBinding, pod network only: kubevirt pkg/network/admitter/passt.go), not the ``passt``
+#: network binding plugin (``binding: {name: passt}``) nor the removed core ``passt``
+_BINDINGS = ("bridge", "masquerade", "sriov", "slirp", "macvtap", "passt", "passtBinding")
 
 
 def legacy_firmware_uuid(vm_name: str) -> str:

@@ -70,8 +70,13 @@ class Reference:
     as pod volumes (kubevirt pkg/virt-controller/services/rendervolumes.go), which the kubelet
     does not start a pod without, and runs the pod as a ``serviceAccount`` volume's account
     (pkg/virt-controller/services/template.go), which the ServiceAccount admission plugin
-    refuses when it does not exist. Soft: an ``optional`` volume and a containerDisk's
-    ``imagePullSecret`` (the kubelet still tries the pull). Source of ``plugin_adds``:
+    refuses when it does not exist. Hard too: a containerDisk's or kernel boot container's
+    ``imagePullSecret``, which KubeVirt puts in the pod's ``imagePullSecrets``
+    (pkg/virt-controller/services/rendervolumes.go, template.go): the kubelet, missing it,
+    pulls without credentials ("Unable to retrieve pull secret, the image pull may not
+    succeed": kubernetes pkg/kubelet/kubelet_pods.go ``getPullSecretsForPod``), which the
+    registry the VM names credentials for refuses, and the pod never starts. Soft: an
+    ``optional`` volume. Source of ``plugin_adds``:
     addVolumeGraph, addAccessCredentials and addInstanceTypeMatcherResource in
     https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/kvgraph/util.go
     """
@@ -114,7 +119,7 @@ def _volume_refs(vol: dict[str, Any]) -> list[Reference]:
         dig(vol, "containerDisk", "imagePullSecret"),
         "containerDisk.imagePullSecret",
         False,
-        False,  # the kubelet still tries the pull without it
+        True,  # the kubelet pulls without credentials, which the private registry refuses
     )
     account = dig(vol, "serviceAccount", "serviceAccountName")
     if account != "default":  # every namespace gets its default ServiceAccount anew
@@ -164,7 +169,8 @@ def _revision_refs(vm: dict[str, Any]) -> list[Reference]:
 def references(vm: dict[str, Any]) -> list[Reference]:
     """Secrets, ConfigMaps, ServiceAccounts (other than ``default``) and pinned
     ControllerRevisions ``vm`` names: volumes (a containerDisk's ``imagePullSecret`` too),
-    access credentials and instancetype/preference revisions. One per object (the first
+    a kernel boot container's ``imagePullSecret``, access credentials and
+    instancetype/preference revisions. One per object (the first
     field naming it; pulled in by the plugin when any field is), sorted by kind and name."""
     tspec = dig(vm, "spec", "template", "spec") or {}
     found: list[Reference] = []
@@ -177,6 +183,12 @@ def references(vm: dict[str, Any]) -> list[Reference]:
                 path = f"spec.template.spec.accessCredentials[{i}].{kind}.source.secret.secretName"
                 # mounted into the launcher pod, never optional (rendervolumes.go)
                 found.append(Reference("secrets", name, path, True, True))
+    kernel = dig(tspec, "domain", "firmware", "kernelBoot", "container", "imagePullSecret")
+    if isinstance(kernel, str) and kernel:
+        # KubeVirt adds it to the launcher pod's imagePullSecrets (template.go); the plugin's
+        # graph has no case for it (kvgraph/util.go)
+        path = "spec.template.spec.domain.firmware.kernelBoot.container.imagePullSecret"
+        found.append(Reference("secrets", kernel, path, False, True))
     found += _revision_refs(vm)
     merged: dict[tuple[str, str], Reference] = {}
     for r in found:
@@ -231,9 +243,9 @@ def restore_needs(
     ``dv_exists``: whether a DataVolume of that name exists in the namespace; a
     DataVolume CDI has garbage-collected after import is not needed (its PVC
     is). None: every DataVolume the VM names is needed.
-    ``soft`` is True for the Secrets/ConfigMaps the VM starts without (an ``optional`` volume's,
-    a containerDisk's pull Secret: their absence breaks configuration, not the disks or the VM
-    object); one the launcher pod needs is not soft (:class:`Reference` ``hard``). Sorted,
+    ``soft`` is True for the Secrets/ConfigMaps the VM starts without (an ``optional`` volume's:
+    its absence breaks configuration, not the disks or the VM object); one the launcher pod
+    needs (a pull Secret too) is not soft (:class:`Reference` ``hard``). Sorted,
     without repeats.
     """
     tspec = dig(vm, "spec", "template", "spec") or {}

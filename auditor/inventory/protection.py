@@ -32,6 +32,7 @@ from auditor.inventory.capture import (
     intended_method,
     pvc_driver,
 )
+from auditor.inventory.cdiadopt import datavolume_names, hco_managed, restore_refused
 from auditor.inventory.index import (
     BackupView,
     ClusterIndex,
@@ -454,6 +455,8 @@ class Pairing:
             or "DataProtectionApplication" in ix.partial
         )  # unavailable too: a forbidden or unexported DPA list (red team: refusals vanished)
         self._dpa_unread = unread
+        # OpenShift Virtualization turns CDI's claim adoption on (auditor.inventory.cdiadopt)
+        self._hco = hco_managed(*ix.data.of("KubeVirt"))
         # Where no DPA is in a Backup's namespace: refusals apply when any DPA enables the
         # plugin, the pull-in only when every one does (neither may flatter a VM).
         self._refuses_elsewhere = (
@@ -1162,6 +1165,27 @@ class Pairing:
                 if agent is None
                 else (*proof, f"DataProtectionApplication {dpas} node-agent not enabled"),
             )
+        if status is CaptureStatus.CAPTURED:
+            refused = restore_refused(
+                b,
+                self.ix.datavolumes.get((vm.namespace, p.name)),
+                dv.phase if dv is not None else None,
+                p.obj,
+                None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace),
+                self._hco or hco_managed(self.ix.datavolumes.get((vm.namespace, p.name)), p.obj),
+                p.name
+                if p.name in datavolume_names(vm.obj)
+                and (
+                    not self.ix.data.known("DataVolume")
+                    or self.ix.partial_for("DataVolume", vm.namespace)
+                )
+                else None,
+            )
+            if refused is not None:
+                st, why, extra = refused
+                return rec(
+                    True, st, method, basis, f"PVC {p.name}: {reason}; but {why}", (*proof, *extra)
+                )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
 
     def _fs_restore_blocked(

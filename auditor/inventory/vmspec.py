@@ -104,7 +104,18 @@ _MAPPINGS = (
     "spec.preference",
     "spec.instancetype",
 )
-_BINDINGS = ("masquerade", "bridge", "sriov", "slirp", "passt", "macvtap", "binding")
+#: interface binding keys (``passtBinding``: KubeVirt's core passt binding, v1.8+, pod network
+#: only, kubevirt pkg/network/admitter/passt.go; ``binding``: a network binding plugin)
+_BINDINGS = (
+    "masquerade",
+    "bridge",
+    "sriov",
+    "slirp",
+    "passt",
+    "passtBinding",
+    "macvtap",
+    "binding",
+)
 
 
 @dataclass
