@@ -74,8 +74,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Path]]:
 
 def _exported_at(export: Path, into: Path, at: str) -> Path:
     """A copy of ``export`` as it would have been taken at ``at``: without the objects
-    created after it (an audit at ``at`` names those as collection problems, trial ux27)."""
+    created after it, nor the status times after it (a location validated, a Schedule's
+    last run): an audit at ``at`` names either as collection problems (trial ux27; fz32)."""
     import yaml
+
+    from auditor.sources.asof import EVENT_TIMES
 
     into.mkdir()
     for path in export.glob("*.yaml"):
@@ -83,6 +86,14 @@ def _exported_at(export: Path, into: Path, at: str) -> Path:
         doc["items"] = [
             o for o in doc["items"] if str(o["metadata"].get("creationTimestamp") or "") <= at
         ]
+        for o in doc["items"]:
+            status = o.get("status") or {}
+            for key in EVENT_TIMES:
+                if isinstance(status.get(key), str) and status[key] > at:
+                    if key == "lastValidationTime":
+                        status[key] = at  # Velero revalidates a location every minute
+                    else:
+                        del status[key]  # had not happened yet
         (into / path.name).write_text(yaml.safe_dump(doc))
     return into
 
