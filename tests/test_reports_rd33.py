@@ -1,0 +1,113 @@
+"""Reports read as their readers do (rd33): CSV cells safe in every CSV the tool writes,
+rows that say when the audit behind them was incomplete, and what could not be seen.
+
+Rule for the CSV cells: OWASP "CSV Injection" (cells starting ``=``, ``+``, ``-``, ``@``,
+tab, CR) and OWASP ASVS V1.2 (NUL too); names come from the cluster.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import pytest
+
+from auditor.envelope import AuditReport
+from auditor.period.render import period_csv
+from auditor.report.csvout import findings_csv, vms_csv
+from auditor.report.csvsafe import csv_cell
+from tests.reports_support import sample_doc
+
+#: values a spreadsheet could run as a formula, and how each must be written
+DANGEROUS = (
+    ' =HYPERLINK("http://evil.example","x")',
+    "\n=cmd|' /C calc'!A0",
+    "\x00=1+1",
+    "\u00a0@SUM(A1)",
+    "\uff1dcmd|' /C calc'!A0",  # full-width equals sign
+    "\uff0b1+1",
+    "\uff20SUM(A1)",
+    "\t-1+2",
+    "-1+2",
+)
+#: values that must stay as they are (numbers a numeric column holds, plain text)
+SAFE = ("-", "-1.5", "+3", "24.0", "1e5", "web-api", "team web", "")
+
+
+def _rows(data: bytes | str) -> list[dict[str, str]]:
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return list(csv.DictReader(io.StringIO(text, newline="")))
+
+
+@pytest.mark.parametrize("value", DANGEROUS)
+def test_a_cell_that_could_start_a_formula_is_quoted(value: str) -> None:
+    assert csv_cell(value) == "'" + value
+
+
+@pytest.mark.parametrize("value", SAFE)
+def test_numbers_and_plain_text_stay_as_they_are(value: str) -> None:
+    assert csv_cell(value) == value
+    assert csv_cell(3.5) == 3.5 and csv_cell(None) == ""
+
+
+def _hostile_doc(owner: str) -> dict[str, Any]:
+    doc = sample_doc()
+    doc["vms"][0]["owner"] = owner
+    doc["vms"][0]["name"] = owner
+    return doc
+
+
+@pytest.mark.parametrize("value", DANGEROUS)
+def test_vms_and_findings_csv_quote_hidden_formulas(value: str) -> None:
+    report = AuditReport.model_validate(_hostile_doc(value))
+    vms = _rows(vms_csv(report))
+    assert {r["owner"] for r in vms} >= {"'" + value}
+    assert "'" + value in {r["vm"] for r in _rows(findings_csv(report))}
+
+
+def _period_doc(name: str) -> dict[str, Any]:
+    vm = {
+        "namespace": name,
+        "name": name,
+        "owner": name,
+        "audits": 3,
+        "rpo": {"attained": 2, "breached": 1, "unknown": 0, "attainment": None},
+        "longest_breach": {"audits": 1, "hours": 24.0},
+        "restore_drills": [],
+        "waived_checks": [],
+        "readiness_last": "READY",
+    }
+    return {"partial": True, "as_of": "=1+1", "vms": [vm]}
+
+
+@pytest.mark.parametrize("value", DANGEROUS)
+def test_period_csv_quotes_every_text_cell(value: str) -> None:
+    row = _rows(period_csv(_period_doc(value)))[0]
+    assert (row["namespace"], row["name"], row["owner"]) == ("'" + value,) * 3
+    assert row["period_as_of"] == "'=1+1"
+    assert (row["audits"], row["rpo_attainment"], row["longest_breach_hours"]) == ("3", "", "24.0")
+
+
+def test_fleet_csv_quotes_hidden_formulas() -> None:
+    from auditor.fleet.render import _cell
+
+    for value in DANGEROUS:
+        assert _cell(value) == "'" + value
+    assert (_cell(None), _cell(12), _cell(-0.5), _cell(True)) == ("", "12", "-0.5", "True")
+
+
+def test_csv_rows_say_the_audit_was_incomplete_and_what_was_not_seen() -> None:
+    """A READY row cut out of vms.csv from an incomplete audit looked like any READY, and an
+    ERROR check (could not be evaluated) was only one more id among the failing ones."""
+    report = AuditReport.model_validate(sample_doc(complete=False))
+    vms = {r["vm"]: r for r in _rows(vms_csv(report))}
+    assert {r["audit_complete"] for r in vms.values()} == {"false"}
+    hr = vms["hr-db-01"]
+    errors = sorted({f.check_id for v in report.vms if v.name == "hr-db-01" for f in v.findings
+                     if f.status.value == "ERROR"})  # fmt: skip
+    assert errors and hr["unknown_checks"] == " ".join(errors)
+    assert vms["fin-app-01"]["unknown_checks"] == ""
+    assert {r["audit_complete"] for r in _rows(findings_csv(report))} == {"false"}
+    complete = AuditReport.model_validate(sample_doc(complete=True))
+    assert {r["audit_complete"] for r in _rows(vms_csv(complete))} == {"true"}
