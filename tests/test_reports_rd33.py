@@ -111,3 +111,46 @@ def test_csv_rows_say_the_audit_was_incomplete_and_what_was_not_seen() -> None:
     assert {r["audit_complete"] for r in _rows(findings_csv(report))} == {"false"}
     complete = AuditReport.model_validate(sample_doc(complete=True))
     assert {r["audit_complete"] for r in _rows(vms_csv(complete))} == {"true"}
+
+
+RLO_NAME = "vm-\u202eexe.pdf"
+#: the bidi and zero-width characters a cluster name can carry (Unicode TR #9; CVE-2021-42574)
+CONTROLS = (
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u200b\u2060\ufeff"
+)
+
+
+def _rlo_report() -> AuditReport:
+    doc = sample_doc(complete=True)
+    vm = doc["vms"][1]  # fin-app-01, READY
+    old = f"{vm['namespace']}/{vm['name']}"
+    vm["name"] = RLO_NAME
+    vm["owner"] = "team\u2066x\u200b"
+    for f in vm["findings"]:
+        f["message"] = f["message"].replace(old, f"{vm['namespace']}/{RLO_NAME}")
+    return AuditReport.model_validate(doc)
+
+
+def test_html_and_pdf_html_show_bidi_controls_instead_of_obeying_them() -> None:
+    """An unterminated RLO in a VM name displayed the rest of each sentence that named the VM
+    reversed ("Cannot evaluate ... for VM app/vm-<RLO>exe.pdf: the list ... could not be read"
+    read backwards); a zero-width space made two owners look the same."""
+    from auditor.report.html import render_html, render_pdf_html
+
+    report = _rlo_report()
+    for html in (render_html(report), render_pdf_html(report)):
+        assert not [c for c in CONTROLS if c in html], "an invisible control reached the page"
+        assert "vm-[U+202E]exe.pdf" in html
+        assert "team[U+2066]x[U+200B]" in html
+
+
+def test_the_shared_environment_shows_controls_in_text_and_attributes() -> None:
+    """report, period and fleet pages all render through ``environment()``."""
+    from auditor.report.html import environment
+
+    out = (
+        environment()
+        .from_string('{{ a }}|{{ b|e }}|<p title="{{ a }}">|{{ n }}')
+        .render(a=RLO_NAME, b="x\u2067y", n=3)
+    )
+    assert out == 'vm-[U+202E]exe.pdf|x[U+2067]y|<p title="vm-[U+202E]exe.pdf">|3'
