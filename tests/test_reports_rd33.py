@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -154,3 +155,34 @@ def test_the_shared_environment_shows_controls_in_text_and_attributes() -> None:
         .render(a=RLO_NAME, b="x\u2067y", n=3)
     )
     assert out == 'vm-[U+202E]exe.pdf|x[U+2067]y|<p title="vm-[U+202E]exe.pdf">|3'
+
+
+def test_pdf_text_stays_inside_the_page_with_a_long_unbroken_name(tmp_path: Path) -> None:
+    """The "First action" line naming a 300-character VM (``vm-xxx...``: one run with no break
+    opportunity) ran 2 pt past the A4 page edge on 5 pages of the hostile export's PDF."""
+    import re
+    import shutil
+    import subprocess
+
+    from auditor.config import AuditSettings
+    from auditor.pipeline import audit_data, write_artifacts
+    from auditor.sources.directory import DirectorySource
+    from tests.conftest import AUDIT_AT
+    from tests.hostile_support import write_hostile_export
+
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext is None:
+        pytest.skip("pdftotext missing: run .ci/setup-reports.sh")
+    root = write_hostile_export(tmp_path / "export")
+    report = audit_data(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT)
+    [pdf] = [p for p in write_artifacts(report, tmp_path / "out", ["pdf"]) if p.suffix == ".pdf"]
+    bbox = subprocess.run(
+        [pdftotext, "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True, timeout=120
+    ).stdout
+    right = [
+        (float(x1), w[:30]) for x1, w in re.findall(r'xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<', bbox)
+    ]
+    # A4 is 595 pt wide, the right margin 12 mm (34 pt): text stays left of 562 pt
+    worst = max(right)
+    assert worst[0] <= 562.0, f"text runs to {worst[0]:.0f} pt, past the margin: {worst[1]}"
+    assert any("xxxxxxxxxx" in w for _, w in right)
