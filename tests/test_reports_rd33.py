@@ -186,3 +186,25 @@ def test_pdf_text_stays_inside_the_page_with_a_long_unbroken_name(tmp_path: Path
     worst = max(right)
     assert worst[0] <= 562.0, f"text runs to {worst[0]:.0f} pt, past the margin: {worst[1]}"
     assert any("xxxxxxxxxx" in w for _, w in right)
+
+
+def test_vms_csv_says_unknown_and_never_instead_of_a_blank() -> None:
+    """A VM whose backups could not be read had within_rpo blank, and a VM never backed up a
+    blank newest_usable_backup: in a spreadsheet both read like a cell with nothing wrong. The
+    HTML said "unknown" and "never backed up"; vms.csv now says so too."""
+    doc = sample_doc(complete=False)
+    hr = next(v for v in doc["vms"] if v["name"] == "hr-db-01")
+    hr["backup"]["newest_usable"], hr["backup"]["within_rpo"] = None, None
+    hr["backup"]["restore_points"] = 0
+    rows = {r["vm"]: r for r in _rows(vms_csv(AuditReport.model_validate(doc)))}
+    assert (rows["hr-db-01"]["within_rpo"], rows["hr-db-01"]["backup_state"]) == (
+        "unknown",
+        "unknown",
+    )
+    assert (rows["fin-app-01"]["within_rpo"], rows["fin-app-01"]["backup_state"]) == (
+        "yes",
+        "within RPO",
+    )
+    assert rows["fin-db-01"]["newest_usable_backup"] == ""
+    assert rows["fin-db-01"]["backup_state"] == "never backed up"
+    assert rows["fin-db-01"]["within_rpo"] == "no"

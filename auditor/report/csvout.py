@@ -55,6 +55,7 @@ VMS_COLUMNS = (
     "inferred_checks",
     "waived_checks",
     "unknown_checks",
+    "backup_state",
     "audit_complete",
 )
 
@@ -124,7 +125,10 @@ def vms_csv(report: AuditReport) -> bytes:
     """Return ``vms.csv``: one row per VM in report order (namespace, name); ages in hours.
 
     ``failing_checks`` lists the VM's FAIL and ERROR checks; ``unknown_checks`` the ERROR
-    ones among them (could not be evaluated: not seen, never a pass). ``audit_complete``
+    ones among them (could not be evaluated: not seen, never a pass). ``within_rpo`` is
+    ``yes``, ``no`` or ``unknown`` (never blank); ``backup_state`` is the HTML's label for the
+    newest usable backup: ``within RPO``, ``exceeds RPO``, ``never backed up``, ``no disk data
+    in any backup``, ``no complete restore point`` or ``unknown``. ``audit_complete``
     (``true``/``false``, the run's ``complete``) repeats on every row: a READY from an
     incomplete audit says so in its own row.
     """
@@ -148,7 +152,7 @@ def vms_csv(report: AuditReport) -> bytes:
                 (newest.data_time or "") if newest else "",
                 "" if newest is None or newest.age_hours is None else newest.age_hours,
                 backup.rpo_hours,
-                "" if within is None else ("yes" if within else "no"),
+                "unknown" if within is None else ("yes" if within else "no"),
                 backup.restore_points,
                 " ".join(row.identity_gaps),
                 " ".join(row.failing_checks),
@@ -156,6 +160,7 @@ def vms_csv(report: AuditReport) -> bytes:
                 " ".join(row.inferred),
                 " ".join(row.waived),
                 " ".join(sorted({f.check_id for f in vm.findings if f.status.value == "ERROR"})),
+                row.rpo_label,
                 complete,
             )
         )
