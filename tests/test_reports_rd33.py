@@ -87,7 +87,11 @@ def test_period_csv_quotes_every_text_cell(value: str) -> None:
     row = _rows(period_csv(_period_doc(value)))[0]
     assert (row["namespace"], row["name"], row["owner"]) == ("'" + value,) * 3
     assert row["period_as_of"] == "'=1+1"
-    assert (row["audits"], row["rpo_attainment"], row["longest_breach_hours"]) == ("3", "", "24.0")
+    assert (row["audits"], row["rpo_attainment"], row["longest_breach_hours"]) == (
+        "3",
+        "unknown",
+        "24.0",
+    )
 
 
 def test_fleet_csv_quotes_hidden_formulas() -> None:

@@ -40,7 +40,7 @@ def _cell(value: Any) -> Any:
 
 
 def period_csv(doc: dict[str, Any]) -> str:
-    """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, hours).
+    """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, ``unknown`` when null; hours).
 
     ``period_partial`` (``true`` when built before the month ended) and ``period_as_of``
     repeat the document's ``partial`` and ``as_of`` on every row, so a partial month shows
@@ -56,7 +56,8 @@ def period_csv(doc: dict[str, Any]) -> str:
         writer.writerow(
             [_cell(c) for c in (
                 v["namespace"], v["name"], v["owner"], v["audits"], rpo["attained"],
-                rpo["breached"], rpo["unknown"], rpo["attainment"], breach["audits"],
+                rpo["breached"], rpo["unknown"],
+                "unknown" if rpo["attainment"] is None else rpo["attainment"], breach["audits"],
                 breach["hours"], len(v["restore_drills"]), " ".join(v["waived_checks"]),
                 v["readiness_last"], partial, as_of)]
         )  # fmt: skip
