@@ -212,3 +212,30 @@ def test_vms_csv_says_unknown_and_never_instead_of_a_blank() -> None:
     assert rows["fin-db-01"]["newest_usable_backup"] == ""
     assert rows["fin-db-01"]["backup_state"] == "never backed up"
     assert rows["fin-db-01"]["within_rpo"] == "no"
+
+
+def test_fleet_owner_share_is_not_labelled_as_the_not_ready_count(tmp_path: Path) -> None:
+    """fleet.html printed team-web's NOT_READY 2 of 4 VMs beside a "Not ready" column of 100 %:
+    that share counts every VM not counted READY (AT_RISK too), so its header must not say
+    "Not ready"."""
+    import json
+    import re
+    from datetime import UTC, datetime
+
+    from auditor.fleet import ClusterRun, FleetInput, build_fleet
+    from auditor.fleet.model import FleetVerification
+    from auditor.fleet.render import fleet_html
+    from tests.conftest import REPO, invoke_run
+
+    result = invoke_run(REPO / "examples" / "small-cluster", tmp_path / "run")
+    assert result.exit_code == 0, result.output
+    doc = json.loads((tmp_path / "run" / "report.json").read_text())
+    verified = FleetVerification(manifest="verified", signature="unsigned", detail=[])
+    data = FleetInput("archive", [ClusterRun("east", doc, "east/x", "east/x/", verified)])
+    fleet = build_fleet(data, at=datetime(2026, 11, 30, 7, tzinfo=UTC))
+    web = next(o for o in fleet.owners if o.owner == "team-web")
+    assert (web.vms, web.readiness["NOT_READY"], web.not_ready_share) == (2, 1, 1.0)
+    html = fleet_html(fleet)
+    owners = html[html.index("<th>Owner</th>") :]
+    headers = re.findall(r"<th>([^<]*)</th>", owners[: owners.index("</tr>")])
+    assert "Not ready" not in headers and "Short of READY" in headers
