@@ -239,3 +239,36 @@ def test_fleet_owner_share_is_not_labelled_as_the_not_ready_count(tmp_path: Path
     owners = html[html.index("<th>Owner</th>") :]
     headers = re.findall(r"<th>([^<]*)</th>", owners[: owners.index("</tr>")])
     assert "Not ready" not in headers and "Short of READY" in headers
+
+
+def test_period_html_never_calls_a_one_audit_breach_zero_hours(tmp_path: Path) -> None:
+    """lab/lab-ephemeral's newest backup was 243 h old against a 24 h RPO at the month's only
+    audit; period.html printed its longest breach as "0.0 h over 1 audits", which reads as a
+    breach of no length. A breach seen in one audit has no measured length."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+    from tests.conftest import REPO, invoke_run
+
+    result = invoke_run(
+        REPO / "examples" / "small-cluster",
+        tmp_path / "run",
+        "--cluster-name",
+        "east",
+        "--publish",
+        str(tmp_path / "a"),
+    )
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "period"
+    res = CliRunner().invoke(
+        main,
+        ["report", "--period", "2026-11", "--from", str(tmp_path / "a"), "--cluster", "east",
+         "--out", str(out), "--format", "html,csv"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    html = (out / "period.html").read_text(encoding="utf-8")
+    row = html[html.index("lab-ephemeral") :]
+    row = row[: row.index("</tr>")]
+    assert "0.0 h" not in row and "1 audit (2026-11-30T06:00:00Z): length not measured" in row
+    lab = next(r for r in _rows((out / "period.csv").read_text()) if r["name"] == "lab-ephemeral")
+    assert (lab["rpo_breached"], lab["longest_breach_audits"]) == ("1", "1")
