@@ -272,3 +272,16 @@ def test_period_html_never_calls_a_one_audit_breach_zero_hours(tmp_path: Path) -
     assert "0.0 h" not in row and "1 audit (2026-11-30T06:00:00Z): length not measured" in row
     lab = next(r for r in _rows((out / "period.csv").read_text()) if r["name"] == "lab-ephemeral")
     assert (lab["rpo_breached"], lab["longest_breach_audits"]) == ("1", "1")
+
+
+def test_findings_csv_labels_an_inferred_fail_inferred() -> None:
+    """The HTML labels each finding Observed or Inferred; findings.csv had no such column, so
+    a FAIL resting on inference read like an observed one in the spreadsheet."""
+    doc = sample_doc(complete=True)
+    db = next(v for v in doc["vms"] if v["name"] == "fin-db-01")
+    fail = next(f for f in db["findings"] if f["status"] == "FAIL")
+    fail["basis"] = "inferred"
+    rows = _rows(findings_csv(AuditReport.model_validate(doc)))
+    got = {(r["vm"], r["check_id"]): r["basis"] for r in rows}
+    assert got[("fin-db-01", fail["check_id"])] == "inferred"
+    assert set(got.values()) <= {"", "observed", "inferred"}

@@ -34,6 +34,7 @@ FINDINGS_COLUMNS = (
     "remediation",
     "evidence",
     "root_cause",
+    "basis",
     "audit_complete",
 )
 VMS_COLUMNS = (
@@ -82,7 +83,9 @@ def findings_csv(report: AuditReport) -> bytes:
     """Return ``findings.csv``: FAIL/ERROR findings of every VM, then platform findings.
 
     Rows sort by owner, namespace, VM, severity (critical first), check id.
-    Platform findings have VM ``(platform)`` and no owner. ``audit_complete`` (``true`` or
+    Platform findings have VM ``(platform)`` and no owner. ``basis`` is ``observed`` or
+    ``inferred`` as the check said (empty when it did not), so an inferred FAIL is labelled
+    inferred here as in the HTML. ``audit_complete`` (``true`` or
     ``false``, the run's ``complete``) repeats on every row, so a row taken out of the file
     still says whether the audit that wrote it read everything.
     """
@@ -114,6 +117,7 @@ def findings_csv(report: AuditReport) -> bytes:
                     f.remediation or (check.remediation if check else ""),
                     fmt_evidence(f.evidence),
                     causes.get(f.check_id, f.check_id.lower()),
+                    f.basis.value if f.basis is not None else "",
                     complete,
                 )
             )
