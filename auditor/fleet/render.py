@@ -18,6 +18,7 @@ from typing import Any
 
 from auditor.fleet.model import FleetReport, fleet_schema
 from auditor.models import Readiness
+from auditor.report.csvsafe import csv_cell
 from auditor.report.files import write_document_set
 
 __all__ = [
@@ -30,7 +31,6 @@ __all__ = [
 ]
 
 FORMATS = ("json", "csv", "html", "pdf")
-_FORMULA_START = ("=", "+", "@", "\t", "\r", "-")
 _STATES = tuple(Readiness)
 
 
@@ -49,13 +49,7 @@ def dump_fleet_schema() -> bytes:
 
 
 def _cell(value: Any) -> str:
-    text = "" if value is None else str(value)
-    if text.startswith(_FORMULA_START):
-        try:
-            float(text)
-        except ValueError:
-            return "'" + text
-    return text
+    return str(csv_cell("" if value is None else str(value)))
 
 
 def _csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.period.compute import READINESS
+from auditor.report.csvsafe import csv_cell
 from auditor.report.files import write_document_set
 
 __all__ = ["write_period", "dump_period_json", "period_csv", "period_html", "FORMATS"]
@@ -32,22 +33,14 @@ def dump_period_json(doc: dict[str, Any]) -> bytes:
     return (json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-_FORMULA_START = ("=", "+", "@", "\t", "\r", "-")
-
-
 def _cell(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula gets a leading ``'`` (as findings.csv
-    and the fleet CSVs do: owners come from cluster-controlled labels and annotations)."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        try:
-            float(value)
-        except ValueError:
-            return "'" + value
-    return value
+    """Every cell through :func:`auditor.report.csvsafe.csv_cell` (as findings.csv and the
+    fleet CSVs: owners come from cluster-controlled labels and annotations)."""
+    return csv_cell(value)
 
 
 def period_csv(doc: dict[str, Any]) -> str:
-    """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, hours).
+    """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, ``unknown`` when null; hours).
 
     ``period_partial`` (``true`` when built before the month ended) and ``period_as_of``
     repeat the document's ``partial`` and ``as_of`` on every row, so a partial month shows
@@ -61,10 +54,12 @@ def period_csv(doc: dict[str, Any]) -> str:
     for v in doc["vms"]:
         rpo, breach = v["rpo"], v["longest_breach"]
         writer.writerow(
-            [_cell(v["namespace"]), _cell(v["name"]), _cell(v["owner"]), v["audits"], rpo["attained"], rpo["breached"],
-             rpo["unknown"], "" if rpo["attainment"] is None else rpo["attainment"],
-             breach["audits"], breach["hours"], len(v["restore_drills"]),
-             " ".join(v["waived_checks"]), _cell(v["readiness_last"]), partial, as_of]
+            [_cell(c) for c in (
+                v["namespace"], v["name"], v["owner"], v["audits"], rpo["attained"],
+                rpo["breached"], rpo["unknown"],
+                "unknown" if rpo["attainment"] is None else rpo["attainment"], breach["audits"],
+                breach["hours"], len(v["restore_drills"]), " ".join(v["waived_checks"]),
+                v["readiness_last"], partial, as_of)]
         )  # fmt: skip
     return buf.getvalue()
 

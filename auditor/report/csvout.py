@@ -1,10 +1,10 @@
 """CSV exports: ``findings.csv`` (one row per FAIL/ERROR finding) and ``vms.csv`` (one row per VM).
 
 For spreadsheets: UTF-8, RFC 4180 quoting, CRLF line ends, a header row, rows
-in a fixed order, so the same report.json gives byte-identical files. Cells
-that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR
-first) get a leading apostrophe: cluster names and messages are attacker-
-influenced.
+in a fixed order, so the same report.json gives byte-identical files. Every
+cell goes through :func:`auditor.report.csvsafe.csv_cell`: one that a spreadsheet
+would run as a formula gets a leading apostrophe (cluster names and messages are
+attacker-influenced).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from auditor.envelope.model import AuditReport, FindingEntry
+from auditor.report.csvsafe import csv_cell
 from auditor.report.formatting import SEVERITY_ORDER, fmt_evidence, fmt_value
 from auditor.report.vmview import vm_row
 
@@ -33,6 +34,8 @@ FINDINGS_COLUMNS = (
     "remediation",
     "evidence",
     "root_cause",
+    "basis",
+    "audit_complete",
 )
 VMS_COLUMNS = (
     "namespace",
@@ -52,23 +55,15 @@ VMS_COLUMNS = (
     "uid",
     "inferred_checks",
     "waived_checks",
+    "unknown_checks",
+    "backup_state",
+    "audit_complete",
 )
-_FORMULA_START = ("=", "+", "@", "\t", "\r", "-")
 
 
 def _cell(value: Any) -> str:
     text = "" if value is None else (value if isinstance(value, str) else fmt_value(value))
-    if text.startswith(_FORMULA_START) and not _is_number(text) and text != "-":
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return str(csv_cell(text))
 
 
 def _write(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
@@ -88,9 +83,14 @@ def findings_csv(report: AuditReport) -> bytes:
     """Return ``findings.csv``: FAIL/ERROR findings of every VM, then platform findings.
 
     Rows sort by owner, namespace, VM, severity (critical first), check id.
-    Platform findings have VM ``(platform)`` and no owner.
+    Platform findings have VM ``(platform)`` and no owner. ``basis`` is ``observed`` or
+    ``inferred`` as the check said (empty when it did not), so an inferred FAIL is labelled
+    inferred here as in the HTML. ``audit_complete`` (``true`` or
+    ``false``, the run's ``complete``) repeats on every row, so a row taken out of the file
+    still says whether the audit that wrote it read everything.
     """
     checks = {c.id: c for c in report.checks}
+    complete = "true" if report.run.complete else "false"
     rows: list[tuple[Any, ...]] = []
     entries: list[tuple[tuple[str, str, str, str], list[FindingEntry], dict[str, str]]] = [
         (
@@ -117,6 +117,8 @@ def findings_csv(report: AuditReport) -> bytes:
                     f.remediation or (check.remediation if check else ""),
                     fmt_evidence(f.evidence),
                     causes.get(f.check_id, f.check_id.lower()),
+                    f.basis.value if f.basis is not None else "",
+                    complete,
                 )
             )
     rows.sort(key=lambda r: (str(r[0]), str(r[1]), str(r[2]), _sev_rank(r[6]), str(r[4])))
@@ -124,8 +126,18 @@ def findings_csv(report: AuditReport) -> bytes:
 
 
 def vms_csv(report: AuditReport) -> bytes:
-    """Return ``vms.csv``: one row per VM in report order (namespace, name); ages in hours."""
+    """Return ``vms.csv``: one row per VM in report order (namespace, name); ages in hours.
+
+    ``failing_checks`` lists the VM's FAIL and ERROR checks; ``unknown_checks`` the ERROR
+    ones among them (could not be evaluated: not seen, never a pass). ``within_rpo`` is
+    ``yes``, ``no`` or ``unknown`` (never blank); ``backup_state`` is the HTML's label for the
+    newest usable backup: ``within RPO``, ``exceeds RPO``, ``never backed up``, ``no disk data
+    in any backup``, ``no complete restore point`` or ``unknown``. ``audit_complete``
+    (``true``/``false``, the run's ``complete``) repeats on every row: a READY from an
+    incomplete audit says so in its own row.
+    """
     checks = {c.id: c for c in report.checks}
+    complete = "true" if report.run.complete else "false"
     rows = []
     for i, vm in enumerate(report.vms):
         row = vm_row(i, vm, checks)
@@ -144,13 +156,16 @@ def vms_csv(report: AuditReport) -> bytes:
                 (newest.data_time or "") if newest else "",
                 "" if newest is None or newest.age_hours is None else newest.age_hours,
                 backup.rpo_hours,
-                "" if within is None else ("yes" if within else "no"),
+                "unknown" if within is None else ("yes" if within else "no"),
                 backup.restore_points,
                 " ".join(row.identity_gaps),
                 " ".join(row.failing_checks),
                 vm.uid or "",
                 " ".join(row.inferred),
                 " ".join(row.waived),
+                " ".join(sorted({f.check_id for f in vm.findings if f.status.value == "ERROR"})),
+                row.rpo_label,
+                complete,
             )
         )
     return _write(VMS_COLUMNS, rows)

@@ -6,12 +6,17 @@ cannot print attacker-controlled cluster text as markup or silently print
 nothing. The HTML report is one self-contained file: CSS and the optional
 script are inlined and a Content-Security-Policy allows only those two (by
 hash), no network, no other script.
+
+Every printed value goes through :func:`visible_controls` (the environment's ``finalize``):
+an invisible bidirectional control or zero-width character in cluster text is printed
+as ``[U+XXXX]``, so a name cannot reverse or hide the report's own words around it.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
@@ -62,11 +67,36 @@ def environment(templates_dir: Path = TEMPLATES_DIR) -> Environment:
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         auto_reload=False,
+        finalize=visible_controls,
     )
     env.filters["commands"] = commands
     env.filters["ids"] = check_ids
     env.filters["card_segment"] = safe_segment
     return env
+
+
+#: Characters that change how the text around them is displayed, or that show nothing:
+#: the bidi embeddings, overrides and isolates (LRE RLE PDF LRO RLO, LRI RLI FSI PDI), the
+#: marks (LRM RLM ALM), zero width space, word joiner and BOM. An unterminated RLO in a VM
+#: name ("vm-\u202eexe.pdf") displays the rest of its paragraph reversed: "PASS: ... of VM
+#: app/vm-\u202eexe.pdf ..." (Unicode TR #9 X1-X8; "Trojan Source", CVE-2021-42574).
+INVISIBLE_CONTROLS = frozenset(
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u200b\u2060\ufeff"
+)
+_SHOW = {ord(c): f"[U+{ord(c):04X}]" for c in INVISIBLE_CONTROLS}
+_FIND = re.compile("[" + "".join(sorted(INVISIBLE_CONTROLS)) + "]")
+
+
+def visible_controls(value: Any) -> Any:
+    """Return ``value`` with each :data:`INVISIBLE_CONTROLS` character as ``[U+XXXX]``.
+
+    Text (and :class:`~markupsafe.Markup`, kept as markup: the replacement holds no markup
+    character) is translated; any other value is returned as it is, for autoescape to print.
+    """
+    if not isinstance(value, str) or _FIND.search(value) is None:
+        return value
+    shown = value.translate(_SHOW)
+    return Markup(shown) if isinstance(value, Markup) else shown
 
 
 def check_ids(value: str | Iterable[str], sep: str = " ") -> Markup:
