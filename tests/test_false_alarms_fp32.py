@@ -10,10 +10,10 @@ stands beside the shape that keeps its finding.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from tests.test_check_fixtures import audit_fixture
 from tests.test_evidence_gaps import FIXTURES, _finding
+from tests.test_false_alarms_fp30 import _errors, _vm
 
 #: vm1 in namespace app with disks root, data (bootOrder 1, 2) and cloudinitdisk, backed up
 #: and READY; its running VMI lists the same disks.
@@ -47,18 +47,6 @@ def _with_tray(tmp_path: Path, fixture: str, *, vmi: bool = True, extra: str = "
     path = tmp_path / "c.yaml"
     path.write_text(text)
     return path
-
-
-def _vm(report: dict[str, Any], name: str = "vm1") -> dict[str, Any]:
-    return next(v for v in report["vms"] if v["name"] == name)
-
-
-def _errors(report: dict[str, Any]) -> list[str]:
-    return [
-        f"{f['check_id']}: {f['message']}"
-        for f in _vm(report)["findings"]
-        if f["status"] == "ERROR"
-    ]
 
 
 def test_an_empty_cdrom_tray_is_no_malformed_disk(tmp_path: Path) -> None:

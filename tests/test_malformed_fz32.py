@@ -15,25 +15,9 @@ from typing import Any
 import pytest
 
 from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_malformed_fz14 import _no_better, _vm1
 
 Docs = list[dict[str, Any]]
-RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
-
-
-def _vm1(report: dict[str, Any]) -> dict[str, Any]:
-    vm: dict[str, Any] = next(v for v in report["vms"] if v["name"] == "vm1")
-    return vm
-
-
-def _no_better(before: dict[str, Any], after: dict[str, Any]) -> None:
-    """``after``'s vm1 is ranked no better than ``before``'s, and no check of it that
-    failed, or found nothing to judge, now passes."""
-    b, a = _vm1(before), _vm1(after)
-    assert RANK[a["readiness"]] >= RANK[b["readiness"]], (b["readiness"], a["readiness"])
-    was = {f["check_id"]: f["status"] for f in b["findings"]}
-    for f in a["findings"]:
-        if was[f["check_id"]] in ("FAIL", "ERROR", "NOT_APPLICABLE"):
-            assert f["status"] != "PASS", f
 
 
 def _named(report: dict[str, Any], kind: str, name: str, field: str) -> None:

@@ -160,16 +160,18 @@ def test_unreachable_store_spools_and_retry_delivers(tmp_path: Path) -> None:
 def test_cli_publish_writes_trend_from_archive(tmp_path: Path) -> None:
     archive = str(tmp_path / "archive")
     digests = set()
-    # two runs of one export, both after its newest object (02:39:53Z): the same input
-    for at in ("2026-11-30T03:00:00Z", "2026-11-30T06:00:00Z"):
+    # two runs of one export, both after its newest object (02:39:53Z) and its newest status
+    # time (05:59:40Z; one read at an instant before it reads that status as not yet, fz32):
+    # the same input
+    for at in ("2026-11-30T06:00:00Z", "2026-11-30T06:00:30Z"):
         report = audit_report(at)
         digests.add(report["run"]["id"].split("-")[1])
-        run_dir = make_run(tmp_path / at[:13], report)
+        run_dir = make_run(tmp_path / at.replace(":", "-"), report)
         out = cli("publish", "--from-run", str(run_dir), "--to", archive,
                   "--spool-dir", str(tmp_path / "spool"))  # fmt: skip
         assert out.exit_code == 0, out.output
-    trend = json.loads((tmp_path / "2026-11-30T06" / "trend.json").read_text())
-    assert trend["previous"]["audit_time"] == "2026-11-30T03:00:00Z"
+    trend = json.loads((tmp_path / "2026-11-30T06-00-30Z" / "trend.json").read_text())
+    assert trend["previous"]["audit_time"] == "2026-11-30T06:00:00Z"
     assert trend["vs_previous"]["readiness_delta"] == {
         "AT_RISK": 0,
         "NOT_READY": 0,

@@ -53,11 +53,13 @@ def hco_managed(*objs: dict[str, Any] | None) -> bool:
 
 def datavolume_names(vm: dict[str, Any]) -> frozenset[str]:
     """The DataVolumes VM ``vm`` names: its ``dataVolumeTemplates`` and ``dataVolume``
-    volumes (their PVCs carry the same names)."""
+    volumes (their PVCs carry the same names). Any part of another shape names none (the
+    VM's own validation names the malformed field: auditor.inventory.vmvalidate)."""
     spec = vm.get("spec") if isinstance(vm, dict) else None
     spec = spec if isinstance(spec, dict) else {}
     names = set()
-    for t in spec.get("dataVolumeTemplates") or []:
+    templates = spec.get("dataVolumeTemplates")
+    for t in templates if isinstance(templates, list) else []:
         meta = t.get("metadata") if isinstance(t, dict) else None
         if isinstance(meta, dict) and isinstance(meta.get("name"), str):
             names.add(meta["name"])

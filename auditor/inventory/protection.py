@@ -1174,11 +1174,11 @@ class Pairing:
                 None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace),
                 self._hco or hco_managed(self.ix.datavolumes.get((vm.namespace, p.name)), p.obj),
                 p.name
-                if p.name in datavolume_names(vm.obj)
-                and (
+                if (
                     not self.ix.data.known("DataVolume")
                     or self.ix.partial_for("DataVolume", vm.namespace)
                 )
+                and p.name in datavolume_names(vm.obj)
                 else None,
             )
             if refused is not None:
