@@ -1165,14 +1165,19 @@ class Pairing:
                 if agent is None
                 else (*proof, f"DataProtectionApplication {dpas} node-agent not enabled"),
             )
-        if status is CaptureStatus.CAPTURED:
+        plugin = None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace)
+        # restore_refused answers None at once when the plugin runs or the claim-adoption gate
+        # is seen cluster-wide: decided here, before its arguments are built for every
+        # captured PVC x Backup pair (about 300,000 at 10,000 VMs)
+        if status is CaptureStatus.CAPTURED and plugin is not True and not self._hco:
+            dv_obj = self.ix.datavolumes.get((vm.namespace, p.name))
             refused = restore_refused(
                 b,
-                self.ix.datavolumes.get((vm.namespace, p.name)),
+                dv_obj,
                 dv.phase if dv is not None else None,
                 p.obj,
-                None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace),
-                self._hco or hco_managed(self.ix.datavolumes.get((vm.namespace, p.name)), p.obj),
+                plugin,
+                hco_managed(dv_obj, p.obj),
                 p.name
                 if (
                     not self.ix.data.known("DataVolume")
