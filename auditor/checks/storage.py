@@ -141,9 +141,10 @@ def ephemeral(vm: VMRecord, ctx: CheckContext) -> Result:
     kinds = sorted(
         {"empty cdrom" if d.empty_tray else d.volume_type or "unknown" for d in vm.spec.disks}
     )
+    # a diskless VM (network or kernelBoot boot) lists no volume kind at all
     return failed(
-        f"VM {vm.ref} is ephemeral by design ({', '.join(kinds)}): only its definition can be "
-        "restored.",
+        f"VM {vm.ref} is ephemeral by design ({', '.join(kinds) or 'no disks'}): only its "
+        "definition can be restored.",
         Severity.INFO,
         volume_types=kinds,
     )
