@@ -9,12 +9,14 @@ keeps its finding.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from auditor.inventory.index import ScheduleView
 from tests.test_check_fixtures import audit_fixture
 from tests.test_evidence_gaps import FIXTURES, _finding, _of
 from tests.test_false_alarms_fp30 import _errors, _vm
@@ -123,3 +125,79 @@ def test_a_vmi_with_a_filesystem_and_no_volumes_stays_malformed(tmp_path: Path) 
     report = audit_fixture(_write(tmp_path, header, docs))
     assert [p for p in report["collection_problems"] if p.get("field") == "spec.volumes"]
     assert _finding(report, "RR-DSK-002")["status"] == "ERROR"
+
+
+# -- a Schedule's annotations reach the Backups it makes ----------------------------------
+
+CLASS_BY_DRIVER = "velero.io/csi-volumesnapshot-class_csi.example.com"
+
+
+def _two_unlabelled_classes(docs: Docs) -> None:
+    """The fixture's VolumeSnapshotClass ``snapclass`` loses its velero label and a second
+    class for the same driver appears: Velero then selects neither on its own (velero
+    pkg/util/csi/volume_snapshot.go ``GetVolumeSnapshotClassForStorageClass``)."""
+    snapclass = _of(docs, "VolumeSnapshotClass")[0]
+    del snapclass["metadata"]["labels"]
+    other = {**snapclass, "metadata": {"name": "snapclass-fast"}}
+    docs.append(other)
+    for b in _of(docs, "Backup"):  # the Backups the Schedule made carry its annotation
+        b["metadata"]["annotations"] = {CLASS_BY_DRIVER: "snapclass"}
+
+
+def test_a_schedule_annotation_picks_the_snapshot_class_of_its_next_backup(
+    tmp_path: Path,
+) -> None:
+    """Velero copies a Schedule's annotations onto every Backup it makes (velero
+    pkg/builder/backup_builder.go ``FromSchedule``), and a Backup annotated
+    ``velero.io/csi-volumesnapshot-class_<driver>`` snapshots with that class. The next
+    backup was built without them: RR-BKP-013 FAIL 'finds no VolumeSnapshotClass it can
+    select' and a READY VM AT_RISK."""
+    header, docs = _load(FW_PASS)
+    _two_unlabelled_classes(docs)
+    _of(docs, "Schedule")[0]["metadata"]["annotations"] = {CLASS_BY_DRIVER: "snapclass"}
+    report = audit_fixture(_write(tmp_path, header, docs))
+    bkp = _finding(report, "RR-BKP-013")
+    assert bkp["status"] == "PASS", bkp["message"]
+    assert _vm(report)["readiness"] == "READY"
+
+
+def test_an_annotation_in_the_schedule_template_is_not_copied(tmp_path: Path) -> None:
+    """Kept: ``spec.template.metadata`` holds labels only (velero
+    pkg/apis/velero/v1/backup_types.go ``Metadata``): an annotation there reaches no Backup,
+    so the next one still finds no class for the driver."""
+    header, docs = _load(FW_PASS)
+    _two_unlabelled_classes(docs)
+    _of(docs, "Schedule")[0]["spec"]["template"]["metadata"] = {
+        "annotations": {CLASS_BY_DRIVER: "snapclass"}
+    }
+    report = audit_fixture(_write(tmp_path, header, docs))
+    bkp = _finding(report, "RR-BKP-013")
+    assert bkp["status"] == "FAIL", bkp["message"]
+    assert "no VolumeSnapshotClass it can select for driver csi.example.com" in bkp["message"]
+
+
+def test_the_next_backup_carries_the_schedule_labels() -> None:
+    """``FromSchedule``: the template's labels when that map is set (even empty), else the
+    Schedule's own; the schedule-name label always; the Schedule's annotations."""
+    at = datetime(2026, 12, 1, tzinfo=UTC)
+    obj: dict[str, Any] = {
+        "metadata": {
+            "name": "daily",
+            "namespace": "velero",
+            "labels": {"velero.kubevirt.io/metadataBackup": "true", "team": "db"},
+            "annotations": {CLASS_BY_DRIVER: "snapclass"},
+        },
+        "spec": {"schedule": "0 1 * * *", "template": {"includedNamespaces": ["app"]}},
+    }
+    nxt = ScheduleView.parse(obj).next_backup(at)
+    assert nxt.labels == {
+        "velero.kubevirt.io/metadataBackup": "true",
+        "team": "db",
+        "velero.io/schedule-name": "daily",
+    }
+    assert nxt.annotations == {CLASS_BY_DRIVER: "snapclass"}
+    obj["spec"]["template"]["metadata"] = {"labels": {"tier": "gold"}}
+    nxt = ScheduleView.parse(obj).next_backup(at)
+    assert nxt.labels == {"tier": "gold", "velero.io/schedule-name": "daily"}
+    obj["spec"]["template"]["metadata"] = {"labels": {}}
+    assert ScheduleView.parse(obj).next_backup(at).labels == {"velero.io/schedule-name": "daily"}
