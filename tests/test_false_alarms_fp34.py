@@ -201,3 +201,37 @@ def test_the_next_backup_carries_the_schedule_labels() -> None:
     assert nxt.labels == {"tier": "gold", "velero.io/schedule-name": "daily"}
     obj["spec"]["template"]["metadata"] = {"labels": {}}
     assert ScheduleView.parse(obj).next_backup(at).labels == {"velero.io/schedule-name": "daily"}
+
+
+# -- RR-STG-001 names each PVC's own reason for an unknown copy ----------------------------
+
+
+def test_an_unknown_copy_is_not_blamed_on_a_pv_that_was_read(tmp_path: Path) -> None:
+    """A BackupStorageLocation whose validation is off (``validationFrequency: 0s``) and
+    last validated weeks ago leaves every backup's data unevidenced. RR-STG-001 said the
+    disks' 'reclaim policy could not be read (PV and StorageClass not found)', though both
+    were read (Delete): it names the reason that holds."""
+    header, docs = _load(FW_PASS)
+    bsl = _of(docs, "BackupStorageLocation")[0]
+    bsl["spec"]["validationFrequency"] = "0s"
+    bsl["status"]["lastValidationTime"] = "2026-10-01T00:00:00Z"
+    report = audit_fixture(_write(tmp_path, header, docs))
+    stg = _finding(report, "RR-STG-001")
+    assert stg["status"] == "ERROR", stg["message"]
+    assert "not found" not in stg["message"], stg["message"]
+    assert "a backup may hold the data of vm1-root, vm1-data" in stg["message"]
+    assert [r["reclaim_policy"] for r in stg["evidence"]["disks"]] == ["Delete", "Delete"]
+
+
+def test_an_unread_reclaim_policy_is_still_named(tmp_path: Path) -> None:
+    """Kept: a disk whose PV and StorageClass are both gone has an unknown reclaim policy,
+    named as such."""
+    header, docs = _load(FW_PASS)
+    docs.remove(next(p for p in _of(docs, "PersistentVolume") if "vm1-data" in str(p)))
+    next(p for p in _of(docs, "PersistentVolumeClaim") if p["metadata"]["name"] == "vm1-data")[
+        "spec"
+    ]["storageClassName"] = "gone-sc"
+    report = audit_fixture(_write(tmp_path, header, docs))
+    stg = _finding(report, "RR-STG-001")
+    assert stg["status"] == "ERROR", stg["message"]
+    assert "the reclaim policy of vm1-data could not be read" in stg["message"], stg["message"]
