@@ -58,6 +58,7 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
         return not_applicable(f"VM {vm.ref} has no PVC disks.")
     rows: list[dict[str, Any]] = []
     bare, weak, unknown = [], [], []
+    unread: list[str] = []  # the unknown ones whose reclaim policy could not be read
     for p in disks:
         if p.obj is None:
             bare.append(p.name)
@@ -82,7 +83,10 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
         # keeps the data (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#recycle;
         # red team: a Recycle disk without a copy passed)
         losing = policy is not None and policy != "Retain"
-        if policy is None or (losing and not copies and maybe):
+        if policy is None:
+            unknown.append(p.name)
+            unread.append(p.name)
+        elif losing and not copies and maybe:
             unknown.append(p.name)
         elif losing and not copies:
             bare.append(p.name)
@@ -101,10 +105,23 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             disks=rows,
         ).on(Basis.OBSERVED)
     if unknown:
+        # each PVC named with its own reason: a message blaming a PV and StorageClass that
+        # were read sent a reader after the wrong gap (fp34)
+        maybe_held = [n for n in unknown if n not in unread]
+        why = []
+        if unread:
+            why.append(
+                f"the reclaim policy of {', '.join(unread)} could not be read (PV and "
+                "StorageClass not found)"
+            )
+        if maybe_held:
+            why.append(
+                f"a backup may hold the data of {', '.join(maybe_held)} (storage whose reclaim "
+                "policy does not keep the volume), but nothing evidences it"
+            )
         return errored(
-            f"Whether PVC(s) {', '.join(unknown)} of VM {vm.ref} have a copy is unknown: their "
-            "reclaim policy could not be read (PV and StorageClass not found), or a backup may "
-            "hold their data but nothing evidences it.",
+            f"Whether PVC(s) {', '.join(unknown)} of VM {vm.ref} have a copy is unknown: "
+            f"{'; '.join(why)}.",
             disks=rows,
         ).on(Basis.INFERRED)
     if weak:
@@ -141,9 +158,10 @@ def ephemeral(vm: VMRecord, ctx: CheckContext) -> Result:
     kinds = sorted(
         {"empty cdrom" if d.empty_tray else d.volume_type or "unknown" for d in vm.spec.disks}
     )
+    # a diskless VM (network or kernelBoot boot) lists no volume kind at all
     return failed(
-        f"VM {vm.ref} is ephemeral by design ({', '.join(kinds)}): only its definition can be "
-        "restored.",
+        f"VM {vm.ref} is ephemeral by design ({', '.join(kinds) or 'no disks'}): only its "
+        "definition can be restored.",
         Severity.INFO,
         volume_types=kinds,
     )

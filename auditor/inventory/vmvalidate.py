@@ -339,7 +339,7 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
     # DeclarativeHotplugVolumes feature gate, beta since v1.9: an ISO is inserted and ejected
     # by adding and removing the volume; pkg/virt-api/webhooks/validating-webhook/admitters/
     # vmi-create-admitter.go validateBootOrder); any other disk needs its volume
-    needing = [d for d in disks if not _is_cdrom(d)]
+    needing = [d for d in disks if needs_volume(d)]
     if raw_volumes is None and needing:
         problems.append(
             (f"{_BASE}.volumes", f"is missing while {len(needing)} disk(s) are listed{_REJECTED}")
@@ -371,6 +371,13 @@ def _check_storage(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
 def _is_cdrom(disk: dict[str, Any]) -> bool:
     """True for a disk whose device is a CD-ROM (``cdrom`` set, as a mapping)."""
     return isinstance(disk.get("cdrom"), dict)
+
+
+def needs_volume(disk: Any) -> bool:
+    """Whether KubeVirt admits ``disk`` (an entry of ``domain.devices.disks``) only with a
+    volume of its name: every disk but a CD-ROM, which may be an empty tray (see
+    :func:`_check_storage`). An entry that is no mapping counts as needing one."""
+    return not (isinstance(disk, dict) and _is_cdrom(disk))
 
 
 def _needs_no_disk(volume: dict[str, Any]) -> bool:
