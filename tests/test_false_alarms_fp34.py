@@ -235,3 +235,20 @@ def test_an_unread_reclaim_policy_is_still_named(tmp_path: Path) -> None:
     stg = _finding(report, "RR-STG-001")
     assert stg["status"] == "ERROR", stg["message"]
     assert "the reclaim policy of vm1-data could not be read" in stg["message"], stg["message"]
+
+
+def test_a_vmi_stripped_of_disks_and_volumes_does_not_pass(tmp_path: Path) -> None:
+    """Kept: a VMI whose disks and volumes were both deleted while its VM lists three disks
+    (no RestartRequired condition) is no diskless machine: which disks the guest runs with
+    cannot be told. Before the diskless rule it was malformed (spec.volumes missing); with
+    it, RR-DSK-003 passed and the VM was READY (fp34 found; malformed input never improves a
+    verdict)."""
+    header, docs = _load(FW_PASS)
+    spec = _of(docs, "VirtualMachineInstance")[0]["spec"]
+    del spec["volumes"]
+    del spec["domain"]["devices"]["disks"]
+    report = audit_fixture(_write(tmp_path, header, docs))
+    dsk = _finding(report, "RR-DSK-003")
+    assert dsk["status"] == "ERROR", dsk["message"]
+    assert "lists no disk" in dsk["message"], dsk["message"]
+    assert _vm(report)["readiness"] == "UNKNOWN"

@@ -477,7 +477,9 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     chipset version no more than a restart after that upgrade would (KubeVirt's built-in
     default is the alias ``q35``: a FAIL would flag nearly every VM of a vanilla cluster).
     N/A when the VM does not run (no VMI, or one that has finished); ERROR when the VMI's
-    disks or interfaces are no list."""
+    disks or interfaces are no list, or when the VMI lists no disk while the spec lists one
+    (not a CD-ROM) and no ``RestartRequired`` condition explains it: a VMI is made from the
+    template, so that copy is damaged."""
     phase = dig(vm.vmi, "status", "phase") if vm.vmi is not None else None
     if vm.vmi is None or phase in ("Succeeded", "Failed"):
         return not_applicable(f"VM {vm.ref} is not running; no running hardware to compare.")
@@ -502,6 +504,21 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     ]  # which device boots cannot be told (an unsigned integer in KubeVirt's API)
     if broken:
         return _devices_unread(vm, broken)
+    needing = [d.name for d in vm.spec.disks if d.device in ("disk", "lun")]
+    if needing and not _entries(devices.get("disks")) and _restart_required(vm.obj) is None:
+        # A VMI is made from the VM's template and KubeVirt admits a disk only with its volume;
+        # a running VMI with no disk while the template lists some, and no RestartRequired
+        # condition saying the spec changed since, is a damaged copy, not a diskless machine
+        # (fp34: a VMI stripped of its disks and volumes passed, the VM READY)
+        return errored(
+            f"Running VMI {vm.ref} lists no disk (spec.domain.devices.disks) while its VM's "
+            f"spec lists {len(needing)} ({', '.join(needing)}) and no RestartRequired "
+            "condition says the spec changed since it started: which disks the guest runs "
+            "with cannot be told.",
+            malformed_objects=[
+                {"kind": "VirtualMachineInstance", "field": "spec.domain.devices.disks"}
+            ],
+        )
     claims = _vmi_claims(vm.vmi)
     by_name: dict[Any, tuple[str, str]] = {}
     by_claim: dict[str, tuple[str, str]] = {}
