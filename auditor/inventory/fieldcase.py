@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.fieldnames import spelled_as
+from auditor.fieldnames import FIELD_NAMES, spelled_as
 
 __all__ = ["FREE_FORM", "miscased_keys"]
 
@@ -43,6 +43,14 @@ FREE_FORM = frozenset(
         "capacity",
     }
 )
+
+
+#: The field names no key is flagged for (:func:`_stands_for` is None for each): those that
+#: do not start with an ASCII capital. A mapping whose keys are all among them is passed over
+#: by one subset test in C instead of a call per key (issue 15: a 10,000-VM audit walks about
+#: 1.5 million keys of VM and VMI specs).
+_PLAIN = frozenset(k for k in FIELD_NAMES if not (k[:1].isascii() and k[:1].isupper()))
+_NESTS = (dict, list)
 
 
 def miscased_keys(vm: dict[str, Any]) -> list[tuple[str, str]]:
@@ -84,16 +92,18 @@ def _why(key: str) -> str:
 def _walk(value: dict[str, Any] | list[Any], path: str, out: list[tuple[str, str]]) -> None:
     if isinstance(value, list):
         for i, item in enumerate(value):
-            if isinstance(item, dict | list):
+            if isinstance(item, _NESTS):
                 name = item.get("name") if isinstance(item, dict) else None
                 label = name if isinstance(name, str) and name else str(i)
                 _walk(item, f"{path}[{label}]", out)
         return
+    plain = value.keys() <= _PLAIN  # no key to name: skip the per-key test
     for key, item in value.items():
-        at = f"{path}.{key}"
-        field = _stands_for(key)
-        if field is not None:
-            # named at the field it stands for, so that the checks reading that field ERROR
-            out.append((f"{path}.{field}", _why(key)))
-        elif key not in FREE_FORM and isinstance(item, dict | list):
-            _walk(item, at, out)
+        if not plain:
+            field = _stands_for(key)
+            if field is not None:
+                # named at the field it stands for, so that the checks reading that field ERROR
+                out.append((f"{path}.{field}", _why(key)))
+                continue
+        if isinstance(item, _NESTS) and key not in FREE_FORM:
+            _walk(item, f"{path}.{key}", out)
