@@ -61,7 +61,7 @@ def miscased_keys(vm: dict[str, Any]) -> list[tuple[str, str]]:
     ``name`` when they have a string one, else by index."""
     out: list[tuple[str, str]] = []
     meta = vm.get("metadata")
-    if isinstance(meta, dict):
+    if isinstance(meta, dict) and not meta.keys() <= _PLAIN:
         for key in meta:
             field = _stands_for(key)
             if field is not None:
