@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.publish.errors import VerificationError
+from auditor.publish.identity import select_identity
 from auditor.publish.jsondoc import artifact_list, load_object, text_field
 from auditor.publish.manifest import MANIFEST_NAME, cluster_segment, sha256_hex
 from auditor.publish.store import ObjectStore
@@ -63,11 +64,15 @@ class RunEntry:
     vms: int | None
     readiness: dict[str, int]
     artifacts: dict[str, str]
+    #: ``manifest.json`` ``cluster_uid``: the kube-system Namespace's uid; None when unknown
+    #: (not recorded: a manifest 1.0, written before identities were; or null: not read)
+    cluster_uid: str | None = None
 
     def brief(self) -> dict[str, Any]:
-        """JSON-ready summary: run_id, audit_time, vms, readiness, prefix."""
+        """JSON-ready summary: run_id, audit_time, cluster_uid, vms, readiness, prefix."""
         return {
             "run_id": self.run_id,
+            "cluster_uid": self.cluster_uid,
             "audit_time": self.audit_time,
             "vms": self.vms,
             "readiness": dict(self.readiness),
@@ -104,6 +109,9 @@ def load_entry(store: ObjectStore, key: RunKey) -> RunEntry:
         summary = doc.get("summary") or {}
         if not isinstance(summary, dict) or not isinstance(summary.get("readiness") or {}, dict):
             raise ValueError("field 'summary' is not an object of counts")
+        uid = doc.get("cluster_uid")
+        if uid is not None and (not isinstance(uid, str) or not uid):
+            raise ValueError("field 'cluster_uid' is not a non-empty string or null")
         return RunEntry(
             run_id=run_id,
             audit_time=text_field(doc, "run.audit_time"),
@@ -114,6 +122,7 @@ def load_entry(store: ObjectStore, key: RunKey) -> RunEntry:
             vms=summary.get("vms"),
             readiness=dict(summary.get("readiness") or {}),
             artifacts={a["path"]: a["sha256"] for a in artifact_list(doc)},
+            cluster_uid=uid,
         )
     except (TypeError, KeyError, ValueError) as exc:
         raise VerificationError(f"{url}: unreadable manifest ({_reason(exc)})") from None
@@ -126,12 +135,36 @@ def _reason(exc: Exception) -> str:
     return str(exc)
 
 
-def list_runs(store: ObjectStore, cluster: str, *, limit: int | None = None) -> list[RunEntry]:
-    """The newest ``limit`` published runs of ``cluster`` (all when None), oldest first."""
+def list_runs(
+    store: ObjectStore,
+    cluster: str,
+    *,
+    limit: int | None = None,
+    uid: str | None = None,
+    problems: list[str] | None = None,
+) -> list[RunEntry]:
+    """The newest ``limit`` published runs of ``cluster`` (all when None), oldest first.
+
+    Runs of two cluster identities under the name are never listed together
+    (:func:`auditor.publish.identity.select_identity`): ``uid`` chooses one; what is left out,
+    and runs of unknown identity listed beside a known one, are named in ``problems``.
+
+    Raises:
+        VerificationError: a manifest is unreadable.
+        IdentityConflict: the runs carry two or more identities and ``uid`` is None.
+    """
     keys = run_keys(store, cluster)
     if limit is not None:
         keys = keys[-limit:] if limit > 0 else []
-    return [load_entry(store, k) for k in keys]
+    entries = [load_entry(store, k) for k in keys]
+    return select_identity(
+        cluster,
+        entries,
+        lambda e: e.cluster_uid,
+        lambda e: e.run_id,
+        wanted=uid,
+        problems=problems if problems is not None else [],
+    )
 
 
 def iter_entries_newest_first(

@@ -3,7 +3,9 @@
 Read back from the archive only (no database): the previous run, the run a
 calendar month earlier (the newest run at or before that moment and at most
 :data:`MONTH_TOLERANCE_DAYS` older), and readiness counts of the last 12 runs.
-Only runs with the same ``owner_filter`` as the report are compared. The shape
+Only runs with the same ``owner_filter`` and the same cluster identity (``cluster_uid``,
+the kube-system uid; runs of unknown identity only with a report of unknown identity:
+:mod:`auditor.publish.identity`) as the report are compared. The shape
 is documented in ``docs/publishing.md``.
 """
 
@@ -126,17 +128,27 @@ def _current_brief(report: dict[str, Any]) -> dict[str, Any]:
     return {
         "run_id": run["id"],
         "audit_time": run["audit_time"],
+        "cluster_uid": _uid(report),
         "vms": summary.get("vms"),
         "readiness": dict(summary.get("readiness") or {}),
         "prefix": run_prefix(cluster, run["id"], run["audit_time"]) + "/",
     }
 
 
+def _uid(report: dict[str, Any]) -> str | None:
+    """report.json ``cluster.uid`` (None: unknown, or a report written before it existed)."""
+    about = report.get("cluster")
+    uid = about.get("uid") if isinstance(about, dict) else None
+    return uid if isinstance(uid, str) and uid else None
+
+
 def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
     """Build the trend dict of ``report`` against the runs published in ``store``.
 
     Runs at or after the report's audit time are ignored, so re-computing
-    after the report itself was published gives the same result.
+    after the report itself was published gives the same result. Runs of another cluster
+    identity (another cluster that shares the name) are never compared: only runs whose
+    manifest records the report's ``cluster.uid`` (both unknown counts as the same).
 
     Raises:
         PublishError: the archive cannot be read; VerificationError when an
@@ -148,8 +160,10 @@ def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
     owner = report["run"].get("owner_filter")
     keys = [k for k in run_keys(store, cluster) if k.stamp < at.strftime("%Y%m%dT%H%M%SZ")]
 
+    uid = _uid(report)
+
     def same_scope(entry: RunEntry) -> bool:
-        return bool(entry.owner_filter == owner)
+        return bool(entry.owner_filter == owner) and entry.cluster_uid == uid
 
     series = list(islice(iter_entries_newest_first(store, keys, same_scope), SERIES_LENGTH - 1))
     target = _month_earlier(at)
@@ -165,6 +179,7 @@ def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
     return {
         "trend_version": "1.0",
         "cluster": cluster,
+        "cluster_uid": uid,
         "owner_filter": owner,
         "current": current,
         "previous": previous.brief() if previous else None,

@@ -1,0 +1,150 @@
+"""The evidence archive and history across clusters and runs (helper ux34).
+
+1. Two clusters sharing a name (both exported without one: ``unknown-cluster``) mixed their
+   runs: the period report, the fleet roll-up, history and the trend read them as one
+   cluster. Now report.json (``cluster.uid``) and manifest.json (``cluster_uid``) record the
+   kube-system Namespace's uid, and what reads several runs refuses to mix identities, naming
+   them (``--cluster-uid`` chooses one); runs without an identity are said to be unknown.
+   Rule: ``auditor.sources.identity.cluster_uid``, ``auditor.publish.identity.select_identity``
+   (OpenTelemetry ``k8s.cluster.uid``: the uid of the kube-system namespace).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from auditor.cli import main
+from tests.conftest import REPO, invoke_run
+
+EXAMPLE = REPO / "examples" / "small-cluster"
+UID_A = "0d7c9c3e-1111-4a4a-9a9a-aaaaaaaaaaaa"
+UID_B = "5f2e8b1d-2222-4b4b-8b8b-bbbbbbbbbbbb"
+KUBE_SYSTEM = """- apiVersion: v1
+  kind: Namespace
+  metadata:
+    labels:
+      kubernetes.io/metadata.name: kube-system
+    name: kube-system
+    uid: {uid}
+"""
+
+
+def _export(tmp_path: Path, uid: str | None) -> Path:
+    """The example export (no cluster name) with a kube-system Namespace of ``uid``."""
+    root = tmp_path / f"export-{uid or 'none'}"
+    if not root.exists():
+        shutil.copytree(EXAMPLE, root)
+        if uid is not None:
+            path = root / "namespaces.yaml"
+            text = path.read_text()
+            path.write_text(text.replace("items:\n", "items:\n" + KUBE_SYSTEM.format(uid=uid), 1))
+    return root
+
+
+def _publish(tmp_path: Path, archive: Path, uid: str | None, at: str) -> dict[str, Any]:
+    out = tmp_path / f"out-{uid or 'none'}-{at.replace(':', '')}"
+    res = invoke_run(_export(tmp_path, uid), out, "--publish", str(archive), at=at)
+    assert res.exit_code == 0, res.output
+    return json.loads((out / "report.json").read_text())  # type: ignore[no-any-return]
+
+
+def _cli(*args: str) -> Any:
+    return CliRunner().invoke(main, list(args))
+
+
+def test_the_kube_system_uid_is_recorded_in_the_report_and_the_manifest(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    report = _publish(tmp_path, archive, UID_A, "2026-11-30T06:00:00Z")
+    assert (report["cluster"]["uid"], report["cluster"]["uid_source"]) == (
+        UID_A,
+        "kube-system-namespace",
+    )
+    [manifest] = archive.glob("unknown-cluster/*/*/*/*/manifest.json")
+    doc = json.loads(manifest.read_text())
+    assert (doc["cluster_uid"], doc["manifest_version"]) == (UID_A, "1.1")
+    # no kube-system Namespace in the export: unknown, and said so
+    plain = _publish(tmp_path, tmp_path / "other", None, "2026-11-30T06:00:00Z")
+    assert (plain["cluster"]["uid"], plain["cluster"]["uid_source"]) == (None, "unknown")
+    [manifest] = (tmp_path / "other").glob("unknown-cluster/*/*/*/*/manifest.json")
+    assert json.loads(manifest.read_text())["cluster_uid"] is None
+
+
+def test_two_clusters_sharing_a_name_are_not_mixed(tmp_path: Path) -> None:
+    """Cluster A at 06:00, cluster B at 08:00, both ``unknown-cluster``: the period report
+    computed one attainment over both, history listed both, the fleet showed B's run as the
+    cluster's (A hidden), and B's trend compared B with A's VMs."""
+    archive = tmp_path / "archive"
+    _publish(tmp_path, archive, UID_A, "2026-11-30T06:00:00Z")
+    out_b = tmp_path / "out-b"
+    res = invoke_run(
+        _export(tmp_path, UID_B), out_b, "--publish", str(archive), at="2026-11-30T08:00:00Z"
+    )
+    assert res.exit_code == 0, res.output
+    trend = json.loads((out_b / "trend.json").read_text())
+    assert trend["previous"] is None and trend["cluster_uid"] == UID_B  # A is another cluster
+
+    period = ["report", "--period", "2026-11", "--from", str(archive)]
+    period += ["--cluster", "unknown-cluster", "--at", "2026-12-01T01:00:00Z"]
+    res = _cli(*period, "--out", str(tmp_path / "p1"))
+    assert res.exit_code == 2, res.output
+    assert "of 2 different clusters that share this name" in res.output
+    assert f"kube-system uid {UID_A}: 1 run(s)" in res.output
+    assert f"kube-system uid {UID_B}: 1 run(s)" in res.output
+    res = _cli(*period, "--out", str(tmp_path / "p2"), "--cluster-uid", UID_A)
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "p2" / "period.json").read_text())
+    assert doc["cluster_uid"] == UID_A and len(doc["runs"]) == 1
+    assert any(f"not of cluster identity {UID_A}" in p and UID_B in p for p in doc["problems"])
+
+    history = ["history", "--cluster", "unknown-cluster", "--to", str(archive)]
+    res = _cli(*history)
+    assert res.exit_code == 2 and "share this name" in res.output, res.output
+    res = _cli(*history, "--json", "--cluster-uid", UID_B)
+    assert res.exit_code == 0, res.output
+    listed = json.loads(res.stdout)
+    assert [r["cluster_uid"] for r in listed] == [UID_B]
+
+    res = _cli(
+        "fleet", "--from", str(archive), "--out", str(tmp_path / "fleet"),
+        "--at", "2026-11-30T09:00:00Z",
+    )  # fmt: skip
+    fleet = json.loads((tmp_path / "fleet" / "fleet.json").read_text())
+    [cluster] = fleet["clusters"]
+    assert cluster["status"] == "unreadable", cluster
+    assert any("share this name" in p and UID_A in p and UID_B in p for p in cluster["problems"])
+
+
+def test_runs_archived_before_identities_are_said_to_be_unknown(tmp_path: Path) -> None:
+    """A run whose manifest has no ``cluster_uid`` (archived by an older version) beside runs
+    of one identity: counted on the name, and named as of unknown identity, never taken to
+    be that cluster's."""
+    archive = tmp_path / "archive"
+    _publish(tmp_path, archive, None, "2026-11-30T05:00:00Z")
+    [old] = archive.glob("unknown-cluster/*/*/*/*/manifest.json")
+    doc = json.loads(old.read_text())
+    assert doc.pop("cluster_uid") is None
+    doc["manifest_version"] = "1.0"
+    old.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    _publish(tmp_path, archive, UID_A, "2026-11-30T06:00:00Z")
+    res = _cli(
+        "report", "--period", "2026-11", "--from", str(archive), "--cluster", "unknown-cluster",
+        "--at", "2026-12-01T01:00:00Z", "--out", str(tmp_path / "p"),
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    period = json.loads((tmp_path / "p" / "period.json").read_text())
+    assert (period["cluster_uid"], period["runs_unknown_identity"], len(period["runs"])) == (
+        UID_A,
+        1,
+        2,
+    )
+    assert any("no cluster identity recorded" in p for p in period["problems"])
+    res = _cli("history", "--cluster", "unknown-cluster", "--to", str(archive))
+    assert res.exit_code == 0, res.output
+    rows = res.stdout.splitlines()
+    assert rows[1].endswith("  unknown") and rows[2].endswith(f"  {UID_A}"), rows
+    assert "1 run(s) with no cluster identity recorded" in res.stderr
