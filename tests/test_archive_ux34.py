@@ -7,6 +7,10 @@
    them (``--cluster-uid`` chooses one); runs without an identity are said to be unknown.
    Rule: ``auditor.sources.identity.cluster_uid``, ``auditor.publish.identity.select_identity``
    (OpenTelemetry ``k8s.cluster.uid``: the uid of the kube-system namespace).
+2. ``auditor history`` (and the trend, which walks the same manifests) stopped at the first
+   unreadable or malformed manifest. Now each is named (key and field) and skipped, the
+   output is marked incomplete, and the rest is listed. Rule:
+   ``auditor.publish.history.list_runs`` (``unreadable``).
 """
 
 from __future__ import annotations
@@ -148,3 +152,36 @@ def test_runs_archived_before_identities_are_said_to_be_unknown(tmp_path: Path) 
     rows = res.stdout.splitlines()
     assert rows[1].endswith("  unknown") and rows[2].endswith(f"  {UID_A}"), rows
     assert "1 run(s) with no cluster identity recorded" in res.stderr
+
+
+def test_one_unreadable_manifest_is_named_and_skipped(tmp_path: Path) -> None:
+    """Three runs, the middle one's manifest malformed (a count that is no number, as an
+    edited copy or a newer writer may leave): history exited 2 listing nothing, and the next
+    run's trend was not computed at all. Now history lists the two others, names the key and
+    the field, says INCOMPLETE and exits 2; the trend skips it and names it."""
+    archive = tmp_path / "archive"
+    for at in ("2026-11-30T04:00:00Z", "2026-11-30T05:00:00Z"):
+        _publish(tmp_path, archive, UID_A, at)
+    [broken] = archive.glob("unknown-cluster/*/*/*/20261130T050000Z-*/manifest.json")
+    doc = json.loads(broken.read_text())
+    doc["summary"]["readiness"]["READY"] = "one"
+    broken.write_text(json.dumps(doc))
+    third = _publish(tmp_path, archive, UID_A, "2026-11-30T06:00:00Z")
+    out = next(tmp_path.glob("out-*-2026-11-30T060000Z"))
+    trend = json.loads((out / "trend.json").read_text())
+    assert trend["previous"]["audit_time"] == "2026-11-30T04:00:00Z"
+    assert [p.split(": unreadable")[0] for p in trend["problems"]] == [str(broken)]
+    assert "field 'summary.readiness.READY' is not a count" in trend["problems"][0]
+
+    res = _cli("history", "--cluster", "unknown-cluster", "--to", str(archive))
+    assert res.exit_code == 2, res.output
+    assert f"{broken}: unreadable manifest (field 'summary.readiness.READY' is not a count)" in (
+        res.stderr
+    )
+    rows = res.stdout.splitlines()
+    assert rows[0] == "INCOMPLETE: 1 run(s) not listed, their manifest unreadable"
+    assert [r.split()[1] for r in rows[2:]] == ["2026-11-30T04:00:00Z", third["run"]["audit_time"]]
+    assert "history INCOMPLETE" in res.stderr
+    res = _cli("history", "--cluster", "unknown-cluster", "--to", str(archive), "--json")
+    assert res.exit_code == 2
+    assert len(json.loads(res.stdout)) == 2

@@ -197,8 +197,9 @@ def _one_identity(store: ObjectStore, cluster: str, entry: RunEntry, problems: l
     for key in keys[-IDENTITY_WINDOW_RUNS:]:
         try:
             other = load_entry(store, key)
-        except VerificationError:
-            continue  # named when it is the run that stands; not an identity
+        except VerificationError as exc:
+            problems.append(f"{exc}; its cluster identity is unknown")
+            continue
         if other.owner_filter is None:
             others.append(other)
     select_identity(cluster, others, lambda e: e.cluster_uid, lambda e: e.run_id, problems=problems)

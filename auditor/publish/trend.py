@@ -150,9 +150,11 @@ def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
     identity (another cluster that shares the name) are never compared: only runs whose
     manifest records the report's ``cluster.uid`` (both unknown counts as the same).
 
+    An archived manifest that cannot be read is named in ``problems`` and skipped.
+
     Raises:
         PublishError: the archive cannot be read; VerificationError when an
-            archived manifest or report.json does not match its recorded digest.
+            archived report.json does not match its manifest's digest.
     """
     cluster = cluster_segment((report.get("cluster") or {}).get("name"))
     current = _current_brief(report)
@@ -165,12 +167,16 @@ def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
     def same_scope(entry: RunEntry) -> bool:
         return bool(entry.owner_filter == owner) and entry.cluster_uid == uid
 
-    series = list(islice(iter_entries_newest_first(store, keys, same_scope), SERIES_LENGTH - 1))
+    # an unreadable manifest is named and skipped, never the end of the trend (trial ux34)
+    unreadable: list[str] = []
+    series = list(
+        islice(iter_entries_newest_first(store, keys, same_scope, unreadable), SERIES_LENGTH - 1)
+    )
     target = _month_earlier(at)
     low = (target - timedelta(days=MONTH_TOLERANCE_DAYS)).strftime("%Y%m%dT%H%M%SZ")
     high = target.strftime("%Y%m%dT%H%M%SZ")
     window = [k for k in keys if low <= k.stamp <= high]
-    month_ago = next(iter_entries_newest_first(store, window, same_scope), None)
+    month_ago = next(iter_entries_newest_first(store, window, same_scope, unreadable), None)
     previous = series[0] if series else None
 
     def versus(entry: RunEntry | None) -> dict[str, Any] | None:
@@ -187,6 +193,8 @@ def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
         "vs_previous": versus(previous),
         "vs_month_ago": versus(month_ago),
         "series": [e.brief() for e in reversed(series)] + [current],
+        # manifests skipped as unreadable: "previous" may then be an older run than the last
+        "problems": sorted(set(unreadable)),
     }
 
 
