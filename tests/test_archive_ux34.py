@@ -11,6 +11,12 @@
    unreadable or malformed manifest. Now each is named (key and field) and skipped, the
    output is marked incomplete, and the rest is listed. Rule:
    ``auditor.publish.history.list_runs`` (``unreadable``).
+3. Runs spooled (before lo32) for a target that is itself misconfigured (COMPLIANCE on a
+   bucket without Object Lock, a bucket that does not exist) were retried by ``serve`` at
+   every tick, for ever. Now the spool's retry applies lo32's test: such a run moves to
+   ``<spool_dir>/refused/`` and the journal says ``refused: ...``. Rule:
+   ``auditor.publish.publisher.retry_spool`` (``refuse_misconfigured``),
+   ``auditor.service.jobs.ServiceRuntime.drain_spool``. A real S3 server.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
 from tests.conftest import REPO, invoke_run
+from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 UID_A = "0d7c9c3e-1111-4a4a-9a9a-aaaaaaaaaaaa"
@@ -185,3 +193,76 @@ def test_one_unreadable_manifest_is_named_and_skipped(tmp_path: Path) -> None:
     res = _cli("history", "--cluster", "unknown-cluster", "--to", str(archive), "--json")
     assert res.exit_code == 2
     assert len(json.loads(res.stdout)) == 2
+
+
+@pytest.mark.parametrize("lock", ["plain", "missing"])
+def test_a_run_spooled_for_a_misconfigured_target_leaves_the_retry_loop(
+    tmp_path: Path, weed: WeedServer, lock: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime
+
+    from auditor.config import parse_settings
+    from auditor.publish import publish_run, publish_settings, spool
+    from auditor.service.jobs import ServiceRuntime
+    from auditor.service.journal import RunJournal
+    from auditor.service.metrics import ServiceMetrics
+
+    bucket = f"ux34-{lock}"
+    if lock == "plain":
+        weed.client().create_bucket(Bucket=bucket)
+    none = str(tmp_path / "none")
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+        "AWS_CONFIG_FILE": none,
+        "AWS_SHARED_CREDENTIALS_FILE": none,
+    }.items():
+        monkeypatch.setenv(key, value)
+    publish = {
+        "bucket": bucket,
+        "prefix": "evidence",
+        "endpoint_url": weed.endpoint,
+        "region": "us-east-1",
+        "addressing_style": "path",
+        "object_lock_mode": "COMPLIANCE",
+        "object_lock_days": 1,
+        "max_attempts": 1,
+        "spool_dir": str(tmp_path / "spool"),
+    }
+    raw = {
+        "cluster_name": "example-cluster",
+        "source": {"type": "directory", "path": str(EXAMPLE)},
+        "report": {"out_dir": str(tmp_path / "reports"), "formats": ["json"]},
+        "publish": publish,
+        "schedules": [{"id": "daily", "cron": "0 6 * * *", "publish": True}],
+        "service": {"state_dir": str(tmp_path / "state")},
+    }
+    # the run as serve spooled it before lo32: the folder, the entry, the journal row
+    slot = datetime(2026, 11, 29, 6, 0, 0, tzinfo=UTC)
+    run_dir = tmp_path / "reports" / "daily" / "20261129T060000Z"
+    assert invoke_run(EXAMPLE, run_dir, at="2026-11-29T06:00:00Z").exit_code == 0
+    target = publish_settings(publish)
+    result = publish_run(run_dir, target)  # spooled, as serve's publisher did then
+    assert not result.published and result.spooled is not None
+    journal = RunJournal(tmp_path / "state" / "runs.sqlite")
+    journal.begin("daily", slot, slot)
+    journal.finish("daily", slot, slot, "success", str(run_dir))
+    journal.set_publish("daily", slot, f"spooled: {result.error}", result.run_id)
+    runtime = ServiceRuntime(
+        parse_settings(raw, path=tmp_path / "config.yaml"),
+        journal,
+        ServiceMetrics(),
+        clock=lambda: datetime(2026, 11, 30, 5, 0, 0, tzinfo=UTC),
+    )
+    runtime.drain_spool()
+    why = "has no Object Lock enabled" if lock == "plain" else "does not exist"
+    [rec] = journal.records("daily")
+    assert rec.publish is not None and rec.publish.startswith("refused: "), rec.publish
+    assert f"bucket '{bucket}' {why}" in rec.publish and "not retried" in rec.publish
+    assert spool.pending(target.spool_dir, target) == []  # out of the retry loop
+    [kept] = spool.refused(target.spool_dir)
+    assert kept.name == result.spooled.name and (kept / "run" / "report.json").is_file()
+    assert why in (kept / "error.txt").read_text()
+    assert runtime.metrics.spool_backlog._value.get() == 0
+    runtime.drain_spool()  # nothing left to retry, the journal row stays
+    assert journal.records("daily")[0].publish == rec.publish

@@ -105,6 +105,8 @@ class PublishResult:
     error: str | None = None
     latest_updated: bool = False
     refused: bool = False
+    #: where :func:`retry_spool` moved a refused run (``<spool_dir>/refused/<entry>``)
+    refused_at: Path | None = None
 
 
 def _verify(store: ObjectStore, key: str, size: int, sha256: str, *, evidence: bool) -> bool:
@@ -389,6 +391,7 @@ def retry_spool(
     target: PublishSettings | None = None,
     store_factory: StoreFactory = open_store,
     should_stop: StopCheck = _never,
+    refuse_misconfigured: bool = False,
 ) -> list[PublishResult]:
     """Deliver every spooled run (only those for ``target`` when given), oldest first.
 
@@ -397,6 +400,13 @@ def retry_spool(
     stops the others. A shutdown (``should_stop``) ends the loop between objects.
     An entry whose ``spool.json`` is missing or unreadable cannot be delivered: it gets a
     result that is not published, its error naming the file and field.
+    ``refuse_misconfigured``: a run whose target is itself misconfigured
+    (:class:`StoreConfigError`: no such bucket, no Object Lock or versioning for the lock mode
+    asked...) leaves the retry loop: it is moved to ``<spool_dir>/refused/`` with
+    ``error.txt`` (:func:`~auditor.publish.spool.refuse`) and its result is ``refused`` (with
+    ``spooled`` None). The same test ``publish_run(refuse_misconfigured=True)`` applies to a
+    new run; ``auditor serve`` asks for it, so a run spooled before that test existed (or
+    while the target was still right) is no longer retried for ever.
     """
     results = [
         PublishResult(
@@ -422,10 +432,32 @@ def retry_spool(
             except PublishInterrupted as exc:
                 results.append(_still_spooled(entry, exc))
                 break
+            except StoreConfigError as exc:
+                result = _still_spooled(entry, exc)
+                if refuse_misconfigured:
+                    result = _refused(entry, exc)
             except PublishError as exc:
                 result = _still_spooled(entry, exc)
             results.append(result)
     return results
+
+
+def _refused(entry: spool.SpoolEntry, exc: StoreConfigError) -> PublishResult:
+    """Take ``entry`` out of the retry loop (its target is misconfigured): ``refused/``."""
+    moved = spool.refuse(entry, str(exc))
+    result = _still_spooled(entry, exc)
+    result.refused = True
+    if moved != entry.path:
+        result.spooled = None
+        result.refused_at = moved
+    log.error(
+        "spooled run %s not delivered and no longer retried, the publish target is "
+        "misconfigured (fix publish: and publish %s with `auditor publish --from-run`): %s",
+        entry.run_id,
+        moved / "run",
+        exc,
+    )
+    return result
 
 
 def refused_note(result: PublishResult) -> str:
