@@ -131,6 +131,31 @@ def test_two_clusters_sharing_a_name_are_not_mixed(tmp_path: Path) -> None:
     assert any("share this name" in p and UID_A in p and UID_B in p for p in cluster["problems"])
 
 
+def test_serve_reports_the_month_of_its_own_cluster(tmp_path: Path) -> None:
+    """``serve``'s monthly schedule (``period_report``) built last month's report from every
+    run under its name: cluster B's monthly run published A's and B's figures as one. Now it
+    reads its own identity's runs when another appears, naming what was left out."""
+    from datetime import UTC, datetime
+
+    from auditor.config import parse_settings
+    from auditor.period.job import add_period_report
+
+    archive = tmp_path / "archive"
+    _publish(tmp_path, archive, UID_A, "2026-11-30T06:00:00Z")
+    report_b = _publish(tmp_path, archive, UID_B, "2026-11-30T08:00:00Z")
+    settings = parse_settings(
+        {"publish": {"url": str(archive), "spool_dir": str(tmp_path / "spool")}},
+        path=tmp_path / "c.yaml",
+    )
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "report.json").write_text(json.dumps(report_b))
+    add_period_report(settings, report_b, run_dir, datetime(2026, 12, 1, 7, tzinfo=UTC))
+    doc = json.loads((run_dir / "period-2026-11" / "period.json").read_text())
+    assert doc["runs"] == [report_b["run"]["id"]] and doc["cluster_uid"] == UID_B
+    assert any(f"not of cluster identity {UID_B}" in p and UID_A in p for p in doc["problems"])
+
+
 def test_runs_archived_before_identities_are_said_to_be_unknown(tmp_path: Path) -> None:
     """A run whose manifest has no ``cluster_uid`` (archived by an older version) beside runs
     of one identity: counted on the name, and named as of unknown identity, never taken to
