@@ -189,10 +189,14 @@ def _one_identity(store: ObjectStore, cluster: str, entry: RunEntry, problems: l
     Raises:
         IdentityConflict: they carry two or more identities.
     """
-    low = (_stamp_time(entry.run_id) - timedelta(days=IDENTITY_WINDOW_DAYS)).strftime(
-        "%Y%m%dT%H%M%SZ"
-    )
-    keys = [k for k in run_keys(store, cluster) if low <= k.stamp and k.run_id != entry.run_id]
+    at = _stamp_time(entry.run_id)
+    low = (at - timedelta(days=IDENTITY_WINDOW_DAYS)).strftime("%Y%m%dT%H%M%SZ")
+    # the day folders of the window (and the day after: a clock a little ahead), not the
+    # cluster's every object
+    days = [(at - timedelta(days=n)).date() for n in range(-1, IDENTITY_WINDOW_DAYS + 1)]
+    keys = [
+        k for k in run_keys(store, cluster, days) if low <= k.stamp and k.run_id != entry.run_id
+    ]
     others: list[RunEntry] = [entry]
     for key in keys[-IDENTITY_WINDOW_RUNS:]:
         try:

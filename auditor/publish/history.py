@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from auditor.publish.errors import PublishError, StoreUnreachable, VerificationError
@@ -80,13 +81,24 @@ class RunEntry:
         }
 
 
-def run_keys(store: ObjectStore, cluster: str) -> list[RunKey]:
-    """Every published run of ``cluster`` (key-safe name), oldest first."""
+def run_keys(store: ObjectStore, cluster: str, days: Iterable[date] | None = None) -> list[RunKey]:
+    """Every published run of ``cluster`` (key-safe name), oldest first.
+
+    ``days``: only the runs audited on these UTC dates (their day folders are listed, not the
+    cluster's every object).
+    """
+    segment = cluster_segment(cluster)
+    prefixes = (
+        [f"{segment}/"]
+        if days is None
+        else [f"{segment}/{d.year:04d}/{d.month:02d}/{d.day:02d}/" for d in sorted(set(days))]
+    )
     found = []
-    for key in store.list_keys(f"{cluster_segment(cluster)}/"):
-        match = _MANIFEST_KEY.match(key)
-        if match:
-            found.append(RunKey(match["run"], match["prefix"]))
+    for prefix in prefixes:
+        for key in store.list_keys(prefix):
+            match = _MANIFEST_KEY.match(key)
+            if match:
+                found.append(RunKey(match["run"], match["prefix"]))
     return sorted(found, key=lambda k: k.run_id)
 
 
