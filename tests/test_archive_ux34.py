@@ -86,7 +86,9 @@ def test_the_kube_system_uid_is_recorded_in_the_report_and_the_manifest(tmp_path
     assert json.loads(manifest.read_text())["cluster_uid"] is None
 
 
-def test_two_clusters_sharing_a_name_are_not_mixed(tmp_path: Path) -> None:
+def test_two_clusters_sharing_a_name_are_not_mixed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """Cluster A at 06:00, cluster B at 08:00, both ``unknown-cluster``: the period report
     computed one attainment over both, history listed both, the fleet showed B's run as the
     cluster's (A hidden), and B's trend compared B with A's VMs."""
@@ -97,6 +99,12 @@ def test_two_clusters_sharing_a_name_are_not_mixed(tmp_path: Path) -> None:
         _export(tmp_path, UID_B), out_b, "--publish", str(archive), at="2026-11-30T08:00:00Z"
     )
     assert res.exit_code == 0, res.output
+    assert any(
+        "cluster name unknown-cluster is shared by two clusters" in r.getMessage()
+        and UID_A in r.getMessage()
+        and UID_B in r.getMessage()
+        for r in caplog.records
+    ), [r.getMessage() for r in caplog.records]
     trend = json.loads((out_b / "trend.json").read_text())
     assert trend["previous"] is None and trend["cluster_uid"] == UID_B  # A is another cluster
 

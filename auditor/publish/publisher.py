@@ -184,20 +184,38 @@ def _update_latest(
         return False
     key = f"{manifest.cluster}/latest.json"
     current = store.get(key)
+    uid = manifest.document.get("cluster_uid")
     if current is not None:
         try:
-            newest = json.loads(current).get("audit_time", "")
+            pointed = json.loads(current)
+            newest = pointed.get("audit_time", "")
+            other = pointed.get("cluster_uid")
         except (ValueError, AttributeError):
-            newest = ""
+            newest, other = "", None
+        if isinstance(other, str) and isinstance(uid, str) and other != uid:
+            # two clusters publish under one name: the archive keeps both runs, and history,
+            # period and fleet refuse to mix them (auditor.publish.identity); say so now
+            log.warning(
+                "cluster name %s is shared by two clusters: %s points at run %s of cluster "
+                "identity %s, this run %s is of %s; give each cluster its own cluster_name",
+                manifest.cluster,
+                store.url_for(key),
+                pointed.get("run_id"),
+                other,
+                manifest.run_id,
+                uid,
+            )
         if isinstance(newest, str) and manifest.audit_time < newest <= horizon:
             return False  # a newer run is already latest (we are delivering a spooled older one)
-    doc = {
+    doc: dict[str, object] = {
         "run_id": manifest.run_id,
         "audit_time": manifest.audit_time,
         "prefix": manifest.run_prefix + "/",
         "manifest": manifest.key(MANIFEST_NAME),
         "manifest_sha256": sha256_hex(manifest.to_bytes()),
     }
+    if "cluster_uid" in manifest.document:
+        doc["cluster_uid"] = uid
     data = (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
     if current == data:
         return False  # unchanged: no new object version
