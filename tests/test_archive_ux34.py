@@ -299,3 +299,35 @@ def test_a_run_spooled_for_a_misconfigured_target_leaves_the_retry_loop(
     assert runtime.metrics.spool_backlog._value.get() == 0
     runtime.drain_spool()  # nothing left to retry, the journal row stays
     assert journal.records("daily")[0].publish == rec.publish
+
+
+def test_a_manifest_the_store_refuses_is_named_and_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One run's manifest refused by the store (S3 AccessDenied on one object, a KMS key
+    refused for it): history and the period report stopped (exit 2) at it. Now each names
+    it, skips it, and reads the others."""
+    from auditor.publish.errors import StoreAuthError
+    from auditor.publish.local import LocalStore
+
+    archive = tmp_path / "archive"
+    for at in ("2026-11-30T04:00:00Z", "2026-11-30T05:00:00Z"):
+        _publish(tmp_path, archive, UID_A, at)
+    real = LocalStore.get
+
+    def refuse(self: LocalStore, key: str) -> bytes | None:
+        if "20261130T040000Z" in key and key.endswith("manifest.json"):
+            raise StoreAuthError(f"GetObject on {key}: AccessDenied: Access Denied")
+        return real(self, key)
+
+    monkeypatch.setattr(LocalStore, "get", refuse)
+    res = _cli("history", "--cluster", "unknown-cluster", "--to", str(archive))
+    assert res.exit_code == 2 and "AccessDenied" in res.stderr, res.output
+    assert "2026-11-30T05:00:00Z" in res.stdout
+    res = _cli(
+        "report", "--period", "2026-11", "--from", str(archive), "--cluster", "unknown-cluster",
+        "--at", "2026-12-01T01:00:00Z", "--out", str(tmp_path / "p"),
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    period = json.loads((tmp_path / "p" / "period.json").read_text())
+    assert len(period["runs"]) == 1 and any("AccessDenied" in p for p in period["problems"])

@@ -29,6 +29,7 @@ from auditor.config.publish import PublishSettings
 from auditor.fleet.model import FleetVerification, Signature
 from auditor.period import Archive, Period, one_per_instant, read_period
 from auditor.publish import PublishError, VerificationError, open_store, publish_settings
+from auditor.publish.errors import StoreUnreachable
 from auditor.publish.history import RunEntry, RunKey, load_entry, read_report, run_keys
 from auditor.publish.identity import IdentityConflict, select_identity
 from auditor.publish.jsondoc import load_object, text_field
@@ -201,7 +202,9 @@ def _one_identity(store: ObjectStore, cluster: str, entry: RunEntry, problems: l
     for key in keys[-IDENTITY_WINDOW_RUNS:]:
         try:
             other = load_entry(store, key)
-        except VerificationError as exc:
+        except StoreUnreachable:
+            raise
+        except PublishError as exc:
             problems.append(f"{exc}; its cluster identity is unknown")
             continue
         if other.owner_filter is None:
@@ -251,7 +254,9 @@ def _newest_by_manifest(store: ObjectStore, cluster: str, problems: list[str]) -
     for key in reversed(run_keys(store, cluster)):
         try:
             entry = load_entry(store, key)
-        except VerificationError as exc:
+        except StoreUnreachable:
+            raise
+        except PublishError as exc:  # one manifest refused or malformed: named, the next read
             problems.append(str(exc))
             continue
         if entry.owner_filter is None:

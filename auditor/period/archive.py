@@ -230,7 +230,7 @@ def _read_store(
     wanted: str | None,
 ) -> None:
     from auditor.publish import publish_settings
-    from auditor.publish.errors import VerificationError
+    from auditor.publish.errors import PublishError, StoreUnreachable, VerificationError
     from auditor.publish.history import RunEntry, load_entry, read_report, run_keys
     from auditor.publish.identity import select_identity
     from auditor.publish.manifest import MANIFEST_NAME, SIGNATURE_NAME, cluster_segment
@@ -271,7 +271,9 @@ def _read_store(
                     f"{about['uid']!r} differs from its manifest's cluster_uid "
                     f"{entry.cluster_uid!r}; run left out"
                 )
-        except VerificationError as exc:
+        except StoreUnreachable:
+            raise
+        except PublishError as exc:  # this run's objects (a manifest refused, changed...)
             archive.problems.append(str(exc))
             continue
         found.append((entry, report))
