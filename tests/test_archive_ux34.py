@@ -331,3 +331,29 @@ def test_a_manifest_the_store_refuses_is_named_and_skipped(
     assert res.exit_code == 0, res.output
     period = json.loads((tmp_path / "p" / "period.json").read_text())
     assert len(period["runs"]) == 1 and any("AccessDenied" in p for p in period["problems"])
+
+
+@pytest.mark.parametrize("scope", [(), ("billing",)])
+def test_a_live_run_reads_the_identity_with_and_without_namespaces(
+    tmp_path: Path, scope: tuple[str, ...]
+) -> None:
+    """A live run lists every Namespace, kube-system among them; with ``-n`` it lists none, so
+    its runs had no identity: it now GETs kube-system for the identity alone (forbidden:
+    unknown, said so)."""
+    from auditor.config import AuditSettings
+    from auditor.pipeline import audit_data
+    from tests.conftest import AUDIT_AT, report_doc
+    from tests.kubeapi_server import Faults
+    from tests.live_support import fast_options, serve
+
+    root = _export(tmp_path, UID_A)
+    for faults, uid in ((None, UID_A), (Faults(forbidden={"Namespace"}), None)):
+        (tmp_path / f"live-{uid}").mkdir()
+        with serve(tmp_path / f"live-{uid}", root=root, faults=faults) as live:
+            data = live.collect(options=fast_options(namespaces=scope), cluster_name="c")
+        report = report_doc(audit_data(data, AuditSettings(cluster_name="c"), at=AUDIT_AT))
+        assert report["cluster"]["uid"] == uid, (scope, faults)
+        assert report["cluster"]["uid_source"] == (
+            "unknown" if uid is None else "kube-system-namespace"
+        )
+    assert "kube-system" not in {ns["metadata"]["name"] for ns in data.of("Namespace")} or not scope

@@ -126,7 +126,8 @@ def cluster_uid(data: Any) -> str | None:
     """The cluster's identity: ``metadata.uid`` of its ``kube-system`` Namespace, or None.
 
     ``data``: :class:`auditor.sources.base.ClusterData`. None (unknown, never guessed) when no
-    ``kube-system`` Namespace was read (an export without it, a live run limited by ``-n``),
+    ``kube-system`` Namespace was read (an export without it; a live run with ``-n`` GETs it
+    apart, ``data.info.kube_system_uid``, and a forbidden GET leaves it unknown),
     when it is defined twice with different content (which copy the cluster holds is unknown),
     or when its ``metadata.uid`` is not a non-empty string. Two clusters can share a name
     (``unknown-cluster``, two ``prod`` in different regions); this uid tells their archived
@@ -140,4 +141,6 @@ def cluster_uid(data: Any) -> str | None:
             continue
         uid = meta.get("uid")
         return uid.strip() if isinstance(uid, str) and uid.strip() else None
-    return None
+    # a live run with -n reads kube-system for the identity alone (auditor.sources.cluster)
+    uid = getattr(data.info, "kube_system_uid", None)
+    return uid if isinstance(uid, str) and uid else None
