@@ -286,32 +286,68 @@ def publish(
     "--limit", type=click.IntRange(min=1), default=30, show_default=True, help="Newest N runs."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option(
+    "--cluster-uid",
+    default=None,
+    help="Only runs of this cluster identity (kube-system uid), when clusters share the name.",
+)
 @store_options
-def history(cluster: str, url: str, limit: int, as_json: bool, **options: Any) -> None:
+def history(
+    cluster: str, url: str, limit: int, as_json: bool, cluster_uid: str | None, **options: Any
+) -> None:
     """List the published runs of a cluster, oldest first."""
     target = settings_from_options(url, options)
     if not target.is_s3 and not target.local_dir.is_dir():
         raise _Unreadable(f"archive directory {target.local_dir} does not exist")
+    problems: list[str] = []
+    unreadable: list[str] = []
     try:
-        entries = list_runs(open_store(target), cluster, limit=limit)
+        entries = list_runs(
+            open_store(target),
+            cluster,
+            limit=limit,
+            uid=cluster_uid,
+            problems=problems,
+            unreadable=unreadable,
+        )
     except PublishError as exc:
         # an archive that cannot be read is exit 2, as for verify, report and fleet (1 is
         # kept for gates and mismatches: docs/exit-codes.md)
         raise _Unreadable(str(exc)) from None
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
+    for problem in unreadable:
+        click.echo(f"Error: {problem}", err=True)
+    _history_table(entries, as_json, cluster, target.describe(), len(unreadable))
+    if unreadable:  # listed in part: exit 2, as for an archive that cannot be read
+        incomplete = (
+            f"history INCOMPLETE: {len(unreadable)} manifest(s) unreadable, their runs not "
+            "listed (named above)"
+        )
+        raise _Unreadable(incomplete)
+
+
+def _history_table(
+    entries: list[Any], as_json: bool, cluster: str, where: str, skipped: int
+) -> None:
+    """Print ``history``'s runs: a JSON list of briefs, or a table (whose last line says
+    ``INCOMPLETE`` when ``skipped`` manifests could not be read)."""
     if as_json:
         click.echo(json.dumps([e.brief() for e in entries], indent=2, sort_keys=True))
         return
+    if skipped:
+        click.echo(f"INCOMPLETE: {skipped} run(s) not listed, their manifest unreadable")
     if not entries:
-        click.echo(f"no published runs for cluster {cluster} in {target.describe()}")
+        click.echo(f"no published runs for cluster {cluster} in {where}")
         return
     click.echo(
         f"{'RUN ID':<27} {'AUDIT TIME':<21} {'VMS':>4} {'READY':>6} {'AT_RISK':>8} "
-        f"{'NOT_READY':>10} {'UNKNOWN':>8}"
+        f"{'NOT_READY':>10} {'UNKNOWN':>8}  CLUSTER UID"
     )
     for e in entries:
         r = e.readiness
         click.echo(
             f"{e.run_id:<27} {e.audit_time:<21} {e.vms if e.vms is not None else '?':>4} "
             f"{r.get('READY', 0):>6} {r.get('AT_RISK', 0):>8} {r.get('NOT_READY', 0):>10} "
-            f"{r.get('UNKNOWN', 0):>8}"
+            f"{r.get('UNKNOWN', 0):>8}  {e.cluster_uid or 'unknown'}"
         )

@@ -12,7 +12,7 @@ import click
 from auditor.cli.exitcodes import EXIT_USAGE
 from auditor.cli.options import archive_report_options, refuse_out_in_archive
 from auditor.kubevalues import parse_time
-from auditor.period import FORMATS, Period, compute_period, read_period, write_period
+from auditor.period import FORMATS, Period, compute_period, read_with_previous, write_period
 from auditor.publish import PublishError
 from auditor.publish.signing import SigningError, load_public_key
 from auditor.report.pdf import PdfRenderError
@@ -46,6 +46,11 @@ __all__ = ["report"]
     help="When the report is built (RFC 3339, UTC); default now. Before the period's end "
     "the report is marked partial.",
 )
+@click.option(
+    "--cluster-uid",
+    default=None,
+    help="Only runs of this cluster identity (kube-system uid), when clusters share the name.",
+)
 @archive_report_options(FORMATS)
 def report(
     period_text: str,
@@ -53,6 +58,7 @@ def report(
     cluster: str,
     public_keys: tuple[Path, ...],
     at_text: str | None,
+    cluster_uid: str | None,
     out_dir: Path,
     formats: tuple[str, ...],
     **store_flags: Any,
@@ -80,9 +86,13 @@ def report(
     except SigningError as exc:
         raise click.BadParameter(str(exc), param_hint="--public-key") from exc
     try:
-        archive = read_period(source, cluster, period, store_options=options, public_keys=keys)
-        previous = read_period(
-            source, cluster, period.previous(), store_options=options, public_keys=keys
+        archive, previous = read_with_previous(
+            source,
+            cluster,
+            period,
+            store_options=options,
+            public_keys=keys,
+            cluster_uid=cluster_uid,
         )
     except (FileNotFoundError, PublishError) as exc:
         click.echo(f"Error: cannot read the archive {source}: {exc}", err=True)

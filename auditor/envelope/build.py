@@ -48,6 +48,7 @@ from auditor.models import Basis, Finding, Readiness, Severity, Status, readines
 from auditor.redact import shown_annotations, shown_labels
 from auditor.sources.base import ClusterData
 from auditor.sources.bucket import run_summary as bucket_run_summary
+from auditor.sources.identity import cluster_uid
 from auditor.waivers import waiver_appendix
 
 __all__ = [
@@ -319,6 +320,8 @@ def assemble_envelope(
         cluster=Cluster(
             name=settings.cluster_name or data.info.cluster_name,
             name_source=_name_source(settings, data),
+            uid=(uid := cluster_uid(data)),
+            uid_source="kube-system-namespace" if uid is not None else "unknown",
             counts={k: len(v) for k, v in sorted(data.objects.items())},
             # Every kind the auditor reads, so a reader sees what was *not* read too.
             kind_states={k.kind: data.state(k.kind) for k in sorted(KINDS, key=lambda k: k.kind)},

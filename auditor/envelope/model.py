@@ -177,6 +177,15 @@ class Cluster(Part):
         description="where name came from: the configured cluster_name, OpenShift's "
         "Infrastructure 'cluster', the kubeconfig context of a live run, or unknown (name null)"
     )
+    uid: str | None = Field(
+        default=None,
+        description="the cluster's identity: metadata.uid of its kube-system Namespace; null "
+        "when unknown (no kube-system Namespace read, or defined twice, or no uid). Two "
+        "clusters sharing a name are told apart by it in the archive",
+    )
+    uid_source: Literal["kube-system-namespace", "unknown"] = Field(
+        default="unknown", description="where uid came from; unknown when uid is null"
+    )
     counts: dict[str, int] = Field(description="objects read per kind")
     kind_states: dict[str, KindState] = Field(description="every kind the auditor reads")
     skipped: dict[str, int] = Field(description="'<apiVersion> <kind>' not audited -> count")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -29,7 +29,9 @@ from auditor.config.publish import PublishSettings
 from auditor.fleet.model import FleetVerification, Signature
 from auditor.period import Archive, Period, one_per_instant, read_period
 from auditor.publish import PublishError, VerificationError, open_store, publish_settings
+from auditor.publish.errors import StoreUnreachable
 from auditor.publish.history import RunEntry, RunKey, load_entry, read_report, run_keys
+from auditor.publish.identity import IdentityConflict, select_identity
 from auditor.publish.jsondoc import load_object, text_field
 from auditor.publish.manifest import cluster_segment, run_prefix
 from auditor.publish.store import ObjectStore
@@ -114,7 +116,11 @@ def _latest(store: ObjectStore, cluster: str) -> ClusterRun:
                 f"{store.url_for(entry.prefix + '/')}: its manifest names cluster "
                 f"{entry.cluster!r}, not {cluster!r} (a run copied from another cluster)"
             )
+        _one_identity(store, cluster, entry, run.problems)
         report = read_report(store, entry)
+    except IdentityConflict as exc:
+        run.problems.append(str(exc))
+        return run
     except (VerificationError, PublishError) as exc:
         run.problems.append(f"latest run not readable: {exc}")
         return run
@@ -152,6 +158,8 @@ def _worst_of_instant(
             other = load_entry(store, RunKey(name, f"{day}/{name}"))
             if other.owner_filter is not None or cluster_segment(other.cluster) != cluster:
                 continue
+            if other.cluster_uid != entry.cluster_uid:  # another cluster sharing the name
+                continue
             other_report = read_report(store, other)
         except (VerificationError, PublishError) as exc:
             problems.append(f"run of the same instant not readable: {exc}")
@@ -163,6 +171,49 @@ def _worst_of_instant(
     candidates.sort(key=lambda c: c[1].run_id)
     (kept,) = one_per_instant([c[0] for c in candidates], problems)
     return next(c for c in candidates if c[0] is kept)
+
+
+#: How far before the standing run other runs are read for their cluster identity (days), and
+#: at most how many: enough to see a second cluster publishing under the same name each day.
+IDENTITY_WINDOW_DAYS = 7
+IDENTITY_WINDOW_RUNS = 30
+
+
+def _one_identity(store: ObjectStore, cluster: str, entry: RunEntry, problems: list[str]) -> None:
+    """Refuse a folder that two clusters publish to (:mod:`auditor.publish.identity`).
+
+    Only the standing run is rolled up, but a second cluster sharing the name would be
+    hidden behind it (whichever published last stands) and its state never shown. The
+    manifests of the folder's full-fleet runs of the :data:`IDENTITY_WINDOW_DAYS` before the
+    standing run (at most :data:`IDENTITY_WINDOW_RUNS`) are read for their identity.
+
+    Raises:
+        IdentityConflict: they carry two or more identities.
+    """
+    at = _stamp_time(entry.run_id)
+    low = (at - timedelta(days=IDENTITY_WINDOW_DAYS)).strftime("%Y%m%dT%H%M%SZ")
+    # the day folders of the window (and the day after: a clock a little ahead), not the
+    # cluster's every object
+    days = [(at - timedelta(days=n)).date() for n in range(-1, IDENTITY_WINDOW_DAYS + 1)]
+    keys = [
+        k for k in run_keys(store, cluster, days) if low <= k.stamp and k.run_id != entry.run_id
+    ]
+    others: list[RunEntry] = [entry]
+    for key in keys[-IDENTITY_WINDOW_RUNS:]:
+        try:
+            other = load_entry(store, key)
+        except StoreUnreachable:
+            raise
+        except PublishError as exc:
+            problems.append(f"{exc}; its cluster identity is unknown")
+            continue
+        if other.owner_filter is None:
+            others.append(other)
+    select_identity(cluster, others, lambda e: e.cluster_uid, lambda e: e.run_id, problems=problems)
+
+
+def _stamp_time(run_id: str) -> datetime:
+    return datetime.strptime(run_id[:16], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
 
 
 def _shape_problem(report: Any) -> str | None:
@@ -203,7 +254,9 @@ def _newest_by_manifest(store: ObjectStore, cluster: str, problems: list[str]) -
     for key in reversed(run_keys(store, cluster)):
         try:
             entry = load_entry(store, key)
-        except VerificationError as exc:
+        except StoreUnreachable:
+            raise
+        except PublishError as exc:  # one manifest refused or malformed: named, the next read
             problems.append(str(exc))
             continue
         if entry.owner_filter is None:
@@ -213,7 +266,11 @@ def _newest_by_manifest(store: ObjectStore, cluster: str, problems: list[str]) -
 
 def _in_period(source: str, cluster: str, period: Period, options: dict[str, Any]) -> ClusterRun:
     run = ClusterRun(cluster)
-    archive = read_period(source, cluster, period, store_options=options)
+    try:
+        archive = read_period(source, cluster, period, store_options=options)
+    except IdentityConflict as exc:
+        run.problems.append(str(exc))
+        return run
     run.period = archive
     run.problems.extend(archive.problems)
     if not archive.reports:

@@ -7,7 +7,13 @@ figures (:mod:`auditor.period.compute`) and writes period.json/csv/html/pdf
 
 from __future__ import annotations
 
-from auditor.period.archive import Archive, Period, one_per_instant, read_period
+from auditor.period.archive import (
+    Archive,
+    Period,
+    one_per_instant,
+    read_period,
+    read_with_previous,
+)
 from auditor.period.compute import compute_period
 from auditor.period.render import FORMATS, write_period
 
@@ -15,6 +21,7 @@ __all__ = [
     "Archive",
     "Period",
     "read_period",
+    "read_with_previous",
     "one_per_instant",
     "compute_period",
     "write_period",

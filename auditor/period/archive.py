@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-__all__ = ["Period", "Archive", "read_period", "one_per_instant"]
+__all__ = ["Period", "Archive", "read_period", "read_with_previous", "one_per_instant"]
 
 _PERIOD = re.compile(r"^(\d{4})-(\d{2})$")
 
@@ -82,6 +82,10 @@ class Archive:
     #: key ids of the public keys each run's manifest signature was checked against
     #: (empty: signatures not checked)
     signature_keys: list[str] = field(default_factory=list)
+    #: the cluster identity (kube-system uid) of the runs read; None when none records one
+    cluster_uid: str | None = None
+    #: runs counted whose manifest records no cluster identity
+    unknown_identity_runs: int = 0
 
 
 def read_period(
@@ -91,16 +95,21 @@ def read_period(
     *,
     store_options: Mapping[str, Any] | None = None,
     public_keys: Sequence[Ed25519PublicKey] = (),
+    cluster_uid: str | None = None,
 ) -> Archive:
     """Read every full-fleet run of ``cluster`` audited within ``period``.
 
     ``source``: a local directory (the archive root, PREFIX) or ``s3://BUCKET/PREFIX``;
     ``store_options``: publish settings fields for S3 (``endpoint_url``, ``region``...);
-    ``public_keys``: when given, a run counts only if one of them signed its manifest.
+    ``public_keys``: when given, a run counts only if one of them signed its manifest;
+    ``cluster_uid``: only runs of this cluster identity (kube-system uid) count, when two
+    clusters share the name (:func:`auditor.publish.identity.select_identity`).
 
     Raises:
         FileNotFoundError: a local ``source`` that does not exist.
         auditor.publish.PublishError: the S3 target is invalid or cannot be listed.
+        auditor.publish.identity.IdentityConflict: the month's runs are of two or more
+            clusters sharing the name and ``cluster_uid`` is None.
     """
     from auditor.publish.signing import key_id
 
@@ -109,10 +118,56 @@ def read_period(
         raise FileNotFoundError(f"archive directory {source} does not exist")
     # A directory is read through the local publish store too: a run counts only with its
     # manifest (a publish killed midway has none) and a report.json that matches it.
-    _read_store(source, cluster, period, archive, dict(store_options or {}), public_keys)
+    _read_store(
+        source, cluster, period, archive, dict(store_options or {}), public_keys, cluster_uid
+    )
     archive.reports.sort(key=lambda r: (r["run"]["audit_time"], r["run"]["id"]))
     archive.reports = one_per_instant(archive.reports, archive.problems)
     return archive
+
+
+def read_with_previous(
+    source: str,
+    cluster: str,
+    period: Period,
+    *,
+    store_options: Mapping[str, Any] | None = None,
+    public_keys: Sequence[Ed25519PublicKey] = (),
+    cluster_uid: str | None = None,
+) -> tuple[Archive, Archive | None]:
+    """:func:`read_period` of ``period`` and of the month before, the one cluster's.
+
+    The month before is read for the identity of ``period``'s runs (``cluster_uid``, else
+    the one they record): another cluster's runs under the name are never the previous
+    figures. When the month before cannot be told apart (two identities, the current one
+    unknown), it is None and ``problems`` of the first says so.
+
+    Raises:
+        as :func:`read_period` for ``period``.
+    """
+    from auditor.publish.identity import IdentityConflict
+
+    archive = read_period(
+        source,
+        cluster,
+        period,
+        store_options=store_options,
+        public_keys=public_keys,
+        cluster_uid=cluster_uid,
+    )
+    try:
+        previous: Archive | None = read_period(
+            source,
+            cluster,
+            period.previous(),
+            store_options=store_options,
+            public_keys=public_keys,
+            cluster_uid=cluster_uid or archive.cluster_uid,
+        )
+    except IdentityConflict as exc:
+        archive.problems.append(f"{period.previous().label} not compared: {exc}")
+        previous = None
+    return archive, previous
 
 
 def one_per_instant(reports: list[dict[str, Any]], problems: list[str]) -> list[dict[str, Any]]:
@@ -172,16 +227,19 @@ def _read_store(
     archive: Archive,
     options: dict[str, Any],
     public_keys: Sequence[Ed25519PublicKey],
+    wanted: str | None,
 ) -> None:
     from auditor.publish import publish_settings
-    from auditor.publish.errors import VerificationError
-    from auditor.publish.history import load_entry, read_report, run_keys
+    from auditor.publish.errors import PublishError, StoreUnreachable, VerificationError
+    from auditor.publish.history import RunEntry, load_entry, read_report, run_keys
+    from auditor.publish.identity import select_identity
     from auditor.publish.manifest import MANIFEST_NAME, SIGNATURE_NAME, cluster_segment
     from auditor.publish.publisher import open_store
     from auditor.publish.signing import check_signature
 
     store = open_store(publish_settings({**options, "url": url}))
     month = f"/{period.year:04d}/{period.month:02d}/"
+    found: list[tuple[RunEntry, dict[str, Any]]] = []
     for key in run_keys(store, cluster):
         if month not in f"{key.prefix}/":
             continue
@@ -206,12 +264,40 @@ def _read_store(
                         "run left out (its signature does not verify)"
                     )
             report = read_report(store, entry)
-        except VerificationError as exc:
+            about = report.get("cluster") if isinstance(report, dict) else None
+            if isinstance(about, dict) and "uid" in about and about["uid"] != entry.cluster_uid:
+                raise VerificationError(
+                    f"{store.url_for(key.prefix + '/report.json')}: cluster.uid "
+                    f"{about['uid']!r} differs from its manifest's cluster_uid "
+                    f"{entry.cluster_uid!r}; run left out"
+                )
+        except StoreUnreachable:
+            raise
+        except PublishError as exc:  # this run's objects (a manifest refused, changed...)
             archive.problems.append(str(exc))
             continue
+        found.append((entry, report))
+    # two clusters sharing the name are never mixed (auditor.publish.identity)
+    kept = select_identity(
+        cluster_segment(cluster),
+        found,
+        lambda pair: pair[0].cluster_uid,
+        lambda pair: pair[0].run_id,
+        wanted=wanted,
+        problems=archive.problems,
+    )
+    uids = {entry.cluster_uid for entry, _ in kept}
+    archive.cluster_uid = next((uid for uid in sorted(u for u in uids if u)), None)
+    for entry, report in kept:
+        before = len(archive.reports)
         _add(
-            archive, json.dumps(report).encode(), store.url_for(f"{key.prefix}/report.json"), period
+            archive,
+            json.dumps(report).encode(),
+            store.url_for(f"{entry.prefix}/report.json"),
+            period,
         )
+        if entry.cluster_uid is None and len(archive.reports) > before:
+            archive.unknown_identity_runs += 1
 
 
 def _add(archive: Archive, raw: bytes, where: str, period: Period) -> None:

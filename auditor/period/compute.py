@@ -195,6 +195,8 @@ def compute_period(
     return {
         "period": period.label,
         "cluster": cluster,
+        "cluster_uid": archive.cluster_uid,
+        "runs_unknown_identity": archive.unknown_identity_runs,
         "start": period.start.isoformat().replace("+00:00", "Z"),
         "end": period.end.isoformat().replace("+00:00", "Z"),
         "partial": partial,

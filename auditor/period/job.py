@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from auditor.config import AuditSettings
-from auditor.period.archive import Period, read_period
+from auditor.period.archive import Archive, Period, read_with_previous
 from auditor.period.compute import compute_period
 from auditor.period.render import FORMATS, write_period
 from auditor.publish import StoreConfigError, publish_settings
+from auditor.publish.identity import IdentityConflict
 from auditor.publish.manifest import cluster_segment, seal_run
 from auditor.publish.signing import load_public_key
 
@@ -86,15 +87,12 @@ def add_period_report(
     cluster = cluster_segment((report.get("cluster") or {}).get("name"))
     source, options = archive_source(settings.publish)
     keys = [load_public_key(p) for p in public_keys]
-    archive = read_period(source, cluster, period, store_options=options, public_keys=keys)
+    archive, previous = _this_cluster(report, source, cluster, period, options, keys)
     for problem in archive.problems:
         log.warning("period report %s: %s", period.label, problem)
     if not archive.reports:
         log.warning("period report %s: no run of %s archived at %s", period.label, cluster, source)
         return []
-    previous = read_period(
-        source, cluster, period.previous(), store_options=options, public_keys=keys
-    )
     doc = compute_period(archive, period, cluster, previous, as_of=as_of or slot)
     if doc["partial"]:
         log.warning(
@@ -110,6 +108,39 @@ def add_period_report(
     log.info("period report %s of %s: %d runs, %s", period.label, cluster, len(archive.reports),
              ", ".join(p.name for p in written))  # fmt: skip
     return written
+
+
+def _this_cluster(
+    report: dict[str, Any],
+    source: str,
+    cluster: str,
+    period: Period,
+    options: dict[str, Any],
+    keys: Sequence[Any],
+) -> tuple[Archive, Archive | None]:
+    """The month's runs of the cluster ``report`` audited, never another's sharing its name.
+
+    Its identity (``cluster.uid``) is chosen only when the month holds runs of another known
+    identity: otherwise runs of unknown identity (archived before identities were recorded)
+    count too, named (:mod:`auditor.publish.identity`).
+
+    Raises:
+        IdentityConflict: two identities and this run's own is unknown.
+    """
+    uid = (report.get("cluster") or {}).get("uid")
+    uid = uid if isinstance(uid, str) and uid else None
+    try:
+        archive, previous = read_with_previous(
+            source, cluster, period, store_options=options, public_keys=keys
+        )
+        if uid is None or archive.cluster_uid in (None, uid):
+            return archive, previous
+    except IdentityConflict:
+        if uid is None:
+            raise
+    return read_with_previous(
+        source, cluster, period, store_options=options, public_keys=keys, cluster_uid=uid
+    )
 
 
 def period_for_run(

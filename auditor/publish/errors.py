@@ -8,6 +8,7 @@
     ├── StoreConfigError         no such bucket, bucket lacks Object Lock or versioning,
     │                            KMS key refused, invalid target settings
     ├── PublishInterrupted       stopped between objects (shutdown grace ended); resumes later
+    ├── IdentityConflict         runs of two clusters share one name (auditor.publish.identity)
     └── VerificationError        an object's size/SHA-256/retention differs from the manifest
         └── ConflictError        a different object already held the key before upload
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
-from auditor.publish.errors import VerificationError
+from auditor.publish.errors import PublishError, StoreUnreachable, VerificationError
+from auditor.publish.identity import select_identity
 from auditor.publish.jsondoc import artifact_list, load_object, text_field
 from auditor.publish.manifest import MANIFEST_NAME, cluster_segment, sha256_hex
 from auditor.publish.store import ObjectStore
@@ -63,11 +65,15 @@ class RunEntry:
     vms: int | None
     readiness: dict[str, int]
     artifacts: dict[str, str]
+    #: ``manifest.json`` ``cluster_uid``: the kube-system Namespace's uid; None when unknown
+    #: (not recorded: a manifest 1.0, written before identities were; or null: not read)
+    cluster_uid: str | None = None
 
     def brief(self) -> dict[str, Any]:
-        """JSON-ready summary: run_id, audit_time, vms, readiness, prefix."""
+        """JSON-ready summary: run_id, audit_time, cluster_uid, vms, readiness, prefix."""
         return {
             "run_id": self.run_id,
+            "cluster_uid": self.cluster_uid,
             "audit_time": self.audit_time,
             "vms": self.vms,
             "readiness": dict(self.readiness),
@@ -75,13 +81,24 @@ class RunEntry:
         }
 
 
-def run_keys(store: ObjectStore, cluster: str) -> list[RunKey]:
-    """Every published run of ``cluster`` (key-safe name), oldest first."""
+def run_keys(store: ObjectStore, cluster: str, days: Iterable[date] | None = None) -> list[RunKey]:
+    """Every published run of ``cluster`` (key-safe name), oldest first.
+
+    ``days``: only the runs audited on these UTC dates (their day folders are listed, not the
+    cluster's every object).
+    """
+    segment = cluster_segment(cluster)
+    prefixes = (
+        [f"{segment}/"]
+        if days is None
+        else [f"{segment}/{d.year:04d}/{d.month:02d}/{d.day:02d}/" for d in sorted(set(days))]
+    )
     found = []
-    for key in store.list_keys(f"{cluster_segment(cluster)}/"):
-        match = _MANIFEST_KEY.match(key)
-        if match:
-            found.append(RunKey(match["run"], match["prefix"]))
+    for prefix in prefixes:
+        for key in store.list_keys(prefix):
+            match = _MANIFEST_KEY.match(key)
+            if match:
+                found.append(RunKey(match["run"], match["prefix"]))
     return sorted(found, key=lambda k: k.run_id)
 
 
@@ -104,6 +121,15 @@ def load_entry(store: ObjectStore, key: RunKey) -> RunEntry:
         summary = doc.get("summary") or {}
         if not isinstance(summary, dict) or not isinstance(summary.get("readiness") or {}, dict):
             raise ValueError("field 'summary' is not an object of counts")
+        vms = summary.get("vms")
+        if vms is not None and (not isinstance(vms, int) or isinstance(vms, bool)):
+            raise ValueError("field 'summary.vms' is not a count")
+        for state, count in (summary.get("readiness") or {}).items():
+            if not isinstance(count, int) or isinstance(count, bool):
+                raise ValueError(f"field 'summary.readiness.{state}' is not a count")
+        uid = doc.get("cluster_uid")
+        if uid is not None and (not isinstance(uid, str) or not uid):
+            raise ValueError("field 'cluster_uid' is not a non-empty string or null")
         return RunEntry(
             run_id=run_id,
             audit_time=text_field(doc, "run.audit_time"),
@@ -111,9 +137,10 @@ def load_entry(store: ObjectStore, key: RunKey) -> RunEntry:
             prefix=key.prefix,
             tool_version=run.get("tool_version"),
             owner_filter=run.get("owner_filter"),
-            vms=summary.get("vms"),
+            vms=vms,
             readiness=dict(summary.get("readiness") or {}),
             artifacts={a["path"]: a["sha256"] for a in artifact_list(doc)},
+            cluster_uid=uid,
         )
     except (TypeError, KeyError, ValueError) as exc:
         raise VerificationError(f"{url}: unreadable manifest ({_reason(exc)})") from None
@@ -126,21 +153,73 @@ def _reason(exc: Exception) -> str:
     return str(exc)
 
 
-def list_runs(store: ObjectStore, cluster: str, *, limit: int | None = None) -> list[RunEntry]:
-    """The newest ``limit`` published runs of ``cluster`` (all when None), oldest first."""
+def list_runs(
+    store: ObjectStore,
+    cluster: str,
+    *,
+    limit: int | None = None,
+    uid: str | None = None,
+    problems: list[str] | None = None,
+    unreadable: list[str] | None = None,
+) -> list[RunEntry]:
+    """The newest ``limit`` published runs of ``cluster`` (all when None), oldest first.
+
+    Runs of two cluster identities under the name are never listed together
+    (:func:`auditor.publish.identity.select_identity`): ``uid`` chooses one; what is left out,
+    and runs of unknown identity listed beside a known one, are named in ``problems``.
+    ``unreadable``: when given, a manifest that cannot be read (missing, not JSON, a field
+    missing or of the wrong type, the object refused) is named there (its key and field) and
+    skipped, and the others are still listed: the listing is then incomplete. Before, one
+    such manifest stopped the whole history (trial ux34).
+
+    Raises:
+        VerificationError: a manifest is unreadable and ``unreadable`` is None.
+        StoreUnreachable: the store cannot be reached.
+        IdentityConflict: the runs carry two or more identities and ``uid`` is None.
+    """
     keys = run_keys(store, cluster)
     if limit is not None:
         keys = keys[-limit:] if limit > 0 else []
-    return [load_entry(store, k) for k in keys]
+    entries = [e for e in (_load_or_name(store, k, unreadable) for k in keys) if e is not None]
+    return select_identity(
+        cluster,
+        entries,
+        lambda e: e.cluster_uid,
+        lambda e: e.run_id,
+        wanted=uid,
+        problems=problems if problems is not None else [],
+    )
+
+
+def _load_or_name(store: ObjectStore, key: RunKey, unreadable: list[str] | None) -> RunEntry | None:
+    """:func:`load_entry`, or None with the reason in ``unreadable`` (raises when it is None).
+
+    A store that cannot be reached is no unreadable manifest: it raises.
+    """
+    try:
+        return load_entry(store, key)
+    except StoreUnreachable:
+        raise
+    except PublishError as exc:
+        if unreadable is None:
+            raise
+        unreadable.append(f"{exc}; skipped")
+        return None
 
 
 def iter_entries_newest_first(
-    store: ObjectStore, keys: list[RunKey], accept: Callable[[RunEntry], bool]
+    store: ObjectStore,
+    keys: list[RunKey],
+    accept: Callable[[RunEntry], bool],
+    unreadable: list[str] | None = None,
 ) -> Iterator[RunEntry]:
-    """Load manifests of ``keys`` from the newest back, yielding those ``accept`` keeps."""
+    """Load manifests of ``keys`` from the newest back, yielding those ``accept`` keeps.
+
+    ``unreadable``: as in :func:`list_runs` (named and skipped; else the error is raised).
+    """
     for key in reversed(keys):
-        entry = load_entry(store, key)
-        if accept(entry):
+        entry = _load_or_name(store, key, unreadable)
+        if entry is not None and accept(entry):
             yield entry
 
 

@@ -1,6 +1,6 @@
 """``manifest.json``: what a published run consists of, with a SHA-256 per artifact.
 
-Shape (``manifest_version`` "1.0"; keys sorted, two-space indent, UTF-8)::
+Shape (``manifest_version`` "1.0", or "1.1" with ``cluster_uid``; keys sorted, two-space indent, UTF-8)::
 
     {
       "manifest_version": "1.0",
@@ -8,6 +8,8 @@ Shape (``manifest_version`` "1.0"; keys sorted, two-space indent, UTF-8)::
               "tool_version": "0.1.0", "input_digest": "sha256:<hex>",
               "complete": true, "owner_filter": null},
       "cluster": "ocp-prod-east",
+      "cluster_uid": "3c1e...-...",            // manifest_version 1.1 only: report.json's
+                                               // cluster.uid (kube-system's uid) or null
       "summary": {"vms": 12, "readiness": {"READY": 2, "AT_RISK": 2, "NOT_READY": 8, "UNKNOWN": 0}},
       "artifacts": [{"path": "report.json", "size": 48213, "sha256": "<hex>"}, ...]
     }
@@ -15,7 +17,10 @@ Shape (``manifest_version`` "1.0"; keys sorted, two-space indent, UTF-8)::
 ``run`` is copied from report.json's ``run`` section; ``artifacts`` lists every
 regular file under the run directory (recursively, ``/``-separated paths,
 sorted), except ``manifest.json`` itself and its signature ``manifest.json.sig``
-(:mod:`auditor.publish.signing`). :func:`seal_run` writes both into the run folder. The same run directory always gives
+(:mod:`auditor.publish.signing`). ``cluster_uid`` is written when report.json has
+``cluster.uid`` (reports from this version on; null when the identity is unknown); a
+manifest without the key (version 1.0) was written before identities were recorded, and the
+same old run folder still seals to the same bytes. :func:`seal_run` writes both into the run folder. The same run directory always gives
 the same manifest bytes, so re-publishing is idempotent.
 """
 
@@ -154,7 +159,8 @@ def build_manifest(run_dir: Path, *, report: dict[str, Any] | None = None) -> Ru
         artifacts.append(Artifact(path=rel, size=len(data), sha256=sha256_hex(data)))
     run = report["run"]
     summary = report.get("summary") or {}
-    cluster = cluster_segment((report.get("cluster") or {}).get("name"))
+    about = report.get("cluster") or {}
+    cluster = cluster_segment(about.get("name") if isinstance(about, dict) else None)
     document: dict[str, Any] = {
         "manifest_version": "1.0",
         "run": {
@@ -169,6 +175,12 @@ def build_manifest(run_dir: Path, *, report: dict[str, Any] | None = None) -> Ru
         "summary": {"vms": summary.get("vms"), "readiness": summary.get("readiness")},
         "artifacts": [{"path": a.path, "size": a.size, "sha256": a.sha256} for a in artifacts],
     }
+    if isinstance(about, dict) and "uid" in about:
+        # the cluster's identity (kube-system's uid, auditor.sources.identity.cluster_uid):
+        # two clusters sharing a name are told apart by it in the archive
+        uid = about["uid"]
+        document["cluster_uid"] = uid if isinstance(uid, str) and uid else None
+        document["manifest_version"] = "1.1"
     return RunManifest(run_id, audit_time, cluster, tuple(artifacts), document)
 
 

@@ -105,6 +105,8 @@ class PublishResult:
     error: str | None = None
     latest_updated: bool = False
     refused: bool = False
+    #: where :func:`retry_spool` moved a refused run (``<spool_dir>/refused/<entry>``)
+    refused_at: Path | None = None
 
 
 def _verify(store: ObjectStore, key: str, size: int, sha256: str, *, evidence: bool) -> bool:
@@ -182,20 +184,38 @@ def _update_latest(
         return False
     key = f"{manifest.cluster}/latest.json"
     current = store.get(key)
+    uid = manifest.document.get("cluster_uid")
     if current is not None:
         try:
-            newest = json.loads(current).get("audit_time", "")
+            pointed = json.loads(current)
+            newest = pointed.get("audit_time", "")
+            other = pointed.get("cluster_uid")
         except (ValueError, AttributeError):
-            newest = ""
+            newest, other = "", None
+        if isinstance(other, str) and isinstance(uid, str) and other != uid:
+            # two clusters publish under one name: the archive keeps both runs, and history,
+            # period and fleet refuse to mix them (auditor.publish.identity); say so now
+            log.warning(
+                "cluster name %s is shared by two clusters: %s points at run %s of cluster "
+                "identity %s, this run %s is of %s; give each cluster its own cluster_name",
+                manifest.cluster,
+                store.url_for(key),
+                pointed.get("run_id"),
+                other,
+                manifest.run_id,
+                uid,
+            )
         if isinstance(newest, str) and manifest.audit_time < newest <= horizon:
             return False  # a newer run is already latest (we are delivering a spooled older one)
-    doc = {
+    doc: dict[str, object] = {
         "run_id": manifest.run_id,
         "audit_time": manifest.audit_time,
         "prefix": manifest.run_prefix + "/",
         "manifest": manifest.key(MANIFEST_NAME),
         "manifest_sha256": sha256_hex(manifest.to_bytes()),
     }
+    if "cluster_uid" in manifest.document:
+        doc["cluster_uid"] = uid
     data = (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
     if current == data:
         return False  # unchanged: no new object version
@@ -389,6 +409,7 @@ def retry_spool(
     target: PublishSettings | None = None,
     store_factory: StoreFactory = open_store,
     should_stop: StopCheck = _never,
+    refuse_misconfigured: bool = False,
 ) -> list[PublishResult]:
     """Deliver every spooled run (only those for ``target`` when given), oldest first.
 
@@ -397,6 +418,13 @@ def retry_spool(
     stops the others. A shutdown (``should_stop``) ends the loop between objects.
     An entry whose ``spool.json`` is missing or unreadable cannot be delivered: it gets a
     result that is not published, its error naming the file and field.
+    ``refuse_misconfigured``: a run whose target is itself misconfigured
+    (:class:`StoreConfigError`: no such bucket, no Object Lock or versioning for the lock mode
+    asked...) leaves the retry loop: it is moved to ``<spool_dir>/refused/`` with
+    ``error.txt`` (:func:`~auditor.publish.spool.refuse`) and its result is ``refused`` (with
+    ``spooled`` None). The same test ``publish_run(refuse_misconfigured=True)`` applies to a
+    new run; ``auditor serve`` asks for it, so a run spooled before that test existed (or
+    while the target was still right) is no longer retried for ever.
     """
     results = [
         PublishResult(
@@ -422,10 +450,32 @@ def retry_spool(
             except PublishInterrupted as exc:
                 results.append(_still_spooled(entry, exc))
                 break
+            except StoreConfigError as exc:
+                result = _still_spooled(entry, exc)
+                if refuse_misconfigured:
+                    result = _refused(entry, exc)
             except PublishError as exc:
                 result = _still_spooled(entry, exc)
             results.append(result)
     return results
+
+
+def _refused(entry: spool.SpoolEntry, exc: StoreConfigError) -> PublishResult:
+    """Take ``entry`` out of the retry loop (its target is misconfigured): ``refused/``."""
+    moved = spool.refuse(entry, str(exc))
+    result = _still_spooled(entry, exc)
+    result.refused = True
+    if moved != entry.path:
+        result.spooled = None
+        result.refused_at = moved
+    log.error(
+        "spooled run %s not delivered and no longer retried, the publish target is "
+        "misconfigured (fix publish: and publish %s with `auditor publish --from-run`): %s",
+        entry.run_id,
+        moved / "run",
+        exc,
+    )
+    return result
 
 
 def refused_note(result: PublishResult) -> str:

@@ -9,6 +9,11 @@ Layout::
     quarantine/<run-id>__<target-id>/
         spool.json, run/, error.txt    a run that conflicts with the archive (kept, not retried)
 
+    refused/<run-id>__<target-id>/
+        spool.json, run/, error.txt    a run whose target is misconfigured (no such bucket, no
+                                       Object Lock for the lock mode asked): no retry delivers
+                                       it (kept, not retried; ``auditor serve`` moves it here)
+
 :func:`~auditor.publish.publisher.publish_run` writes the entry *before* the
 first upload and removes it only after every object was verified in the store,
 so a publisher killed at any point leaves an entry that the next start delivers.
@@ -41,9 +46,12 @@ __all__ = [
     "remove",
     "quarantine",
     "quarantined",
+    "refuse",
+    "refused",
 ]
 
 QUARANTINE = "quarantine"
+REFUSED = "refused"
 
 
 @dataclass(frozen=True)
@@ -164,7 +172,7 @@ def _entry_folders(spool_dir: Path) -> list[Path]:
     return sorted(
         p
         for p in spool_dir.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and p.name != QUARANTINE
+        if p.is_dir() and not p.name.startswith(".") and p.name not in (QUARANTINE, REFUSED)
     )
 
 
@@ -211,9 +219,28 @@ def quarantine(entry: SpoolEntry, error: str) -> Path:
     return _quarantine_path(entry.path, error)
 
 
-def _quarantine_path(path: Path, error: str) -> Path:
-    """:func:`quarantine` of the spool entry folder ``path``."""
-    dest = path.parent / QUARANTINE / path.name
+def refuse(entry: SpoolEntry, error: str) -> Path:
+    """Move ``entry`` to ``<spool_dir>/refused/`` with ``error.txt``; return its new path.
+
+    For a run whose target is itself misconfigured (a
+    :class:`~auditor.publish.errors.StoreConfigError`): no retry delivers it until the target
+    is changed, so it leaves the retry loop, kept (publish its ``run/`` folder with ``auditor
+    publish --from-run`` once the target is fixed). Raises nothing: when the move fails the
+    entry stays.
+    """
+    return _quarantine_path(entry.path, error, REFUSED)
+
+
+def refused(spool_dir: Path) -> list[Path]:
+    """Entries moved out of the retry loop as their target is misconfigured, sorted by name."""
+    folder = spool_dir / REFUSED
+    return sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+
+
+def _quarantine_path(path: Path, error: str, where: str = QUARANTINE) -> Path:
+    """:func:`quarantine` (or, ``where`` :data:`REFUSED`, :func:`refuse`) of the spool entry
+    folder ``path``."""
+    dest = path.parent / where / path.name
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         # an earlier quarantined entry of this name is kept too: the next free ``.N`` suffix

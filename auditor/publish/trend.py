@@ -3,7 +3,9 @@
 Read back from the archive only (no database): the previous run, the run a
 calendar month earlier (the newest run at or before that moment and at most
 :data:`MONTH_TOLERANCE_DAYS` older), and readiness counts of the last 12 runs.
-Only runs with the same ``owner_filter`` as the report are compared. The shape
+Only runs with the same ``owner_filter`` and the same cluster identity (``cluster_uid``,
+the kube-system uid; runs of unknown identity only with a report of unknown identity:
+:mod:`auditor.publish.identity`) as the report are compared. The shape
 is documented in ``docs/publishing.md``.
 """
 
@@ -126,21 +128,33 @@ def _current_brief(report: dict[str, Any]) -> dict[str, Any]:
     return {
         "run_id": run["id"],
         "audit_time": run["audit_time"],
+        "cluster_uid": _uid(report),
         "vms": summary.get("vms"),
         "readiness": dict(summary.get("readiness") or {}),
         "prefix": run_prefix(cluster, run["id"], run["audit_time"]) + "/",
     }
 
 
+def _uid(report: dict[str, Any]) -> str | None:
+    """report.json ``cluster.uid`` (None: unknown, or a report written before it existed)."""
+    about = report.get("cluster")
+    uid = about.get("uid") if isinstance(about, dict) else None
+    return uid if isinstance(uid, str) and uid else None
+
+
 def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
     """Build the trend dict of ``report`` against the runs published in ``store``.
 
     Runs at or after the report's audit time are ignored, so re-computing
-    after the report itself was published gives the same result.
+    after the report itself was published gives the same result. Runs of another cluster
+    identity (another cluster that shares the name) are never compared: only runs whose
+    manifest records the report's ``cluster.uid`` (both unknown counts as the same).
+
+    An archived manifest that cannot be read is named in ``problems`` and skipped.
 
     Raises:
         PublishError: the archive cannot be read; VerificationError when an
-            archived manifest or report.json does not match its recorded digest.
+            archived report.json does not match its manifest's digest.
     """
     cluster = cluster_segment((report.get("cluster") or {}).get("name"))
     current = _current_brief(report)
@@ -148,15 +162,21 @@ def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
     owner = report["run"].get("owner_filter")
     keys = [k for k in run_keys(store, cluster) if k.stamp < at.strftime("%Y%m%dT%H%M%SZ")]
 
-    def same_scope(entry: RunEntry) -> bool:
-        return bool(entry.owner_filter == owner)
+    uid = _uid(report)
 
-    series = list(islice(iter_entries_newest_first(store, keys, same_scope), SERIES_LENGTH - 1))
+    def same_scope(entry: RunEntry) -> bool:
+        return bool(entry.owner_filter == owner) and entry.cluster_uid == uid
+
+    # an unreadable manifest is named and skipped, never the end of the trend (trial ux34)
+    unreadable: list[str] = []
+    series = list(
+        islice(iter_entries_newest_first(store, keys, same_scope, unreadable), SERIES_LENGTH - 1)
+    )
     target = _month_earlier(at)
     low = (target - timedelta(days=MONTH_TOLERANCE_DAYS)).strftime("%Y%m%dT%H%M%SZ")
     high = target.strftime("%Y%m%dT%H%M%SZ")
     window = [k for k in keys if low <= k.stamp <= high]
-    month_ago = next(iter_entries_newest_first(store, window, same_scope), None)
+    month_ago = next(iter_entries_newest_first(store, window, same_scope, unreadable), None)
     previous = series[0] if series else None
 
     def versus(entry: RunEntry | None) -> dict[str, Any] | None:
@@ -165,6 +185,7 @@ def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
     return {
         "trend_version": "1.0",
         "cluster": cluster,
+        "cluster_uid": uid,
         "owner_filter": owner,
         "current": current,
         "previous": previous.brief() if previous else None,
@@ -172,6 +193,8 @@ def compute_trend(report: dict[str, Any], store: ObjectStore) -> dict[str, Any]:
         "vs_previous": versus(previous),
         "vs_month_ago": versus(month_ago),
         "series": [e.brief() for e in reversed(series)] + [current],
+        # manifests skipped as unreadable: "previous" may then be an older run than the last
+        "problems": sorted(set(unreadable)),
     }
 
 

@@ -155,7 +155,14 @@ class ServiceRuntime:
             return
         try:
             target = publish_settings(self.settings.publish)
-            results = retry_spool(target.spool_dir, target=target, should_stop=self.should_stop)
+            # a target that is itself misconfigured moves a spooled run out of the retry loop
+            # (refused/), as it refuses a new run: one spooled before lo32 was retried for ever
+            results = retry_spool(
+                target.spool_dir,
+                target=target,
+                should_stop=self.should_stop,
+                refuse_misconfigured=True,
+            )
         except Exception:
             log.exception("delivering the spool failed")
             return
@@ -166,6 +173,13 @@ class ServiceRuntime:
                 log.info("delivered spooled run %s", result.run_id)
             elif result.quarantined is not None:
                 self.journal.mark_published(result.run_id, f"quarantined: {result.error}")
+            elif result.refused:
+                where = result.refused_at or result.spooled
+                self.journal.mark_published(
+                    result.run_id,
+                    f"refused: {result.error}; the run is not retried: it is kept at {where} "
+                    "(fix publish: and publish its run/ folder with `auditor publish --from-run`)",
+                )
             else:
                 log.warning("spooled run %s still not delivered: %s", result.run_id, result.error)
         self.record_spool(target.spool_dir, target)

@@ -51,6 +51,10 @@ class SourceInfo:
     location: str
     cluster_name: str | None = None
     name_source: str = "config"
+    #: the kube-system Namespace's uid read apart from the audited objects (a live run with
+    #: ``-n``, which does not list Namespaces); None when not read
+    #: (:func:`auditor.sources.identity.cluster_uid`)
+    kube_system_uid: str | None = None
 
 
 @dataclass(frozen=True)

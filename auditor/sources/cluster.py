@@ -36,7 +36,7 @@ import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from auditor.redact import shown_url
 from auditor.sources.base import ClusterData, KindState, SourceInfo
 from auditor.sources.directory import ingest_objects
 from auditor.sources.discovery import Discovery, RequestFailed, Resolved, groups_from_dynamic
-from auditor.sources.identity import identity_from_infrastructure
+from auditor.sources.identity import IDENTITY_NAMESPACE, identity_from_infrastructure
 from auditor.sources.kubeclient import ClusterAccessError, ClusterLostError
 from auditor.sources.progress import CollectProgress, NullProgress
 from auditor.yamlstrict import paused_gc
@@ -183,6 +183,8 @@ class ClusterSource:
                 pairs.extend(self._drill_targets(discovery, pairs, data.problems))
                 pairs = self._check_velero_namespace(pairs, states, data.problems)
             data.info = self._identity(discovery)
+            if self.options.namespaces and IDENTITY_NAMESPACE not in self.options.namespaces:
+                data.info = replace(data.info, kube_system_uid=self._kube_system_uid())
             data.read_in = dict(self._read_in)
             # The pages were parsed for this collection alone: redacted in place, no copy.
             ingest_objects(data, pairs, owned=True, slim=self.slim)
@@ -190,6 +192,18 @@ class ClusterSource:
             if data.states.get(kind) is not KindState.PARTIAL or state is KindState.UNAVAILABLE:
                 data.states[kind] = state
         return data
+
+    def _kube_system_uid(self) -> str | None:
+        """With ``-n``, GET the kube-system Namespace for the cluster's identity alone (one
+        request; not an audited object, so no check reads it). Forbidden or absent: None, the
+        identity is unknown (:func:`auditor.sources.identity.cluster_uid`)."""
+        try:
+            obj = self._get_json(f"/api/v1/namespaces/{IDENTITY_NAMESPACE}", [])
+        except RequestFailed:
+            return None
+        meta = obj.get("metadata")
+        uid = meta.get("uid") if isinstance(meta, dict) else None
+        return uid.strip() if isinstance(uid, str) and uid.strip() else None
 
     def _identity(self, discovery: Discovery) -> SourceInfo:
         """The cluster name: given, else OpenShift's Infrastructure ``cluster``, else the

@@ -27,10 +27,22 @@ __all__ = [
     "identity_from_infrastructure",
     "identity_from_export",
     "current_context",
+    "UID_SOURCES",
+    "cluster_uid",
 ]
 
 #: Values of report.json ``cluster.name_source``.
 NAME_SOURCES = ("config", "infrastructure", "kubeconfig-context", "unknown")
+
+#: Values of report.json ``cluster.uid_source``.
+UID_SOURCES = ("kube-system-namespace", "unknown")
+
+#: The namespace whose ``metadata.uid`` identifies a cluster: created at install, never deleted,
+#: independent of any name. OpenTelemetry's semantic convention ``k8s.cluster.uid`` is this uid
+#: (containerized-data-importer vendor/go.opentelemetry.io/otel/semconv/v1.24.0/resource.go:
+#: "set to the UID of the kube-system namespace", which "will exist for the lifetime of the
+#: cluster" and changes "only if the cluster is rebuilt").
+IDENTITY_NAMESPACE = "kube-system"
 
 #: Export file names the directory source reads the Infrastructure object from.
 EXPORT_FILES = ("infrastructures.yaml", "infrastructures.yml", "infrastructures.json")
@@ -108,3 +120,27 @@ def current_context(kubeconfig: Path | None, context: str | None) -> str | None:
         return None
     name = active.get("name") if isinstance(active, dict) else None
     return name if isinstance(name, str) and name else None
+
+
+def cluster_uid(data: Any) -> str | None:
+    """The cluster's identity: ``metadata.uid`` of its ``kube-system`` Namespace, or None.
+
+    ``data``: :class:`auditor.sources.base.ClusterData`. None (unknown, never guessed) when no
+    ``kube-system`` Namespace was read (an export without it; a live run with ``-n`` GETs it
+    apart, ``data.info.kube_system_uid``, and a forbidden GET leaves it unknown),
+    when it is defined twice with different content (which copy the cluster holds is unknown),
+    or when its ``metadata.uid`` is not a non-empty string. Two clusters can share a name
+    (``unknown-cluster``, two ``prod`` in different regions); this uid tells their archived
+    runs apart (``docs/publishing.md``).
+    """
+    if ("Namespace", "", IDENTITY_NAMESPACE) in data.conflicts:
+        return None
+    for obj in data.of("Namespace"):
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        if not isinstance(meta, dict) or meta.get("name") != IDENTITY_NAMESPACE:
+            continue
+        uid = meta.get("uid")
+        return uid.strip() if isinstance(uid, str) and uid.strip() else None
+    # a live run with -n reads kube-system for the identity alone (auditor.sources.cluster)
+    uid = getattr(data.info, "kube_system_uid", None)
+    return uid if isinstance(uid, str) and uid else None
