@@ -395,6 +395,8 @@ def _malformed_inputs(
     """The malformed fields ``spec`` reads for ``vm``: VM fields under its ``reads`` (and
     ``metadata``, which pairing reads for every check) and fields of related objects of the
     kinds it requires."""
+    if not vm.problems and not related:
+        return []  # the usual case, asked for every VM x check
     pairs = bool(_PAIRING_KINDS.intersection(spec.requires))
     out = [
         {"kind": "VirtualMachine", "object": vm.ref, "field": path, "reason": reason}
