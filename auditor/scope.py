@@ -178,6 +178,9 @@ class Scope:
     _resources: dict[tuple[str, str, str], bool] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: the selectors were validated when built (:meth:`from_spec`): matching need not
+    #: validate them again for every object asked about
+    _validated: bool = field(default=False, init=False, repr=False, compare=False)
 
     @classmethod
     def from_spec(cls, spec: Any) -> Scope:
@@ -213,7 +216,7 @@ class Scope:
                 f"{', '.join(old_style)} and {', '.join(new_style)} are set together; Velero "
                 "fails the validation of a backup mixing its old and new resource filters"
             )
-        return cls(
+        scope = cls(
             included_namespaced=scoped["includedNamespaceScopedResources"],
             excluded_namespaced=scoped["excludedNamespaceScopedResources"],
             included_cluster=scoped["includedClusterScopedResources"],
@@ -227,6 +230,8 @@ class Scope:
             if isinstance(ors, list)
             else (),
         )
+        object.__setattr__(scope, "_validated", True)  # each selector passed _selector_shape
+        return scope
 
     def namespace_included(self, namespace: str) -> bool:
         """True if objects in ``namespace`` pass the namespace filters."""
@@ -317,10 +322,11 @@ class Scope:
         Raises:
             SelectorError: a selector is malformed.
         """
+        match = _matches if self._validated else selector_matches
         if self.or_label_selectors:
-            return any(selector_matches(s, labels) for s in self.or_label_selectors)
+            return any(match(s, labels) for s in self.or_label_selectors)
         if self.label_selector is not None:
-            return selector_matches(self.label_selector, labels)
+            return match(self.label_selector, labels)
         return True
 
     def includes(
@@ -364,6 +370,11 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> 
         SelectorError: unknown operator or malformed fields.
     """
     validate_selector(selector)
+    return _matches(selector, labels)
+
+
+def _matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """:func:`selector_matches` of a selector :func:`validate_selector` has passed."""
     match_labels: dict[str, str] = selector.get("matchLabels") or {}
     for key, value in match_labels.items():
         if labels.get(key) != value:
