@@ -1,0 +1,107 @@
+"""A new user's trial (nu34): what a reader takes away from one artifact read alone, the HTML VM
+table with long names, and the CLI's answers to bad input (named, documented exit code, no
+traceback: docs/exit-codes.md).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.config import AuditSettings
+from auditor.pipeline import audit_data, write_artifacts
+from auditor.sources.directory import DirectorySource
+from tests.conftest import AUDIT_AT
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-cluster"
+
+
+def _example_report(root: Path = EXAMPLE) -> Any:
+    return audit_data(
+        DirectorySource(root).collect(), AuditSettings(cluster_name="example-cluster"), at=AUDIT_AT
+    )
+
+
+def test_a_recovery_card_read_alone_says_when_which_run_and_how_complete(tmp_path: Path) -> None:
+    """A card printed and taken to a restore carried no audit time, run id or completeness:
+    nothing on it said when it was true or whether the audit behind it saw everything."""
+    report = _example_report()
+    write_artifacts(report, tmp_path, ["cards"])
+    card = json.loads((tmp_path / "recovery-cards/billing/billing-win.json").read_text())
+    audit = card.pop("audit")
+    vm = next(v for v in report.vms if v.name == "billing-win")
+    assert card == vm.recovery_card.model_dump(mode="json")
+    assert audit["run_id"] == report.run.id and audit["run_id"].startswith("20261130T060000Z-")
+    assert audit["audit_time"] == "2026-11-30T06:00:00Z"
+    assert audit["cluster"] == "example-cluster"
+    assert audit["audit_complete"] is True and audit["incomplete_checks"] == []
+    assert audit["readiness"] == "NOT_READY" and audit["unknown_checks"] == []
+    assert "2026-11-30T06:00:00Z" in audit["note"] and report.run.id in audit["note"]
+
+
+def test_a_card_from_an_incomplete_audit_says_so(tmp_path: Path) -> None:
+    """Without the VolumeSnapshot files the audit is incomplete; each card says it."""
+    root = tmp_path / "export"
+    shutil.copytree(EXAMPLE, root)
+    (root / "volumesnapshots.yaml").unlink()
+    report = _example_report(root)
+    assert report.run.complete is False
+    write_artifacts(report, tmp_path / "out", ["cards"])
+    audit = json.loads((tmp_path / "out/recovery-cards/web/web-api.json").read_text())["audit"]
+    assert audit["audit_complete"] is False
+    assert audit["incomplete_checks"] == report.run.incomplete_checks != []
+    assert "INCOMPLETE" in audit["note"]
+    vm = next(v for v in report.vms if v.name == "web-api")
+    assert audit["unknown_checks"] == sorted(
+        f.check_id for f in vm.findings if f.status.value == "ERROR"
+    )
+
+
+def _tables_wider_than_the_page(html: Path, width_px: int) -> list[tuple[str, float]]:
+    """Lay ``html`` out on a ``width_px`` wide page (weasyprint: the screen CSS, no @page of
+    the report's own) and return each table that runs past the page's right edge."""
+    weasyprint = pytest.importorskip("weasyprint")
+
+    def walk(box: Any) -> Any:
+        yield box
+        for child in getattr(box, "children", None) or []:
+            yield from walk(child)
+
+    page_css = weasyprint.CSS(string=f"@page {{ size: {width_px}px 40000px; margin: 0 }}")
+    doc = weasyprint.HTML(filename=str(html)).render(stylesheets=[page_css])
+    wide = []
+    for page in doc.pages:
+        for box in walk(page._page_box):
+            element = getattr(box, "element", None)
+            if type(box).__name__ == "TableBox" and element is not None:
+                right = box.position_x + box.border_width()
+                if right > page.width + 0.5:
+                    wide.append((str(element.get("class")), float(right)))
+    return wide
+
+
+@pytest.mark.parametrize("what", ["vm", "namespace"])
+def test_html_vm_table_wraps_a_long_vm_or_namespace_name(tmp_path: Path, what: str) -> None:
+    """A 63-character VM name with no hyphen sat in a no-wrap cell: the VM table grew to
+    1224 px on a 1024 px screen and pushed Age / RPO and Restore points off it (the namespace
+    cell had no break either)."""
+    root = tmp_path / "export"
+    shutil.copytree(EXAMPLE, root)
+    old = "lab-ephemeral" if what == "vm" else "lab"
+    long = "labephemeral" + "x" * 51  # 63 characters: the longest VM or namespace name
+    for path in root.glob("*.yaml"):
+        text = path.read_text(encoding="utf-8")
+        if what == "vm":
+            text = text.replace(old, long)
+        else:
+            text = text.replace("namespace: lab\n", f"namespace: {long}\n")
+            text = text.replace("name: lab\n", f"name: {long}\n")
+        path.write_text(text, encoding="utf-8")
+    report = _example_report(root)
+    assert any(long in (v.name, v.namespace) for v in report.vms)
+    [html] = write_artifacts(report, tmp_path / "out", ["html"])
+    assert _tables_wider_than_the_page(html, 1024) == []
