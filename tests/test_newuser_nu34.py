@@ -105,3 +105,30 @@ def test_html_vm_table_wraps_a_long_vm_or_namespace_name(tmp_path: Path, what: s
     assert any(long in (v.name, v.namespace) for v in report.vms)
     [html] = write_artifacts(report, tmp_path / "out", ["html"])
     assert _tables_wider_than_the_page(html, 1024) == []
+
+
+def test_an_export_of_crds_only_is_named_as_read_not_as_nothing_readable(tmp_path: Path) -> None:
+    """An export holding only the CustomResourceDefinitions (``oc get crd -o yaml``): exit 4
+    said "nothing readable", as for an empty folder, though the file was read; it now names
+    the kinds it held that the auditor does not read."""
+    from tests.conftest import invoke_run
+
+    export = tmp_path / "export"
+    export.mkdir()
+    crd = (
+        "- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n"
+        "  metadata: {{name: {0}.kubevirt.io}}\n"
+        "  spec: {{group: kubevirt.io, scope: Namespaced, versions: []}}\n"
+    )
+    items = "".join(crd.format(n) for n in ("virtualmachines", "virtualmachineinstances"))
+    (export / "customresourcedefinitions.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n" + items
+    )
+    result = invoke_run(export, tmp_path / "out")
+    assert result.exit_code == 4, result.output
+    assert "nothing readable" not in result.output
+    assert (
+        "(no object of a kind the auditor reads; 2 object(s) of kinds it does not read: "
+        "apiextensions.k8s.io/v1 CustomResourceDefinition (2))" in result.output
+    )
+    assert not (tmp_path / "out" / "report.json").exists()
