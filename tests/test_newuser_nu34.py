@@ -132,3 +132,20 @@ def test_an_export_of_crds_only_is_named_as_read_not_as_nothing_readable(tmp_pat
         "apiextensions.k8s.io/v1 CustomResourceDefinition (2))" in result.output
     )
     assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_every_csv_row_says_when_and_which_run() -> None:
+    """A vms.csv or findings.csv row taken out of its file (pasted into a ticket) said
+    whether the audit was complete, but not when it was true or which run wrote it."""
+    import csv
+    import io
+
+    from auditor.report.csvout import findings_csv, vms_csv
+
+    report = _example_report()
+    for data in (vms_csv(report), findings_csv(report)):
+        rows = list(csv.DictReader(io.StringIO(data.decode("utf-8"), newline="")))
+        assert rows and {(r["audit_time"], r["run_id"]) for r in rows} == {
+            ("2026-11-30T06:00:00Z", report.run.id)
+        }
+        assert list(rows[0])[-3:] == ["audit_complete", "audit_time", "run_id"]
