@@ -149,3 +149,39 @@ def test_every_csv_row_says_when_and_which_run() -> None:
             ("2026-11-30T06:00:00Z", report.run.id)
         }
         assert list(rows[0])[-3:] == ["audit_complete", "audit_time", "run_id"]
+
+
+def test_every_fleet_csv_row_says_when_it_was_counted(tmp_path: Path) -> None:
+    """fleet-owners.csv and fleet-root-causes.csv rows carried no time at all, and
+    fleet-clusters.csv wrote ``complete`` as Python's ``True`` where every other CSV says
+    ``true``."""
+    import csv
+    import io
+
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+    from tests.conftest import invoke_run
+
+    archive = tmp_path / "archive"
+    published = invoke_run(
+        EXAMPLE,
+        tmp_path / "run",
+        "--cluster-name",
+        "example-cluster",
+        "--publish",
+        str(archive),
+        "--spool-dir",
+        str(tmp_path / "spool"),
+    )
+    assert published.exit_code == 0, published.output
+    out = tmp_path / "fleet"
+    args = ["fleet", "--from", str(archive), "--out", str(out), "--format", "csv"]
+    result = CliRunner().invoke(main, [*args, "--at", "2026-11-30T07:00:00Z"])
+    assert result.exit_code == 0, result.output
+    for name in ("fleet-clusters.csv", "fleet-root-causes.csv", "fleet-owners.csv"):
+        text = (out / name).read_text(encoding="utf-8")
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+        assert rows and {r["fleet_as_of"] for r in rows} == {"2026-11-30T07:00:00Z"}, name
+    clusters = list(csv.DictReader(io.StringIO((out / "fleet-clusters.csv").read_text())))
+    assert [(r["cluster"], r["complete"]) for r in clusters] == [("example-cluster", "true")]
