@@ -185,3 +185,25 @@ def test_every_fleet_csv_row_says_when_it_was_counted(tmp_path: Path) -> None:
         assert rows and {r["fleet_as_of"] for r in rows} == {"2026-11-30T07:00:00Z"}, name
     clusters = list(csv.DictReader(io.StringIO((out / "fleet-clusters.csv").read_text())))
     assert [(r["cluster"], r["complete"]) for r in clusters] == [("example-cluster", "true")]
+
+
+@pytest.mark.parametrize("text", ["", "# owners and waivers go here\n", "---\n"])
+def test_a_blank_config_file_is_refused_not_read_as_the_defaults(tmp_path: Path, text: str) -> None:
+    """``validate-config`` called a 0-byte config "valid" and ``run --config`` audited with the
+    defaults: a ConfigMap mounted empty or a file cut short silently dropped every stricter
+    policy (an off-cluster copy required, a shorter RPO) and could only improve verdicts."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+    from tests.conftest import invoke_run
+
+    config = tmp_path / "auditor.yaml"
+    config.write_text(text, encoding="utf-8")
+    checked = CliRunner().invoke(main, ["validate-config", str(config)])
+    assert checked.exit_code == 2, checked.output
+    assert "<file>: holds no settings (empty, or only comments)" in checked.output
+    result = invoke_run(EXAMPLE, tmp_path / "out", "--config", str(config))
+    assert result.exit_code == 2, result.output
+    assert f"invalid configuration {config}" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out" / "report.json").exists()
