@@ -207,3 +207,24 @@ def test_a_blank_config_file_is_refused_not_read_as_the_defaults(tmp_path: Path,
     assert f"invalid configuration {config}" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_an_audit_incomplete_for_a_missing_kind_says_which_kind_not_none(tmp_path: Path) -> None:
+    """Without volumesnapshots.yaml the audit is incomplete (RR-STG-001) with no collection
+    problem: the cover said only "0 collection problem(s): some data could not be read" and
+    Appendix B said "None: every kind the checks need was read completely", which is false."""
+    import re
+
+    root = tmp_path / "export"
+    shutil.copytree(EXAMPLE, root)
+    (root / "volumesnapshots.yaml").unlink()
+    report = _example_report(root)
+    assert not report.run.complete and report.collection_problems == []
+    [html] = write_artifacts(report, tmp_path / "out", ["html"])
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html.read_text(encoding="utf-8")))
+    assert "every kind the checks need was read completely" not in text
+    assert "Incomplete audit. 0 collection problem(s), 1 kind(s) not read (VolumeSnapshot):" in text
+    assert (
+        "Not read (no file in the export, forbidden or failed): VolumeSnapshot. "
+        "The checks that need them report ERROR: RR-STG-001." in text
+    )
