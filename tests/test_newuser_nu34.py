@@ -228,3 +228,28 @@ def test_an_audit_incomplete_for_a_missing_kind_says_which_kind_not_none(tmp_pat
         "Not read (no file in the export, forbidden or failed): VolumeSnapshot. "
         "The checks that need them report ERROR: RR-STG-001." in text
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fleet", "--from", "{f}", "--out", "{out}"],
+        ["report", "--period", "2026-11", "--from", "{f}", "--cluster", "c", "--out", "{out}"],
+        ["history", "--cluster", "c", "--to", "{f}"],
+    ],
+    ids=["fleet", "report", "history"],
+)
+def test_an_archive_that_is_a_file_is_named_as_a_file(tmp_path: Path, args: list[str]) -> None:
+    """``fleet --from FILE`` said "archive directory FILE does not exist" of a file that
+    exists (report --period and history too): exit 2 as documented, now with the truth."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    archive = tmp_path / "archive.tar"
+    archive.write_bytes(b"not a folder")
+    argv = [a.format(f=archive, out=tmp_path / "out") for a in args]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2, result.output
+    assert f"archive directory {archive} is a file, not a directory" in result.output
+    assert "does not exist" not in result.output and "Traceback" not in result.output

@@ -291,7 +291,8 @@ def history(cluster: str, url: str, limit: int, as_json: bool, **options: Any) -
     """List the published runs of a cluster, oldest first."""
     target = settings_from_options(url, options)
     if not target.is_s3 and not target.local_dir.is_dir():
-        raise _Unreadable(f"archive directory {target.local_dir} does not exist")
+        why = "is a file, not a directory" if target.local_dir.exists() else "does not exist"
+        raise _Unreadable(f"archive directory {target.local_dir} {why}")
     try:
         entries = list_runs(open_store(target), cluster, limit=limit)
     except PublishError as exc:
