@@ -253,3 +253,21 @@ def test_an_archive_that_is_a_file_is_named_as_a_file(tmp_path: Path, args: list
     assert result.exit_code == 2, result.output
     assert f"archive directory {archive} is a file, not a directory" in result.output
     assert "does not exist" not in result.output and "Traceback" not in result.output
+
+
+def test_publish_from_run_with_retry_is_refused_not_ignored(tmp_path: Path) -> None:
+    """``publish --from-run DIR --retry`` said "spool is empty" and exited 0: DIR was never
+    published and nothing said so. A bad option combination is exit 2 (docs/exit-codes.md)."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+    from tests.conftest import invoke_run
+
+    run = tmp_path / "run"
+    assert invoke_run(EXAMPLE, run).exit_code == 0
+    archive = tmp_path / "archive"
+    argv = ["publish", "--from-run", str(run), "--to", str(archive), "--retry"]
+    result = CliRunner().invoke(main, [*argv, "--spool-dir", str(tmp_path / "spool")])
+    assert result.exit_code == 2, result.output
+    assert "--retry delivers the runs kept in the spool and takes no --from-run" in result.output
+    assert not archive.exists()

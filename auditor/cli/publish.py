@@ -225,6 +225,13 @@ def publish(
     **options: Any,
 ) -> None:
     """Publish an audit run as verified evidence, or deliver spooled runs."""
+    if retry and run_dir is not None:
+        # --retry delivers the spool and read no --from-run: 'publish --from-run DIR --retry'
+        # said "spool is empty" and exited 0 without publishing DIR (trial nu34)
+        raise click.UsageError(
+            "--retry delivers the runs kept in the spool and takes no --from-run; publish "
+            "a run with --from-run DIR --to URL"
+        )
     if retry:
         target = settings_from_options(url, options) if url else None
         results = retry_spool(_spool_dir_of(options), target=target)
