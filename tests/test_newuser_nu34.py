@@ -271,3 +271,16 @@ def test_publish_from_run_with_retry_is_refused_not_ignored(tmp_path: Path) -> N
     assert result.exit_code == 2, result.output
     assert "--retry delivers the runs kept in the spool and takes no --from-run" in result.output
     assert not archive.exists()
+
+
+def test_from_dir_with_velero_namespace_names_the_option_given(tmp_path: Path) -> None:
+    """``run --from-dir X --velero-namespace velero`` was refused with "--from-dir cannot be
+    combined with --kubeconfig/--context/-n", naming three options not given and not the one
+    that was."""
+    from tests.conftest import invoke_run
+
+    result = invoke_run(EXAMPLE, tmp_path / "out", "--velero-namespace", "velero")
+    assert result.exit_code == 2, result.output
+    assert "--from-dir cannot be combined with --velero-namespace:" in result.output
+    both = invoke_run(EXAMPLE, tmp_path / "out", "--context", "c", "-n", "web")
+    assert "--from-dir cannot be combined with --context, -n:" in both.output
