@@ -52,8 +52,9 @@ def test_monthly_cron_fires_on_the_first_in_its_time_zone() -> None:
     assert nxt.isoformat() == "2026-12-01T07:00:00+01:00"
 
 
-def test_empty_file_gives_defaults(tmp_path: Path) -> None:
-    (tmp_path / "c.yaml").write_text("", encoding="utf-8")
+def test_empty_mapping_gives_defaults(tmp_path: Path) -> None:
+    """``{}`` says "the defaults" on purpose; a 0-byte file is refused (tests/test_newuser_nu34)."""
+    (tmp_path / "c.yaml").write_text("{}\n", encoding="utf-8")
     s = load_settings(tmp_path / "c.yaml")
     assert s.source is None and s.schedules == () and s.thresholds.min_restore_points == 1
 

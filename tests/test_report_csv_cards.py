@@ -70,7 +70,9 @@ def test_cards_are_deterministic_json_per_vm(tmp_path: Path) -> None:
     rel = [p.relative_to(tmp_path).as_posix() for p in paths]
     assert rel[0] == "recovery-cards/finance-prod/fin-app-01.json" and len(rel) == 6
     text = (tmp_path / "recovery-cards/finance-prod/fin-db-01.json").read_text(encoding="utf-8")
-    assert json.loads(text) == report.vms[1].recovery_card.model_dump(mode="json")
+    doc = json.loads(text)
+    assert doc.pop("audit")["run_id"] == report.run.id
+    assert doc == report.vms[1].recovery_card.model_dump(mode="json")
     assert text.endswith("}\n") and text.index('"disks"') < text.index('"firmware"')
 
 

@@ -225,6 +225,13 @@ def publish(
     **options: Any,
 ) -> None:
     """Publish an audit run as verified evidence, or deliver spooled runs."""
+    if retry and run_dir is not None:
+        # --retry delivers the spool and read no --from-run: 'publish --from-run DIR --retry'
+        # said "spool is empty" and exited 0 without publishing DIR (trial nu34)
+        raise click.UsageError(
+            "--retry delivers the runs kept in the spool and takes no --from-run; publish "
+            "a run with --from-run DIR --to URL"
+        )
     if retry:
         target = settings_from_options(url, options) if url else None
         results = retry_spool(_spool_dir_of(options), target=target)
@@ -298,7 +305,8 @@ def history(
     """List the published runs of a cluster, oldest first."""
     target = settings_from_options(url, options)
     if not target.is_s3 and not target.local_dir.is_dir():
-        raise _Unreadable(f"archive directory {target.local_dir} does not exist")
+        why = "is a file, not a directory" if target.local_dir.exists() else "does not exist"
+        raise _Unreadable(f"archive directory {target.local_dir} {why}")
     problems: list[str] = []
     unreadable: list[str] = []
     try:

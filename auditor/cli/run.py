@@ -225,7 +225,22 @@ def source_option(
     """
     live_options = bool(kubeconfig or context or namespaces or velero_namespaces)
     if from_dir is not None and live_options:
-        raise click.UsageError("--from-dir cannot be combined with --kubeconfig/--context/-n")
+        # name the options given (--velero-namespace alone was answered with a list that did
+        # not name it: trial nu34)
+        given = [
+            name
+            for name, value in (
+                ("--kubeconfig", kubeconfig),
+                ("--context", context),
+                ("-n", namespaces),
+                ("--velero-namespace", velero_namespaces),
+            )
+            if value
+        ]
+        raise click.UsageError(
+            f"--from-dir cannot be combined with {', '.join(given)}: those read a live cluster "
+            "(--kubeconfig/--context/-n/--velero-namespace); an export is read as it is"
+        )
     if from_dir is not None:
         return DirectorySourceSettings(
             type="directory", path=from_dir, max_file_bytes=max_file_bytes

@@ -226,8 +226,9 @@ def load_settings(
     cluster-wide checks; a waiver naming one is refused (it would waive nothing).
 
     Raises:
-        ConfigError: the file cannot be read or parsed, or a field is invalid
-            (every invalid field is listed with its dotted path).
+        ConfigError: the file cannot be read or parsed, holds no settings (empty or only
+            comments: ``{}`` says "the defaults" on purpose), or a field is invalid (every
+            invalid field is listed with its dotted path).
     """
     # The same strict loader as exports: a key written twice is an error, not "last wins".
     try:
@@ -238,7 +239,21 @@ def load_settings(
         raise ConfigError(path, [("<file>", text)]) from exc
     if len(docs) > 1:
         raise ConfigError(path, [("<file>", f"holds {len(docs)} YAML documents; expected one")])
-    raw: Any = docs[0] if docs else None
+    if not docs or docs[0] is None:
+        # a 0-byte or comment-only file (a ConfigMap mounted empty, a file cut short) would
+        # audit with the defaults and drop every policy and waiver it was meant to hold
+        raise ConfigError(
+            path,
+            [
+                (
+                    "<file>",
+                    "holds no settings (empty, or only comments): a cut or blanked config "
+                    "would audit with the defaults; give no --config for the defaults, or "
+                    "write '{}' to say so",
+                )
+            ],
+        )
+    raw: Any = docs[0]
     return parse_settings(
         raw, path=path, known_check_ids=known_check_ids, platform_check_ids=platform_check_ids
     )

@@ -89,7 +89,8 @@ def read_fleet(
     options = dict(store_options or {})
     target = publish_settings({**options, "url": source})
     if not target.is_s3 and not target.local_dir.is_dir():
-        raise FileNotFoundError(f"archive directory {target.local_dir} does not exist")
+        why = "is a file, not a directory" if target.local_dir.exists() else "does not exist"
+        raise FileNotFoundError(f"archive directory {target.local_dir} {why}")
     store = open_store(target)
     names = sorted({cluster_segment(c) for c in clusters}) if clusters else store.list_folders("")
     found = []

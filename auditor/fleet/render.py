@@ -60,39 +60,50 @@ def _csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     return buf.getvalue().encode("utf-8")
 
 
+def _bool(value: bool | None) -> str | None:
+    """``true``/``false`` as in every other CSV (Python's ``True`` was written here)."""
+    return None if value is None else ("true" if value else "false")
+
+
 def fleet_csvs(report: FleetReport) -> dict[str, bytes]:
     """``fleet-clusters.csv`` (one row per cluster, readiness as counted and as reported),
-    ``fleet-root-causes.csv`` and ``fleet-owners.csv`` (worst first)."""
+    ``fleet-root-causes.csv`` and ``fleet-owners.csv`` (worst first).
+
+    Every row ends in ``fleet_as_of`` (the roll-up's reference time, ``generated_at``), so a
+    row taken out of its file says when it was true (trial nu34: an owner row said nothing
+    of when it was counted); ``complete`` is ``true``/``false`` as in vms.csv.
+    """
+    as_of = report.generated_at
     clusters = _csv(
         ["cluster", "status", "run_id", "audit_time", "age_hours", "complete", "manifest",
          "signature", "vms", *(f"counted_{s.lower()}" for s in _STATES),
-         *(f"reported_{s.lower()}" for s in _STATES), "problems"],
+         *(f"reported_{s.lower()}" for s in _STATES), "problems", "fleet_as_of"],
         (
             [c.name, c.status, c.run.id if c.run else None, c.run.audit_time if c.run else None,
-             c.run.age_hours if c.run else None, c.run.complete if c.run else None,
+             c.run.age_hours if c.run else None, _bool(c.run.complete) if c.run else None,
              c.verification.manifest if c.verification else None,
              c.verification.signature if c.verification else None, c.vms,
              *(c.readiness_counted[s] for s in _STATES), *(c.readiness[s] for s in _STATES),
-             " | ".join(c.problems)]
+             " | ".join(c.problems), as_of]
             for c in report.clusters
         ),
     )  # fmt: skip
     causes = _csv(
         ["root_cause", "title", "severity", "vms", "clusters", "check_ids", "first_action",
-         "example_vm", "example_action"],
+         "example_vm", "example_action", "fleet_as_of"],
         (
             [r.id, r.title, r.severity.value, r.vms,
              " ".join(f"{k}:{v}" for k, v in r.clusters.items()), " ".join(r.check_ids),
-             r.first_action, r.example_vm, r.example_action]
+             r.first_action, r.example_vm, r.example_action, as_of]
             for r in report.root_causes
         ),
     )  # fmt: skip
     owners = _csv(
         ["owner", "vms", *(s.lower() for s in _STATES), "not_ready_share", "top_root_cause",
-         "clusters"],
+         "clusters", "fleet_as_of"],
         (
             [o.owner, o.vms, *(o.readiness[s] for s in _STATES), o.not_ready_share,
-             o.top_root_cause, " ".join(o.clusters)]
+             o.top_root_cause, " ".join(o.clusters), as_of]
             for o in report.owners
         ),
     )  # fmt: skip

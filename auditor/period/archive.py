@@ -115,7 +115,8 @@ def read_period(
 
     archive = Archive(signature_keys=[key_id(k) for k in public_keys])
     if not source.startswith("s3://") and not Path(source).is_dir():
-        raise FileNotFoundError(f"archive directory {source} does not exist")
+        why = "is a file, not a directory" if Path(source).exists() else "does not exist"
+        raise FileNotFoundError(f"archive directory {source} {why}")
     # A directory is read through the local publish store too: a run counts only with its
     # manifest (a publish killed midway has none) and a report.json that matches it.
     _read_store(

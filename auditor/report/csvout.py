@@ -36,6 +36,8 @@ FINDINGS_COLUMNS = (
     "root_cause",
     "basis",
     "audit_complete",
+    "audit_time",
+    "run_id",
 )
 VMS_COLUMNS = (
     "namespace",
@@ -58,6 +60,8 @@ VMS_COLUMNS = (
     "unknown_checks",
     "backup_state",
     "audit_complete",
+    "audit_time",
+    "run_id",
 )
 
 
@@ -87,7 +91,8 @@ def findings_csv(report: AuditReport) -> bytes:
     ``inferred`` as the check said (empty when it did not), so an inferred FAIL is labelled
     inferred here as in the HTML. ``audit_complete`` (``true`` or
     ``false``, the run's ``complete``) repeats on every row, so a row taken out of the file
-    still says whether the audit that wrote it read everything.
+    still says whether the audit that wrote it read everything; ``audit_time`` and ``run_id``
+    (the run's) say when it was true and which run wrote it.
     """
     checks = {c.id: c for c in report.checks}
     complete = "true" if report.run.complete else "false"
@@ -119,6 +124,8 @@ def findings_csv(report: AuditReport) -> bytes:
                     causes.get(f.check_id, f.check_id.lower()),
                     f.basis.value if f.basis is not None else "",
                     complete,
+                    report.run.audit_time,
+                    report.run.id,
                 )
             )
     rows.sort(key=lambda r: (str(r[0]), str(r[1]), str(r[2]), _sev_rank(r[6]), str(r[4])))
@@ -134,7 +141,8 @@ def vms_csv(report: AuditReport) -> bytes:
     newest usable backup: ``within RPO``, ``exceeds RPO``, ``never backed up``, ``no disk data
     in any backup``, ``no complete restore point`` or ``unknown``. ``audit_complete``
     (``true``/``false``, the run's ``complete``) repeats on every row: a READY from an
-    incomplete audit says so in its own row.
+    incomplete audit says so in its own row, and ``audit_time``/``run_id`` say when and from
+    which run it was true.
     """
     checks = {c.id: c for c in report.checks}
     complete = "true" if report.run.complete else "false"
@@ -166,6 +174,8 @@ def vms_csv(report: AuditReport) -> bytes:
                 " ".join(sorted({f.check_id for f in vm.findings if f.status.value == "ERROR"})),
                 row.rpo_label,
                 complete,
+                report.run.audit_time,
+                report.run.id,
             )
         )
     return _write(VMS_COLUMNS, rows)

@@ -66,6 +66,12 @@ class Cover:
     incomplete_checks: tuple[str, ...]
     problem_count: int
     owner_filter: str | None
+    #: kinds never read (no file in the export, forbidden, failed) and kinds read only in part,
+    #: sorted: an audit incomplete for these alone has no collection problem to name (trial
+    #: nu34: the cover said "0 collection problem(s)" and Appendix B "every kind the checks
+    #: need was read completely" when volumesnapshots.yaml was missing)
+    kinds_not_read: tuple[str, ...] = ()
+    kinds_partial: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -188,6 +194,12 @@ def _cover(report: AuditReport) -> Cover:
         incomplete_checks=tuple(run.incomplete_checks),
         problem_count=len(report.collection_problems),
         owner_filter=run.owner_filter,
+        kinds_not_read=tuple(
+            sorted(k for k, v in report.cluster.kind_states.items() if v == "unavailable")
+        ),
+        kinds_partial=tuple(
+            sorted(k for k, v in report.cluster.kind_states.items() if v == "partial")
+        ),
     )
 
 

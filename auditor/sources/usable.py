@@ -75,6 +75,15 @@ def require_vms(data: ClusterData) -> None:
         )
     read = sum(len(v) for v in data.objects.values())
     detail = f"{read} other object(s) read" if read else "nothing readable"
+    if data.skipped:
+        # files were read, but held only objects of kinds not audited (an export of the
+        # CRDs alone said "nothing readable", as an empty folder does: trial nu34)
+        skipped = sorted(data.skipped.items(), key=lambda kv: (-kv[1], kv[0]))
+        named = ", ".join(f"{key} ({n})" for key, n in skipped[:3])
+        more = f" and {len(skipped) - 3} more kind(s)" if len(skipped) > 3 else ""
+        detail = (
+            f"{read} other object(s) read" if read else "no object of a kind the auditor reads"
+        ) + f"; {sum(data.skipped.values())} object(s) of kinds it does not read: {named}{more}"
     if data.state(_VM) is KindState.COMPLETE:  # an empty `oc get virtualmachines` List, read
         detail = f"its VirtualMachine list was read and is empty; {read} other object(s) read"
     if data.problems:
