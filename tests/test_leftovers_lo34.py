@@ -7,6 +7,17 @@
    that VM UNKNOWN (every check ERROR), names VM, stage and exception (quoted values left
    out) in a collection problem, and marks the audit incomplete; the other VMs keep their
    verdicts. Exit code as ``docs/exit-codes.md``: 0, or 1 with ``--fail-on`` (UNKNOWN counts).
+2. A DataVolume restored without the kubevirt Velero plugin was a surely-refused FAIL
+   (RR-BKP-004) wherever no KubeVirt CR carried HCO's label, though CDI adopts the PVC when
+   its DataVolumeClaimAdoption gate is on, which OpenShift Virtualization does by default:
+   an OpenShift export without the CDI/HyperConverged CRs was a false NOT_READY. And a
+   DataVolume annotated ``allowClaimAdoption: "false"`` passed under HCO, though CDI reads the
+   annotation before and instead of the gate (a false READY). Now the gate is read from
+   CDIConfig, the CDI CR (config authority) or a HyperConverged; unseen, the refusal is
+   UNKNOWN (ERROR), naming what was not read and the OpenShift signs. Rule:
+   ``auditor.inventory.cdiadopt.claim_adoption_gate``, ``restore_refused``
+   (containerized-data-importer pkg/controller/common/util.go ``AllowClaimAdoption``,
+   hyperconverged-cluster-operator controllers/handlers/cdi.go ``getDefaultFeatureGates``).
 """
 
 from __future__ import annotations
@@ -21,6 +32,8 @@ import auditor.inventory
 import auditor.pipeline
 from auditor.cli.exitcodes import EXIT_GATE, EXIT_OK
 from tests.conftest import REPO, invoke_run
+from tests.test_evidence_gaps import _complete, _docs, _finding
+from tests.test_redteam_rt33 import NO_PLUGIN, _add_datavolume
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 #: The VM the injected faults hit, and a quoted value its exception text carries.
@@ -150,3 +163,97 @@ def test_a_worker_s_share_carries_its_unpaired_vms(
     share.unpaired = ["web/a"]
     with pytest.raises(ValueError, match="does not account for each"):
         _decode_share(_encode_share(share), range(0, 2), "other")
+
+
+GATE = "DataVolumeClaimAdoption"
+
+
+def _cdi_config(gates: list[str]) -> dict[str, Any]:
+    return {
+        "apiVersion": "cdi.kubevirt.io/v1beta1",
+        "kind": "CDIConfig",
+        "metadata": {"name": "config"},
+        "spec": {"featureGates": gates},
+    }
+
+
+def _cdi(gates: list[str] | None, authority: bool = True) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": "cdi-kubevirt-hyperconverged"}
+    if authority:
+        meta["annotations"] = {"cdi.kubevirt.io/configAuthority": ""}
+    spec: dict[str, Any] = {"config": {"featureGates": gates}} if gates is not None else {}
+    return {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "CDI", "metadata": meta, "spec": spec}
+
+
+def _hco(patch: str | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": "kubevirt-hyperconverged", "namespace": "openshift-cnv"}
+    if patch is not None:
+        meta["annotations"] = {"containerizeddataimporter.kubevirt.io/jsonpatch": patch}
+    return {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged", "metadata": meta}
+
+
+def _openshift_namespace() -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "openshift-cnv"}}
+
+
+@pytest.mark.parametrize(
+    ("objects", "status", "words"),
+    [
+        # nothing shows the gate: unknown, never a surely-refused FAIL (main: FAIL)
+        ([], "ERROR", "no CDIConfig, CDI or HyperConverged object shows it"),
+        # an OpenShift export without the CRs: HCO's default is on (main: FAIL, NOT_READY)
+        (
+            [_openshift_namespace()],
+            "ERROR",
+            "the export shows OpenShift (openshift-* namespaces, oadp.openshift.io "
+            "DataProtectionApplications), where OpenShift Virtualization turns it on by default",
+        ),
+        # the CDIConfig CDI reads decides
+        ([_cdi_config([GATE])], "PASS", None),
+        ([_cdi_config(["HonorWaitForFirstConsumer"])], "FAIL", f"lacks {GATE}"),
+        # the CDI CR with config authority is copied over the CDIConfig
+        ([_cdi(["HonorWaitForFirstConsumer", GATE])], "PASS", None),
+        ([_cdi(None)], "FAIL", "CDI cdi-kubevirt-hyperconverged spec.config.featureGates lacks"),
+        # without config authority the CR does not decide
+        ([_cdi([GATE], authority=False)], "ERROR", "no CDIConfig, CDI or HyperConverged"),
+        # HyperConverged: HCO writes the CDI CR with the gate (main: FAIL)
+        ([_hco()], "PASS", None),
+        # ... unless its CDI jsonpatch touches spec.config
+        (
+            [_hco('[{"op": "replace", "path": "/spec/config/featureGates", "value": []}]')],
+            "ERROR",
+            "may change CDI's featureGates",
+        ),
+        ([_hco('[{"op": "add", "path": "/spec/workloads", "value": {}}]')], "PASS", None),
+    ],
+)
+def test_a_refused_datavolume_restore_rests_on_the_claim_adoption_gate_as_seen(
+    tmp_path: Path, objects: list[dict[str, Any]], status: str, words: str | None
+) -> None:
+    docs = _docs(NO_PLUGIN)
+    _add_datavolume(docs, "vm1-root")
+    docs += objects
+    finding = _finding(_complete(tmp_path, NO_PLUGIN, docs), "RR-BKP-004")
+    assert finding["status"] == status, finding["message"]
+    if words is not None:
+        assert words in finding["message"]
+    if status == "ERROR":
+        assert "whether CDI adopts the restored PVC cannot be seen" in finding["message"]
+
+
+def test_an_adoption_annotation_that_is_not_true_is_refused_whatever_the_gate(
+    tmp_path: Path,
+) -> None:
+    """CDI reads the DataVolume's allowClaimAdoption first: "false" refuses the PVC even with
+    the gate on (main: PASS under a HyperConverged-labelled KubeVirt CR)."""
+    docs = _docs(NO_PLUGIN)
+    _add_datavolume(docs, "vm1-root", **{"cdi.kubevirt.io/allowClaimAdoption": "false"})
+    docs.append(_cdi_config([GATE]))
+    for kv in docs:
+        if kv["kind"] == "KubeVirt":
+            kv["metadata"].setdefault("labels", {})["app.kubernetes.io/part-of"] = (
+                "hyperconverged-cluster"
+            )
+    finding = _finding(_complete(tmp_path, NO_PLUGIN, docs), "RR-BKP-004")
+    assert finding["status"] == "FAIL"
+    assert "annotation is not true, which CDI reads before and instead of" in finding["message"]
