@@ -257,3 +257,32 @@ def test_an_adoption_annotation_that_is_not_true_is_refused_whatever_the_gate(
     finding = _finding(_complete(tmp_path, NO_PLUGIN, docs), "RR-BKP-004")
     assert finding["status"] == "FAIL"
     assert "annotation is not true, which CDI reads before and instead of" in finding["message"]
+
+
+READINESS_ORDER = ("READY", "AT_RISK", "UNKNOWN", "NOT_READY")
+
+
+def _vm1(tmp_path: Path, fixture: str) -> tuple[str, dict[str, Any]]:
+    report = _complete(tmp_path, fixture, _docs(fixture))
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    return vm["readiness"], _finding(report, "RR-RST-001")
+
+
+def test_a_stale_restore_drill_never_ranks_below_no_drill(tmp_path: Path) -> None:
+    """RR-RST-001's stale drill was a low FAIL (AT_RISK) while no drill at all is info
+    (READY): deleting the old Restore improved the VM. Now both are info, and the stale
+    drill is a consistent one (created, started, completed in that order, of a Backup older
+    than it)."""
+    none, none_finding = _vm1(tmp_path / "none", "RR-RST-001/fail-none.yaml")
+    stale, stale_finding = _vm1(tmp_path / "stale", "RR-RST-001/fail-stale.yaml")
+    assert none_finding["severity"] == "info" and stale_finding["severity"] == "info"
+    assert READINESS_ORDER.index(stale) <= READINESS_ORDER.index(none) == 0
+    assert "is older than 30 d" in stale_finding["message"]
+    restore = next(d for d in _docs("RR-RST-001/fail-stale.yaml") if d["kind"] == "Restore")
+    times = (
+        restore["metadata"]["creationTimestamp"],
+        restore["status"]["startTimestamp"],
+        restore["status"]["completionTimestamp"],
+    )
+    assert list(times) == sorted(times) and times[0].startswith("2026-10-01")
+    assert restore["spec"]["backupName"] == "daily-20260930"
