@@ -18,6 +18,12 @@
    ``auditor.inventory.cdiadopt.claim_adoption_gate``, ``restore_refused``
    (containerized-data-importer pkg/controller/common/util.go ``AllowClaimAdoption``,
    hyperconverged-cluster-operator controllers/handlers/cdi.go ``getDefaultFeatureGates``).
+3. RR-RST-001: a stale drill (low FAIL, AT_RISK) ranked below no drill at all (info, READY),
+   so deleting the old Restore improved the VM. Now a stale drill is info too
+   (``docs/readiness.md``), and the fail-stale fixture is a consistent drill.
+4. period.csv ``longest_breach_hours`` was 0.0 for a breach seen in one audit only, which
+   reads as "no breach". Now it is null/``unknown`` (not measured), and
+   ``ended_within_hours`` says by when the next audit saw it over (``docs/period-report.md``).
 """
 
 from __future__ import annotations
@@ -286,3 +292,65 @@ def test_a_stale_restore_drill_never_ranks_below_no_drill(tmp_path: Path) -> Non
     )
     assert list(times) == sorted(times) and times[0].startswith("2026-10-01")
     assert restore["spec"]["backupName"] == "daily-20260930"
+
+
+def _rows_of(within: list[bool | None]) -> list[tuple[Any, dict[str, Any]]]:
+    from datetime import UTC, datetime, timedelta
+
+    first = datetime(2026, 11, 1, 6, tzinfo=UTC)
+    return [
+        (
+            first + timedelta(days=i),
+            {
+                "namespace": "app",
+                "name": "vm1",
+                "owner": "team",
+                "readiness": "READY",
+                "backup": {"within_rpo": w},
+                "findings": [],
+            },
+        )  # fmt: skip
+        for i, w in enumerate(within)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("within", "audits", "hours", "ended", "csv_hours", "csv_ended"),
+    [
+        # seen outside the RPO in one daily audit, within again the next day: not measured
+        # (main: 0.0 h, read as no breach), over within 24 h
+        ([True, False, True], 1, None, 24.0, "unknown", "24.0"),
+        # seen in the period's last audit only: not measured, still open
+        ([True, True, None], 1, None, None, "unknown", "unknown"),
+        # two audits: 24 h measured, over by the third day's audit
+        ([False, False, True], 2, 24.0, 48.0, "24.0", "48.0"),
+        # no breach
+        ([True, True], 0, 0.0, None, "0.0", ""),
+    ],
+)
+def test_a_breach_seen_in_one_audit_has_no_measured_length_not_zero_hours(
+    within: list[bool | None],
+    audits: int,
+    hours: float | None,
+    ended: float | None,
+    csv_hours: str,
+    csv_ended: str,
+) -> None:
+    import csv
+    import io
+
+    from auditor.period.compute import _vm_figures
+    from auditor.period.render import period_csv
+
+    figures = _vm_figures(_rows_of(within))
+    breach = figures["longest_breach"]
+    assert (breach["audits"], breach["hours"], breach["ended_within_hours"]) == (
+        audits,
+        hours,
+        ended,
+    )
+    [row] = list(csv.DictReader(io.StringIO(period_csv({"vms": [figures]}))))
+    assert (row["longest_breach_hours"], row["longest_breach_ended_within_hours"]) == (
+        csv_hours,
+        csv_ended,
+    )
