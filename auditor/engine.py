@@ -8,14 +8,17 @@ applied last and keep the finding's facts.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import re
+import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from auditor.checks import CATALOG, CheckContext, CheckSpec, Result
 from auditor.checks.fleetview import PlatformFacts, platform_facts
 from auditor.config import AuditSettings
-from auditor.inventory import ClusterIndex, Inventory, VMRecord
+from auditor.inventory import ClusterIndex, Inventory, StagingError, VMRecord
 from auditor.inventory.capture import ContentSummary, warm_content_summaries
 from auditor.kubevalues import dig
 from auditor.models import CollectionProblem, Finding, Severity, Status
@@ -23,7 +26,7 @@ from auditor.policy import resolve_policy
 from auditor.sources.base import ClusterData, KindState
 from auditor.waivers import apply_waivers
 
-__all__ = ["AuditResult", "Evaluation", "VMResult", "evaluate"]
+__all__ = ["AuditResult", "Evaluation", "Unpaired", "VMResult", "evaluate", "shown_error"]
 
 log = logging.getLogger(__name__)
 
@@ -118,15 +121,30 @@ class Evaluation:
         warm_content_summaries(self.index, summaries)
 
     def vm(self, i: int) -> tuple[VMResult, list[CollectionProblem]]:
-        """Pair, check and waive the ``i``-th VM (sorted by namespace and name).
+        """Pair, check and waive the ``i``-th VM (sorted by namespace and name): :meth:`check`
+        of :meth:`record`.
 
         Returns its result and the collection problems it adds: its malformed fields, then
         the checks that raised on it, in that order.
 
         Raises:
             IndexError: no such VM.
+            Exception: whatever pairing it raised (see :meth:`unpaired`).
         """
-        vm = self._inventory.record(i)
+        return self.check(i, self.record(i))
+
+    def record(self, i: int) -> VMRecord:
+        """The ``i``-th VM paired with its PVCs, DataVolumes, backups, snapshots and identity.
+
+        Raises:
+            IndexError: no such VM.
+            Exception: whatever staging or pairing it raised (a bug, or input no reader
+                expected): the caller's per-VM guard turns it into :meth:`unpaired`.
+        """
+        return self._inventory.record(i)
+
+    def check(self, i: int, vm: VMRecord) -> tuple[VMResult, list[CollectionProblem]]:
+        """Check and waive ``vm``, the ``i``-th VM's :meth:`record` (see :meth:`vm`)."""
         settings, at, data = self._settings, self._at, self._data
         problems = [
             CollectionProblem(
@@ -168,17 +186,132 @@ class Evaluation:
         )
         return VMResult(vm, ctx, sorted(findings, key=lambda f: f.check_id)), problems
 
+    def unpaired(self, i: int, stage: str, exc: Exception) -> Unpaired:
+        """The ``i``-th VM whose record could not be built (or checked, or entered) because
+        ``exc`` was raised at ``stage`` (a few words: "pairing", "report entry"): every VM
+        check ERROR at its own severity (so the VM is UNKNOWN, never better; no waiver
+        applies: an unknown verdict accepts no risk), and one collection problem naming the
+        VM, its file, the stage and the exception's type and message (quoted values left
+        out: :func:`shown_error`). The audit is then incomplete (``run.complete`` false).
+
+        The traceback (its frames only) goes to the debug log."""
+        if isinstance(exc, StagingError) and isinstance(exc.__cause__, Exception):
+            stage, exc = "staging", exc.__cause__  # read before any VM was paired
+        facts = self._inventory.vms[i][0]
+        ref = f"{facts.namespace}/{facts.name}"
+        shown = shown_error(exc)
+        log.debug(
+            "building the record of VM %s raised at %s: %s\n%s",
+            ref,
+            stage,
+            shown,
+            "".join(traceback.format_tb(exc.__traceback__)),
+        )
+        origin = self._data.origins.get(("VirtualMachine", facts.namespace, facts.name))
+        reason = (
+            f"VirtualMachine {ref}: its record could not be built ({stage}): {shown}; "
+            "every check of it is ERROR"
+        )
+        problem = CollectionProblem(
+            reason=reason,
+            file=origin,
+            kind="VirtualMachine",
+            namespace=facts.namespace,
+            name=facts.name,
+        )
+        findings = [
+            Finding(
+                check_id=spec.id,
+                status=Status.ERROR,
+                severity=spec.severity,
+                message=f"Cannot evaluate {spec.id} for VM {ref}: its record could not be "
+                f"built ({stage}): {shown}.",
+                evidence={"stage": stage, "exception": type(exc).__name__},
+            )
+            for spec in sorted(self._vm_checks, key=lambda c: c.id)
+        ]
+        policy, thresholds = resolve_policy(self._settings, facts.namespace, facts.labels)
+        return Unpaired(
+            obj=facts.obj,
+            namespace=facts.namespace,
+            name=facts.name,
+            labels=facts.labels,
+            created=facts.created,
+            policy=policy,
+            rpo_hours=thresholds.rpo_hours,
+            findings=findings,
+            problem=problem,
+        )
+
     def platform(
-        self, vms: list[PlatformFacts], problems: list[CollectionProblem]
+        self,
+        vms: list[PlatformFacts],
+        problems: list[CollectionProblem],
+        *,
+        unpaired: Sequence[str] = (),
     ) -> list[Finding]:
         """Run the platform checks over every VM's facts; a check that raises appends its
-        collection problem to ``problems``."""
+        collection problem to ``problems``. ``unpaired``: ``namespace/name`` of the VMs whose
+        facts could not be made (:meth:`unpaired`): a PASS or "nothing to judge" cannot
+        speak for them, so it is ERROR naming them."""
         ctx = CheckContext(at=self._at, thresholds=self._settings.thresholds, index=self.index)
         return [
-            _run(spec, ctx, self._data, self.incomplete, None, vms, crashes=problems)
+            _run(
+                spec,
+                ctx,
+                self._data,
+                self.incomplete,
+                None,
+                vms,
+                crashes=problems,
+                unpaired=unpaired,
+            )
             for spec in CATALOG.values()
             if spec.scope == "platform"
         ]
+
+
+@dataclass
+class Unpaired:
+    """A VM whose record could not be built: what the report can still say of it.
+
+    Attributes:
+        obj: the VirtualMachine as read (redacted by its source).
+        namespace, name, labels, created: read from its metadata.
+        policy, rpo_hours: the recovery policy that applies and its RPO (hours).
+        findings: one ERROR per VM check, sorted by check id.
+        problem: the collection problem naming the VM, stage and exception.
+    """
+
+    obj: dict[str, Any]
+    namespace: str
+    name: str
+    labels: dict[str, str]
+    created: datetime | None
+    policy: str
+    rpo_hours: float
+    findings: list[Finding]
+    problem: CollectionProblem
+
+    @property
+    def ref(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+
+#: A quoted value in an exception's text ('x', "x"): a field value, which may be secret.
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def shown_error(exc: BaseException, limit: int = 160) -> str:
+    """``Type (message)`` of ``exc`` as a report or log may show it: quoted values (a
+    ``KeyError``'s key, a ``ValueError``'s ``'value'``) become ``'…'``, as they may be a
+    field's value (a label, an annotation: sources redact secret fields by name only,
+    ``auditor.redact``), and the message is cut to ``limit`` characters."""
+    text = _QUOTED.sub("'…'", str(exc))
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"{type(exc).__name__} ({text})" if text else type(exc).__name__
 
 
 def _kind_states(
@@ -226,6 +359,7 @@ def _run(
     crashes: list[CollectionProblem],
     others: list[tuple[str, list[tuple[str, str]]]] | None = None,
     known: _KindStates | None = None,
+    unpaired: Sequence[str] = (),
 ) -> Finding:
     if known is not None and vm is not None:
         unavailable, partial = known.of(spec, vm.namespace)
@@ -299,6 +433,23 @@ def _run(
         # a Schedule item written 'kind: schedule' turned RR-PLT-002's FAIL into a PASS)
         or (vm is None and result.status in (Status.PASS, Status.NOT_APPLICABLE))
     )
+    if vm is None and unpaired and result.status in (Status.PASS, Status.NOT_APPLICABLE):
+        # the VMs whose facts could not be made may be the ones it would name
+        return _finding(
+            spec,
+            Result(
+                Status.ERROR,
+                f"Cannot conclude {spec.id} for the cluster: the record of VM(s) "
+                f"{', '.join(unpaired)} could not be built (see the collection problems). "
+                f"Without them: {result.status.value}: {result.message}",
+                {
+                    **result.evidence,
+                    "unpaired_vms": list(unpaired),
+                    "would_be": {"status": result.status.value, "message": result.message},
+                },
+                _unsure_severity(spec, result),
+            ),
+        )
     if partial and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very
         # ones that would satisfy it. A PASS that judges the newest object may be contradicted

@@ -93,12 +93,42 @@ def project_fields(
     return out
 
 
+#: The metadata kept of the objects that say whether a CDI feature gate is on.
+_GATE_META = ("name", "namespace", "labels", "annotations", "deletionTimestamp")
+
 KINDS: tuple[KindSpec, ...] = (
     KindSpec("VirtualMachine", "kubevirt.io", ("v1", "v1alpha3"), "virtualmachines", True),
     KindSpec(
         "VirtualMachineInstance", "kubevirt.io", ("v1", "v1alpha3"), "virtualmachineinstances", True
     ),
     KindSpec("KubeVirt", "kubevirt.io", ("v1",), "kubevirts", True),
+    # whether CDI's DataVolumeClaimAdoption gate is on (auditor.inventory.cdiadopt): the
+    # CDIConfig CDI reads, the CDI CR it is copied from and OpenShift Virtualization's
+    # HyperConverged, which writes the CDI CR; only the fields that say so are kept
+    KindSpec(
+        "CDIConfig",
+        "cdi.kubevirt.io",
+        ("v1beta1",),
+        "cdiconfigs",
+        False,
+        keep=(("metadata", _GATE_META), ("spec", ("featureGates",))),
+    ),
+    KindSpec(
+        "CDI",
+        "cdi.kubevirt.io",
+        ("v1beta1",),
+        "cdis",
+        False,
+        keep=(("metadata", _GATE_META), ("spec", ("config",))),
+    ),
+    KindSpec(
+        "HyperConverged",
+        "hco.kubevirt.io",
+        ("v1beta1",),
+        "hyperconvergeds",
+        True,
+        keep=(("metadata", _GATE_META),),
+    ),
     KindSpec("DataVolume", "cdi.kubevirt.io", ("v1beta1", "v1alpha1"), "datavolumes", True),
     # the golden images a DataVolume's sourceRef names (what a never-filled disk is filled from)
     KindSpec("DataSource", "cdi.kubevirt.io", ("v1beta1",), "datasources", True),

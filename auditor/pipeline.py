@@ -26,7 +26,7 @@ from pydantic import TypeAdapter
 from auditor.checks.fleetview import PlatformFacts, platform_facts
 from auditor.config import AuditSettings
 from auditor.config.service import REPORT_FORMATS
-from auditor.engine import AuditResult, Evaluation
+from auditor.engine import AuditResult, Evaluation, Unpaired
 from auditor.envelope import (
     AuditReport,
     dump_report_json,
@@ -34,9 +34,17 @@ from auditor.envelope import (
     report_document,
     seed_report_document,
 )
-from auditor.envelope.build import assemble_envelope, input_digest, resolve_owner, vm_entry
+from auditor.envelope.build import (
+    assemble_envelope,
+    input_digest,
+    owner_of,
+    resolve_owner,
+    unpaired_entry,
+    vm_entry,
+)
 from auditor.envelope.model import VmEntry
 from auditor.inventory.capture import ContentSummary, label_summaries
+from auditor.inventory.index import meta_labels
 from auditor.inventory.vmvalidate import validate_vm
 from auditor.kubevalues import format_time
 from auditor.lifetime import keep_until_exit
@@ -308,7 +316,11 @@ def audit_data(
         for share in shares:
             problems += share.problems
             ev.incomplete |= share.incomplete
-        platform = ev.platform([f for s in shares for f in s.facts], problems)
+        platform = ev.platform(
+            [f for s in shares for f in s.facts],
+            problems,
+            unpaired=[ref for s in shares for ref in s.unpaired],
+        )
         result = AuditResult(ev.index, [], platform, problems, sorted(ev.incomplete))
         report = assemble_envelope(
             data,
@@ -408,7 +420,9 @@ class _Share:
     None), the collection problems they add, every VM's platform facts and owner, and the
     ids of checks found incomplete. ``documents``: the entries' report.json forms, made in
     the process that writes the report (there, not at the end: the forked worker checks
-    more VMs meanwhile, and nothing is dumped twice or sent as JSON)."""
+    more VMs meanwhile, and nothing is dumped twice or sent as JSON). ``unpaired``: the VMs
+    (``namespace/name``) whose record could not be built: they have an entry and an owner,
+    and no platform facts."""
 
     entries: list[VmEntry]
     problems: list[CollectionProblem]
@@ -416,6 +430,8 @@ class _Share:
     owners: Counter[str]
     incomplete: set[str]
     documents: list[dict[str, Any]] = field(default_factory=list)
+    #: ``namespace/name`` of the VMs whose record could not be built (no platform facts)
+    unpaired: list[str] = field(default_factory=list)
 
 
 def _check_share(
@@ -425,16 +441,42 @@ def _check_share(
     entry is built); in process ``here`` (a pid), also the entries' documents."""
     share = _Share([], [], [], Counter(), ev.incomplete)
     for i in vms:
-        result, found = ev.vm(i)
+        # One guard per VM (the hot path: no wrapper per call). An exception while pairing,
+        # checking or entering one VM makes that VM UNKNOWN (every check ERROR) and the audit
+        # incomplete, naming the VM, the stage and the exception; the others go on.
+        stage = "pairing"
+        try:
+            rec = ev.record(i)
+            stage = "checking"
+            result, found = ev.check(i, rec)
+            stage = "platform facts"
+            facts = platform_facts(rec, ev.index)
+            stage = "owner"
+            who = resolve_owner(settings, ev.index, result)
+            stage = "report entry"
+            entry = vm_entry(result, who) if owner is None or who == owner else None
+        except Exception as exc:  # noqa: BLE001 - named in the report, never a verdict
+            lost = ev.unpaired(i, stage, exc)
+            share.problems.append(lost.problem)
+            share.unpaired.append(lost.ref)
+            who = owner_of(settings, ev.index, lost.namespace, lost.labels, _annotations_of(lost))
+            share.owners[who] += 1
+            if owner is None or who == owner:
+                share.entries.append(unpaired_entry(lost, who))
+            continue
         share.problems += found
-        share.facts.append(platform_facts(result.record, ev.index))
-        who = resolve_owner(settings, ev.index, result)
+        share.facts.append(facts)
         share.owners[who] += 1
-        if owner is None or who == owner:
-            share.entries.append(vm_entry(result, who))
+        if entry is not None:
+            share.entries.append(entry)
     if os.getpid() == here:
         share.documents = _documents(share.entries)
     return share
+
+
+def _annotations_of(vm: Unpaired) -> dict[str, str]:
+    """The annotations of an unpaired VM (``metadata.annotations``, junk left out)."""
+    return meta_labels(vm.obj, "annotations")
 
 
 def _documents(entries: list[VmEntry]) -> list[dict[str, Any]]:
@@ -449,7 +491,7 @@ _ENTRIES = TypeAdapter(list[VmEntry])
 
 
 def _encode_share(share: _Share) -> bytes:
-    rest = (share.problems, share.facts, share.owners, share.incomplete)
+    rest = (share.problems, share.facts, share.owners, share.incomplete, share.unpaired)
     return pickle.dumps((_ENTRIES.dump_python(share.entries), *rest), pickle.HIGHEST_PROTOCOL)
 
 
@@ -464,13 +506,16 @@ def _decode_share(raw: bytes, vms: range, owner: str | None) -> _Share:
             would vanish from the report with nothing named).
         TypeError: bytes of another shape.
     """
-    entries, problems, facts, owners, incomplete = pickle.loads(raw)
+    entries, problems, facts, owners, incomplete, unpaired = pickle.loads(raw)
     if not isinstance(owners, Counter) or not isinstance(facts, list):
         raise TypeError("not a share")
+    if not isinstance(unpaired, list):
+        raise TypeError("not a share")
     kept = len(vms) if owner is None else owners.get(owner, 0)
-    if len(facts) != len(vms) or owners.total() != len(vms) or len(entries) != kept:
+    if len(facts) + len(unpaired) != len(vms) or owners.total() != len(vms) or len(entries) != kept:
         raise ValueError(f"the share of VMs {vms.start}-{vms.stop - 1} does not account for each")
     share = _Share(_ENTRIES.validate_python(entries), problems, facts, owners, incomplete)
+    share.unpaired = unpaired
     share.documents = _documents(share.entries)  # here, the process that writes the report
     return share
 

@@ -76,7 +76,10 @@ SECRET_FIELD_NAMES = frozenset(
 
 #: Keys whose value is a URL that may carry ``user:password@`` (DataVolume sources, CDI's
 #: import endpoints, BackupStorageLocation endpoints): the credentials are cut, the URL kept.
-_URL_KEYS = frozenset({"url", "s3Url", "publicUrl", "endpoint", "registryUrl", "proxy"})
+#: CDI's import proxy (CDIConfig and CDI ``spec.config.importProxy``) too.
+_URL_KEYS = frozenset(
+    {"url", "s3Url", "publicUrl", "endpoint", "registryUrl", "proxy", "HTTPProxy", "HTTPSProxy"}
+)
 #: A CNI configuration: JSON text that may hold a password (NetworkAttachmentDefinition).
 _JSON_TEXT_KEYS = frozenset({"config"})
 _USERINFO = re.compile(r"(?<=://)[^/@\s]*@")

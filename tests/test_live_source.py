@@ -40,6 +40,9 @@ def test_same_cluster_data_as_directory_source(tmp_path: Path) -> None:
     assert want["problems"] == []
     assert [p.kinds for p in data.problems] == [
         ("KubeVirt",),
+        ("CDIConfig",),
+        ("CDI",),
+        ("HyperConverged",),
         ("DataSource",),
         ("ControllerRevision",),
         ("ConfigMap",),

@@ -251,11 +251,13 @@ def test_a_drill_created_after_it_ran_leaves_restores_unknown(tmp_path: Path) ->
     ran before (Velero never re-creates a Restore from storage): left out as "did not exist
     then", the only drill, a stale one (RR-RST-001 low FAIL, AT_RISK), vanished and "no
     restore test" (info) read READY (bench.mutations future_time, seed 1005). Its kind is
-    now partial: RR-RST-001 ERROR, no better than before."""
+    now partial: RR-RST-001 ERROR, no better than before. (A stale drill is info since lo34,
+    as "no restore test" is: the baseline is READY, and ERROR is still no better.)"""
     fixture = "RR-RST-001/fail-stale.yaml"
     docs = _docs(fixture)
     baseline = _complete(tmp_path / "ok", fixture, docs)
-    assert _vm1(baseline)["readiness"] == "AT_RISK"
+    assert _vm1(baseline)["readiness"] == "READY"
+    assert _finding(baseline, "RR-RST-001")["severity"] == "info"
     restore = _of(docs, "Restore")[0]
     restore["metadata"]["creationTimestamp"] = FUTURE
     report = _complete(tmp_path / "mutated", fixture, docs)

@@ -58,6 +58,16 @@ def test_a_datavolume_restored_without_the_plugin_is_refused_by_cdi(tmp_path: Pa
     base = _complete(tmp_path / "base", NO_PLUGIN, docs)
     assert _readiness(base) == "READY"
     _add_datavolume(docs, "vm1-root")
+    # CDI's DataVolumeClaimAdoption gate seen off (the CDIConfig CDI reads); unseen, the
+    # refusal is unknown (tests/test_leftovers_lo34.py)
+    docs.append(
+        {
+            "apiVersion": "cdi.kubevirt.io/v1beta1",
+            "kind": "CDIConfig",
+            "metadata": {"name": "config"},
+            "spec": {"featureGates": ["HonorWaitForFirstConsumer"]},
+        }
+    )
     report = _complete(tmp_path / "dv", NO_PLUGIN, docs)
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] == "FAIL"

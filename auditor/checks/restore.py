@@ -95,8 +95,10 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     when no other drill proves both.
 
     None at all, or none that brought the disk data back, is an info FAIL; a newest test
-    that did not complete or whose data movement failed is medium; a stale one is low.
-    A drill whose Backup has expired still counts, on an inferred basis.
+    that did not complete or whose data movement failed is medium; a stale one is info too:
+    it is never worse than none (a low FAIL made a VM AT_RISK that was READY with its drill
+    deleted: hiding evidence must not improve a verdict, ``docs/readiness.md``). A drill
+    whose Backup has expired still counts, on an inferred basis.
     """
     max_days = ctx.thresholds.restore_test_max_age_days
     done = [d for d in vm.drills if d.restore.phase not in _IN_FLIGHT]
@@ -156,7 +158,7 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     basis = Basis.OBSERVED if d.backup_present else Basis.INFERRED
     if hours is None or hours > max_days * 24:
         msg = f"Newest restore test of VM {vm.ref}, {d.restore.name}, is older than {max_days} d."
-        return failed(msg, Severity.LOW, **ev).on(basis)
+        return failed(msg, Severity.INFO, **ev).on(basis)
     note = ""
     if not d.backup_present:
         note += f" Its Backup {d.restore.backup_name} is gone; judged on the Restore's filters."

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from auditor import __version__
 from auditor.checks import CATALOG
 from auditor.config import AuditSettings
-from auditor.engine import AuditResult, VMResult
+from auditor.engine import AuditResult, Unpaired, VMResult
 from auditor.envelope.card import recovery_card
 from auditor.envelope.digest import input_digest, run_key
 from auditor.envelope.fixfacts import FixFacts, platform_fix_facts, vm_fix_facts
@@ -23,11 +23,15 @@ from auditor.envelope.model import (
     AuditReport,
     BackupStorageRun,
     BackupSummary,
+    CardVm,
     CheckEntry,
     Cluster,
     CollectionProblemEntry,
     FindingEntry,
+    FirmwareCard,
+    NetworkIdentityCard,
     NewestBackup,
+    RecoveryCard,
     RootCauseEntry,
     Run,
     Source,
@@ -43,7 +47,7 @@ from auditor.inventory.index import meta_labels
 from auditor.inventory.protection import USABLE_PHASES
 from auditor.jsonfast import nests_within
 from auditor.kinds import KINDS
-from auditor.kubevalues import age_hours, format_time
+from auditor.kubevalues import age_hours, dig, format_time
 from auditor.models import Basis, Finding, Readiness, Severity, Status, readiness_of
 from auditor.redact import shown_annotations, shown_labels
 from auditor.sources.base import ClusterData
@@ -55,7 +59,9 @@ __all__ = [
     "assemble_envelope",
     "build_envelope",
     "input_digest",
+    "owner_of",
     "resolve_owner",
+    "unpaired_entry",
     "finding_entry",
     "vm_entry",
 ]
@@ -63,19 +69,30 @@ __all__ = [
 
 def resolve_owner(settings: AuditSettings, index: ClusterIndex, vm: VMResult) -> str:
     """Owner from the VM's labels/annotations, its Namespace's, the namespace map, or default."""
-    keys = settings.ownership.keys
     rec = vm.record
-    ns_obj = index.namespaces.get(rec.namespace) or {}
+    return owner_of(settings, index, rec.namespace, rec.labels, rec.annotations)
+
+
+def owner_of(
+    settings: AuditSettings,
+    index: ClusterIndex,
+    namespace: str,
+    labels: dict[str, str],
+    annotations: dict[str, str],
+) -> str:
+    """:func:`resolve_owner` of a VM in ``namespace`` with these labels and annotations."""
+    keys = settings.ownership.keys
+    ns_obj = index.namespaces.get(namespace) or {}
     for source in (
-        rec.labels,
-        rec.annotations,
+        labels,
+        annotations,
         meta_labels(ns_obj),
         meta_labels(ns_obj, "annotations"),
     ):
         for key in keys:
             if source.get(key):
                 return source[key]
-    return settings.ownership.namespaces.get(rec.namespace, settings.ownership.default)
+    return settings.ownership.namespaces.get(namespace, settings.ownership.default)
 
 
 #: Evidence nested deeper than this is cut (hostile input can nest hundreds of levels, which no
@@ -188,6 +205,64 @@ def _selector_keys(index: ClusterIndex) -> frozenset[str]:
                 if isinstance(e, dict) and isinstance(e.get("key"), str)
             )
     return frozenset(keys)
+
+
+def unpaired_entry(vm: Unpaired, owner: str) -> VmEntry:
+    """The report entry of a VM whose record could not be built (``Evaluation.unpaired``):
+    its identity as read from its metadata, every check ERROR (readiness UNKNOWN), every
+    backup fact unknown (null), and a recovery card that knows only the VM's name, UID and
+    creation time (its firmware, disks and NICs were not read: ``bootloader`` unknown)."""
+    uid = dig(vm.obj, "metadata", "uid")
+    findings = [finding_entry(f) for f in vm.findings]
+    card = RecoveryCard(
+        vm=CardVm(
+            namespace=vm.namespace,
+            name=vm.name,
+            uid=uid if isinstance(uid, str) else None,
+            created=format_time(vm.created),
+            run_strategy=None,
+        ),
+        owner=owner,
+        instancetype=None,
+        preference=None,
+        revisions=[],
+        network_identity=NetworkIdentityCard(hostname=None, subdomain=None, nics=[], services=[]),
+        firmware=FirmwareCard(
+            uuid=None,
+            serial=None,
+            bootloader="unknown",
+            secure_boot=None,
+            efi_persistent=None,
+            tpm=False,
+            tpm_persistent=None,
+            machine_type=None,
+            resolved_from={},
+        ),
+        disks=[],
+        persistent_state_pvc=None,
+        nics=[],
+    )
+    return VmEntry(
+        namespace=vm.namespace,
+        name=vm.name,
+        uid=uid if isinstance(uid, str) else None,
+        owner=owner,
+        os="unknown",
+        policy=vm.policy,
+        readiness=readiness_of(vm.findings),
+        labels=shown_labels(vm.labels) if vm.labels else {},
+        annotations=shown_annotations(meta_labels(vm.obj, "annotations")),
+        backup=BackupSummary(
+            newest_usable=None,
+            rpo_hours=vm.rpo_hours,
+            within_rpo=None,
+            restore_points=0,
+            data_captured=None,
+        ),
+        findings=findings,
+        root_causes=_root_causes(findings, None),
+        recovery_card=card,
+    )
 
 
 def vm_entry(vm: VMResult, owner: str) -> VmEntry:

@@ -33,12 +33,12 @@ from auditor.inventory.protection import (
 )
 from auditor.inventory.records import VMI_PHASES
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
-from auditor.inventory.vmspec import Disk, VMSpec, read_vm_spec
+from auditor.inventory.vmspec import Disk, Firmware, VMSpec, read_vm_spec
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import ClusterData, KindState
 
-__all__ = ["VMRecord", "Inventory", "build_inventory", "ClusterIndex"]
+__all__ = ["VMRecord", "Inventory", "StagingError", "build_inventory", "ClusterIndex"]
 
 
 @dataclass
@@ -134,7 +134,16 @@ class Inventory:
         checked: list[list[tuple[str, str]] | None] = [None] * len(vms)
         if given is not None and len(given) == len(vms):
             checked[:] = given
-        self.vms = [_stage(ix, vm, found) for vm, found in zip(vms, checked, strict=True)]
+        self.vms: list[tuple[VMFacts, VMSpec, list[PvcRef]]] = []
+        #: VM (namespace, name) -> what its staging raised (see :meth:`record`)
+        self._unstaged: dict[tuple[str, str], Exception] = {}
+        for vm, found in zip(vms, checked, strict=True):
+            try:
+                self.vms.append(_stage(ix, vm, found))
+            except Exception as exc:  # one VM's bug must not end the audit: record() raises it
+                facts = _unstaged_facts(vm)
+                self._unstaged[(facts.namespace, facts.name)] = exc
+                self.vms.append((facts, _unread_spec(), []))
         self._pairing = Pairing(ix, (facts for facts, _, _ in self.vms), at)
         self.vms.sort(key=lambda staged: (staged[0].namespace, staged[0].name))
 
@@ -146,14 +155,52 @@ class Inventory:
 
         Raises:
             IndexError: no such VM.
+            Exception: what staging the VM raised (:class:`StagingError`, its cause the
+                original), or pairing it raises: a bug, or input no reader expected.
         """
         facts, spec, pvcs = self.vms[i]
+        failed = self._unstaged.get((facts.namespace, facts.name)) if self._unstaged else None
+        if failed is not None:
+            raise StagingError(failed) from failed
         return _record(self.index, self._pairing, facts, spec, pvcs)
 
     def problems(self, i: int) -> list[tuple[str, str]]:
         """The ``i``-th VM's malformed fields read while staging it: ``(field path, reason)``
         (pairing may add Backup selector problems to its record; those are no VM field)."""
         return self.vms[i][1].problems
+
+
+class StagingError(Exception):
+    """Reading a VM's facts before pairing (its spec, PVCs, running state) raised; the
+    message is the original exception's ``Type (message)``, and it is the ``__cause__``."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(f"{type(cause).__name__}: {cause}")
+
+
+def _unstaged_facts(vm: dict[str, Any]) -> VMFacts:
+    """What pairing may know of a VM whose staging raised: its name, namespace, labels and
+    creation time; no claims (pairing judges no PVC of it) and ``running`` unknown."""
+    namespace, name = dig(vm, "metadata", "namespace"), dig(vm, "metadata", "name")
+    return VMFacts(
+        namespace=str(namespace or ""),
+        name=str(name),
+        labels=meta_labels(vm),
+        created=parse_time(dig(vm, "metadata", "creationTimestamp")),
+        running=None,
+        claims=(),
+        plugin_checked=(),
+        state_pvcs=(),
+        template_persistence=False,
+        obj=vm,
+        vmi=None,
+    )
+
+
+def _unread_spec() -> VMSpec:
+    """A placeholder spec for a VM whose staging raised: nothing read (never judged)."""
+    firmware = Firmware(None, None, "unknown", None, None, False, None, None)
+    return VMSpec([], [], firmware, "unknown", None, None, None, None)
 
 
 def build_inventory(data: ClusterData, at: datetime) -> tuple[ClusterIndex, list[VMRecord]]:

@@ -18,23 +18,47 @@ pkg/plugin/dv_backup_item_action.go), as KubeVirt's integration guide requires o
 tool (kubevirt docs/backup-restore-integration.md, "DataVolume Restore"). KubeVirt sets
 ``allowClaimAdoption: "true"`` on the DataVolumes it creates from ``dataVolumeTemplates``
 (kubevirt pkg/storage/types/dv.go ``GenerateDataVolumeFromTemplate``, commit 493090eeb6);
-older DataVolumes lack it. OpenShift Virtualization's operator (HyperConverged) always turns
-CDI's ``DataVolumeClaimAdoption`` gate on (hyperconverged-cluster-operator
-controllers/operands/cdi.go ``dataVolumeClaimAdoptionGate``); it labels what it manages
-``app.kubernetes.io/part-of: hyperconverged-cluster``, and CDI passes the label to the PVCs
-it creates. Elsewhere the gate is on only where CDIConfig ``spec.featureGates`` lists it,
-which the export does not show.
+older DataVolumes lack it. CDI decides in this order (containerized-data-importer
+pkg/controller/common/util.go ``ClaimMayExistBeforeDataVolume``, ``AllowClaimAdoption``): the
+PVC's ``populatedFor`` naming the DataVolume takes it; else the DataVolume's
+``allowClaimAdoption`` annotation, when present, decides alone (``strconv.ParseBool``: any
+other value is false, "regardless of featuregate"); else the gate, read from the CDIConfig
+``config`` ``spec.featureGates`` (pkg/feature-gates/feature-gates.go). The CDI operator marks
+its CDI CR ``cdi.kubevirt.io/configAuthority`` and from then copies the CR's ``spec.config``
+over the CDIConfig's spec (pkg/operator/controller/callbacks.go
+``reconcileSetConfigAuthority``, pkg/controller/config-controller.go). OpenShift
+Virtualization's operator writes that CDI CR with ``featureGates`` [HonorWaitForFirstConsumer,
+DataVolumeClaimAdoption] and reconciles any other value back (hyperconverged-cluster-operator
+controllers/handlers/cdi.go ``getDefaultFeatureGates``, ``UpdateCR``), unless the
+HyperConverged's ``containerizeddataimporter.kubevirt.io/jsonpatch`` annotation patches it;
+it labels what it manages ``app.kubernetes.io/part-of: hyperconverged-cluster``, and CDI
+passes the label to the PVCs it creates. :func:`claim_adoption_gate` reads those objects;
+where none is read the gate is unknown, and a refusal that rests on it is UNKNOWN, never a
+FAIL (an OpenShift export without them: HCO's default is on).
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from auditor.inventory.capture import CaptureStatus
 from auditor.inventory.index import BackupView, excluded_from_backup, meta_labels
+from auditor.kubevalues import dig
 from auditor.scope import SelectorError
+from auditor.sources.base import ClusterData
 
-__all__ = ["ADOPTION_SRC", "POPULATED_FOR", "datavolume_names", "hco_managed", "restore_refused"]
+__all__ = [
+    "ADOPTION_SRC",
+    "POPULATED_FOR",
+    "Gate",
+    "adoption_annotated",
+    "claim_adoption_gate",
+    "datavolume_names",
+    "hco_managed",
+    "restore_refused",
+]
 
 ADOPTION_SRC = "https://github.com/kubevirt/kubevirt/blob/main/docs/backup-restore-integration.md"
 POPULATED_FOR = "cdi.kubevirt.io/storage.populatedFor"
@@ -43,6 +67,127 @@ ALLOW_ADOPTION = "cdi.kubevirt.io/allowClaimAdoption"
 _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 PART_OF = "app.kubernetes.io/part-of"
 HCO = "hyperconverged-cluster"
+
+
+GATE = "DataVolumeClaimAdoption"
+CONFIG_AUTHORITY = "cdi.kubevirt.io/configAuthority"
+HCO_CDI_PATCH = "containerizeddataimporter.kubevirt.io/jsonpatch"
+_CDI_SRC = "containerized-data-importer pkg/controller/common/util.go AllowClaimAdoption"
+_HCO_SRC = "hyperconverged-cluster-operator controllers/handlers/cdi.go getDefaultFeatureGates"
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Whether CDI's DataVolumeClaimAdoption gate is on: ``on`` (None: cannot be seen) and
+    ``why``, the evidence as a phrase ("CDIConfig config spec.featureGates lacks ...")."""
+
+    on: bool | None
+    why: str
+
+
+def claim_adoption_gate(data: ClusterData) -> Gate:
+    """The DataVolumeClaimAdoption gate as the objects read show it, in CDI's own order:
+    the CDIConfig ``config`` (what CDI reads), else the CDI CR marked
+    ``cdi.kubevirt.io/configAuthority`` (copied into it; every such CR must agree), else a
+    HyperConverged (on, HCO's default, unless its CDI jsonpatch annotation touches
+    ``/spec/config``: then unknown), else a KubeVirt CR labelled as HCO-managed (on); else
+    unknown, naming what was not read and whether the export shows OpenShift."""
+    for cfg in data.of("CDIConfig"):
+        if dig(cfg, "metadata", "name") == "config":
+            return _listed(dig(cfg, "spec", "featureGates"), "CDIConfig config spec.featureGates")
+    cdis = [
+        c
+        for c in data.of("CDI")
+        if isinstance(dig(c, "metadata", "annotations"), dict)
+        and CONFIG_AUTHORITY in c["metadata"]["annotations"]
+    ]
+    found = {
+        _listed(
+            dig(c, "spec", "config", "featureGates"),
+            f"CDI {dig(c, 'metadata', 'name')} spec.config.featureGates",
+        )
+        for c in cdis
+    }
+    if len({g.on for g in found}) == 1:
+        return found.pop()
+    if found:
+        return Gate(None, "the CDI CRs disagree on " + GATE)
+    for hc in data.of("HyperConverged"):
+        ref = f"HyperConverged {dig(hc, 'metadata', 'namespace')}/{dig(hc, 'metadata', 'name')}"
+        patch = meta_labels(hc, "annotations").get(HCO_CDI_PATCH)
+        if patch is None or not _patches_config(patch):
+            return Gate(
+                True, f"{ref}: its operator sets CDI featureGates to include {GATE} ({_HCO_SRC})"
+            )
+        return Gate(None, f"{ref} annotation {HCO_CDI_PATCH} may change CDI's featureGates")
+    if hco_managed(*data.of("KubeVirt")):
+        return Gate(True, f"the KubeVirt CR is labelled {PART_OF}={HCO} ({_HCO_SRC})")
+    unread = ", ".join(k for k in ("CDIConfig", "CDI", "HyperConverged") if not data.known(k))
+    shift = _openshift_signs(data)
+    return Gate(
+        None,
+        "no CDIConfig, CDI or HyperConverged object shows it"
+        + (f" (not read: {unread})" if unread else " (none was read)")
+        + (
+            f"; the export shows OpenShift ({shift}), where OpenShift Virtualization turns it "
+            f"on by default ({_HCO_SRC})"
+            if shift
+            else ""
+        ),
+    )
+
+
+def _listed(gates: Any, where: str) -> Gate:
+    """The gate as the feature-gate list ``gates`` (read at ``where``) shows it."""
+    if gates is None:
+        gates = []
+    if not isinstance(gates, list):
+        return Gate(None, f"{where} is a {type(gates).__name__}, not a list")
+    if GATE in gates:
+        return Gate(True, f"{where} lists {GATE}")
+    return Gate(False, f"{where} lacks {GATE}")
+
+
+def _patches_config(patch: str) -> bool:
+    """Whether HCO's JSON patch text ``patch`` may change the CDI CR's ``spec.config`` (an
+    unreadable patch may)."""
+    try:
+        ops = json.loads(patch)
+    except ValueError:
+        return True
+    if not isinstance(ops, list):
+        return True
+    for op in ops:
+        path = op.get("path") if isinstance(op, dict) else None
+        if (
+            not isinstance(path, str)
+            or path in ("", "/", "/spec", "/spec/config")
+            or (path.startswith("/spec/config/"))
+        ):
+            return True
+    return False
+
+
+def _openshift_signs(data: ClusterData) -> str:
+    """What in ``data`` shows an OpenShift cluster (``openshift-*`` namespaces, Routes, OADP's
+    DataProtectionApplications), as a phrase; "" when nothing does."""
+    signs = []
+    if any(
+        str(dig(n, "metadata", "name") or "").startswith("openshift-") for n in data.of("Namespace")
+    ):
+        signs.append("openshift-* namespaces")
+    if data.of("Route"):
+        signs.append("route.openshift.io Routes")
+    if data.of("DataProtectionApplication"):
+        signs.append("oadp.openshift.io DataProtectionApplications")
+    return ", ".join(signs)
+
+
+def adoption_annotated(dv: dict[str, Any] | None) -> bool:
+    """Whether DataVolume ``dv`` carries the ``allowClaimAdoption`` annotation at all (which
+    then decides alone, whatever the gate)."""
+    annotations = dig(dv, "metadata", "annotations")
+    return isinstance(annotations, dict) and ALLOW_ADOPTION in annotations
 
 
 def hco_managed(*objs: dict[str, Any] | None) -> bool:
@@ -73,39 +218,35 @@ def datavolume_names(vm: dict[str, Any]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _marked(dv: dict[str, Any], pvc: dict[str, Any] | None, name: str) -> str | None:
-    """The annotation that lets CDI take the restored PVC as ``dv``'s, or None."""
-    if pvc is not None and meta_labels(pvc, "annotations").get(POPULATED_FOR) == name:
-        return f"PVC annotation {POPULATED_FOR}={name}"
-    if meta_labels(dv, "annotations").get(ALLOW_ADOPTION) in _GO_TRUE:
-        return f"DataVolume annotation {ALLOW_ADOPTION}=true"
-    return None
-
-
 def restore_refused(
     b: BackupView,
     dv: dict[str, Any] | None,
     phase: str | None,
     pvc: dict[str, Any] | None,
     plugin: bool | None,
-    gate: bool,
+    gate: Gate,
     unread: str | None = None,
 ) -> tuple[CaptureStatus, str, tuple[str, ...]] | None:
     """Why the disk PVC ``pvc``, captured by ``b``, would not come back as the disk of its
     Succeeded DataVolume ``dv`` (``phase`` its ``status.phase``): ``(status, reason, proof)``,
     or None when it would (no such DataVolume, ``b`` does not take it, the kubevirt plugin
-    marks both, or they carry the marks themselves).
+    marks both, the PVC is marked ``populatedFor`` it, the DataVolume's ``allowClaimAdoption``
+    is true, or it has none and the gate is on).
 
     ``plugin`` is whether the kubevirt Velero plugin runs for ``b`` (None: not seen); ``gate``
-    whether CDI's DataVolumeClaimAdoption gate is seen on (:func:`hco_managed`). FAILED when
-    the plugin surely does not run, UNKNOWN when that cannot be told: a restore is never
-    assumed to work on a plugin no object shows. ``unread`` names the DataVolume of a
-    ``dataVolume`` volume when ``dv`` is None because the DataVolume list was not read whole:
-    whether an unmarked one comes back with the PVC is then UNKNOWN, never a PASS.
+    the DataVolumeClaimAdoption gate (:func:`claim_adoption_gate`, or on for an object
+    labelled as HCO-managed). FAILED only when the plugin surely does not run and CDI surely
+    refuses (the annotation false, or absent with the gate seen off); UNKNOWN when either
+    cannot be told: a restore is never assumed to work on a plugin or gate no object shows,
+    nor to fail on one. ``unread`` names the DataVolume of a ``dataVolume`` volume when
+    ``dv`` is None because the DataVolume list was not read whole: whether an unmarked one
+    comes back with the PVC is then UNKNOWN (unless the gate is on), never a PASS.
     """
-    if plugin is True or gate:
+    if plugin is True:
         return None
     if dv is None and unread is not None:
+        if gate.on is True:
+            return None  # an unread DataVolume may carry allowClaimAdoption: false, rarely
         return (
             CaptureStatus.UNKNOWN,
             f"DataVolume {unread} may exist, but the DataVolume list was not read whole; "
@@ -117,6 +258,11 @@ def restore_refused(
         return None
     name = str((dv.get("metadata") or {}).get("name"))
     ns = str((dv.get("metadata") or {}).get("namespace") or "")
+    if pvc is not None and meta_labels(pvc, "annotations").get(POPULATED_FOR) == name:
+        return None
+    allow = meta_labels(dv, "annotations").get(ALLOW_ADOPTION)
+    if allow in _GO_TRUE or (allow is None and gate.on is True):
+        return None
     try:
         taken = not excluded_from_backup(dv) and b.scope.includes(
             namespace=ns,
@@ -127,17 +273,22 @@ def restore_refused(
         )
     except SelectorError:
         taken = True  # a selector that cannot be read may take it: the worse reading
-    if not taken or _marked(dv, pvc, name) is not None:
+    if not taken:
         return None
-    proof = (
-        f"DataVolume {ns}/{name} status.phase=Succeeded, no {ALLOW_ADOPTION}=true",
-        f"PersistentVolumeClaim {ns}/{name} no {POPULATED_FOR}={name}",
-    )
+    if allow is not None:
+        why = (
+            f"its {ALLOW_ADOPTION} annotation is not true, which CDI reads before and instead "
+            f"of the {GATE} gate ({_CDI_SRC})"
+        )
+        marks = f"DataVolume {ns}/{name} annotation {ALLOW_ADOPTION} not true"
+    else:
+        why = f"unless CDI's {GATE} gate is on ({gate.why})"
+        marks = f"DataVolume {ns}/{name} status.phase=Succeeded, no {ALLOW_ADOPTION}"
+    proof = (marks, f"PersistentVolumeClaim {ns}/{name} no {POPULATED_FOR}={name}")
     restored = (
         f"backup {b.name} holds DataVolume {name} and its PVC, unmarked: restored without "
         "their owner references, CDI refuses the PVC as not managed by the DataVolume, which "
-        "never succeeds, so the VM does not start, unless CDIConfig spec.featureGates lists "
-        f"DataVolumeClaimAdoption, which the export does not show ({ADOPTION_SRC})"
+        f"never succeeds, so the VM does not start; {why} ({ADOPTION_SRC})"
     )
     if plugin is None:
         return (
@@ -145,6 +296,13 @@ def restore_refused(
             f"whether the kubevirt Velero plugin, which marks a DataVolume's PVC populated, "
             f"runs for backup {b.name} is not seen; without it {restored}",
             proof,
+        )
+    if allow is None and gate.on is None:
+        return (
+            CaptureStatus.UNKNOWN,
+            f"the kubevirt Velero plugin does not run for it, and whether CDI adopts the "
+            f"restored PVC cannot be seen: {restored}",
+            (*proof, f"kubevirt Velero plugin not enabled for Velero namespace {b.namespace}"),
         )
     return (
         CaptureStatus.FAILED,

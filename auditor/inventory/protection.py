@@ -32,7 +32,16 @@ from auditor.inventory.capture import (
     intended_method,
     pvc_driver,
 )
-from auditor.inventory.cdiadopt import datavolume_names, hco_managed, restore_refused
+from auditor.inventory.cdiadopt import (
+    HCO,
+    PART_OF,
+    Gate,
+    adoption_annotated,
+    claim_adoption_gate,
+    datavolume_names,
+    hco_managed,
+    restore_refused,
+)
 from auditor.inventory.index import (
     BackupView,
     ClusterIndex,
@@ -455,13 +464,25 @@ class Pairing:
             or "DataProtectionApplication" in ix.partial
         )  # unavailable too: a forbidden or unexported DPA list (red team: refusals vanished)
         self._dpa_unread = unread
-        # OpenShift Virtualization turns CDI's claim adoption on (auditor.inventory.cdiadopt)
-        self._hco = hco_managed(*ix.data.of("KubeVirt"))
+        # CDI's claim-adoption gate, as the objects read show it (auditor.inventory.cdiadopt)
+        self._gate = claim_adoption_gate(ix.data)
+        # the DataVolumes whose allowClaimAdoption annotation decides instead of the gate
+        self._annotated: frozenset[tuple[str, str]] | None = None
         # Where no DPA is in a Backup's namespace: refusals apply when any DPA enables the
         # plugin, the pull-in only when every one does (neither may flatter a VM).
         self._refuses_elsewhere = (
             any(v is not False for v in ix.kubevirt_plugins.values()) or unread
         )
+
+    def annotated(self) -> frozenset[tuple[str, str]]:
+        """``(namespace, name)`` of the DataVolumes carrying ``allowClaimAdoption`` (which
+        decides instead of the gate: :func:`~auditor.inventory.cdiadopt.restore_refused`),
+        found once per audit."""
+        if self._annotated is None:
+            self._annotated = frozenset(
+                key for key, dv in self.ix.datavolumes.items() if adoption_annotated(dv)
+            )
+        return self._annotated
 
     def plugin_refuses(self, b: BackupView) -> bool:
         """Whether the kubevirt plugin's refusals may apply to ``b`` (its Velero install's DPA
@@ -1169,15 +1190,22 @@ class Pairing:
         # restore_refused answers None at once when the plugin runs or the claim-adoption gate
         # is seen cluster-wide: decided here, before its arguments are built for every
         # captured PVC x Backup pair (about 300,000 at 10,000 VMs)
-        if status is CaptureStatus.CAPTURED and plugin is not True and not self._hco:
+        if (
+            status is CaptureStatus.CAPTURED
+            and plugin is not True
+            and not (self._gate.on is True and (vm.namespace, p.name) not in self.annotated())
+        ):
             dv_obj = self.ix.datavolumes.get((vm.namespace, p.name))
+            gate = self._gate
+            if gate.on is None and hco_managed(dv_obj, p.obj):
+                gate = Gate(True, f"DataVolume or PVC {p.name} is labelled {PART_OF}={HCO}")
             refused = restore_refused(
                 b,
                 dv_obj,
                 dv.phase if dv is not None else None,
                 p.obj,
                 plugin,
-                hco_managed(dv_obj, p.obj),
+                gate,
                 p.name
                 if (
                     not self.ix.data.known("DataVolume")

@@ -6,7 +6,10 @@ Per VM (``namespace/name``), over the audits of the period that list it:
   ``rpo.unknown``: null (no usable backup or no age). Unknown is never attained.
   ``rpo.attainment`` = attained / audits (0..1, 4 decimals), None without audits.
 - ``longest_breach``: the longest run of consecutive audits not within RPO (false or
-  unknown): ``audits`` and ``hours`` between its first and last audit (UTC).
+  unknown): ``audits``; ``hours`` between its first and last audit (UTC), None when it was
+  seen in one audit only (its length was not measured: 0 read as "no breach");
+  ``ended_within_hours``, from its first audit to the next audit, which saw it over (None
+  when no later audit of the period did: still open at the period's last audit).
 - ``restore_drills``: distinct Restores named by RR-RST findings with phase Completed
   whose completion time falls within the period (a Restore without one is not counted).
 - ``waived_checks``: check ids with a WAIVED finding in any audit.
@@ -48,9 +51,10 @@ def _vm_figures(
     attained = sum(1 for _, w in within if w is True)
     breached = sum(1 for _, w in within if w is False)
     best: tuple[int, float, str | None, str | None] = (0, 0.0, None, None)
+    ended: float | None = None  # hours from the best breach's first audit to the one after it
     start: datetime | None = None
     count = 0
-    for at, w in within:
+    for i, (at, w) in enumerate(within):
         if w is True:
             start, count = None, 0
             continue
@@ -59,6 +63,8 @@ def _vm_figures(
         hours = round((at - start).total_seconds() / 3600, 2)
         if (count, hours) > best[:2]:
             best = (count, hours, start.isoformat(), at.isoformat())
+            after = within[i + 1][0] if i + 1 < len(within) else None
+            ended = round((after - start).total_seconds() / 3600, 2) if after else None
     finished: dict[str, datetime | None] = {}  # Restore -> when it completed (None: unknown)
     waived = set()
     for _, vm in rows:
@@ -96,7 +102,8 @@ def _vm_figures(
         },
         "longest_breach": {
             "audits": best[0],
-            "hours": best[1],
+            "hours": None if best[0] == 1 else best[1],
+            "ended_within_hours": ended if best[0] else None,
             "first": _z(best[2]),
             "last": _z(best[3]),
         },

@@ -23,7 +23,8 @@ FORMATS = ("json", "csv", "html", "pdf")
 COLORS = {"READY": "#2e7d32", "AT_RISK": "#f9a825", "NOT_READY": "#c62828", "UNKNOWN": "#757575"}
 _CSV_FIELDS = (
     "namespace", "name", "owner", "audits", "rpo_attained", "rpo_breached", "rpo_unknown",
-    "rpo_attainment", "longest_breach_audits", "longest_breach_hours", "restore_drills",
+    "rpo_attainment", "longest_breach_audits", "longest_breach_hours",
+    "longest_breach_ended_within_hours", "restore_drills",
     "waived_checks", "readiness_last", "period_partial", "period_as_of",
 )  # fmt: skip
 
@@ -40,7 +41,8 @@ def _cell(value: Any) -> Any:
 
 
 def period_csv(doc: dict[str, Any]) -> str:
-    """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, ``unknown`` when null; hours).
+    """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, ``unknown`` when null;
+    hours, ``unknown`` when not measured, blank without a breach: see :func:`_hours`).
 
     ``period_partial`` (``true`` when built before the month ended) and ``period_as_of``
     repeat the document's ``partial`` and ``as_of`` on every row, so a partial month shows
@@ -58,10 +60,21 @@ def period_csv(doc: dict[str, Any]) -> str:
                 v["namespace"], v["name"], v["owner"], v["audits"], rpo["attained"],
                 rpo["breached"], rpo["unknown"],
                 "unknown" if rpo["attainment"] is None else rpo["attainment"], breach["audits"],
-                breach["hours"], len(v["restore_drills"]), " ".join(v["waived_checks"]),
+                _hours(breach, "hours"), _hours(breach, "ended_within_hours"),
+                len(v["restore_drills"]), " ".join(v["waived_checks"]),
                 v["readiness_last"], partial, as_of)]
         )  # fmt: skip
     return buf.getvalue()
+
+
+def _hours(breach: dict[str, Any], key: str) -> Any:
+    """A breach's hours for period.csv: ``unknown`` when not measured (``hours`` of a breach
+    seen in one audit; ``ended_within_hours`` of one still open at the period's last audit);
+    without a breach, ``hours`` is 0.0 and ``ended_within_hours`` blank."""
+    value = breach.get(key)
+    if not breach.get("audits"):
+        return "" if value is None else value
+    return "unknown" if value is None else value
 
 
 def _day_bars(by_day: dict[str, dict[str, int]]) -> dict[str, Any]:
