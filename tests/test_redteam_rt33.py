@@ -258,3 +258,29 @@ def test_an_unread_datavolume_list_without_the_plugin_is_unknown(tmp_path: Path)
     assert finding["status"] == "ERROR", finding["message"]
     assert "DataVolume list was not read whole" in finding["message"]
     assert _readiness(report) != "READY"
+
+
+def test_an_unread_datavolume_list_stays_unknown_with_the_adoption_gate_on(
+    tmp_path: Path,
+) -> None:
+    """With CDI's DataVolumeClaimAdoption gate on (lo34 reads it), an unread DataVolume may
+    still carry ``allowClaimAdoption: "false"``, which CDI reads before and instead of the
+    gate: the restore is not evidenced (lo34 left it a PASS, the VM READY)."""
+    from tests.test_check_fixtures import audit_fixture
+
+    header = (FIXTURES / NO_PLUGIN).read_text().splitlines()[0]
+    docs = _docs(NO_PLUGIN) + [
+        {
+            "apiVersion": "cdi.kubevirt.io/v1beta1",
+            "kind": "CDIConfig",
+            "metadata": {"name": "config"},
+            "spec": {"featureGates": ["DataVolumeClaimAdoption"]},
+        }
+    ]
+    path = tmp_path / "c.yaml"
+    path.write_text(f"{header}\n# unavailable: DataVolume\n" + yaml.safe_dump_all(docs))
+    report = audit_fixture(path)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "allowClaimAdoption annotation, unread" in finding["message"]
+    assert _readiness(report) != "READY"

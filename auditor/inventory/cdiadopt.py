@@ -240,18 +240,24 @@ def restore_refused(
     cannot be told: a restore is never assumed to work on a plugin or gate no object shows,
     nor to fail on one. ``unread`` names the DataVolume of a ``dataVolume`` volume when
     ``dv`` is None because the DataVolume list was not read whole: whether an unmarked one
-    comes back with the PVC is then UNKNOWN (unless the gate is on), never a PASS.
+    comes back with the PVC is then UNKNOWN (even with the gate on: its own annotation,
+    unread, may refuse), never a PASS.
     """
     if plugin is True:
         return None
     if dv is None and unread is not None:
-        if gate.on is True:
-            return None  # an unread DataVolume may carry allowClaimAdoption: false, rarely
+        # gate on or not: the unread DataVolume's own allowClaimAdoption annotation, which CDI
+        # reads before and instead of the gate, may be false (lo34 left it a PASS when on)
+        unless = (
+            f" unless its {ALLOW_ADOPTION} annotation, unread, is true or absent ({GATE} is on)"
+            if gate.on is True
+            else ""
+        )
         return (
             CaptureStatus.UNKNOWN,
             f"DataVolume {unread} may exist, but the DataVolume list was not read whole; "
             "restored unmarked beside its PVC without the kubevirt Velero plugin, CDI would "
-            f"refuse the PVC ({ADOPTION_SRC})",
+            f"refuse the PVC{unless} ({ADOPTION_SRC})",
             (f"DataVolume {unread}: list not read whole",),
         )
     if dv is None or phase != "Succeeded":

@@ -1187,14 +1187,20 @@ class Pairing:
                 else (*proof, f"DataProtectionApplication {dpas} node-agent not enabled"),
             )
         plugin = None if self._dpa_unread else self.ix.kubevirt_plugin_in(b.namespace)
-        # restore_refused answers None at once when the plugin runs or the claim-adoption gate
-        # is seen cluster-wide: decided here, before its arguments are built for every
-        # captured PVC x Backup pair (about 300,000 at 10,000 VMs)
-        if (
-            status is CaptureStatus.CAPTURED
-            and plugin is not True
-            and not (self._gate.on is True and (vm.namespace, p.name) not in self.annotated())
-        ):
+        # restore_refused answers None at once when the plugin runs, or when the claim-adoption
+        # gate is seen cluster-wide and the DataVolume list was read whole with no
+        # allowClaimAdoption annotation on this one: decided here, before its arguments are
+        # built for every captured PVC x Backup pair (about 300,000 at 10,000 VMs)
+        if status is CaptureStatus.CAPTURED and plugin is not True:
+            dvs_unread = not self.ix.data.known("DataVolume") or self.ix.partial_for(
+                "DataVolume", vm.namespace
+            )
+            if (
+                self._gate.on is True
+                and not dvs_unread
+                and (vm.namespace, p.name) not in self.annotated()
+            ):
+                return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
             dv_obj = self.ix.datavolumes.get((vm.namespace, p.name))
             gate = self._gate
             if gate.on is None and hco_managed(dv_obj, p.obj):
@@ -1206,13 +1212,7 @@ class Pairing:
                 p.obj,
                 plugin,
                 gate,
-                p.name
-                if (
-                    not self.ix.data.known("DataVolume")
-                    or self.ix.partial_for("DataVolume", vm.namespace)
-                )
-                and p.name in datavolume_names(vm.obj)
-                else None,
+                p.name if dvs_unread and p.name in datavolume_names(vm.obj) else None,
             )
             if refused is not None:
                 st, why, extra = refused
