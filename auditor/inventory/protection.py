@@ -43,6 +43,7 @@ from auditor.inventory.index import (
 from auditor.inventory.locations import location_unverified
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
+from auditor.inventory.volmig import VOLUME_MIGRATION_SRC, VolumeMigration, unfinished_migration
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
@@ -447,6 +448,7 @@ class Pairing:
         ] = {}
         self._pvc_sources: dict[int, BackupView | None] = {}
         self._locations: dict[tuple[str, str], str | None] = {}
+        self._migrations: dict[int, VolumeMigration | None] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
@@ -1111,6 +1113,9 @@ class Pairing:
                 "disk image, so no backup of it restores one",
                 (f"DataVolume {vm.namespace}/{p.name} status.phase={dv.phase}",),
             )
+        migrating = self._migration_target(b, vm, p.name)
+        if migrating is not None:
+            return rec(True, *migrating)
         if plan is None or (vm.namespace, p.name) not in plan.methods:
             why = self.namespace_reason(b, vm.namespace) or self.pvc_scope(
                 b, vm.namespace, p.obj, p.name in self._pulled(b, vm, held)
@@ -1192,6 +1197,55 @@ class Pairing:
                     True, st, method, basis, f"PVC {p.name}: {reason}; but {why}", (*proof, *extra)
                 )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
+
+    def _migration_target(
+        self, b: BackupView, vm: VMFacts, claim: str
+    ) -> tuple[CaptureStatus, None, str, str, tuple[str, ...]] | None:
+        """``(status, method, basis, reason, proof)`` when PVC ``claim`` is the destination of
+        the VM's unfinished volume migration (:mod:`auditor.inventory.volmig`), else None.
+
+        Its content is blank or a partial copy until KubeVirt finalises the migration (or is
+        left inconsistent when it failed), so no Backup holds the guest's disk through it:
+        FAILED for a Backup that began once the migration had started (it holds the VM spec
+        that names it); UNKNOWN for one that began before, or when the start is not written
+        (it holds the VM with its former volume, the source PVC, which is not paired here).
+        Source: kubevirt pkg/virt-controller/watch/vm/vm.go ``syncVolumeMigration``.
+        """
+        key = id(vm.obj)
+        if key not in self._migrations:
+            self._migrations[key] = unfinished_migration(vm.obj, vm.vmi)
+        mig = self._migrations[key]
+        if mig is None or claim not in mig.destinations:
+            return None
+        source = mig.destinations[claim]
+        proof = (
+            f"VirtualMachine {vm.namespace}/{vm.name} status.volumeUpdateState: volume "
+            f"migration {source} -> {claim} {mig.state}",
+        )
+        what = (
+            f"PVC {claim} is the destination of VM {vm.name}'s volume migration from PVC "
+            f"{source}, {mig.state}: it holds no finished copy of the disk"
+        )
+        if mig.started is not None and b.began is not None and b.began >= mig.started:
+            return (
+                CaptureStatus.FAILED,
+                None,
+                "item",
+                f"{what}, and backup {b.name} began after the migration started at "
+                f"{_when(mig.started)}: it holds that partial copy and the VM spec naming it "
+                f"({VOLUME_MIGRATION_SRC})",
+                proof,
+            )
+        return (
+            CaptureStatus.UNKNOWN,
+            None,
+            "item",
+            f"{what}; backup {b.name} began before the migration started (or its start, the "
+            f"VolumesChange condition's lastTransitionTime, is not written), so it holds the VM "
+            f"with its former volume {source}, which this audit does not pair "
+            f"({VOLUME_MIGRATION_SRC})",
+            proof,
+        )
 
     def _fs_restore_blocked(
         self, b: BackupView, pvc: str, reason: str

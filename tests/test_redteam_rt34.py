@@ -1,0 +1,153 @@
+"""Red-team round rt34: backup lifecycle, the data mover, VM storage (volume) migration and
+restore-side configuration.
+
+Each test changes one project fixture the way a real cluster drifts, and asserts the verdict
+beside the healthy shape, which keeps its own.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+
+#: app/vm1 running on the dataVolume volumes vm1-root and vm1-data, namespace Backups
+#: daily-20261128 and daily-20261130 (01:00) by CSI snapshot, audited 2026-11-30T06:00Z
+HEALTHY = "RR-BKP-001/pass.yaml"
+
+
+def _readiness(report: dict[str, Any], vm: str = "vm1") -> str:
+    return str(next(v for v in report["vms"] if v["name"] == vm)["readiness"])
+
+
+def _named(docs: Docs, kind: str, name: str) -> dict[str, Any]:
+    return next(d for d in _of(docs, kind) if d["metadata"]["name"] == name)
+
+
+def _migrate_root(docs: Docs, state: str, started: str = "2026-11-29T20:05:00Z") -> None:
+    """Move vm1's root volume onto PVC vm1-root-mig (created 2026-11-29T20:00Z, before both
+    Backups' last) by a volume migration (``updateVolumesStrategy: Migration``) that is
+    ``progress``, ``failed`` (ManualRecoveryRequired, the VMI gone) or ``done`` (KubeVirt
+    removed VolumesChange; ``volumeMigrationState`` stays: vm.go syncVolumeMigration). Each
+    Backup's CSI counters and contents account for the fourth PVC."""
+    vm, vmi = _of(docs, "VirtualMachine")[0], _of(docs, "VirtualMachineInstance")[0]
+    root = {"name": "root", "persistentVolumeClaim": {"claimName": "vm1-root-mig"}}
+    vm["spec"]["updateVolumesStrategy"] = "Migration"
+    volumes = vm["spec"]["template"]["spec"]["volumes"]
+    volumes[:] = [root if v["name"] == "root" else v for v in volumes]
+    info = {
+        "volumeName": "root",
+        "sourcePVCInfo": {"claimName": "vm1-root", "volumeMode": "Block"},
+        "destinationPVCInfo": {"claimName": "vm1-root-mig", "volumeMode": "Block"},
+    }
+    status = vm.setdefault("status", {})
+    status["volumeUpdateState"] = {"volumeMigrationState": {"migratedVolumes": [info]}}
+    change = {"type": "VolumesChange", "status": "True", "lastTransitionTime": started}
+    if state == "progress":
+        status["conditions"] = [change]
+        vmi["status"]["migratedVolumes"] = [info]
+        vmi["status"]["conditions"] = [change]
+    elif state == "failed":
+        recovery = {
+            "type": "ManualRecoveryRequired",
+            "status": "True",
+            "reason": "VMI was removed or was final during the volume migration",
+            "lastTransitionTime": "2026-11-29T21:00:00Z",
+        }
+        status["conditions"] = [change, recovery]
+        docs.remove(vmi)
+        vm["spec"]["runStrategy"] = "Halted"
+    if state != "failed":
+        vmi["spec"]["volumes"] = [
+            root if v["name"] == "root" else v for v in vmi["spec"]["volumes"]
+        ]
+    pvc = copy.deepcopy(_named(docs, "PersistentVolumeClaim", "vm1-root"))
+    pvc["metadata"].update(
+        name="vm1-root-mig", uid="uid-pvc-mig", creationTimestamp="2026-11-29T20:00:00Z"
+    )
+    pvc["spec"]["volumeName"] = "pv-mig"
+    pv = copy.deepcopy(_named(docs, "PersistentVolume", "pv-app-vm1-root"))
+    pv["metadata"]["name"] = "pv-mig"
+    pv["spec"]["claimRef"].update(name="vm1-root-mig", uid="uid-pvc-mig")
+    pv["spec"]["csi"]["volumeHandle"] = "h-mig"
+    docs += [pvc, pv]
+    for b in _of(docs, "Backup"):
+        for key in (
+            "backupItemOperationsAttempted",
+            "backupItemOperationsCompleted",
+            "csiVolumeSnapshotsAttempted",
+            "csiVolumeSnapshotsCompleted",
+        ):
+            b["status"][key] = 4
+        name = b["metadata"]["name"]
+        content = copy.deepcopy(_named(docs, "VolumeSnapshotContent", f"snapcontent-{name}-0"))
+        content["metadata"]["name"] = f"snapcontent-{name}-3"
+        docs.append(content)
+
+
+@pytest.mark.parametrize("state", ["progress", "failed"])
+def test_a_backup_taken_during_a_volume_migration_holds_a_partial_disk(
+    tmp_path: Path, state: str
+) -> None:
+    """The newest Backup began after vm1's root volume started migrating onto vm1-root-mig
+    and before KubeVirt finalised the copy (or after it failed, ManualRecoveryRequired): it
+    holds the VM spec naming vm1-root-mig and a snapshot of its blank or partial content, and a
+    restore (which drops status and the condition) boots the guest on it. The destination PVC
+    existed before the Backup, so it counted as captured: READY."""
+    base = _complete(tmp_path / "base", HEALTHY, _docs(HEALTHY))
+    assert _readiness(base) == "READY"
+    docs = _docs(HEALTHY)
+    _migrate_root(docs, state)
+    report = _complete(tmp_path / state, HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "FAIL"
+    assert finding["severity"] == "high"
+    assert "vm1-root-mig" in finding["message"]
+    assert "volume migration from PVC vm1-root" in finding["message"]
+    assert "began after the migration started at 2026-11-29T20:05:00Z" in finding["message"]
+    assert _readiness(report) == "NOT_READY"
+
+
+def test_a_backup_from_before_the_volume_migration_is_not_evidence_of_its_target(
+    tmp_path: Path,
+) -> None:
+    """A migration that started after every Backup: they hold the VM with its former volume
+    (vm1-root), not the blank destination the VM names now; neither READY nor NOT_READY."""
+    docs = _docs(HEALTHY)
+    _migrate_root(docs, "progress", started="2026-11-30T03:00:00Z")
+    report = _complete(tmp_path / "later", HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR"
+    assert "began before the migration started" in finding["message"]
+    assert _readiness(report) == "UNKNOWN"
+
+
+def test_a_finished_volume_migration_keeps_its_verdict(tmp_path: Path) -> None:
+    """KubeVirt keeps volumeMigrationState after a migration is finalised (no VolumesChange
+    condition left): the destination is the disk, captured by both Backups."""
+    docs = _docs(HEALTHY)
+    _migrate_root(docs, "done")
+    report = _complete(tmp_path / "done", HEALTHY, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    assert _readiness(report) == "READY"
+
+
+def test_a_volume_update_state_that_is_no_mapping_is_named(tmp_path: Path) -> None:
+    docs = _docs(HEALTHY)
+    _migrate_root(docs, "done")
+    _of(docs, "VirtualMachine")[0]["status"]["volumeUpdateState"] = "Migration"
+    report = _complete(tmp_path / "bad", HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR"
+    assert "status.volumeUpdateState" in finding["message"]
+    assert any(
+        p["field"] == "status.volumeUpdateState" and p["name"] == "vm1"
+        for p in report["collection_problems"]
+    )
+    assert _readiness(report) != "READY"
