@@ -151,3 +151,81 @@ def test_a_volume_update_state_that_is_no_mapping_is_named(tmp_path: Path) -> No
         for p in report["collection_problems"]
     )
     assert _readiness(report) != "READY"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind", "message"),
+    [
+        ("RR-BKP-004/pass-data-mover.yaml", "DataUpload", "volume was empty so no data was upload"),
+        (
+            "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml",
+            "PodVolumeBackup",
+            "volume was empty so no snapshot was taken",
+        ),
+    ],
+)
+def test_an_upload_of_an_empty_volume_is_no_copy_of_the_disk(
+    tmp_path: Path, fixture: str, kind: str, message: str
+) -> None:
+    """Velero's node-agent completes the upload of an empty volume with that message and no
+    snapshot ID, which the API server does not store (``snapshotID,omitempty``): the restore
+    skips it. Only an empty ID written out was caught; the omitted one counted (READY, or
+    AT_RISK for the data-mover fixture's next-backup gap)."""
+    base = _complete(tmp_path / "base", fixture, _docs(fixture))
+    assert _finding(base, "RR-BKP-004")["status"] == "PASS"
+    assert _readiness(base) in ("READY", "AT_RISK")
+    docs = _docs(fixture)
+    newest = max(_of(docs, "Backup"), key=lambda b: b["metadata"]["name"])["metadata"]["name"]
+    for item in _of(docs, kind):
+        name = item["metadata"]["name"]
+        if item["metadata"]["labels"]["velero.io/backup-name"] == newest and "root" in name:
+            item["status"]["message"] = message
+            item["status"].pop("snapshotID", None)
+    report = _complete(tmp_path / "empty", fixture, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR"
+    assert "vm1-root" in finding["message"]
+    assert "the volume was empty" in finding["message"]
+    assert _readiness(report) == "UNKNOWN"
+
+
+def test_an_empty_upload_in_the_backups_own_records_is_no_copy() -> None:
+    """The same upload as Velero's volume info and PodVolumeBackup list in the bucket record
+    it: ``pvbInfo.snapshotHandle`` omitted, the data mover's written empty, the
+    PodVolumeBackup without ``status.snapshotID``. Each counted as captured."""
+    from auditor.sources.base import StoredVolume
+    from auditor.sources.bucket.decode import (
+        VolumeLookup,
+        volumes_from_method_files,
+        volumes_from_volumeinfo,
+    )
+
+    fs = {"Phase": "Completed", "size": 0, "uploaderType": "kopia"}
+    moved = {"Phase": "Completed", "dataMover": "velero", "snapshotHandle": ""}
+    raw = [
+        {"pvcName": "fs", "pvcNamespace": "ns", "backupMethod": "PodVolumeBackup",
+         "result": "succeeded", "pvbInfo": fs},
+        {"pvcName": "dm", "pvcNamespace": "ns", "backupMethod": "CSISnapshot",
+         "snapshotDataMoved": True, "result": "succeeded", "snapshotDataMovementInfo": moved},
+        {"pvcName": "ok", "pvcNamespace": "ns", "backupMethod": "PodVolumeBackup",
+         "result": "succeeded", "pvbInfo": {**fs, "snapshotHandle": "k1"}},
+    ]  # fmt: skip
+    got = {v.pvc: v for v in volumes_from_volumeinfo(raw) or ()}
+    assert got["fs"].outcome == "failed"
+    assert "pvbInfo has no snapshotHandle" in got["fs"].detail
+    assert got["dm"].outcome == "failed"
+    assert "snapshotHandle is empty" in got["dm"].detail
+    assert got["ok"] == StoredVolume("ns", "ok", "fs-backup", "captured", "result succeeded", 0)
+    pvbs = [
+        {
+            "metadata": {"labels": {"velero.io/pvc-uid": "uid-fs"}},
+            "status": {
+                "phase": "Completed",
+                "message": "volume was empty so no snapshot was taken",
+            },
+        }
+    ]
+    lookup = VolumeLookup(pv_claims={}, pvc_uids={"uid-fs": ("ns", "fs")}, handle_claims={})
+    (vol,) = volumes_from_method_files([], pvbs, [], lookup, [])
+    assert vol.outcome == "failed"
+    assert "no status.snapshotID" in vol.detail
