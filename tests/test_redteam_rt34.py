@@ -138,6 +138,40 @@ def test_a_finished_volume_migration_keeps_its_verdict(tmp_path: Path) -> None:
     assert _readiness(report) == "READY"
 
 
+@pytest.mark.parametrize(
+    ("start", "end", "verdict"),
+    [
+        ("2026-11-30T00:30:00Z", "2026-11-30T03:00:00Z", "NOT_READY"),
+        ("2026-11-30T04:00:00Z", "2026-11-30T04:20:00Z", "READY"),
+    ],
+)
+def test_a_backup_inside_the_finished_migrations_window_holds_a_partial_disk(
+    tmp_path: Path, start: str, end: str, verdict: str
+) -> None:
+    """The migration finished before the audit (no VolumesChange left), but the VMI's last
+    completed migration ran from ``start`` to ``end``: daily-20261130 (01:00) began while the
+    copy onto vm1-root-mig was running and holds it partial (READY before); a window after
+    both Backups leaves them as they were."""
+    docs = _docs(HEALTHY)
+    _migrate_root(docs, "done")
+    _of(docs, "VirtualMachineInstance")[0]["status"]["migrationState"] = {
+        "startTimestamp": start,
+        "endTimestamp": end,
+        "completed": True,
+        "sourceNode": "node-a",
+        "targetNode": "node-b",
+    }
+    report = _complete(tmp_path / "window", HEALTHY, docs)
+    assert _readiness(report) == verdict
+    finding = _finding(report, "RR-BKP-004")
+    if verdict == "READY":
+        assert finding["status"] == "PASS"
+        return
+    assert finding["status"] == "FAIL"
+    assert "daily-20261130 began at 2026-11-30T01:00:00Z" in finding["message"]
+    assert "was copying onto it" in finding["message"]
+
+
 def test_a_volume_update_state_that_is_no_mapping_is_named(tmp_path: Path) -> None:
     docs = _docs(HEALTHY)
     _migrate_root(docs, "done")

@@ -1218,6 +1218,8 @@ class Pairing:
         if mig is None or claim not in mig.destinations:
             return None
         source = mig.destinations[claim]
+        if mig.copied is not None:
+            return self._copied_window(b, vm, claim, source, mig.copied)
         proof = (
             f"VirtualMachine {vm.namespace}/{vm.name} status.volumeUpdateState: volume "
             f"migration {source} -> {claim} {mig.state}",
@@ -1245,6 +1247,33 @@ class Pairing:
             f"with its former volume {source}, which this audit does not pair "
             f"({VOLUME_MIGRATION_SRC})",
             proof,
+        )
+
+    def _copied_window(
+        self, b: BackupView, vm: VMFacts, claim: str, source: str, window: tuple[datetime, datetime]
+    ) -> tuple[CaptureStatus, None, str, str, tuple[str, ...]] | None:
+        """FAILED when ``b`` began inside the window of the VMI's last completed migration
+        (``status.migrationState``) of a VM whose volume ``claim`` was migrated from ``source``:
+        the copy onto ``claim`` was not finished then, and ``b`` holds the VM spec naming it
+        with its partial content. None outside it (before: the VM with its former volume;
+        after: the finished disk)."""
+        start, end = window
+        if b.began is None or not start <= b.began < end:
+            return None
+        return (
+            CaptureStatus.FAILED,
+            None,
+            "item",
+            f"PVC {claim} became VM {vm.name}'s disk by a volume migration from PVC {source}, "
+            f"and backup {b.name} began at {_when(b.began)}, while the VM's migration "
+            f"({_when(start)} to {_when(end)}) was copying onto it: it holds a partial copy and "
+            f"the VM spec naming it ({VOLUME_MIGRATION_SRC})",
+            (
+                f"VirtualMachineInstance {vm.namespace}/{vm.name} status.migrationState "
+                f"startTimestamp={_when(start)} endTimestamp={_when(end)}",
+                f"VirtualMachine {vm.namespace}/{vm.name} status.volumeUpdateState: {source} -> "
+                f"{claim}",
+            ),
         )
 
     def _fs_restore_blocked(

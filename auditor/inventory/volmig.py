@@ -14,7 +14,9 @@ Backup that began after the migration started holds that spec and that partial c
 restore, which drops ``status`` and so the condition, boots the guest on it); one that began
 before holds the VM with its former volumes, which the audit does not pair with it.
 The VolumesChange condition is removed once the copy is finalised, while
-``volumeMigrationState`` stays: a migration with neither condition is finished.
+``volumeMigrationState`` stays: a migration with neither condition is finished. Of a finished
+one, the VMI's last completed migration (``status.migrationState`` start and end) bounds
+when the copy ran: a Backup begun inside that window holds a partial copy too.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ class VolumeMigration:
     destinations: dict[str, str]
     started: datetime | None
     failed: bool
+    #: a finished migration: the VMI's last migration window ``(start, end)`` (UTC), when its
+    #: ``status.migrationState`` completed; None for an unfinished one
+    copied: tuple[datetime, datetime] | None = None
 
     @property
     def state(self) -> str:
@@ -75,7 +80,9 @@ def _migrated(vm: dict[str, Any], vmi: dict[str, Any] | None) -> list[Any]:
 
 
 def unfinished_migration(vm: dict[str, Any], vmi: dict[str, Any] | None) -> VolumeMigration | None:
-    """The VM's volume migration when it is in progress or failed, else None.
+    """The VM's volume migration when it is in progress or failed, or finished with the
+    VMI's last completed migration window recorded (:attr:`VolumeMigration.copied`), else
+    None.
 
     Unfinished: the VM (or its VMI) has the condition ``VolumesChange`` True, or the VM has
     ``ManualRecoveryRequired`` True, or the VMI still lists ``status.migratedVolumes`` (cleared
@@ -87,8 +94,11 @@ def unfinished_migration(vm: dict[str, Any], vmi: dict[str, Any] | None) -> Volu
     vm_conds, vmi_conds = _true_conditions(vm), _true_conditions(vmi)
     live = dig(vmi, "status", "migratedVolumes") if vmi is not None else None
     failed = _RECOVERY in vm_conds
+    copied = None
     if not (failed or _CHANGE in vm_conds or _CHANGE in vmi_conds or live):
-        return None
+        copied = _last_window(vmi)
+        if copied is None:
+            return None
     destinations = {
         dest: _claim(e.get("sourcePVCInfo")) or "?"
         for e in _migrated(vm, vmi)
@@ -97,7 +107,24 @@ def unfinished_migration(vm: dict[str, Any], vmi: dict[str, Any] | None) -> Volu
     if not destinations:
         return None
     change = vm_conds.get(_CHANGE) or vmi_conds.get(_CHANGE) or {}
-    return VolumeMigration(destinations, parse_time(change.get("lastTransitionTime")), failed)
+    started = parse_time(change.get("lastTransitionTime"))
+    return VolumeMigration(destinations, started, failed, copied)
+
+
+def _last_window(vmi: dict[str, Any] | None) -> tuple[datetime, datetime] | None:
+    """``(start, end)`` of the VMI's last completed migration (``status.migrationState``,
+    kubevirt.io/api core/v1 VirtualMachineInstanceMigrationState), None without one.
+
+    Of a VM whose volumes were migrated it is that volume migration, or a later live
+    migration, when the destination was complete already (then a Backup begun inside that
+    window, minutes long, is judged partial though it is not: the cautious side)."""
+    state = dig(vmi, "status", "migrationState") if vmi is not None else None
+    if not isinstance(state, dict) or state.get("completed") is not True or state.get("failed"):
+        return None
+    start, end = parse_time(state.get("startTimestamp")), parse_time(state.get("endTimestamp"))
+    if start is None or end is None or end < start:
+        return None
+    return start, end
 
 
 def migration_issues(vm: dict[str, Any]) -> list[tuple[str, str]]:
