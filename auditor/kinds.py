@@ -201,6 +201,8 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec("DataUpload", "velero.io", ("v2alpha1",), "datauploads", True),
     KindSpec("PodVolumeRestore", "velero.io", ("v1",), "podvolumerestores", True),
     KindSpec("DataDownload", "velero.io", ("v2alpha1",), "datadownloads", True),
+    # a request not yet processed names a Backup being deleted (inventory/deletions.py)
+    KindSpec("DeleteBackupRequest", "velero.io", ("v1",), "deletebackuprequests", True),
     KindSpec(
         "NetworkAttachmentDefinition",
         "k8s.cni.cncf.io",

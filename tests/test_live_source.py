@@ -23,6 +23,7 @@ UNEXPORTED = {
     "VirtualMachinePreference",
     "PodVolumeRestore",
     "DataDownload",
+    "DeleteBackupRequest",
 }
 
 
@@ -47,6 +48,7 @@ def test_same_cluster_data_as_directory_source(tmp_path: Path) -> None:
         ("VirtualMachinePreference",),
         ("PodVolumeRestore",),
         ("DataDownload",),
+        ("DeleteBackupRequest",),
         ("Route",),
     ]
     for problem in data.problems:

@@ -263,3 +263,39 @@ def test_an_empty_upload_in_the_backups_own_records_is_no_copy() -> None:
     (vol,) = volumes_from_method_files([], pvbs, [], lookup, [])
     assert vol.outcome == "failed"
     assert "no status.snapshotID" in vol.detail
+
+
+def _delete_request(backup: str, phase: str | None) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "apiVersion": "velero.io/v1",
+        "kind": "DeleteBackupRequest",
+        "metadata": {"name": f"{backup}-del", "namespace": "velero"},
+        "spec": {"backupName": backup},
+    }
+    if phase is not None:
+        request["status"] = {"phase": phase}
+    return request
+
+
+@pytest.mark.parametrize("phase", [None, "New", "InProgress"])
+def test_a_backup_with_a_pending_delete_request_is_no_restore_point(
+    tmp_path: Path, phase: str | None
+) -> None:
+    """``velero backup delete`` leaves a DeleteBackupRequest; until Velero's deletion
+    controller has processed it the Backup still says Completed, and then its snapshots and
+    bucket objects go. Both Backups so marked were still counted: READY."""
+    docs = _docs(HEALTHY)
+    docs += [_delete_request("daily-20261130", phase), _delete_request("daily-20261128", phase)]
+    report = _complete(tmp_path / "dbr", HEALTHY, docs)
+    finding = _finding(report, "RR-BKP-001")
+    assert finding["status"] == "FAIL"
+    assert "DeleteBackupRequest velero/daily-20261130-del" in finding["message"]
+    assert _readiness(report) == "NOT_READY"
+
+
+def test_a_processed_delete_request_leaves_the_backup(tmp_path: Path) -> None:
+    """A request Velero processed and refused (a read-only location) left the Backup whole."""
+    docs = _docs(HEALTHY)
+    docs.append(_delete_request("daily-20261130", "Processed"))
+    report = _complete(tmp_path / "done", HEALTHY, docs)
+    assert _readiness(report) == "READY"

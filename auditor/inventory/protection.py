@@ -33,6 +33,7 @@ from auditor.inventory.capture import (
     pvc_driver,
 )
 from auditor.inventory.cdiadopt import datavolume_names, hco_managed, restore_refused
+from auditor.inventory.deletions import pending_deletions
 from auditor.inventory.index import (
     BackupView,
     ClusterIndex,
@@ -208,6 +209,8 @@ class BackupEval:
     #: why the Backup's counters prove that some of the VM's disks they alone could prove
     #: are not in it (:func:`counter_shortfall`), else None
     shortfall: str | None = None
+    #: the unprocessed DeleteBackupRequest naming it (:mod:`auditor.inventory.deletions`)
+    deletion: str | None = None
 
     @property
     def location_ok(self) -> bool | None:
@@ -222,6 +225,8 @@ class BackupEval:
             return self.object_reason or f"backup {b.name} does not hold the VM"
         if b.phase not in USABLE_PHASES:
             return f"backup {b.name} is {b.phase or 'without a phase'}"
+        if self.deletion is not None:
+            return self.deletion
         if self.location_ok is False:
             where = b.storage_location or "(none named)"
             phase = self.location_phase or "missing"
@@ -1412,6 +1417,7 @@ class Pairing:
                     plan.failures_seen(ix) if plan is not None else None,
                     unverified,
                     shortfall=counter_shortfall(ix, plan, captures) if plan else None,
+                    deletion=pending_deletions(ix).get((b.namespace, b.name)),
                 )
             )
         evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)
