@@ -299,3 +299,60 @@ def test_a_processed_delete_request_leaves_the_backup(tmp_path: Path) -> None:
     docs.append(_delete_request("daily-20261130", "Processed"))
     report = _complete(tmp_path / "done", HEALTHY, docs)
     assert _readiness(report) == "READY"
+
+
+def _repository(phase: str, namespace: str = "app") -> dict[str, Any]:
+    return {
+        "apiVersion": "velero.io/v1",
+        "kind": "BackupRepository",
+        "metadata": {"name": f"{namespace}-default-kopia-x", "namespace": "velero"},
+        "spec": {
+            "volumeNamespace": namespace,
+            "backupStorageLocation": "default",
+            "repositoryType": "kopia",
+            "maintenanceFrequency": "1h",
+        },
+        "status": {
+            "phase": phase,
+            "message": "error to connect to backup repo: invalid repository password",
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    ["RR-BKP-004/pass-data-mover.yaml", "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"],
+)
+def test_a_copy_in_a_repository_that_is_not_ready_is_not_evidenced(
+    tmp_path: Path, fixture: str
+) -> None:
+    """Velero reads a data-mover or file-system copy back only through a Ready
+    BackupRepository (pkg/repository/backup_repo_op.go: "backup repository is not ready");
+    the repository of the VM's namespace was NotReady (a changed repository password) and the
+    Completed uploads still counted (READY; AT_RISK for the data-mover fixture)."""
+    docs = _docs(fixture)
+    docs.append(_repository("NotReady"))
+    report = _complete(tmp_path / "notready", fixture, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR"
+    assert "BackupRepository velero/app-default-kopia-x (kopia)" in finding["message"]
+    assert "is NotReady" in finding["message"]
+    assert _readiness(report) == "UNKNOWN"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "repo"),
+    [
+        ("RR-BKP-004/pass-fs-backup-podvolumebackups.yaml", _repository("Ready")),
+        ("RR-BKP-004/pass-fs-backup-podvolumebackups.yaml", _repository("NotReady", "other")),
+        (HEALTHY, _repository("NotReady")),  # CSI snapshots are not read through it
+    ],
+)
+def test_a_ready_or_unrelated_repository_changes_nothing(
+    tmp_path: Path, fixture: str, repo: dict[str, Any]
+) -> None:
+    docs = _docs(fixture)
+    docs.append(repo)
+    report = _complete(tmp_path / "other", fixture, docs)
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    assert _readiness(report) == "READY"

@@ -42,6 +42,7 @@ from auditor.inventory.index import (
     meta_labels,
 )
 from auditor.inventory.locations import location_unverified
+from auditor.inventory.repos import REPO_SRC, not_ready_repositories
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
 from auditor.inventory.volmig import VOLUME_MIGRATION_SRC, VolumeMigration, unfinished_migration
@@ -1150,6 +1151,18 @@ class Pairing:
             if blocked is not None:
                 st, why, extra = blocked
                 return rec(True, st, method, basis, why, (*proof, *extra))
+        if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS:
+            repo = self._repository_not_ready(b, vm.namespace, method)
+            if repo is not None:
+                why, line = repo
+                return rec(
+                    True,
+                    CaptureStatus.UNKNOWN,
+                    method,
+                    basis,
+                    f"PVC {p.name}: {reason}; but {why}",
+                    (*proof, line),
+                )
         # no DPA there: plain Velero, not judged, unless the DPA list is unread (red team: a
         # DPA whose metadata was junk made a node-agent-less data-mover copy count)
         agent = self.ix.node_agents.get(b.namespace, None if self._dpa_unread else True)
@@ -1202,6 +1215,29 @@ class Pairing:
                     True, st, method, basis, f"PVC {p.name}: {reason}; but {why}", (*proof, *extra)
                 )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
+
+    def _repository_not_ready(
+        self, b: BackupView, namespace: str, method: Method
+    ) -> tuple[str, str] | None:
+        """``(reason, proof)`` when the BackupRepository a ``method`` copy of a PVC in
+        ``namespace`` is read back through (:mod:`auditor.inventory.repos`) is NotReady: the
+        data mover's is of type kopia; a file-system copy's type (kopia or restic) is not
+        read here, so any NotReady one of the namespace and location counts."""
+        found = not_ready_repositories(self.ix).get(
+            (b.namespace, namespace, b.storage_location or "")
+        )
+        repos = [
+            r for r in found or [] if method is not Method.CSI_DATA_MOVER or r[1] in ("kopia", "")
+        ]
+        if not repos:
+            return None
+        name, kind, message = repos[0]
+        return (
+            f"BackupRepository {b.namespace}/{name} ({kind or 'type unset'}) it is restored "
+            f"through is NotReady{': ' + message[:120] if message else ''}; Velero refuses to "
+            f"read from it until it is Ready ({REPO_SRC})",
+            f"BackupRepository {b.namespace}/{name} status.phase=NotReady",
+        )
 
     def _migration_target(
         self, b: BackupView, vm: VMFacts, claim: str
