@@ -231,6 +231,10 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec("DataUpload", "velero.io", ("v2alpha1",), "datauploads", True),
     KindSpec("PodVolumeRestore", "velero.io", ("v1",), "podvolumerestores", True),
     KindSpec("DataDownload", "velero.io", ("v2alpha1",), "datadownloads", True),
+    # a request not yet processed names a Backup being deleted (inventory/deletions.py)
+    KindSpec("DeleteBackupRequest", "velero.io", ("v1",), "deletebackuprequests", True),
+    # a NotReady one cannot give back the data-mover and fs-backup copies (inventory/repos.py)
+    KindSpec("BackupRepository", "velero.io", ("v1",), "backuprepositories", True),
     KindSpec(
         "NetworkAttachmentDefinition",
         "k8s.cni.cncf.io",

@@ -169,12 +169,15 @@ def _volume_info(
             entry["pvbInfo"] = {"size": 10 * 1024**3, "uploaderType": "kopia", "volumeName": pvc,
                                 "podName": "virt-launcher", "podNamespace": ns,
                                 "Phase": "Failed" if bad else "Completed"}  # fmt: skip
+            if not bad:
+                entry["pvbInfo"]["snapshotHandle"] = f"kopia-{pvc}"
         elif spec.get("snapshotMoveData") is True:
             entry["backupMethod"] = "CSISnapshot"
             entry["snapshotDataMoved"] = True
             entry["snapshotDataMovementInfo"] = {"dataMover": "velero", "uploaderType": "kopia",
                                                  "size": 10 * 1024**3,
-                                                 "Phase": "Failed" if bad else "Completed"}  # fmt: skip
+                                                 "Phase": "Failed" if bad else "Completed",
+                                                 "snapshotHandle": "" if bad else f"kopia-{pvc}"}  # fmt: skip
         else:
             entry["backupMethod"] = "CSISnapshot"
             entry["csiSnapshotInfo"] = {"snapshotHandle": f"snap-{pvc}", "size": 10 * 1024**3,

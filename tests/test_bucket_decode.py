@@ -75,7 +75,7 @@ def test_method_files_for_older_velero() -> None:
     ]  # fmt: skip
     pvbs = [
         {"metadata": {"labels": {"velero.io/pvc-uid": "uid-fs"}},
-         "status": {"phase": "Completed", "progress": {"totalBytes": 42}}},
+         "status": {"phase": "Completed", "snapshotID": "k1", "progress": {"totalBytes": 42}}},
     ]  # fmt: skip
     native = [{"spec": {"persistentVolumeName": "pv-n"}, "status": {"phase": "Completed"}}]
     vscs = [

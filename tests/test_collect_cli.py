@@ -43,8 +43,8 @@ def test_collect_round_trips_through_the_directory_source(tmp_path: Path) -> Non
     assert back.state("VirtualMachinePreference") is KindState.UNAVAILABLE
     # instancetypes, preferences and the kinds the export predates: KubeVirt, CDIConfig, CDI,
     # HyperConverged, DataSource, ControllerRevision, ConfigMap, PodVolumeRestore,
-    # DataDownload, Route
-    assert len(back.problems) == 12
+    # DataDownload, DeleteBackupRequest, BackupRepository, Route
+    assert len(back.problems) == 14
     original = DirectorySource(export_dir()).collect()
     dpa_free = {k: v for k, v in original.objects.items() if k != "DataProtectionApplication"}
     assert back.objects == dpa_free
@@ -124,7 +124,7 @@ def test_preflight_prints_allowed_and_denied(tmp_path: Path) -> None:
     assert ["restores.velero.io", "*", "get", "no"] in rows
     assert ["virtualmachines.kubevirt.io", "*", "list", "yes"] in rows
     assert ["persistentvolumeclaims", "*", "get", "yes"] in rows
-    assert "4 of 70 permissions denied" in result.output
+    assert "4 of 74 permissions denied" in result.output
     assert methods == {"POST"}
     assert set(posts) == {"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"}
 

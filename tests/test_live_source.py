@@ -23,6 +23,8 @@ UNEXPORTED = {
     "VirtualMachinePreference",
     "PodVolumeRestore",
     "DataDownload",
+    "DeleteBackupRequest",
+    "BackupRepository",
 }
 
 
@@ -50,6 +52,8 @@ def test_same_cluster_data_as_directory_source(tmp_path: Path) -> None:
         ("VirtualMachinePreference",),
         ("PodVolumeRestore",),
         ("DataDownload",),
+        ("DeleteBackupRequest",),
+        ("BackupRepository",),
         ("Route",),
     ]
     for problem in data.problems:

@@ -122,6 +122,8 @@ DISK_DATA = (
     "spec.runStrategy",
     "spec.dataVolumeTemplates",
     "status.conditions",
+    # an unfinished volume migration's destination PVCs hold no copy of the disk yet
+    "status.volumeUpdateState",
     "spec.template.metadata",
     "spec.template.spec.volumes",
     "spec.template.spec.domain.devices.disks",

@@ -845,22 +845,48 @@ def _from_items(
         st, what = _phase_status(phase), f"phase={phase}"
         seen = what
         status = o.get("status")
-        if st is CaptureStatus.CAPTURED and isinstance(status, dict) and "snapshotID" in status:
-            snapshot = status.get("snapshotID")
-            if not (isinstance(snapshot, str) and snapshot):
-                # Velero completes an upload of an empty volume with no snapshot ID, and a
-                # restore skips it: nothing comes back from it (velero
-                # pkg/controller/pod_volume_backup_controller.go, data_upload_controller.go,
-                # pkg/podvolume/util.go "skip PVBs without a snapshot ID"; red team)
-                st = CaptureStatus.UNKNOWN
+        if st is CaptureStatus.CAPTURED and isinstance(status, dict) and _no_snapshot(status):
+            # Velero completes an upload of an empty volume with no snapshot ID, and a
+            # restore skips it: nothing comes back from it (velero
+            # pkg/controller/pod_volume_backup_controller.go, data_upload_controller.go,
+            # pkg/podvolume/util.go "skip PVBs without a snapshot ID"; red team)
+            st = CaptureStatus.UNKNOWN
+            if "snapshotID" in status:
+                snapshot = status.get("snapshotID")
                 what = f"{what}, but status.snapshotID is empty: a restore takes nothing from it"
                 seen = f"phase={phase}, snapshotID={snapshot!r}"
+            else:
+                what = (
+                    f"{what}, but it has no status.snapshotID and its message says the volume "
+                    "was empty: a restore takes nothing from it"
+                )
+                seen = f"phase={phase}, message={status.get('message')!r:.80}"
     return (
         st,
         _ITEM_METHOD[kind],
         f"{kind} for PVC {name}: {what}",
         (f"{_ref(kind, o)} status.{seen}",),
     )
+
+
+#: The message Velero's node-agent completes an upload of an empty volume with (velero
+#: pkg/controller/data_upload_controller.go "volume was empty so no data was upload",
+#: pod_volume_backup_controller.go "volume was empty so no snapshot was taken").
+_EMPTY_VOLUME = "volume was empty"
+
+
+def _no_snapshot(status: dict[str, Any]) -> bool:
+    """Whether a Completed DataUpload or PodVolumeBackup took no snapshot: its
+    ``status.snapshotID`` is there but no non-empty string, or it is absent and the message
+    says the volume was empty. The field is ``omitempty`` (velero pkg/apis/velero/v2alpha1
+    data_upload_types.go, v1 pod_volume_backup_types.go), so the API server never stores the
+    empty ID of such an upload: only the message shows it (red team rt34: a Completed upload
+    of an empty volume counted as the disk's copy, READY)."""
+    if "snapshotID" in status:
+        snapshot = status.get("snapshotID")
+        return not (isinstance(snapshot, str) and snapshot)
+    message = status.get("message")
+    return isinstance(message, str) and _EMPTY_VOLUME in message.lower()
 
 
 def deleting_snapshot(content: dict[str, Any]) -> bool:

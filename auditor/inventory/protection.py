@@ -42,6 +42,7 @@ from auditor.inventory.cdiadopt import (
     hco_managed,
     restore_refused,
 )
+from auditor.inventory.deletions import pending_deletions
 from auditor.inventory.index import (
     BackupView,
     ClusterIndex,
@@ -50,8 +51,10 @@ from auditor.inventory.index import (
     meta_labels,
 )
 from auditor.inventory.locations import location_unverified
+from auditor.inventory.repos import REPO_SRC, not_ready_repositories
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
+from auditor.inventory.volmig import VOLUME_MIGRATION_SRC, VolumeMigration, unfinished_migration
 from auditor.kubevalues import dig, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
@@ -216,6 +219,8 @@ class BackupEval:
     #: why the Backup's counters prove that some of the VM's disks they alone could prove
     #: are not in it (:func:`counter_shortfall`), else None
     shortfall: str | None = None
+    #: the unprocessed DeleteBackupRequest naming it (:mod:`auditor.inventory.deletions`)
+    deletion: str | None = None
 
     @property
     def location_ok(self) -> bool | None:
@@ -230,6 +235,8 @@ class BackupEval:
             return self.object_reason or f"backup {b.name} does not hold the VM"
         if b.phase not in USABLE_PHASES:
             return f"backup {b.name} is {b.phase or 'without a phase'}"
+        if self.deletion is not None:
+            return self.deletion
         if self.location_ok is False:
             where = b.storage_location or "(none named)"
             phase = self.location_phase or "missing"
@@ -456,6 +463,7 @@ class Pairing:
         ] = {}
         self._pvc_sources: dict[int, BackupView | None] = {}
         self._locations: dict[tuple[str, str], str | None] = {}
+        self._migrations: dict[int, VolumeMigration | None] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
@@ -1132,6 +1140,9 @@ class Pairing:
                 "disk image, so no backup of it restores one",
                 (f"DataVolume {vm.namespace}/{p.name} status.phase={dv.phase}",),
             )
+        migrating = self._migration_target(b, vm, p.name)
+        if migrating is not None:
+            return rec(True, *migrating)
         if plan is None or (vm.namespace, p.name) not in plan.methods:
             why = self.namespace_reason(b, vm.namespace) or self.pvc_scope(
                 b, vm.namespace, p.obj, p.name in self._pulled(b, vm, held)
@@ -1161,6 +1172,18 @@ class Pairing:
             if blocked is not None:
                 st, why, extra = blocked
                 return rec(True, st, method, basis, why, (*proof, *extra))
+        if status is CaptureStatus.CAPTURED and method in _NODE_AGENT_METHODS:
+            repo = self._repository_not_ready(b, vm.namespace, method)
+            if repo is not None:
+                why, line = repo
+                return rec(
+                    True,
+                    CaptureStatus.UNKNOWN,
+                    method,
+                    basis,
+                    f"PVC {p.name}: {reason}; but {why}",
+                    (*proof, line),
+                )
         # no DPA there: plain Velero, not judged, unless the DPA list is unread (red team: a
         # DPA whose metadata was junk made a node-agent-less data-mover copy count)
         agent = self.ix.node_agents.get(b.namespace, None if self._dpa_unread else True)
@@ -1220,6 +1243,107 @@ class Pairing:
                     True, st, method, basis, f"PVC {p.name}: {reason}; but {why}", (*proof, *extra)
                 )
         return rec(True, status, method, basis, f"PVC {p.name}: {reason}", proof)
+
+    def _repository_not_ready(
+        self, b: BackupView, namespace: str, method: Method
+    ) -> tuple[str, str] | None:
+        """``(reason, proof)`` when the BackupRepository a ``method`` copy of a PVC in
+        ``namespace`` is read back through (:mod:`auditor.inventory.repos`) is NotReady: the
+        data mover's is of type kopia; a file-system copy's type (kopia or restic) is not
+        read here, so any NotReady one of the namespace and location counts."""
+        found = not_ready_repositories(self.ix).get(
+            (b.namespace, namespace, b.storage_location or "")
+        )
+        repos = [
+            r for r in found or [] if method is not Method.CSI_DATA_MOVER or r[1] in ("kopia", "")
+        ]
+        if not repos:
+            return None
+        name, kind, message = repos[0]
+        return (
+            f"BackupRepository {b.namespace}/{name} ({kind or 'type unset'}) it is restored "
+            f"through is NotReady{': ' + message[:120] if message else ''}; Velero refuses to "
+            f"read from it until it is Ready ({REPO_SRC})",
+            f"BackupRepository {b.namespace}/{name} status.phase=NotReady",
+        )
+
+    def _migration_target(
+        self, b: BackupView, vm: VMFacts, claim: str
+    ) -> tuple[CaptureStatus, None, str, str, tuple[str, ...]] | None:
+        """``(status, method, basis, reason, proof)`` when PVC ``claim`` is the destination of
+        the VM's unfinished volume migration (:mod:`auditor.inventory.volmig`), else None.
+
+        Its content is blank or a partial copy until KubeVirt finalises the migration (or is
+        left inconsistent when it failed), so no Backup holds the guest's disk through it:
+        FAILED for a Backup that began once the migration had started (it holds the VM spec
+        that names it); UNKNOWN for one that began before, or when the start is not written
+        (it holds the VM with its former volume, the source PVC, which is not paired here).
+        Source: kubevirt pkg/virt-controller/watch/vm/vm.go ``syncVolumeMigration``.
+        """
+        key = id(vm.obj)
+        if key not in self._migrations:
+            self._migrations[key] = unfinished_migration(vm.obj, vm.vmi)
+        mig = self._migrations[key]
+        if mig is None or claim not in mig.destinations:
+            return None
+        source = mig.destinations[claim]
+        if mig.copied is not None:
+            return self._copied_window(b, vm, claim, source, mig.copied)
+        proof = (
+            f"VirtualMachine {vm.namespace}/{vm.name} status.volumeUpdateState: volume "
+            f"migration {source} -> {claim} {mig.state}",
+        )
+        what = (
+            f"PVC {claim} is the destination of VM {vm.name}'s volume migration from PVC "
+            f"{source}, {mig.state}: it holds no finished copy of the disk"
+        )
+        if mig.started is not None and b.began is not None and b.began >= mig.started:
+            return (
+                CaptureStatus.FAILED,
+                None,
+                "item",
+                f"{what}, and backup {b.name} began after the migration started at "
+                f"{_when(mig.started)}: it holds that partial copy and the VM spec naming it "
+                f"({VOLUME_MIGRATION_SRC})",
+                proof,
+            )
+        return (
+            CaptureStatus.UNKNOWN,
+            None,
+            "item",
+            f"{what}; backup {b.name} began before the migration started (or its start, the "
+            f"VolumesChange condition's lastTransitionTime, is not written), so it holds the VM "
+            f"with its former volume {source}, which this audit does not pair "
+            f"({VOLUME_MIGRATION_SRC})",
+            proof,
+        )
+
+    def _copied_window(
+        self, b: BackupView, vm: VMFacts, claim: str, source: str, window: tuple[datetime, datetime]
+    ) -> tuple[CaptureStatus, None, str, str, tuple[str, ...]] | None:
+        """FAILED when ``b`` began inside the window of the VMI's last completed migration
+        (``status.migrationState``) of a VM whose volume ``claim`` was migrated from ``source``:
+        the copy onto ``claim`` was not finished then, and ``b`` holds the VM spec naming it
+        with its partial content. None outside it (before: the VM with its former volume;
+        after: the finished disk)."""
+        start, end = window
+        if b.began is None or not start <= b.began < end:
+            return None
+        return (
+            CaptureStatus.FAILED,
+            None,
+            "item",
+            f"PVC {claim} became VM {vm.name}'s disk by a volume migration from PVC {source}, "
+            f"and backup {b.name} began at {_when(b.began)}, while the VM's migration "
+            f"({_when(start)} to {_when(end)}) was copying onto it: it holds a partial copy and "
+            f"the VM spec naming it ({VOLUME_MIGRATION_SRC})",
+            (
+                f"VirtualMachineInstance {vm.namespace}/{vm.name} status.migrationState "
+                f"startTimestamp={_when(start)} endTimestamp={_when(end)}",
+                f"VirtualMachine {vm.namespace}/{vm.name} status.volumeUpdateState: {source} -> "
+                f"{claim}",
+            ),
+        )
 
     def _fs_restore_blocked(
         self, b: BackupView, pvc: str, reason: str
@@ -1357,6 +1481,7 @@ class Pairing:
                     plan.failures_seen(ix) if plan is not None else None,
                     unverified,
                     shortfall=counter_shortfall(ix, plan, captures) if plan else None,
+                    deletion=pending_deletions(ix).get((b.namespace, b.name)),
                 )
             )
         evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)

@@ -27,6 +27,7 @@ from typing import Any
 from auditor.inventory.fieldcase import miscased_keys
 from auditor.inventory.fields import MAC_RE, UUID_RE, condition_type_fault, name_fault_of
 from auditor.inventory.prunednulls import pruned_nulls
+from auditor.inventory.volmig import migration_issues
 from auditor.kubevalues import dig, parse_rfc3339
 from auditor.netdata import FACTS_KEY
 
@@ -95,6 +96,7 @@ def validate_vm(vm: dict[str, Any]) -> list[tuple[str, str]]:
     problems += [(f"{_DEVICES}.{path}", why + _REJECTED) for path, why in device_issues(devices)]
     _check_formats(vm, tspec, problems)
     _check_restart_inputs(vm, tspec, problems)
+    problems += migration_issues(vm)
     named = [path for path, _ in problems]
     problems += [
         (path, why)

@@ -117,6 +117,9 @@ def _volume_info(entry: dict[str, Any]) -> StoredVolume | None:
         reason = entry.get("skippedReason")
         return StoredVolume(ns, pvc, method, "failed", f"skipped: {reason or 'no reason given'}")
     result = entry.get("result")
+    empty = _empty_upload(method, details)
+    if empty and result != "failed":
+        return StoredVolume(ns, pvc, method, "failed", empty, size)
     if result == "succeeded":
         return StoredVolume(ns, pvc, method, "captured", "result succeeded", size)
     if result == "failed":
@@ -125,6 +128,32 @@ def _volume_info(entry: dict[str, Any]) -> StoredVolume | None:
     if phase == "Completed" or (method == "csi-snapshot" and details.get("ReadyToUse") is True):
         return StoredVolume(ns, pvc, method, "captured", f"phase {phase or 'ReadyToUse'}", size)
     return StoredVolume(ns, pvc, method, "failed", f"no result recorded (phase {phase!r})", size)
+
+
+#: How Velero records an upload of an empty volume: no snapshot ID, so a restore takes
+#: nothing from it (velero pkg/controller/data_upload_controller.go,
+#: pod_volume_backup_controller.go "volume was empty so no ... was taken/upload";
+#: pkg/podvolume/util.go skips a PodVolumeBackup without a snapshot ID).
+_EMPTY_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/internal/volume/volumes_information.go"
+)
+
+
+def _empty_upload(method: str, details: dict[str, Any]) -> str:
+    """Why a node-agent upload recorded in volume info holds nothing ("" when it may): the
+    file-system backup's ``pvbInfo.snapshotHandle`` is ``omitempty``, so absent means the
+    PodVolumeBackup had no snapshot ID; the data mover's ``snapshotHandle`` is always
+    written, so only an empty one says so (internal/volume/volumes_information.go
+    PodVolumeInfo, SnapshotDataMovementInfo)."""
+    handle = details.get("snapshotHandle")
+    if method == "fs-backup" and not (isinstance(handle, str) and handle):
+        return f"pvbInfo has no snapshotHandle: the volume was empty, nothing to restore ({_EMPTY_SRC})"
+    if method == "csi-data-mover" and "snapshotHandle" in details and not handle:
+        return (
+            "snapshotDataMovementInfo.snapshotHandle is empty: the volume was empty, nothing to "
+            f"restore ({_EMPTY_SRC})"
+        )
+    return ""
 
 
 def volumes_from_volumeinfo(raw: Any) -> tuple[StoredVolume, ...] | None:
@@ -174,6 +203,11 @@ def _from_pvbs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
         outcome = "captured" if phase == "Completed" else "failed"
         msg = _dig(pvb, "status", "message")
         detail = f"PodVolumeBackup {phase or 'without phase'}" + (f": {msg}" if msg else "")
+        snapshot = _dig(pvb, "status", "snapshotID")
+        if outcome == "captured" and not (isinstance(snapshot, str) and snapshot):
+            # snapshotID is omitempty: Completed without one is the upload of an empty volume
+            outcome = "failed"
+            detail += f" with no status.snapshotID: nothing to restore ({_EMPTY_SRC})"
         out.append(StoredVolume(claim[0], claim[1], "fs-backup", outcome, detail, size))
     return out
 
