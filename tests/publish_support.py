@@ -36,6 +36,20 @@ from tests.conftest import report_doc
 
 ACCESS_KEY = "auditor-test-key"
 SECRET_KEY = "auditor-test-secret-0123456789"
+
+
+def weed_credentials(tmp_path: Path) -> dict[str, str]:
+    """The environment boto3 reads to sign for the test SeaweedFS server: its key pair, and
+    config/credential files that do not exist (no profile of the machine is read)."""
+    none = str(tmp_path / "none")
+    return {
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+        "AWS_CONFIG_FILE": none,
+        "AWS_SHARED_CREDENTIALS_FILE": none,
+    }
+
+
 CLUSTER = "ocp-prod-east"
 #: The master key SeaweedFS's local KMS provider creates at start (its alias).
 KMS_KEY = "alias/seaweedfs-default"

@@ -31,7 +31,7 @@ from click.testing import CliRunner
 
 from auditor.cli import main
 from tests.conftest import REPO, invoke_run
-from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
+from tests.publish_support import WeedServer, weed_credentials
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 UID_A = "0d7c9c3e-1111-4a4a-9a9a-aaaaaaaaaaaa"
@@ -243,13 +243,7 @@ def test_a_run_spooled_for_a_misconfigured_target_leaves_the_retry_loop(
     bucket = f"ux34-{lock}"
     if lock == "plain":
         weed.client().create_bucket(Bucket=bucket)
-    none = str(tmp_path / "none")
-    for key, value in {
-        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
-        "AWS_CONFIG_FILE": none,
-        "AWS_SHARED_CREDENTIALS_FILE": none,
-    }.items():
+    for key, value in weed_credentials(tmp_path).items():
         monkeypatch.setenv(key, value)
     publish = {
         "bucket": bucket,

@@ -29,7 +29,7 @@ from auditor.fleet.model import FleetVerification
 from auditor.models import SEVERITY_ORDER, Severity
 from auditor.publish import PublishSettings, publish_run
 from tests.conftest import REPO, invoke_run
-from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
+from tests.publish_support import WeedServer, weed_credentials
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 BUCKET = "fleet-evidence"
@@ -115,10 +115,8 @@ def _fleet(weed: WeedServer, prefix: str, out: Path, *extra: str) -> Any:
 
 @pytest.fixture(autouse=True)
 def _credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    for key, value in weed_credentials(tmp_path).items():
+        monkeypatch.setenv(key, value)
 
 
 def _report(run_dir: Path) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import invoke_run
-from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
+from tests.publish_support import WeedServer, weed_credentials
 from tests.test_evidence_gaps import _complete, _docs, _finding, _of
 
 BSL_FIXTURE = "RR-BKP-004/pass.yaml"
@@ -253,13 +253,7 @@ def _publish_cli(tmp_path: Path, weed: WeedServer, command: list[str], bucket: s
 
     from auditor.cli import main
 
-    none = str(tmp_path / "none")
-    env = {
-        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
-        "AWS_CONFIG_FILE": none,
-        "AWS_SHARED_CREDENTIALS_FILE": none,
-    }
+    env = weed_credentials(tmp_path)
     target = [
         "--endpoint-url", weed.endpoint, "--addressing-style", "path", "--region", "us-east-1",
         "--spool-dir", str(tmp_path / "spool"), "--object-lock-mode", "COMPLIANCE",

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
+from tests.publish_support import WeedServer, weed_credentials
 from tests.test_evidence_gaps import _complete, _docs, _finding, _of
 
 Docs = list[dict[str, Any]]
@@ -300,13 +300,7 @@ def test_serve_names_a_misconfigured_target_and_does_not_spool(
     bucket = f"lo32-{lock}"
     if lock == "plain":
         weed.client().create_bucket(Bucket=bucket)
-    none = str(tmp_path / "none")
-    for key, value in {
-        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
-        "AWS_CONFIG_FILE": none,
-        "AWS_SHARED_CREDENTIALS_FILE": none,
-    }.items():
+    for key, value in weed_credentials(tmp_path).items():
         monkeypatch.setenv(key, value)
     raw = {
         "cluster_name": "example-cluster",

@@ -16,7 +16,7 @@ from auditor.cli import main
 from auditor.period import Period
 from auditor.publish import publish_run
 from tests.conftest import REPO, invoke_run
-from tests.publish_support import ACCESS_KEY, SECRET_KEY, WeedServer
+from tests.publish_support import WeedServer, weed_credentials
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 CLUSTER = "small-east"
@@ -157,10 +157,8 @@ def test_period_from_s3_reads_verified_runs(
     tampered = json.loads((runs[1] / "report.json").read_text())
     key = f"evidence/{CLUSTER}/2026/11/02/{tampered['run']['id']}/report.json"
     weed.client().put_object(Bucket=bucket, Key=key, Body=b"{}")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    for key, value in weed_credentials(tmp_path).items():
+        monkeypatch.setenv(key, value)
     result = CliRunner().invoke(
         main,
         ["report", "--period", "2026-11", "--from", f"s3://{bucket}/evidence", "--cluster",

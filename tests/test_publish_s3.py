@@ -20,7 +20,6 @@ from auditor.publish import compute_trend, publish_run
 from auditor.publish.spool import pending
 from tests.answer_support import answers
 from tests.publish_support import (
-    ACCESS_KEY,
     CLUSTER,
     KMS_KEY,
     SECRET_KEY,
@@ -28,6 +27,7 @@ from tests.publish_support import (
     artifact_count,
     audit_report,
     make_run,
+    weed_credentials,
 )
 
 _names = itertools.count()
@@ -279,10 +279,8 @@ def test_history_and_trend_over_three_runs(
     }
     assert [s["readiness"]["NOT_READY"] for s in last["series"]] == [10, 8, 12]
 
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    for key, value in weed_credentials(tmp_path).items():
+        monkeypatch.setenv(key, value)
     args = ["history", "--cluster", CLUSTER, "--to", f"s3://{bucket}/evidence"]
     args += ["--endpoint-url", weed.endpoint, "--addressing-style", "path"]
     out = CliRunner().invoke(main, [*args, "--region", "us-east-1", "--json"])
