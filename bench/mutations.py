@@ -87,6 +87,8 @@ YAML and audits it through the directory source, exactly as ``auditor run
 - ``raw_text``: the whole file in UTF-16, with a NUL byte in its middle, with a custom YAML tag
   (``!custom``) on its first name, as JSON cut in the middle of an object, or (a file that is
   one ``oc get`` List) cut at the line nearest its middle;
+- ``owner_uid``: an ownerReference's ``uid`` set to the UID of another object of the export
+  (Kubernetes' garbage collector takes an owner whose UID differs as gone);
 - ``api_version`` also gives the next version of the group (``kubevirt.io/v2``,
   ``velero.io/v2``), one no API server of today serves.
 
@@ -185,6 +187,7 @@ FAMILIES = (
     "uid_twice",
     "filed_elsewhere",
     "raw_text",
+    "owner_uid",
 )
 #: Families whose mutations are valid input: a finding they change need not be named.
 VALID_INPUT_FAMILIES = frozenset({"future_time"})
@@ -644,6 +647,13 @@ def mutations(target: Target) -> list[Mutation]:
                             name,
                         )
                     )
+                refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+                for i, ref in enumerate(refs if isinstance(refs, list) else []):
+                    held = ref.get("uid") if isinstance(ref, dict) else None
+                    other = next((u for u in uids if u != held and u != uid), None)
+                    if isinstance(held, str) and other is not None:
+                        at = (*prefix, "metadata", "ownerReferences", i, "uid")
+                        out.append(Mutation("owner_uid", target, file, d, at, other, kind, name))
                 if isinstance(meta, dict) and isinstance(meta.get("namespace"), str):
                     for edit in ("moved", "filed"):
                         out.append(

@@ -177,3 +177,48 @@ def test_an_oc_get_list_cut_at_a_line_is_named(tmp_path: Path) -> None:
     data = DirectorySource(tmp_path).collect()
     assert [p.file for p in data.problems] == ["backups.yaml"]
     assert "Backup" in data.problems[0].kinds
+
+
+# -- an ownerReference whose UID is not its owner's --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("uid", "says"),
+    [
+        ("uid-pvc-app-vm1-root", "the UID of PersistentVolumeClaim app/vm1-root"),
+        ("uid-vm-app-vm1-before", "is not the UID of VirtualMachine vm1 (uid-vm-app-vm1)"),
+    ],
+    ids=["another-objects-uid", "a-recreated-owner"],
+)
+def test_an_owner_reference_with_another_uid_is_named(tmp_path: Path, uid: str, says: str) -> None:
+    """Kubernetes' garbage collector looks an owner up by kind and name and takes it as gone
+    when its UID is not the reference's (kubernetes pkg/controller/garbagecollector/
+    garbagecollector.go isDangling, "UID mismatch"), then deletes what only it owns: the VM's
+    persistent-state claim whose owner reference holds the UID of another claim (or of an
+    earlier VM of that name) is on its way out, or was edited; it was read as the VM's with
+    nothing named (bench.mutations owner_uid). Now it is named at the reference's uid, the
+    run is incomplete and the VM no better."""
+    docs = _docs(FS_PASS)
+    before = _complete(tmp_path / "a", FS_PASS, docs)
+    state = _pvc(docs, "persistent-state-for-vm1-abcde")
+    state["metadata"]["ownerReferences"][0]["uid"] = uid
+    after = _complete(tmp_path / "b", FS_PASS, docs)
+    found = _problems(after, "metadata.ownerReferences[0].uid")
+    assert [(p["kind"], p["name"]) for p in found] == [
+        ("PersistentVolumeClaim", "persistent-state-for-vm1-abcde")
+    ]
+    assert says in found[0]["reason"] and found[0]["file"] == "c.yaml"
+    assert after["run"]["complete"] is False
+    _no_better(before, after)
+    assert _vm1(after)["readiness"] != "READY"
+
+
+def test_owner_references_that_match_are_not_named(tmp_path: Path) -> None:
+    """The fixture's references hold their owners' UIDs, and one naming an owner not in the
+    export (a controller's ReplicaSet, say) is no fault: nothing is named."""
+    docs = _docs(FS_PASS)
+    _pvc(docs, "vm1-data")["metadata"]["ownerReferences"] = [
+        {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "name": "x", "uid": "u-x"}
+    ]
+    report = _complete(tmp_path, FS_PASS, docs)
+    assert not [p for p in report["collection_problems"] if "ownerReferences" in (p["field"] or "")]
