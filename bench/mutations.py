@@ -90,7 +90,8 @@ YAML and audits it through the directory source, exactly as ``auditor run
 - ``owner_uid``: an ownerReference's ``uid`` set to the UID of another object of the export
   (Kubernetes' garbage collector takes an owner whose UID differs as gone);
 - ``api_version`` also gives the next version of the group (``kubevirt.io/v2``,
-  ``velero.io/v2``), one no API server of today serves.
+  ``velero.io/v2``), one no API server of today serves, and since fz34 ``group/v1alpha1``
+  (served, with its own schema, for some kinds: CDI's DataVolume, instancetypes).
 
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
@@ -701,6 +702,8 @@ def _object_candidates(
         if "/" in value:
             yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v9"
             yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v2"
+            if not value.endswith("/v1alpha1"):
+                yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v1alpha1"
             yield rel, "api_version", "v1"
         else:
             yield rel, "api_version", "v9"
