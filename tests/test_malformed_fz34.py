@@ -222,3 +222,46 @@ def test_owner_references_that_match_are_not_named(tmp_path: Path) -> None:
     ]
     report = _complete(tmp_path, FS_PASS, docs)
     assert not [p for p in report["collection_problems"] if "ownerReferences" in (p["field"] or "")]
+
+
+# -- labels or annotations written as null -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fixture", "check"),
+    [
+        ("RR-BKP-004/fail-pvc-exclude-label.yaml", "RR-BKP-004"),
+        ("RR-BKP-001/fail-plugin-refuses-vm-with-excluded-pvc.yaml", "RR-BKP-001"),
+    ],
+)
+def test_a_claims_null_labels_never_drop_its_exclude_label(
+    tmp_path: Path, fixture: str, check: str
+) -> None:
+    """``ObjectMeta``'s maps are ``omitempty``: the API server never writes ``labels: null``.
+    Read as no labels, a claim's null labels dropped ``velero.io/exclude-from-backup``: the
+    check's FAIL became PASS and vm1 NOT_READY -> READY with nothing named (bench.mutations
+    null_list over split fixtures; fz30 named it for VirtualMachines only). Now the claim is
+    named at ``metadata.labels`` and unread, the run incomplete, vm1 no better."""
+    docs = _docs(fixture)
+    before = _complete(tmp_path / "a", fixture, docs)
+    assert _finding(before, check)["status"] == "FAIL"
+    _pvc(docs, "vm1-data")["metadata"]["labels"] = None
+    after = _complete(tmp_path / "b", fixture, docs)
+    found = _problems(after, "metadata.labels")
+    assert [(p["kind"], p["name"]) for p in found] == [("PersistentVolumeClaim", "vm1-data")]
+    assert "null" in found[0]["reason"]
+    assert after["run"]["complete"] is False
+    _no_better(before, after)
+    assert _vm1(after)["readiness"] != "READY"
+
+
+def test_null_annotations_of_a_backup_are_named(tmp_path: Path) -> None:
+    """The same for annotations, and for any kind but the VirtualMachine (whose null maps
+    fz30 names with the VM still read)."""
+    docs = _docs(FS_PASS)
+    backup = next(d for d in docs if d["kind"] == "Backup")
+    backup["metadata"]["annotations"] = None
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump_all(docs))
+    data = DirectorySource(tmp_path).collect()
+    found = [p for p in data.problems if p.field == "metadata.annotations"]
+    assert [(p.kind, p.name) for p in found] == [("Backup", backup["metadata"]["name"])]
