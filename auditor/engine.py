@@ -365,6 +365,17 @@ def _run(
         unavailable, partial = known.of(spec, vm.namespace)
     else:
         unavailable, partial = _kind_states(spec, data, ctx.index, vm.namespace if vm else None)
+    if (
+        vm is not None
+        and "PersistentVolumeClaim" not in partial
+        and not _NEEDS_CLAIMS.isdisjoint(spec.requires)
+        and data.state("PersistentVolumeClaim") is KindState.PARTIAL
+        and any(p.obj is None for p in vm.pvcs)
+    ):
+        # a claim the VM needs was not read while some claims were not: the unread one may
+        # carry what pairs the VM with its backups (velero.io/exclude-from-backup, which makes
+        # the kubevirt plugin refuse the VM): fz34, a claim's null labels
+        partial = [*partial, "PersistentVolumeClaim"]
     if unavailable or partial:
         incomplete.add(spec.id)
     if unavailable:
@@ -432,6 +443,16 @@ def _run(
         # reads: an unread one may be the paused Schedule or the missing class (red team:
         # a Schedule item written 'kind: schedule' turned RR-PLT-002's FAIL into a PASS)
         or (vm is None and result.status in (Status.PASS, Status.NOT_APPLICABLE))
+        # a claim the VM needs was not read while some claims were not: the unread one may
+        # be it, with the label or state that decides the check (fz34: a claim's null labels
+        # hid velero.io/exclude-from-backup, and RR-BKP-001 passed on the plugin's backing
+        # up a VM it refuses)
+        or (
+            vm is not None
+            and result.status in (Status.PASS, Status.NOT_APPLICABLE)
+            and "PersistentVolumeClaim" in partial
+            and any(p.obj is None for p in vm.pvcs)
+        )
     )
     if vm is None and unpaired and result.status in (Status.PASS, Status.NOT_APPLICABLE):
         # the VMs whose facts could not be made may be the ones it would name
@@ -499,6 +520,9 @@ def _conflicting_objects(vm: VMRecord, data: ClusterData) -> list[str]:
     ]
 
 
+#: Kinds whose checks judge a VM's claims or its pairing with backups: with a claim the VM
+#: needs unread, their PASS cannot conclude (:func:`_run`).
+_NEEDS_CLAIMS = frozenset({"PersistentVolumeClaim", "Backup"})
 #: Checks whose PASS judges the *newest* Backup/Restore of a VM (phase, PVCs, retention,
 #: off-cluster copy, restore drill): with some objects of a required kind unread, an unread
 #: one may be newer, so their PASS cannot conclude either (issue 17).

@@ -79,8 +79,19 @@ YAML and audits it through the directory source, exactly as ``auditor run
   ``"3 "``);
 - ``cross_file``: an object also written to a file of its own (``zz-copy.yaml``), the copy
   identical or with another label (the same namespace/name twice, in two files);
+- ``uid_twice``: an object's ``metadata.uid`` set to the UID of another object of the export
+  (the API server gives each object its own UID over the cluster's whole life);
+- ``filed_elsewhere``: a namespaced object moved (or copied) into
+  ``namespaces/zz-elsewhere/<its file>``, a folder of another namespace than its
+  ``metadata.namespace``;
+- ``raw_text``: the whole file in UTF-16, with a NUL byte in its middle, with a custom YAML tag
+  (``!custom``) on its first name, as JSON cut in the middle of an object, or (a file that is
+  one ``oc get`` List) cut at the line nearest its middle;
+- ``owner_uid``: an ownerReference's ``uid`` set to the UID of another object of the export
+  (Kubernetes' garbage collector takes an owner whose UID differs as gone);
 - ``api_version`` also gives the next version of the group (``kubevirt.io/v2``,
-  ``velero.io/v2``), one no API server of today serves.
+  ``velero.io/v2``), one no API server of today serves, and since fz34 ``group/v1alpha1``
+  (served, with its own schema, for some kinds: CDI's DataVolume, instancetypes).
 
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
@@ -99,6 +110,7 @@ from __future__ import annotations
 import argparse
 import copy
 import io
+import json
 import logging
 import random
 import re
@@ -173,6 +185,10 @@ FAMILIES = (
     "quantity_exotic",
     "counter_text",
     "cross_file",
+    "uid_twice",
+    "filed_elsewhere",
+    "raw_text",
+    "owner_uid",
 )
 #: Families whose mutations are valid input: a finding they change need not be named.
 VALID_INPUT_FAMILIES = frozenset({"future_time"})
@@ -279,6 +295,10 @@ _CONFUSABLE_MARKS = {"-": "\u2010", ".": "\u2024", "0": "\u041e", "1": "\u0406"}
 _REF_KEY = re.compile(r"^(?!.*Timestamp$).*(?:Name|Ref|Namespace|namespace)$")
 #: The :class:`_Edit` s of a whole file's text.
 _TEXT_EDITS = ("bom", "crlf", "tab")
+#: The ``raw_text`` edits of a whole file's text (:func:`_raw_text`).
+_RAW_EDITS = ("utf16", "nul", "tag", "json_cut", "cut")
+#: The namespace folder ``filed_elsewhere`` files an object under.
+_ELSEWHERE = "zz-elsewhere"
 
 
 class _Edit(str):
@@ -589,13 +609,59 @@ def _order_candidates(
             yield (*rel, end), "time_order", when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _uids(target: Target) -> list[str]:
+    """Every ``metadata.uid`` string of ``target``'s objects, in file order, each once."""
+    found: dict[str, None] = {}
+    for file in target.files:
+        for doc in _docs(file):
+            for _, obj in _objects(doc):
+                meta = obj.get("metadata")
+                uid = meta.get("uid") if isinstance(meta, dict) else None
+                if isinstance(uid, str) and uid:
+                    found[uid] = None
+    return list(found)
+
+
 def mutations(target: Target) -> list[Mutation]:
     """Every single-field mutation of ``target``, in file/document/path order."""
     out = []
+    uids = _uids(target)
     for file in target.files:
-        for d, doc in enumerate(_docs(file)):
+        docs = _docs(file)
+        for d, doc in enumerate(docs):
             for prefix, obj in _objects(doc):
                 kind, name = _kind_name(obj)
+                meta = obj.get("metadata")
+                uid = meta.get("uid") if isinstance(meta, dict) else None
+                if isinstance(uid, str) and uid in uids and len(uids) > 1:
+                    # the next object's UID (uid_twice)
+                    other = uids[(uids.index(uid) + 1) % len(uids)]
+                    out.append(
+                        Mutation(
+                            "uid_twice",
+                            target,
+                            file,
+                            d,
+                            (*prefix, "metadata", "uid"),
+                            other,
+                            kind,
+                            name,
+                        )
+                    )
+                refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+                for i, ref in enumerate(refs if isinstance(refs, list) else []):
+                    held = ref.get("uid") if isinstance(ref, dict) else None
+                    other = next((u for u in uids if u != held and u != uid), None)
+                    if isinstance(held, str) and other is not None:
+                        at = (*prefix, "metadata", "ownerReferences", i, "uid")
+                        out.append(Mutation("owner_uid", target, file, d, at, other, kind, name))
+                if isinstance(meta, dict) and isinstance(meta.get("namespace"), str):
+                    for edit in ("moved", "filed"):
+                        out.append(
+                            Mutation(
+                                "filed_elsewhere", target, file, d, prefix, _Edit(edit), kind, name
+                            )
+                        )
                 for rel, value in [((), obj), *_walk(obj, ())]:
                     for family, new in _candidates(rel, value) if rel else ():
                         out.append(
@@ -615,6 +681,9 @@ def mutations(target: Target) -> list[Mutation]:
                 kind, name = _kind_name(first[1] if first else doc)
                 for edit in _TEXT_EDITS:
                     out.append(Mutation("encoding", target, file, 0, (), _Edit(edit), kind, name))
+                one_list = len(docs) == 1 and str(doc.get("kind", "")).endswith("List")
+                for edit in _RAW_EDITS if one_list else _RAW_EDITS[:-1]:
+                    out.append(Mutation("raw_text", target, file, 0, (), _Edit(edit), kind, name))
     return out
 
 
@@ -633,6 +702,8 @@ def _object_candidates(
         if "/" in value:
             yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v9"
             yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v2"
+            if not value.endswith("/v1alpha1"):
+                yield rel, "api_version", f"{value.rsplit('/', 1)[0]}/v1alpha1"
             yield rel, "api_version", "v1"
         else:
             yield rel, "api_version", "v9"
@@ -725,7 +796,44 @@ def _place(docs: list[Any], m: Mutation) -> list[Any]:
 #: The file :data:`_COPY_EDITS` write the object's copy to.
 _COPY_FILE = "zz-copy.yaml"
 #: The ``cross_file`` edits: the file itself is unchanged, a copy goes to :data:`_COPY_FILE`.
-_COPY_EDITS = ("elsewhere", "conflict")
+_COPY_EDITS = ("elsewhere", "conflict", "moved", "filed")
+#: The :data:`_COPY_EDITS` whose copy goes to ``namespaces/`` :data:`_ELSEWHERE` ``/<file>``.
+_FOLDER_EDITS = ("moved", "filed")
+
+
+def _copy_path(root: Path, m: Mutation) -> Path:
+    """Where the copy of ``m``'s object goes under the export ``root``."""
+    if m.value in _FOLDER_EDITS:
+        return root / "namespaces" / _ELSEWHERE / m.file.name
+    return root / _COPY_FILE
+
+
+def _without(docs: list[Any], m: Mutation) -> list[Any]:
+    """``docs`` without the object of ``m`` (``filed_elsewhere`` moved it)."""
+    docs = list(docs)
+    if m.path:
+        doc = docs[m.doc] = copy.deepcopy(docs[m.doc])
+        del doc["items"][m.path[1]]
+    else:
+        del docs[m.doc]
+    return docs
+
+
+def _raw_text(docs: list[Any], edit: str) -> bytes:
+    """The file's bytes after a ``raw_text`` edit (see the module docstring)."""
+    text = _dump(docs)
+    if edit == "utf16":
+        return text.encode("utf-16")
+    if edit == "nul":
+        half = len(text) // 2
+        return (text[:half] + "\0" + text[half:]).encode()
+    if edit == "tag":
+        return re.sub(r"^(\s*-?\s*name: )", r"\1!custom ", text, count=1, flags=re.M).encode()
+    if edit == "json_cut":
+        whole = json.dumps(docs[0], default=str)
+        return whole[: len(whole) // 2].encode()
+    lines = text.split("\n")
+    return "\n".join(lines[: len(lines) // 2]).encode() + b"\n"
 
 
 def _copy_text(docs: list[Any], m: Mutation) -> bytes:
@@ -743,8 +851,12 @@ def _copy_text(docs: list[Any], m: Mutation) -> bytes:
 
 def _render(docs: list[Any], m: Mutation) -> bytes:
     """The mutated file's bytes (a file-wide :class:`_Edit` applied to its text)."""
+    if m.value == "moved":
+        return _dump(_without(docs, m)).encode()
     if m.value in _COPY_EDITS:
         return _dump(docs).encode()
+    if m.value in _RAW_EDITS:
+        return _raw_text(docs, str(m.value))
     if m.value not in _TEXT_EDITS:
         return _dump(_apply(docs, m)).encode()
     text = _dump(docs)
@@ -819,8 +931,9 @@ class _Workspace:
         dest = self.root / m.file.name
         original = dest.read_bytes()
         dest.write_bytes(_render(self.docs[m.file], m))
-        extra = self.root / _COPY_FILE
+        extra = _copy_path(self.root, m)
         if m.value in _COPY_EDITS:
+            extra.parent.mkdir(parents=True, exist_ok=True)
             extra.write_bytes(_copy_text(self.docs[m.file], m))
         out = Outcome()
         handler.seen.clear()
@@ -832,6 +945,7 @@ class _Workspace:
         finally:
             dest.write_bytes(original)
             extra.unlink(missing_ok=True)
+            shutil.rmtree(self.root / "namespaces" / _ELSEWHERE, ignore_errors=True)
         if handler.seen:
             out.traceback = handler.seen[0]
         crashed = [
@@ -850,7 +964,9 @@ class _Workspace:
             for t in (str(p.model_dump()) for p in report.collection_problems)
             if t not in self.problems
         )
-        out.named = m.name in text or m.file.name in text or _COPY_FILE in text
+        out.named = (
+            m.name in text or m.file.name in text or _COPY_FILE in text or _ELSEWHERE in text
+        )
         for vm, (ready, findings) in _verdicts(report).items():
             before = self.baseline.get(vm)
             if before is None:

@@ -414,11 +414,13 @@ def test_a_backup_of_the_same_name_in_another_velero_namespace_has_its_own_plan(
     for location in _of(docs, "BackupStorageLocation"):
         copy = yaml.safe_load(yaml.safe_dump(location))
         copy["metadata"]["namespace"] = "velero-two"
+        copy["metadata"]["uid"] = f"{copy['metadata'].get('uid', '')}-two"  # its own (fz34)
         copy.setdefault("status", {})["phase"] = "Available"
         docs.append(copy)
         location.setdefault("status", {})["phase"] = "Unavailable"
     twin = yaml.safe_load(yaml.safe_dump(newest))
     twin["metadata"]["namespace"] = "velero-two"
+    twin["metadata"]["uid"] = f"{twin['metadata'].get('uid', '')}-two"
     twin["spec"]["snapshotVolumes"] = False
     for key in list(twin["status"]):
         if key.endswith(("Attempted", "Completed")):

@@ -490,6 +490,10 @@ def test_the_launcher_label_is_the_vm_s_hostname(
         vm["metadata"]["name"] = vm_name
         for vmi in _of(docs, "VirtualMachineInstance"):
             vmi["metadata"]["name"] = vm_name
+        for doc in docs:  # what the VM owns names it (an owner of another UID is named: fz34)
+            for ref in doc["metadata"].get("ownerReferences") or []:
+                if ref.get("kind") == "VirtualMachine" and ref.get("name") == "vm1":
+                    ref["name"] = vm_name
     _of(docs, "Service")[0]["spec"]["selector"] = {"vm.kubevirt.io/name": selected}
     report = _complete(tmp_path, fixture, docs)
     finding = _finding(report, "RR-NET-003", vm=vm["metadata"]["name"])
