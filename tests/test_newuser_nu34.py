@@ -223,10 +223,8 @@ def test_an_audit_incomplete_for_a_missing_kind_says_which_kind_not_none(tmp_pat
     [html] = write_artifacts(report, tmp_path / "out", ["html"])
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html.read_text(encoding="utf-8")))
     assert "every kind the checks need was read completely" not in text
-    # the example exports no CDI, CDIConfig or HyperConverged (lo34's claim-adoption gate):
-    # not read either, and no check here needs them
-    unread = "CDI, CDIConfig, HyperConverged, VolumeSnapshot"
-    assert f"Incomplete audit. 0 collection problem(s), 4 kind(s) not read ({unread}):" in text
+    unread = "VolumeSnapshot"
+    assert f"Incomplete audit. 0 collection problem(s), 1 kind(s) not read ({unread}):" in text
     assert (
         f"Not read (no file in the export, forbidden or failed): {unread}. "
         "The checks that need them report ERROR: RR-STG-001." in text

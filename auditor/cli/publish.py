@@ -323,7 +323,7 @@ def history(
         # kept for gates and mismatches: docs/exit-codes.md)
         raise _Unreadable(str(exc)) from None
     for problem in problems:
-        click.echo(f"warning: {problem}", err=True)
+        click.echo(f"Warning: {problem}", err=True)
     for problem in unreadable:
         click.echo(f"Error: {problem}", err=True)
     _history_table(entries, as_json, cluster, target.describe(), len(unreadable))
