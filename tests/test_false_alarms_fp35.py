@@ -1,0 +1,180 @@
+"""False-alarm round fp35: a Backup with a Velero resource policy (``spec.resourcePolicy``).
+
+Velero 1.14+ deletes each Backup's VolumeSnapshots and VolumeSnapshotContents from the
+cluster once it is done (``DeleteReadyVolumeSnapshot``), so only its counters remain. The
+auditor did not read the policy ConfigMap and left every disk UNKNOWN. It now reads the
+ConfigMap an export holds and applies its volume policies (velero
+internal/resourcepolicies/resource_policies.go ``Policies.match``, internal/volumehelper/
+volume_policy_helper.go): the counters prove a disk only when the policy provably leaves
+every PVC of the Backup's scope to the same method; a policy that skips a disk is a FAIL;
+a ConfigMap not read, changed since the Backup, or with an includeExcludePolicy stays
+UNKNOWN, named.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.test_check_fixtures import audit_fixture
+from tests.test_evidence_gaps import _finding, _of
+from tests.test_false_alarms_fp30 import _vm
+from tests.test_false_alarms_fp34 import FW_PASS, Docs, _load, _write
+
+POLICY = "vm-policy"
+
+
+def _policy_cm(
+    text: str, created: str = "2026-01-01T00:00:00Z", changed: str | None = None
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": POLICY, "namespace": "velero", "creationTimestamp": created}
+    if changed is not None:
+        meta["managedFields"] = [
+            {"manager": "kubectl-edit", "operation": "Update", "time": changed}
+        ]
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": meta,
+        "data": {"policy.yaml": text},
+    }
+
+
+def _with_policy(docs: Docs, text: str | None, **kw: Any) -> Docs:
+    """Both Backups name the policy; their VolumeSnapshotContents are gone (Velero 1.14+
+    deletes them); the PVs carry their capacity."""
+    for b in _of(docs, "Backup"):
+        b["spec"]["resourcePolicy"] = {"kind": "configmap", "name": POLICY}
+    for c in _of(docs, "VolumeSnapshotContent"):
+        docs.remove(c)
+    for pv in _of(docs, "PersistentVolume"):
+        size = "10Mi" if "persistent-state" in pv["metadata"]["name"] else "20Gi"
+        pv["spec"]["capacity"] = {"storage": size}
+    if text is not None:
+        docs.append(_policy_cm(text, **kw))
+    return docs
+
+
+def _bkp(report: dict[str, Any]) -> dict[str, Any]:
+    """RR-BKP-004: every disk's data is in the newest usable Backup."""
+    return _finding(report, "RR-BKP-004")
+
+
+SNAPSHOT_ALL = """version: v1
+volumePolicies:
+- conditions:
+    csi:
+      driver: csi.example.com
+  action:
+    type: snapshot
+"""
+
+SKIP_BIG = """version: v1
+volumePolicies:
+- conditions:
+    capacity: "1Gi,"
+  action:
+    type: skip
+"""
+
+SKIP_OTHER_CLASS = """version: v1
+volumePolicies:
+- conditions:
+    storageClass: [nfs-scratch]
+  action:
+    type: skip
+"""
+
+
+def _audit(tmp_path: Path, text: str | None, **kw: Any) -> dict[str, Any]:
+    header, docs = _load(FW_PASS)
+    return audit_fixture(_write(tmp_path, header, _with_policy(docs, text, **kw)))
+
+
+def test_a_policy_that_snapshots_every_disk_lets_the_counters_prove_them(
+    tmp_path: Path,
+) -> None:
+    """Every PVC of the Backup's scope is on csi.example.com, the policy snapshots each,
+    and csiVolumeSnapshotsCompleted is 3 for 3 PVCs: READY (was UNKNOWN)."""
+    report = _audit(tmp_path, SNAPSHOT_ALL)
+    assert _vm(report)["readiness"] == "READY", [
+        (f["check_id"], f["status"], f["message"])
+        for f in _vm(report)["findings"]
+        if f["status"] not in ("PASS", "NOT_APPLICABLE")
+    ]
+
+
+def test_a_policy_that_matches_no_disk_leaves_the_usual_method(tmp_path: Path) -> None:
+    """A skip of another StorageClass matches none of vm1's PVCs: Velero's usual choice
+    (a CSI snapshot of each) applies and the counters prove them."""
+    report = _audit(tmp_path, SKIP_OTHER_CLASS)
+    assert _vm(report)["readiness"] == "READY"
+
+
+def test_a_policy_that_skips_a_disk_is_a_named_fail(tmp_path: Path) -> None:
+    """capacity ``1Gi,`` skips the 20Gi disks: they are not in the Backup (FAIL, named)."""
+    report = _audit(tmp_path, SKIP_BIG)
+    f = _bkp(report)
+    assert f["status"] == "FAIL", f["message"]
+    assert "volumePolicies[0] matches PVC vm1-root: action skip" in str(f["evidence"])
+    assert _vm(report)["readiness"] not in ("READY", "UNKNOWN")
+
+
+def test_a_policy_configmap_not_read_stays_unknown_and_named(tmp_path: Path) -> None:
+    report = _audit(tmp_path, None)
+    assert _vm(report)["readiness"] == "UNKNOWN"
+    assert f"ConfigMap velero/{POLICY} (the Backup's spec.resourcePolicy) was not read" in str(
+        _bkp(report)
+    )
+
+
+def test_a_policy_changed_or_created_after_the_backup_stays_unknown(tmp_path: Path) -> None:
+    """Velero read the ConfigMap when the Backup began: one edited since (managedFields) or
+    created since may not be the policy it applied (the audit is at 06:00 on 30 Nov)."""
+    report = _audit(tmp_path / "a", SNAPSHOT_ALL, changed="2026-11-30T03:00:00Z")
+    assert _vm(report)["readiness"] == "UNKNOWN"
+    assert "may have changed since the Backup began" in str(_bkp(report))
+    report = _audit(tmp_path / "b", SNAPSHOT_ALL, created="2026-11-30T03:00:00Z")
+    assert _vm(report)["readiness"] == "UNKNOWN"
+    assert "after the Backup began" in str(_bkp(report))
+
+
+def test_an_include_exclude_policy_stays_unknown(tmp_path: Path) -> None:
+    text = SNAPSHOT_ALL + "includeExcludePolicy:\n  excludedNamespaceScopedResources: [secrets]\n"
+    report = _audit(tmp_path, text)
+    assert _vm(report)["readiness"] == "UNKNOWN"
+    assert "includeExcludePolicy" in str(_bkp(report))
+
+
+def test_a_policy_velero_refuses_stays_unknown(tmp_path: Path) -> None:
+    """An unknown condition key: Velero's decoder refuses the policy (KnownFields), so the
+    ConfigMap now is not the one the Completed Backup ran with."""
+    report = _audit(tmp_path, SNAPSHOT_ALL.replace("csi:", "csiDriver:"))
+    assert _vm(report)["readiness"] == "UNKNOWN"
+    assert "unknown condition(s) csiDriver" in str(_bkp(report))
+
+
+def test_a_condition_on_an_unread_pv_stays_unknown(tmp_path: Path) -> None:
+    header, docs = _load(FW_PASS)
+    docs = _with_policy(docs, SKIP_BIG)
+    for pv in _of(docs, "PersistentVolume"):
+        if pv["metadata"]["name"] == "pv-app-vm1-data":
+            docs.remove(pv)
+    report = audit_fixture(_write(tmp_path, header, docs))
+    assert _vm(report)["readiness"] != "READY"
+    assert "is unknown: a field its conditions read" in str(_bkp(report))
+
+
+def test_the_policy_text_survives_redaction_without_plugin_parameters() -> None:
+    from auditor.redact import redact
+
+    cm = _policy_cm(
+        "version: v1\nvolumePolicies:\n- conditions: {}\n  action:\n    type: custom\n"
+        "    parameters: {token: s3cr3t}\n"
+    )
+    out = redact(cm)
+    doc = yaml.safe_load(out["data"]["policy.yaml"])
+    assert doc["volumePolicies"][0]["action"]["type"] == "custom"
+    assert "s3cr3t" not in str(out)
