@@ -178,3 +178,79 @@ def test_the_policy_text_survives_redaction_without_plugin_parameters() -> None:
     doc = yaml.safe_load(out["data"]["policy.yaml"])
     assert doc["volumePolicies"][0]["action"]["type"] == "custom"
     assert "s3cr3t" not in str(out)
+
+
+# -- KubeVirt's observedKubeVirtVersion is an image tag, not always a release ------------
+
+
+def _with_kubevirt(status: dict[str, Any], gates: list[str] | None = None) -> Docs:
+    header, docs = _load(FW_PASS)
+    conf: dict[str, Any] = {}
+    if gates is not None:
+        conf["developerConfiguration"] = {"featureGates": gates}
+    docs.append(
+        {
+            "apiVersion": "kubevirt.io/v1",
+            "kind": "KubeVirt",
+            "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+            "spec": {"configuration": conf},
+            "status": {"phase": "Deployed", **status},
+        }
+    )
+    return docs
+
+
+def _plt006(report: dict[str, Any]) -> dict[str, Any]:
+    return next(f for f in report["platform_findings"] if f["check_id"] == "RR-PLT-006")
+
+
+def _audit_kv(tmp_path: Path, status: dict[str, Any], gates: list[str] | None = None) -> Any:
+    header, _ = _load(FW_PASS)
+    return audit_fixture(_write(tmp_path, header, _with_kubevirt(status, gates)))
+
+
+def test_a_tag_or_digest_version_falls_back_to_the_operator_release(tmp_path: Path) -> None:
+    """virt-operator writes its KUBEVIRT_VERSION tag to observedKubeVirtVersion ("latest"
+    when unset, a digest or a nightly build string when deployed so: kubevirt
+    pkg/virt-operator/util/config.go getConfig) and its own build to operatorVersion. A
+    release there (v1.6.1, the gate GA since 1.5) answers: PASS, where both were ERROR."""
+    for i, tag in enumerate(("latest", "sha256:0f1e2d3c", "20260520_abc1234")):
+        report = _audit_kv(
+            tmp_path / str(i), {"observedKubeVirtVersion": tag, "operatorVersion": "v1.6.1"}
+        )
+        plt = _plt006(report)
+        assert plt["status"] == "PASS", plt["message"]
+        assert "status.operatorVersion v1.6.1" in plt["message"]
+        assert _finding(report, "RR-FW-002")["status"] == "PASS"
+
+
+def test_an_old_operator_release_behind_a_tag_still_blocks(tmp_path: Path) -> None:
+    """operatorVersion v1.4.0 behind "latest", the gate off: KubeVirt refuses persistent-state
+    VMs (FAIL, as for observedKubeVirtVersion v1.4.0; was ERROR)."""
+    report = _audit_kv(tmp_path, {"observedKubeVirtVersion": "latest", "operatorVersion": "v1.4.0"})
+    plt = _plt006(report)
+    assert plt["status"] == "FAIL", plt["message"]
+    assert "KubeVirt is 1.4 (status.operatorVersion v1.4.0" in plt["message"]
+    assert _finding(report, "RR-FW-002")["status"] == "FAIL"
+
+
+def test_no_release_anywhere_stays_unknown_and_names_the_values(tmp_path: Path) -> None:
+    """A digest and an operator built without a version (v0.0.0-master...): unknown, and the
+    message names what was read (it said "no status.observedKubeVirtVersion")."""
+    report = _audit_kv(
+        tmp_path,
+        {"observedKubeVirtVersion": "sha256:0f1e", "operatorVersion": "v0.0.0-master+$Format:%h$"},
+    )
+    plt = _plt006(report)
+    assert plt["status"] == "ERROR"
+    assert "observedKubeVirtVersion 'sha256:0f1e'" in plt["message"], plt["message"]
+    assert _finding(report, "RR-FW-002")["status"] == "ERROR"
+
+
+def test_the_gate_listed_makes_the_version_irrelevant(tmp_path: Path) -> None:
+    """Where the version does not matter (VMPersistentState listed) a digest is no ERROR."""
+    report = _audit_kv(
+        tmp_path / "g", {"observedKubeVirtVersion": "sha256:0f1e"}, gates=["VMPersistentState"]
+    )
+    assert _plt006(report)["status"] == "PASS"
+    assert _finding(report, "RR-FW-002")["status"] == "PASS"
