@@ -254,3 +254,31 @@ def test_the_gate_listed_makes_the_version_irrelevant(tmp_path: Path) -> None:
     )
     assert _plt006(report)["status"] == "PASS"
     assert _finding(report, "RR-FW-002")["status"] == "PASS"
+
+
+# -- the live source GETs the policy ConfigMap a Backup names ----------------------------
+
+
+def test_the_live_source_gets_the_policy_configmap_a_backup_names(tmp_path: Path) -> None:
+    """ConfigMaps are listed only with the change-storage-class selector; the one a Backup's
+    spec.resourcePolicy names carries no label, so it is read by name (one GET), with its
+    managedFields times. One the GET cannot return stays unread (its volume policies
+    unknown, named per PVC)."""
+    from tests.live_support import serve
+
+    _, docs = _load(FW_PASS)
+    docs = _with_policy(docs, SNAPSHOT_ALL, changed="2026-11-01T00:00:00Z")
+    unrelated = _policy_cm(SNAPSHOT_ALL)
+    unrelated["metadata"]["name"] = "someone-elses"
+    docs.append(unrelated)
+    objects: dict[str, list[dict[str, Any]]] = {}
+    for d in docs:
+        objects.setdefault(d["kind"], []).append(d)
+    with serve(tmp_path, objects=objects, served_kinds=set(objects)) as live:
+        data = live.collect()
+        gets = list(live.api.gets)
+    assert gets == [f"/api/v1/namespaces/velero/configmaps/{POLICY}"]
+    cms = data.of("ConfigMap")
+    assert [c["metadata"]["name"] for c in cms] == [POLICY]
+    assert cms[0]["metadata"]["managedFields"] == [{"time": "2026-11-01T00:00:00Z"}]
+    assert "volumePolicies" in cms[0]["data"]["policy.yaml"]

@@ -337,8 +337,9 @@ def backup_policy(ix: ClusterIndex, b: BackupView) -> ResourcePolicy | None:
         return ResourcePolicy(
             ref,
             (),
-            f"ConfigMap {ref} (the Backup's spec.resourcePolicy) was not read: export it with "
-            "the Backups to have its volume policies applied",
+            f"ConfigMap {ref} (the Backup's spec.resourcePolicy) was not read (not in the "
+            "export, or the API server did not return it): export it with the Backups to have "
+            "its volume policies applied",
         )
 
     return ix.memo(f"resource-policy:{b.namespace}/{b.name}", compute)
