@@ -282,3 +282,39 @@ def test_the_live_source_gets_the_policy_configmap_a_backup_names(tmp_path: Path
     assert [c["metadata"]["name"] for c in cms] == [POLICY]
     assert cms[0]["metadata"]["managedFields"] == [{"time": "2026-11-01T00:00:00Z"}]
     assert "volumePolicies" in cms[0]["data"]["policy.yaml"]
+
+
+def test_volume_policies_match_as_velero_does() -> None:
+    """First match wins (Policies.match); capacity "lo,hi" with an open side
+    (capacity.isInRange); pvcLabels a selector from the set; a condition on a PV not read is
+    unknown, never a miss; an unknown nfs field makes Velero refuse the policy."""
+    from datetime import UTC, datetime
+
+    from auditor.inventory.volpolicy import parse_policy_configmap, volume_action
+
+    text = """version: v1
+volumePolicies:
+- conditions: {pvcLabels: {tier: scratch}}
+  action: {type: skip}
+- conditions: {capacity: "0,10Gi"}
+  action: {type: fs-backup}
+- conditions: {}
+  action: {type: snapshot}
+"""
+    began = datetime(2026, 11, 30, 1, tzinfo=UTC)
+    policy = parse_policy_configmap(_policy_cm(text), began)
+    assert policy.problem is None
+
+    def pvc(labels: dict[str, str] | None = None) -> dict[str, Any]:
+        return {"metadata": {"name": "p", "labels": labels}, "status": {"phase": "Bound"}}
+
+    def pv(size: str) -> dict[str, Any]:
+        return {"spec": {"capacity": {"storage": size}, "csi": {"driver": "d"}}}
+
+    assert volume_action(policy, pvc({"tier": "scratch"}), pv("5Gi")).action == "skip"
+    assert volume_action(policy, pvc({"tier": "gold"}), pv("5Gi")).action == "fs-backup"
+    assert volume_action(policy, pvc(), pv("20Gi")).action == "snapshot"
+    unread = volume_action(policy, pvc(), None)
+    assert (unread.action, unread.known) == (None, False)
+    bad = parse_policy_configmap(_policy_cm(text.replace("{}", "{nfs: {host: x}}")), began)
+    assert bad.problem is not None and "nfs" in bad.problem

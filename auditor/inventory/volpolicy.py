@@ -138,10 +138,10 @@ def _valid_conditions(cond: Any) -> str | None:
         v = cond.get(key)
         if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
             return f"has {key} that is no list of strings"
-    for key in ("nfs", "csi"):
+    for key, fields in (("nfs", {"server", "path"}), ("csi", {"driver", "volumeAttributes"})):
         v = cond.get(key)
-        if v is not None and not isinstance(v, dict):
-            return f"has {key} that is no mapping"
+        if v is not None and not (isinstance(v, dict) and set(v) <= fields):
+            return f"has {key} that is no mapping of {', '.join(sorted(fields))}"
     csi = cond.get("csi")
     if isinstance(csi, dict) and not csi.get("driver") and csi.get("volumeAttributes"):
         return "filters csi volumeAttributes without a driver"
