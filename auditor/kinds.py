@@ -8,11 +8,13 @@ order of preference, plural, scope).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "KindSpec",
+    "is_resource_policy",
     "KINDS",
     "INFRASTRUCTURE",
     "BY_KIND",
@@ -49,7 +51,7 @@ class KindSpec:
         seed 3001: a change-storage-class ConfigMap whose labels were a string was dropped
         unnamed, and the class mapping with it.)
         """
-        if self.label_selector is None:
+        if self.label_selector is None or (self.kind == "ConfigMap" and is_resource_policy(obj)):
             return True
         key, eq, value = self.label_selector.partition("=")
         meta = obj.get("metadata")
@@ -68,6 +70,21 @@ class KindSpec:
     def group_label(self) -> str:
         """``group`` or ``core`` for the legacy core group (for messages)."""
         return self.group or "core"
+
+
+#: a top-level key only a Velero resource-policy document has (velero
+#: internal/resourcepolicies/resource_policies.go ``ResourcePolicies``)
+_POLICY_KEY = re.compile(r"^(volumePolicies|includeExcludePolicy)\s*:", re.MULTILINE)
+
+
+def is_resource_policy(obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` is a ConfigMap holding a Velero resource policy (what a Backup's
+    ``spec.resourcePolicy`` names): one ``data`` value with a ``volumePolicies`` or
+    ``includeExcludePolicy`` key. It carries no label to select it by, so its content says."""
+    data = obj.get("data") if obj.get("kind") == "ConfigMap" else None
+    return isinstance(data, dict) and any(
+        isinstance(v, str) and _POLICY_KEY.search(v) for v in data.values()
+    )
 
 
 def project(obj: dict[str, Any], spec: KindSpec) -> dict[str, Any]:
@@ -144,7 +161,8 @@ KINDS: tuple[KindSpec, ...] = (
         True,
         label_selector="instancetype.kubevirt.io/object-kind",
     ),
-    # only Velero's change-storage-class plugin ConfigMaps: nothing else is read or stored
+    # only Velero's change-storage-class plugin ConfigMaps and, in an export, the resource
+    # policies Backups name (is_resource_policy): nothing else is read or stored
     KindSpec(
         "ConfigMap",
         "",

@@ -171,3 +171,38 @@ def dig(obj: Any, *path: str) -> Any:
             return None
         obj = obj.get(key)
     return obj
+
+
+#: a release version as virt-operator's tag names it: ``v1.5.0``, ``1.5``, ``v1.5.0-rc.1``
+_KV_RELEASE = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+][0-9A-Za-z.+_-]*)?")
+#: ``status.operatorVersion`` of a virt-operator built without a version (kubevirt
+#: staging/src/kubevirt.io/client-go/version/base.go ``gitVersion``)
+_KV_UNSET = "v0.0.0"
+KV_VERSION_SRC = "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-operator/util/config.go"
+
+
+def kubevirt_version(cr: Any) -> tuple[tuple[int, int] | None, str]:
+    """The (major, minor) KubeVirt release of a KubeVirt CR, and where it was read.
+
+    virt-operator writes ``status.observedKubeVirtVersion`` from its ``KUBEVIRT_VERSION``
+    tag ("latest" when unset; a digest, ``devel`` or a nightly build string when deployed
+    so: pkg/virt-operator/util/config.go ``getConfig``, ``GetKubeVirtVersion``), and
+    ``status.operatorVersion`` from its own build (``version.Get()``, ``v0.0.0-master...``
+    when built without one). Only a release version is read; otherwise the operator's own,
+    when a release; else ``(None, why)`` naming the values.
+    """
+    observed = dig(cr, "status", "observedKubeVirtVersion")
+    operator = dig(cr, "status", "operatorVersion")
+    for field, raw in (("observedKubeVirtVersion", observed), ("operatorVersion", operator)):
+        m = _KV_RELEASE.fullmatch(raw.strip()) if isinstance(raw, str) else None
+        if m is not None and not raw.strip().startswith(_KV_UNSET):
+            return (int(m.group(1)), int(m.group(2))), f"status.{field} {raw.strip()}"
+    shown = ", ".join(
+        f"{f} {v!r}"
+        for f, v in (("observedKubeVirtVersion", observed), ("operatorVersion", operator))
+        if v is not None
+    )
+    return None, (
+        f"KubeVirt's release is unknown ({shown or 'no status version'}: an image tag, "
+        f"digest or build, not a release version, {KV_VERSION_SRC})"
+    )

@@ -17,7 +17,9 @@ import re
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from auditor.kinds import project_fields
+import yaml
+
+from auditor.kinds import is_resource_policy, project_fields
 from auditor.netdata import FACTS_KEY, network_data_facts
 
 __all__ = [
@@ -187,6 +189,8 @@ def redact_in_place(obj: dict[str, Any]) -> dict[str, Any]:
     kind = obj.get("kind") if isinstance(obj, dict) else None
     if isinstance(obj, dict) and kind == "ConfigMap" and _is_storage_class_map(obj):
         return _storage_class_map(obj)
+    if isinstance(obj, dict) and kind == "ConfigMap" and is_resource_policy(obj):
+        return _resource_policy(obj)
     if isinstance(obj, dict | list):
         _walk(obj, str(kind) in _DATA_PAYLOAD_KINDS, False)
     return obj
@@ -292,6 +296,30 @@ def _storage_class_map(obj: dict[str, Any]) -> dict[str, Any]:
         }
     elif had_data:
         obj["data"] = REDACTED
+    return obj
+
+
+def _resource_policy(obj: dict[str, Any]) -> dict[str, Any]:
+    """A Velero resource-policy ConfigMap: its policy YAML is kept (conditions and actions
+    name volumes, classes and drivers, no secret), less any ``custom`` action's
+    ``parameters`` (a plugin's, free-form); a value that is no readable policy is redacted."""
+    data = obj.pop("data")
+    _walk(obj, True, False)
+    kept: dict[str, Any] = {}
+    for key, text in data.items():
+        try:
+            doc = yaml.safe_load(text) if isinstance(text, str) else None
+        except yaml.YAMLError:
+            doc = None
+        if not isinstance(doc, dict):
+            kept[str(key)] = REDACTED
+            continue
+        for item in doc.get("volumePolicies") or []:
+            action = item.get("action") if isinstance(item, dict) else None
+            if isinstance(action, dict) and "parameters" in action:
+                action["parameters"] = REDACTED
+        kept[str(key)] = yaml.safe_dump(doc, sort_keys=False)
+    obj["data"] = kept
     return obj
 
 

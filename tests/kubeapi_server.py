@@ -109,6 +109,8 @@ class FakeKubeAPI:
         self.log: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         self.lists_answered = 0
+        #: the single-object GET paths answered (get_configmap)
+        self.gets: list[str] = []
         #: list path -> the sorted items its first page was cut from (see list_response)
         self._snapshots: dict[str, list[dict[str, Any]]] = {}
         #: set by :func:`running`: stops the server (used by ``Faults.vanish_after``)
@@ -217,7 +219,8 @@ class FakeKubeAPI:
             items = [
                 o
                 for o in self.objects.get(spec.kind, [])
-                if ns is None or o["metadata"].get("namespace") == ns
+                if (ns is None or o["metadata"].get("namespace") == ns)
+                and _labels_match(o, query.get("labelSelector"))
             ]
             items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
             with self._lock:
@@ -239,6 +242,18 @@ class FakeKubeAPI:
             "metadata": meta,
             "items": out_items,
         }
+
+    def get_configmap(self, path: str) -> tuple[int, dict[str, Any]]:
+        """GET one ConfigMap: ``/api/v1/namespaces/<ns>/configmaps/<name>``."""
+        self.gets.append(path)
+        parts = path.strip("/").split("/")
+        ns, name = parts[3], parts[5]
+        if "ConfigMap" in self.faults.forbidden:
+            return 403, _status(403, "Forbidden", f'configmaps "{name}" is forbidden')
+        for o in self.objects.get("ConfigMap", []):
+            if (o["metadata"].get("namespace"), o["metadata"].get("name")) == (ns, name):
+                return 200, {k: v for k, v in o.items() if k not in ("apiVersion", "kind")}
+        return 404, _status(404, "NotFound", f'configmaps "{name}" not found')
 
     def get_namespace(self, name: str) -> tuple[int, dict[str, Any]]:
         if "Namespace" in self.faults.forbidden or "Namespace" not in self.served_kinds:
@@ -266,6 +281,17 @@ class FakeKubeAPI:
         with self._lock:
             logged = list(self.log)
         return [p for _, p in logged if self.route(urlsplit(p).path) is not None]
+
+
+def _labels_match(obj: dict[str, Any], selector: str | None) -> bool:
+    """A ``key=value`` or ``key`` label selector, as the API server applies it to a list."""
+    if not selector:
+        return True
+    key, eq, value = selector.partition("=")
+    labels = obj.get("metadata", {}).get("labels") or {}
+    if not isinstance(labels, dict):
+        return True  # a test's damaged object: served, for the source to name
+    return labels.get(key) == value if eq else key in labels
 
 
 def _status(code: int, reason: str, message: str) -> dict[str, Any]:
@@ -364,6 +390,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self.api.lists_answered += 1
             self._send(*self.api.list_response(path, route, query))
+        elif path.startswith("/api/v1/namespaces/") and "/configmaps/" in path:
+            self._send(*self.api.get_configmap(path))
         elif path.startswith("/api/v1/namespaces/") and path.count("/") == 4:
             self._send(*self.api.get_namespace(path.rsplit("/", 1)[1]))
         else:

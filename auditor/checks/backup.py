@@ -23,6 +23,7 @@ from auditor.inventory.index import BackupView, excluded_from_backup
 from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.protection import IN_FLIGHT_PHASES, USABLE_PHASES, BackupEval
 from auditor.inventory.refscope import DROPPED, UNKNOWN, RefVerdict, judge_reference
+from auditor.inventory.volpolicy import backup_policy
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
 from auditor.scope import SelectorError
@@ -636,9 +637,11 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
         else judge_reference(r, e.backup.scope, plugin, None)
         for r in refs
     ]
-    if e.backup.resource_policy is not None:
-        # its include/exclude policy (Velero 1.17) may leave any of them out, and the
-        # auditor does not read the policy's ConfigMap (red team: PASS)
+    policy = backup_policy(ctx.index, e.backup)
+    if policy is not None and policy.problem is not None:
+        # its include/exclude policy (Velero 1.17) may leave any of them out, and the policy's
+        # ConfigMap was not read, or has one, or changed (red team: PASS); a policy read with
+        # volume policies only filters volumes (auditor.inventory.volpolicy)
         verdicts = [
             v
             if v.state == DROPPED
@@ -646,7 +649,7 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
                 v.ref,
                 UNKNOWN,
                 f"Backup {e.backup.name}'s resource policy {e.backup.resource_policy} "
-                "(not read) may leave it out",
+                f"may leave it out ({policy.problem})",
             )
             for v in verdicts
         ]

@@ -11,7 +11,6 @@ https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-config/featuregate/inact
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from auditor.checks.fleetview import PlatformFacts
@@ -24,7 +23,7 @@ from auditor.checks.registry import (
     passed,
     platform_check,
 )
-from auditor.kubevalues import dig
+from auditor.kubevalues import dig, kubevirt_version
 from auditor.models import Basis, Severity
 from auditor.sources.base import KindState
 
@@ -36,7 +35,6 @@ KV_GATES_SRC = (
     "https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-config/featuregate/inactive.go"
 )
 GATE = "VMPersistentState"
-_VERSION = re.compile(r"v?(\d+)\.(\d+)")
 
 
 def kubevirt_settings(obj: dict[str, Any]) -> dict[str, Any]:
@@ -44,11 +42,13 @@ def kubevirt_settings(obj: dict[str, Any]) -> dict[str, Any]:
     conf = dig(obj, "spec", "configuration") or {}
     gates = dig(conf, "developerConfiguration", "featureGates")
     raw = dig(obj, "status", "observedKubeVirtVersion")
-    m = _VERSION.match(raw) if isinstance(raw, str) else None
+    # a tag such as "latest", a digest or a build string is no release (kubevalues)
+    release, read_from = kubevirt_version(obj)
     return {
         "kubevirt": f"{dig(obj, 'metadata', 'namespace')}/{dig(obj, 'metadata', 'name')}",
         "version": raw if isinstance(raw, str) else None,
-        "version_tuple": (int(m.group(1)), int(m.group(2))) if m else None,
+        "version_tuple": release,
+        "version_read": read_from,
         "feature_gates": [g for g in gates if isinstance(g, str)]
         if isinstance(gates, list)
         else [],
@@ -79,7 +79,10 @@ def gate_blocks_start(ctx: CheckContext) -> str | None:
     kv = kubevirt_settings(crs[0])
     version = kv["version_tuple"]
     if GATE not in kv["feature_gates"] and version is not None and version < (1, 5):
-        return f"feature gate {GATE} is off and KubeVirt is {kv['version']} (GA from 1.5)"
+        return (
+            f"feature gate {GATE} is off and KubeVirt is {version[0]}.{version[1]} "
+            f"({kv['version_read']}; GA from 1.5)"
+        )
     return None
 
 
@@ -97,7 +100,7 @@ def gate_unknown(ctx: CheckContext) -> str | None:
         return None
     kv = kubevirt_settings(crs[0])
     if GATE not in kv["feature_gates"] and kv["version_tuple"] is None:
-        return f"KubeVirt's version is unknown and {GATE} is not among its feature gates"
+        return f"{kv['version_read']} and {GATE} is not among its feature gates"
     return None
 
 
@@ -174,8 +177,8 @@ def persistent_state_config(ctx: CheckContext, vms: list[PlatformFacts]) -> Resu
     version = kv["version_tuple"]
     if GATE not in kv["feature_gates"] and version is None:
         return errored(
-            f"KubeVirt's version is unknown (no status.observedKubeVirtVersion) and {GATE} is "
-            "not among its feature gates: whether it starts persistent-state VMs is unknown.",
+            f"{kv['version_read']} and {GATE} is not among its feature gates: whether it "
+            "starts persistent-state VMs is unknown.",
             **ev,
         )
     gate = gate_blocks_start(ctx)
@@ -187,8 +190,10 @@ def persistent_state_config(ctx: CheckContext, vms: list[PlatformFacts]) -> Resu
     if problems:
         msg = f"KubeVirt cannot start {len(users)} persistent-state VM(s): {'; '.join(problems)}."
         return failed(msg, **ev).on(Basis.OBSERVED)
+    read = kv["version_read"]
     note = f"on {cls}" if cls else "on the default virt/cluster class (vmStateStorageClass unset)"
     return passed(
-        f"KubeVirt {kv['version'] or ''} starts persistent-state VMs and creates their state {note}.",
+        f"KubeVirt{f' ({read})' if version is not None else ''} starts persistent-state VMs "
+        f"and creates their state {note}.",
         **ev,
     ).on(Basis.OBSERVED)

@@ -37,6 +37,7 @@ from auditor.inventory.index import (
     meta_labels,
     velero_label,
 )
+from auditor.inventory.volpolicy import backup_policy, volume_action
 from auditor.kubevalues import dig
 from auditor.scope import entry_resource
 from auditor.sources.base import ClusterData, KindState
@@ -642,8 +643,35 @@ def intended_method(
     facts = pvc_facts(ix, pvc)
     name = facts.name
     default = _fs_default(b, pod_mounted, fs_opted_out)
-    if fs_chosen(b, pod_mounted, fs_opted_out=fs_opted_out, fs_opted_in=fs_opted_in):
-        if fs_opted_in is True:
+    fs = fs_chosen(b, pod_mounted, fs_opted_out=fs_opted_out, fs_opted_in=fs_opted_in)
+    policy = backup_policy(ix, b)
+    chosen_by = None
+    if policy is not None:
+        act = volume_action(policy, pvc, facts.pv) if policy.problem is None else None
+        if act is None or not act.known or act.action == "custom":
+            why_unknown = policy.problem or (act.why if act is not None else "")
+            if act is not None and act.action == "custom":
+                why_unknown += ": an external plugin copies it, or not, unseen"
+            return None, False, why_unknown
+        if act.action == "skip":
+            return None, True, f"{act.why}: Velero neither snapshots it nor backs up its files"
+        if act.action is not None:
+            # the policy's action overrides the pod's opt-in/out and defaultVolumesToFsBackup
+            # (velero internal/volumehelper/volume_policy_helper.go ShouldPerformSnapshot,
+            # ShouldPerformFSBackup)
+            chosen_by = act.why
+            fs = act.action == "fs-backup"
+            if fs and pod_mounted is False:
+                return (
+                    None,
+                    True,
+                    f"{act.why}, but no running pod mounts it for file-system backup, and the "
+                    "action rules out a snapshot",
+                )
+    if fs:
+        if chosen_by is not None:
+            why = chosen_by
+        elif fs_opted_in is True:
             why = "its pod lists the volume in backup.velero.io/backup-volumes"
         elif default:
             why = "defaultVolumesToFsBackup"
@@ -652,7 +680,11 @@ def intended_method(
                 "its pod may list the volume in backup.velero.io/backup-volumes: the VM "
                 "template or a VMI started since does"
             )
-        certain = fs_opted_in is True or (default and pod_mounted is True)
+        certain = (
+            fs_opted_in is True
+            or (default and pod_mounted is True)
+            or (chosen_by is not None and pod_mounted is True)
+        )
         if facts.block:
             return (
                 None,
@@ -671,7 +703,7 @@ def intended_method(
                 f"PersistentVolume is a hostPath volume ({FS_BLOCK_SRC} isHostPathVolume)",
             )
         return Method.FS_BACKUP, certain, ""
-    if b.snapshot_volumes is False:
+    if b.snapshot_volumes is False and chosen_by is None:
         return (
             None,
             True,
@@ -1104,6 +1136,23 @@ def _count(
     )
 
 
+def _policy_unknown(ix: ClusterIndex, b: BackupView, pvc: dict[str, Any]) -> str | None:
+    """Why what ``b``'s resource policy does with ``pvc`` cannot be told (None: it can, or
+    ``b`` has none): the ConfigMap unread, refused or changed, a condition unreadable, or a
+    ``custom`` action (an external plugin's, unseen)."""
+    policy = backup_policy(ix, b)
+    if policy is None:
+        return None
+    if policy.problem is not None:
+        return policy.problem
+    act = volume_action(policy, pvc, pvc_facts(ix, pvc).pv)
+    if not act.known:
+        return act.why
+    if act.action == "custom":
+        return f"{act.why}: an external plugin copies it, or not, unseen"
+    return None
+
+
 def _snapshots_of_a_gone_class(
     ix: ClusterIndex, plan: BackupPlan, pvc: dict[str, Any]
 ) -> tuple[str, tuple[str, ...]] | None:
@@ -1167,7 +1216,8 @@ def capture_evidence(
     if item is not None:
         st, m, why, proof = item
         return st, m, "item", why, proof
-    if b.resource_policy is not None:
+    unseen = _policy_unknown(ix, b, pvc)
+    if unseen is not None:
         nothing = _no_volume_copied(ix, plan)
         if nothing is not None:
             return (
@@ -1175,9 +1225,9 @@ def capture_evidence(
                 None,
                 "counters",
                 f"backup {b.name} applies resource policy {b.resource_policy} "
-                "(spec.resourcePolicy), which the auditor does not read, but whatever its "
-                f"volume policies chose for PVC {name} (snapshot, file-system backup or skip), "
-                f"the Backup copied no volume at all: {nothing}",
+                f"(spec.resourcePolicy), which cannot be applied here ({unseen}), but whatever "
+                f"its volume policies chose for PVC {name} (snapshot, file-system backup or "
+                f"skip), the Backup copied no volume at all: {nothing}",
                 (
                     f"Backup {b.namespace}/{b.name} spec.resourcePolicy={b.resource_policy}",
                     f"Backup {b.namespace}/{b.name} status.csiVolumeSnapshotsAttempted="
@@ -1190,9 +1240,9 @@ def capture_evidence(
             None,
             "inferred",
             f"backup {b.name} applies resource policy {b.resource_policy} "
-            "(spec.resourcePolicy), which the auditor does not read: its volume policies may "
-            f"skip PVC {name} or change its method, and its include/exclude policy may leave "
-            "out the VM; only the Backup's own records in its bucket prove the copy",
+            f"(spec.resourcePolicy), which cannot be applied here: {unseen}; its volume "
+            f"policies may skip PVC {name} or change its method; only the Backup's own "
+            "records in its bucket prove the copy",
             (f"Backup {b.namespace}/{b.name} spec.resourcePolicy={b.resource_policy}",),
         )
     known = None if decide else plan.methods.get((ns, name))

@@ -7,13 +7,12 @@ or the :class:`ClusterIndex`; none judges PASS or FAIL.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.capture import deleting_snapshot, pvc_facts
 from auditor.inventory.protection import BackupEval, PvcRef
-from auditor.kubevalues import dig, format_time, parse_time
+from auditor.kubevalues import dig, format_time, kubevirt_version, parse_time
 from auditor.sources.base import KindState
 
 __all__ = ["usable", "restore_points", "unproven_points", "copies_of", "reclaim_policy", "nad_key"]
@@ -234,9 +233,6 @@ def _vm_snapshot_copy(
     }
 
 
-_VERSION = re.compile(r"v?(\d+)\.(\d+)")
-
-
 def _refuses_max_sockets(ix: ClusterIndex) -> bool:
     """Whether the KubeVirt that would restore may refuse a VM definition with
     ``cpu.maxSockets`` (kubevirt#10481): True unless every KubeVirt CR, all read, says in
@@ -259,9 +255,8 @@ def _refuses_max_sockets(ix: ClusterIndex) -> bool:
         ):
             return True
         for cr in crs:
-            raw = dig(cr, "status", "observedKubeVirtVersion")
-            m = _VERSION.match(raw) if isinstance(raw, str) else None
-            if m is None or (1, 0) <= (int(m.group(1)), int(m.group(2))) < (1, 2):
+            release, _ = kubevirt_version(cr)
+            if release is None or (1, 0) <= release < (1, 2):
                 return True
         return False
 

@@ -1044,7 +1044,11 @@ class Pairing:
                 plan.methods[(ns, name)] = decided
                 method, certain, _ = decided
                 methods = [method] if method is not None else []
-                if not certain and b.snapshot_volumes is not False:
+                # a policy whose action cannot be told may snapshot it even under
+                # snapshotVolumes: false (velero volume_policy_helper.go ShouldPerformSnapshot)
+                if not certain and (
+                    b.snapshot_volumes is not False or b.resource_policy is not None
+                ):
                     # fs backup or a snapshot: count it wherever it might be (upper bound)
                     methods += [
                         Method.CSI_DATA_MOVER if b.snapshot_move_data else Method.CSI_SNAPSHOT

@@ -39,13 +39,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import urllib3
 from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic import DynamicClient
 
 from auditor.jsonfast import loads
-from auditor.kinds import BY_KIND, INFRASTRUCTURE, KINDS, KindSpec
+from auditor.kinds import BY_KIND, INFRASTRUCTURE, KINDS, KindSpec, is_resource_policy
+from auditor.kubevalues import dig
 from auditor.models import CollectionProblem
 from auditor.redact import shown_url
 from auditor.sources.base import ClusterData, KindState, SourceInfo
@@ -179,6 +181,8 @@ class ClusterSource:
                 self._kinds_read += 1
                 self.progress.kind_done(spec.kind, state)
             self.progress.finish()
+            if states.get("ConfigMap") is KindState.COMPLETE:
+                pairs.extend(self._resource_policies(pairs))
             if self.options.namespaces:
                 pairs.extend(self._drill_targets(discovery, pairs, data.problems))
                 pairs = self._check_velero_namespace(pairs, states, data.problems)
@@ -295,6 +299,54 @@ class ClusterSource:
             )
         )
         return [(p, o) for p, o in pairs if not (isinstance(o, dict) and o.get("kind") in velero)]
+
+    def _resource_policies(self, pairs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """GET each ConfigMap a Backup's ``spec.resourcePolicy`` names (kind ``configmap`` in
+        any case, in the Backup's namespace: velero internal/resourcepolicies
+        ``GetResourcePoliciesFromBackup``), kept only when it holds a resource policy
+        (:func:`auditor.kinds.is_resource_policy`), with its ``managedFields`` times (when
+        it was last written says whether a Backup ran with it). One the GET does not return
+        stays unread: its Backups' volume policies are unknown, named per PVC
+        (:mod:`auditor.inventory.volpolicy`)."""
+        wanted: set[tuple[str, str]] = set()
+        have: set[tuple[str, str]] = set()
+        for _, obj in pairs:
+            if not isinstance(obj, dict):
+                continue
+            ns, name = dig(obj, "metadata", "namespace"), dig(obj, "metadata", "name")
+            if obj.get("kind") == "ConfigMap":
+                have.add((str(ns), str(name)))
+                continue
+            ref = dig(obj, "spec", "resourcePolicy") if obj.get("kind") == "Backup" else None
+            kind = ref.get("kind") if isinstance(ref, dict) else None
+            target = ref.get("name") if isinstance(ref, dict) else None
+            if (
+                isinstance(kind, str)
+                and kind.lower() == "configmap"
+                and isinstance(target, str)
+                and target
+                and isinstance(ns, str)
+            ):
+                wanted.add((ns, target))
+        out: list[tuple[str, Any]] = []
+        for ns, name in sorted(wanted - have):
+            base = f"/api/v1/namespaces/{ns}/configmaps"
+            try:
+                obj = self._get_json(f"{base}/{quote(name, safe='')}", [])
+            except RequestFailed:
+                continue
+            cm = {**obj, "apiVersion": "v1", "kind": "ConfigMap"}
+            meta = cm.get("metadata")
+            if not is_resource_policy(cm) or not isinstance(meta, dict):
+                continue
+            written = meta.get("managedFields")
+            cm["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+            if isinstance(written, list):
+                cm["metadata"]["managedFields"] = [
+                    {"time": m.get("time")} for m in written if isinstance(m, dict)
+                ]
+            out.append((base, cm))
+        return out
 
     def _drill_targets(
         self, discovery: Discovery, pairs: list[tuple[str, Any]], problems: list[CollectionProblem]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.fieldnames import FIELD_NAMES, spelled_as
-from auditor.kinds import KINDS, project, spec_for_object
+from auditor.kinds import KINDS, is_resource_policy, project, spec_for_object
 from auditor.redact import redact, redact_in_place, redact_projected
 
 __all__ = [
@@ -372,7 +372,13 @@ def plain_entry(obj: Any, *, slim: bool, owned: bool, names: bool = True) -> Ent
         # new mappings over the same leaves; the shape check above makes the one-pass form exact
         clean = redact_projected(obj, spec.keep) if owned else redact(project(obj, spec))
     elif owned:
-        meta.pop("managedFields", None)  # write history: large, never audited
+        written = meta.pop("managedFields", None)  # write history: large, never audited
+        if is_resource_policy(obj) and isinstance(written, list):
+            # but when a resource policy was last written says whether a Backup ran with it
+            # (auditor.inventory.volpolicy): only the times are kept
+            meta["managedFields"] = [
+                {"time": m.get("time")} for m in written if isinstance(m, dict)
+            ]
         clean = redact_in_place(obj)
     else:
         clean = redact(obj)
