@@ -299,10 +299,17 @@ def _storage_class_map(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
+#: The top-level keys of a Velero resource-policy document besides ``version`` (velero
+#: internal/resourcepolicies/resource_policies.go ``ResourcePolicies``).
+_POLICY_KEYS = frozenset({"volumePolicies", "includeExcludePolicy"})
+
+
 def _resource_policy(obj: dict[str, Any]) -> dict[str, Any]:
     """A Velero resource-policy ConfigMap: its policy YAML is kept (conditions and actions
     name volumes, classes and drivers, no secret), less any ``custom`` action's
-    ``parameters`` (a plugin's, free-form); a value that is no readable policy is redacted."""
+    ``parameters`` (a plugin's, free-form); a value that is no policy document (no
+    ``volumePolicies``/``includeExcludePolicy`` key: a credential kept beside it, say), and
+    any other top-level key of one, is redacted."""
     data = obj.pop("data")
     _walk(obj, True, False)
     kept: dict[str, Any] = {}
@@ -311,9 +318,12 @@ def _resource_policy(obj: dict[str, Any]) -> dict[str, Any]:
             doc = yaml.safe_load(text) if isinstance(text, str) else None
         except yaml.YAMLError:
             doc = None
-        if not isinstance(doc, dict):
+        if not isinstance(doc, dict) or not _POLICY_KEYS.intersection(doc):
+            # another entry of the ConfigMap (a credential beside the policy, say): not kept
             kept[str(key)] = REDACTED
             continue
+        # only the keys of Velero's ResourcePolicies document; any other is no policy field
+        doc = {k: (v if k in _POLICY_KEYS | {"version"} else REDACTED) for k, v in doc.items()}
         for item in doc.get("volumePolicies") or []:
             action = item.get("action") if isinstance(item, dict) else None
             if isinstance(action, dict) and "parameters" in action:

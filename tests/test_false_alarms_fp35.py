@@ -318,3 +318,26 @@ volumePolicies:
     assert (unread.action, unread.known) == (None, False)
     bad = parse_policy_configmap(_policy_cm(text.replace("{}", "{nfs: {host: x}}")), began)
     assert bad.problem is not None and "nfs" in bad.problem
+
+
+def test_only_the_policy_document_of_a_resource_policy_configmap_is_kept() -> None:
+    """A ConfigMap holding a resource policy may hold other entries (a credential beside it)
+    and a policy document other top-level keys: only the policy's own keys are kept."""
+    from auditor.redact import REDACTED, redact_in_place
+
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "policy", "namespace": "velero"},
+        "data": {
+            "policy.yaml": "version: v1\nvolumePolicies:\n- conditions:\n    storageClass: [a]\n"
+            "  action:\n    type: skip\ntoken: CANARY-policy-token\n",
+            "creds.yaml": "password: CANARY-policy-pw\n",
+        },
+    }
+    out = redact_in_place(cm)
+    text = str(out)
+    assert "CANARY" not in text, text
+    assert out["data"]["creds.yaml"] == REDACTED
+    assert "volumePolicies" in out["data"]["policy.yaml"]
+    assert "skip" in out["data"]["policy.yaml"]
