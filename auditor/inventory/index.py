@@ -196,6 +196,34 @@ _REVISION_SPEC_MAPPINGS = (
 #: ``(dotted path, the type the API gives it, that type in words)`` of fields read as typed.
 _Typed = tuple[tuple[str, type, str], ...]
 
+#: The fields of today's kinds that decide a verdict, by kind: which Backup a
+#: DeleteBackupRequest deletes and whether it is done (velero pkg/apis/velero/v1
+#: delete_backup_request_types.go), which copies a BackupRepository reads back and whether it
+#: is Ready (backup_repository_types.go), and CDI's feature gates (containerized-data-importer
+#: pkg/apis/core/v1beta1 CDIConfigSpec, CDISpec; HCO's annotations). Of another type they are
+#: named here (file, object, field); their readers (auditor.inventory.deletions, repos,
+#: cdiadopt) never read them as the better answer.
+_GATE_AND_DELETION_FIELDS: dict[str, _Typed] = {
+    "DeleteBackupRequest": (
+        ("spec.backupName", str, "a string"),
+        ("status.phase", str, "a string"),
+    ),
+    "BackupRepository": (
+        ("spec.volumeNamespace", str, "a string"),
+        ("spec.backupStorageLocation", str, "a string"),
+        ("spec.repositoryType", str, "a string"),
+        ("status.phase", str, "a string"),
+        ("status.message", str, "a string"),
+    ),
+    "CDIConfig": (("metadata.name", str, "a string"), ("spec.featureGates", list, "a list")),
+    "CDI": (
+        ("metadata.annotations", dict, "a mapping"),
+        ("spec.config", dict, "a mapping"),
+        ("spec.config.featureGates", list, "a list"),
+    ),
+    "HyperConverged": (("metadata.annotations", dict, "a mapping"),),
+}
+
 
 def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
     """A named issue for each field of ``fields`` set in ``obj`` to a value of another type
@@ -1236,6 +1264,11 @@ class ClusterIndex:
             issues = _kubevirt_issues(o)
             if issues:  # what RR-PLT-006 and RR-FW-002 read of it is unknown: named, unread
                 ix._unread("KubeVirt", o, issues)
+        for kind, fields in _GATE_AND_DELETION_FIELDS.items():
+            for o in data.of(kind):
+                issues = _wrong_types(o, fields)
+                if issues:  # named; what they decide is judged by its reader (fz35)
+                    ix._unread(kind, o, issues)
         ix._index_velero(data)
         return ix
 
