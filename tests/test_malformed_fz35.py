@@ -198,3 +198,30 @@ def test_a_migration_window_that_cannot_be_read_is_not_a_finished_copy(
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] in ("ERROR", "FAIL")
     assert "vm1-root-mig" in finding["message"]
+
+
+DATA_MOVER = "RR-BKP-004/pass-data-mover.yaml"
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        {"snapshotID": "   "},
+        {"snapshotID": "\u200b"},
+        {"message": ["volume was empty so no data was upload"]},
+    ],
+)
+def test_an_upload_whose_snapshot_cannot_be_read_is_no_copy(
+    tmp_path: Path, status: dict[str, Any]
+) -> None:
+    """A Completed DataUpload whose ``status.snapshotID`` is blank or invisible, or that has
+    none and a message of another type, shows no snapshot a restore can take (velero
+    pkg/controller/data_upload_controller.go; rt34 read only ``""`` so): main PASS; the
+    empty-ID upload gives ERROR."""
+    docs = _docs(DATA_MOVER)
+    upload = next(d for d in _of(docs, "DataUpload") if d["metadata"]["name"].endswith("root"))
+    upload["status"].update(status)
+    report = _complete(tmp_path / "upload", DATA_MOVER, docs)
+    finding = _finding(report, "RR-BKP-004")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "daily-20261130-vm1-root" in repr(finding)
