@@ -225,3 +225,45 @@ def test_an_upload_whose_snapshot_cannot_be_read_is_no_copy(
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] == "ERROR", finding["message"]
     assert "daily-20261130-vm1-root" in repr(finding)
+
+
+@pytest.mark.parametrize("labels", [["team=db"], "team=db", 7])
+def test_a_schedule_template_label_map_of_another_type_is_named(
+    tmp_path: Path, labels: Any
+) -> None:
+    """The next Backup of a Schedule carries its template's labels when the map is set
+    (velero pkg/builder/backup_builder.go FromSchedule); a map of another type was read as
+    unset (the Schedule's own labels instead), unnamed on main. Now named (file, object,
+    field) among the collection problems."""
+    fixture = "RR-BKP-001/pass-scoped-filter-leaves-out-pods.yaml"
+    docs = _docs(fixture)
+    _of(docs, "Schedule")[0]["spec"]["template"].setdefault("metadata", {})["labels"] = labels
+    report = _complete(tmp_path / "labels", fixture, docs)
+    named = [
+        p
+        for p in report["collection_problems"]
+        if p["kind"] == "Schedule" and p["field"] == "spec.template.metadata.labels"
+    ]
+    assert named and str(named[0]["file"]).startswith("c.yaml")
+
+
+@pytest.mark.parametrize(
+    ("obj", "field"),
+    [
+        (_delete_request("daily-20261128", "processed"), "status.phase"),
+        (_repository("notready"), "status.phase"),
+        (_cdi_config([GATE, 42]), "spec.featureGates[1]"),
+    ],
+)
+def test_a_phase_or_gate_entry_no_release_writes_is_named(
+    tmp_path: Path, obj: dict[str, Any], field: str
+) -> None:
+    """bench.mutations seeds 3003-3004 (``--kind``): a DeleteBackupRequest phase
+    ``processed``, a BackupRepository phase ``notready`` and a feature gate ``42`` changed
+    verdicts (to the worse side) with nothing named; now each is a collection problem."""
+    docs = _docs(HEALTHY)
+    docs.append(obj)
+    report = _complete(tmp_path / "enum", HEALTHY, docs)
+    assert any(
+        p["kind"] == obj["kind"] and p["field"] == field for p in report["collection_problems"]
+    ), report["collection_problems"]

@@ -196,6 +196,39 @@ _REVISION_SPEC_MAPPINGS = (
 #: ``(dotted path, the type the API gives it, that type in words)`` of fields read as typed.
 _Typed = tuple[tuple[str, type, str], ...]
 
+#: Phases Velero writes (velero pkg/apis/velero/v1 delete_backup_request_types.go
+#: DeleteBackupRequestPhase, backup_repository_types.go BackupRepositoryPhase).
+_NEW_KIND_PHASES = {
+    "DeleteBackupRequest": frozenset({"New", "InProgress", "Processed"}),
+    "BackupRepository": frozenset({"New", "Ready", "NotReady"}),
+}
+#: Where a kind lists CDI feature gates (containerized-data-importer CDIConfigSpec and
+#: CDISpec.config: ``featureGates []string``).
+_GATE_LISTS = {"CDIConfig": "spec.featureGates", "CDI": "spec.config.featureGates"}
+
+
+def _enum_and_item_issues(kind: str, obj: dict[str, Any]) -> list[FieldIssue]:
+    """A ``status.phase`` string no Velero release writes (``processed``, ``Processed ``), and
+    a feature-gate entry that is no string (``42``, null): named (bench.mutations fz35, seeds
+    3003-3004: read as "not processed" or "gate off", unnamed). Cheap: a few objects."""
+    out = []
+    phases = _NEW_KIND_PHASES.get(kind)
+    phase = dig(obj, "status", "phase")
+    if phases is not None and isinstance(phase, str) and phase and phase not in phases:
+        out.append(
+            FieldIssue("status.phase", f"is {ascii(phase)[:40]}, no phase Velero writes", True)
+        )
+    where = _GATE_LISTS.get(kind)
+    gates = dig(obj, *where.split(".")) if where is not None else None
+    if isinstance(gates, list):
+        out += [
+            FieldIssue(f"{where}[{i}]", f"is a {type(g).__name__}, not a string", True)
+            for i, g in enumerate(gates)
+            if not isinstance(g, str)
+        ]
+    return out
+
+
 #: The fields of today's kinds that decide a verdict, by kind: which Backup a
 #: DeleteBackupRequest deletes and whether it is done (velero pkg/apis/velero/v1
 #: delete_backup_request_types.go), which copies a BackupRepository reads back and whether it
@@ -222,6 +255,12 @@ _GATE_AND_DELETION_FIELDS: dict[str, _Typed] = {
         ("spec.config.featureGates", list, "a list"),
     ),
     "HyperConverged": (("metadata.annotations", dict, "a mapping"),),
+    # the labels its next Backup carries (velero pkg/builder/backup_builder.go FromSchedule):
+    # of another type, ScheduleView read the Schedule's own instead, unnamed (fz35)
+    "Schedule": (
+        ("spec.template.metadata", dict, "a mapping"),
+        ("spec.template.metadata.labels", dict, "a mapping"),
+    ),
 }
 
 
@@ -1266,7 +1305,7 @@ class ClusterIndex:
                 ix._unread("KubeVirt", o, issues)
         for kind, fields in _GATE_AND_DELETION_FIELDS.items():
             for o in data.of(kind):
-                issues = _wrong_types(o, fields)
+                issues = _wrong_types(o, fields) + _enum_and_item_issues(kind, o)
                 if issues:  # named; what they decide is judged by its reader (fz35)
                     ix._unread(kind, o, issues)
         ix._index_velero(data)
