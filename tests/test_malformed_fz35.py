@@ -198,6 +198,11 @@ def test_a_migration_window_that_cannot_be_read_is_not_a_finished_copy(
     finding = _finding(report, "RR-BKP-004")
     assert finding["status"] in ("ERROR", "FAIL")
     assert "vm1-root-mig" in finding["message"]
+    assert any(
+        p["kind"] == "VirtualMachineInstance"
+        and str(p["field"]).startswith("status.migrationState")
+        for p in report["collection_problems"]
+    ), report["collection_problems"]
 
 
 DATA_MOVER = "RR-BKP-004/pass-data-mover.yaml"
@@ -267,3 +272,18 @@ def test_a_phase_or_gate_entry_no_release_writes_is_named(
     assert any(
         p["kind"] == obj["kind"] and p["field"] == field for p in report["collection_problems"]
     ), report["collection_problems"]
+
+
+def test_a_pending_delete_request_without_a_namespace_still_deletes(tmp_path: Path) -> None:
+    """A pending DeleteBackupRequest whose ``metadata.namespace`` was not written (an export
+    that drops it) is read in namespace default (named) and matched no Backup of velero:
+    main READY with both Backups marked for deletion; with the namespace, NOT_READY. Now
+    the Backups are possible restore points only (the kind read in part): UNKNOWN."""
+    docs = _docs(HEALTHY)
+    for backup in ("daily-20261130", "daily-20261128"):
+        request = _delete_request(backup, None)
+        del request["metadata"]["namespace"]
+        docs.append(request)
+    report = _complete(tmp_path / "nons", HEALTHY, docs)
+    assert _readiness(report) in ("NOT_READY", "UNKNOWN")
+    assert "a DeleteBackupRequest could not be read" in repr(report["vms"])

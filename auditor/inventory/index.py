@@ -36,6 +36,7 @@ from auditor.inventory.records import (
     VirtualMachineInstanceRecord,
     parse_record,
 )
+from auditor.inventory.volmig import migration_state_issues
 from auditor.kubevalues import dig, format_time, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
@@ -1303,6 +1304,12 @@ class ClusterIndex:
             issues = _kubevirt_issues(o)
             if issues:  # what RR-PLT-006 and RR-FW-002 read of it is unknown: named, unread
                 ix._unread("KubeVirt", o, issues)
+        for o in data.of("VirtualMachineInstance"):
+            faults = migration_state_issues(o)
+            if faults:  # named; the copy it bounds is judged unknown (volmig, fz35)
+                ix._object_issues(
+                    "VirtualMachineInstance", o, [FieldIssue(f, why) for f, why in faults]
+                )
         for kind, fields in _GATE_AND_DELETION_FIELDS.items():
             for o in data.of(kind):
                 issues = _wrong_types(o, fields) + _enum_and_item_issues(kind, o)
