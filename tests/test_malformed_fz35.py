@@ -287,3 +287,32 @@ def test_a_pending_delete_request_without_a_namespace_still_deletes(tmp_path: Pa
     report = _complete(tmp_path / "nons", HEALTHY, docs)
     assert _readiness(report) in ("NOT_READY", "UNKNOWN")
     assert "a DeleteBackupRequest could not be read" in repr(report["vms"])
+
+
+@pytest.mark.parametrize(
+    "uid",
+    [
+        "0d7c9c3e-1111-4a4a-9a9a-aaaaaaaaaaa\u0430",  # a Cyrillic look-alike of the last "a"
+        "0D7C9C3E-1111-4A4A-9A9A-AAAAAAAAAAAA",
+        "null",
+        "0d7c9c3e 1111 4a4a 9a9a aaaaaaaaaaaa",
+    ],
+)
+def test_a_kube_system_uid_the_api_server_never_writes_is_no_identity(uid: str) -> None:
+    """The cluster identity (auditor.sources.identity.cluster_uid) is the kube-system
+    Namespace's uid, RFC 4122 text the API server writes lower-case; main took any non-blank
+    string, so a look-alike kept one cluster's runs apart from its own history (or a shared
+    bogus value mixed two). Now unknown (None), as a missing uid is."""
+    from types import SimpleNamespace
+
+    from auditor.sources.identity import cluster_uid
+
+    namespace = {"kind": "Namespace", "metadata": {"name": "kube-system", "uid": uid}}
+    data = SimpleNamespace(
+        conflicts=set(),
+        of=lambda kind: [namespace] if kind == "Namespace" else [],
+        info=SimpleNamespace(kube_system_uid=None),
+    )
+    assert cluster_uid(data) is None
+    namespace["metadata"]["uid"] = " 0d7c9c3e-1111-4a4a-9a9a-aaaaaaaaaaaa "
+    assert cluster_uid(data) == "0d7c9c3e-1111-4a4a-9a9a-aaaaaaaaaaaa"
