@@ -885,12 +885,18 @@ def _from_items(
             st = CaptureStatus.UNKNOWN
             if "snapshotID" in status:
                 snapshot = status.get("snapshotID")
-                what = f"{what}, but status.snapshotID is empty: a restore takes nothing from it"
-                seen = f"phase={phase}, snapshotID={snapshot!r}"
+                shape = "is empty" if snapshot in (None, "") else "names no snapshot"
+                what = f"{what}, but status.snapshotID {shape}: a restore takes nothing from it"
+                seen = f"phase={phase}, snapshotID={snapshot!r:.80}"
             else:
+                says = (
+                    "says the volume was empty"
+                    if isinstance(status.get("message"), str)
+                    else "cannot be read (it may say the volume was empty)"
+                )
                 what = (
-                    f"{what}, but it has no status.snapshotID and its message says the volume "
-                    "was empty: a restore takes nothing from it"
+                    f"{what}, but it has no status.snapshotID and its message {says}: a "
+                    "restore may take nothing from it"
                 )
                 seen = f"phase={phase}, message={status.get('message')!r:.80}"
     return (
@@ -913,11 +919,15 @@ def _no_snapshot(status: dict[str, Any]) -> bool:
     says the volume was empty. The field is ``omitempty`` (velero pkg/apis/velero/v2alpha1
     data_upload_types.go, v1 pod_volume_backup_types.go), so the API server never stores the
     empty ID of such an upload: only the message shows it (red team rt34: a Completed upload
-    of an empty volume counted as the disk's copy, READY)."""
+    of an empty volume counted as the disk's copy, READY). A blank or unprintable ID, or with
+    no ID a message of another type, cannot show a snapshot either (fz35)."""
     if "snapshotID" in status:
         snapshot = status.get("snapshotID")
-        return not (isinstance(snapshot, str) and snapshot)
+        # blank, or holding an invisible character, it names no snapshot (fz35)
+        return not (isinstance(snapshot, str) and snapshot.strip() and snapshot.isprintable())
     message = status.get("message")
+    if message is not None and not isinstance(message, str):
+        return True  # a message of another type may say the volume was empty (fz35)
     return isinstance(message, str) and _EMPTY_VOLUME in message.lower()
 
 

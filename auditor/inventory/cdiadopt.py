@@ -47,7 +47,7 @@ from auditor.inventory.capture import CaptureStatus
 from auditor.inventory.index import BackupView, excluded_from_backup, meta_labels
 from auditor.kubevalues import dig
 from auditor.scope import SelectorError
-from auditor.sources.base import ClusterData
+from auditor.sources.base import ClusterData, KindState
 
 __all__ = [
     "ADOPTION_SRC",
@@ -88,38 +88,50 @@ class Gate:
 def claim_adoption_gate(data: ClusterData) -> Gate:
     """The DataVolumeClaimAdoption gate as the objects read show it, in CDI's own order:
     the CDIConfig ``config`` (what CDI reads), else the CDI CR marked
-    ``cdi.kubevirt.io/configAuthority`` (copied into it; every such CR must agree), else a
+    ``cdi.kubevirt.io/configAuthority`` (copied into it), else a
     HyperConverged (on, HCO's default, unless its CDI jsonpatch annotation touches
     ``/spec/config``: then unknown), else a KubeVirt CR labelled as HCO-managed (on); else
-    unknown, naming what was not read and whether the export shows OpenShift."""
-    for cfg in data.of("CDIConfig"):
-        if dig(cfg, "metadata", "name") == "config":
-            return _listed(dig(cfg, "spec", "featureGates"), "CDIConfig config spec.featureGates")
-    cdis = [
-        c
-        for c in data.of("CDI")
-        if isinstance(dig(c, "metadata", "annotations"), dict)
-        and CONFIG_AUTHORITY in c["metadata"]["annotations"]
-    ]
-    found = {
+    unknown, naming what was not read and whether the export shows OpenShift.
+
+    Where several objects of one stage may decide (two CDIConfigs or HyperConverged, a
+    duplicate the source could not settle, one whose name, annotations or gate list cannot be
+    read, one dropped as unreadable: the kind PARTIAL), the gate is off when one says off, on
+    only when all say on, else unknown (:func:`_agreed`): an unreadable object never hands the
+    decision to the next stage (fz35)."""
+    configs = data.of("CDIConfig")
+    if configs:
+        seen = [
+            _listed(dig(c, "spec", "featureGates"), "CDIConfig config spec.featureGates")
+            if dig(c, "metadata", "name") == "config"
+            else Gate(None, f"a CDIConfig's metadata.name {_shown(dig(c, 'metadata', 'name'))}")
+            for c in configs
+            if not isinstance(dig(c, "metadata", "name"), str)
+            or dig(c, "metadata", "name") == "config"
+        ]
+        seen += _unread_gate(data, "CDIConfig")
+        if seen:
+            return _agreed(seen, "the CDIConfig objects named config disagree on " + GATE)
+    cdis = data.of("CDI")
+    found = [
         _listed(
             dig(c, "spec", "config", "featureGates"),
             f"CDI {dig(c, 'metadata', 'name')} spec.config.featureGates",
         )
+        if isinstance(dig(c, "metadata", "annotations"), dict)
+        else Gate(
+            None,
+            f"CDI {_shown(dig(c, 'metadata', 'name'))} metadata.annotations cannot be read "
+            f"(it may be marked {CONFIG_AUTHORITY})",
+        )
         for c in cdis
-    }
-    if len({g.on for g in found}) == 1:
-        return found.pop()
+        if _authority(dig(c, "metadata", "annotations"))
+    ] + _unread_gate(data, "CDI")
     if found:
-        return Gate(None, "the CDI CRs disagree on " + GATE)
-    for hc in data.of("HyperConverged"):
-        ref = f"HyperConverged {dig(hc, 'metadata', 'namespace')}/{dig(hc, 'metadata', 'name')}"
-        patch = meta_labels(hc, "annotations").get(HCO_CDI_PATCH)
-        if patch is None or not _patches_config(patch):
-            return Gate(
-                True, f"{ref}: its operator sets CDI featureGates to include {GATE} ({_HCO_SRC})"
-            )
-        return Gate(None, f"{ref} annotation {HCO_CDI_PATCH} may change CDI's featureGates")
+        return _agreed(found, "the CDI CRs disagree on " + GATE)
+    hcs = [_hco_gate(hc) for hc in data.of("HyperConverged")]
+    if hcs:
+        hcs += _unread_gate(data, "HyperConverged")
+        return _agreed(hcs, "the HyperConverged objects disagree")
     if hco_managed(*data.of("KubeVirt")):
         return Gate(True, f"the KubeVirt CR is labelled {PART_OF}={HCO} ({_HCO_SRC})")
     unread = ", ".join(k for k in ("CDIConfig", "CDI", "HyperConverged") if not data.known(k))
@@ -135,6 +147,61 @@ def claim_adoption_gate(data: ClusterData) -> Gate:
             else ""
         ),
     )
+
+
+def _authority(annotations: Any) -> bool:
+    """Whether a CDI CR with ``metadata.annotations`` ``annotations`` may be the config
+    authority: marked so, or annotations of another type (unreadable: it may be marked)."""
+    if annotations is None:
+        return False
+    return not isinstance(annotations, dict) or CONFIG_AUTHORITY in annotations
+
+
+def _unread_gate(data: ClusterData, kind: str) -> list[Gate]:
+    """``[unknown]`` when some object of ``kind`` was dropped as unreadable or defined twice
+    (the kind is PARTIAL: named among the collection problems): it may be the one that
+    decides the gate, and says off; else ``[]``."""
+    if data.state(kind) is not KindState.PARTIAL:
+        return []
+    return [Gate(None, f"a {kind} object could not be read (see the collection problems)")]
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a short phrase for a message (a name that may not be a string)."""
+    return ascii(value)[:60] if not isinstance(value, str) else value
+
+
+def _agreed(gates: list[Gate], disagree: str) -> Gate:
+    """One gate of several objects that each may decide it (two CDIConfigs named config, two
+    CDI CRs marked as the config authority, two HyperConverged): off when a readable one says
+    off (an unreadable or disagreeing one never improves on it), on only when all say on,
+    else unknown (fz35: the first CDIConfig read decided, and a CDIConfig or HyperConverged
+    that could not be read was passed over for the next object, which said on)."""
+    ons = {g.on for g in gates}
+    if False in ons:
+        off = next(g for g in gates if g.on is False)
+        return off if len(ons) == 1 else Gate(False, f"{disagree}; {off.why}")
+    if ons == {True}:
+        return gates[0]
+    unread = next(g for g in gates if g.on is None)
+    return unread if len(ons) == 1 else Gate(None, f"{disagree}; {unread.why}")
+
+
+def _hco_gate(hc: dict[str, Any]) -> Gate:
+    """The gate one HyperConverged implies: on (HCO's default) unless its CDI jsonpatch
+    annotation may touch ``/spec/config``, or its annotations cannot be read (unknown)."""
+    ref = f"HyperConverged {dig(hc, 'metadata', 'namespace')}/{dig(hc, 'metadata', 'name')}"
+    raw = dig(hc, "metadata", "annotations")
+    if raw is not None and not isinstance(raw, dict):
+        return Gate(None, f"{ref} metadata.annotations is a {type(raw).__name__}, not a mapping")
+    patch = raw.get(HCO_CDI_PATCH) if isinstance(raw, dict) else None
+    if patch is None:
+        return Gate(
+            True, f"{ref}: its operator sets CDI featureGates to include {GATE} ({_HCO_SRC})"
+        )
+    if not isinstance(patch, str) or _patches_config(patch):
+        return Gate(None, f"{ref} annotation {HCO_CDI_PATCH} may change CDI's featureGates")
+    return Gate(True, f"{ref}: its operator sets CDI featureGates to include {GATE} ({_HCO_SRC})")
 
 
 def _listed(gates: Any, where: str) -> Gate:

@@ -36,6 +36,7 @@ from auditor.inventory.records import (
     VirtualMachineInstanceRecord,
     parse_record,
 )
+from auditor.inventory.volmig import migration_state_issues
 from auditor.kubevalues import dig, format_time, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
@@ -195,6 +196,73 @@ _REVISION_SPEC_MAPPINGS = (
 )
 #: ``(dotted path, the type the API gives it, that type in words)`` of fields read as typed.
 _Typed = tuple[tuple[str, type, str], ...]
+
+#: Phases Velero writes (velero pkg/apis/velero/v1 delete_backup_request_types.go
+#: DeleteBackupRequestPhase, backup_repository_types.go BackupRepositoryPhase).
+_NEW_KIND_PHASES = {
+    "DeleteBackupRequest": frozenset({"New", "InProgress", "Processed"}),
+    "BackupRepository": frozenset({"New", "Ready", "NotReady"}),
+}
+#: Where a kind lists CDI feature gates (containerized-data-importer CDIConfigSpec and
+#: CDISpec.config: ``featureGates []string``).
+_GATE_LISTS = {"CDIConfig": "spec.featureGates", "CDI": "spec.config.featureGates"}
+
+
+def _enum_and_item_issues(kind: str, obj: dict[str, Any]) -> list[FieldIssue]:
+    """A ``status.phase`` string no Velero release writes (``processed``, ``Processed ``), and
+    a feature-gate entry that is no string (``42``, null): named (bench.mutations fz35, seeds
+    3003-3004: read as "not processed" or "gate off", unnamed). Cheap: a few objects."""
+    out = []
+    phases = _NEW_KIND_PHASES.get(kind)
+    phase = dig(obj, "status", "phase")
+    if phases is not None and isinstance(phase, str) and phase and phase not in phases:
+        out.append(
+            FieldIssue("status.phase", f"is {ascii(phase)[:40]}, no phase Velero writes", True)
+        )
+    where = _GATE_LISTS.get(kind)
+    gates = dig(obj, *where.split(".")) if where is not None else None
+    if isinstance(gates, list):
+        out += [
+            FieldIssue(f"{where}[{i}]", f"is a {type(g).__name__}, not a string", True)
+            for i, g in enumerate(gates)
+            if not isinstance(g, str)
+        ]
+    return out
+
+
+#: The fields of today's kinds that decide a verdict, by kind: which Backup a
+#: DeleteBackupRequest deletes and whether it is done (velero pkg/apis/velero/v1
+#: delete_backup_request_types.go), which copies a BackupRepository reads back and whether it
+#: is Ready (backup_repository_types.go), and CDI's feature gates (containerized-data-importer
+#: pkg/apis/core/v1beta1 CDIConfigSpec, CDISpec; HCO's annotations). Of another type they are
+#: named here (file, object, field); their readers (auditor.inventory.deletions, repos,
+#: cdiadopt) never read them as the better answer.
+_GATE_AND_DELETION_FIELDS: dict[str, _Typed] = {
+    "DeleteBackupRequest": (
+        ("spec.backupName", str, "a string"),
+        ("status.phase", str, "a string"),
+    ),
+    "BackupRepository": (
+        ("spec.volumeNamespace", str, "a string"),
+        ("spec.backupStorageLocation", str, "a string"),
+        ("spec.repositoryType", str, "a string"),
+        ("status.phase", str, "a string"),
+        ("status.message", str, "a string"),
+    ),
+    "CDIConfig": (("metadata.name", str, "a string"), ("spec.featureGates", list, "a list")),
+    "CDI": (
+        ("metadata.annotations", dict, "a mapping"),
+        ("spec.config", dict, "a mapping"),
+        ("spec.config.featureGates", list, "a list"),
+    ),
+    "HyperConverged": (("metadata.annotations", dict, "a mapping"),),
+    # the labels its next Backup carries (velero pkg/builder/backup_builder.go FromSchedule):
+    # of another type, ScheduleView read the Schedule's own instead, unnamed (fz35)
+    "Schedule": (
+        ("spec.template.metadata", dict, "a mapping"),
+        ("spec.template.metadata.labels", dict, "a mapping"),
+    ),
+}
 
 
 def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
@@ -1236,6 +1304,17 @@ class ClusterIndex:
             issues = _kubevirt_issues(o)
             if issues:  # what RR-PLT-006 and RR-FW-002 read of it is unknown: named, unread
                 ix._unread("KubeVirt", o, issues)
+        for o in data.of("VirtualMachineInstance"):
+            faults = migration_state_issues(o)
+            if faults:  # named; the copy it bounds is judged unknown (volmig, fz35)
+                ix._object_issues(
+                    "VirtualMachineInstance", o, [FieldIssue(f, why) for f, why in faults]
+                )
+        for kind, fields in _GATE_AND_DELETION_FIELDS.items():
+            for o in data.of(kind):
+                issues = _wrong_types(o, fields) + _enum_and_item_issues(kind, o)
+                if issues:  # named; what they decide is judged by its reader (fz35)
+                    ix._unread(kind, o, issues)
         ix._index_velero(data)
         return ix
 

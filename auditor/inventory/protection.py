@@ -42,7 +42,7 @@ from auditor.inventory.cdiadopt import (
     hco_managed,
     restore_refused,
 )
-from auditor.inventory.deletions import pending_deletions
+from auditor.inventory.deletions import deletion_doubts, pending_deletions
 from auditor.inventory.index import (
     BackupView,
     ClusterIndex,
@@ -51,7 +51,7 @@ from auditor.inventory.index import (
     meta_labels,
 )
 from auditor.inventory.locations import location_unverified
-from auditor.inventory.repos import REPO_SRC, not_ready_repositories
+from auditor.inventory.repos import REPO_SRC, not_ready_repositories, repositories_for
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
 from auditor.inventory.volmig import VOLUME_MIGRATION_SRC, VolumeMigration, unfinished_migration
@@ -1255,11 +1255,16 @@ class Pairing:
         ``namespace`` is read back through (:mod:`auditor.inventory.repos`) is NotReady: the
         data mover's is of type kopia; a file-system copy's type (kopia or restic) is not
         read here, so any NotReady one of the namespace and location counts."""
-        found = not_ready_repositories(self.ix).get(
-            (b.namespace, namespace, b.storage_location or "")
+        every = not_ready_repositories(self.ix)
+        found = (
+            repositories_for(every, b.namespace, namespace, b.storage_location or "")
+            if every
+            else None
         )
         repos = [
-            r for r in found or [] if method is not Method.CSI_DATA_MOVER or r[1] in ("kopia", "")
+            r
+            for r in found or []
+            if method is not Method.CSI_DATA_MOVER or r[1] in ("kopia", "", "*")
         ]
         if not repos:
             return None
@@ -1293,6 +1298,16 @@ class Pairing:
         source = mig.destinations[claim]
         if mig.copied is not None:
             return self._copied_window(b, vm, claim, source, mig.copied)
+        if mig.unreadable is not None:
+            return (
+                CaptureStatus.UNKNOWN,
+                None,
+                "item",
+                f"PVC {claim} is the destination of VM {vm.name}'s volume migration from PVC "
+                f"{source}, and whether backup {b.name} began after its copy finished cannot "
+                f"be read: {mig.unreadable} ({VOLUME_MIGRATION_SRC})",
+                (f"{mig.unreadable}",),
+            )
         proof = (
             f"VirtualMachine {vm.namespace}/{vm.name} status.volumeUpdateState: volume "
             f"migration {source} -> {claim} {mig.state}",
@@ -1472,6 +1487,13 @@ class Pairing:
                         captures = [_location_unknown(c, unverified) for c in captures]
                         if location == "":
                             location = None  # it exists, unvalidated: not known to be down
+            doubts = deletion_doubts(ix)
+            doubt = doubts.get(b.namespace) or doubts.get("") if doubts else None
+            if doubt is not None and unverified is None:
+                # a DeleteBackupRequest that cannot be read may name this Backup: a possible
+                # restore point only, as one on an unverified location (fz35)
+                captures = [_location_unknown(c, doubt) for c in captures]
+                unverified = doubt
             stored = contents.get(b.name) if contents is not None else None
             evals.append(
                 BackupEval(

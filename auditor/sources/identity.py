@@ -11,6 +11,7 @@ the report says so (``cluster.name_source: "unknown"``).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,7 @@ def cluster_uid(data: Any) -> str | None:
     ``kube-system`` Namespace was read (an export without it; a live run with ``-n`` GETs it
     apart, ``data.info.kube_system_uid``, and a forbidden GET leaves it unknown),
     when it is defined twice with different content (which copy the cluster holds is unknown),
-    or when its ``metadata.uid`` is not a non-empty string. Two clusters can share a name
+    or when its ``metadata.uid`` is no uid the API server writes (:func:`_uid`). Two clusters can share a name
     (``unknown-cluster``, two ``prod`` in different regions); this uid tells their archived
     runs apart (``docs/publishing.md``).
     """
@@ -139,8 +140,22 @@ def cluster_uid(data: Any) -> str | None:
         meta = obj.get("metadata") if isinstance(obj, dict) else None
         if not isinstance(meta, dict) or meta.get("name") != IDENTITY_NAMESPACE:
             continue
-        uid = meta.get("uid")
-        return uid.strip() if isinstance(uid, str) and uid.strip() else None
+        return _uid(meta.get("uid"))
     # a live run with -n reads kube-system for the identity alone (auditor.sources.cluster)
-    uid = getattr(data.info, "kube_system_uid", None)
-    return uid if isinstance(uid, str) and uid else None
+    return _uid(getattr(data.info, "kube_system_uid", None))
+
+
+#: A uid as the API server writes it: RFC 4122 text of uuid.NewUUID, lower-case
+#: (k8s.io/apimachinery pkg/types UID; apiserver pkg/registry/rest FillObjectMetaSystemFields).
+_UID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _uid(value: Any) -> str | None:
+    """``value`` as the cluster's identity, or None (unknown) when it is no uid the API server
+    writes: another type, blank, or any other text (a look-alike digit, upper case, ``null``):
+    a malformed uid is never taken as an identity that keeps or mixes runs (fz35). Blanks
+    around a uid are dropped, as before."""
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    return value if _UID_RE.fullmatch(value) else None
