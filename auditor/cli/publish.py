@@ -32,8 +32,10 @@ from auditor.publish import (
     retry_spool,
     write_trend,
 )
-from auditor.publish.manifest import check_seal
+from auditor.publish.history import clusters_held
+from auditor.publish.manifest import check_seal, cluster_segment
 from auditor.publish.signing import SigningError
+from auditor.publish.store import ObjectStore
 from auditor.publish.trend import TREND_NAME
 
 __all__ = ["publish", "history", "store_options", "target_options", "settings_from_options"]
@@ -310,8 +312,9 @@ def history(
     problems: list[str] = []
     unreadable: list[str] = []
     try:
+        store = open_store(target)
         entries = list_runs(
-            open_store(target),
+            store,
             cluster,
             limit=limit,
             uid=cluster_uid,
@@ -326,6 +329,13 @@ def history(
         click.echo(f"warning: {problem}", err=True)
     for problem in unreadable:
         click.echo(f"Error: {problem}", err=True)
+    if not entries and not unreadable:
+        # nothing found is exit 2, as report --period with no run of the month
+        # (docs/exit-codes.md); the clusters the archive does hold are named, so a typo is
+        # seen as one. It said "no published runs" and exited 0 (trial ux35).
+        if as_json:
+            click.echo("[]")
+        raise _Unreadable(_nothing_found(store, cluster, cluster_uid, target.describe()))
     _history_table(entries, as_json, cluster, target.describe(), len(unreadable))
     if unreadable:  # listed in part: exit 2, as for an archive that cannot be read
         incomplete = (
@@ -333,6 +343,24 @@ def history(
             "listed (named above)"
         )
         raise _Unreadable(incomplete)
+
+
+def _nothing_found(store: ObjectStore, cluster: str, uid: str | None, where: str) -> str:
+    """Why ``history`` lists no run: the cluster has no folder in the archive (the clusters
+    it holds are named: :func:`auditor.publish.history.clusters_held`), or its folder holds
+    no run with a manifest (of identity ``uid``, when given)."""
+    segment = cluster_segment(cluster)
+    try:
+        folders = store.list_folders("")
+    except PublishError as exc:
+        return f"no published run of cluster {segment} in {where} (clusters not listed: {exc})"
+    if segment not in folders:
+        return f"no published run of cluster {segment} in {where}: " + clusters_held(store, cluster)
+    of = f" of cluster identity {uid}" if uid is not None else ""
+    return (
+        f"no published run of cluster {segment}{of} in {where} (a run is listed once its "
+        "manifest.json is published)"
+    )
 
 
 def _history_table(

@@ -30,7 +30,14 @@ from auditor.fleet.model import FleetVerification, Signature
 from auditor.period import Archive, Period, one_per_instant, read_period
 from auditor.publish import PublishError, VerificationError, open_store, publish_settings
 from auditor.publish.errors import StoreUnreachable
-from auditor.publish.history import RunEntry, RunKey, load_entry, read_report, run_keys
+from auditor.publish.history import (
+    RunEntry,
+    RunKey,
+    clusters_held,
+    load_entry,
+    read_report,
+    run_keys,
+)
 from auditor.publish.identity import IdentityConflict, select_identity
 from auditor.publish.jsondoc import load_object, text_field
 from auditor.publish.manifest import cluster_segment, run_prefix
@@ -92,10 +99,13 @@ def read_fleet(
         why = "is a file, not a directory" if target.local_dir.exists() else "does not exist"
         raise FileNotFoundError(f"archive directory {target.local_dir} {why}")
     store = open_store(target)
-    names = sorted({cluster_segment(c) for c in clusters}) if clusters else store.list_folders("")
+    folders = store.list_folders("")
+    names = sorted({cluster_segment(c) for c in clusters}) if clusters else folders
     found = []
     for name in names:
         run = _latest(store, name) if period is None else _in_period(source, name, period, options)
+        if period is None and name not in folders:  # a --cluster typo: name what is there
+            run.problems.append(clusters_held(store, name))  # (read_period does, by month)
         if run.report is not None and run.prefix is not None:
             run.location = store.url_for(run.prefix + "/")
             run.verification = _verify(target, run.prefix, public_keys, clock)

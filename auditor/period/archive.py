@@ -232,7 +232,13 @@ def _read_store(
 ) -> None:
     from auditor.publish import publish_settings
     from auditor.publish.errors import PublishError, StoreUnreachable, VerificationError
-    from auditor.publish.history import RunEntry, load_entry, read_report, run_keys
+    from auditor.publish.history import (
+        RunEntry,
+        clusters_held,
+        load_entry,
+        read_report,
+        run_keys,
+    )
     from auditor.publish.identity import select_identity
     from auditor.publish.manifest import MANIFEST_NAME, SIGNATURE_NAME, cluster_segment
     from auditor.publish.publisher import open_store
@@ -241,7 +247,14 @@ def _read_store(
     store = open_store(publish_settings({**options, "url": url}))
     month = f"/{period.year:04d}/{period.month:02d}/"
     found: list[tuple[RunEntry, dict[str, Any]]] = []
-    for key in run_keys(store, cluster):
+    keys = run_keys(store, cluster)
+    if not keys and cluster_segment(cluster) not in store.list_folders(""):
+        # a --cluster typo: name the clusters the archive holds (trial ux35)
+        archive.problems.append(
+            f"no published run of cluster {cluster_segment(cluster)} in {store.describe()}: "
+            + clusters_held(store, cluster)
+        )
+    for key in keys:
         if month not in f"{key.prefix}/":
             continue
         try:
