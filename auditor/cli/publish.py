@@ -326,7 +326,7 @@ def history(
         # kept for gates and mismatches: docs/exit-codes.md)
         raise _Unreadable(str(exc)) from None
     for problem in problems:
-        click.echo(f"warning: {problem}", err=True)
+        click.echo(f"Warning: {problem}", err=True)
     for problem in unreadable:
         click.echo(f"Error: {problem}", err=True)
     if not entries and not unreadable:
