@@ -6,11 +6,20 @@
    ``docs/exit-codes.md``), the line names the clusters the archive does hold (and the
    closest), ``--json`` still prints a JSON list (``[]``); ``report --period`` and ``fleet
    --cluster`` name them too. Rule: ``auditor.publish.history.clusters_held``.
+2. ``period.json`` had no complete/incomplete flag: runs skipped (an unreadable manifest,
+   another identity) appeared only under ``problems``, among lines that leave nothing out,
+   and a counted run that read part of its cluster was not named at all. Now ``complete``,
+   ``incomplete_reasons``, ``runs_left_out`` (by why) and ``runs_incomplete``; period.html
+   says "Incomplete", period.csv ``period_complete``. Rule: ``auditor.period.compute``
+   (``docs/period-report.md``, Completeness).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +40,10 @@ def _cli(*args: str) -> Any:
 def _publish(tmp_path: Path, archive: str, name: str, at: str, *extra: str) -> Path:
     """Audit the example as cluster ``name`` at ``at`` and publish it to ``archive``."""
     out = tmp_path / f"out-{name}-{at.replace(':', '')}"
-    res = invoke_run(EXAMPLE, out, "--cluster-name", name, "--publish", archive, *extra, at=at)
+    spool = ["--spool-dir", str(tmp_path / "spool")]
+    res = invoke_run(
+        EXAMPLE, out, "--cluster-name", name, "--publish", archive, *spool, *extra, at=at
+    )
     assert res.exit_code == 0, res.output
     return out
 
@@ -54,7 +66,7 @@ def _s3_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_history_of_a_mistyped_cluster_names_the_clusters_held(tmp_path: Path) -> None:
     archive = tmp_path / "archive"
     for name in ("ocp-prod-east", "ocp-prod-west", "ocp-dr-site"):
-        _publish(tmp_path, str(archive), name, "2026-11-30T06:00:00Z")
+        _publish(tmp_path, str(archive), name, "2026-11-30T08:00:00Z")
     res = _cli("history", "--cluster", "ocp-prod-eats", "--to", str(archive))
     assert res.exit_code == 2, res.output
     assert res.stdout == ""
@@ -113,7 +125,7 @@ def test_history_of_a_mistyped_cluster_in_s3(
     weed.client().create_bucket(Bucket="ux35-history")
     url = "s3://ux35-history/evidence"
     conn = ["--endpoint-url", weed.endpoint, "--addressing-style", "path"]
-    _publish(tmp_path, url, "ocp-prod-east", "2026-11-30T06:00:00Z", *conn)
+    _publish(tmp_path, url, "ocp-prod-east", "2026-11-30T08:00:00Z", *conn)
     res = _cli("history", "--cluster", "ocp-prod-eats", "--to", url, *conn, "--json")
     assert res.exit_code == 2, res.output
     assert json.loads(res.stdout) == []
@@ -122,3 +134,121 @@ def test_history_of_a_mistyped_cluster_in_s3(
         f"({weed.endpoint}): the archive holds 1 cluster(s): ocp-prod-east (did you mean "
         "ocp-prod-east?)"
     ) in res.stderr
+
+
+# 2. period.json completeness
+
+UID_A = "0d7c9c3e-1111-4a4a-9a9a-aaaaaaaaaaaa"
+UID_B = "5f2e8b1d-2222-4b4b-8b8b-bbbbbbbbbbbb"
+KUBE_SYSTEM = """- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: kube-system
+    uid: {uid}
+"""
+
+
+def _export(tmp_path: Path, uid: str | None, *, broken_backups: bool = False) -> Path:
+    """The example export with a kube-system Namespace of ``uid`` (``broken_backups``: a
+    backups.yaml that is no YAML, so the run reads only part of the cluster)."""
+    root = tmp_path / f"export-{uid or 'none'}-{int(broken_backups)}"
+    if not root.exists():
+        shutil.copytree(EXAMPLE, root)
+        if uid is not None:
+            path = root / "namespaces.yaml"
+            text = path.read_text()
+            path.write_text(text.replace("items:\n", "items:\n" + KUBE_SYSTEM.format(uid=uid), 1))
+        if broken_backups:
+            (root / "backups.yaml").write_text("{\n")
+    return root
+
+
+def _archive_run(tmp_path: Path, archive: Path, export: Path, at: str) -> Path:
+    out = tmp_path / f"run-{export.name}-{at.replace(':', '')}"
+    spool = ["--spool-dir", str(tmp_path / "spool")]
+    res = invoke_run(
+        export, out, "--cluster-name", "prod", "--publish", str(archive), *spool, at=at
+    )
+    assert res.exit_code == 0, res.output
+    stamp = at.replace("-", "").replace(":", "")
+    [manifest] = archive.glob(f"prod/*/*/*/{stamp}-*/manifest.json")
+    return manifest
+
+
+def _period(tmp_path: Path, archive: Path, *extra: str) -> tuple[Any, dict[str, Any], str, str]:
+    out = tmp_path / "period"
+    shutil.rmtree(out, ignore_errors=True)
+    res = _cli(
+        "report", "--period", "2026-11", "--from", str(archive), "--cluster", "prod",
+        "--at", "2026-12-01T01:00:00Z", "--out", str(out), "--format", "json,csv,html", *extra,
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = json.loads((out / "period.json").read_text())
+    return res, doc, (out / "period.csv").read_text(), (out / "period.html").read_text()
+
+
+def test_a_period_with_every_run_read_says_complete(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    for hour in ("06", "07"):
+        _archive_run(tmp_path, archive, _export(tmp_path, UID_A), f"2026-11-30T{hour}:00:00Z")
+    res, doc, csv_text, html = _period(tmp_path, archive)
+    assert (doc["complete"], doc["incomplete_reasons"], doc["runs_incomplete"]) == (True, [], [])
+    assert doc["runs_left_out"] == dict.fromkeys(
+        ("unreadable", "unsigned", "other_identity", "unknown_identity"), 0
+    )
+    rows = list(csv.DictReader(io.StringIO(csv_text)))
+    assert rows and {r["period_complete"] for r in rows} == {"true"}
+    assert "Incomplete:" not in html and "INCOMPLETE" not in res.stderr
+
+
+def test_a_period_that_skipped_an_unreadable_run_says_incomplete(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    export = _export(tmp_path, UID_A)
+    _archive_run(tmp_path, archive, export, "2026-11-30T06:00:00Z")
+    broken = _archive_run(tmp_path, archive, export, "2026-11-30T07:00:00Z")
+    _archive_run(tmp_path, archive, export, "2026-11-30T08:00:00Z")
+    broken.write_text("{")
+    res, doc, csv_text, html = _period(tmp_path, archive)
+    assert len(doc["runs"]) == 2 and doc["complete"] is False
+    assert doc["runs_left_out"]["unreadable"] == 1
+    reason = (
+        "1 run(s) of the period left out: could not be read or trusted (manifest or "
+        "report.json unreadable, refused or differing from its manifest); named under problems"
+    )
+    assert doc["incomplete_reasons"] == [reason]
+    rows = list(csv.DictReader(io.StringIO(csv_text)))
+    assert {r["period_complete"] for r in rows} == {"false"}
+    assert "<strong>Incomplete:</strong>" in html and reason in html
+    assert f"Warning: the 2026-11 report is INCOMPLETE: {reason}" in res.stderr
+
+
+def test_a_period_of_one_identity_names_the_runs_of_others_left_out(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    _archive_run(tmp_path, archive, _export(tmp_path, UID_A), "2026-11-30T06:00:00Z")
+    _archive_run(tmp_path, archive, _export(tmp_path, UID_B), "2026-11-30T07:00:00Z")
+    _archive_run(tmp_path, archive, _export(tmp_path, None), "2026-11-30T08:00:00Z")
+    _, doc, csv_text, _ = _period(tmp_path, archive, "--cluster-uid", UID_A)
+    assert len(doc["runs"]) == 1 and doc["complete"] is False
+    assert (doc["runs_left_out"]["other_identity"], doc["runs_left_out"]["unknown_identity"]) == (
+        1,
+        1,
+    )
+    assert len(doc["incomplete_reasons"]) == 2
+    assert "false" in csv_text.splitlines()[1].split(",")[-1]
+
+
+def test_a_period_counting_a_run_that_read_part_of_the_cluster_says_incomplete(
+    tmp_path: Path,
+) -> None:
+    archive = tmp_path / "archive"
+    _archive_run(tmp_path, archive, _export(tmp_path, UID_A), "2026-11-30T06:00:00Z")
+    part = _export(tmp_path, UID_A, broken_backups=True)
+    manifest = _archive_run(tmp_path, archive, part, "2026-11-30T07:00:00Z")
+    run_id = manifest.parent.name
+    _, doc, _, html = _period(tmp_path, archive)
+    assert len(doc["runs"]) == 2 and doc["complete"] is False
+    assert doc["runs_incomplete"] == [run_id]
+    assert doc["incomplete_reasons"] == [
+        f"1 run(s) counted read only part of the cluster (run.complete not true): {run_id}"
+    ]
+    assert run_id in html
