@@ -12,6 +12,10 @@
    ``incomplete_reasons``, ``runs_left_out`` (by why) and ``runs_incomplete``; period.html
    says "Incomplete", period.csv ``period_complete``. Rule: ``auditor.period.compute``
    (``docs/period-report.md``, Completeness).
+3. ``fleet.json`` had no per-cluster identity: it showed only inside ``problems``. Now each
+   cluster has ``cluster_uid`` (null when unknown; ``fleet-clusters.csv`` too), and a run
+   whose report.json and manifest name two identities is not used (as the period report).
+   Rule: ``auditor.fleet.model.FleetCluster``, ``docs/fleet.md``, ``docs/fleet-schema.json``.
 """
 
 from __future__ import annotations
@@ -252,3 +256,72 @@ def test_a_period_counting_a_run_that_read_part_of_the_cluster_says_incomplete(
         f"1 run(s) counted read only part of the cluster (run.complete not true): {run_id}"
     ]
     assert run_id in html
+
+
+# 3. fleet.json cluster_uid per cluster
+
+
+def _fleet(tmp_path: Path, archive: Path, *extra: str) -> tuple[dict[str, Any], list[Any]]:
+    out = tmp_path / "fleet"
+    shutil.rmtree(out, ignore_errors=True)
+    res = _cli(
+        "fleet", "--from", str(archive), "--out", str(out), "--format", "json,csv",
+        "--at", "2026-11-30T09:00:00Z", *extra,
+    )  # fmt: skip
+    assert res.exit_code in (0, 4), res.output
+    rows = list(csv.DictReader(io.StringIO((out / "fleet-clusters.csv").read_text())))
+    return json.loads((out / "fleet.json").read_text()), rows
+
+
+def _archive_as(tmp_path: Path, archive: Path, name: str, uid: str | None, at: str) -> Path:
+    out = tmp_path / f"run-{name}-{uid}-{at.replace(':', '')}"
+    spool = ["--spool-dir", str(tmp_path / "spool")]
+    res = invoke_run(
+        _export(tmp_path, uid), out, "--cluster-name", name, "--publish", str(archive), *spool,
+        at=at,
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    stamp = at.replace("-", "").replace(":", "")
+    [manifest] = archive.glob(f"{name}/*/*/*/{stamp}-*/manifest.json")
+    return manifest
+
+
+def test_fleet_names_each_clusters_identity(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    _archive_as(tmp_path, archive, "east", UID_A, "2026-11-30T06:00:00Z")
+    _archive_as(tmp_path, archive, "legacy", None, "2026-11-30T06:00:00Z")
+    _archive_as(tmp_path, archive, "shared", UID_A, "2026-11-30T06:00:00Z")
+    _archive_as(tmp_path, archive, "shared", UID_B, "2026-11-30T07:00:00Z")
+    doc, rows = _fleet(tmp_path, archive)
+    uids = {c["name"]: (c["cluster_uid"], c["status"]) for c in doc["clusters"]}
+    assert uids == {
+        "east": (UID_A, "current"),
+        "legacy": (None, "current"),
+        "shared": (None, "unreadable"),  # two identities: neither is the cluster's
+    }
+    assert doc["schema_version"] == "1.1"
+    assert {r["cluster"]: r["cluster_uid"] for r in rows} == {
+        "east": UID_A,
+        "legacy": "",
+        "shared": "",
+    }
+    doc, _ = _fleet(tmp_path, archive, "--period", "2026-11")
+    assert {c["name"]: c["cluster_uid"] for c in doc["clusters"]}["east"] == UID_A
+
+
+def test_fleet_refuses_a_run_whose_report_and_manifest_name_two_identities(
+    tmp_path: Path,
+) -> None:
+    archive = tmp_path / "archive"
+    manifest = _archive_as(tmp_path, archive, "east", UID_A, "2026-11-30T06:00:00Z")
+    doc = json.loads(manifest.read_text())
+    doc["cluster_uid"] = UID_B  # edited: the report (hash intact) still says UID_A
+    manifest.write_text(json.dumps(doc))
+    (archive / "east" / "latest.json").unlink()  # read by manifest
+    fleet, _ = _fleet(tmp_path, archive)
+    [east] = fleet["clusters"]
+    assert (east["status"], east["cluster_uid"]) == ("unreadable", None)
+    assert any(
+        f"cluster.uid '{UID_A}' differs from its manifest's cluster_uid '{UID_B}'" in p
+        for p in east["problems"]
+    ), east["problems"]
