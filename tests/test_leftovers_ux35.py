@@ -16,6 +16,11 @@
    cluster has ``cluster_uid`` (null when unknown; ``fleet-clusters.csv`` too), and a run
    whose report.json and manifest name two identities is not used (as the period report).
    Rule: ``auditor.fleet.model.FleetCluster``, ``docs/fleet.md``, ``docs/fleet-schema.json``.
+4. ``auditor publish --retry`` kept a spooled run whose target is misconfigured (no such
+   bucket, no Object Lock for the lock mode) and exited 3 at every retry, for ever, while
+   ``serve`` moves it to ``<spool_dir>/refused/`` (ux34). Now the CLI does the same, names
+   it ``REFUSED`` and exits 2 (as ``publish --from-run`` to that target) when nothing else
+   waits. Rule: ``auditor.publish.publisher.retry_spool`` (``refuse_misconfigured``).
 """
 
 from __future__ import annotations
@@ -325,3 +330,50 @@ def test_fleet_refuses_a_run_whose_report_and_manifest_name_two_identities(
         f"cluster.uid '{UID_A}' differs from its manifest's cluster_uid '{UID_B}'" in p
         for p in east["problems"]
     ), east["problems"]
+
+
+# 4. publish --retry: a spooled run whose target is misconfigured leaves the retry loop
+
+
+@pytest.mark.parametrize("lock", ["plain", "missing"])
+def test_publish_retry_moves_a_run_for_a_misconfigured_target_to_refused(
+    tmp_path: Path, weed: WeedServer, lock: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.publish import publish_run, publish_settings, spool
+
+    _s3_env(tmp_path, monkeypatch)
+    bucket = f"ux35-retry-{lock}"
+    if lock == "plain":  # a bucket without Object Lock, asked for COMPLIANCE
+        weed.client().create_bucket(Bucket=bucket)
+    spool_dir = tmp_path / "spool"
+    publish = {
+        "bucket": bucket,
+        "prefix": "evidence",
+        "endpoint_url": weed.endpoint,
+        "region": "us-east-1",
+        "addressing_style": "path",
+        "object_lock_mode": "COMPLIANCE",
+        "object_lock_days": 1,
+        "max_attempts": 1,
+        "spool_dir": str(spool_dir),
+    }
+    run_dir = tmp_path / "run"
+    assert invoke_run(EXAMPLE, run_dir).exit_code == 0
+    target = publish_settings(publish)
+    spooled = publish_run(run_dir, target)  # spooled, as before lo32's test (or a target
+    assert not spooled.published and spooled.spooled is not None  # broken since)
+    res = _cli("publish", "--retry", "--spool-dir", str(spool_dir))
+    why = "has no Object Lock enabled" if lock == "plain" else "does not exist"
+    assert res.exit_code == 2, res.output  # as publish --from-run to that target
+    [kept] = spool.refused(spool_dir)
+    assert kept.name == spooled.spooled.name and (kept / "run" / "report.json").is_file()
+    assert why in (kept / "error.txt").read_text()
+    assert f"run {spooled.run_id} REFUSED by s3://{bucket}/evidence" in res.stderr
+    assert f"bucket '{bucket}' {why}" in res.stderr
+    assert f"kept in {kept} (not retried: the target is misconfigured" in res.stderr
+    assert "1 spooled run(s): 0 published, 0 still spooled, 0 quarantined, 1 refused" in (
+        res.stdout
+    )
+    assert spool.pending(spool_dir) == []
+    again = _cli("publish", "--retry", "--spool-dir", str(spool_dir))
+    assert (again.exit_code, again.stdout) == (0, "spool is empty\n")
