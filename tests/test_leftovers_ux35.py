@@ -21,6 +21,10 @@
    ``serve`` moves it to ``<spool_dir>/refused/`` (ux34). Now the CLI does the same, names
    it ``REFUSED`` and exits 2 (as ``publish --from-run`` to that target) when nothing else
    waits. Rule: ``auditor.publish.publisher.retry_spool`` (``refuse_misconfigured``).
+5. The README did not say that a run into a folder of an earlier run removes that run's
+   artifacts (deliberate, ``tests/test_run_folder_reuse.py``): ``--format json`` into the
+   folder of a ``json,html,csv`` run silently loses the HTML and CSVs. Now said where
+   ``--out`` is described, and in ``run --help``.
 """
 
 from __future__ import annotations
@@ -377,3 +381,27 @@ def test_publish_retry_moves_a_run_for_a_misconfigured_target_to_refused(
     assert spool.pending(spool_dir) == []
     again = _cli("publish", "--retry", "--spool-dir", str(spool_dir))
     assert (again.exit_code, again.stdout) == (0, "spool is empty\n")
+
+
+# 5. README: --out into an earlier run's folder removes its artifacts
+
+
+def test_the_readme_says_a_run_into_an_earlier_runs_folder_removes_its_artifacts(
+    tmp_path: Path,
+) -> None:
+    readme = (REPO / "README.md").read_text()
+    bullet = next(b for b in readme.split("\n- ") if b.startswith("`--out DIR`"))
+    assert "removes that run's artifacts" in " ".join(bullet.split())
+    assert "leaves no `report.html` or CSVs behind" in " ".join(bullet.split())
+    # what it says is what happens
+    out = tmp_path / "out"
+    assert invoke_run(EXAMPLE, out, "--format", "json,html,csv").exit_code == 0
+    assert (out / "report.html").is_file() and (out / "vms.csv").is_file()
+    assert invoke_run(EXAMPLE, out, "--format", "json").exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "manifest.json",
+        "report.json",
+        "report.schema.json",
+    ]
+    usage = _cli("run", "--help").output
+    assert "whose artifacts are removed first" in " ".join(usage.split())
