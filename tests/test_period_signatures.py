@@ -84,7 +84,13 @@ def test_report_period_with_public_key_leaves_out_unsigned_and_resigned_runs(
     html = (out / "period.html").read_text()
     assert f"Manifest signatures checked against key(s) {signed_archive['kid']}" in html
     assert ids[29] in html
-    assert result.output.count("Warning: ") == 3
+    # and the report says it is incomplete (ux35): three runs of the month left out
+    assert (doc["complete"], doc["runs_left_out"]["unsigned"]) == (False, 3)
+    assert result.output.count("Warning: ") == 4
+    assert (
+        "Warning: the 2026-11 report is INCOMPLETE: 3 run(s) of the period left out: not "
+        "signed by a key given (--public-key); named under problems"
+    ) in result.output
 
     unchecked = CliRunner().invoke(
         main, [*args, "--out", str(tmp_path / "all"), "--format", "json"]
@@ -93,6 +99,7 @@ def test_report_period_with_public_key_leaves_out_unsigned_and_resigned_runs(
     every = json.loads((tmp_path / "all" / "period.json").read_text())
     assert every["runs"] == [ids[d] for d in (26, 27, 28, 29, 30)]
     assert every["signatures"] == {"checked": False, "keys": []} and every["problems"] == []
+    assert every["runs_left_out"]["unsigned"] == 0
 
     bad = CliRunner().invoke(main, [*args, "--public-key", str(tmp_path / "nope.pub")])
     assert bad.exit_code == 2 and "--public-key" in bad.output

@@ -286,4 +286,5 @@ def test_history_of_an_archive_that_is_not_there_is_exit_2(tmp_path: Path) -> No
     assert f"archive directory {missing} does not exist" in res.output
     missing.mkdir()
     res = cli("history", "--cluster", CLUSTER, "--to", str(missing))
-    assert res.exit_code == 0 and "no published runs for cluster" in res.output
+    # an archive holding no run of the cluster is exit 2 too, naming what it holds (ux35)
+    assert res.exit_code == 2 and "the archive holds no cluster folder" in res.output

@@ -10,7 +10,8 @@ code    meaning
 2       could not start: bad option or config file, missing input path, unwritable
         ``--out``, cluster credentials unusable or the API server unreachable;
         ``verify``: the run or manifest could not be read; ``fleet``: the archive
-        cannot be read or holds no cluster folder
+        cannot be read or holds no cluster folder; ``history``: the archive cannot be
+        read or holds no run of the cluster (the clusters it holds are named)
 3       the report was written but not published (the run waits in the spool)
 4       nothing trustworthy was audited: no VirtualMachine objects found (empty
         folder, a file, junk), the VirtualMachine list unreadable or incomplete,

@@ -3,7 +3,9 @@
 Exit codes of ``publish``: 0 published and verified; 3 not published (the run
 was spooled, nothing lost; the message says why); 2 bad usage or run directory, or a
 misconfigured target (no such bucket, a lock mode on a bucket without Object Lock: the run
-is not spooled, as no retry could deliver it).
+is not spooled, as no retry could deliver it). ``publish --retry``: 3 while a run still waits
+in the spool, else 2 when a spooled run's target was refused as misconfigured (moved to
+``<spool_dir>/refused/``), else 0.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ from auditor.publish import (
     retry_spool,
     write_trend,
 )
-from auditor.publish.manifest import check_seal
+from auditor.publish.history import clusters_held
+from auditor.publish.manifest import check_seal, cluster_segment
 from auditor.publish.signing import SigningError
+from auditor.publish.store import ObjectStore
 from auditor.publish.trend import TREND_NAME
 
 __all__ = ["publish", "history", "store_options", "target_options", "settings_from_options"]
@@ -182,6 +186,15 @@ def _report(result: PublishResult) -> None:
         click.echo(
             f"kept in {result.quarantined} (not retried; other runs are not blocked)", err=True
         )
+    elif result.refused:
+        click.echo(f"run {result.run_id} REFUSED by {result.location}: {result.error}", err=True)
+        where = result.refused_at or result.spooled
+        click.echo(
+            f"kept in {where} (not retried: the target is misconfigured; fix it, then publish "
+            f"{where / 'run' if where else 'the run'} with auditor publish --from-run and "
+            "remove the entry)",
+            err=True,
+        )
     elif result.undeliverable:
         click.echo(f"run {result.run_id} NOT published: {result.error}", err=True)
     else:
@@ -234,20 +247,19 @@ def publish(
         )
     if retry:
         target = settings_from_options(url, options) if url else None
-        results = retry_spool(_spool_dir_of(options), target=target)
+        # a target the store refuses as misconfigured (no such bucket, no Object Lock for the
+        # lock mode asked...) leaves the retry loop for <spool_dir>/refused/, as under serve:
+        # the CLI kept it and exited 3 at every retry, for ever (trial ux35)
+        results = retry_spool(_spool_dir_of(options), target=target, refuse_misconfigured=True)
         if not results:
             click.echo("spool is empty")
         for result in results:
             _report(result)
         if results:
-            done = sum(r.published for r in results)
-            quarantined = sum(r.quarantined is not None for r in results)
-            click.echo(
-                f"{len(results)} spooled run(s): {done} published, "
-                f"{len(results) - done - quarantined} still spooled, {quarantined} quarantined"
-            )
-        if any(not r.published for r in results):
-            raise SystemExit(EXIT_SPOOLED)
+            click.echo(_retry_count(results))
+        code = _retry_exit(results)
+        if code:
+            raise SystemExit(code)
         return
     if run_dir is None or url is None:
         raise click.UsageError("give --from-run DIR and --to URL, or --retry")
@@ -286,6 +298,30 @@ def publish(
         raise SystemExit(EXIT_SPOOLED)
 
 
+def _retry_count(results: list[PublishResult]) -> str:
+    """``publish --retry``'s last line: how many runs were published, still spooled,
+    quarantined and refused (moved out of the retry loop)."""
+    done = sum(r.published for r in results)
+    quarantined = sum(r.quarantined is not None for r in results)
+    refused = sum(r.refused for r in results)
+    waiting = len(results) - done - quarantined - refused
+    return (
+        f"{len(results)} spooled run(s): {done} published, {waiting} still spooled, "
+        f"{quarantined} quarantined, {refused} refused"
+    )
+
+
+def _retry_exit(results: list[PublishResult]) -> int:
+    """``publish --retry``'s exit code (docs/exit-codes.md): 3 while a run still waits in the
+    spool (or was quarantined), else 2 when a run was refused (its target is misconfigured:
+    no retry delivers it, as ``publish --from-run`` exits 2), else 0."""
+    if any(not r.published and not r.refused for r in results):
+        return EXIT_SPOOLED
+    if any(r.refused for r in results):
+        return EXIT_UNREADABLE
+    return 0
+
+
 @click.command("history")
 @click.option("--cluster", required=True, help="Cluster name as in report.json.")
 @click.option("--to", "url", required=True, help="s3://BUCKET/PREFIX or a local directory.")
@@ -310,8 +346,9 @@ def history(
     problems: list[str] = []
     unreadable: list[str] = []
     try:
+        store = open_store(target)
         entries = list_runs(
-            open_store(target),
+            store,
             cluster,
             limit=limit,
             uid=cluster_uid,
@@ -326,6 +363,13 @@ def history(
         click.echo(f"Warning: {problem}", err=True)
     for problem in unreadable:
         click.echo(f"Error: {problem}", err=True)
+    if not entries and not unreadable:
+        # nothing found is exit 2, as report --period with no run of the month
+        # (docs/exit-codes.md); the clusters the archive does hold are named, so a typo is
+        # seen as one. It said "no published runs" and exited 0 (trial ux35).
+        if as_json:
+            click.echo("[]")
+        raise _Unreadable(_nothing_found(store, cluster, cluster_uid, target.describe()))
     _history_table(entries, as_json, cluster, target.describe(), len(unreadable))
     if unreadable:  # listed in part: exit 2, as for an archive that cannot be read
         incomplete = (
@@ -333,6 +377,24 @@ def history(
             "listed (named above)"
         )
         raise _Unreadable(incomplete)
+
+
+def _nothing_found(store: ObjectStore, cluster: str, uid: str | None, where: str) -> str:
+    """Why ``history`` lists no run: the cluster has no folder in the archive (the clusters
+    it holds are named: :func:`auditor.publish.history.clusters_held`), or its folder holds
+    no run with a manifest (of identity ``uid``, when given)."""
+    segment = cluster_segment(cluster)
+    try:
+        folders = store.list_folders("")
+    except PublishError as exc:
+        return f"no published run of cluster {segment} in {where} (clusters not listed: {exc})"
+    if segment not in folders:
+        return f"no published run of cluster {segment} in {where}: " + clusters_held(store, cluster)
+    of = f" of cluster identity {uid}" if uid is not None else ""
+    return (
+        f"no published run of cluster {segment}{of} in {where} (a run is listed once its "
+        "manifest.json is published)"
+    )
 
 
 def _history_table(

@@ -117,6 +117,12 @@ def report(
             f"as of {doc['as_of']}",
             err=True,
         )
+    if not doc["complete"]:
+        click.echo(
+            f"Warning: the {period.label} report is INCOMPLETE: "
+            + "; ".join(doc["incomplete_reasons"]),
+            err=True,
+        )
     try:
         paths = write_period(doc, out_dir, wanted)
     except PdfRenderError as exc:

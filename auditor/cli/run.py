@@ -272,7 +272,8 @@ def source_option(
     type=click.Path(path_type=Path),
     default=Path("out"),
     show_default=True,
-    help="Folder for the reports: new, empty or an earlier run's; other files are refused.",
+    help="Folder for the reports: new, empty or an earlier run's (whose artifacts are "
+    "removed first); other files are refused.",
 )
 @click.option(
     "--format",

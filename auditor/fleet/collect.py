@@ -30,7 +30,14 @@ from auditor.fleet.model import FleetVerification, Signature
 from auditor.period import Archive, Period, one_per_instant, read_period
 from auditor.publish import PublishError, VerificationError, open_store, publish_settings
 from auditor.publish.errors import StoreUnreachable
-from auditor.publish.history import RunEntry, RunKey, load_entry, read_report, run_keys
+from auditor.publish.history import (
+    RunEntry,
+    RunKey,
+    clusters_held,
+    load_entry,
+    read_report,
+    run_keys,
+)
 from auditor.publish.identity import IdentityConflict, select_identity
 from auditor.publish.jsondoc import load_object, text_field
 from auditor.publish.manifest import cluster_segment, run_prefix
@@ -44,7 +51,10 @@ __all__ = ["ClusterRun", "FleetInput", "read_fleet"]
 class ClusterRun:
     """One cluster as read: its report.json (a dict, or None when none could be trusted).
 
-    ``prefix``: the run folder's key relative to the archive root; ``location``: its URL.
+    ``prefix``: the run folder's key relative to the archive root; ``location``: its URL;
+    ``cluster_uid``: the cluster identity (kube-system uid) of the runs read: the standing
+    run's (its report.json ``cluster.uid``, equal to its manifest's ``cluster_uid``), with
+    ``--period`` the month's (:attr:`auditor.period.Archive.cluster_uid`); None when unknown.
     """
 
     cluster: str
@@ -54,6 +64,7 @@ class ClusterRun:
     verification: FleetVerification | None = None
     problems: list[str] = field(default_factory=list)
     period: Archive | None = None
+    cluster_uid: str | None = None
 
 
 @dataclass
@@ -92,10 +103,13 @@ def read_fleet(
         why = "is a file, not a directory" if target.local_dir.exists() else "does not exist"
         raise FileNotFoundError(f"archive directory {target.local_dir} {why}")
     store = open_store(target)
-    names = sorted({cluster_segment(c) for c in clusters}) if clusters else store.list_folders("")
+    folders = store.list_folders("")
+    names = sorted({cluster_segment(c) for c in clusters}) if clusters else folders
     found = []
     for name in names:
         run = _latest(store, name) if period is None else _in_period(source, name, period, options)
+        if period is None and name not in folders:  # a --cluster typo: name what is there
+            run.problems.append(clusters_held(store, name))  # (read_period does, by month)
         if run.report is not None and run.prefix is not None:
             run.location = store.url_for(run.prefix + "/")
             run.verification = _verify(target, run.prefix, public_keys, clock)
@@ -130,7 +144,16 @@ def _latest(store: ObjectStore, cluster: str) -> ClusterRun:
         run.problems.append(f"{store.url_for(entry.prefix + '/report.json')}: {problem}")
         return run
     report, entry = _worst_of_instant(store, cluster, entry, report, run.problems)
-    run.report, run.prefix = report, entry.prefix
+    about = report.get("cluster")
+    if isinstance(about, dict) and "uid" in about and about["uid"] != entry.cluster_uid:
+        # as the period report (auditor.period.archive): the report and its manifest name
+        # two identities, so neither can be said to be the cluster's
+        run.problems.append(
+            f"{store.url_for(entry.prefix + '/report.json')}: cluster.uid {about['uid']!r} "
+            f"differs from its manifest's cluster_uid {entry.cluster_uid!r}; run not used"
+        )
+        return run
+    run.report, run.prefix, run.cluster_uid = report, entry.prefix, entry.cluster_uid
     return run
 
 
@@ -278,6 +301,7 @@ def _in_period(source: str, cluster: str, period: Period, options: dict[str, Any
         run.problems.append(f"no full-fleet run of {cluster} in {period.label}")
         return run
     run.report = archive.reports[-1]
+    run.cluster_uid = archive.cluster_uid
     meta = run.report["run"]
     run.prefix = run_prefix(cluster, str(meta["id"]), str(meta["audit_time"]))
     return run

@@ -270,6 +270,7 @@ def _cluster(
         )
     return FleetCluster(
         name=run.cluster,
+        cluster_uid=run.cluster_uid if run.report is not None else None,
         status=status,
         problems=problems,
         run=fleet_run,

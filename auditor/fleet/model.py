@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: Version of the fleet.json shape; bump the minor for added fields, the major for changes.
-FLEET_SCHEMA_VERSION = "1.0"
+FLEET_SCHEMA_VERSION = "1.1"
 
 #: Worst first: ``unreadable`` (no trustworthy report), ``unverified`` (the manifest or the
 #: signature does not match), ``incomplete`` (the run says it read only part of the
@@ -87,6 +87,11 @@ class FleetCluster(Part):
     """One cluster under the archive prefix and the run that stands for it."""
 
     name: str = Field(description="cluster segment of the archive keys")
+    cluster_uid: str | None = Field(
+        description="cluster identity (kube-system Namespace uid) of the run that stands "
+        "(with --period: of the month's runs); null when unknown: no readable run, none "
+        "recorded (archived before identities were), or two identities under the name"
+    )
     status: ClusterStatus
     problems: list[str] = Field(description="why the status is not current, one line each")
     run: FleetRun | None = Field(description="null when no readable run was found")

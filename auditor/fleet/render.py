@@ -71,16 +71,18 @@ def fleet_csvs(report: FleetReport) -> dict[str, bytes]:
 
     Every row ends in ``fleet_as_of`` (the roll-up's reference time, ``generated_at``), so a
     row taken out of its file says when it was true (trial nu34: an owner row said nothing
-    of when it was counted); ``complete`` is ``true``/``false`` as in vms.csv.
+    of when it was counted); ``complete`` is ``true``/``false`` as in vms.csv;
+    ``cluster_uid`` is blank when unknown.
     """
     as_of = report.generated_at
     clusters = _csv(
-        ["cluster", "status", "run_id", "audit_time", "age_hours", "complete", "manifest",
-         "signature", "vms", *(f"counted_{s.lower()}" for s in _STATES),
+        ["cluster", "cluster_uid", "status", "run_id", "audit_time", "age_hours", "complete",
+         "manifest", "signature", "vms", *(f"counted_{s.lower()}" for s in _STATES),
          *(f"reported_{s.lower()}" for s in _STATES), "problems", "fleet_as_of"],
         (
-            [c.name, c.status, c.run.id if c.run else None, c.run.audit_time if c.run else None,
-             c.run.age_hours if c.run else None, _bool(c.run.complete) if c.run else None,
+            [c.name, c.cluster_uid, c.status, c.run.id if c.run else None,
+             c.run.audit_time if c.run else None, c.run.age_hours if c.run else None,
+             _bool(c.run.complete) if c.run else None,
              c.verification.manifest if c.verification else None,
              c.verification.signature if c.verification else None, c.vms,
              *(c.readiness_counted[s] for s in _STATES), *(c.readiness[s] for s in _STATES),

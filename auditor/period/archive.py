@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-__all__ = ["Period", "Archive", "read_period", "read_with_previous", "one_per_instant"]
+__all__ = [
+    "Period",
+    "Archive",
+    "LEFT_OUT_KINDS",
+    "read_period",
+    "read_with_previous",
+    "one_per_instant",
+]
 
 _PERIOD = re.compile(r"^(\d{4})-(\d{2})$")
 
@@ -73,6 +80,16 @@ class Period:
         return Period(self.year - (self.month == 1), (self.month - 2) % 12 + 1)
 
 
+#: Why an archived run of the period was left out (``Archive.left_out``, period.json
+#: ``runs_left_out``): ``unreadable`` its manifest or report.json could not be read or
+#: trusted (missing, malformed, refused, differing from the manifest, naming another
+#: cluster, dated outside its folder's month); ``unsigned`` with ``--public-key``, no key
+#: signed its manifest; ``other_identity`` it records another cluster identity than the
+#: one read (``--cluster-uid``); ``unknown_identity`` it records none and ``--cluster-uid``
+#: was given (it cannot be shown to be that cluster's).
+LEFT_OUT_KINDS = ("unreadable", "unsigned", "other_identity", "unknown_identity")
+
+
 @dataclass
 class Archive:
     """The reports of one period, oldest first, and what could not be read (one line each)."""
@@ -86,6 +103,11 @@ class Archive:
     cluster_uid: str | None = None
     #: runs counted whose manifest records no cluster identity
     unknown_identity_runs: int = 0
+    #: runs of the period archived under the cluster's name and not counted, by why
+    #: (:data:`LEFT_OUT_KINDS`); each is also named in ``problems``. Not counted here: a run
+    #: archived twice with other formats, the kinder of two answers for one instant
+    #: (:func:`one_per_instant`) and owner-filtered runs: those leave no audit out.
+    left_out: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEFT_OUT_KINDS, 0))
 
 
 def read_period(
@@ -232,7 +254,13 @@ def _read_store(
 ) -> None:
     from auditor.publish import publish_settings
     from auditor.publish.errors import PublishError, StoreUnreachable, VerificationError
-    from auditor.publish.history import RunEntry, load_entry, read_report, run_keys
+    from auditor.publish.history import (
+        RunEntry,
+        clusters_held,
+        load_entry,
+        read_report,
+        run_keys,
+    )
     from auditor.publish.identity import select_identity
     from auditor.publish.manifest import MANIFEST_NAME, SIGNATURE_NAME, cluster_segment
     from auditor.publish.publisher import open_store
@@ -241,7 +269,14 @@ def _read_store(
     store = open_store(publish_settings({**options, "url": url}))
     month = f"/{period.year:04d}/{period.month:02d}/"
     found: list[tuple[RunEntry, dict[str, Any]]] = []
-    for key in run_keys(store, cluster):
+    keys = run_keys(store, cluster)
+    if not keys and cluster_segment(cluster) not in store.list_folders(""):
+        # a --cluster typo: name the clusters the archive holds (trial ux35)
+        archive.problems.append(
+            f"no published run of cluster {cluster_segment(cluster)} in {store.describe()}: "
+            + clusters_held(store, cluster)
+        )
+    for key in keys:
         if month not in f"{key.prefix}/":
             continue
         try:
@@ -260,10 +295,12 @@ def _read_store(
                     manifest, store.get(f"{key.prefix}/{SIGNATURE_NAME}"), public_keys
                 )
                 if not ok:
-                    raise VerificationError(
+                    archive.problems.append(
                         f"{store.url_for(key.prefix + '/' + MANIFEST_NAME)}: {detail}; "
                         "run left out (its signature does not verify)"
                     )
+                    archive.left_out["unsigned"] += 1
+                    continue
             report = read_report(store, entry)
             about = report.get("cluster") if isinstance(report, dict) else None
             if isinstance(about, dict) and "uid" in about and about["uid"] != entry.cluster_uid:
@@ -276,6 +313,7 @@ def _read_store(
             raise
         except PublishError as exc:  # this run's objects (a manifest refused, changed...)
             archive.problems.append(str(exc))
+            archive.left_out["unreadable"] += 1
             continue
         found.append((entry, report))
     # two clusters sharing the name are never mixed (auditor.publish.identity)
@@ -287,6 +325,11 @@ def _read_store(
         wanted=wanted,
         problems=archive.problems,
     )
+    for entry, _ in found:  # what the identity choice left out
+        if not any(entry is k for k, _ in kept):
+            archive.left_out[
+                "unknown_identity" if entry.cluster_uid is None else "other_identity"
+            ] += 1
     uids = {entry.cluster_uid for entry, _ in kept}
     archive.cluster_uid = next((uid for uid in sorted(u for u in uids if u)), None)
     for entry, report in kept:
@@ -312,6 +355,7 @@ def _add(archive: Archive, raw: bytes, where: str, period: Period) -> None:
             raise ValueError(f"run.audit_time {run['audit_time']!r} has no time zone")
     except (ValueError, KeyError, TypeError) as exc:
         archive.problems.append(f"{where}: not a report.json ({exc})")
+        archive.left_out["unreadable"] += 1
         return
     if run.get("owner_filter") is not None:
         return
@@ -319,6 +363,7 @@ def _add(archive: Archive, raw: bytes, where: str, period: Period) -> None:
         archive.problems.append(
             f"{where}: audit_time {run['audit_time']} is outside {period.label}"
         )
+        archive.left_out["unreadable"] += 1
         return
     if any(r["run"]["id"] == run["id"] for r in archive.reports):
         return

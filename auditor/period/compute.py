@@ -15,6 +15,13 @@ Per VM (``namespace/name``), over the audits of the period that list it:
 - ``waived_checks``: check ids with a WAIVED finding in any audit.
 - ``readiness_by_day``: ``YYYY-MM-DD`` (UTC) -> readiness in that day's last audit.
 
+Completeness: ``complete`` is true only when every run of the period archived under the
+cluster's name was counted (``runs_left_out``: none unreadable, unsigned or of another or an
+unknown identity, :data:`auditor.period.archive.LEFT_OUT_KINDS`) and every run counted read
+its whole cluster (``runs_incomplete``: run ids whose ``run.complete`` is not true);
+``incomplete_reasons`` says why not, one line each. It is about the runs read, not the
+month: ``partial`` says whether the month had ended.
+
 Fleet: the same figures summed over VMs, readiness per day, attainment per owner
 (owner of each VM's last audit), and the waivers of the reports' appendix that were
 active, or expire within the period.
@@ -28,7 +35,7 @@ from typing import Any
 
 from auditor.kubevalues import parse_rfc3339
 from auditor.models import Readiness
-from auditor.period.archive import Archive, Period
+from auditor.period.archive import LEFT_OUT_KINDS, Archive, Period
 
 __all__ = ["compute_period", "READINESS"]
 
@@ -199,7 +206,16 @@ def compute_period(
     prev = None
     if previous is not None and previous.reports:
         prev = compute_period(previous, period.previous(), cluster)["fleet"]
+    left_out = {kind: archive.left_out.get(kind, 0) for kind in LEFT_OUT_KINDS}
+    runs_incomplete = [
+        str(r["run"]["id"]) for r in archive.reports if r["run"].get("complete") is not True
+    ]
+    reasons = _incomplete_reasons(left_out, runs_incomplete)
     return {
+        "complete": not reasons,
+        "incomplete_reasons": reasons,
+        "runs_left_out": left_out,
+        "runs_incomplete": runs_incomplete,
         "period": period.label,
         "cluster": cluster,
         "cluster_uid": archive.cluster_uid,
@@ -229,6 +245,34 @@ def compute_period(
         "waivers": _waivers(archive.reports, period),
         "vms": list(vms.values()),
     }
+
+
+#: What each kind of run left out means, for ``incomplete_reasons``.
+_LEFT_OUT_TEXT = {
+    "unreadable": "could not be read or trusted (manifest or report.json unreadable, "
+    "refused or differing from its manifest)",
+    "unsigned": "not signed by a key given (--public-key)",
+    "other_identity": "of another cluster identity (--cluster-uid)",
+    "unknown_identity": "with no cluster identity recorded, left out with --cluster-uid",
+}
+
+
+def _incomplete_reasons(left_out: dict[str, int], runs_incomplete: list[str]) -> list[str]:
+    """One line per reason the period's figures rest on less than every archived run of the
+    cluster's name, each of them whole (empty: complete). A period report that skipped runs
+    (an unreadable manifest, another identity) named them only under ``problems``, among
+    lines that left nothing out, with nothing saying its figures were incomplete (ux35)."""
+    reasons = [
+        f"{n} run(s) of the period left out: {_LEFT_OUT_TEXT[kind]}; named under problems"
+        for kind, n in left_out.items()
+        if n
+    ]
+    if runs_incomplete:
+        reasons.append(
+            f"{len(runs_incomplete)} run(s) counted read only part of the cluster "
+            f"(run.complete not true): {', '.join(runs_incomplete)}"
+        )
+    return reasons
 
 
 def _change(now: dict[str, Any], prev: dict[str, Any] | None) -> dict[str, Any] | None:

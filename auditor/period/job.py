@@ -102,6 +102,10 @@ def add_period_report(
             doc["as_of"],
             doc["end"],
         )
+    if not doc["complete"]:
+        log.warning(
+            "period report %s is incomplete: %s", period.label, "; ".join(doc["incomplete_reasons"])
+        )
     wanted = tuple(f for f in FORMATS if f == "json" or f in formats)
     written = write_period(doc, run_dir / f"period-{period.label}", wanted)
     seal_run(run_dir, settings.signing_key)

@@ -25,7 +25,7 @@ _CSV_FIELDS = (
     "namespace", "name", "owner", "audits", "rpo_attained", "rpo_breached", "rpo_unknown",
     "rpo_attainment", "longest_breach_audits", "longest_breach_hours",
     "longest_breach_ended_within_hours", "restore_drills",
-    "waived_checks", "readiness_last", "period_partial", "period_as_of",
+    "waived_checks", "readiness_last", "period_partial", "period_as_of", "period_complete",
 )  # fmt: skip
 
 
@@ -46,9 +46,13 @@ def period_csv(doc: dict[str, Any]) -> str:
 
     ``period_partial`` (``true`` when built before the month ended) and ``period_as_of``
     repeat the document's ``partial`` and ``as_of`` on every row, so a partial month shows
-    in the header and in any row taken out of the file.
+    in the header and in any row taken out of the file. ``period_complete`` repeats
+    ``complete`` likewise (``false`` when a run of the period was left out or read only part
+    of the cluster: ``incomplete_reasons``); a document without it says ``unknown``.
     """
     partial = "true" if doc.get("partial") else "false"
+    flag = doc.get("complete")
+    complete = "unknown" if not isinstance(flag, bool) else ("true" if flag else "false")
     as_of = doc.get("as_of", "")
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -62,7 +66,7 @@ def period_csv(doc: dict[str, Any]) -> str:
                 "unknown" if rpo["attainment"] is None else rpo["attainment"], breach["audits"],
                 _hours(breach, "hours"), _hours(breach, "ended_within_hours"),
                 len(v["restore_drills"]), " ".join(v["waived_checks"]),
-                v["readiness_last"], partial, as_of)]
+                v["readiness_last"], partial, as_of, complete)]
         )  # fmt: skip
     return buf.getvalue()
 

@@ -8,6 +8,7 @@ time, so key order is chronological and only the manifests needed are read.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -29,7 +30,12 @@ __all__ = [
     "list_runs",
     "iter_entries_newest_first",
     "read_report",
+    "clusters_held",
+    "HELD_NAMES_SHOWN",
 ]
+
+#: How many cluster names :func:`clusters_held` shows before "and N more".
+HELD_NAMES_SHOWN = 8
 
 _MANIFEST_KEY = re.compile(
     r"^(?P<prefix>[^/]+/\d{4}/\d{2}/\d{2}/(?P<run>\d{8}T\d{6}Z-[0-9a-f]+))/manifest\.json$"
@@ -243,3 +249,32 @@ def read_report(store: ObjectStore, entry: RunEntry) -> dict[str, Any]:
     except ValueError as exc:
         raise VerificationError(f"{store.url_for(key)}: not JSON ({exc})") from None
     return report
+
+
+def clusters_held(store: ObjectStore, cluster: str) -> str:
+    """Name the clusters ``store`` does hold, for a message about ``cluster`` not found.
+
+    Returns a clause such as ``"the archive holds 3 cluster(s): ocp-dr, ocp-prod-east,
+    ocp-prod-west (did you mean ocp-prod-east?)"``: the folder names one level below the
+    prefix (:meth:`ObjectStore.list_folders`, sorted), the first :data:`HELD_NAMES_SHOWN`
+    and ``and N more``; the close matches of ``cluster``'s key-safe name first
+    (:func:`difflib.get_close_matches`). ``"the archive holds no cluster folder"`` when
+    there is none. A mistyped ``--cluster`` said only "no published runs" (exit 0) and left
+    the reader to guess whether the cluster was never published or misspelt (trial ux35).
+
+    Raises:
+        PublishError: the prefix cannot be listed.
+    """
+    names = store.list_folders("")
+    if not names:
+        return "the archive holds no cluster folder"
+    segment = cluster_segment(cluster)
+    close = difflib.get_close_matches(segment, names, n=3, cutoff=0.6)
+    shown = [*close, *(n for n in names if n not in close)][:HELD_NAMES_SHOWN]
+    more = len(names) - len(shown)
+    text = f"the archive holds {len(names)} cluster(s): " + ", ".join(shown)
+    if more:
+        text += f" and {more} more"
+    if close:
+        text += f" (did you mean {close[0]}?)"
+    return text
