@@ -143,9 +143,12 @@ def synthetic_estate(vms: int) -> dict[str, list[dict[str, Any]]]:
     namespaces = [f"estate-{i:02d}" for i in range(20)]
     for i in range(vms):
         ns, name = namespaces[i % len(namespaces)], f"vm-{i:05d}"
-        for kind, template in templates.items():
+        for k, (kind, template) in enumerate(templates.items()):
             obj = copy.deepcopy(template)
-            obj["metadata"].update(name=name, namespace=ns, uid=f"00000000-0000-4000-8000-{i:012d}")
+            # one UID per object: the API server never gives two objects the same one, and the
+            # sources mark two objects sharing a UID as conflicting copies (partial lists)
+            uid = f"00000000-0000-4000-800{k}-{i:012d}"
+            obj["metadata"].update(name=name, namespace=ns, uid=uid)
             out[kind].append(obj)
     out["Namespace"] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in namespaces
