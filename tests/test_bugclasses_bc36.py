@@ -7,6 +7,14 @@
    (kubevirt pkg/instancetype/preference/apply/firmware.go ``applyFirmwarePreferences``,
    .../apply/device.go ``PreferredTPM``), so unread, those are unknown: ``bootloader``
    ``unknown``, ``tpm``/``secure_boot``/``machine_type`` null, no ``resolved_from`` entry.
+2. A Backup whose resource policy has an ``includeExcludePolicy`` (Velero 1.17) was UNKNOWN
+   whatever the policy said, and its messages claimed the VM object was in the Backup. Velero
+   combines the policy into the Backup's scoped filters where those do not already name a type
+   (velero pkg/backup/backup.go -> pkg/util/collections/includes_excludes.go
+   ``ScopeIncludesExcludes.CombineWithPolicy``): a policy leaving out VirtualMachines or
+   PersistentVolumeClaims is now a FAIL naming the policy, one leaving out unrelated types a
+   PASS; a glob entry, a policy Velero refuses (``*``, a type both included and excluded) or
+   one beside the old resource filters (Velero fails that Backup's validation) stays unknown.
 """
 
 from __future__ import annotations
@@ -19,9 +27,11 @@ import pytest
 import auditor.inventory
 from auditor.envelope.model import RecoveryCard
 from auditor.report.vmview import card_view
+from auditor.scope import Scope
 from tests.test_check_fixtures import audit_fixture
 from tests.test_evidence_gaps import _of
 from tests.test_false_alarms_fp34 import FW_PASS, Docs, _load, _write
+from tests.test_false_alarms_fp35 import SNAPSHOT_ALL, _audit, _bkp, _with_policy
 
 
 def _vm_entry(report: dict[str, Any], name: str = "vm1") -> dict[str, Any]:
@@ -102,3 +112,130 @@ def test_card_of_a_vm_whose_record_could_not_be_built_says_tpm_unknown(
     assert entry["readiness"] == "UNKNOWN"
     fw = entry["recovery_card"]["firmware"]
     assert fw["tpm"] is None and fw["bootloader"] == "unknown" and fw["uuid"] is None
+
+
+# --- 2. includeExcludePolicy ------------------------------------------------------------
+
+
+def _included(scope: Scope, plural: str, kind: str, group: str) -> bool:
+    return scope.resource_included(plural, kind, group)
+
+
+def test_policy_excludes_join_the_backup_s_scoped_filters() -> None:
+    scope = Scope.from_spec({"includedNamespaces": ["app"]}).with_policy(
+        (), ("virtualmachines.kubevirt.io", "pvc"), (), ("persistentvolumes",)
+    )
+    assert not _included(scope, "virtualmachines", "VirtualMachine", "kubevirt.io")
+    assert not _included(scope, "persistentvolumeclaims", "PersistentVolumeClaim", "")
+    assert not _included(scope, "persistentvolumes", "PersistentVolume", "")
+    assert _included(scope, "datavolumes", "DataVolume", "cdi.kubevirt.io")
+
+
+def test_policy_includes_narrow_a_backup_that_names_no_types() -> None:
+    scope = Scope.from_spec({}).with_policy(("configmaps",), (), (), ())
+    assert _included(scope, "configmaps", "ConfigMap", "")
+    assert not _included(scope, "virtualmachines", "VirtualMachine", "kubevirt.io")
+
+
+def test_the_backup_s_own_filters_win_over_the_policy() -> None:
+    """An own include (``*`` too) keeps a type the policy excludes; an own exclude keeps out
+    a type the policy includes (CombineWithPolicy adds only types neither list names)."""
+    own_star = Scope.from_spec({"includedNamespaceScopedResources": ["*"]})
+    kept = own_star.with_policy((), ("virtualmachines",), (), ())
+    assert _included(kept, "virtualmachines", "VirtualMachine", "kubevirt.io")
+    own_vm = Scope.from_spec({"includedNamespaceScopedResources": ["vm", "pvc"]})
+    kept = own_vm.with_policy((), ("virtualmachines.kubevirt.io",), (), ())
+    assert _included(kept, "virtualmachines", "VirtualMachine", "kubevirt.io")
+    own_exc = Scope.from_spec({"excludedNamespaceScopedResources": ["secrets"]})
+    still = own_exc.with_policy(("secrets", "virtualmachines"), (), (), ())
+    assert not _included(still, "secrets", "Secret", "")
+    assert _included(still, "virtualmachines", "VirtualMachine", "kubevirt.io")
+    assert not _included(still, "pods", "Pod", "")
+
+
+def test_a_policy_entry_of_the_other_scope_is_dropped() -> None:
+    """persistentvolumes in the namespace-scoped list resolves to a cluster-scoped type:
+    Velero drops it (scopeResourceMapFunc), so it neither narrows nor excludes anything."""
+    scope = Scope.from_spec({}).with_policy(("persistentvolumes",), (), (), ("pvc",))
+    assert _included(scope, "virtualmachines", "VirtualMachine", "kubevirt.io")
+    assert _included(scope, "persistentvolumeclaims", "PersistentVolumeClaim", "")
+
+
+def _policy(lists: str) -> str:
+    return SNAPSHOT_ALL + "includeExcludePolicy:\n" + lists
+
+
+def _why(report: dict[str, Any], check: str) -> str:
+    vm = _vm_entry(report)
+    return str(next(f for f in vm["findings"] if f["check_id"] == check))
+
+
+def test_a_policy_leaving_out_virtual_machines_fails_naming_it(tmp_path: Path) -> None:
+    report = _audit(
+        tmp_path, _policy("  excludedNamespaceScopedResources: [virtualmachines.kubevirt.io]\n")
+    )
+    vm = _vm_entry(report)
+    assert vm["readiness"] == "NOT_READY"
+    assert next(f for f in vm["findings"] if f["check_id"] == "RR-BKP-001")["status"] == "FAIL"
+    assert "with the includeExcludePolicy of resource policy velero/vm-policy" in _why(
+        report, "RR-BKP-001"
+    )
+
+
+def test_a_policy_leaving_out_the_disks_fails_rr_bkp_004(tmp_path: Path) -> None:
+    report = _audit(tmp_path, _policy("  excludedNamespaceScopedResources: [pvc]\n"))
+    f = _bkp(report)
+    assert f["status"] == "FAIL", f["message"]
+    assert "vm1-root" in f["message"] and "includeExcludePolicy" in f["message"]
+    assert _vm_entry(report)["readiness"] == "NOT_READY"
+
+
+def test_a_policy_including_only_other_types_leaves_the_vm_out(tmp_path: Path) -> None:
+    report = _audit(tmp_path, _policy("  includedNamespaceScopedResources: [configmaps]\n"))
+    assert _vm_entry(report)["readiness"] == "NOT_READY"
+    assert _bkp(report)["status"] == "FAIL"
+
+
+@pytest.mark.parametrize(
+    ("lists", "named"),
+    [
+        ("  excludedNamespaceScopedResources: ['*']\n", "holds '*'"),
+        (
+            "  includedNamespaceScopedResources: [secrets]\n"
+            "  excludedNamespaceScopedResources: [secrets]\n",
+            "both includes and excludes namespace-scoped secrets",
+        ),
+        ("  excludedNamespacedResources: [secrets]\n", "unknown field(s)"),
+    ],
+)
+def test_a_policy_velero_refuses_stays_unknown(tmp_path: Path, lists: str, named: str) -> None:
+    report = _audit(tmp_path, _policy(lists))
+    assert _vm_entry(report)["readiness"] == "UNKNOWN"
+    assert named in str(_bkp(report))
+
+
+def test_a_policy_beside_the_old_resource_filters_stays_unknown(tmp_path: Path) -> None:
+    """Velero refuses an includeExcludePolicy beside includedResources/excludedResources
+    (prepareBackupRequest): a Backup read as Completed did not run with this policy."""
+    header, docs = _load(FW_PASS)
+    docs = _with_policy(docs, _policy("  excludedNamespaceScopedResources: [secrets]\n"))
+    for b in _of(docs, "Backup"):
+        b["spec"]["excludedResources"] = ["events"]
+    report = audit_fixture(_write(tmp_path, header, docs))
+    assert _vm_entry(report)["readiness"] == "UNKNOWN"
+    assert "refuses beside Backup" in str(_bkp(report))
+
+
+def test_a_schedule_whose_policy_now_leaves_out_vms_fails_rr_bkp_013(tmp_path: Path) -> None:
+    """The next Backup of a Schedule naming the policy runs with the policy as it stands: one
+    excluding VirtualMachines breaks continuity though the Backups so far hold the VM."""
+    header, docs = _load(FW_PASS)
+    docs = _with_policy(docs, _policy("  excludedNamespaceScopedResources: [vms]\n"))
+    for b in _of(docs, "Backup"):
+        del b["spec"]["resourcePolicy"]  # the Backups so far ran without it
+    for s in _of(docs, "Schedule"):
+        s["spec"]["template"]["resourcePolicy"] = {"kind": "configmap", "name": "vm-policy"}
+    report = audit_fixture(_write(tmp_path, header, docs))
+    f = next(f for f in _vm_entry(report)["findings"] if f["check_id"] == "RR-BKP-013")
+    assert f["status"] == "FAIL", f["message"]
+    assert "includeExcludePolicy of resource policy velero/vm-policy" in f["message"]
