@@ -15,6 +15,10 @@
    PersistentVolumeClaims is now a FAIL naming the policy, one leaving out unrelated types a
    PASS; a glob entry, a policy Velero refuses (``*``, a type both included and excluded) or
    one beside the old resource filters (Velero fails that Backup's validation) stays unknown.
+3. A PVC annotated ``velero.io/csi-volumesnapshot-class`` with a class its driver lacks was
+   read as "Velero finds no class" (RR-BKP-013 FAIL, a false AT_RISK): Velero only logs that
+   at debug and goes on to the Backup annotation, the labelled class, the default and the
+   only class (velero pkg/util/csi/volume_snapshot.go ``GetVolumeSnapshotClass``).
 """
 
 from __future__ import annotations
@@ -239,3 +243,41 @@ def test_a_schedule_whose_policy_now_leaves_out_vms_fails_rr_bkp_013(tmp_path: P
     f = next(f for f in _vm_entry(report)["findings"] if f["check_id"] == "RR-BKP-013")
     assert f["status"] == "FAIL", f["message"]
     assert "includeExcludePolicy of resource policy velero/vm-policy" in f["message"]
+
+
+# --- 3. a PVC's snapshot-class annotation naming no class of its driver -------------------
+
+
+def _annotate_root_class(docs: Docs, name: str) -> None:
+    pvc = next(p for p in _of(docs, "PersistentVolumeClaim") if p["metadata"]["name"] == "vm1-root")
+    pvc["metadata"].setdefault("annotations", {})["velero.io/csi-volumesnapshot-class"] = name
+
+
+def test_a_pvc_annotation_naming_a_missing_class_falls_back_to_the_labelled_class(
+    tmp_path: Path,
+) -> None:
+    """velero pkg/util/csi/volume_snapshot.go GetVolumeSnapshotClass logs a PVC annotation
+    naming no class of the driver at debug and goes on (Backup annotation, labelled class,
+    default, the only one): the next backup still snapshots the disk."""
+    header, docs = _load(FW_PASS)
+    _annotate_root_class(docs, "snapclass-gone")
+    report = audit_fixture(_write(tmp_path, header, docs))
+    f = next(f for f in _vm_entry(report)["findings"] if f["check_id"] == "RR-BKP-013")
+    assert f["status"] == "PASS", f["message"]
+    assert _vm_entry(report)["readiness"] == "READY"
+
+
+def test_with_no_class_velero_selects_itself_the_annotation_does_not_help(
+    tmp_path: Path,
+) -> None:
+    """Two unlabelled classes, neither the default: the fallback finds none, so the missing
+    class the annotation names leaves the disk unsnapshotted (RR-BKP-013 FAIL)."""
+    header, docs = _load(FW_PASS)
+    _annotate_root_class(docs, "snapclass-gone")
+    snapclass = _of(docs, "VolumeSnapshotClass")[0]
+    snapclass["metadata"].pop("labels", None)
+    docs.append({**snapclass, "metadata": {"name": "snapclass-fast"}})
+    report = audit_fixture(_write(tmp_path, header, docs))
+    f = next(f for f in _vm_entry(report)["findings"] if f["check_id"] == "RR-BKP-013")
+    assert f["status"] == "FAIL", f["message"]
+    assert "finds no VolumeSnapshotClass" in f["message"] and "vm1-root" in f["message"]
