@@ -7,6 +7,8 @@
    (kubevirt pkg/instancetype/preference/apply/firmware.go ``applyFirmwarePreferences``,
    .../apply/device.go ``PreferredTPM``), so unread, those are unknown: ``bootloader``
    ``unknown``, ``tpm``/``secure_boot``/``machine_type`` null, no ``resolved_from`` entry.
+   RR-PLT-006 likewise said "No VM keeps persistent EFI/TPM state" (N/A) when such a VM was
+   the only one: it is now ERROR, naming the VMs whose state is unknown.
 2. A Backup whose resource policy has an ``includeExcludePolicy`` (Velero 1.17) was UNKNOWN
    whatever the policy said, and its messages claimed the VM object was in the Backup. Velero
    combines the policy into the Backup's scoped filters where those do not already name a type
@@ -98,6 +100,32 @@ def test_card_without_a_preference_keeps_kubevirt_defaults(tmp_path: Path) -> No
     fw = _vm_entry(audit_fixture(_write(tmp_path, header, docs)))["recovery_card"]["firmware"]
     assert fw["tpm"] is False and fw["bootloader"] == "bios"
     assert fw["resolved_from"]["bootloader"] == "default"
+
+
+def _platform(report: dict[str, Any], check: str) -> dict[str, Any]:
+    return next(f for f in report["platform_findings"] if f["check_id"] == check)
+
+
+def test_plt_006_is_unknown_not_n_a_when_a_missing_preference_may_set_persistent_state(
+    tmp_path: Path,
+) -> None:
+    """The only VM leaves its bootloader and TPM to a preference that was not found: whether
+    any VM keeps persistent EFI/TPM state is unknown (was N/A, "No VM keeps ...")."""
+    header, docs = _load(FW_PASS)
+    _name_preference(docs, efi=False, tpm=False)
+    f = _platform(audit_fixture(_write(tmp_path, header, docs)), "RR-PLT-006")
+    assert f["status"] == "ERROR", f["message"]
+    assert f["evidence"]["vms_unknown"] == ["app/vm1"]
+
+
+def test_plt_006_judges_a_vm_whose_own_spec_keeps_persistent_state(tmp_path: Path) -> None:
+    """The VM's own EFI is persistent: it needs the feature whatever its preference says, so
+    RR-PLT-006 judges it (no unknown)."""
+    header, docs = _load(FW_PASS)
+    _name_preference(docs, efi=True, tpm=False)
+    f = _platform(audit_fixture(_write(tmp_path, header, docs)), "RR-PLT-006")
+    assert f["status"] != "NOT_APPLICABLE" and "vms_unknown" not in f["evidence"]
+    assert f["evidence"]["vms"] == ["app/vm1"]
 
 
 def test_card_of_a_vm_whose_record_could_not_be_built_says_tpm_unknown(
