@@ -247,8 +247,9 @@ class Scope:
         the Backup's own filters win, so each policy entry is added, excludes first, only
         where neither of that scope's own lists already names its type (an own include of
         ``*`` names every type); an entry of the other scope's kind of resource is dropped
-        (``scopeResourceMapFunc``: "namespaced != resource.Namespaced"). Only the types the
-        auditor knows to be cluster-scoped are told apart; entries are lower-cased names.
+        (``scopeResourceMapFunc``: "namespaced != resource.Namespaced"): a type the auditor
+        knows to be cluster-scoped in the namespace-scoped lists (alone there it would
+        otherwise narrow the Backup to nothing namespaced). Entries are lower-cased names.
         """
 
         def names(entries: tuple[str, ...], entry: str) -> bool:
@@ -262,8 +263,13 @@ class Scope:
             add_exc: tuple[str, ...],
             cluster: bool,
         ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+            # a known cluster-scoped type in the namespace-scoped lists is dropped; in the
+            # cluster-scoped lists every entry is kept (a namespaced type there, which Velero
+            # drops, is never asked about under them)
             ours = [
-                e for e in (*add_exc, *add_inc) if (entry_resource(e) in _CLUSTER_SCOPED) == cluster
+                e
+                for e in (*add_exc, *add_inc)
+                if cluster or entry_resource(e) not in _CLUSTER_SCOPED
             ]
             for e in add_exc:
                 if e in ours and not names(inc, e) and not names(exc, e):
