@@ -530,7 +530,9 @@ def select_snapshot_class(
     class named by annotation matches in any letter case (``strings.EqualFold`` there). An
     annotation naming no class of the driver (missing, or of another driver) is only logged
     ("Didn't find VolumeSnapshotClass from PVC annotations", at debug) and the next step is
-    tried: it does not stop the snapshot (was read as "no class": a false AT_RISK).
+    tried: it does not stop the snapshot (was read as "no class": a false AT_RISK). The
+    separate velero-plugin-for-csi of Velero 1.13 and earlier (internal/util/util.go
+    ``GetVolumeSnapshotClass``) falls through the same way.
     """
     classes = ix.snapshot_classes_by_driver.get(driver, [])
     by_name = {str(dig(c, "metadata", "name")): c for c in classes}
