@@ -13,7 +13,7 @@ https://velero.io/docs/main/resource-filtering/): ``includedNamespaces`` /
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -232,6 +232,72 @@ class Scope:
         )
         object.__setattr__(scope, "_validated", True)  # each selector passed _selector_shape
         return scope
+
+    def with_policy(
+        self,
+        included_namespaced: tuple[str, ...],
+        excluded_namespaced: tuple[str, ...],
+        included_cluster: tuple[str, ...],
+        excluded_cluster: tuple[str, ...],
+    ) -> Scope:
+        """This scope combined with a resource policy's ``includeExcludePolicy`` lists, as
+        Velero 1.17+ combines them (pkg/util/collections/includes_excludes.go
+        ``ScopeIncludesExcludes.CombineWithPolicy``,
+        https://github.com/vmware-tanzu/velero/blob/main/pkg/util/collections/includes_excludes.go):
+        the Backup's own filters win, so each policy entry is added, excludes first, only
+        where neither of that scope's own lists already names its type (an own include of
+        ``*`` names every type); an entry of the other scope's kind of resource is dropped
+        (``scopeResourceMapFunc``: "namespaced != resource.Namespaced"): a type the auditor
+        knows to be cluster-scoped in the namespace-scoped lists (alone there it would
+        otherwise narrow the Backup to nothing namespaced). Entries are lower-cased names.
+        """
+
+        def names(entries: tuple[str, ...], entry: str) -> bool:
+            want = entry_resource(entry)
+            return any(e == "*" or entry_resource(e) == want for e in entries)
+
+        def combine(
+            inc: tuple[str, ...],
+            exc: tuple[str, ...],
+            add_inc: tuple[str, ...],
+            add_exc: tuple[str, ...],
+            cluster: bool,
+        ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+            # a known cluster-scoped type in the namespace-scoped lists is dropped; in the
+            # cluster-scoped lists every entry is kept (a namespaced type there, which Velero
+            # drops, is never asked about under them)
+            ours = [
+                e
+                for e in (*add_exc, *add_inc)
+                if cluster or entry_resource(e) not in _CLUSTER_SCOPED
+            ]
+            for e in add_exc:
+                if e in ours and not names(inc, e) and not names(exc, e):
+                    exc = (*exc, e)
+            for e in add_inc:
+                if e in ours and not names(inc, e) and not names(exc, e):
+                    inc = (*inc, e)
+            return inc, exc
+
+        inc_ns, exc_ns = combine(
+            self.included_namespaced,
+            self.excluded_namespaced,
+            included_namespaced,
+            excluded_namespaced,
+            False,
+        )
+        inc_cl, exc_cl = combine(
+            self.included_cluster, self.excluded_cluster, included_cluster, excluded_cluster, True
+        )
+        combined = replace(
+            self,
+            included_namespaced=inc_ns,
+            excluded_namespaced=exc_ns,
+            included_cluster=inc_cl,
+            excluded_cluster=exc_cl,
+        )
+        object.__setattr__(combined, "_validated", self._validated)
+        return combined
 
     def namespace_included(self, namespace: str) -> bool:
         """True if objects in ``namespace`` pass the namespace filters."""

@@ -7,8 +7,8 @@ ConfigMap an export holds and applies its volume policies (velero
 internal/resourcepolicies/resource_policies.go ``Policies.match``, internal/volumehelper/
 volume_policy_helper.go): the counters prove a disk only when the policy provably leaves
 every PVC of the Backup's scope to the same method; a policy that skips a disk is a FAIL;
-a ConfigMap not read, changed since the Backup, or with an includeExcludePolicy stays
-UNKNOWN, named.
+a ConfigMap not read or changed since the Backup stays UNKNOWN, named (an
+includeExcludePolicy is applied since round bc36: tests/test_bugclasses_bc36.py).
 """
 
 from __future__ import annotations
@@ -141,11 +141,16 @@ def test_a_policy_changed_or_created_after_the_backup_stays_unknown(tmp_path: Pa
     assert "after the Backup began" in str(_bkp(report))
 
 
-def test_an_include_exclude_policy_stays_unknown(tmp_path: Path) -> None:
+def test_an_include_exclude_policy_is_applied(tmp_path: Path) -> None:
+    """An includeExcludePolicy is combined into the Backup's scoped filters (round bc36; was
+    UNKNOWN): one leaving out Secrets keeps the disks (READY); one naming a type by a glob
+    stays unknown, named."""
     text = SNAPSHOT_ALL + "includeExcludePolicy:\n  excludedNamespaceScopedResources: [secrets]\n"
-    report = _audit(tmp_path, text)
+    assert _vm(_audit(tmp_path / "a", text))["readiness"] == "READY"
+    globbed = text.replace("[secrets]", "['secret*']")
+    report = _audit(tmp_path / "b", globbed)
     assert _vm(report)["readiness"] == "UNKNOWN"
-    assert "includeExcludePolicy" in str(_bkp(report))
+    assert "includeExcludePolicy naming resources by a glob" in str(_bkp(report))
 
 
 def test_a_policy_velero_refuses_stays_unknown(tmp_path: Path) -> None:

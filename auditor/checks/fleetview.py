@@ -37,7 +37,9 @@ class PlatformFacts:
             the VM copied by file-system backup on evidence, when the VM has no
             VirtualMachineSnapshot (which would need a class): a VolumeSnapshotClass is not
             what protects them (RR-PLT-003's own remedy).
-        persistent_state: the VM keeps persistent EFI NVRAM, or a persistent TPM (RR-PLT-006).
+        persistent_state: the VM keeps persistent EFI NVRAM, or a persistent TPM; None when
+            that is unknown: neither its own spec says so and it names a preference that was
+            not read, whose ``preferredEfi``/``preferredTPM`` may (RR-PLT-006).
         state_pvc_class: ``str()`` of the ``spec.storageClassName`` of its persistent-state
             PVC when that PVC was read, else None (RR-PLT-006).
     """
@@ -46,7 +48,7 @@ class PlatformFacts:
     on_unavailable_location: bool
     schedules: tuple[int, ...]
     csi_drivers: tuple[str, ...]
-    persistent_state: bool
+    persistent_state: bool | None
     state_pvc_class: str | None
     fs_backed_drivers: tuple[str, ...] = ()
 
@@ -56,7 +58,6 @@ def platform_facts(vm: VMRecord, index: ClusterIndex) -> PlatformFacts:
     positions = index.memo(
         "schedule_positions", lambda: {id(s): i for i, s in enumerate(index.schedules)}
     )
-    fw = vm.spec.firmware
     state = vm.state_pvc
     good = usable(vm)
     fs_copied = (
@@ -80,9 +81,23 @@ def platform_facts(vm: VMRecord, index: ClusterIndex) -> PlatformFacts:
         ),
         schedules=tuple(positions[id(s)] for s in vm.schedules),
         csi_drivers=tuple(drivers),
-        persistent_state=bool(fw.efi_persistent or (fw.tpm and fw.tpm_persistent)),
+        persistent_state=_persistent_state(vm),
         state_pvc_class=str(dig(state.obj, "spec", "storageClassName"))
         if state is not None and state.obj is not None
         else None,
         fs_backed_drivers=tuple(fs_backed),
     )
+
+
+def _persistent_state(vm: VMRecord) -> bool | None:
+    """Whether ``vm`` keeps persistent EFI NVRAM or TPM state; None when its preference was
+    not read and its own spec leaves the bootloader or the TPM to it
+    (auditor.inventory.vmspec: bootloader ``unknown`` without a source, ``tpm`` None)."""
+    fw = vm.spec.firmware
+    if fw.efi_persistent or (fw.tpm and fw.tpm_persistent):
+        return True
+    if vm.spec.preference_found is False and (
+        fw.tpm is None or "bootloader" not in fw.resolved_from
+    ):
+        return None
+    return False

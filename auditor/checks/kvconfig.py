@@ -160,6 +160,16 @@ def persistent_state_config(ctx: CheckContext, vms: list[PlatformFacts]) -> Resu
     """
     users = [vm.ref for vm in vms if vm.persistent_state]
     if not users:
+        unknown = [vm.ref for vm in vms if vm.persistent_state is None]
+        if unknown:
+            # their preference, unread, may give them persistent EFI or TPM state (preferredEfi,
+            # preferredTPM): "no VM keeps it" would rest on what was not seen
+            return errored(
+                f"Whether VM(s) {', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''} "
+                "keep persistent EFI/TPM state is unknown: each names a preference that was "
+                "not found, which may set it.",
+                vms_unknown=unknown,
+            )
         return not_applicable("No VM keeps persistent EFI/TPM state.")
     data = ctx.index.data
     crs = data.of("KubeVirt")

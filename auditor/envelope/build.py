@@ -233,7 +233,7 @@ def unpaired_entry(vm: Unpaired, owner: str) -> VmEntry:
             bootloader="unknown",
             secure_boot=None,
             efi_persistent=None,
-            tpm=False,
+            tpm=None,
             tpm_persistent=None,
             machine_type=None,
             resolved_from={},

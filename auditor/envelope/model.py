@@ -383,7 +383,10 @@ class FirmwareCard(Part):
     bootloader: str = Field(description="efi, bios or unknown")
     secure_boot: bool | None
     efi_persistent: bool | None
-    tpm: bool
+    tpm: bool | None = Field(
+        description="null when unknown: the VM sets no TPM and its preference was not read, or "
+        "the VM's spec was not read"
+    )
     tpm_persistent: bool | None
     machine_type: str | None
     resolved_from: dict[str, str] = Field(

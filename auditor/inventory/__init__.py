@@ -34,6 +34,7 @@ from auditor.inventory.protection import (
 from auditor.inventory.records import VMI_PHASES
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
 from auditor.inventory.vmspec import Disk, Firmware, VMSpec, read_vm_spec
+from auditor.inventory.volpolicy import policy_scope
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import ClusterData, KindState
@@ -418,7 +419,9 @@ def _next_backup(pairing: Pairing, s: ScheduleView, chosen: dict[str, bool]) -> 
 
     def make() -> BackupView:
         defaults = {k: v for k, (v, _) in ix.backup_defaults(s).items() if v is not None}
-        return s.next_backup(at, {**defaults, **chosen})
+        # the scope it will run with: the includeExcludePolicy of the policy it names, as
+        # that policy stands now, combined in
+        return policy_scope(ix, s.next_backup(at, {**defaults, **chosen}))
 
     key = ",".join(f"{k}={v}" for k, v in sorted(chosen.items()))
     return ix.memo(f"next-backup:{s.namespace}/{s.name}@{format_time(at)}:{key}", make)

@@ -527,7 +527,12 @@ def select_snapshot_class(
     ``velero.io/csi-volumesnapshot-class_<driver>``, a class for the driver labelled
     ``velero.io/csi-volumesnapshot-class``, one annotated as the Kubernetes default, else the
     only class for the driver. Two or more unlabelled classes without a default: none. A
-    class named by annotation matches in any letter case (``strings.EqualFold`` there).
+    class named by annotation matches in any letter case (``strings.EqualFold`` there). An
+    annotation naming no class of the driver (missing, or of another driver) is only logged
+    ("Didn't find VolumeSnapshotClass from PVC annotations", at debug) and the next step is
+    tried: it does not stop the snapshot (was read as "no class": a false AT_RISK). The
+    separate velero-plugin-for-csi of Velero 1.13 and earlier (internal/util/util.go
+    ``GetVolumeSnapshotClass``) falls through the same way.
     """
     classes = ix.snapshot_classes_by_driver.get(driver, [])
     by_name = {str(dig(c, "metadata", "name")): c for c in classes}
@@ -535,8 +540,9 @@ def select_snapshot_class(
         meta_label(pvc, CLASS_LABEL, "annotations"),
         b.annotations.get(f"{CLASS_LABEL}_{driver.lower()}"),
     ):
-        if wanted:
-            return next((n for n in by_name if n.lower() == wanted.lower()), None)
+        named = next((n for n in by_name if wanted and n.lower() == wanted.lower()), None)
+        if named is not None:
+            return named
     for key, where in ((CLASS_LABEL, "labels"), (DEFAULT_CLASS_ANNOTATION, "annotations")):
         for name, c in by_name.items():
             if key in meta_labels(c, where):

@@ -528,6 +528,16 @@ class BackupView:
     include_cluster_resources: bool | None = None
     #: a Backup a Schedule has yet to make (:meth:`ScheduleView.next_backup`), not one read
     planned: bool = False
+    #: ``namespace/name`` of the resource-policy ConfigMap whose ``includeExcludePolicy`` is
+    #: combined into ``scope`` (auditor.inventory.volpolicy.policy_scope), None when none is
+    scope_policy: str | None = None
+
+    @property
+    def filters(self) -> str:
+        """What ``scope`` holds, for a message: "its filters", naming the combined policy."""
+        if self.scope_policy is None:
+            return "filters"
+        return f"filters (with the includeExcludePolicy of resource policy {self.scope_policy})"
 
     @property
     def when(self) -> datetime | None:
@@ -1610,6 +1620,12 @@ class ClusterIndex:
             view = self._parse(BackupView.parse, "Backup", o)
             if view is None:
                 continue
+            if view.resource_policy is not None:
+                # the scope it ran with, its resource policy's includeExcludePolicy combined
+                # in (volpolicy reads this index: imported here, where the index exists)
+                from auditor.inventory.volpolicy import policy_scope
+
+                view = policy_scope(self, view)
             self.backups[view.name] = view
             explicit = view.scope.included_namespaces
             if explicit and not any(any(c in p for c in "*?[") for p in explicit):

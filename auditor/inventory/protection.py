@@ -649,7 +649,9 @@ class Pairing:
             kind="VirtualMachine",
             group="kubevirt.io",
         ):
-            return False, f"VM {vm.name} is outside backup {b.name}'s resource or label filters"
+            return False, (
+                f"VM {vm.name} is outside backup {b.name}'s resource or label {b.filters}"
+            )
         refused = self._plugin_refusal(b, vm)
         if refused:
             return False, refused
@@ -936,7 +938,7 @@ class Pairing:
             "persistentvolumeclaims", "PersistentVolumeClaim", ""
         ):
             return None
-        return f"PVC {name} is outside backup {b.name}'s scope (labels or resource filters)"
+        return f"PVC {name} is outside backup {b.name}'s scope (labels or resource {b.filters})"
 
     def _pvc_meta(
         self, pvc: dict[str, Any]

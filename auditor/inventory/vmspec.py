@@ -205,7 +205,8 @@ class Firmware:
     bootloader: str
     secure_boot: bool | None
     efi_persistent: bool | None
-    tpm: bool
+    #: None: unknown (the VM sets no TPM and names a preference that was not read)
+    tpm: bool | None
     tpm_persistent: bool | None
     machine_type: str | None
     resolved_from: dict[str, str] = field(default_factory=dict)
@@ -293,8 +294,13 @@ def read_vm_spec(
     disks = _read_disks(vm, tspec, volumes, pref, problems)
     nics = _read_nics(vm, tspec, pref, problems)
     arch = tspec.get("architecture")
-    firmware = _read_firmware(tspec, pref, arch if isinstance(arch, str) and arch else architecture)
     ref = dig(vm, "spec", "preference")
+    firmware = _read_firmware(
+        tspec,
+        pref,
+        arch if isinstance(arch, str) and arch else architecture,
+        preference_unread=isinstance(ref, dict) and preference_obj is None,
+    )
     itype = dig(vm, "spec", "instancetype")
     if validated is None:
         validated = validate_vm(vm)
@@ -509,10 +515,26 @@ def _read_nics(
     return nics
 
 
-def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None) -> Firmware:
+def _read_firmware(
+    tspec: dict[str, Any],
+    pref: dict[str, Any],
+    arch: str | None,
+    *,
+    preference_unread: bool = False,
+) -> Firmware:
     """The firmware KubeVirt boots the VM with; ``arch`` is its architecture (None: unknown,
     read as amd64, whose default is BIOS, and kept as None on the result so that a default
     bootloader is reported as inferred).
+
+    ``preference_unread``: the VM names a preference that was not found or not read. What a
+    preference fills in where the VM's own spec is silent is then unknown, never a default:
+    ``bootloader`` ``unknown`` unless the VM names BIOS or EFI, ``secure_boot`` None for an
+    EFI without ``secureBoot`` (``preferredUseSecureBoot`` may set it), ``tpm`` and
+    ``tpm_persistent`` None unless the VM has ``devices.tpm`` (``preferredTPM`` applies only
+    where the VM has none), none of them with a ``resolved_from`` entry
+    (https://github.com/kubevirt/kubevirt/blob/main/pkg/instancetype/preference/apply/firmware.go
+    ``applyFirmwarePreferences``; .../apply/device.go ``PreferredTPM``). A recovery card
+    with such a preference said "bootloader bios (from default)" and "tpm false".
 
     On arm64 KubeVirt boots only UEFI: with no bootloader set, its defaults give the VMI
     ``bootloader.efi`` with ``secureBoot: false``, and any EFI without ``secureBoot`` gets
@@ -542,6 +564,8 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None
         bootloader, efi, resolved["bootloader"] = "efi", loader.get("efi"), "vm"
     elif "bios" in loader:
         bootloader, resolved["bootloader"] = "bios", "vm"
+    elif preference_unread:
+        bootloader = "unknown"
     elif dig(pref, "firmware", "preferredUseBios") is True:
         bootloader, resolved["bootloader"] = "bios", "preference"
     elif isinstance(pref_efi, dict):
@@ -571,9 +595,12 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None
     efi = efi if isinstance(efi, dict) else {}
     tpm_spec = dig(tspec, "domain", "devices", "tpm")
     pref_tpm = dig(pref, "devices", "preferredTPM")
-    tpm, tpm_persistent = False, None
+    tpm: bool | None = False
+    tpm_persistent: bool | None = None
     if isinstance(tpm_spec, dict) and tpm_spec.get("enabled") is not False:
         tpm, tpm_persistent, resolved["tpm"] = True, tpm_spec.get("persistent") is True, "vm"
+    elif preference_unread and tpm_spec is None:
+        tpm = None
     elif isinstance(pref_tpm, dict) and tpm_spec is None:
         tpm, tpm_persistent, resolved["tpm"] = (
             True,
@@ -582,13 +609,16 @@ def _read_firmware(tspec: dict[str, Any], pref: dict[str, Any], arch: str | None
         )
     machine = dig(tspec, "domain", "machine", "type")
     resolved["machine_type"] = "vm"
-    if not isinstance(machine, str) or not machine:
+    if (not isinstance(machine, str) or not machine) and preference_unread:
+        machine = None  # preferredMachineType unread: no source to name
+        del resolved["machine_type"]
+    elif not isinstance(machine, str) or not machine:
         pm = dig(pref, "machine", "preferredMachineType")
         machine, resolved["machine_type"] = (
             (pm, "preference") if isinstance(pm, str) else (None, "default")
         )
     secure = efi.get("secureBoot")
-    if bootloader == "efi" and secure is None:
+    if bootloader == "efi" and secure is None and not preference_unread:
         secure = not arm64  # KubeVirt's default for EFI: secure boot on, off on arm64
     uuid, serial = fw.get("uuid"), fw.get("serial")
     return Firmware(

@@ -12,11 +12,19 @@ choice (internal/volumehelper/volume_policy_helper.go ``ShouldPerformSnapshot``,
 PV's ``spec.storageClassName``, ``nfs``/``csi`` the PV's sources, ``volumeTypes`` the PV's
 source kind, ``pvcLabels`` (a selector from the set) and ``pvcPhase``.
 
+An ``includeExcludePolicy`` (Velero 1.17) adds resource types to a Backup's scoped resource
+filters (``included/excludedNamespaceScopedResources``, ``included/excludedClusterScopedResources``)
+where the Backup's own filters do not already name them (pkg/backup/backup.go
+``BackupWithResolvers`` -> pkg/util/collections/includes_excludes.go ``CombineWithPolicy``):
+:func:`policy_scope` gives a Backup the scope it ran with, so a policy that leaves out the VM,
+its PVCs or its DataVolumes is a verdict, not an unknown.
+
 What the auditor cannot see is unknown, never a match or a miss: the ConfigMap not read, one
 Velero would refuse (it is then not the one the Backup ran with), one created or changed
 after the Backup began (``metadata.creationTimestamp``, ``metadata.managedFields[].time``),
-an ``includeExcludePolicy`` (Velero 1.17: it may leave out the VM's own objects), a PV not
-read or without the field a condition reads. An export without ``managedFields`` (``kubectl
+an ``includeExcludePolicy`` naming a resource by a glob, or on a Backup with the old resource
+filters (Velero fails its validation: it did not run as read), a PV not read or without the
+field a condition reads. An export without ``managedFields`` (``kubectl
 get`` hides them) shows no edit: the policy is then read as it stands, like the PVC labels
 and classes the rest of the plan reads; the counters must still cover every PVC it sends to
 a method.
@@ -24,7 +32,7 @@ a method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -39,12 +47,21 @@ __all__ = [
     "VolumeAction",
     "backup_policy",
     "parse_policy_configmap",
+    "policy_scope",
     "volume_action",
 ]
 
 POLICY_SRC = (
     "https://github.com/vmware-tanzu/velero/blob/main/internal/resourcepolicies/"
     "resource_policies.go"
+)
+#: ``includeExcludePolicy``'s fields (velero ``IncludeExcludePolicy``), in
+#: :meth:`~auditor.scope.Scope.with_policy`'s order
+_IEP_FIELDS = (
+    "includedNamespaceScopedResources",
+    "excludedNamespaceScopedResources",
+    "includedClusterScopedResources",
+    "excludedClusterScopedResources",
 )
 _ACTIONS = frozenset({"skip", "snapshot", "fs-backup", "custom"})
 _CONDITIONS = frozenset(
@@ -86,6 +103,9 @@ class ResourcePolicy:
     ref: str
     volume_policies: tuple[tuple[dict[str, Any], str], ...]
     problem: str | None = None
+    #: its ``includeExcludePolicy`` lists (lower-cased, in ``_IEP_FIELDS`` order), None
+    #: without one
+    include_exclude: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -192,18 +212,14 @@ def parse_policy_configmap(cm: dict[str, Any], began: datetime | None) -> Resour
         doc = None
     if not isinstance(doc, dict):
         return _refused(ref, "holds no readable policy YAML")
-    unknown = sorted(str(k) for k in doc if k not in ("version", "volumePolicies"))
-    if unknown == ["includeExcludePolicy"] and not doc["includeExcludePolicy"]:
-        unknown = []
+    unknown = sorted(
+        str(k) for k in doc if k not in ("version", "volumePolicies", "includeExcludePolicy")
+    )
     if unknown:
-        if unknown == ["includeExcludePolicy"]:
-            return ResourcePolicy(
-                ref,
-                (),
-                f"ConfigMap {ref} has an includeExcludePolicy (Velero 1.17), which the auditor "
-                "does not apply: it may leave out the VM or its disks",
-            )
         return _refused(ref, f"has unknown field(s) {', '.join(unknown)}")
+    lists = _include_exclude(doc.get("includeExcludePolicy"))
+    if isinstance(lists, str):
+        return _refused(ref, f"has an includeExcludePolicy {lists}")
     if doc.get("version") != "v1":
         return _refused(ref, f"has version {doc.get('version')!r}, not v1")
     items = doc.get("volumePolicies") or []
@@ -222,7 +238,62 @@ def parse_policy_configmap(cm: dict[str, Any], began: datetime | None) -> Resour
         if bad is not None:
             return _refused(ref, f"{where} {bad}")
         out.append((dict(item.get("conditions") or {}), str(kind)))
-    return ResourcePolicy(ref, tuple(out))
+    if lists is not None and any(any(c in e for c in "*?[") for entries in lists for e in entries):
+        return ResourcePolicy(
+            ref,
+            tuple(out),
+            f"ConfigMap {ref} has an includeExcludePolicy naming resources by a glob, which "
+            "the auditor does not resolve: it may leave out the VM or its disks",
+            lists,
+        )
+    return ResourcePolicy(ref, tuple(out), include_exclude=lists)
+
+
+def _include_exclude(value: Any) -> tuple[tuple[str, ...], ...] | str | None:
+    """An ``includeExcludePolicy`` as its four lists (``_IEP_FIELDS`` order, lower-cased),
+    None when absent or empty, or why Velero refuses it: a field it does not know or not a
+    list of strings (``decodeStruct`` with ``KnownFields``), ``*`` in a list, or a type both
+    included and excluded (``IncludeExcludePolicy.Validate``; internal/resourcepolicies/
+    resource_policies.go)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return "that is no mapping"
+    unknown = sorted(str(k) for k in value if k not in _IEP_FIELDS)
+    if unknown:
+        return f"with unknown field(s) {', '.join(unknown)}"
+    lists: list[tuple[str, ...]] = []
+    for key in _IEP_FIELDS:
+        entries = value.get(key) or []
+        if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+            return f"whose {key} is no list of strings"
+        if "*" in entries:
+            return f"whose {key} holds '*'"
+        lists.append(tuple(e.lower() for e in entries))
+    for inc, exc, scope in ((0, 1, "namespace"), (2, 3, "cluster")):
+        both = sorted(set(lists[inc]) & set(lists[exc]))
+        if both:
+            return f"that both includes and excludes {scope}-scoped {', '.join(both)}"
+    return tuple(lists) if any(lists) else None
+
+
+def policy_scope(ix: ClusterIndex, b: BackupView) -> BackupView:
+    """``b`` with the scope it ran with: its filters combined with the ``includeExcludePolicy``
+    of its resource policy (:meth:`~auditor.scope.Scope.with_policy`), or ``b`` itself when
+    it has none or that policy is unknown (:func:`backup_policy` then names why).
+
+    Velero combines the policy only into the scoped filters; a Backup with the old ones
+    (``includedResources``, ``excludedResources``, ``includeClusterResources``) and such a
+    policy fails validation ("cannot be used with include-exclude policies",
+    pkg/controller/backup_controller.go ``prepareBackupRequest``), so one read as having run
+    keeps its policy unknown (:func:`backup_policy`). Source: velero v1.17+
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/util/collections/includes_excludes.go
+    ``CombineWithPolicy``.
+    """
+    policy = backup_policy(ix, b)
+    if policy is None or policy.problem is not None or policy.include_exclude is None:
+        return b
+    return replace(b, scope=b.scope.with_policy(*policy.include_exclude), scope_policy=policy.ref)
 
 
 def _match(cond: dict[str, Any], pvc: dict[str, Any], pv: dict[str, Any] | None) -> bool | None:
@@ -333,7 +404,23 @@ def backup_policy(ix: ClusterIndex, b: BackupView) -> ResourcePolicy | None:
                 b.namespace,
                 name,
             ):
-                return parse_policy_configmap(cm, b.began)
+                policy = parse_policy_configmap(cm, b.began)
+                sc = b.scope
+                old = sc.included_resources or sc.excluded_resources
+                if (
+                    policy.include_exclude is not None
+                    and policy.problem is None
+                    and (old or b.include_cluster_resources is not None)
+                ):
+                    # Velero fails such a Backup's validation: not the policy it ran with
+                    return replace(
+                        policy,
+                        problem=f"ConfigMap {ref} has an includeExcludePolicy, which Velero "
+                        f"refuses beside Backup {b.name}'s old resource filters "
+                        "(includedResources, excludedResources, includeClusterResources): "
+                        "what the Backup applied is unknown",
+                    )
+                return policy
         return ResourcePolicy(
             ref,
             (),

@@ -376,7 +376,7 @@ def card_view(card: RecoveryCard) -> CardView:
         ("Bootloader", _from(fw.bootloader, src.get("bootloader"))),
         ("Secure boot", fmt_value(fw.secure_boot)),
         ("Persistent EFI NVRAM", fmt_value(fw.efi_persistent)),
-        ("TPM", _from(fw.tpm, src.get("tpm"))),
+        ("TPM", "unknown" if fw.tpm is None else _from(fw.tpm, src.get("tpm"))),
         ("Persistent TPM", fmt_value(fw.tpm_persistent)),
         ("Machine type", _from(fw.machine_type, src.get("machine_type"))),
     )
