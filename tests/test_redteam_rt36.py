@@ -162,3 +162,115 @@ def test_a_nad_deletion_after_the_backups_or_unreadable(
     report = _nad_deleting(tmp_path, deleting)
     finding = _finding(report, "RR-NET-002")
     assert finding["status"] == status, finding["message"]
+
+
+# -- a Schedule whose cron next fires after the RPO has passed -----------------------------
+
+#: app/vm1, Schedule velero/daily ('0 1 * * *', lastBackup 2026-11-30T01:00Z) whose Backup
+#: daily-20261130 began 01:00; the default RPO is 24 h, so it is kept until 2026-12-01T01:00Z
+NEXT_PASS = "RR-BKP-013/pass.yaml"
+
+
+def _with_cron(tmp_path: Path, cron: str, *, last_backup: str | None = "keep") -> dict[str, Any]:
+    from tests.test_evidence_gaps import _docs
+
+    docs = _docs(NEXT_PASS)
+    schedule = _named(docs, "Schedule", "daily")
+    schedule["spec"]["schedule"] = cron
+    if last_backup is None:
+        del schedule["status"]["lastBackup"]
+    return _complete(tmp_path, NEXT_PASS, docs)
+
+
+@pytest.mark.parametrize(
+    ("cron", "starts"),
+    [
+        ("0 1 * * 0", "2026-12-06T01:00:00Z"),  # Sundays only
+        ("@weekly", "2026-12-06T00:00:00Z"),
+        ("0 1 15 * *", "2026-12-15T01:00:00Z"),  # monthly
+        # Mondays 21:00 EST, 02:00Z the next day (read as UTC it would fire in time)
+        ("CRON_TZ=America/New_York 0 21 * * 1", "2026-12-01T02:00:00Z"),
+        ("@every 36h", "2026-12-01T13:00:00Z"),
+    ],
+)
+def test_a_schedule_whose_cron_next_fires_after_the_rpo_is_at_risk(
+    tmp_path: Path, cron: str, starts: str
+) -> None:
+    """velero pkg/controller/schedule_controller.go getNextRunTime: the next Backup starts at
+    the cron's next firing after status.lastBackup. After 2026-12-01T01:00Z the newest
+    Backup is older than the RPO and stays so until then, as sure as a paused Schedule
+    (which RR-BKP-013 already failed); the VM read READY."""
+    report = _with_cron(tmp_path, cron)
+    finding = _finding(report, "RR-BKP-013")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "medium"), finding["message"]
+    assert finding["evidence"]["late_schedules"] == [
+        {"schedule": "velero/daily", "cron": cron, "next_start": starts}
+    ]
+    assert finding["evidence"]["rpo_breach_at"] == "2026-12-01T01:00:00Z"
+    assert _readiness(report) == "AT_RISK"
+
+
+@pytest.mark.parametrize(
+    ("cron", "last_backup"),
+    [
+        ("0 1 * * *", "keep"),  # daily: next at the RPO instant itself, not after it
+        ("0 */6 * * *", "keep"),
+        ("0 1 * * 1-5", "keep"),  # 2026-12-01 is a Tuesday
+        ("0 21 * * 1", "keep"),  # Mondays 21:00 UTC: 2026-11-30T21:00Z
+        ("0 1 1 * tue", "keep"),  # day of month 1 or Tuesday (robfig dayMatches)
+        ("0 0 30 2 *", "keep"),  # never fires: robfig gives no next time, nothing judged
+        ("0 1 * * 0", None),  # no lastBackup read: when it next runs is not known
+    ],
+)
+def test_a_schedule_that_fires_within_the_rpo_or_cannot_be_timed_passes(
+    tmp_path: Path, cron: str, last_backup: str | None
+) -> None:
+    report = _with_cron(tmp_path, cron, last_backup=last_backup)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+    assert "late_schedules" not in finding["evidence"]
+
+
+def test_a_past_due_schedule_runs_at_once(tmp_path: Path) -> None:
+    """Velero runs a Schedule whose next firing after lastBackup has passed at its next
+    reconcile: a weekly cron last run eight days ago is due now, within the RPO."""
+    from tests.test_evidence_gaps import _docs
+
+    docs = _docs(NEXT_PASS)
+    schedule = _named(docs, "Schedule", "daily")
+    schedule["spec"]["schedule"] = "0 1 * * 0"
+    schedule["status"]["lastBackup"] = "2026-11-22T01:00:00Z"
+    report = _complete(tmp_path, NEXT_PASS, docs)
+    assert _finding(report, "RR-BKP-013")["status"] == "PASS"
+
+
+@pytest.mark.parametrize(
+    ("cron", "after", "expected"),
+    [
+        ("0 2 1 * mon", "2026-11-30T01:00:00+00:00", "2026-11-30T02:00:00+00:00"),
+        ("*/15 * * * *", "2026-11-30T01:00:00+00:00", "2026-11-30T01:15:00+00:00"),
+        ("30 1/4 * * *", "2026-11-30T02:00:00+00:00", "2026-11-30T05:30:00+00:00"),
+        ("5 4 * * SUN", "2026-11-30T01:00:00+00:00", "2026-12-06T04:05:00+00:00"),
+        ("0 1 ? * MON-FRI", "2026-12-04T02:00:00+00:00", "2026-12-07T01:00:00+00:00"),
+        ("@every 90m", "2026-11-30T01:00:00.5+00:00", "2026-11-30T02:30:00+00:00"),
+        ("TZ=Europe/Berlin 0 2 * * *", "2026-07-01T00:00:00+00:00", "2026-07-02T00:00:00+00:00"),
+    ],
+)
+def test_cron_next_firing_as_robfig_reads_it(cron: str, after: str, expected: str) -> None:
+    from datetime import datetime
+
+    from auditor.inventory.cronnext import parse_cron
+
+    spec = parse_cron(cron)
+    assert spec is not None
+    got = spec.next_after(datetime.fromisoformat(after))
+    assert got == datetime.fromisoformat(expected)
+
+
+@pytest.mark.parametrize(
+    "cron", ["", "bad", "0 1 * *", "0 1 * * 7", "61 * * * *", "TZ=Nowhere/Else 0 1 * * *"]
+)
+def test_a_cron_robfig_would_refuse_reads_as_nothing(cron: str) -> None:
+    from auditor.inventory.cronnext import parse_cron
+
+    assert parse_cron(cron) is None
