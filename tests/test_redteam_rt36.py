@@ -268,7 +268,8 @@ def test_cron_next_firing_as_robfig_reads_it(cron: str, after: str, expected: st
 
 
 @pytest.mark.parametrize(
-    "cron", ["", "bad", "0 1 * *", "0 1 * * 7", "61 * * * *", "TZ=Nowhere/Else 0 1 * * *"]
+    "cron",
+    ["", "bad", "0 1 * *", "0 1 * * 7", "61 * * * *", "TZ=Nowhere/Else 0 1 * * *", "? 1 * * *"],
 )
 def test_a_cron_robfig_would_refuse_reads_as_nothing(cron: str) -> None:
     from auditor.inventory.cronnext import parse_cron

@@ -7,7 +7,7 @@ and the descriptors ``@yearly``/``@annually``, ``@monthly``, ``@weekly``, ``@dai
 ``@midnight``, ``@hourly`` and ``@every <duration>``
 (https://github.com/robfig/cron/blob/v3.0.1/parser.go). Fields take ``*``, ``?``, numbers,
 ranges ``a-b``, steps ``/n`` (``a/n`` is ``a-max/n``), lists, and month and weekday names;
-weekdays run 0 (Sunday) to 6. When both day fields are restricted a day matches either
+weekdays run 0 (Sunday) to 6; ``?`` stands for ``*`` in the two day fields. When both day fields are restricted a day matches either
 (``dayMatches``: a field written ``*`` or ``?`` with no step > 1 makes it both). Without a
 zone prefix the times are the Velero server's local time, which this module takes as UTC
 (Velero's image sets no TZ).
@@ -43,13 +43,14 @@ _MONTHS = {
     )
 }
 _DAYS = {d: i for i, d in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}
-#: (min, max, names) of minute, hour, day of month, month, day of week
-_BOUNDS: tuple[tuple[int, int, dict[str, int]], ...] = (
-    (0, 59, {}),
-    (0, 23, {}),
-    (1, 31, {}),
-    (1, 12, _MONTHS),
-    (0, 6, _DAYS),
+#: (min, max, names, whether ``?`` stands for ``*``) of minute, hour, day of month, month,
+#: day of week
+_BOUNDS: tuple[tuple[int, int, dict[str, int], bool], ...] = (
+    (0, 59, {}, False),
+    (0, 23, {}, False),
+    (1, 31, {}, True),
+    (1, 12, _MONTHS, False),
+    (0, 6, _DAYS, True),
 )
 _GO_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 _GO_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|ms|m|s|us|µs|ns)")
@@ -111,8 +112,11 @@ def _go_duration(text: str) -> timedelta | None:
     return timedelta(seconds=total) if pos == len(text) else None
 
 
-def _field(text: str, low: int, high: int, names: dict[str, int]) -> tuple[frozenset[int], bool]:
-    """The values of one field and whether it is a plain star; ValueError when unreadable."""
+def _field(
+    text: str, low: int, high: int, names: dict[str, int], question: bool
+) -> tuple[frozenset[int], bool]:
+    """The values of one field and whether it is a plain star (``?`` too where ``question``:
+    the day fields); ValueError when unreadable."""
     values: set[int] = set()
     star = False
     for part in text.split(","):
@@ -120,7 +124,7 @@ def _field(text: str, low: int, high: int, names: dict[str, int]) -> tuple[froze
         step = int(step_text) if step_text else 1
         if step < 1:
             raise ValueError(part)
-        if span in ("*", "?"):
+        if span == "*" or (span == "?" and question):
             start, end = low, high
             star = star or step == 1
         else:
