@@ -275,3 +275,37 @@ def test_a_cron_robfig_would_refuse_reads_as_nothing(cron: str) -> None:
     from auditor.inventory.cronnext import parse_cron
 
     assert parse_cron(cron) is None
+
+
+# -- engine.evaluate keeps the pipeline's per-VM guard -------------------------------------
+
+
+def test_the_in_process_engine_path_makes_a_vm_it_cannot_pair_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """engine.evaluate (the one-process path tests and tools use) raised when pairing one VM
+    raised, where the pipeline makes that VM UNKNOWN and names it; now both give the same
+    report, and a platform PASS does not speak for the VM."""
+    import auditor.inventory
+    from auditor.config import AuditSettings
+    from auditor.engine import evaluate
+    from auditor.envelope.build import build_envelope
+    from auditor.pipeline import audit_data, dump_report_json
+    from auditor.sources.directory import DirectorySource
+    from tests.conftest import AUDIT_AT, REPO
+    from tests.test_leftovers_lo34 import BROKEN, FAULTS, _raise_for_broken
+
+    example = REPO / "examples" / "small-cluster"
+    module, attr, pick, _ = FAULTS["pairing"]
+    assert module is auditor.inventory
+    monkeypatch.setattr(module, attr, _raise_for_broken(getattr(module, attr), pick))
+    settings = AuditSettings()
+    data = DirectorySource(example).collect()
+    whole = build_envelope(data, evaluate(data, settings, at=AUDIT_AT), settings, at=AUDIT_AT)
+    piped = audit_data(DirectorySource(example).collect(), settings, at=AUDIT_AT)
+    assert dump_report_json(whole) == dump_report_json(piped)
+    entry = next(v for v in whole.vms if (v.namespace, v.name) == BROKEN)
+    assert entry.readiness == "UNKNOWN"
+    assert {f.status for f in entry.findings} == {"ERROR"}
+    assert whole.run.complete is False
+    assert len(whole.vms) == 5
