@@ -231,6 +231,19 @@ def test_a_schedule_that_fires_within_the_rpo_or_cannot_be_timed_passes(
     assert "late_schedules" not in finding["evidence"]
 
 
+def test_a_last_backup_after_the_audit_instant_times_nothing(tmp_path: Path) -> None:
+    """A Schedule status written after the audit instant (an export audited with an earlier
+    ``--at``, or a skewed clock) says nothing of when the Schedule ran before it: its
+    lastBackup a day ahead made the next start look two days away, a false FAIL."""
+    from tests.test_evidence_gaps import _docs
+
+    docs = _docs(NEXT_PASS)
+    _named(docs, "Schedule", "daily")["status"]["lastBackup"] = "2026-12-01T01:00:00Z"
+    report = _complete(tmp_path, NEXT_PASS, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "PASS", finding["message"]
+
+
 def test_a_past_due_schedule_runs_at_once(tmp_path: Path) -> None:
     """Velero runs a Schedule whose next firing after lastBackup has passed at its next
     reconcile: a weekly cron last run eight days ago is due now, within the RPO."""

@@ -149,10 +149,11 @@ def next_start(s: ScheduleView, at: datetime) -> datetime | None:
     ``status.lastBackup`` (velero pkg/controller/schedule_controller.go ``getNextRunTime``:
     ``cronSchedule.Next(lastBackup)``), or ``at`` when that is past (a due Schedule runs at
     its next reconcile). None when the cron cannot be read here
-    (:func:`~auditor.inventory.cronnext.parse_cron`) or no lastBackup is read: nothing is
-    judged from it then."""
+    (:func:`~auditor.inventory.cronnext.parse_cron`), or no lastBackup is read, or it is
+    after ``at`` (a status written after the audit instant, an export read with an earlier
+    ``--at``, says nothing of the Schedule then): nothing is judged from it."""
     spec = parse_cron(s.cron)
-    if spec is None or s.last_backup is None:
+    if spec is None or s.last_backup is None or s.last_backup > at:
         return None
     fires = spec.next_after(s.last_backup)
     return None if fires is None else max(fires, at)
