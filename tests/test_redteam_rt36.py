@@ -231,6 +231,28 @@ def test_a_schedule_that_fires_within_the_rpo_or_cannot_be_timed_passes(
     assert "late_schedules" not in finding["evidence"]
 
 
+def test_a_late_schedule_beside_one_that_cannot_be_judged_is_unknown(tmp_path: Path) -> None:
+    """The weekly Schedule takes the VM too late, but a second, daily one whose next Backup
+    depends on a server default no object shows (no DataProtectionApplication, no Backup of
+    it prepared) may take it in time: ERROR, never FAIL nor PASS."""
+    import copy
+
+    from tests.test_evidence_gaps import _docs
+
+    docs = [d for d in _docs(NEXT_PASS) if d["kind"] != "DataProtectionApplication"]
+    weekly = _named(docs, "Schedule", "daily")
+    weekly["spec"]["schedule"] = "0 1 * * 0"
+    other = copy.deepcopy(weekly)
+    other["metadata"]["name"] = "other"
+    other["spec"]["schedule"] = "0 2 * * *"
+    docs.append(other)
+    report = _complete(tmp_path, NEXT_PASS, docs)
+    finding = _finding(report, "RR-BKP-013")
+    assert finding["status"] == "ERROR", finding["message"]
+    assert "whether Schedule velero/other takes the VM sooner is unknown" in finding["message"]
+    assert [s["schedule"] for s in finding["evidence"]["late_schedules"]] == ["velero/daily"]
+
+
 def test_a_last_backup_after_the_audit_instant_times_nothing(tmp_path: Path) -> None:
     """A Schedule status written after the audit instant (an export audited with an earlier
     ``--at``, or a skewed clock) says nothing of when the Schedule ran before it: its

@@ -194,6 +194,17 @@ def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext, due: d
             for s, t in starts
         ]
         lead = late[0]
+        unread = [r["schedule"] for r in rows if r["gaps"] is None]
+        if unread:
+            # another Schedule may take the VM in time: whether it does cannot be read
+            return errored(
+                f"The next backup of Schedule {lead['schedule']}, which takes VM {vm.ref}, "
+                f"starts at {lead['next_start']}, after{when}; whether Schedule {unread[0]} "
+                "takes the VM sooner is unknown (its next backup cannot be judged).",
+                schedules=rows,
+                late_schedules=late,
+                **ev,
+            )
         return failed(
             f"The next backup of Schedule {lead['schedule']}, which takes VM {vm.ref}, starts "
             f"at {lead['next_start']} (cron {lead['cron']!r} after its lastBackup), after"
