@@ -54,20 +54,40 @@ class AuditResult:
     platform: list[Finding]
     problems: list[CollectionProblem]
     incomplete_checks: list[str] = field(default_factory=list)
+    #: the VMs whose record could not be built or checked (:meth:`Evaluation.unpaired`)
+    unpaired: list[Unpaired] = field(default_factory=list)
 
 
 def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> AuditResult:
-    """Pair, check and waive every VM, then run the platform checks. ``at``: audit instant (UTC)."""
+    """Pair, check and waive every VM, then run the platform checks. ``at``: audit instant (UTC).
+
+    With the pipeline's guard (:func:`auditor.pipeline.audit_data`): an exception while
+    pairing or checking one VM makes that VM :class:`Unpaired` (every check ERROR, a
+    collection problem naming it), never a crash of the audit nor a verdict, and the platform
+    checks are told of it (red team rt36: this path raised instead)."""
     ev = Evaluation(data, settings, at=at)
     problems = list(ev.problems)
     results = []
+    lost: list[Unpaired] = []
     for i in range(len(ev)):
-        result, found = ev.vm(i)
-        results.append(result)
+        stage = "pairing"
+        try:
+            rec = ev.record(i)
+            stage = "checking"
+            result, found = ev.check(i, rec)
+            stage = "platform facts"
+            facts = platform_facts(rec, ev.index)
+        except Exception as exc:  # noqa: BLE001 - named in the report, never a verdict
+            gone = ev.unpaired(i, stage, exc)
+            lost.append(gone)
+            problems.append(gone.problem)
+            continue
+        results.append((result, facts))
         problems += found
-    facts = [platform_facts(r.record, ev.index) for r in results]
-    platform = ev.platform(facts, problems)
-    return AuditResult(ev.index, results, platform, problems, sorted(ev.incomplete))
+    platform = ev.platform([f for _, f in results], problems, unpaired=[u.ref for u in lost])
+    return AuditResult(
+        ev.index, [r for r, _ in results], platform, problems, sorted(ev.incomplete), lost
+    )
 
 
 class Evaluation:

@@ -9,7 +9,8 @@ this check says it the day it opens (red team rt27).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from auditor.checks.backup import VELERO_BACKUP_DOC
@@ -24,6 +25,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.cronnext import parse_cron
 from auditor.inventory.facts import usable
 from auditor.inventory.index import SERVER_FLAGS, ScheduleView, excluded_from_backup
 from auditor.kubevalues import format_time
@@ -46,10 +48,12 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
     severity=Severity.MEDIUM,
     rationale="Backups taken before a namespace was labelled velero.io/exclude-from-backup=true, "
     "or before the Schedule covering the VM was paused or changed, still hold the VM and its "
-    "disks; the next ones will not, and the gap shows only once the RPO has passed.",
+    "disks; the next ones will not, and the gap shows only once the RPO has passed. A "
+    "Schedule whose cron next fires only after the newest backup has aged past the RPO "
+    "leaves the same gap until it runs.",
     remediation="Remove the exclude label from the VM's namespace, unpause the Schedule, or make "
     "its template take the VM and its disk data again (namespaces, resources, label selector, "
-    "snapshotVolumes, an Available storageLocation).",
+    "snapshotVolumes, an Available storageLocation); run its cron at least once per RPO.",
     references=(NS_LABEL_DOC, NS_LABEL_SRC, SCHEDULE_SRC, SCHEDULE_CTRL_SRC, VELERO_BACKUP_DOC),
     # Schedule: the next Backups are those of the Schedules covering the VM; an unread or
     # partly read list leaves whether one still takes it unknown (the engine ERRORs, and a
@@ -70,7 +74,10 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     (the VM object and the data of each disk it captured, judged as a Backup of the
     Schedule's template: pkg/builder/backup_builder.go ``FromSchedule``); or, with no
     Schedule covering it, when Schedules took its usable Backups (their
-    ``velero.io/schedule-name`` label) and are gone or no longer take it. N/A without a
+    ``velero.io/schedule-name`` label) and are gone or no longer take it; or when every
+    Schedule that takes it starts its next Backup (its cron after ``status.lastBackup``:
+    schedule_controller.go ``getNextRunTime``) only after the newest usable one has aged
+    past the RPO, a weekly cron against a daily RPO (rt36). N/A without a
     usable backup (RR-BKP-001), when none came from a Schedule, or (but for the label) when
     the newest usable one is older than the RPO already (RR-BKP-002 reports that gap); ERROR
     when the Schedules were not all read or a template's filters cannot be.
@@ -106,7 +113,7 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
             **ev,
         )
     if vm.next_backups:
-        return _next(vm, ev, when, ctx)
+        return _next(vm, ev, when, ctx, due)
     took = sorted({(e.backup.namespace, e.backup.schedule) for e in good if e.backup.schedule})
     if not took:
         return not_applicable(f"No Schedule made the usable backups of VM {vm.ref}.", **ev)
@@ -137,12 +144,36 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     ).on(Basis.OBSERVED)
 
 
-def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext) -> Result:
+def next_start(s: ScheduleView, at: datetime) -> datetime | None:
+    """When Velero next starts a Backup of Schedule ``s`` (UTC): the cron's next firing after
+    ``status.lastBackup`` (velero pkg/controller/schedule_controller.go ``getNextRunTime``:
+    ``cronSchedule.Next(lastBackup)``), or ``at`` when that is past (a due Schedule runs at
+    its next reconcile). None when the cron cannot be read here
+    (:func:`~auditor.inventory.cronnext.parse_cron`), or no lastBackup is read, or it is
+    after ``at`` (a status written after the audit instant, an export read with an earlier
+    ``--at``, says nothing of the Schedule then): nothing is judged from it."""
+    spec = parse_cron(s.cron)
+    if spec is None or s.last_backup is None or s.last_backup > at:
+        return None
+    fires = spec.next_after(s.last_backup)
+    return None if fires is None else max(fires, at)
+
+
+def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext, due: datetime) -> Result:
     """Judge the next Backup of each Schedule covering the VM (``vm.next_backups``); a row
-    names the server defaults (``server_defaults``) its template relies on, where one is on."""
+    names the server defaults (``server_defaults``) its template relies on, where one is on.
+    ``due``: when the newest usable Backup's data ages past the RPO (UTC); every Schedule
+    that takes the VM starting its next Backup later (:func:`next_start`) is a FAIL naming
+    each start (``late_schedules``)."""
     rows: list[dict[str, Any]] = []
+    #: when the Schedules that take all of it start their next Backup (None: unread)
+    starts: list[tuple[ScheduleView, datetime | None]] = []
     for s, gaps in vm.next_backups:
         row: dict[str, Any] = {"schedule": f"{s.namespace}/{s.name}", "gaps": gaps}
+        if gaps == []:
+            # the same for every VM the Schedule covers: once per audit
+            key = f"next-start:{s.namespace}/{s.name}"
+            starts.append((s, ctx.index.memo(key, partial(next_start, s, ctx.at))))
         defaults = ctx.index.backup_defaults(s).items()
         on = {k: src for k, (v, src) in defaults if v}
         if on:
@@ -153,6 +184,36 @@ def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext) -> Res
             row["server_defaults_unknown"] = {k: unseen[k][1] for k in deciding}
         rows.append(row)
     full = [r["schedule"] for r in rows if r["gaps"] == []]
+    # Every Schedule that takes the VM starts its next Backup only after the newest usable
+    # one has aged past the RPO (a weekly cron against a daily RPO): the VM is outside the
+    # RPO from then until that start, as sure as if the Schedules were paused (rt36). One
+    # whose start cannot be read (cron, lastBackup) may be in time: no finding.
+    if full and all(t is not None and t > due for _, t in starts):
+        late = [
+            {"schedule": f"{s.namespace}/{s.name}", "cron": s.cron, "next_start": format_time(t)}
+            for s, t in starts
+        ]
+        lead = late[0]
+        unread = [r["schedule"] for r in rows if r["gaps"] is None]
+        if unread:
+            # another Schedule may take the VM in time: whether it does cannot be read
+            return errored(
+                f"The next backup of Schedule {lead['schedule']}, which takes VM {vm.ref}, "
+                f"starts at {lead['next_start']}, after{when}; whether Schedule {unread[0]} "
+                "takes the VM sooner is unknown (its next backup cannot be judged).",
+                schedules=rows,
+                late_schedules=late,
+                **ev,
+            )
+        return failed(
+            f"The next backup of Schedule {lead['schedule']}, which takes VM {vm.ref}, starts "
+            f"at {lead['next_start']} (cron {lead['cron']!r} after its lastBackup), after"
+            f"{when}: the VM has no backup within the RPO from then until that backup runs "
+            f"({SCHEDULE_CTRL_SRC} getNextRunTime).",
+            schedules=rows,
+            late_schedules=late,
+            **ev,
+        ).on(Basis.OBSERVED)
     if full:
         return passed(
             f"The next backup of Schedule(s) {', '.join(full)} takes VM {vm.ref} and the data "

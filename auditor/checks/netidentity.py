@@ -25,6 +25,9 @@ KV_IFACES = "https://kubevirt.io/user-guide/network/interfaces_and_networks/"
 KV_SERVICES = "https://kubevirt.io/user-guide/network/service_objects/"
 KV_DNS = "https://kubevirt.io/user-guide/network/dns/"
 VELERO_FILTERING = "https://velero.io/docs/main/resource-filtering/"
+#: Velero skips every item being deleted when a Backup reaches it ("Skipping item because
+#: it's being deleted.", itemInclusionChecks)
+VELERO_DELETING = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
 KV_BINDING = "https://kubevirt.io/user-guide/network/network_binding_plugins/"
 KV_MULTUS_ANNOTATION = (
     "https://github.com/kubevirt/kubevirt/blob/main/pkg/network/multus/annotation.go"
@@ -51,7 +54,7 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
     "same VLAN, so the gap is high.",
     remediation="Include network-attachment-definitions in the backups (namespace-wide, or "
     "label the NAD with the backup's selector), or keep the NADs in GitOps at the restore site.",
-    references=(KV_IFACES, KV_MULTUS_ANNOTATION, KV_BINDING, VELERO_FILTERING),
+    references=(KV_IFACES, KV_MULTUS_ANNOTATION, KV_BINDING, VELERO_FILTERING, VELERO_DELETING),
     requires=("NetworkAttachmentDefinition", "Backup"),
     reads=(
         "spec.template.spec.domain.devices.interfaces",
@@ -61,8 +64,10 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
 )
 def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
     """FAIL naming backups whose scope leaves a NIC's NAD out (inferred from filters), or
-    that began before the NAD was created (no backup holds a later object); ERROR when the
-    NAD's creationTimestamp cannot be read.
+    that began before the NAD was created (no backup holds a later object) or after its
+    deletion began (Velero skips an item being deleted: velero pkg/backup/item_backupper.go
+    ``itemInclusionChecks``); ERROR when the NAD's creationTimestamp or deletionTimestamp
+    cannot be read.
 
     Every NIC on a Multus network needs its NAD, whatever its binding: KubeVirt puts each
     secondary Multus network into the launcher pod's ``k8s.v1.cni.cncf.io/networks``
@@ -100,6 +105,15 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
                 "backups could hold it is unknown.",
                 nad="/".join(key),
             )
+        raw_deleting = dig(nad, "metadata", "deletionTimestamp")
+        deleting = parse_time(raw_deleting)
+        if raw_deleting is not None and deleting is None:
+            return errored(
+                f"NetworkAttachmentDefinition {'/'.join(key)} of VM {vm.ref} has a "
+                "metadata.deletionTimestamp that is no RFC 3339 time: whether Velero skipped "
+                f"it as being deleted ({VELERO_DELETING}) is unknown.",
+                nad="/".join(key),
+            )
         for e in usable:
             try:
                 inside = nad is not None and e.backup.scope.includes(
@@ -124,6 +138,18 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
                 )
             elif not inside:
                 gaps.append({"nic": nic, "nad": "/".join(key), "backup": e.backup.name})
+            elif deleting is not None and (e.backup.began is None or deleting <= e.backup.began):
+                # Velero skips an item being deleted whatever its filters say (item_backupper.go
+                # itemInclusionChecks); a finalizer (OVN-Kubernetes' on the NADs of a
+                # UserDefinedNetwork, say) keeps a deleted NAD readable meanwhile (rt36)
+                gaps.append(
+                    {
+                        "nic": nic,
+                        "nad": "/".join(key),
+                        "backup": e.backup.name,
+                        "deleting": f"being deleted since {format_time(deleting)}",
+                    }
+                )
             elif created is not None and e.backup.began is not None and created > e.backup.began:
                 # no backup holds an object created after it began
                 gaps.append(
@@ -153,6 +179,12 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
         )
         if any("excluded" in g for g in gaps):
             msg += f"; a NAD labelled {EXCLUDE_LABEL}=true is skipped by every backup"
+        doomed = sorted({f"{g['nad']} {g['deleting']}" for g in gaps if "deleting" in g})
+        if doomed:
+            msg += (
+                f"; {', '.join(doomed)} (metadata.deletionTimestamp): Velero skips an object "
+                "that is being deleted"
+            )
         if static & {g["nic"] for g in gaps}:
             msg += "; cloud-init sets static addresses on that network"
         return failed(msg + ".", sev, gaps=gaps, **ev).on(Basis.INFERRED)

@@ -355,6 +355,17 @@ def build_envelope(
         if owner is not None and who != owner:
             continue
         vms.append(vm_entry(vm, who))
+    for lost in result.unpaired:
+        who = owner_of(
+            settings,
+            result.index,
+            lost.namespace,
+            lost.labels,
+            meta_labels(lost.obj, "annotations"),
+        )
+        if owner is None or who == owner:
+            vms.append(unpaired_entry(lost, who))
+    vms.sort(key=lambda e: (e.namespace, e.name))
     return assemble_envelope(data, result, vms, settings, at=at, owner=owner)
 
 

@@ -38,7 +38,7 @@ from auditor.inventory.index import (
     velero_label,
 )
 from auditor.inventory.volpolicy import backup_policy, volume_action
-from auditor.kubevalues import dig
+from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import entry_resource
 from auditor.sources.base import ClusterData, KindState
 
@@ -550,23 +550,45 @@ def select_snapshot_class(
     return next(iter(by_name)) if len(by_name) == 1 else None
 
 
-def pv_left_out(b: BackupView, pv: dict[str, Any]) -> str | None:
+def pv_left_out(b: BackupView, pv: dict[str, Any]) -> tuple[str, bool] | None:
     """Why Velero does not back up PersistentVolume ``pv`` in ``b``, so takes no native
-    snapshot of it (None when it does): Velero takes a volume snapshotter's snapshot only
-    while it backs up the PV item (velero pkg/backup/item_backupper.go ``backupItemInternal``
-    -> ``takePVSnapshot``), and skips a PV labelled ``velero.io/exclude-from-backup=true``
-    (``itemInclusionChecks``) or excluded as a cluster-scoped resource: listed in
+    snapshot of it, and whether that is certain (None when it does back it up): Velero takes
+    a volume snapshotter's snapshot only while it backs up the PV item (velero
+    pkg/backup/item_backupper.go ``backupItemInternal`` -> ``takePVSnapshot``), and skips a
+    PV labelled ``velero.io/exclude-from-backup=true`` or being deleted
+    (``itemInclusionChecks``: "Skipping item because it's being deleted", whatever the
+    filters say) or excluded as a cluster-scoped resource: listed in
     ``excludedResources`` (or ``excludedClusterScopedResources``), under
     ``includeClusterResources: false``, or, with it unset, left out of a non-empty
     ``includedResources`` (pkg/util/collections/includes_excludes.go
     ``GlobalIncludesExcludes.ShouldExclude``, ``ScopeIncludesExcludes.ShouldExclude``).
     Red team rt27: a native-snapshot disk whose PV was excluded was READY on counters that
-    another PV's snapshot filled."""
+    another PV's snapshot filled; rt36: the same for a PV deleted while its claim was bound,
+    which the ``kubernetes.io/pv-protection`` finalizer keeps Terminating
+    (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#storage-object-in-use-protection).
+    A ``deletionTimestamp`` that is no time leaves it unknown (certain False)."""
     pv_name = dig(pv, "metadata", "name")
     where = f"its PersistentVolume {pv_name}"
     tail = f"so Velero takes no native snapshot of it ({NATIVE_SKIP_SRC} takePVSnapshot)"
     if excluded_from_backup(pv):
-        return f"{where} carries velero.io/exclude-from-backup=true, {tail}"
+        return f"{where} carries velero.io/exclude-from-backup=true, {tail}", True
+    stamp = dig(pv, "metadata", "deletionTimestamp")
+    if stamp is not None:
+        deleting = parse_time(stamp)
+        if deleting is None:
+            return (
+                f"{where} has a metadata.deletionTimestamp that is no RFC 3339 time: whether "
+                f"it was being deleted when backup {b.name} began, and Velero skipped it and "
+                f"took no native snapshot of it ({NATIVE_SKIP_SRC} itemInclusionChecks), is "
+                "unknown"
+            ), False
+        if b.began is None or deleting <= b.began:
+            when = "" if b.planned or b.began is None else f", before backup {b.name} began"
+            return (
+                f"{where} has been in deletion since {format_time(deleting)} "
+                f"(metadata.deletionTimestamp){when}: Velero skips an item that is being "
+                f"deleted, {tail}"
+            ), True
     sc = b.scope
 
     def hit(entries: Iterable[str], star: bool = False) -> bool:
@@ -599,7 +621,7 @@ def pv_left_out(b: BackupView, pv: dict[str, Any]) -> str | None:
         why = "includedResources without persistentvolumes"
     else:
         return None
-    return f"backup {b.name}'s {why} leaves out {where}, {tail}"
+    return f"backup {b.name}'s {why} leaves out {where}, {tail}", True
 
 
 def fs_chosen(
@@ -730,7 +752,7 @@ def intended_method(
             )
         left = pv_left_out(b, facts.pv)
         if left is not None:
-            return None, True, left
+            return None, left[1], left[0]
         return Method.NATIVE_SNAPSHOT, True, ""
     driver = facts.driver
     if driver is None:
