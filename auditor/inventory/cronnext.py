@@ -12,6 +12,12 @@ weekdays run 0 (Sunday) to 6; ``?`` stands for ``*`` in the two day fields. When
 zone prefix the times are the Velero server's local time, which this module takes as UTC
 (Velero's image sets no TZ).
 
+Why our own reader rather than APScheduler's ``CronTrigger.from_crontab`` (which the service
+uses for its own jobs): APScheduler 3.x numbers weekdays from Monday and requires both day
+fields to match, where robfig/cron numbers them from Sunday and takes either day when both
+are restricted; it also knows neither ``CRON_TZ=`` nor ``@every``. A Schedule read with it
+would fire on other days than Velero's.
+
 Anything else yields None: the caller then judges nothing from the cron (never a verdict on
 a guess).
 """
