@@ -168,3 +168,20 @@ def test_each_vm_keeps_its_own_exclude_labels() -> None:
     for _ in range(2):
         assert (kept.excluded, kept.vmi_excluded) == (False, True)
         assert (left.excluded, left.vmi_excluded) == (True, False)
+
+
+def test_a_result_on_a_basis_keeps_every_other_field() -> None:
+    """``Result.on`` spells its fields out (it used dataclasses.replace)."""
+    from auditor.checks.registry import Result, failed
+    from auditor.models import Basis, Severity, Status
+
+    base = failed("VM app/db has 0 restore points.", Severity.HIGH, restore_points=0)
+    got = base.on(Basis.INFERRED)
+    assert got == Result(
+        Status.FAIL,
+        "VM app/db has 0 restore points.",
+        {"restore_points": 0},
+        Severity.HIGH,
+        Basis.INFERRED,
+    )
+    assert got.evidence is base.evidence and base.basis is None
