@@ -178,6 +178,9 @@ class Scope:
     _resources: dict[tuple[str, str, str], bool] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _plugin_resources: dict[str, bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
     #: the selectors were validated when built (:meth:`from_spec`): matching need not
     #: validate them again for every object asked about
     _validated: bool = field(default=False, init=False, repr=False, compare=False)
@@ -373,7 +376,17 @@ class Scope:
         out for the plugin. Source: kubevirt-velero-plugin pkg/util/util.go
         (``IsResourceIncluded``, ``IsResourceExcluded``, ``equalIgnorePlural``),
         https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/util.go.
+
+        Answered once per Scope and resource (the filters are fixed once built; every VM a
+        Backup is judged against asks the same three or four resources).
         """
+        known = self._plugin_resources.get(resource)
+        if known is None:
+            known = self._plugin_resources[resource] = self._plugin_in_backup(resource)
+        return known
+
+    def _plugin_in_backup(self, resource: str) -> bool:
+        """:meth:`plugin_in_backup`, computed."""
 
         def hit(entry: str) -> bool:
             got, want = entry.partition(".")[0].lower(), resource.lower()

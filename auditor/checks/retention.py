@@ -66,7 +66,11 @@ def restore_points(vm: VMRecord, ctx: CheckContext) -> Result:
             f"VM {vm.ref} has {len(points)} restore point(s) holding its disk data on evidence; "
             f"policy {ctx.policy} requires {minimum}"
         )
-        lacking = [e for e in good if not e.disks_captured and e not in unproven]
+        # by identity: each of them is one of vm.backups, and unproven_points is a filter of
+        # that list by the evals' own values (an equal eval would be in it too), so this is
+        # `e not in unproven` without comparing every field of two evals (their captures)
+        maybe = {id(e) for e in unproven}
+        lacking = [e for e in good if not e.disks_captured and id(e) not in maybe]
         if lacking:
             # backups exist but miss disks: the gap is what they capture, not how long
             # they are kept (RR-BKP-004 names the disks)

@@ -534,20 +534,33 @@ def select_snapshot_class(
     separate velero-plugin-for-csi of Velero 1.13 and earlier (internal/util/util.go
     ``GetVolumeSnapshotClass``) falls through the same way.
     """
-    classes = ix.snapshot_classes_by_driver.get(driver, [])
-    by_name = {str(dig(c, "metadata", "name")): c for c in classes}
+    names, fallback = _driver_classes(ix, driver)
     for wanted in (
         meta_label(pvc, CLASS_LABEL, "annotations"),
         b.annotations.get(f"{CLASS_LABEL}_{driver.lower()}"),
     ):
-        named = next((n for n in by_name if wanted and n.lower() == wanted.lower()), None)
+        named = next((n for n in names if wanted and n.lower() == wanted.lower()), None)
         if named is not None:
             return named
-    for key, where in ((CLASS_LABEL, "labels"), (DEFAULT_CLASS_ANNOTATION, "annotations")):
-        for name, c in by_name.items():
-            if key in meta_labels(c, where):
-                return name
-    return next(iter(by_name)) if len(by_name) == 1 else None
+    return fallback
+
+
+def _driver_classes(ix: ClusterIndex, driver: str) -> tuple[tuple[str, ...], str | None]:
+    """The VolumeSnapshotClass names for ``driver`` (first of each name, in read order) and
+    the one :func:`select_snapshot_class` falls back to when neither the PVC nor the Backup
+    names one (labelled, else default, else the only one; None), once per driver and index:
+    neither depends on the PVC or the Backup."""
+
+    def compute() -> tuple[tuple[str, ...], str | None]:
+        classes = ix.snapshot_classes_by_driver.get(driver, [])
+        by_name = {str(dig(c, "metadata", "name")): c for c in classes}
+        for key, where in ((CLASS_LABEL, "labels"), (DEFAULT_CLASS_ANNOTATION, "annotations")):
+            for name, c in by_name.items():
+                if key in meta_labels(c, where):
+                    return tuple(by_name), name
+        return tuple(by_name), (next(iter(by_name)) if len(by_name) == 1 else None)
+
+    return ix.memo(f"snapshot-classes:{driver}", compute)
 
 
 def pv_left_out(b: BackupView, pv: dict[str, Any]) -> tuple[str, bool] | None:

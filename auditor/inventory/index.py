@@ -1974,13 +1974,18 @@ class ClusterIndex:
 
     def kubevirt_plugin_in(self, velero_ns: str) -> bool | None:
         """Whether the Velero install of ``velero_ns`` runs the kubevirt plugin: the answer of
-        the DataProtectionApplication there, else :attr:`kubevirt_plugin` (every DPA's)."""
-        return self.kubevirt_plugins.get(velero_ns, self.kubevirt_plugin)
+        the DataProtectionApplication there, else :attr:`kubevirt_plugin` (every DPA's, worked
+        out only then: asked for every PVC x Backup pair)."""
+        if velero_ns in self.kubevirt_plugins:
+            return self.kubevirt_plugins[velero_ns]
+        return self.kubevirt_plugin
 
     def csi_in(self, velero_ns: str) -> bool | None:
         """Whether the Velero install of ``velero_ns`` has CSI support on: its DPA's answer,
-        else :attr:`csi_enabled`."""
-        return self.csi_plugins.get(velero_ns, self.csi_enabled)
+        else :attr:`csi_enabled` (worked out only then: asked for every PVC x Backup pair)."""
+        if velero_ns in self.csi_plugins:
+            return self.csi_plugins[velero_ns]
+        return self.csi_enabled
 
     def backups_for_namespace(self, namespace: str) -> list[BackupView]:
         """Backups that could include objects of ``namespace`` (explicit + wildcard ones)."""

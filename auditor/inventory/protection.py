@@ -142,6 +142,20 @@ class VMFacts:
     #: None when it has none)
     stopped_since: datetime | None = None
 
+    @cached_property
+    def excluded(self) -> bool:
+        """Whether the VM carries ``velero.io/exclude-from-backup=true``
+        (:func:`~auditor.inventory.index.excluded_from_backup` of ``obj``), read once per VM:
+        every Backup of its namespace asks (cached on the instance; ``obj`` is not changed
+        after the index is built)."""
+        return excluded_from_backup(self.obj)
+
+    @cached_property
+    def vmi_excluded(self) -> bool:
+        """Whether the VM's VirtualMachineInstance carries the exclude label (False without
+        one), read once per VM as :attr:`excluded`."""
+        return excluded_from_backup(self.vmi)
+
     def ran_during(self, b: BackupView) -> bool:
         """Whether the VM may have been running when ``b`` began: it runs now (or that is
         unknown), or its Ready condition shows it stopped after ``b`` began. The plugin
@@ -464,6 +478,14 @@ class Pairing:
         self._pvc_sources: dict[int, BackupView | None] = {}
         self._locations: dict[tuple[str, str], str | None] = {}
         self._migrations: dict[int, VolumeMigration | None] = {}
+        # namespace_reason per Backup object and namespace: the Backup and its namespace are
+        # fixed for the audit, so every VM of the namespace gets the same answer. Keyed by the
+        # BackupView's id with the view kept beside the answer (an id is only compared while
+        # its view is alive, and two views of one name, duplicate objects, keep their own).
+        self._ns_reasons: dict[tuple[int, str], tuple[BackupView, str | None]] = {}
+        # whether a namespace carries the exclude label, per namespace (asked per Backup)
+        self._ns_labelled: dict[str, bool] = {}
+        self._ns_pvcs: dict[str, list[tuple[dict[str, Any], str]]] = {}
         # A DataProtectionApplication that could not be read may be the one enabling the
         # kubevirt plugin, or not: assume its refusals apply and its pull-in does not, so an
         # unreadable DPA can never make a VM look better protected (issue 17).
@@ -521,11 +543,31 @@ class Pairing:
         after its Backups made every VM in it NOT_READY though each Backup held it). Only a
         Backup not yet prepared (phase ``New`` or none) takes the label read now.
         """
-        if not excluded_from_backup(self.ix.namespaces.get(ns)):
+        if not self._namespace_labelled(ns):
             return False
         return b.phase in ("", "New")
 
+    def _namespace_labelled(self, ns: str) -> bool:
+        """Whether Namespace ``ns`` carries ``velero.io/exclude-from-backup=true`` (False when
+        it was not read), once per namespace and audit."""
+        known = self._ns_labelled.get(ns)
+        if known is None:
+            known = self._ns_labelled[ns] = excluded_from_backup(self.ix.namespaces.get(ns))
+        return known
+
     def namespace_reason(self, b: BackupView, ns: str) -> str | None:
+        """Why ``b`` holds nothing of namespace ``ns`` (None when it may), once per Backup
+        and namespace (:meth:`_namespace_reason`: it reads only ``b``, the Namespace and
+        per-audit memos, so each VM and PVC of the namespace gets the same answer)."""
+        key = (id(b), ns)
+        hit = self._ns_reasons.get(key)
+        if hit is not None and hit[0] is b:
+            return hit[1]
+        why = self._namespace_reason(b, ns)
+        self._ns_reasons[key] = (b, why)
+        return why
+
+    def _namespace_reason(self, b: BackupView, ns: str) -> str | None:
         """Why ``b`` holds nothing of namespace ``ns`` (None when it may).
 
         A Namespace labelled ``velero.io/exclude-from-backup=true`` is excluded as a whole:
@@ -538,9 +580,7 @@ class Pairing:
         namespace by its own scope (above). See :func:`namespace_label_applies`.
         """
         if not b.scope.namespace_included(ns):
-            if excluded_from_backup(self.ix.namespaces.get(ns)) and ns in (
-                b.scope.excluded_namespaces
-            ):
+            if self._namespace_labelled(ns) and ns in b.scope.excluded_namespaces:
                 return (
                     f"namespace {ns} carries velero.io/exclude-from-backup=true, which Velero "
                     f"added to backup {b.name}'s excludedNamespaces ({NS_EXCLUDE_SRC})"
@@ -630,7 +670,7 @@ class Pairing:
                 f"(metadata.deletionTimestamp), before backup {b.name} began: Velero skips an "
                 f"object that is being deleted ({DELETING_SRC})"
             )
-        if excluded_from_backup(vm.obj):
+        if vm.excluded:
             return False, f"VM {vm.name} carries velero.io/exclude-from-backup=true"
         if b.items_backed_up == 0:
             # Velero's own count: the Backup holds no item, whatever its filters would take
@@ -679,7 +719,7 @@ class Pairing:
         if vm.ran_during(b):  # running then, or cannot be told: the refusals may apply
             if not sc.plugin_in_backup("virtualmachineinstances"):
                 why = f"its includedResources/excludedResources leave out virtualmachineinstances{star}"
-            elif excluded_from_backup(vm.vmi):
+            elif vm.vmi_excluded:
                 why = "its VirtualMachineInstance carries the exclude label"
             elif sc.plugin_in_backup("persistentvolumeclaims") and not sc.plugin_in_backup("pods"):
                 why = "its includedResources/excludedResources leave out pods while including PVCs"
@@ -998,6 +1038,17 @@ class Pairing:
         legacy = f"persistent-state-for-{vm.name}"
         return {legacy} if legacy in vm.state_pvcs else set()
 
+    def _named_pvcs(self, ns: str) -> list[tuple[dict[str, Any], str]]:
+        """The PVCs of namespace ``ns`` with their ``metadata.name`` as text, once per
+        namespace and audit (every Backup's :meth:`plan` that takes the namespace walks
+        them)."""
+        named = self._ns_pvcs.get(ns)
+        if named is None:
+            named = self._ns_pvcs[ns] = [
+                (pvc, str(dig(pvc, "metadata", "name"))) for pvc in self.ix.pvcs_by_ns.get(ns, [])
+            ]
+        return named
+
     def plan(self, b: BackupView) -> BackupPlan:
         """The PVCs ``b`` would copy, per method, over its whole scope (cached)."""
         cached = self._plans.get((b.namespace, b.name))
@@ -1025,8 +1076,7 @@ class Pairing:
                     continue  # reported when the VM itself is evaluated
                 plan.held[(ns, vm.name)] = verdict
                 pulled |= self._pulled(b, vm, verdict[0])
-            for pvc in self.ix.pvcs_by_ns.get(ns, []):
-                name = str(dig(pvc, "metadata", "name"))
+            for pvc, name in self._named_pvcs(ns):
                 try:
                     if self.pvc_scope(b, ns, pvc, name in pulled):
                         continue
@@ -1448,7 +1498,7 @@ class Pairing:
         contents = ix.data.backup_contents
         locations_known = ix.data.known("BackupStorageLocation")
         evals: list[BackupEval] = []
-        labelled = excluded_from_backup(ix.namespaces.get(vm.namespace))
+        labelled = self._namespace_labelled(vm.namespace)
         for b in ix.backups_for_namespace(vm.namespace):
             # a Backup Velero took with the namespace's exclude label lists the namespace in
             # its excludedNamespaces: it stays listed, so the label reaches the findings
