@@ -112,7 +112,8 @@ def _pvc(annotations: dict[str, str] | None = None) -> dict[str, Any]:
 
 def test_the_driver_fallback_still_yields_to_the_pvc_and_the_backup() -> None:
     """velero pkg/util/csi/volume_snapshot.go GetVolumeSnapshotClass: the PVC's annotation,
-    then the Backup's per-driver annotation, then the labelled class."""
+    then the Backup's per-driver annotation, then the labelled class (an annotation naming
+    no class of the driver falls through to the next step)."""
     label = {CLASS: "true"}
     ix = _index(
         VolumeSnapshotClass=[
@@ -135,7 +136,9 @@ def test_the_driver_fallback_still_yields_to_the_pvc_and_the_backup() -> None:
         assert select_snapshot_class(ix, "d.csi", plain, _pvc()) == "chosen"
         assert select_snapshot_class(ix, "d.csi", plain, asked) == "Other"
         assert select_snapshot_class(ix, "d.csi", named, _pvc()) == "Other"
-        assert select_snapshot_class(ix, "d.csi", plain, _pvc({CLASS: "gone"})) is None
+        # a class named by annotation that the driver lacks is only logged: the labelled one
+        assert select_snapshot_class(ix, "d.csi", plain, _pvc({CLASS: "gone"})) == "chosen"
+        assert select_snapshot_class(ix, "f.csi", plain, _pvc({CLASS: "gone"})) is None
         assert select_snapshot_class(ix, "e.csi", plain, _pvc()) == "alone"
         assert select_snapshot_class(ix, "f.csi", plain, _pvc()) is None  # two, no label
         assert select_snapshot_class(ix, "f.csi", plain, _pvc({CLASS: "two"})) == "two"
