@@ -18,7 +18,6 @@ import io
 import json
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
