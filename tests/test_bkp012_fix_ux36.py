@@ -19,10 +19,10 @@ def test_the_fix_names_the_schedule_its_labels_and_the_oc_label_command(tmp_path
     finding = _finding(_complete(tmp_path, FIXTURE, docs), "RR-BKP-012")
     assert finding["status"] == "ERROR"
     fix = finding["remediation"]
-    assert "Whether Backup daily-20261130 holds secret vm1-cloudinit" in fix
-    assert "`oc get secret vm1-cloudinit -n app --show-labels`" in fix
-    assert "Schedule daily's selector (app=vm1)" in fix
-    assert "`oc label secret vm1-cloudinit -n app app=vm1`" in fix
+    assert fix == (
+        "Enable the kubevirt Velero plugin, or give secret vm1-cloudinit Schedule daily's labels: "
+        "`oc label secret vm1-cloudinit -n app app=vm1`; then take a backup."
+    )
 
 
 def test_without_match_labels_the_fix_points_at_the_schedules_selector(tmp_path: Path) -> None:
@@ -31,6 +31,8 @@ def test_without_match_labels_the_fix_points_at_the_schedules_selector(tmp_path:
     finding = _finding(_complete(tmp_path, FIXTURE, _docs(FIXTURE)), "RR-BKP-012")
     fix = finding["remediation"]
     assert finding["status"] == "ERROR"
-    assert "`oc get secret vm1-cloudinit -n app --show-labels`" in fix
-    assert "the labels Schedule daily selects (spec.template.labelSelector)" in fix
+    assert fix == (
+        "Enable the kubevirt Velero plugin, or give secret vm1-cloudinit the labels Schedule "
+        "daily selects (spec.template.labelSelector); then take a backup."
+    )
     assert "oc label" not in fix

@@ -78,8 +78,8 @@ def _bkp012_unknown(facts: FixFacts, ev: Mapping[str, Any]) -> str:
     (Secrets above all), under a Backup that selects by label without the kubevirt plugin.
 
     Names the Schedule that made the Backup (evidence ``schedule``, else the first covering
-    one), the command that shows the objects' labels and the ``oc label`` that gives them
-    the Schedule's ``matchLabels``: the fix said "the label selector of the Schedule
+    one) and the ``oc label`` that gives the objects the Schedule's ``matchLabels`` (or
+    the Schedule's field when it has none): the fix said "the label selector of the Schedule
     covering the VM", naming neither (trial ux36). Velero takes an object under a label
     selector only when its own labels match
     (https://velero.io/docs/main/resource-filtering/#--selector).
@@ -89,24 +89,19 @@ def _bkp012_unknown(facts: FixFacts, ev: Mapping[str, Any]) -> str:
         if isinstance(r, Mapping) and r.get("state") == "unknown" and r.get("name"):
             unsure.setdefault(str(r.get("kind") or "object").lower(), []).append(str(r["name"]))
     named = "; ".join(f"{kind} {', '.join(names)}" for kind, names in unsure.items())
+    named = named or "the objects the VM references"
     wanted = str(ev.get("schedule") or facts.schedule or "")
     labels = next((sel for _, name, sel in facts.schedules if name == wanted), ())
-    where = f"-n {facts.namespace}"
-    show = "; ".join(f"`oc get {k} {' '.join(n)} {where} --show-labels`" for k, n in unsure.items())
     sched = f"Schedule {wanted}" if wanted else "the Schedule covering the VM"
     if labels and unsure:
         pairs = " ".join(f"{k}={v}" for k, v in labels)
-        cmds = "; ".join(f"`oc label {k} {' '.join(n)} {where} {pairs}`" for k, n in unsure.items())
-        action = f"if they lack {sched}'s selector ({pairs}), label them: {cmds}"
+        cmds = "; ".join(
+            f"`oc label {k} {' '.join(n)} -n {facts.namespace} {pairs}`" for k, n in unsure.items()
+        )
+        give = f"give {named} {sched}'s labels: {cmds}"
     else:
-        action = f"if they lack the labels {sched} selects (spec.template.labelSelector), add them"
-    return (
-        f"Whether Backup {str(ev.get('backup') or '').rsplit('/', 1)[-1] or '-'} holds "
-        f"{named or 'the objects'} that VM {facts.namespace}/{facts.name} references is unknown: "
-        f"the auditor does not read their labels. Read them ({show or 'oc get ... --show-labels'}); "
-        f"{action}, or enable the kubevirt Velero plugin, which takes what a VM references past "
-        "the selector; then take a backup."
-    )
+        give = f"give {named} the labels {sched} selects (spec.template.labelSelector)"
+    return f"Enable the kubevirt Velero plugin, or {give}; then take a backup."
 
 
 def unknown_fix(check_id: str, facts: FixFacts, ev: Mapping[str, Any]) -> str:
