@@ -106,9 +106,16 @@ def test_each_vms_verdict_and_backup_figures_agree(out: dict[str, Any]) -> None:
         assert float(row["rpo_hours"]) == backup["rpo_hours"]
         assert row["within_rpo"] == ("yes" if backup["within_rpo"] else "no")
         assert int(row["restore_points"]) == backup["restore_points"]
+        assert row["backup_expires"] == (newest["expires"] or "")
+        assert row["backup_expires_from"] == (newest["expires_from"] or "")
         failing = sorted({f["check_id"] for f in vm["findings"] if f["status"] in FAILING})
         assert row["failing_checks"].split() == failing
         state = "within RPO" if backup["within_rpo"] else "exceeds RPO"
+        points = backup["restore_points"]
+        kept = _squash(
+            f"{points} restore point{'' if points == 1 else 's'} · newest kept until "
+            f"{newest['expires']}"
+        )
         line = _squash(
             f"newest usable backup {newest['name']} (as of {newest['data_time']}, "
             f"{fmt_hours(newest['age_hours'])} old; RPO {backup['rpo_hours']:.1f} h, {state})"
@@ -120,11 +127,14 @@ def test_each_vms_verdict_and_backup_figures_agree(out: dict[str, Any]) -> None:
         name = f"{vm['namespace']}/{vm['name']}"
         # HTML: every VM's details; PDF: details for VMs not ready, a table row for ready ones
         assert line in out["html"], name
+        assert kept in out["html"], name
         assert _squash(f"{name} {LABELS[vm['readiness']]}") in out["html"], name
         if vm["readiness"] == "READY":
             assert cell in out["pdf"], name
         else:
             assert line in out["pdf"], name
+            # the PDF leaves the expiry to the HTML, vms.csv and report.json (12 pages)
+            assert _squash(f"{points} restore point{'' if points == 1 else 's'}") in out["pdf"]
             assert _squash(f"{name} {LABELS[vm['readiness']]}") in out["pdf"], name
 
 
