@@ -99,6 +99,7 @@ def test_a_month_with_a_partial_run_is_incomplete_in_the_roll_up(
     assert partial_id in row["period_incomplete_reasons"]
     assert row["period_rpo_attainment"] == str(east["period"]["rpo_attainment"])
     assert '<br><span class="note">incomplete</span>' in html
+    assert "<title>Fleet recovery readiness 2026-11: 1 cluster</title>" in html  # not "1 clusters"
     # --at before the month's end: partial, as period.json says
     assert (east["period"]["partial"], east["period"]["as_of"]) == (True, AT)
     assert (period["partial"], period["as_of"]) == (True, AT)
