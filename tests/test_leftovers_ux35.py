@@ -312,7 +312,7 @@ def test_fleet_names_each_clusters_identity(tmp_path: Path) -> None:
         "legacy": (None, "current"),
         "shared": (None, "unreadable"),  # two identities: neither is the cluster's
     }
-    assert doc["schema_version"] == "1.1"
+    assert doc["schema_version"] == "1.2"
     assert {r["cluster"]: r["cluster_uid"] for r in rows} == {
         "east": UID_A,
         "legacy": "",

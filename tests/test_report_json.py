@@ -38,7 +38,7 @@ def test_same_input_same_bytes(corpus: Path) -> None:
 
 
 def test_envelope_shape(export_doc: dict[str, Any]) -> None:
-    assert export_doc["schema_version"] == "1.3"
+    assert export_doc["schema_version"] == "1.4"
     assert set(export_doc) == {
         "schema_version",
         "run",

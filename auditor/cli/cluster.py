@@ -188,6 +188,9 @@ def collect(
 
     One <plural>.yaml List per kind, secrets already stripped, plus
     .auditor-collection.json recording kinds not installed or unreadable.
+
+    Exit codes: 0 written (kinds that could not be read are recorded, not fatal);
+    2 the cluster or the output folder could not be used.
     """
     console = Console(stderr=True)
     try:
@@ -213,7 +216,11 @@ def collect(
 @click.command()
 @cluster_options
 def preflight(kubeconfig: Path | None, context: str | None, namespaces: tuple[str, ...]) -> None:
-    """Check, like `oc auth can-i`, that the audit may list and get every kind it reads."""
+    """Check, like `oc auth can-i`, that the audit may list and get every kind it reads.
+
+    Exit codes: 0 every permission granted; 1 one is denied (each named); 2 the
+    cluster could not be used.
+    """
     try:
         client = api_client(ClientSettings(kubeconfig=kubeconfig, context=context))
         rows = check_permissions(client, tuple(namespaces))

@@ -75,6 +75,13 @@ def fleet(
     its manifest (and signature with --public-key); fleet-wide: top root causes and the
     owners with the most VMs not ready. Writes fleet.json, fleet-*.csv, fleet.html and
     fleet.pdf. S3 credentials come from boto3's standard chain, as for ``publish``.
+    Only a current cluster's READY VMs count as READY: one whose run is stale,
+    incomplete, unverified or unreadable counts them UNKNOWN; with --period, a month
+    not counted whole (a run left out, or one that read part of the cluster) makes
+    the cluster incomplete.
+
+    Exit codes: 0 written; 2 bad option, unreadable archive or no cluster folder;
+    4 written, but no cluster had a readable run.
     """
     options = {k: v for k, v in store_flags.items() if v is not None}
     refuse_out_in_archive(out_dir, source)

@@ -237,7 +237,12 @@ def publish(
     signing_key: Path | None,
     **options: Any,
 ) -> None:
-    """Publish an audit run as verified evidence, or deliver spooled runs."""
+    """Publish an audit run as verified evidence, or deliver spooled runs.
+
+    Exit codes: 0 published and verified; 2 bad usage or run folder, or a target
+    refused as misconfigured (no such bucket, Object Lock unavailable: not spooled);
+    3 not published, the run waits in the spool (--retry: a run still waits).
+    """
     if retry and run_dir is not None:
         # --retry delivers the spool and read no --from-run: 'publish --from-run DIR --retry'
         # said "spool is empty" and exited 0 without publishing DIR (trial nu34)
@@ -338,7 +343,12 @@ def _retry_exit(results: list[PublishResult]) -> int:
 def history(
     cluster: str, url: str, limit: int, as_json: bool, cluster_uid: str | None, **options: Any
 ) -> None:
-    """List the published runs of a cluster, oldest first."""
+    """List the published runs of a cluster, oldest first.
+
+    Exit codes: 0 listed; 2 the archive cannot be read, holds no run of the cluster
+    (the clusters it holds are named), a manifest in it cannot be read, or its runs are
+    of two clusters sharing the name (give --cluster-uid).
+    """
     target = settings_from_options(url, options)
     if not target.is_s3 and not target.local_dir.is_dir():
         why = "is a file, not a directory" if target.local_dir.exists() else "does not exist"

@@ -77,7 +77,12 @@ def validate_config_command(file: Path) -> None:
     "fleet, a name per cluster, its folder in the shared archive (docs/fleet.md).",
 )
 def serve_command(config_file: Path, log_level: str, cluster_name: str | None) -> None:
-    """Run the scheduled audits from --config until SIGTERM (metrics on /metrics)."""
+    """Run the scheduled audits from --config until SIGTERM (metrics on /metrics).
+
+    Exit codes: 0 after a shutdown (SIGTERM/SIGINT); 2 could not start (bad config, a
+    folder that cannot be written, the job store or run journal unopenable, another
+    serve holding the state folder's lock, the metrics address taken).
+    """
     from auditor.service import JobStoreError, ServiceLockedError, serve
 
     logging.basicConfig(

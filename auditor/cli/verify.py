@@ -85,6 +85,10 @@ def verify(
 
     With --latest, LOCATION is the archive (s3://BUCKET/PREFIX or a directory) and the
     run is the one <cluster>/latest.json points at.
+
+    Exit codes: 0 every artifact matches (and the signature, with --public-key); 1
+    something is missing, extra, changed, unretained or badly signed; 2 the run or
+    its manifest cannot be read.
     """
     try:
         keys = [load_public_key(p) for p in public_keys]

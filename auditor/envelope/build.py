@@ -43,7 +43,7 @@ from auditor.envelope.remediation import remediation_for
 from auditor.envelope.rootcause import FindingRef, group_causes
 from auditor.inventory import ClusterIndex
 from auditor.inventory.facts import restore_points, unproven_points, usable
-from auditor.inventory.index import meta_labels
+from auditor.inventory.index import BackupView, meta_labels
 from auditor.inventory.protection import USABLE_PHASES
 from auditor.jsonfast import nests_within
 from auditor.kinds import KINDS
@@ -326,6 +326,7 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
                 completed=format_time(newest.backup.completed),
                 data_time=format_time(newest.backup.data_time),
                 age_hours=hours,
+                **_expiry(newest.backup),
             )
             if newest
             else None,
@@ -338,6 +339,19 @@ def vm_entry(vm: VMResult, owner: str) -> VmEntry:
         root_causes=_root_causes(findings, gap),
         recovery_card=recovery_card(rec, ctx.index, ctx.at, owner),
     )
+
+
+def _expiry(backup: BackupView) -> dict[str, Any]:
+    """``expires``/``expires_from`` of a restore point: Velero's ``status.expiration`` ("when
+    this Backup is eligible for garbage-collection"), else creation + ``spec.ttl`` ("how long
+    the Backup should be retained"), labelled as computed
+    (https://github.com/vmware-tanzu/velero/blob/main/pkg/apis/velero/v1/backup_types.go)."""
+    if backup.expiration is None:
+        return {"expires": None, "expires_from": None}
+    return {
+        "expires": format_time(backup.expiration),
+        "expires_from": "spec.ttl" if backup.expiration_from_ttl else "status.expiration",
+    }
 
 
 def build_envelope(

@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 #: Version of the report.json shape; bump the minor for added fields, the major for changes.
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 #: A map of readiness state -> number of VMs (every state present, zeros included).
 ReadinessCounts = dict[Readiness, int]
@@ -306,6 +306,17 @@ class NewestBackup(Part):
         "older reports",
     )
     age_hours: float | None = Field(description="hours from data_time to the audit time")
+    expires: str | None = Field(
+        default=None,
+        description="(1.4) RFC 3339 UTC: when Velero may delete this restore point (its "
+        "status.expiration, else creationTimestamp + spec.ttl: expires_from says which); "
+        "null when neither is set or in older reports",
+    )
+    expires_from: Literal["status.expiration", "spec.ttl"] | None = Field(
+        default=None,
+        description="(1.4) status.expiration: recorded by Velero (observed); spec.ttl: "
+        "computed from the creation time and the TTL (inferred); null with expires null",
+    )
 
 
 class BackupSummary(Part):

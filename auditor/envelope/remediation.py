@@ -73,6 +73,37 @@ def _not_evidenced_fix(
     )
 
 
+def _bkp012_unknown(facts: FixFacts, ev: Mapping[str, Any]) -> str:
+    """RR-BKP-012 ERROR: objects the VM references whose labels the auditor does not read
+    (Secrets above all), under a Backup that selects by label without the kubevirt plugin.
+
+    Names the Schedule that made the Backup (evidence ``schedule``, else the first covering
+    one) and the ``oc label`` that gives the objects the Schedule's ``matchLabels`` (or
+    the Schedule's field when it has none): the fix said "the label selector of the Schedule
+    covering the VM", naming neither (trial ux36). Velero takes an object under a label
+    selector only when its own labels match
+    (https://velero.io/docs/main/resource-filtering/#--selector).
+    """
+    unsure: dict[str, list[str]] = {}
+    for r in ev.get("references") or []:
+        if isinstance(r, Mapping) and r.get("state") == "unknown" and r.get("name"):
+            unsure.setdefault(str(r.get("kind") or "object").lower(), []).append(str(r["name"]))
+    named = "; ".join(f"{kind} {', '.join(names)}" for kind, names in unsure.items())
+    named = named or "the objects the VM references"
+    wanted = str(ev.get("schedule") or facts.schedule or "")
+    labels = next((sel for _, name, sel in facts.schedules if name == wanted), ())
+    sched = f"Schedule {wanted}" if wanted else "the Schedule covering the VM"
+    if labels and unsure:
+        pairs = " ".join(f"{k}={v}" for k, v in labels)
+        cmds = "; ".join(
+            f"`oc label {k} {' '.join(n)} -n {facts.namespace} {pairs}`" for k, n in unsure.items()
+        )
+        give = f"give {named} {sched}'s labels: {cmds}"
+    else:
+        give = f"give {named} the labels {sched} selects (spec.template.labelSelector)"
+    return f"Enable the kubevirt Velero plugin, or {give}; then take a backup."
+
+
 def unknown_fix(check_id: str, facts: FixFacts, ev: Mapping[str, Any]) -> str:
     """What to export, grant or repair so ``check_id`` can be evaluated next run."""
     unavailable = [str(k) for k in ev.get("unavailable_kinds") or []]
@@ -110,16 +141,7 @@ def unknown_fix(check_id: str, facts: FixFacts, ev: Mapping[str, Any]) -> str:
     if check_id == "RR-FW-002" and ev.get("architecture") == "arm64":
         return arm64_efi_fix(facts)
     if check_id == "RR-BKP-012":
-        unsure = [
-            f"{r.get('kind')} {r.get('name')}"
-            for r in ev.get("references") or []
-            if isinstance(r, Mapping) and r.get("state") == "unknown"
-        ]
-        return (
-            f"Label {', '.join(unsure) or 'the objects'} to match the label selector of the "
-            f"Schedule covering {facts.namespace}/{facts.name}, or enable the kubevirt Velero "
-            "plugin, which takes what a VM references past the selector; then take a backup."
-        )
+        return _bkp012_unknown(facts, ev)
     not_evidenced = [str(p) for p in ev.get("not_evidenced") or []]
     if not_evidenced:
         return _not_evidenced_fix(check_id, facts, ev, not_evidenced)

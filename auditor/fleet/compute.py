@@ -4,7 +4,8 @@ Reports are read as plain dicts (``docs/report-schema.md``), so older envelopes 
 
 - a cluster's status is the worst of: no trustworthy report (``unreadable``), manifest
   or signature not verified (``unverified``), ``run.complete`` not true
-  (``incomplete``), audited more than ``max_age_hours`` before the reference time, or
+  (``incomplete``; with a period, also the period's ``complete`` not true: a run of the
+  month left out or read in part, ``docs/period-report.md``), audited more than ``max_age_hours`` before the reference time, or
   dated more than an hour after this machine's clock (``stale``); else ``current``. Only a current cluster's READY VMs count as READY
   fleet-wide; the others' count as UNKNOWN (a false READY is the worst error).
 - root causes: a VM's ``root_causes`` when the report has them; else one per check id
@@ -177,7 +178,11 @@ class _Agg:
 
 
 def _status(
-    run: ClusterRun, ref: datetime, max_age_hours: float, now: datetime
+    run: ClusterRun,
+    ref: datetime,
+    max_age_hours: float,
+    now: datetime,
+    figures: FleetPeriodFigures | None = None,
 ) -> tuple[ClusterStatus, list[str], FleetRun | None]:
     problems = list(run.problems)
     if run.report is None:
@@ -208,6 +213,13 @@ def _status(
             f"run {fleet_run.id} is incomplete (run.complete is {_json(meta.get('complete'))}): part of "
             f"the cluster was not read; checks with partial input: {', '.join(partial) or '-'}"
         )
+    if figures is not None and not figures.complete:
+        # the month's figures rest on part of the archive: a roll-up of it said "current"
+        # beside a period.json saying complete: false (ux36)
+        flags.add("incomplete")
+        problems.append(
+            f"the period's figures are incomplete: {'; '.join(figures.incomplete_reasons)}"
+        )
     if age > max_age_hours:
         flags.add("stale")
         problems.append(f"run {fleet_run.id} is {age:.1f} h old (more than {max_age_hours:g} h)")
@@ -224,15 +236,24 @@ def _status(
     return status, problems, fleet_run
 
 
-def _period_figures(run: ClusterRun, period: Period | None) -> FleetPeriodFigures | None:
+def _period_figures(
+    run: ClusterRun, period: Period | None, ref: datetime
+) -> FleetPeriodFigures | None:
+    """The month's figures of ``run`` as ``auditor report --period`` computes them as of
+    ``ref``, completeness included; None without a period or a readable run of it."""
     if period is None or run.period is None or not run.period.reports:
         return None
-    fleet = compute_period(run.period, period, run.cluster)["fleet"]
+    doc = compute_period(run.period, period, run.cluster, as_of=ref)
+    fleet = doc["fleet"]
     return FleetPeriodFigures(
         runs=fleet["runs"],
         vm_audits=fleet["vm_audits"],
         rpo_attainment=fleet["rpo_attainment"],
         rpo_unknown=fleet["rpo_unknown"],
+        complete=doc["complete"],
+        incomplete_reasons=list(doc["incomplete_reasons"]),
+        partial=doc["partial"],
+        as_of=doc["as_of"],
     )
 
 
@@ -244,7 +265,8 @@ def _cluster(
     agg: _Agg,
     now: datetime,
 ) -> FleetCluster:
-    status, problems, fleet_run = _status(run, ref, max_age_hours, now)
+    figures = _period_figures(run, period, ref)
+    status, problems, fleet_run = _status(run, ref, max_age_hours, now, figures)
     reported: Counter[Readiness] = Counter()
     counted: Counter[Readiness] = Counter()
     platform = 0
@@ -275,7 +297,7 @@ def _cluster(
         problems=problems,
         run=fleet_run,
         verification=run.verification if run.report is not None else None,
-        period=_period_figures(run, period),
+        period=figures,
         vms=sum(reported.values()),
         readiness=_counts(reported),
         readiness_counted=_counts(counted),

@@ -31,11 +31,12 @@ __all__ = [
 ]
 
 #: Version of the fleet.json shape; bump the minor for added fields, the major for changes.
-FLEET_SCHEMA_VERSION = "1.1"
+FLEET_SCHEMA_VERSION = "1.2"
 
 #: Worst first: ``unreadable`` (no trustworthy report), ``unverified`` (the manifest or the
 #: signature does not match), ``incomplete`` (the run says it read only part of the
-#: cluster), ``stale`` (older than ``max_age_hours``), ``current``. Only ``current``
+#: cluster; with ``--period``, or the month's figures rest on less than every archived run
+#: of the cluster, each whole), ``stale`` (older than ``max_age_hours``), ``current``. Only ``current``
 #: clusters count READY VMs as ready.
 ClusterStatus = Literal["unreadable", "unverified", "incomplete", "stale", "current"]
 CLUSTER_STATUSES: tuple[ClusterStatus, ...] = (
@@ -81,6 +82,15 @@ class FleetPeriodFigures(Part):
     vm_audits: int
     rpo_attainment: float | None = Field(description="0..1; null without audits")
     rpo_unknown: int = Field(description="VM audits whose RPO state was unknown")
+    complete: bool = Field(
+        description="the period report's complete: every archived run of the month was "
+        "counted and each read its whole cluster (false makes the cluster incomplete)"
+    )
+    incomplete_reasons: list[str] = Field(
+        description="why not complete, one line each (the period report's incomplete_reasons)"
+    )
+    partial: bool = Field(description="the month had not ended at the reference time")
+    as_of: str = Field(description="RFC 3339 UTC: end of the month, or earlier when partial")
 
 
 class FleetCluster(Part):

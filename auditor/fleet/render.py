@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from auditor.fleet.model import FleetReport, fleet_schema
+from auditor.fleet.model import FleetCluster, FleetReport, fleet_schema
 from auditor.models import Readiness
 from auditor.report.csvsafe import csv_cell
 from auditor.report.files import write_document_set
@@ -65,6 +65,13 @@ def _bool(value: bool | None) -> str | None:
     return None if value is None else ("true" if value else "false")
 
 
+def _period_cells(c: FleetCluster) -> list[Any]:
+    p = c.period
+    if p is None:
+        return [None, None, None, None]
+    return [p.runs, p.rpo_attainment, _bool(p.complete), " | ".join(p.incomplete_reasons)]
+
+
 def fleet_csvs(report: FleetReport) -> dict[str, bytes]:
     """``fleet-clusters.csv`` (one row per cluster, readiness as counted and as reported),
     ``fleet-root-causes.csv`` and ``fleet-owners.csv`` (worst first).
@@ -72,13 +79,18 @@ def fleet_csvs(report: FleetReport) -> dict[str, bytes]:
     Every row ends in ``fleet_as_of`` (the roll-up's reference time, ``generated_at``), so a
     row taken out of its file says when it was true (trial nu34: an owner row said nothing
     of when it was counted); ``complete`` is ``true``/``false`` as in vms.csv;
-    ``cluster_uid`` is blank when unknown.
+    ``cluster_uid`` is blank when unknown. With ``--period`` the cluster rows carry the
+    month's figures as fleet.html shows them (``period_runs``, ``period_rpo_attainment``
+    0..1, ``period_complete``, ``period_incomplete_reasons`` joined by `` | ``); blank
+    without a period or a readable run of it (the CSV had none of them, so a spreadsheet
+    of a month's roll-up could not tell a month counted whole from one with runs left out).
     """
     as_of = report.generated_at
     clusters = _csv(
         ["cluster", "cluster_uid", "status", "run_id", "audit_time", "age_hours", "complete",
          "manifest", "signature", "vms", *(f"counted_{s.lower()}" for s in _STATES),
-         *(f"reported_{s.lower()}" for s in _STATES), "problems", "fleet_as_of"],
+         *(f"reported_{s.lower()}" for s in _STATES), "period_runs", "period_rpo_attainment",
+         "period_complete", "period_incomplete_reasons", "problems", "fleet_as_of"],
         (
             [c.name, c.cluster_uid, c.status, c.run.id if c.run else None,
              c.run.audit_time if c.run else None, c.run.age_hours if c.run else None,
@@ -86,7 +98,7 @@ def fleet_csvs(report: FleetReport) -> dict[str, bytes]:
              c.verification.manifest if c.verification else None,
              c.verification.signature if c.verification else None, c.vms,
              *(c.readiness_counted[s] for s in _STATES), *(c.readiness[s] for s in _STATES),
-             " | ".join(c.problems), as_of]
+             *_period_cells(c), " | ".join(c.problems), as_of]
             for c in report.clusters
         ),
     )  # fmt: skip

@@ -531,6 +531,9 @@ class BackupView:
     #: ``namespace/name`` of the resource-policy ConfigMap whose ``includeExcludePolicy`` is
     #: combined into ``scope`` (auditor.inventory.volpolicy.policy_scope), None when none is
     scope_policy: str | None = None
+    #: ``expiration`` was computed (creationTimestamp + spec.ttl), the Backup's
+    #: ``status.expiration`` being unset: inferred, not what Velero recorded
+    expiration_from_ttl: bool = False
 
     @property
     def filters(self) -> str:
@@ -585,7 +588,8 @@ class BackupView:
         ttl = parse_duration(spec.get("ttl"))
         created = parse_time(dig(obj, "metadata", "creationTimestamp"))
         expiration = parse_time(status.get("expiration"))
-        if expiration is None and ttl is not None and created is not None:
+        from_ttl = expiration is None and ttl is not None and created is not None
+        if from_ttl and ttl is not None and created is not None:
             expiration = created + ttl
         phase = status.get("phase")
         items = dig(status, "progress", "itemsBackedUp")
@@ -598,6 +602,7 @@ class BackupView:
             started=parse_time(status.get("startTimestamp")),
             completed=parse_time(status.get("completionTimestamp")),
             expiration=expiration,
+            expiration_from_ttl=from_ttl,
             snapshot_volumes=spec.get("snapshotVolumes")
             if isinstance(spec.get("snapshotVolumes"), bool)
             else None,

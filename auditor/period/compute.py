@@ -5,6 +5,8 @@ Per VM (``namespace/name``), over the audits of the period that list it:
 - ``rpo.attained``: audits whose ``backup.within_rpo`` is true; ``rpo.breached``: false;
   ``rpo.unknown``: null (no usable backup or no age). Unknown is never attained.
   ``rpo.attainment`` = attained / audits (0..1, 4 decimals), None without audits.
+  ``rpo.hours``: the RPOs (hours) those audits applied (``backup.rpo_hours``), distinct,
+  ascending; empty when none was recorded.
 - ``longest_breach``: the longest run of consecutive audits not within RPO (false or
   unknown): ``audits``; ``hours`` between its first and last audit (UTC), None when it was
   seen in one audit only (its length was not measured: 0 read as "no breach");
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
+from math import inf
 from typing import Any
 
 from auditor.kubevalues import parse_rfc3339
@@ -106,6 +109,7 @@ def _vm_figures(
             "breached": breached,
             "unknown": len(rows) - attained - breached,
             "attainment": _ratio(attained, len(rows)),
+            "hours": _rpo_hours(rows),
         },
         "longest_breach": {
             "audits": best[0],
@@ -119,6 +123,19 @@ def _vm_figures(
         "readiness_by_day": days,
         "readiness_last": last.get("readiness"),
     }
+
+
+def _rpo_hours(rows: list[tuple[datetime, dict[str, Any]]]) -> list[float]:
+    """The RPOs (hours) the month's audits of one VM measured against (report.json
+    ``backup.rpo_hours``, set by its recovery policy), distinct, ascending; two values when
+    the policy changed within the month, none when no audit recorded a number. Attainment
+    without the RPO it was measured against said nothing a reader could hold to (ux36)."""
+    seen = set()
+    for _, vm in rows:
+        hours = (vm.get("backup") or {}).get("rpo_hours")
+        if isinstance(hours, int | float) and not isinstance(hours, bool) and 0 < hours < inf:
+            seen.add(float(hours))
+    return sorted(seen)
 
 
 def _z(text: str | None) -> str | None:

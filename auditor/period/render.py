@@ -23,7 +23,7 @@ FORMATS = ("json", "csv", "html", "pdf")
 COLORS = {"READY": "#2e7d32", "AT_RISK": "#f9a825", "NOT_READY": "#c62828", "UNKNOWN": "#757575"}
 _CSV_FIELDS = (
     "namespace", "name", "owner", "audits", "rpo_attained", "rpo_breached", "rpo_unknown",
-    "rpo_attainment", "longest_breach_audits", "longest_breach_hours",
+    "rpo_attainment", "rpo_hours", "longest_breach_audits", "longest_breach_hours",
     "longest_breach_ended_within_hours", "restore_drills",
     "waived_checks", "readiness_last", "period_partial", "period_as_of", "period_complete",
 )  # fmt: skip
@@ -42,6 +42,7 @@ def _cell(value: Any) -> Any:
 
 def period_csv(doc: dict[str, Any]) -> str:
     """One row per VM (columns :data:`_CSV_FIELDS`; attainment 0..1, ``unknown`` when null;
+    ``rpo_hours`` the RPOs applied, hours, space-separated, ``unknown`` when none recorded;
     hours, ``unknown`` when not measured, blank without a breach: see :func:`_hours`).
 
     ``period_partial`` (``true`` when built before the month ended) and ``period_as_of``
@@ -63,7 +64,8 @@ def period_csv(doc: dict[str, Any]) -> str:
             [_cell(c) for c in (
                 v["namespace"], v["name"], v["owner"], v["audits"], rpo["attained"],
                 rpo["breached"], rpo["unknown"],
-                "unknown" if rpo["attainment"] is None else rpo["attainment"], breach["audits"],
+                "unknown" if rpo["attainment"] is None else rpo["attainment"],
+                " ".join(f"{h:g}" for h in rpo.get("hours") or []) or "unknown", breach["audits"],
                 _hours(breach, "hours"), _hours(breach, "ended_within_hours"),
                 len(v["restore_drills"]), " ".join(v["waived_checks"]),
                 v["readiness_last"], partial, as_of, complete)]

@@ -52,6 +52,8 @@ VMS_COLUMNS = (
     "rpo_hours",
     "within_rpo",
     "restore_points",
+    "backup_expires",
+    "backup_expires_from",
     "identity_gaps",
     "failing_checks",
     "uid",
@@ -142,7 +144,10 @@ def vms_csv(report: AuditReport) -> bytes:
     in any backup``, ``no complete restore point`` or ``unknown``. ``audit_complete``
     (``true``/``false``, the run's ``complete``) repeats on every row: a READY from an
     incomplete audit says so in its own row, and ``audit_time``/``run_id`` say when and from
-    which run it was true.
+    which run it was true. ``backup_expires`` is when Velero may delete the newest usable
+    backup (UTC), ``backup_expires_from`` where that time comes from: ``status.expiration``
+    (recorded) or ``spec.ttl`` (computed from the creation time: inferred); both blank
+    without a usable backup or an expiry.
     """
     checks = {c.id: c for c in report.checks}
     complete = "true" if report.run.complete else "false"
@@ -166,6 +171,8 @@ def vms_csv(report: AuditReport) -> bytes:
                 backup.rpo_hours,
                 "unknown" if within is None else ("yes" if within else "no"),
                 backup.restore_points,
+                (newest.expires or "") if newest else "",
+                (newest.expires_from or "") if newest else "",
                 " ".join(row.identity_gaps),
                 " ".join(row.failing_checks),
                 vm.uid or "",

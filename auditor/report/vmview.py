@@ -72,6 +72,9 @@ class VmRow:
     failing_checks: tuple[str, ...]
     #: the VM's root causes, worst first, in a few words ("" when none)
     why: str = ""
+    #: when Velero may delete the newest usable backup, labelled ("kept until <time>", with
+    #: "computed from its TTL" when Velero recorded none); "" without one
+    expires: str = ""
     #: worst severity among its FAIL/ERROR findings ("" when none), for sorting and filtering
     severity: str = ""
     #: "never" (no usable backup ever), "no-data" (definition only), "partial" (no backup holds
@@ -286,6 +289,7 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
         rpo_state=rpo_state,
         rpo_label=rpo_label,
         restore_points=str(backup.restore_points),
+        expires=_expires(newest) if newest else "",
         identity_gaps=tuple(identity),
         failing_checks=tuple(failing),
         why=why_of(vm, checks),
@@ -294,6 +298,16 @@ def vm_row(index: int, vm: VmEntry, checks: Catalog) -> VmRow:
         inferred=tuple(vm.inferred),
         waived=tuple(sorted({f.check_id for f in vm.findings if f.status.value == "WAIVED"})),
     )
+
+
+def _expires(newest: NewestBackup) -> str:
+    """When the newest restore point may go: Velero's ``status.expiration`` as recorded, or
+    creation + ``spec.ttl`` labelled as computed (report.json ``expires_from``)."""
+    if not newest.expires:
+        return ""
+    if newest.expires_from == "spec.ttl":
+        return f"kept until {newest.expires} (computed from its TTL)"
+    return f"kept until {newest.expires}"
 
 
 def _age_from(newest: NewestBackup) -> str:
