@@ -14,10 +14,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests.conftest import REPO, invoke_run
+from tests.test_verify import write_keys
 
 EXAMPLE = REPO / "examples" / "small-cluster"
 COMMENT = re.compile(r"\s+# .*$")  # a trailing comment would swallow the check after it
@@ -37,21 +36,8 @@ def _doc_lines() -> str:
 
 
 def _keys(tmp: Path, name: str) -> tuple[Path, Path]:
-    key = Ed25519PrivateKey.generate()
-    private = tmp / f"{name}.pem"
-    public = tmp / f"{name}.pub.pem"
-    private.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    public.write_bytes(
-        key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
+    """An Ed25519 key pair as PEM files (tests.test_verify's, without the key object)."""
+    private, public, _ = write_keys(tmp, name)
     return private, public
 
 
