@@ -249,3 +249,54 @@ def test_a_default_annotation_other_than_true_marks_no_class(tmp_path: Path) -> 
         "is-default-class: 'yes'",
     )
     assert (f["status"], f["severity"]) == ("FAIL", "high")
+
+
+# -- a backed-up manifest whose identity fields cannot be read ------------------------------
+
+
+def test_a_malformed_bus_in_the_backup_is_unknown_not_the_default(tmp_path: Path) -> None:
+    """bus: 5 in the backed-up manifest read as unset, i.e. sata, the live bus: PASS on a
+    field that could not be read. It is ERROR, naming the backup and the field."""
+
+    def junk(vm: dict[str, Any]) -> None:
+        _tspec(vm)["domain"]["devices"]["disks"][0]["disk"]["bus"] = 5
+
+    report = _audit(tmp_path, live=_root_bus("sata"), backed_up=junk)
+    f = _finding(report, "RR-BKP-009")
+    assert f["status"] == "ERROR", f["message"]
+    assert "daily-20261130" in f["message"]
+    assert "spec.template.spec.domain.devices.disks[root].disk.bus" in f["message"]
+
+
+def test_a_malformed_field_beside_a_real_drift_keeps_the_fail(tmp_path: Path) -> None:
+    """Kept: a drift read on other fields stays a FAIL (an ERROR would rank lower)."""
+
+    def junk(vm: dict[str, Any]) -> None:
+        _tspec(vm)["domain"]["devices"]["disks"][0]["disk"]["bus"] = 5
+
+    def e1000e(vm: dict[str, Any]) -> None:
+        _root_bus("sata")(vm)
+        _tspec(vm)["domain"]["devices"]["interfaces"][1]["model"] = "e1000e"
+
+    report = _audit(tmp_path, live=e1000e, backed_up=junk)
+    f = _finding(report, "RR-BKP-009")
+    assert f["status"] == "FAIL", f["message"]
+    assert [d["field"] for d in f["evidence"]["drift"]] == ["nic/vlan.model"]
+    assert f["evidence"]["unreadable_backup_fields"] == [
+        "spec.template.spec.domain.devices.disks[root].disk.bus is a int, not a string "
+        "(KubeVirt's admission webhook rejects such a VM)"
+    ]
+
+
+def test_a_malformed_field_outside_the_identity_is_not_named(tmp_path: Path) -> None:
+    """A machine type that is no mapping is a problem of the manifest (read_vm_spec lists
+    it), but not of what RR-BKP-009 compares."""
+
+    def junk(vm: dict[str, Any]) -> None:
+        _tspec(vm)["domain"]["machine"] = "junk"
+        assert any(
+            f == "spec.template.spec.domain.machine" for f, _ in read_vm_spec(vm, None).problems
+        )
+
+    status, drift = _drift(_audit(tmp_path, backed_up=junk))
+    assert (status, drift) == ("PASS", {})
