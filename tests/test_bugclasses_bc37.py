@@ -300,3 +300,43 @@ def test_a_malformed_field_outside_the_identity_is_not_named(tmp_path: Path) -> 
 
     status, drift = _drift(_audit(tmp_path, backed_up=junk))
     assert (status, drift) == ("PASS", {})
+
+
+# -- the pinned revision: status on the live VM, spec in the backup ------------------------
+
+
+REV = "vm1-u1.medium-v1beta1-uid-1"
+
+
+def _pinned_in_status(vm: dict[str, Any]) -> None:
+    vm["spec"]["instancetype"] = {"kind": "VirtualMachineClusterInstancetype", "name": "u1.medium"}
+    vm.setdefault("status", {})["instancetypeRef"] = {
+        "kind": "VirtualMachineClusterInstancetype",
+        "name": "u1.medium",
+        "controllerRevisionRef": {"name": REV},
+    }
+
+
+def _pinned_in_spec(rev: str) -> Edit:
+    def edit(vm: dict[str, Any]) -> None:
+        vm["spec"]["instancetype"] = {
+            "kind": "VirtualMachineClusterInstancetype",
+            "name": "u1.medium",
+            "revisionName": rev,
+        }
+
+    return edit
+
+
+def test_the_live_revision_in_status_is_the_backed_up_revision_name(tmp_path: Path) -> None:
+    """KubeVirt keeps the pinned revision in status.instancetypeRef.controllerRevisionRef;
+    the kubevirt plugin writes it into the backed-up spec.instancetype.revisionName
+    (kubevirt-velero-plugin pkg/plugin/vm_backup_item_action.go). Read from the spec only,
+    the live VM had none: "instancetype.revision differs" on every such VM."""
+    report = _audit(tmp_path, live=_pinned_in_status, backed_up=_pinned_in_spec(REV))
+    assert _drift(report) == ("PASS", {})
+
+
+def test_another_backed_up_revision_still_differs(tmp_path: Path) -> None:
+    report = _audit(tmp_path, live=_pinned_in_status, backed_up=_pinned_in_spec("older-rev"))
+    assert _drift(report) == ("FAIL", {"instancetype.revision": ("older-rev", REV)})

@@ -279,7 +279,8 @@ def identity_of(
     ``firmware.serial``, ``firmware.bootloader`` (efi, bios or unknown),
     ``firmware.secureBoot``, ``firmware.efi.persistent``, ``tpm``, ``tpm.persistent``,
     ``nic/<name>.mac``, ``nic/<name>.model``, ``nic/<name>.network``, ``disk/<name>.bus``,
-    ``disk/<name>.bootOrder``, ``instancetype.revision``, ``preference.revision``.
+    ``disk/<name>.bootOrder``, ``instancetype.revision``, ``preference.revision`` (the
+    spec's ``revisionName``, else the status's pin: :func:`_pinned_revision`).
 
     A bus or NIC model the VM leaves unset is the one KubeVirt gives every start: a disk,
     CD-ROM or LUN gets ``sata`` on amd64 and ``virtio`` on arm64 and s390x (kubevirt
@@ -315,8 +316,8 @@ def identity_of(
         "firmware.efi.persistent": fw.efi_persistent,
         "tpm": fw.tpm,
         "tpm.persistent": fw.tpm_persistent,
-        "instancetype.revision": dig(vm, "spec", "instancetype", "revisionName"),
-        "preference.revision": dig(vm, "spec", "preference", "revisionName"),
+        "instancetype.revision": _pinned_revision(vm, "instancetype", "instancetypeRef"),
+        "preference.revision": _pinned_revision(vm, "preference", "preferenceRef"),
     }
     namespace = dig(vm, "metadata", "namespace")
     by_preference = isinstance(dig(vm, "spec", "preference"), dict)
@@ -336,6 +337,22 @@ def identity_of(
         if disk.boot_order is not None:
             out[f"disk/{disk.name}.bootOrder"] = disk.boot_order
     return out
+
+
+def _pinned_revision(vm: dict[str, Any], spec_key: str, status_key: str) -> Any:
+    """The ControllerRevision ``vm`` is pinned to: ``spec.<spec_key>.revisionName``, else
+    ``status.<status_key>.controllerRevisionRef.name`` (None: neither).
+
+    KubeVirt keeps the pin in the status (kubevirt pkg/instancetype/revision/store.go) and
+    the kubevirt Velero plugin copies it into the backed-up spec's ``revisionName``
+    (https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/vm_backup_item_action.go):
+    one pin in either place. Read from the spec alone, every live VM pinned only in its
+    status differed from its backup (bc37).
+    """
+    named = dig(vm, "spec", spec_key, "revisionName")
+    if named is not None and named != "":
+        return named
+    return dig(vm, "status", status_key, "controllerRevisionRef", "name")
 
 
 def _uuid_unreadable(vm: dict[str, Any]) -> bool:
