@@ -190,7 +190,9 @@ def test_the_policy_text_survives_redaction_without_plugin_parameters() -> None:
 
 def _with_kubevirt(status: dict[str, Any], gates: list[str] | None = None) -> Docs:
     header, docs = _load(FW_PASS)
-    conf: dict[str, Any] = {}
+    # a class to create state PVCs on (without one and no default class RR-PLT-006 fails
+    # whatever the version: bc37)
+    conf: dict[str, Any] = {"vmStateStorageClass": "retain-sc"}
     if gates is not None:
         conf["developerConfiguration"] = {"featureGates": gates}
     docs.append(

@@ -148,15 +148,19 @@ def restore_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     "RR-BKP-009",
     title="The newest backup holds the VM's current identity",
     severity=Severity.MEDIUM,
-    rationale="A restore brings back the VM as it was backed up: a firmware UUID or serial, MAC, "
+    rationale="A restore brings back the VM as it was backed up: a firmware UUID or serial, "
+    "bootloader (BIOS or EFI, secure boot, persistent NVRAM), TPM, MAC, NIC model, disk bus, "
     "boot order, NetworkAttachmentDefinition or instancetype/preference revision changed since "
-    "then returns as the older identity (licences, DHCP reservations, boot device, network).",
+    "then returns as the older identity (licences, DHCP reservations, boot device, network; "
+    "a Windows boot disk moved back from virtio to sata, or an EFI guest booted with BIOS, "
+    "does not boot).",
     remediation="Take a new backup after identity changes (or pin the identity before the "
     "next scheduled backup) and verify the restored VM against the live one.",
     references=(VELERO_OUTPUT, KV_FIRMWARE, KUBEVIRT_PLUGIN),
     requires=("Backup",),
-    # the identity compared (auditor.inventory.needs.identity_of): firmware UUID/serial, NIC
-    # MACs and networks, disk boot order, pinned revisions; not the machine type, CPU, memory
+    # the identity compared (auditor.inventory.needs.identity_of): firmware UUID/serial,
+    # bootloader, TPM, NIC MACs, models and networks, disk buses and boot order, pinned
+    # revisions; not the machine type (KubeVirt writes its default into the spec), CPU, memory
     reads=(
         *DISK_DATA,
         "spec.template.spec.domain.firmware",
@@ -168,7 +172,8 @@ def restore_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     ),
 )
 def identity_drift(vm: VMRecord, ctx: CheckContext) -> Result:
-    """Compare firmware, NICs, boot order and revisions of the backed-up and live VM."""
+    """Compare firmware, TPM, NICs, disk buses, boot order and revisions of the backed-up
+    and live VM (:func:`~auditor.inventory.needs.identity_of`); FAIL medium on any drift."""
     rows, early = _bucket_view(vm, ctx)
     if early:
         return early
@@ -184,14 +189,31 @@ def identity_drift(vm: VMRecord, ctx: CheckContext) -> Result:
             backup=c.backup,
             location=c.location,
         )
-    then = identity_of(saved, read_vm_spec(saved, None))
-    now = identity_of(vm.obj, read_vm_spec(vm.obj, None))  # both without preference defaults
+    # both without preference defaults; the architecture KubeVirt gives the live VM stands
+    # for a backed-up manifest that names none (written into the spec since), so that
+    # arm64's defaults (EFI, virtio) are not read as amd64's there
+    arch = vm.spec.firmware.architecture
+    saved_spec = read_vm_spec(saved, None, architecture=arch)
+    then = identity_of(saved, saved_spec, architecture=arch)
+    now = identity_of(vm.obj, read_vm_spec(vm.obj, None, architecture=arch), architecture=arch)
+    unread = [f"{f} {why}" for f, why in saved_spec.problems if _identity_field(f)]
     drift = [
         {"field": k, "backup": then.get(k), "live": now.get(k)}
         for k in sorted(set(then) | set(now))
         if then.get(k) != now.get(k)
     ]
-    ev = {"backup": c.backup, "location": c.location, "drift": drift}
+    ev: dict[str, Any] = {"backup": c.backup, "location": c.location, "drift": drift}
+    if unread:
+        ev["unreadable_backup_fields"] = unread
+    if unread and not drift:
+        # a malformed field of the backed-up manifest reads as unset (a bus as KubeVirt's
+        # default): "no drift" would rest on what could not be read
+        return errored(
+            f"Backup {c.backup} (location {c.location}) holds VirtualMachine {vm.ref} with "
+            f"field(s) it cannot read: {'; '.join(unread)}; whether a restore brings back the "
+            "live identity is unknown.",
+            **ev,
+        )
     if drift:
         fields = ", ".join(str(d["field"]) for d in drift[:4]) + (", ..." if len(drift) > 4 else "")
         return failed(
@@ -202,6 +224,36 @@ def identity_drift(vm: VMRecord, ctx: CheckContext) -> Result:
     return passed(
         f"Backup {c.backup} holds VM {vm.ref} with its live identity ({len(now)} field(s)).", **ev
     ).on(Basis.OBSERVED)
+
+
+#: the VM fields :func:`~auditor.inventory.needs.identity_of` reads (RR-BKP-009's ``reads``
+#: of the live VM, minus the disk data)
+_IDENTITY_FIELDS = (
+    "spec.template.spec.domain.firmware",
+    "spec.template.spec.domain.devices.disks",
+    "spec.template.spec.domain.devices.interfaces",
+    "spec.template.spec.domain.devices.autoattachPodInterface",
+    "spec.template.spec.domain.devices.tpm",
+    "spec.template.spec.networks",
+    "spec.template.spec.architecture",
+    "spec.instancetype",
+    "spec.preference",
+)
+
+
+def _identity_field(path: str) -> bool:
+    """Whether a problem at ``path`` of a backed-up VM touches what RR-BKP-009 compares
+    (a missing or malformed ``spec.template.spec`` touches all of it)."""
+    whole = (
+        "spec",
+        "spec.template",
+        "spec.template.spec",
+        "spec.template.spec.domain",
+        "spec.template.spec.domain.devices",
+    )
+    if path in whole:
+        return True
+    return any(path == p or path.startswith((p + ".", p + "[")) for p in _IDENTITY_FIELDS)
 
 
 @check(

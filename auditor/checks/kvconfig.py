@@ -140,6 +140,33 @@ def default_machine_type(ctx: CheckContext, arch: str | None) -> tuple[str | Non
     return BUILTIN_MACHINE_TYPES[key], f"KubeVirt's built-in default for {key}"
 
 
+KV_DEFAULT_VIRT_CLASS = "storageclass.kubevirt.io/is-default-virt-class"
+K8S_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+
+
+def state_class_fallback(ctx: CheckContext) -> tuple[str, str] | None:
+    """The StorageClass KubeVirt creates a state PVC on when vmStateStorageClass is unset,
+    with the annotation that chose it: ``(name, annotation)``; None when no class is marked.
+
+    KubeVirt takes a class annotated ``storageclass.kubevirt.io/is-default-virt-class: "true"``
+    before one annotated ``storageclass.kubernetes.io/is-default-class: "true"`` and fails
+    with "no default storage class found" when there is neither (the value must be the
+    string ``true``): ``BackendStorage.getStorageClass`` in
+    https://github.com/kubevirt/kubevirt/blob/main/pkg/storage/backend-storage/backend-storage.go.
+    With several marked, KubeVirt keeps whichever its informer lists last; the first by name
+    is named here (which one does not change whether a class exists).
+    """
+    for annotation in (KV_DEFAULT_VIRT_CLASS, K8S_DEFAULT_CLASS):
+        marked = sorted(
+            name
+            for name, obj in ctx.index.storage_classes.items()
+            if dig(obj, "metadata", "annotations", annotation) == "true"
+        )
+        if marked:
+            return marked[0], annotation
+    return None
+
+
 @platform_check(
     "RR-PLT-006",
     title="KubeVirt can start VMs with persistent EFI/TPM state",
@@ -156,7 +183,8 @@ def default_machine_type(ctx: CheckContext, arch: str | None) -> tuple[str | Non
 def persistent_state_config(ctx: CheckContext, vms: list[PlatformFacts]) -> Result:
     """N/A without persistent-state VMs; ERROR when the KubeVirt CR is not read.
 
-    FAIL when the gate is needed and off, or vmStateStorageClass names a missing class.
+    FAIL when the gate is needed and off, vmStateStorageClass names a missing class, or it
+    is unset and no StorageClass is marked default (:func:`state_class_fallback`).
     """
     users = [vm.ref for vm in vms if vm.persistent_state]
     if not users:
@@ -197,11 +225,26 @@ def persistent_state_config(ctx: CheckContext, vms: list[PlatformFacts]) -> Resu
     cls = kv["vm_state_storage_class"]
     if cls and cls not in ctx.index.storage_classes:
         problems.append(f"vmStateStorageClass {cls} does not exist")
+    fallback = None if cls else state_class_fallback(ctx)
+    if not cls and fallback is None:
+        problems.append(
+            "vmStateStorageClass is unset and no StorageClass is annotated "
+            f"{KV_DEFAULT_VIRT_CLASS}=true or {K8S_DEFAULT_CLASS}=true, so KubeVirt has no class "
+            "to create a state PVC on ('no default storage class found'): a VM whose state PVC "
+            "is not there (a restore that did not bring it back, a clone, a first start) "
+            "does not start"
+        )
+    if fallback is not None:
+        ev["state_class_fallback"] = fallback
     if problems:
         msg = f"KubeVirt cannot start {len(users)} persistent-state VM(s): {'; '.join(problems)}."
         return failed(msg, **ev).on(Basis.OBSERVED)
     read = kv["version_read"]
-    note = f"on {cls}" if cls else "on the default virt/cluster class (vmStateStorageClass unset)"
+    if cls:
+        note = f"on {cls}"
+    else:
+        picked, why = fallback or ("?", "?")  # none left a problem above
+        note = f"on {picked} ({why}; vmStateStorageClass unset)"
     return passed(
         f"KubeVirt{f' ({read})' if version is not None else ''} starts persistent-state VMs "
         f"and creates their state {note}.",

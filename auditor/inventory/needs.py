@@ -270,13 +270,28 @@ def restore_needs(
     return sorted(needs)
 
 
-def identity_of(vm: dict[str, Any], spec: VMSpec) -> dict[str, Any]:
+def identity_of(
+    vm: dict[str, Any], spec: VMSpec, *, architecture: str | None = None
+) -> dict[str, Any]:
     """What a guest or its network notices, flattened: ``field -> value`` (None when unset).
 
     Keys: ``firmware.uuid`` (unset: the name-derived one KubeVirt gives the VM),
-    ``firmware.serial``, ``nic/<name>.mac``,
-    ``nic/<name>.network``, ``disk/<name>.bootOrder``, ``instancetype.revision``,
-    ``preference.revision``.
+    ``firmware.serial``, ``firmware.bootloader`` (efi, bios or unknown),
+    ``firmware.secureBoot``, ``firmware.efi.persistent``, ``tpm``, ``tpm.persistent``,
+    ``nic/<name>.mac``, ``nic/<name>.model``, ``nic/<name>.network``, ``disk/<name>.bus``,
+    ``disk/<name>.bootOrder``, ``instancetype.revision``, ``preference.revision`` (the
+    spec's ``revisionName``, else the status's pin: :func:`_pinned_revision`).
+
+    A bus or NIC model the VM leaves unset is the one KubeVirt gives every start: a disk,
+    CD-ROM or LUN gets ``sata`` on amd64 and ``virtio`` on arm64 and s390x (kubevirt
+    pkg/defaults/amd64.go ``setDefaultAmd64DisksBus``, arm64.go, s390x.go), a NIC
+    ``virtio`` (pkg/network/vmispec/interface.go reads "" as virtio), so an unset bus and
+    its default written out are one identity. ``architecture`` is the VM's when its own
+    spec names none (KubeVirt writes it into the spec since the architecture defaulting of
+    pkg/defaults/defaults.go; a backup from before has none); None reads as amd64. A VM
+    naming a preference keeps None for what it leaves unset: ``preferredDiskBus``,
+    ``preferredCdromBus``, ``preferredLunBus``, ``preferredInterfaceModel`` fill it in
+    (pkg/instancetype/preference/apply), and the pinned preference revision is compared.
 
     Values are in one notation, so two spellings of one identity compare equal: a UUID
     lower-case 8-4-4-4-12 (:func:`firmware_uuid`; libvirt reads it without dashes too), a MAC
@@ -292,23 +307,52 @@ def identity_of(vm: dict[str, Any], spec: VMSpec) -> dict[str, Any]:
         # watch/vm/firmware.go FirmwareController.Sync). A backup from before the upgrade
         # (unset) and the live VM (the name's UUID written in) hold one identity (fp30).
         uuid = legacy_firmware_uuid(name)
+    fw = spec.firmware
     out: dict[str, Any] = {
         "firmware.uuid": firmware_uuid(uuid) if uuid is not None else None,
-        "firmware.serial": spec.firmware.serial,
-        "instancetype.revision": dig(vm, "spec", "instancetype", "revisionName"),
-        "preference.revision": dig(vm, "spec", "preference", "revisionName"),
+        "firmware.serial": fw.serial,
+        "firmware.bootloader": fw.bootloader,
+        "firmware.secureBoot": fw.secure_boot,
+        "firmware.efi.persistent": fw.efi_persistent,
+        "tpm": fw.tpm,
+        "tpm.persistent": fw.tpm_persistent,
+        "instancetype.revision": _pinned_revision(vm, "instancetype", "instancetypeRef"),
+        "preference.revision": _pinned_revision(vm, "preference", "preferenceRef"),
     }
     namespace = dig(vm, "metadata", "namespace")
+    by_preference = isinstance(dig(vm, "spec", "preference"), dict)
+    arch = dig(vm, "spec", "template", "spec", "architecture")
+    arch = arch if isinstance(arch, str) and arch else architecture
+    default_bus = "virtio" if arch in ("arm64", "s390x") else "sata"
     for nic in spec.nics:
         out[f"nic/{nic.name}.mac"] = mac_address(nic.mac) if nic.mac is not None else None
+        out[f"nic/{nic.name}.model"] = nic.model or (None if by_preference else "virtio")
         net = nic.network_name
         if net and "/" not in net and isinstance(namespace, str) and namespace:
             net = f"{namespace}/{net}"
         out[f"nic/{nic.name}.network"] = net or nic.network_type
     for disk in spec.disks:
+        if disk.device in ("disk", "cdrom", "lun"):
+            out[f"disk/{disk.name}.bus"] = disk.bus or (None if by_preference else default_bus)
         if disk.boot_order is not None:
             out[f"disk/{disk.name}.bootOrder"] = disk.boot_order
     return out
+
+
+def _pinned_revision(vm: dict[str, Any], spec_key: str, status_key: str) -> Any:
+    """The ControllerRevision ``vm`` is pinned to: ``spec.<spec_key>.revisionName``, else
+    ``status.<status_key>.controllerRevisionRef.name`` (None: neither).
+
+    KubeVirt keeps the pin in the status (kubevirt pkg/instancetype/revision/store.go) and
+    the kubevirt Velero plugin copies it into the backed-up spec's ``revisionName``
+    (https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/vm_backup_item_action.go):
+    one pin in either place. Read from the spec alone, every live VM pinned only in its
+    status differed from its backup (bc37).
+    """
+    named = dig(vm, "spec", spec_key, "revisionName")
+    if named is not None and named != "":
+        return named
+    return dig(vm, "status", status_key, "controllerRevisionRef", "name")
 
 
 def _uuid_unreadable(vm: dict[str, Any]) -> bool:
