@@ -21,9 +21,10 @@ redacted would be lost).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from auditor.fieldnames import FIELD_NAMES, spelled_as
+from auditor.fieldnames import FIELD_NAMES, fold_key, spelled_as
 from auditor.kinds import KINDS, is_resource_policy, project, spec_for_object
 from auditor.redact import redact, redact_in_place, redact_projected
 
@@ -33,6 +34,7 @@ __all__ = [
     "name_fault",
     "plain_entry",
     "shape_fault",
+    "top_level_fault",
     "take_slim",
     "take_whole",
 ]
@@ -94,10 +96,10 @@ def shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str] | 
     if (
         (spec is None or isinstance(spec, dict))
         and (status is None or isinstance(status, dict))
-        and (labels is None or (isinstance(labels, dict) and (not labels or _string_map(labels))))
+        and (labels is None or (isinstance(labels, dict) and (not labels or _labels_ok(labels))))
         and (
             annotations is None
-            or (isinstance(annotations, dict) and (not annotations or _string_map(annotations)))
+            or (isinstance(annotations, dict) and (not annotations or _annotations_ok(annotations)))
         )
         and obj.get("kind") != "ConfigMap"
         and not _null_map(obj, meta, labels, annotations)
@@ -144,7 +146,74 @@ def _named_shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, 
         if fld != "spec" and fld != "status" and value and not _string_map(value):
             # the API server refuses a label, annotation or ConfigMap value that is no string
             return fld, "is not a mapping of strings to strings"
+        if fld.startswith("metadata.") and value:
+            bad = _bad_key(value, _QUALIFIED_NAME)
+            if bad is None and fld == "metadata.labels":
+                bad = next((v for v in value.values() if not _LABEL_VALUE.fullmatch(v)), None)
+                if bad is not None:
+                    return fld, f"holds the value {ascii(bad[:80])}, {_NO_LABEL_VALUE}"
+            if bad is not None:
+                return fld, f"holds the key {ascii(bad[:80])}, {_NO_QUALIFIED_NAME}"
+        if fld == "data" and value:
+            bad = _bad_key(value, _CONFIG_MAP_KEY)
+            if bad is not None:
+                return fld, f"holds the key {ascii(bad[:80])}, {_NO_CONFIG_MAP_KEY}"
     return None
+
+
+#: The characters of a label or annotation key: ASCII letters, digits, "-", "_", "." and the
+#: "/" after its prefix. ``ValidateLabels`` and ``ValidateAnnotations`` refuse any other in a
+#: key (k8s.io/apimachinery pkg/util/validation/validation.go ``IsQualifiedName``:
+#: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set),
+#: so a blank, a no-break space or a look-alike is an edit (bench.mutations key_blank, fz36:
+#: a claim's ``"velero.io/exclude-from-backup "`` read as no exclusion, NOT_READY -> READY).
+#: The keys of a map joined by newlines are tested at once: one linear scan, no backtracking.
+_QUALIFIED_KEYS = re.compile(r"[-A-Za-z0-9_./]+(?:\n[-A-Za-z0-9_./]+)*", re.ASCII)
+#: The characters of a label value (``IsValidLabelValue``: letters, digits, "-", "_", ".").
+_LABEL_VALUES = re.compile(r"[-A-Za-z0-9_.\n]*", re.ASCII)
+#: A ConfigMap's data key (``IsConfigMapKey``: letters, digits, "-", "_", ".").
+_CONFIG_MAP_KEY = re.compile(r"[-._a-zA-Z0-9]+", re.ASCII)
+_QUALIFIED_NAME = re.compile(r"[-A-Za-z0-9_./]+", re.ASCII)
+_LABEL_VALUE = re.compile(r"[-A-Za-z0-9_.]*", re.ASCII)
+_NO_QUALIFIED_NAME = (
+    "no qualified name (the API server refuses a label or annotation key with a blank or "
+    "another character than letters, digits, '-', '_', '.' and '/', so the copy was edited "
+    "and the key it stands for is missing)"
+)
+_NO_LABEL_VALUE = (
+    "no label value (the API server refuses one with a blank or another character than "
+    "letters, digits, '-', '_' and '.', so the copy was edited)"
+)
+_NO_CONFIG_MAP_KEY = (
+    "no ConfigMap key (letters, digits, '-', '_' and '.' only: the copy was edited)"
+)
+
+
+def _bad_key(value: dict[str, Any], pattern: re.Pattern[str]) -> str | None:
+    """The first key of ``value`` that ``pattern`` does not match in full, or None."""
+    return next((k for k in value if not pattern.fullmatch(k)), None)
+
+
+def _annotations_ok(value: dict[Any, Any]) -> bool:
+    """Whether ``value`` maps strings of a key's characters to strings: each ``join`` raises
+    on an entry that is no string, so the common case costs two joins and a scan, in C."""
+    try:
+        "".join(value.values())
+        return _QUALIFIED_KEYS.fullmatch("\n".join(value)) is not None
+    except TypeError:
+        return False
+
+
+def _labels_ok(value: dict[Any, Any]) -> bool:
+    """Whether ``value`` maps strings of a key's characters to strings of a label value's
+    (:func:`_annotations_ok`'s joins, and one scan of the values)."""
+    try:
+        return (
+            _LABEL_VALUES.fullmatch("\n".join(value.values())) is not None
+            and _QUALIFIED_KEYS.fullmatch("\n".join(value)) is not None
+        )
+    except TypeError:
+        return False
 
 
 #: Kinds whose miscased keys :mod:`auditor.inventory.fieldcase` names field by field (the
@@ -202,6 +271,9 @@ def miscased_field(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str]
     kind = obj.get("kind")
     if kind in _FIELD_BY_FIELD:
         return None
+    top = top_level_fault(obj)
+    if top is not None:
+        return top
     kept = _KEPT.get(kind) if isinstance(kind, str) else None
     if kept is not None:
         return _miscased_kept(obj, meta, kept)
@@ -250,7 +322,7 @@ def _miscased_kept(
             continue
         if not _FIELD_SET.issuperset(part):
             for key in part.keys() - _FIELD_SET:
-                field = lowered.get(key.lower()) if isinstance(key, str) else None
+                field = lowered.get(fold_key(key)) if isinstance(key, str) else None
                 if field is not None and field != key:
                     return f"{section}.{field}", _miscased(key)
         for field in nested:
@@ -286,7 +358,7 @@ def _odd_keys(value: dict[Any, Any]) -> bool:
     """Whether a key of ``value`` is no string, or a field name in another case."""
     if _FIELD_SET.issuperset(value):
         return False
-    return any(type(k) is not str or k.lower() in _LOWER for k in value.keys() - _FIELD_SET)
+    return any(type(k) is not str or fold_key(k) in _LOWER for k in value.keys() - _FIELD_SET)
 
 
 def _suspect_below(value: dict[Any, Any]) -> bool:
@@ -304,10 +376,24 @@ def _suspect_below(value: dict[Any, Any]) -> bool:
     return False
 
 
+def top_level_fault(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """``(field, what is wrong)`` for a top-level key of ``obj`` that is a field name in
+    another case or with a blank around it (``" status"``, ``"Spec"``), or None. One subset
+    test when every key is a field name as written (every object the API server wrote)."""
+    if _FIELD_SET.issuperset(obj):
+        return None
+    for key in obj.keys() - _FIELD_SET:
+        field = spelled_as(key)
+        if field is not None:
+            return field, _miscased(key)
+    return None
+
+
 def _miscased(key: str) -> str:
     return (
-        f"is written {key!r:.40}, a field name in another case (the API server prunes an "
-        "unknown key, so the field is missing from this copy)"
+        f"is written {key!r:.40}, a field name in another case or with a blank or invisible "
+        "character around it (the API server prunes an unknown key, so the field is missing "
+        "from this copy)"
     )
 
 

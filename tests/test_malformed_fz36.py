@@ -1,0 +1,145 @@
+"""Keys and label entries the API server never stores never improve a verdict (fz36).
+
+A key with a blank or an invisible character around it (``"claimName "``, ``" status"``,
+``"defaultPlugins\\u00a0"``) is no field of any API the auditor reads: the API server prunes
+an unknown field (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning),
+so the copy was edited and the field it stands for is missing. A label key or value, or an
+annotation key, with a blank or another character than ``IsQualifiedName`` /
+``IsValidLabelValue`` allow is refused by the API server
+(https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set).
+Read as absent, each changed a verdict with nothing named: a claim's
+``"velero.io/exclude-from-backup "`` read as no exclusion (NOT_READY -> READY), a DPA's
+``" defaultPlugins"`` as no plugin list (NOT_READY -> AT_RISK; bench.mutations key_blank,
+seed 4021). Each is now named (file, object, field), the audit incomplete, and the verdict
+no better than on the well-formed input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.fieldnames import fold_key, spelled_as
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_redteam_rt34 import _readiness
+
+EXCLUDED_PVC = "RR-BKP-004/fail-pvc-exclude-label.yaml"
+EXCLUDED_VM = "RR-BKP-001/fail-vm-exclude-label.yaml"
+PLUGINS = "RR-BKP-001/fail-plugin-refuses-running-vm-without-vmi.yaml"
+LABEL = "velero.io/exclude-from-backup"
+#: Readiness no better than NOT_READY (UNKNOWN ranks with it: docs/readiness.md).
+NOT_BETTER = ("NOT_READY", "UNKNOWN")
+
+
+def _problems(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(report.get("collection_problems") or [])
+
+
+def _excluded_claim(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(
+        d for d in _of(docs, "PersistentVolumeClaim") if LABEL in d["metadata"].get("labels", {})
+    )
+
+
+@pytest.mark.parametrize("suffix", [" ", "\u00a0", "\u200b", "\t"])
+def test_a_label_key_with_a_blank_is_named_and_never_reads_as_no_exclusion(
+    tmp_path: Path, suffix: str
+) -> None:
+    """A claim labelled ``velero.io/exclude-from-backup=true`` under a key with a blank
+    after it: main read no exclusion and the VM READY, nothing named."""
+    docs = _docs(EXCLUDED_PVC)
+    assert _readiness(_complete(tmp_path / "base", EXCLUDED_PVC, docs)) == "NOT_READY"
+    labels = _excluded_claim(docs)["metadata"]["labels"]
+    labels[LABEL + suffix] = labels.pop(LABEL)
+    report = _complete(tmp_path / "m", EXCLUDED_PVC, docs)
+    assert _readiness(report) in NOT_BETTER
+    assert _finding(report, "RR-BKP-004")["status"] in ("FAIL", "ERROR")
+    named = [p for p in _problems(report) if p["kind"] == "PersistentVolumeClaim"]
+    assert named and named[0]["field"] == "metadata.labels"
+    assert named[0]["file"] == "c.yaml" and ascii(LABEL + suffix) in named[0]["reason"]
+    assert report["run"]["complete"] is False
+
+
+def test_a_label_value_with_a_blank_is_named(tmp_path: Path) -> None:
+    """``"true "`` is no label value the API server stores; read as it stands it is no
+    exclusion (Velero compares with ``"true"``), which the well-formed ``true`` was."""
+    docs = _docs(EXCLUDED_PVC)
+    _excluded_claim(docs)["metadata"]["labels"][LABEL] = "true "
+    report = _complete(tmp_path / "m", EXCLUDED_PVC, docs)
+    assert _readiness(report) in NOT_BETTER
+    named = [p for p in _problems(report) if p["kind"] == "PersistentVolumeClaim"]
+    assert named and "'true '" in named[0]["reason"] and named[0]["field"] == "metadata.labels"
+
+
+def test_a_vm_label_key_with_a_blank_leaves_no_verdict(tmp_path: Path) -> None:
+    """The VM's own exclusion label under a key with a blank: the VM is named and unread
+    (as a label value of another type already was), never rated READY."""
+    docs = _docs(EXCLUDED_VM)
+    vm = _of(docs, "VirtualMachine")[0]
+    labels = vm["metadata"]["labels"]
+    labels[LABEL + " "] = labels.pop(LABEL)
+    report = _complete(tmp_path / "m", EXCLUDED_VM, docs)
+    assert all(v["readiness"] != "READY" for v in report["vms"])
+    named = [p for p in _problems(report) if p["kind"] == "VirtualMachine"]
+    assert named and named[0]["field"] == "metadata.labels" and named[0]["name"] == "vm1"
+
+
+def test_an_annotation_key_with_a_no_break_space_is_named(tmp_path: Path) -> None:
+    docs = _docs(EXCLUDED_PVC)
+    claim = _excluded_claim(docs)
+    claim["metadata"]["annotations"] = {"volume.kubernetes.io/storage-provisioner\u00a0": "x"}
+    report = _complete(tmp_path / "m", EXCLUDED_PVC, docs)
+    named = [p for p in _problems(report) if p["kind"] == "PersistentVolumeClaim"]
+    assert named and named[0]["field"] == "metadata.annotations"
+
+
+@pytest.mark.parametrize("key", [" defaultPlugins", "defaultPlugins ", "defaultPlugins\u00a0"])
+def test_a_field_key_with_a_blank_is_named_at_its_field(tmp_path: Path, key: str) -> None:
+    """The DPA's plugin list under ``" defaultPlugins"``: main read no list, and the VM went
+    NOT_READY -> AT_RISK (RR-BKP-001's refused backup no longer seen), nothing named."""
+    docs = _docs(PLUGINS)
+    assert _readiness(_complete(tmp_path / "base", PLUGINS, docs)) == "NOT_READY"
+    velero = _of(docs, "DataProtectionApplication")[0]["spec"]["configuration"]["velero"]
+    velero[key] = velero.pop("defaultPlugins")
+    report = _complete(tmp_path / "m", PLUGINS, docs)
+    assert _readiness(report) in NOT_BETTER
+    named = [p for p in _problems(report) if p["kind"] == "DataProtectionApplication"]
+    assert named and named[0]["field"] == "spec.configuration.velero.defaultPlugins"
+    assert repr(key) in named[0]["reason"]
+
+
+def test_a_top_level_key_with_a_blank_is_named(tmp_path: Path) -> None:
+    """A Backup whose ``status`` is written ``" status"`` (main read a Backup with no status,
+    unnamed) and a VMI whose ``spec`` is ``"spec "``."""
+    docs = _docs(EXCLUDED_PVC)
+    backup = _of(docs, "Backup")[0]
+    backup[" status"] = backup.pop("status")
+    report = _complete(tmp_path / "m", EXCLUDED_PVC, docs)
+    named = [p for p in _problems(report) if p["kind"] == "Backup"]
+    assert named and named[0]["field"] == "status" and "' status'" in named[0]["reason"]
+    assert _readiness(report) in NOT_BETTER
+
+
+def test_a_vm_field_key_with_a_blank_is_named_and_its_readers_error(tmp_path: Path) -> None:
+    """A VM volume's DataVolume ``"name "``: the disk's DataVolume is missing from the copy."""
+    docs = _docs(EXCLUDED_PVC)
+    vm = _of(docs, "VirtualMachine")[0]
+    volume = next(v for v in vm["spec"]["template"]["spec"]["volumes"] if v["name"] == "data")
+    volume["dataVolume"]["name "] = volume["dataVolume"].pop("name")
+    report = _complete(tmp_path / "m", EXCLUDED_PVC, docs)
+    assert _readiness(report) in NOT_BETTER
+    assert _finding(report, "RR-BKP-004")["status"] in ("FAIL", "ERROR")
+    fields = [p["field"] for p in _problems(report) if p["kind"] == "VirtualMachine"]
+    assert any(f.endswith("dataVolume.name") for f in fields), fields
+
+
+def test_fold_key_and_spelled_as() -> None:
+    assert fold_key(" claimName\u00a0") == "claimname"
+    assert fold_key("\ufeffStatus\u200b") == "status"
+    assert spelled_as("claimName ") == "claimName"
+    assert spelled_as("\u200bdisks") == "disks"
+    assert spelled_as("claimName") is None  # the field as written
+    assert spelled_as("claim Name") is None  # a blank inside: no field it stands for
+    assert spelled_as("zzz ") is None
