@@ -143,3 +143,32 @@ def test_fold_key_and_spelled_as() -> None:
     assert spelled_as("claimName") is None  # the field as written
     assert spelled_as("claim Name") is None  # a blank inside: no field it stands for
     assert spelled_as("zzz ") is None
+
+
+PASS = "RR-BKP-004/pass.yaml"
+
+
+@pytest.mark.parametrize("field", ["startTimestamp", "completionTimestamp", "expiration"])
+def test_go_zero_time_in_a_backup_is_named(tmp_path: Path, field: str) -> None:
+    """``metav1.Time`` writes Go's zero time as null, never ``0001-01-01T00:00:00Z``
+    (apimachinery pkg/apis/meta/v1/time.go ``MarshalJSON``): main read it as an instant
+    2,025 years ago, unnamed."""
+    docs = _docs(PASS)
+    before = _readiness(_complete(tmp_path / "base", PASS, docs))
+    backup = max(_of(docs, "Backup"), key=lambda b: str(b["status"]["completionTimestamp"]))
+    backup["status"][field] = "0001-01-01T00:00:00Z"
+    report = _complete(tmp_path / "m", PASS, docs)
+    named = [p for p in _problems(report) if p["kind"] == "Backup"]
+    assert named and named[0]["field"] == f"status.{field}", _problems(report)
+    assert report["run"]["complete"] is False
+    rank = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 2}
+    assert rank[_readiness(report)] >= rank[before]
+
+
+def test_parse_rfc3339_refuses_go_zero_time_only() -> None:
+    from auditor.kubevalues import parse_rfc3339
+
+    assert parse_rfc3339("0001-01-01T00:00:00Z") is None
+    assert parse_rfc3339("0001-01-01T02:00:00+02:00") is None  # the same instant
+    assert parse_rfc3339("0001-01-01T00:00:01Z") is not None
+    assert parse_rfc3339("2026-11-30T02:30:12+02:00") == parse_rfc3339("2026-11-30T00:30:12Z")
