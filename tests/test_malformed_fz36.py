@@ -172,3 +172,24 @@ def test_parse_rfc3339_refuses_go_zero_time_only() -> None:
     assert parse_rfc3339("0001-01-01T02:00:00+02:00") is None  # the same instant
     assert parse_rfc3339("0001-01-01T00:00:01Z") is not None
     assert parse_rfc3339("2026-11-30T02:30:12+02:00") == parse_rfc3339("2026-11-30T00:30:12Z")
+
+
+REPOSITORY = "RR-BKP-004/error-repository-key-unreadable.yaml"
+
+
+def test_a_backup_repository_status_written_null_is_named_and_may_be_not_ready(
+    tmp_path: Path,
+) -> None:
+    """The API server prunes a null field (and Go writes a struct status as ``{}``): a
+    NotReady BackupRepository's ``status: null`` read as one not yet prepared (velero
+    pkg/repository/backup_repo_op.go ``GetBackupRepository``: phase "" is New), UNKNOWN ->
+    READY with nothing named (bench.mutations null_list, seed 4063)."""
+    docs = _docs(REPOSITORY)
+    before = _readiness(_complete(tmp_path / "base", REPOSITORY, docs))
+    assert before == "UNKNOWN"
+    _of(docs, "BackupRepository")[0]["status"] = None
+    report = _complete(tmp_path / "m", REPOSITORY, docs)
+    assert _readiness(report) in NOT_BETTER
+    assert _finding(report, "RR-BKP-004")["status"] == "ERROR"
+    fields = [p["field"] for p in _problems(report) if p["kind"] == "BackupRepository"]
+    assert "status" in fields, _problems(report)
