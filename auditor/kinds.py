@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from auditor.labelsyntax import labels_ok
+
 __all__ = [
     "KindSpec",
     "is_resource_policy",
@@ -46,7 +48,8 @@ class KindSpec:
         """True when ``obj`` matches :attr:`label_selector` (always, without one).
 
         Also True when ``metadata`` is not a mapping, or its ``labels`` are no mapping of
-        strings to strings (what the API server writes): the labels cannot be read, so the
+        strings to strings, or hold a key or value the API server refuses
+        (:func:`auditor.labelsyntax.labels_ok`): the labels cannot be read, so the
         object may be one of the selected ones, and reading it names the defect. (Mutations
         seed 3001: a change-storage-class ConfigMap whose labels were a string was dropped
         unnamed, and the class mapping with it.)
@@ -60,9 +63,9 @@ class KindSpec:
         labels = (meta or {}).get("labels")
         if labels is None:
             return False
-        if not isinstance(labels, dict) or not all(
-            type(k) is str and type(v) is str for k, v in labels.items()
-        ):
+        if not isinstance(labels, dict) or not labels_ok(labels):
+            # (fz36: a key or value the API server refuses, ``"velero.io/change-storage-class "``:
+            # the mapping ConfigMap was dropped unnamed)
             return True
         return labels.get(key) == value if eq else key in labels
 

@@ -193,3 +193,20 @@ def test_a_backup_repository_status_written_null_is_named_and_may_be_not_ready(
     assert _finding(report, "RR-BKP-004")["status"] == "ERROR"
     fields = [p["field"] for p in _problems(report) if p["kind"] == "BackupRepository"]
     assert "status" in fields, _problems(report)
+
+
+MAPPED = "RR-STG-003/pass-mapped-by-configmap.yaml"
+
+
+def test_a_selected_config_map_whose_label_key_has_a_blank_is_named(tmp_path: Path) -> None:
+    """Velero's change-storage-class ConfigMap is found by its label
+    (https://velero.io/docs/main/restore-reference/#changing-pvpvc-storage-classes); under
+    ``"velero.io/change-storage-class "`` main dropped it unselected and unnamed."""
+    docs = _docs(MAPPED)
+    config_map = _of(docs, "ConfigMap")[0]
+    labels = config_map["metadata"]["labels"]
+    labels["velero.io/change-storage-class "] = labels.pop("velero.io/change-storage-class")
+    report = _complete(tmp_path / "m", MAPPED, docs)
+    named = [p for p in _problems(report) if p["kind"] == "ConfigMap"]
+    assert named and named[0]["field"] == "metadata.labels", _problems(report)
+    assert _finding(report, "RR-STG-003")["status"] == "ERROR"

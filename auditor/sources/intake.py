@@ -21,11 +21,21 @@ redacted would be lost).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from auditor.fieldnames import FIELD_NAMES, fold_key, spelled_as
 from auditor.kinds import KINDS, is_resource_policy, project, spec_for_object
+from auditor.labelsyntax import (
+    CONFIG_MAP_KEY,
+    LABEL_VALUE,
+    NO_CONFIG_MAP_KEY,
+    NO_LABEL_VALUE,
+    NO_QUALIFIED_NAME,
+    QUALIFIED_NAME,
+    annotations_ok,
+    bad_key,
+    labels_ok,
+)
 from auditor.redact import redact, redact_in_place, redact_projected
 
 __all__ = [
@@ -96,10 +106,10 @@ def shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str] | 
     if (
         (spec is None or isinstance(spec, dict))
         and (status is None or isinstance(status, dict))
-        and (labels is None or (isinstance(labels, dict) and (not labels or _labels_ok(labels))))
+        and (labels is None or (isinstance(labels, dict) and (not labels or labels_ok(labels))))
         and (
             annotations is None
-            or (isinstance(annotations, dict) and (not annotations or _annotations_ok(annotations)))
+            or (isinstance(annotations, dict) and (not annotations or annotations_ok(annotations)))
         )
         and obj.get("kind") != "ConfigMap"
         and not _null_map(obj, meta, labels, annotations)
@@ -147,73 +157,18 @@ def _named_shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, 
             # the API server refuses a label, annotation or ConfigMap value that is no string
             return fld, "is not a mapping of strings to strings"
         if fld.startswith("metadata.") and value:
-            bad = _bad_key(value, _QUALIFIED_NAME)
+            bad = bad_key(value, QUALIFIED_NAME)
             if bad is None and fld == "metadata.labels":
-                bad = next((v for v in value.values() if not _LABEL_VALUE.fullmatch(v)), None)
+                bad = next((v for v in value.values() if not LABEL_VALUE.fullmatch(v)), None)
                 if bad is not None:
-                    return fld, f"holds the value {ascii(bad[:80])}, {_NO_LABEL_VALUE}"
+                    return fld, f"holds the value {ascii(bad[:80])}, {NO_LABEL_VALUE}"
             if bad is not None:
-                return fld, f"holds the key {ascii(bad[:80])}, {_NO_QUALIFIED_NAME}"
+                return fld, f"holds the key {ascii(bad[:80])}, {NO_QUALIFIED_NAME}"
         if fld == "data" and value:
-            bad = _bad_key(value, _CONFIG_MAP_KEY)
+            bad = bad_key(value, CONFIG_MAP_KEY)
             if bad is not None:
-                return fld, f"holds the key {ascii(bad[:80])}, {_NO_CONFIG_MAP_KEY}"
+                return fld, f"holds the key {ascii(bad[:80])}, {NO_CONFIG_MAP_KEY}"
     return None
-
-
-#: The characters of a label or annotation key: ASCII letters, digits, "-", "_", "." and the
-#: "/" after its prefix. ``ValidateLabels`` and ``ValidateAnnotations`` refuse any other in a
-#: key (k8s.io/apimachinery pkg/util/validation/validation.go ``IsQualifiedName``:
-#: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set),
-#: so a blank, a no-break space or a look-alike is an edit (bench.mutations key_blank, fz36:
-#: a claim's ``"velero.io/exclude-from-backup "`` read as no exclusion, NOT_READY -> READY).
-#: The keys of a map joined by newlines are tested at once: one linear scan, no backtracking.
-_QUALIFIED_KEYS = re.compile(r"[-A-Za-z0-9_./]+(?:\n[-A-Za-z0-9_./]+)*", re.ASCII)
-#: The characters of a label value (``IsValidLabelValue``: letters, digits, "-", "_", ".").
-_LABEL_VALUES = re.compile(r"[-A-Za-z0-9_.\n]*", re.ASCII)
-#: A ConfigMap's data key (``IsConfigMapKey``: letters, digits, "-", "_", ".").
-_CONFIG_MAP_KEY = re.compile(r"[-._a-zA-Z0-9]+", re.ASCII)
-_QUALIFIED_NAME = re.compile(r"[-A-Za-z0-9_./]+", re.ASCII)
-_LABEL_VALUE = re.compile(r"[-A-Za-z0-9_.]*", re.ASCII)
-_NO_QUALIFIED_NAME = (
-    "no qualified name (the API server refuses a label or annotation key with a blank or "
-    "another character than letters, digits, '-', '_', '.' and '/', so the copy was edited "
-    "and the key it stands for is missing)"
-)
-_NO_LABEL_VALUE = (
-    "no label value (the API server refuses one with a blank or another character than "
-    "letters, digits, '-', '_' and '.', so the copy was edited)"
-)
-_NO_CONFIG_MAP_KEY = (
-    "no ConfigMap key (letters, digits, '-', '_' and '.' only: the copy was edited)"
-)
-
-
-def _bad_key(value: dict[str, Any], pattern: re.Pattern[str]) -> str | None:
-    """The first key of ``value`` that ``pattern`` does not match in full, or None."""
-    return next((k for k in value if not pattern.fullmatch(k)), None)
-
-
-def _annotations_ok(value: dict[Any, Any]) -> bool:
-    """Whether ``value`` maps strings of a key's characters to strings: each ``join`` raises
-    on an entry that is no string, so the common case costs two joins and a scan, in C."""
-    try:
-        "".join(value.values())
-        return _QUALIFIED_KEYS.fullmatch("\n".join(value)) is not None
-    except TypeError:
-        return False
-
-
-def _labels_ok(value: dict[Any, Any]) -> bool:
-    """Whether ``value`` maps strings of a key's characters to strings of a label value's
-    (:func:`_annotations_ok`'s joins, and one scan of the values)."""
-    try:
-        return (
-            _LABEL_VALUES.fullmatch("\n".join(value.values())) is not None
-            and _QUALIFIED_KEYS.fullmatch("\n".join(value)) is not None
-        )
-    except TypeError:
-        return False
 
 
 #: Kinds whose miscased keys :mod:`auditor.inventory.fieldcase` names field by field (the
