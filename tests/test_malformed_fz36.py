@@ -210,3 +210,25 @@ def test_a_selected_config_map_whose_label_key_has_a_blank_is_named(tmp_path: Pa
     named = [p for p in _problems(report) if p["kind"] == "ConfigMap"]
     assert named and named[0]["field"] == "metadata.labels", _problems(report)
     assert _finding(report, "RR-STG-003")["status"] == "ERROR"
+
+
+POLICY = "RR-BKP-004/pass-resource-policy-snapshots-every-pvc.yaml"
+
+
+@pytest.mark.parametrize("created", ["2026-01-01T24:00:00Z", "2026-01-01", None])
+def test_a_resource_policy_creation_time_that_cannot_be_read_is_named(
+    tmp_path: Path, created: str | None
+) -> None:
+    """When a resource-policy ConfigMap was made decides whether a Backup ran with it
+    (auditor.inventory.volpolicy); unreadable it was read as "may have changed", with
+    nothing named (bench.mutations bad_format/time_edge, seed 4063)."""
+    docs = _docs(POLICY)
+    policy = next(d for d in _of(docs, "ConfigMap") if d["metadata"]["name"] == "vm-backup-policy")
+    if created is None:
+        del policy["metadata"]["creationTimestamp"]
+    else:
+        policy["metadata"]["creationTimestamp"] = created
+    report = _complete(tmp_path / "m", POLICY, docs)
+    named = [p for p in _problems(report) if p["kind"] == "ConfigMap"]
+    assert named and named[0]["field"] == "metadata.creationTimestamp", _problems(report)
+    assert _readiness(report) != "READY"

@@ -37,6 +37,7 @@ from auditor.inventory.records import (
     parse_record,
 )
 from auditor.inventory.volmig import migration_state_issues
+from auditor.kinds import is_resource_policy
 from auditor.kubevalues import dig, format_time, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
@@ -1203,6 +1204,24 @@ class ClusterIndex:
             read_time(o, "metadata.creationTimestamp", stamp)
             if stamp:
                 ix._object_issues("NetworkAttachmentDefinition", o, stamp)
+        for o in data.of("ConfigMap"):
+            if is_resource_policy(o):
+                # when a resource policy was made and last written decides whether a Backup
+                # ran with it (auditor.inventory.volpolicy): unreadable, it was read as
+                # "may have changed" with nothing named (bench.mutations bad_format, fz36)
+                policy_issues: list[FieldIssue] = []
+                read_time(o, "metadata.creationTimestamp", policy_issues, server_set=True)
+                written = dig(o, "metadata", "managedFields")
+                for i, entry in enumerate(written if isinstance(written, list) else []):
+                    if isinstance(entry, dict) and entry.get("time") is not None:
+                        entry_issues: list[FieldIssue] = []
+                        read_time(entry, "time", entry_issues)
+                        policy_issues += [
+                            FieldIssue(f"metadata.managedFields[{i}].time", f.reason, f.rejected)
+                            for f in entry_issues
+                        ]
+                if policy_issues:
+                    ix._object_issues("ConfigMap", o, policy_issues)
         for o in data.of("Service"):
             ix.services_by_ns.setdefault(_ns(o), []).append(o)
         for o in data.of("Route"):
