@@ -47,7 +47,7 @@ class KindSpec:
     def selects(self, obj: dict[str, Any]) -> bool:
         """True when ``obj`` matches :attr:`label_selector` (always, without one).
 
-        Also True when ``metadata`` is not a mapping, or its ``labels`` are no mapping of
+        Also True when ``metadata`` is not a mapping (or absent), or its ``labels`` are no mapping of
         strings to strings, or hold a key or value the API server refuses
         (:func:`auditor.labelsyntax.labels_ok`): the labels cannot be read, so the
         object may be one of the selected ones, and reading it names the defect. (Mutations
@@ -58,9 +58,11 @@ class KindSpec:
             return True
         key, eq, value = self.label_selector.partition("=")
         meta = obj.get("metadata")
-        if meta is not None and not isinstance(meta, dict):
+        if not isinstance(meta, dict):
+            # absent or null too: no stored object lacks it (fz36: a change-storage-class
+            # ConfigMap written ``metadata: null`` was dropped unselected, unnamed)
             return True
-        labels = (meta or {}).get("labels")
+        labels = meta.get("labels")
         if labels is None:
             return False
         if not isinstance(labels, dict) or not labels_ok(labels):

@@ -232,3 +232,14 @@ def test_a_resource_policy_creation_time_that_cannot_be_read_is_named(
     named = [p for p in _problems(report) if p["kind"] == "ConfigMap"]
     assert named and named[0]["field"] == "metadata.creationTimestamp", _problems(report)
     assert _readiness(report) != "READY"
+
+
+def test_a_config_map_without_metadata_is_named_not_dropped_unselected(tmp_path: Path) -> None:
+    """No stored object lacks ``metadata``: a change-storage-class ConfigMap written
+    ``metadata: null`` may be the selected one, so it is read and named (main dropped it,
+    and the class mapping with it, unnamed: bench.mutations null_list, seed 4063)."""
+    docs = _docs(MAPPED)
+    _of(docs, "ConfigMap")[0]["metadata"] = None
+    report = _complete(tmp_path / "m", MAPPED, docs)
+    assert [p for p in _problems(report) if p["kind"] == "ConfigMap"], _problems(report)
+    assert _finding(report, "RR-STG-003")["status"] == "ERROR"
