@@ -5,7 +5,7 @@ Velero and OADP CRDs; do not edit)."""
 
 from __future__ import annotations
 
-__all__ = ["FIELD_NAMES", "spelled_as"]
+__all__ = ["FIELD_NAMES", "fold_key", "spelled_as"]
 
 #: The field names, as the APIs spell them.
 FIELD_NAMES = frozenset(
@@ -275,11 +275,22 @@ wwids yearly
 """.split()  # noqa: SIM905 (a list literal would take 1,600 lines)
 )
 _BY_LOWER = {name.lower(): name for name in sorted(FIELD_NAMES)}
+#: Invisible characters ``str.strip()`` keeps: zero-width spaces and joiners, word joiner, BOM.
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff"
+
+
+def fold_key(key: str) -> str:
+    """``key`` in lower case, without the blanks (``str.isspace``: a no-break space too) and
+    invisible characters around it: what an edited copy's ``"claimName "``,
+    ``"claimName\\u00a0"`` or ``"Claimname"`` stand for."""
+    return key.strip().strip(_INVISIBLE).strip().lower()
 
 
 def spelled_as(key: object) -> str | None:
     """The field name ``key`` stands for when it is none of :data:`FIELD_NAMES` but one of
-    them in another case (``claimname``, ``volumesnapshotref``, ``Firmware``), else None.
+    them in another case (``claimname``, ``volumesnapshotref``, ``Firmware``) or with blanks
+    or invisible characters around it (``"claimName "``, ``" disks"``: :func:`fold_key`), else
+    None.
 
     Every API the auditor reads names its fields in one case (JSON names are case-sensitive)
     and the API server prunes a field its schema does not know
@@ -289,4 +300,4 @@ def spelled_as(key: object) -> str | None:
     """
     if type(key) is not str or key in FIELD_NAMES:
         return None
-    return _BY_LOWER.get(key.lower())
+    return _BY_LOWER.get(fold_key(key))

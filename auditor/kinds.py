@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from auditor.labelsyntax import labels_ok
+
 __all__ = [
     "KindSpec",
     "is_resource_policy",
@@ -45,8 +47,9 @@ class KindSpec:
     def selects(self, obj: dict[str, Any]) -> bool:
         """True when ``obj`` matches :attr:`label_selector` (always, without one).
 
-        Also True when ``metadata`` is not a mapping, or its ``labels`` are no mapping of
-        strings to strings (what the API server writes): the labels cannot be read, so the
+        Also True when ``metadata`` is not a mapping (or absent), or its ``labels`` are no mapping of
+        strings to strings, or hold a key or value the API server refuses
+        (:func:`auditor.labelsyntax.labels_ok`): the labels cannot be read, so the
         object may be one of the selected ones, and reading it names the defect. (Mutations
         seed 3001: a change-storage-class ConfigMap whose labels were a string was dropped
         unnamed, and the class mapping with it.)
@@ -55,14 +58,16 @@ class KindSpec:
             return True
         key, eq, value = self.label_selector.partition("=")
         meta = obj.get("metadata")
-        if meta is not None and not isinstance(meta, dict):
+        if not isinstance(meta, dict):
+            # absent or null too: no stored object lacks it (fz36: a change-storage-class
+            # ConfigMap written ``metadata: null`` was dropped unselected, unnamed)
             return True
-        labels = (meta or {}).get("labels")
+        labels = meta.get("labels")
         if labels is None:
             return False
-        if not isinstance(labels, dict) or not all(
-            type(k) is str and type(v) is str for k, v in labels.items()
-        ):
+        if not isinstance(labels, dict) or not labels_ok(labels):
+            # (fz36: a key or value the API server refuses, ``"velero.io/change-storage-class "``:
+            # the mapping ConfigMap was dropped unnamed)
             return True
         return labels.get(key) == value if eq else key in labels
 

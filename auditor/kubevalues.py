@@ -36,10 +36,20 @@ def parse_rfc3339(value: Any) -> datetime | None:
     pkg/apis/meta/v1/time.go ``UnmarshalJSON``: ``time.Parse(time.RFC3339, ...)``), so
     ``2026-11-30T02:30:12`` (no zone: which zone is a guess), ``2026-11-30 02:30`` or
     ``20261130T023012Z`` are malformed even though Python's ``fromisoformat`` reads them.
-    The validators use it; readers keep :func:`parse_time`."""
+    The validators use it; readers keep :func:`parse_time`.
+
+    Go's zero time (``0001-01-01T00:00:00Z``, in any zone) is no time either: ``metav1.Time``
+    writes it as ``null`` (pkg/apis/meta/v1/time.go ``MarshalJSON``: "Encode unset/nil
+    objects as JSON's null"), so a copy holding it was edited; read as an instant it made a
+    Backup start or expire 2,025 years ago, unnamed (bench.mutations time_edge, fz36)."""
     if isinstance(value, str) and _RFC3339.fullmatch(value.strip()) is None:
         return None
-    return parse_time(value)
+    parsed = parse_time(value)
+    return None if parsed == _GO_ZERO_TIME else parsed
+
+
+#: Go's ``time.Time{}``, which ``metav1.Time`` never writes as a text.
+_GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def parse_time(value: Any) -> datetime | None:

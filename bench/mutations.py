@@ -93,6 +93,24 @@ YAML and audits it through the directory source, exactly as ``auditor run
   ``velero.io/v2``), one no API server of today serves, and since fz34 ``group/v1alpha1``
   (served, with its own schema, for some kinds: CDI's DataVolume, instancetypes).
 
+Since fz36:
+
+- ``key_blank``: a key with a blank after or before it, or a no-break space after it
+  (``"claimName "``, ``"velero.io/exclude-from-backup\u00a0"``): no field or label key the
+  API server stores (it prunes an unknown field; a label key is a qualified name), so the
+  key it should be is missing;
+- ``time_zone``: an RFC 3339 timestamp written as the same instant in another valid form
+  (``+02:00`` offset, ``-05:30`` offset, ``.000000`` fraction): valid input that must read as
+  the same instant;
+- ``time_edge``: a timestamp as a date only, Go's zero time (``0001-01-01T00:00:00Z``), the
+  last second of 9999, an hour 24 or a leap second (``...T23:59:60Z``, which Go refuses);
+- ``bool_text``: a boolean as ``"True"``/``"False"`` (Python's spelling) or as ``1``/``0``
+  (truthy and falsy, no JSON boolean);
+- ``list_entry``: an item of an ``oc get`` List replaced by null, a string or a number, or
+  with its ``kind`` or ``apiVersion`` removed; the List's ``items`` a mapping (its first item);
+- ``doc_shape``: an empty document, a ``null`` document, or a document of a bare string
+  before the file's first one.
+
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
 
@@ -189,9 +207,15 @@ FAMILIES = (
     "filed_elsewhere",
     "raw_text",
     "owner_uid",
+    "key_blank",
+    "time_zone",
+    "time_edge",
+    "bool_text",
+    "list_entry",
+    "doc_shape",
 )
 #: Families whose mutations are valid input: a finding they change need not be named.
-VALID_INPUT_FAMILIES = frozenset({"future_time"})
+VALID_INPUT_FAMILIES = frozenset({"future_time", "time_zone"})
 #: A timestamp years after the audit (``AT``).
 _FUTURE = "2031-06-01T00:00:00Z"
 #: An end time and the start it must not precede, by the key they share a mapping with.
@@ -297,6 +321,13 @@ _REF_KEY = re.compile(r"^(?!.*Timestamp$).*(?:Name|Ref|Namespace|namespace)$")
 _TEXT_EDITS = ("bom", "crlf", "tab")
 #: The ``raw_text`` edits of a whole file's text (:func:`_raw_text`).
 _RAW_EDITS = ("utf16", "nul", "tag", "json_cut", "cut")
+#: The ``doc_shape`` edits of a whole file's text (:func:`_doc_shape`).
+_DOC_EDITS = ("empty_doc", "null_doc", "text_doc")
+#: The ``list_entry`` edits of a List's item (:func:`_place`): the item replaced, or a key of
+#: it removed; ``items_map``: the List's ``items`` its first item, no list.
+_ENTRY_EDITS = ("entry_null", "entry_text", "entry_number", "no_kind", "no_api_version")
+#: The edits of a List's ``items`` (at its first item).
+_ITEMS_EDITS = ("items_map",)
 #: The namespace folder ``filed_elsewhere`` files an object under.
 _ELSEWHERE = "zz-elsewhere"
 
@@ -684,6 +715,8 @@ def mutations(target: Target) -> list[Mutation]:
                 one_list = len(docs) == 1 and str(doc.get("kind", "")).endswith("List")
                 for edit in _RAW_EDITS if one_list else _RAW_EDITS[:-1]:
                     out.append(Mutation("raw_text", target, file, 0, (), _Edit(edit), kind, name))
+                for edit in _DOC_EDITS:
+                    out.append(Mutation("doc_shape", target, file, 0, (), _Edit(edit), kind, name))
     return out
 
 
@@ -741,6 +774,42 @@ def _object_candidates(
         yield rel, "quantity_text", f" {value}"
         yield rel, "quantity_text", f"{number}{suffix.lower()}"
         yield rel, "quantity_text", f"{number[0]}e{len(number) - 1}{suffix}"
+    yield from _fz36_candidates(rel, value)
+
+
+#: The blanks ``key_blank`` puts around a key.
+_KEY_BLANKS = ("{} ", " {}", "{}\u00a0")
+#: ``time_edge``'s timestamps (a date only is made of the value's own date).
+_TIME_EDGES = ("0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z")
+
+
+def _fz36_candidates(
+    rel: tuple[str | int, ...], value: Any
+) -> Iterator[tuple[tuple[str | int, ...], str, Any]]:
+    """``key_blank``, ``time_zone``, ``time_edge``, ``bool_text`` (see the module docstring)."""
+    key = rel[-1] if rel else None
+    if isinstance(key, str) and rel not in (("kind",), ("apiVersion",)):
+        for form in _KEY_BLANKS:
+            yield rel, "key_blank", _Rename(form.format(key))
+    in_labels = any(p in _LABEL_MAPS for p in rel)
+    if isinstance(value, str) and _RFC3339.match(value) and value.endswith("Z") and not in_labels:
+        instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        for hours, minutes in ((2, 0), (-5, -30)):
+            shifted = instant + timedelta(hours=hours, minutes=minutes)
+            sign = "+" if hours >= 0 else "-"
+            zone = f"{sign}{abs(hours):02d}:{abs(minutes):02d}"
+            yield rel, "time_zone", shifted.strftime("%Y-%m-%dT%H:%M:%S") + zone
+        yield rel, "time_zone", instant.strftime("%Y-%m-%dT%H:%M:%S") + ".000000Z"
+        for other in (
+            value[:10],
+            *_TIME_EDGES,
+            f"{value[:10]}T24:00:00Z",
+            f"{value[:10]}T23:59:60Z",
+        ):
+            yield rel, "time_edge", other
+    if isinstance(value, bool):
+        for other in (str(value), str(not value), int(value), int(not value)):
+            yield rel, "bool_text", other
 
 
 def _place_candidates(prefix: tuple[str | int, ...]) -> Iterator[tuple[str, _Edit]]:
@@ -752,6 +821,11 @@ def _place_candidates(prefix: tuple[str | int, ...]) -> Iterator[tuple[str, _Edi
     if prefix and prefix[-1] == 0:
         for edit in ("nest", "typed", "mistyped"):
             yield "list_shape", _Edit(edit)
+        for edit in _ITEMS_EDITS:
+            yield "list_entry", _Edit(edit)
+    if prefix:
+        for edit in _ENTRY_EDITS:
+            yield "list_entry", _Edit(edit)
 
 
 def _apply(docs: list[Any], m: Mutation) -> list[Any]:
@@ -790,7 +864,17 @@ def _place(docs: list[Any], m: Mutation) -> list[Any]:
         doc["kind"] = f"{m.kind}List"
     elif m.value == "mistyped":
         doc["kind"] = "BackupList" if m.kind == "VirtualMachine" else "VirtualMachineList"
+    elif m.value in _ENTRY_REPLACEMENTS:
+        doc["items"][m.path[1]] = _ENTRY_REPLACEMENTS[str(m.value)]
+    elif m.value in ("no_kind", "no_api_version"):
+        obj.pop("kind" if m.value == "no_kind" else "apiVersion", None)
+    elif m.value == "items_map":
+        doc["items"] = obj
     return docs
+
+
+#: What ``list_entry`` puts in an item's place.
+_ENTRY_REPLACEMENTS: dict[str, Any] = {"entry_null": None, "entry_text": "junk", "entry_number": 7}
 
 
 #: The file :data:`_COPY_EDITS` write the object's copy to.
@@ -836,6 +920,13 @@ def _raw_text(docs: list[Any], edit: str) -> bytes:
     return "\n".join(lines[: len(lines) // 2]).encode() + b"\n"
 
 
+def _doc_shape(docs: list[Any], edit: str) -> bytes:
+    """The file's bytes after a ``doc_shape`` edit: a document before its first one that is
+    empty (``---`` right after ``---``), ``null``, or a bare string."""
+    head = {"empty_doc": "---\n", "null_doc": "--- null\n", "text_doc": "--- junk\n"}[edit]
+    return (head + "---\n" + _dump(docs)).encode()
+
+
 def _copy_text(docs: list[Any], m: Mutation) -> bytes:
     """The object of ``m`` alone, as a file of its own (``conflict``: with another label
     and resourceVersion)."""
@@ -857,6 +948,8 @@ def _render(docs: list[Any], m: Mutation) -> bytes:
         return _dump(docs).encode()
     if m.value in _RAW_EDITS:
         return _raw_text(docs, str(m.value))
+    if m.value in _DOC_EDITS:
+        return _doc_shape(docs, str(m.value))
     if m.value not in _TEXT_EDITS:
         return _dump(_apply(docs, m)).encode()
     text = _dump(docs)

@@ -84,17 +84,16 @@ def hostile_objects(fetch_url: str, *, benign: bool = False) -> list[dict[str, A
     meta = vm["metadata"]
     meta["annotations"] = {f"corp.example/{k}": v for k, v in bad.items()}
     meta["annotations"]["description"] = bad["script"] + bad["css-url"]
-    meta["labels"] = {
-        **meta.get("labels", {}),
-        "owner": bad["img-onerror"][:63],
-        "team": bad["rtl"],
-    }
+    # in annotations: the API server refuses a label value with a blank or "<" (fz36 names
+    # such a label map and leaves its object unread), an annotation value is free text
+    meta["annotations"]["owner"] = bad["img-onerror"][:63]
+    meta["annotations"]["team"] = bad["rtl"]
     devices = vm["spec"]["template"]["spec"]["domain"]["devices"]
     devices["disks"][0]["serial"] = bad["attr-break"]
     devices["interfaces"][0]["model"] = bad["svg"]
     for ns in of_kind(objects, "Namespace"):
         ns["metadata"].setdefault("annotations", {})["openshift.io/description"] = bad["iframe"]
-        ns["metadata"]["labels"]["owner"] = bad["csv-formula"]
+        ns["metadata"]["annotations"]["owner"] = bad["csv-formula"]
     for backup in of_kind(objects, "Backup"):
         backup["metadata"].setdefault("annotations", {})["note"] = bad["link"]
     extra: list[dict[str, Any]] = []

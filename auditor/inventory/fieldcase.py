@@ -56,10 +56,18 @@ _NESTS = (dict, list)
 def miscased_keys(vm: dict[str, Any]) -> list[tuple[str, str]]:
     """``(field path, reason)`` for each key below ``vm['spec']`` (a VirtualMachine's or a
     VirtualMachineInstance's: both KubeVirt schemas are lowerCamelCase) that starts with an
-    ASCII capital letter, outside :data:`FREE_FORM` maps, named at the path of the field it
-    stands for (``Firmware`` at ``...domain.firmware``). List items are named by their
+    ASCII capital letter or has a blank or invisible character around it
+    (:func:`auditor.fieldnames.fold_key`), outside :data:`FREE_FORM` maps, named at the path
+    of the field it stands for (``Firmware`` or ``"firmware "`` at ``...domain.firmware``); a
+    top-level key so written (``" spec"``) is named at its own field. List items are named by their
     ``name`` when they have a string one, else by index."""
     out: list[tuple[str, str]] = []
+    if not vm.keys() <= _PLAIN:
+        # a top-level key with a blank around it or in another case (``" status"``, ``Spec``)
+        for key in vm:
+            field = _stands_for(key)
+            if field is not None:
+                out.append((field, _why(key)))
     meta = vm.get("metadata")
     if isinstance(meta, dict) and not meta.keys() <= _PLAIN:
         for key in meta:
@@ -84,8 +92,8 @@ def _stands_for(key: object) -> str | None:
 def _why(key: str) -> str:
     return (
         f"is written {key!r:.40}, no field of KubeVirt's VirtualMachine (its fields are "
-        "lowerCamelCase and the API server prunes an unknown one): the field is missing "
-        "from this copy"
+        "lowerCamelCase, with no blank around them, and the API server prunes an unknown "
+        "one): the field is missing from this copy"
     )
 
 

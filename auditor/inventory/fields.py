@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from auditor.kubevalues import parse_quantity, parse_rfc3339
+from auditor.kubevalues import parse_quantity, parse_rfc3339, parse_time
 from auditor.models import CollectionProblem
 
 __all__ = [
@@ -238,7 +238,13 @@ def read_time(
         return None
     parsed = parse_rfc3339(value) if isinstance(value, str | datetime) else None
     if parsed is None:
-        issues.append(FieldIssue(path, f"is {_show(value)}, not an RFC 3339 timestamp", True))
+        zero = parse_time(value) == datetime(1, 1, 1, tzinfo=UTC)
+        what = (
+            "Go's zero time (metav1.Time writes it as null)"
+            if zero
+            else "not an RFC 3339 timestamp"
+        )
+        issues.append(FieldIssue(path, f"is {_show(value)}, {what}", True))
     return parsed
 
 

@@ -37,6 +37,7 @@ from auditor.inventory.records import (
     parse_record,
 )
 from auditor.inventory.volmig import migration_state_issues
+from auditor.kinds import is_resource_policy
 from auditor.kubevalues import dig, format_time, parse_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
@@ -209,10 +210,18 @@ _GATE_LISTS = {"CDIConfig": "spec.featureGates", "CDI": "spec.config.featureGate
 
 
 def _enum_and_item_issues(kind: str, obj: dict[str, Any]) -> list[FieldIssue]:
-    """A ``status.phase`` string no Velero release writes (``processed``, ``Processed ``), and
-    a feature-gate entry that is no string (``42``, null): named (bench.mutations fz35, seeds
-    3003-3004: read as "not processed" or "gate off", unnamed). Cheap: a few objects."""
-    out = []
+    """A ``spec`` or ``status`` written null, a ``status.phase`` string no Velero release
+    writes (``processed``, ``Processed ``), and a feature-gate entry that is no string (``42``,
+    null): named (bench.mutations fz35, seeds 3003-3004: read as "not processed" or "gate
+    off", unnamed; fz36, a null status). Cheap: a few objects."""
+    out = [
+        # the API server prunes a null field (and Go writes a struct as {}), so no stored
+        # object has one: a NotReady BackupRepository's ``status: null`` read as one not yet
+        # prepared, UNKNOWN -> READY with nothing named (bench.mutations null_list, fz36)
+        FieldIssue(section, "is null, which the API server never stores")
+        for section in ("spec", "status")
+        if section in obj and obj[section] is None
+    ]
     phases = _NEW_KIND_PHASES.get(kind)
     phase = dig(obj, "status", "phase")
     if phases is not None and isinstance(phase, str) and phase and phase not in phases:
@@ -1210,6 +1219,24 @@ class ClusterIndex:
             read_time(o, "metadata.creationTimestamp", stamp)
             if stamp:
                 ix._object_issues("NetworkAttachmentDefinition", o, stamp)
+        for o in data.of("ConfigMap"):
+            if is_resource_policy(o):
+                # when a resource policy was made and last written decides whether a Backup
+                # ran with it (auditor.inventory.volpolicy): unreadable, it was read as
+                # "may have changed" with nothing named (bench.mutations bad_format, fz36)
+                policy_issues: list[FieldIssue] = []
+                read_time(o, "metadata.creationTimestamp", policy_issues, server_set=True)
+                written = dig(o, "metadata", "managedFields")
+                for i, entry in enumerate(written if isinstance(written, list) else []):
+                    if isinstance(entry, dict) and entry.get("time") is not None:
+                        entry_issues: list[FieldIssue] = []
+                        read_time(entry, "time", entry_issues)
+                        policy_issues += [
+                            FieldIssue(f"metadata.managedFields[{i}].time", f.reason, f.rejected)
+                            for f in entry_issues
+                        ]
+                if policy_issues:
+                    ix._object_issues("ConfigMap", o, policy_issues)
         for o in data.of("Service"):
             ix.services_by_ns.setdefault(_ns(o), []).append(o)
         for o in data.of("Route"):

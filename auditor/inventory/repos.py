@@ -45,7 +45,8 @@ def not_ready_repositories(ix: ClusterIndex) -> Repos:
     namespace, volume namespace, BackupStorageLocation), once per audit.
 
     One whose phase cannot be read (no string, or none Velero writes: ``"ready"``, ``42``) is
-    not known Ready, and counts as NotReady; one whose key field cannot be read (no string, a
+    not known Ready, and counts as NotReady (so does one whose ``status`` is written null,
+    which the API server prunes: fz36); one whose key field cannot be read (no string, a
     blank or invisible character) is filed under ``"*"`` there, which
     :func:`repositories_for` matches to any value: malformed data never improves a verdict
     (fz35: a NotReady repository with ``volumeNamespace: [vms]`` was left out, READY). A
@@ -55,7 +56,8 @@ def not_ready_repositories(ix: ClusterIndex) -> Repos:
         out: Repos = {}
         for repo in ix.data.of("BackupRepository"):
             phase = dig(repo, "status", "phase")
-            if phase in ("Ready", "New", None, ""):
+            nulled = "status" in repo and repo["status"] is None
+            if phase in ("Ready", "New", None, "") and not nulled:
                 continue
             keys = (
                 _key(dig(repo, "metadata", "namespace")),
@@ -63,7 +65,9 @@ def not_ready_repositories(ix: ClusterIndex) -> Repos:
                 _key(dig(repo, "spec", "backupStorageLocation")),
             )
             kind, message = dig(repo, "spec", "repositoryType"), dig(repo, "status", "message")
-            if not isinstance(phase, str) or phase not in _PHASES:
+            if nulled:
+                message = "status is null, which the API server never stores"
+            elif not isinstance(phase, str) or phase not in _PHASES:
                 message = f"status.phase {ascii(phase)[:40]} is no phase Velero writes"
             ns, volume_ns, location = keys
             if ns is None or volume_ns is None or location is None:

@@ -23,8 +23,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from auditor.fieldnames import FIELD_NAMES, spelled_as
+from auditor.fieldnames import FIELD_NAMES, fold_key, spelled_as
 from auditor.kinds import KINDS, is_resource_policy, project, spec_for_object
+from auditor.labelsyntax import (
+    CONFIG_MAP_KEY,
+    LABEL_VALUE,
+    NO_CONFIG_MAP_KEY,
+    NO_LABEL_VALUE,
+    NO_QUALIFIED_NAME,
+    QUALIFIED_NAME,
+    annotations_ok,
+    bad_key,
+    labels_ok,
+)
 from auditor.redact import redact, redact_in_place, redact_projected
 
 __all__ = [
@@ -33,6 +44,7 @@ __all__ = [
     "name_fault",
     "plain_entry",
     "shape_fault",
+    "top_level_fault",
     "take_slim",
     "take_whole",
 ]
@@ -94,10 +106,10 @@ def shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str] | 
     if (
         (spec is None or isinstance(spec, dict))
         and (status is None or isinstance(status, dict))
-        and (labels is None or (isinstance(labels, dict) and (not labels or _string_map(labels))))
+        and (labels is None or (isinstance(labels, dict) and (not labels or labels_ok(labels))))
         and (
             annotations is None
-            or (isinstance(annotations, dict) and (not annotations or _string_map(annotations)))
+            or (isinstance(annotations, dict) and (not annotations or annotations_ok(annotations)))
         )
         and obj.get("kind") != "ConfigMap"
         and not _null_map(obj, meta, labels, annotations)
@@ -144,6 +156,18 @@ def _named_shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, 
         if fld != "spec" and fld != "status" and value and not _string_map(value):
             # the API server refuses a label, annotation or ConfigMap value that is no string
             return fld, "is not a mapping of strings to strings"
+        if fld.startswith("metadata.") and value:
+            bad = bad_key(value, QUALIFIED_NAME)
+            if bad is None and fld == "metadata.labels":
+                bad = next((v for v in value.values() if not LABEL_VALUE.fullmatch(v)), None)
+                if bad is not None:
+                    return fld, f"holds the value {ascii(bad[:80])}, {NO_LABEL_VALUE}"
+            if bad is not None:
+                return fld, f"holds the key {ascii(bad[:80])}, {NO_QUALIFIED_NAME}"
+        if fld == "data" and value:
+            bad = bad_key(value, CONFIG_MAP_KEY)
+            if bad is not None:
+                return fld, f"holds the key {ascii(bad[:80])}, {NO_CONFIG_MAP_KEY}"
     return None
 
 
@@ -202,6 +226,9 @@ def miscased_field(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str]
     kind = obj.get("kind")
     if kind in _FIELD_BY_FIELD:
         return None
+    top = top_level_fault(obj)
+    if top is not None:
+        return top
     kept = _KEPT.get(kind) if isinstance(kind, str) else None
     if kept is not None:
         return _miscased_kept(obj, meta, kept)
@@ -250,7 +277,7 @@ def _miscased_kept(
             continue
         if not _FIELD_SET.issuperset(part):
             for key in part.keys() - _FIELD_SET:
-                field = lowered.get(key.lower()) if isinstance(key, str) else None
+                field = lowered.get(fold_key(key)) if isinstance(key, str) else None
                 if field is not None and field != key:
                     return f"{section}.{field}", _miscased(key)
         for field in nested:
@@ -286,7 +313,7 @@ def _odd_keys(value: dict[Any, Any]) -> bool:
     """Whether a key of ``value`` is no string, or a field name in another case."""
     if _FIELD_SET.issuperset(value):
         return False
-    return any(type(k) is not str or k.lower() in _LOWER for k in value.keys() - _FIELD_SET)
+    return any(type(k) is not str or fold_key(k) in _LOWER for k in value.keys() - _FIELD_SET)
 
 
 def _suspect_below(value: dict[Any, Any]) -> bool:
@@ -304,10 +331,24 @@ def _suspect_below(value: dict[Any, Any]) -> bool:
     return False
 
 
+def top_level_fault(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """``(field, what is wrong)`` for a top-level key of ``obj`` that is a field name in
+    another case or with a blank around it (``" status"``, ``"Spec"``), or None. One subset
+    test when every key is a field name as written (every object the API server wrote)."""
+    if _FIELD_SET.issuperset(obj):
+        return None
+    for key in obj.keys() - _FIELD_SET:
+        field = spelled_as(key)
+        if field is not None:
+            return field, _miscased(key)
+    return None
+
+
 def _miscased(key: str) -> str:
     return (
-        f"is written {key!r:.40}, a field name in another case (the API server prunes an "
-        "unknown key, so the field is missing from this copy)"
+        f"is written {key!r:.40}, a field name in another case or with a blank or invisible "
+        "character around it (the API server prunes an unknown key, so the field is missing "
+        "from this copy)"
     )
 
 
