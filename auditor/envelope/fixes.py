@@ -635,6 +635,15 @@ def _fw003(f: FixFacts, ev: Mapping[str, Any]) -> str:
 def _net001(f: FixFacts, ev: Mapping[str, Any]) -> str:
     nads = _names(ev.get("missing_nads")) or ["NAMESPACE/NAD"]
     ns, _, nad = nads[0].rpartition("/")
+    deleting = ev.get("deleting_nads")
+    if not _names(ev.get("missing_nads")) and isinstance(deleting, dict) and deleting:
+        ns, _, nad = str(next(iter(deleting))).rpartition("/")
+        return (
+            f"NetworkAttachmentDefinition {ns}/{nad} used by {_vm(f)} is being deleted: "
+            f"recreate it from GitOps once it is gone (`oc apply -n {ns} -f {nad}-nad.yaml`), "
+            f"or point the VM's network at another one (`oc edit vm {f.name} -n {f.namespace}`, "
+            "field spec.template.spec.networks[].multus.networkName)."
+        )
     return (
         f"Recreate NetworkAttachmentDefinition {nads[0]} used by {_vm(f)} "
         f"(`oc apply -n {ns or f.namespace} -f {nad}-nad.yaml` from GitOps), or point the VM's "

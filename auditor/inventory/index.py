@@ -1208,6 +1208,9 @@ class ClusterIndex:
             # shared export: a creationTimestamp of 30/11/2026 changed a verdict unnamed)
             stamp: list[FieldIssue] = []
             read_time(o, "metadata.creationTimestamp", stamp)
+            # and whether it is being deleted, which Backups skipped it and whether it is
+            # about to be gone (RR-NET-001, RR-NET-002; rt37)
+            read_time(o, "metadata.deletionTimestamp", stamp)
             if stamp:
                 ix._object_issues("NetworkAttachmentDefinition", o, stamp)
         for o in data.of("Service"):
@@ -1246,6 +1249,11 @@ class ClusterIndex:
                 o, (("data", dict, "a mapping"), ("data.spec", dict, "a mapping"))
             )
             issues += _spec_issues(dig(o, "data", "spec"), "data.spec")
+            # being deleted, Velero skips it (RR-BKP-012, rt37): a time that is none is named
+            gone: list[FieldIssue] = []
+            read_time(o, "metadata.deletionTimestamp", gone)
+            if gone:
+                ix._object_issues("ControllerRevision", o, gone)
             if issues:
                 ix._unread("ControllerRevision", o, issues)
                 del ix.controller_revisions[key]

@@ -1,0 +1,113 @@
+"""Red-team round rt37: restores that fail after a green audit.
+
+Velero skips every item whose ``metadata.deletionTimestamp`` is set, even one a plugin adds
+as an additional item ("Skipping item because it's being deleted.", velero
+pkg/backup/item_backupper.go ``itemInclusionChecks``); a finalizer keeps such an object
+readable until it is gone (https://kubernetes.io/docs/concepts/overview/working-with-objects/
+finalizers/). A pinned instancetype revision being deleted read as taken (RR-BKP-012 PASS), and
+a NAD being deleted as one the VM's next start finds (RR-NET-001 PASS).
+
+Each test changes one project fixture and asserts the verdict beside the healthy shape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+
+Docs = list[dict[str, Any]]
+
+#: app/vm1 pinned to ControllerRevision vm1-u1.medium-v1beta1-uid-1, Backups daily-20261128
+#: and daily-20261130 (began 01:00) with no label selector, audited 2026-11-30T06:00Z
+PINNED = "RR-BKP-012/pass-pinned-revision-in-backup.yaml"
+#: app/vm1 with a bridge NIC on the Multus network vlan10 (NAD app/vlan10)
+NAD_PASS = "RR-NET-001/pass.yaml"
+
+
+def _named(docs: Docs, kind: str, name: str) -> dict[str, Any]:
+    return next(d for d in _of(docs, kind) if d["metadata"]["name"] == name)
+
+
+def _readiness(report: dict[str, Any], vm: str = "vm1") -> str:
+    return str(next(v for v in report["vms"] if v["name"] == vm)["readiness"])
+
+
+def _revision_deleting(tmp_path: Path, deleting: str | None) -> dict[str, Any]:
+    docs = _docs(PINNED)
+    if deleting is not None:
+        rev = _named(docs, "ControllerRevision", "vm1-u1.medium-v1beta1-uid-1")
+        rev["metadata"]["deletionTimestamp"] = deleting
+        rev["metadata"]["finalizers"] = ["example.com/keep"]
+    return _complete(tmp_path, PINNED, docs)
+
+
+def test_a_pinned_revision_being_deleted_before_the_newest_backup_is_not_in_it(
+    tmp_path: Path,
+) -> None:
+    """Deleted on 2026-11-29, before daily-20261130 began: Velero skipped it, and the
+    restored VM cannot find its pinned revision. RR-BKP-012 said PASS."""
+    report = _revision_deleting(tmp_path, "2026-11-29T00:00:00Z")
+    finding = _finding(report, "RR-BKP-012")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "daily-20261130" in finding["message"]
+    assert "in deletion since 2026-11-29T00:00:00Z" in finding["message"]
+    rev = next(r for r in finding["evidence"]["references"] if r["kind"] == "ControllerRevision")
+    assert rev["state"] == "dropped"
+    assert _readiness(report) == "NOT_READY"
+
+
+@pytest.mark.parametrize(
+    ("deleting", "status"),
+    [
+        (None, "PASS"),  # the healthy shape
+        ("2026-11-30T03:00:00Z", "PASS"),  # deleted after the newest Backup began: it holds it
+        ("30/11/2026", "ERROR"),  # no RFC 3339 time: whether Velero skipped it is unknown
+    ],
+)
+def test_a_pinned_revision_deleted_after_the_backup_or_unreadable(
+    tmp_path: Path, deleting: str | None, status: str
+) -> None:
+    report = _revision_deleting(tmp_path, deleting)
+    finding = _finding(report, "RR-BKP-012")
+    assert finding["status"] == status, finding["message"]
+    if status == "ERROR":
+        assert finding["severity"] == "high"
+        assert _readiness(report) != "READY"
+        assert any(
+            p.get("field") == "metadata.deletionTimestamp" for p in report["collection_problems"]
+        ), report["collection_problems"]
+
+
+def _nad_deleting(tmp_path: Path, deleting: str | None) -> dict[str, Any]:
+    docs = _docs(NAD_PASS)
+    if deleting is not None:
+        nad = _named(docs, "NetworkAttachmentDefinition", "vlan10")
+        nad["metadata"]["deletionTimestamp"] = deleting
+        nad["metadata"]["finalizers"] = ["k8s.ovn.org/user-defined-network-protection"]
+    return _complete(tmp_path, NAD_PASS, docs)
+
+
+def test_a_nad_being_deleted_is_no_network_the_next_start_finds(tmp_path: Path) -> None:
+    """The NAD exists but is being deleted (a finalizer keeps it): once it is gone the VM's
+    next start, migration or restore fails. RR-NET-001 said PASS and the VM READY."""
+    report = _nad_deleting(tmp_path, "2026-11-30T05:00:00Z")
+    finding = _finding(report, "RR-NET-001")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert "app/vlan10 (being deleted since 2026-11-30T05:00:00Z)" in finding["message"]
+    assert finding["evidence"]["deleting_nads"] == {"app/vlan10": "2026-11-30T05:00:00Z"}
+    assert _readiness(report) == "NOT_READY"
+
+
+@pytest.mark.parametrize(("deleting", "status"), [(None, "PASS"), ("30/11/2026", "ERROR")])
+def test_a_nad_not_being_deleted_or_with_an_unreadable_deletion_time(
+    tmp_path: Path, deleting: str | None, status: str
+) -> None:
+    report = _nad_deleting(tmp_path, deleting)
+    finding = _finding(report, "RR-NET-001")
+    assert finding["status"] == status, finding["message"]
+    if status == "ERROR":
+        assert _readiness(report) != "READY"
