@@ -111,3 +111,95 @@ def test_a_nad_not_being_deleted_or_with_an_unreadable_deletion_time(
     assert finding["status"] == status, finding["message"]
     if status == "ERROR":
         assert _readiness(report) != "READY"
+
+
+# -- a file-system backup's claim comes back with its data source ------------------------
+
+#: app/vm1 READY: its three claims (vm1-root, vm1-data on delete-sc, a persistent state
+#: claim) copied by PodVolumeBackups of daily-20261130
+FS = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+
+_IMPORT = {
+    "apiGroup": "cdi.kubevirt.io",
+    "kind": "VolumeImportSource",
+    "name": "volume-import-source-0b6c9f1e-7d3e-4a55-9b1e-2f0d5c1a9e11",
+}
+
+
+def _fs_source(
+    tmp_path: Path, ref: dict[str, Any] | str | None, *, phase: str = "Bound"
+) -> dict[str, Any]:
+    docs = _docs(FS)
+    pvc = _named(docs, "PersistentVolumeClaim", "vm1-data")
+    if ref is not None:
+        pvc["spec"]["dataSourceRef"] = dict(ref) if isinstance(ref, dict) else ref
+    pvc.setdefault("status", {})["phase"] = phase
+    return _complete(tmp_path, FS, docs)
+
+
+def test_a_populated_claim_restored_from_a_file_system_backup_waits_for_its_gone_source(
+    tmp_path: Path,
+) -> None:
+    """vm1-data was populated by CDI from a VolumeImportSource, which CDI deletes once the
+    DataVolume succeeded; Velero recreates the claim from the file-system backup with that
+    dataSourceRef, and CDI's populator waits for the source forever: the claim stays Pending
+    and the pod volume restore never runs. RR-STG-003 said PASS and the VM READY."""
+    report = _fs_source(tmp_path, _IMPORT)
+    finding = _finding(report, "RR-STG-003")
+    assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
+    assert finding["basis"] == "inferred"
+    row = next(r for r in finding["evidence"]["pvcs"] if r["pvc"] == "vm1-data")
+    assert row["verdict"] == "missing"
+    assert "spec.dataSourceRef names VolumeImportSource app/volume-import-source-" in row["reason"]
+    assert _readiness(report) == "NOT_READY"
+
+
+@pytest.mark.parametrize(
+    ("ref", "phase", "status"),
+    [
+        (None, "Bound", "PASS"),  # the healthy shape: no data source
+        # a clone source PVC that is gone: the provisioner cannot clone it (observed)
+        ({"kind": "PersistentVolumeClaim", "name": "golden-rhel9"}, "Bound", "FAIL"),
+        # one that exists (vm1-root): the restore finds it
+        ({"kind": "PersistentVolumeClaim", "name": "vm1-root"}, "Bound", "PASS"),
+        # a VolumeSnapshot that is gone
+        (
+            {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "snap-x"},
+            "Bound",
+            "FAIL",
+        ),
+        # still populating: whether CDI's source is still there is unknown
+        (_IMPORT, "Pending", "ERROR"),
+        # a malformed reference proves nothing either way
+        ("volume-import-source-x", "Bound", "ERROR"),
+        # another populator's source the auditor does not read
+        (
+            {"apiGroup": "forklift.konveyor.io", "kind": "OvirtVolumePopulator", "name": "p"},
+            "Bound",
+            "ERROR",
+        ),
+    ],
+)
+def test_a_file_system_backup_claims_data_source(
+    tmp_path: Path, ref: dict[str, Any] | str | None, phase: str, status: str
+) -> None:
+    report = _fs_source(tmp_path, ref, phase=phase)
+    finding = _finding(report, "RR-STG-003")
+    assert finding["status"] == status, finding["message"]
+    if status != "PASS":
+        assert _readiness(report) != "READY"
+
+
+def test_a_csi_snapshot_claim_with_a_gone_populator_source_is_not_flagged(
+    tmp_path: Path,
+) -> None:
+    """Velero's CSI restore action points the claim at the restored VolumeSnapshot and
+    clears its dataSourceRef (pkg/restore/actions/csi/pvc_action.go): the gone source does
+    not matter there."""
+    fixture = "RR-STG-003/pass.yaml"
+    docs = _docs(fixture)
+    for pvc in _of(docs, "PersistentVolumeClaim"):
+        pvc["spec"]["dataSourceRef"] = dict(_IMPORT)
+    report = _complete(tmp_path, fixture, docs)
+    finding = _finding(report, "RR-STG-003")
+    assert finding["status"] == "PASS", finding["message"]
