@@ -57,6 +57,9 @@ def test_a_pinned_revision_being_deleted_before_the_newest_backup_is_not_in_it(
     assert "in deletion since 2026-11-29T00:00:00Z" in finding["message"]
     rev = next(r for r in finding["evidence"]["references"] if r["kind"] == "ControllerRevision")
     assert rev["state"] == "dropped"
+    # no filter change brings back an object being deleted: the fix says so
+    assert "is being deleted and Velero skips it" in finding["remediation"]
+    assert "excludedResources" not in finding["remediation"]
     assert _readiness(report) == "NOT_READY"
 
 
@@ -99,6 +102,9 @@ def test_a_nad_being_deleted_is_no_network_the_next_start_finds(tmp_path: Path) 
     assert (finding["status"], finding["severity"]) == ("FAIL", "high"), finding["message"]
     assert "app/vlan10 (being deleted since 2026-11-30T05:00:00Z)" in finding["message"]
     assert finding["evidence"]["deleting_nads"] == {"app/vlan10": "2026-11-30T05:00:00Z"}
+    assert finding["remediation"].startswith(
+        "NetworkAttachmentDefinition app/vlan10 used by VM app/vm1 is being deleted"
+    )
     assert _readiness(report) == "NOT_READY"
 
 

@@ -498,6 +498,21 @@ def _bkp011(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 
 def _bkp012(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    deleting = [
+        str(r.get("name"))
+        for r in ev.get("references") or []
+        if isinstance(r, dict)
+        and r.get("state") == "dropped"
+        and "metadata.deletionTimestamp" in str(r.get("reason"))
+    ]
+    if deleting:
+        # no filter change brings back an object being deleted: Velero skips it (rt37)
+        return (
+            f"{', '.join(deleting)}, which {_vm(f)} references, is being deleted and Velero "
+            f"skips it: see what holds it (`oc get controllerrevision {deleting[0]} -n "
+            f"{f.namespace} -o yaml`, metadata.finalizers); once it is gone, restore it from "
+            "a Backup taken before its deletion began. " + backup_now(f)
+        )
     dropped = _names(ev.get("filtered_out"))
     sched = _short(ev.get("schedule") or f.schedule or "SCHEDULE")
     kinds = sorted({d.split(" ", 1)[0].lower() + "s" for d in dropped}) or ["secrets", "configmaps"]
