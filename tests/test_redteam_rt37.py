@@ -209,3 +209,29 @@ def test_a_csi_snapshot_claim_with_a_gone_populator_source_is_not_flagged(
     report = _complete(tmp_path, fixture, docs)
     finding = _finding(report, "RR-STG-003")
     assert finding["status"] == "PASS", finding["message"]
+
+
+def test_a_pinned_revision_deleted_after_the_newest_backup_is_missing_from_the_next(
+    tmp_path: Path,
+) -> None:
+    """Deleted at 03:00, after daily-20261130 began (01:00): that Backup holds it (RR-BKP-012
+    PASS), but Schedule daily's next Backup skips it (RR-BKP-013 FAIL): never READY."""
+    report = _revision_deleting(tmp_path, "2026-11-30T03:00:00Z")
+    assert _finding(report, "RR-BKP-012")["status"] == "PASS"
+    nxt = _finding(report, "RR-BKP-013")
+    assert nxt["status"] == "FAIL", nxt["message"]
+    gaps = [g for row in nxt["evidence"]["schedules"] for g in row["gaps"]]
+    assert any(
+        "ControllerRevision vm1-u1.medium-v1beta1-uid-1" in g
+        and "in deletion since 2026-11-30T03:00:00Z" in g
+        for g in gaps
+    ), gaps
+    assert _readiness(report) != "READY"
+
+
+def test_a_pinned_revision_not_being_deleted_leaves_the_next_backup_whole(
+    tmp_path: Path,
+) -> None:
+    report = _revision_deleting(tmp_path, None)
+    assert _finding(report, "RR-BKP-013")["status"] == "PASS"
+    assert _readiness(report) == "READY"
