@@ -226,6 +226,7 @@ def test_a_pinned_revision_deleted_after_the_newest_backup_is_missing_from_the_n
         and "in deletion since 2026-11-30T03:00:00Z" in g
         for g in gaps
     ), gaps
+    assert "Keep the Backups taken before its deletion began" in nxt["remediation"]
     assert _readiness(report) != "READY"
 
 

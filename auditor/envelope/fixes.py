@@ -306,6 +306,13 @@ def _bkp013(f: FixFacts, ev: Mapping[str, Any]) -> str:
             + _velero(f, f"schedule unpause {name}")
             + "."
         )
+    if why.startswith("ControllerRevision ") and "metadata.deletionTimestamp" in why:
+        # no template change brings back an object being deleted: Velero skips it (rt37)
+        return (
+            f"Schedule {ref} covers {_vm(f)}, but {why}. Keep the Backups taken before its "
+            "deletion began, and once it is gone restore it from one of them before the VM "
+            "next starts."
+        )
     if "BackupStorageLocation" in why:
         return (
             f"Schedule {ref} covers {_vm(f)}, but {why}. Make that location Available "
