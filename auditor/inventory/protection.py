@@ -1598,6 +1598,17 @@ class Pairing:
         except SelectorError:
             return None
 
+    def _any_revision_deleting(self) -> bool:
+        """Whether any ControllerRevision read is being deleted, once per audit (most audits
+        have none, and then no VM's references are read for it)."""
+        revisions = self.ix.controller_revisions
+        return self.ix.memo(
+            "controller-revision-deleting",
+            lambda: any(
+                dig(o, "metadata", "deletionTimestamp") is not None for o in revisions.values()
+            ),
+        )
+
     def _revisions_deleted_since(self, vm: VMFacts, newest: BackupEval) -> list[str]:
         """The pinned instancetype/preference ControllerRevisions of ``vm`` whose deletion
         began after ``newest`` began: it holds them, but Velero skips an item being deleted
@@ -1605,7 +1616,7 @@ class Pairing:
         even as the kubevirt plugin's additional item (rt37). One deleted before ``newest``
         began is RR-BKP-012's; an unreadable deletionTimestamp is named by the index."""
         began = newest.backup.began
-        if began is None:
+        if began is None or not self._any_revision_deleting():
             return []
         out = []
         for r in references(vm.obj):
