@@ -117,6 +117,11 @@ def test_a_nad_not_being_deleted_or_with_an_unreadable_deletion_time(
     assert finding["status"] == status, finding["message"]
     if status == "ERROR":
         assert _readiness(report) != "READY"
+        # named, naming the object and the field: the audit is incomplete
+        assert any(
+            p.get("field") == "metadata.deletionTimestamp" and p.get("name") == "vlan10"
+            for p in report["collection_problems"]
+        ), report["collection_problems"]
 
 
 # -- a file-system backup's claim comes back with its data source ------------------------
