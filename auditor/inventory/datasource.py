@@ -92,7 +92,8 @@ def fs_restore_source_gap(ix: ClusterIndex, pvc: dict[str, Any]) -> SourceGap | 
     own_ns = str(dig(pvc, "metadata", "namespace") or "")
     ns = ref.get("namespace") or own_ns
     what = f"its {field} names {kind} {ns}/{name}"
-    if not isinstance(kind, str) or not isinstance(name, str) or not isinstance(ns, str):
+    if not kind or not name or not all(isinstance(v, str) for v in (kind, name, ns)):
+        # named by the index (ClusterIndex._data_source_issues)
         return SourceGap("unknown", f"its {field} is no kind and name ({ref!r})")
     if group == "" and kind == "PersistentVolumeClaim":
         if (ns, name) in ix.pvcs:
