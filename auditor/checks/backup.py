@@ -632,7 +632,13 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     plugin = ctx.index.kubevirt_plugin_in(e.backup.namespace)
     revisions = ctx.index.controller_revisions
     verdicts = [
-        judge_reference(r, e.backup.scope, plugin, revisions.get((vm.namespace, r.name)))
+        judge_reference(
+            r,
+            e.backup.scope,
+            plugin,
+            revisions.get((vm.namespace, r.name)),
+            began=e.backup.began,
+        )
         if r.resource == REV_GR
         else judge_reference(r, e.backup.scope, plugin, None)
         for r in refs

@@ -15,7 +15,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import nad_key
-from auditor.kubevalues import dig
+from auditor.kubevalues import dig, format_time, parse_time
 from auditor.models import Severity
 from auditor.sources.base import KindState
 
@@ -23,6 +23,8 @@ MULTUS_DOC = "https://kubevirt.io/user-guide/network/interfaces_and_networks/#mu
 NAD_SPEC = "https://github.com/k8snetworkplumbingwg/multi-net-spec"
 BINDING_DOC = "https://kubevirt.io/user-guide/network/network_binding_plugins/"
 BINDING_SRC = "https://github.com/kubevirt/kubevirt/blob/main/pkg/network/multus/annotation.go"
+#: an object with a deletionTimestamp is removed once its finalizers are done
+FINALIZERS_DOC = "https://kubernetes.io/docs/concepts/overview/working-with-objects/finalizers/"
 
 
 @check(
@@ -37,7 +39,7 @@ BINDING_SRC = "https://github.com/kubevirt/kubevirt/blob/main/pkg/network/multus
     remediation="Recreate the NetworkAttachmentDefinition (and back NADs up with the VM's "
     "namespace), or change the VM's network to an existing one; register each binding plugin "
     "a NIC names in the KubeVirt CR.",
-    references=(MULTUS_DOC, NAD_SPEC, BINDING_DOC, BINDING_SRC),
+    references=(MULTUS_DOC, NAD_SPEC, BINDING_DOC, BINDING_SRC, FINALIZERS_DOC),
     requires=("NetworkAttachmentDefinition",),
     reads=("spec.template.spec.networks", "spec.template.spec.domain.devices.interfaces"),
 )
@@ -72,11 +74,20 @@ def nads_exist(vm: VMRecord, ctx: CheckContext) -> Result:
     missing = sorted(
         {nad for nad in resolved.values() if tuple(nad.split("/", 1)) not in ctx.index.nads}
     )
+    deleting, unreadable = _being_deleted(ctx, set(resolved.values()) - set(missing))
     ev: dict[str, Any] = {"networks": resolved, "binding_plugins": plugins}
-    if missing or unregistered:
+    if deleting:
+        ev["deleting_nads"] = deleting
+    if missing or unregistered or deleting:
         parts = []
         if missing:
             parts.append(f"NetworkAttachmentDefinition(s) {', '.join(missing)}, which do not exist")
+        if deleting:
+            parts.append(
+                "NetworkAttachmentDefinition(s) "
+                + ", ".join(f"{k} (being deleted since {t})" for k, t in deleting.items())
+                + ", which are gone once their finalizers are done (metadata.deletionTimestamp)"
+            )
         if unregistered:
             parts.append(
                 f"binding plugin(s) {', '.join(sorted(set(unregistered)))}, which the KubeVirt "
@@ -86,6 +97,14 @@ def nads_exist(vm: VMRecord, ctx: CheckContext) -> Result:
             f"VM {vm.ref} uses {'; and '.join(parts)}.",
             missing_nads=missing,
             unregistered_plugins=sorted(set(unregistered)),
+            **ev,
+        )
+    if unreadable:
+        return errored(
+            f"VM {vm.ref} uses NetworkAttachmentDefinition(s) {', '.join(unreadable)} whose "
+            "metadata.deletionTimestamp is no RFC 3339 time: whether they are being deleted "
+            "is unknown.",
+            unreadable_nads=unreadable,
             **ev,
         )
     if registry is None:
@@ -100,6 +119,29 @@ def nads_exist(vm: VMRecord, ctx: CheckContext) -> Result:
         "NetworkAttachmentDefinitions.",
         **ev,
     )
+
+
+def _being_deleted(ctx: CheckContext, nads: set[str]) -> tuple[dict[str, str], list[str]]:
+    """Of the existing NADs ``nads`` (``ns/name``), those being deleted (-> their RFC 3339
+    ``metadata.deletionTimestamp``) and those whose deletionTimestamp is no time.
+
+    A NAD a finalizer keeps (OVN-Kubernetes' on a UserDefinedNetwork's NADs) is still read
+    while it is being deleted, and gone once the finalizers are done
+    (https://kubernetes.io/docs/concepts/overview/working-with-objects/finalizers/): the VM's
+    next start, migration or restore does not find it (red team rt37: RR-NET-001 PASS)."""
+    deleting: dict[str, str] = {}
+    unreadable: list[str] = []
+    for nad in sorted(nads):
+        ns, _, name = nad.partition("/")
+        raw = dig(ctx.index.nad_objects.get((ns, name)), "metadata", "deletionTimestamp")
+        if raw is None:
+            continue
+        when = parse_time(raw)
+        if when is None:
+            unreadable.append(nad)
+        else:
+            deleting[nad] = format_time(when) or ""
+    return deleting, unreadable
 
 
 def binding_plugins(ctx: CheckContext) -> dict[str, Any] | None:

@@ -12,6 +12,9 @@ provisioned by the driver that cut the snapshot: a class whose provisioner is no
 driver cannot restore it (the PVC's ``dataSource`` names a VolumeSnapshot of the old driver,
 https://kubernetes.io/docs/concepts/storage/volume-snapshots/#provisioning-volumes-from-snapshots);
 the data mover and file-system backup copy the data into whatever the class provisions.
+A file-system backup's claim comes back with its ``spec.dataSourceRef``: a source that is gone
+(a CDI populator's VolumeImportSource, deleted once its DataVolume succeeded) leaves it Pending
+(:mod:`auditor.inventory.datasource`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.capture import Method, pvc_facts
+from auditor.inventory.datasource import fs_restore_source_gap
 from auditor.inventory.facts import restore_points
 from auditor.inventory.protection import PvcRef
 from auditor.inventory.scmap import ClassMappings, class_mappings, default_storage_class
@@ -40,6 +44,11 @@ from auditor.sources.base import KindState
 VELERO_CHANGE_SC = "https://velero.io/docs/main/restore-reference/#changing-pvpvc-storage-classes"
 VELERO_CHANGE_SC_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/change_storageclass_action.go"
 KV_LIVE_MIGRATION = "https://kubevirt.io/user-guide/compute/live_migration/#limitations"
+VELERO_PVC_RESTORE_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/csi/pvc_action.go"
+)
+CDI_POPULATOR_SRC = "https://github.com/kubevirt/containerized-data-importer/blob/main/pkg/controller/populators/populator-base.go"
+CDI_IMPORT_CLEANUP_SRC = "https://github.com/kubevirt/containerized-data-importer/blob/main/pkg/controller/datavolume/import-controller.go"
 
 
 def storage_class_mapping(ctx: CheckContext) -> dict[str, str]:
@@ -109,6 +118,17 @@ def _judge(
     spec = (p.obj or {}).get("spec") or {}
     cls = spec.get("storageClassName")
     row: dict[str, Any] = {"pvc": p.name, "role": p.role, "storage_class": cls}
+    if method is Method.FS_BACKUP and p.obj is not None:
+        # the claim comes back with its data source, which must exist (rt37)
+        gap = fs_restore_source_gap(ctx.index, p.obj)
+        if gap is not None:
+            row.update(
+                verdict=gap.state,
+                reason=f"restored from a file-system backup, {gap.reason}",
+                restore_method=method.value,
+                inferred=gap.inferred,
+            )
+            return row
     if not isinstance(cls, str) or not cls:
         if method not in _REPROVISIONED:
             row.update(verdict="ok", reason="no class: Velero restores its PV and binds it")
@@ -196,17 +216,28 @@ def _judge(
     rationale="Velero recreates each PVC on its StorageClass, or on the class a "
     "change-storage-class ConfigMap maps it to. A class that no longer exists leaves the "
     "restored PVC Pending and the VM without its disk; a mapped class that lacks the disk's "
-    "volumeMode or ReadWriteMany (needed for live migration) fails or degrades the restore.",
+    "volumeMode or ReadWriteMany (needed for live migration) fails or degrades the restore. "
+    "A claim restored from a file-system backup keeps its dataSourceRef, and stays Pending "
+    "when that source (a CDI VolumeImportSource, deleted once its DataVolume succeeded; a "
+    "VolumeSnapshot or PVC) is gone.",
     remediation="Recreate the StorageClass, or map it in one ConfigMap in Velero's namespace "
     "labelled velero.io/plugin-config and velero.io/change-storage-class: RestoreItemAction to a "
     "class offering the same volumeMode and access modes.",
-    references=(VELERO_CHANGE_SC, VELERO_CHANGE_SC_SRC, KV_LIVE_MIGRATION),
+    references=(
+        VELERO_CHANGE_SC,
+        VELERO_CHANGE_SC_SRC,
+        KV_LIVE_MIGRATION,
+        VELERO_PVC_RESTORE_SRC,
+        CDI_POPULATOR_SRC,
+        CDI_IMPORT_CLEANUP_SRC,
+    ),
     requires=("StorageClass", "PersistentVolumeClaim"),
     reads=(*DISK_DATA, "spec.template.spec.evictionStrategy"),
 )
 def restore_provisioning(vm: VMRecord, ctx: CheckContext) -> Result:
-    """FAIL high for a missing class; ERROR when a gone class's mapping or a mapped class's
-    modes cannot be shown; N/A without PVCs."""
+    """FAIL high for a missing class, or for a data source a file-system backup's claim
+    does not find again (inferred for a CDI populator source); ERROR when a gone class's
+    mapping, a mapped class's modes or such a source cannot be shown; N/A without PVCs."""
     pvcs = [p for p in vm.pvcs if p.obj is not None]
     if not pvcs:
         return not_applicable(f"VM {vm.ref} has no PVCs to provision.")
@@ -231,9 +262,8 @@ def restore_provisioning(vm: VMRecord, ctx: CheckContext) -> Result:
     missing = [r for r in rows if r["verdict"] == "missing"]
     if missing:
         what = "; ".join(f"{r['pvc']}: {r['reason']}" for r in missing)
-        return failed(f"VM {vm.ref} cannot be provisioned on restore: {what}.", **ev).on(
-            Basis.OBSERVED
-        )
+        basis = Basis.INFERRED if all(r.get("inferred") for r in missing) else Basis.OBSERVED
+        return failed(f"VM {vm.ref} cannot be provisioned on restore: {what}.", **ev).on(basis)
     open_ = [r for r in rows if r["verdict"] in ("unknown", "unproven")]
     if open_:
         what = "; ".join(f"{r['pvc']}: {r['reason']}" for r in open_)

@@ -306,6 +306,13 @@ def _bkp013(f: FixFacts, ev: Mapping[str, Any]) -> str:
             + _velero(f, f"schedule unpause {name}")
             + "."
         )
+    if why.startswith("ControllerRevision ") and "metadata.deletionTimestamp" in why:
+        # no template change brings back an object being deleted: Velero skips it (rt37)
+        return (
+            f"Schedule {ref} covers {_vm(f)}, but {why}. Keep the Backups taken before its "
+            "deletion began, and once it is gone restore it from one of them before the VM "
+            "next starts."
+        )
     if "BackupStorageLocation" in why:
         return (
             f"Schedule {ref} covers {_vm(f)}, but {why}. Make that location Available "
@@ -498,6 +505,21 @@ def _bkp011(f: FixFacts, ev: Mapping[str, Any]) -> str:
 
 
 def _bkp012(f: FixFacts, ev: Mapping[str, Any]) -> str:
+    deleting = [
+        str(r.get("name"))
+        for r in ev.get("references") or []
+        if isinstance(r, dict)
+        and r.get("state") == "dropped"
+        and "metadata.deletionTimestamp" in str(r.get("reason"))
+    ]
+    if deleting:
+        # no filter change brings back an object being deleted: Velero skips it (rt37)
+        return (
+            f"{', '.join(deleting)}, which {_vm(f)} references, is being deleted and Velero "
+            f"skips it: see what holds it (`oc get controllerrevision {deleting[0]} -n "
+            f"{f.namespace} -o yaml`, metadata.finalizers); once it is gone, restore it from "
+            "a Backup taken before its deletion began. " + backup_now(f)
+        )
     dropped = _names(ev.get("filtered_out"))
     sched = _short(ev.get("schedule") or f.schedule or "SCHEDULE")
     kinds = sorted({d.split(" ", 1)[0].lower() + "s" for d in dropped}) or ["secrets", "configmaps"]
@@ -635,6 +657,15 @@ def _fw003(f: FixFacts, ev: Mapping[str, Any]) -> str:
 def _net001(f: FixFacts, ev: Mapping[str, Any]) -> str:
     nads = _names(ev.get("missing_nads")) or ["NAMESPACE/NAD"]
     ns, _, nad = nads[0].rpartition("/")
+    deleting = ev.get("deleting_nads")
+    if not _names(ev.get("missing_nads")) and isinstance(deleting, dict) and deleting:
+        ns, _, nad = str(next(iter(deleting))).rpartition("/")
+        return (
+            f"NetworkAttachmentDefinition {ns}/{nad} used by {_vm(f)} is being deleted: "
+            f"recreate it from GitOps once it is gone (`oc apply -n {ns} -f {nad}-nad.yaml`), "
+            f"or point the VM's network at another one (`oc edit vm {f.name} -n {f.namespace}`, "
+            "field spec.template.spec.networks[].multus.networkName)."
+        )
     return (
         f"Recreate NetworkAttachmentDefinition {nads[0]} used by {_vm(f)} "
         f"(`oc apply -n {ns or f.namespace} -f {nad}-nad.yaml` from GitOps), or point the VM's "

@@ -24,6 +24,7 @@ from functools import cached_property
 from typing import Any
 
 from auditor.inventory.capture import (
+    NATIVE_SKIP_SRC,
     BackupPlan,
     CaptureStatus,
     Method,
@@ -51,11 +52,12 @@ from auditor.inventory.index import (
     meta_labels,
 )
 from auditor.inventory.locations import location_unverified
+from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.repos import REPO_SRC, not_ready_repositories, repositories_for
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
 from auditor.inventory.volmig import VOLUME_MIGRATION_SRC, VolumeMigration, unfinished_migration
-from auditor.kubevalues import dig, parse_time
+from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
 from auditor.sources.base import KindState
 
@@ -1592,9 +1594,43 @@ class Pairing:
                     continue
                 out = self.pvc_scope(b, vm.namespace, p.obj, p.name in pulled)
                 gaps += [out] if out else self._method_gap(b, vm, p, newest, c.method)
-            return gaps
+            return gaps + self._revisions_deleted_since(vm, newest)
         except SelectorError:
             return None
+
+    def _any_revision_deleting(self) -> bool:
+        """Whether any ControllerRevision read is being deleted, once per audit (most audits
+        have none, and then no VM's references are read for it)."""
+        revisions = self.ix.controller_revisions
+        return self.ix.memo(
+            "controller-revision-deleting",
+            lambda: any(
+                dig(o, "metadata", "deletionTimestamp") is not None for o in revisions.values()
+            ),
+        )
+
+    def _revisions_deleted_since(self, vm: VMFacts, newest: BackupEval) -> list[str]:
+        """The pinned instancetype/preference ControllerRevisions of ``vm`` whose deletion
+        began after ``newest`` began: it holds them, but Velero skips an item being deleted
+        in every Backup after (velero pkg/backup/item_backupper.go ``itemInclusionChecks``),
+        even as the kubevirt plugin's additional item (rt37). One deleted before ``newest``
+        began is RR-BKP-012's; an unreadable deletionTimestamp is named by the index."""
+        began = newest.backup.began
+        if began is None or not self._any_revision_deleting():
+            return []
+        out = []
+        for r in references(vm.obj):
+            if r.resource != REV_GR:
+                continue
+            rev = self.ix.controller_revisions.get((vm.namespace, r.name))
+            deleting = parse_time(dig(rev, "metadata", "deletionTimestamp"))
+            if deleting is not None and deleting > began:
+                out.append(
+                    f"ControllerRevision {r.name}, which the VM pins ({r.field}), has been in "
+                    f"deletion since {format_time(deleting)} (metadata.deletionTimestamp): "
+                    f"Velero skips an item being deleted ({NATIVE_SKIP_SRC} itemInclusionChecks)"
+                )
+        return out
 
     def location_gap(self, b: BackupView) -> str | None:
         """Why Velero fails the validation of ``b`` (a Backup not yet prepared) for its

@@ -15,10 +15,12 @@ auditor does not read (Secrets, ConfigMaps, ServiceAccounts) is unknown.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from auditor.inventory.index import EXCLUDE_LABEL, excluded_from_backup, meta_labels
 from auditor.inventory.needs import REFERENCE_TYPES, Reference
+from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import Scope, SelectorError
 
 __all__ = ["RefVerdict", "judge_reference", "TAKEN", "DROPPED", "UNKNOWN"]
@@ -55,18 +57,50 @@ def _plugin_clause(plugin: bool | None, ref: Reference) -> str:
 
 
 def judge_reference(
-    ref: Reference, scope: Scope, plugin: bool | None, obj: dict[str, Any] | None
+    ref: Reference,
+    scope: Scope,
+    plugin: bool | None,
+    obj: dict[str, Any] | None,
+    *,
+    began: datetime | None = None,
 ) -> RefVerdict:
     """Whether a Backup with ``scope`` takes ``ref`` (the VM's namespace is in it).
 
     ``plugin``: whether the Backup's Velero runs the kubevirt plugin (None: unknown);
-    ``obj``: the referenced object when the auditor read it (ControllerRevisions), else None.
+    ``obj``: the referenced object when the auditor read it (ControllerRevisions), else None;
+    ``began``: when the Backup began (UTC; None: not known, or not begun yet).
+
+    An object being deleted (``metadata.deletionTimestamp``) since the Backup began, or
+    before, is skipped whatever the filters and even as a plugin's additional item
+    ("Skipping item because it's being deleted.", velero pkg/backup/item_backupper.go
+    ``itemInclusionChecks``,
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go): red team
+    rt37, a pinned revision kept by a finalizer read as taken; a deletionTimestamp that is no
+    time leaves it unknown.
     """
     plural, kind, group = REFERENCE_TYPES[ref.resource]
     if not scope.resource_included(plural, kind, group):
         return RefVerdict(ref, DROPPED, f"the Backup's resource filters leave out {ref.resource}")
     if excluded_from_backup(obj):
         return RefVerdict(ref, DROPPED, f"it is labelled {EXCLUDE_LABEL}=true")
+    raw = dig(obj, "metadata", "deletionTimestamp")
+    if raw is not None:
+        deleting = parse_time(raw)
+        if deleting is None:
+            return RefVerdict(
+                ref,
+                UNKNOWN,
+                "its metadata.deletionTimestamp is no RFC 3339 time: whether Velero skipped "
+                "it as being deleted is unknown",
+            )
+        if began is None or deleting <= began:
+            return RefVerdict(
+                ref,
+                DROPPED,
+                f"it has been in deletion since {format_time(deleting)} "
+                f"(metadata.deletionTimestamp){'' if began is None else ', before the Backup began'}"
+                ": Velero skips an item that is being deleted",
+            )
     if scope.label_selector is None and not scope.or_label_selectors:
         return RefVerdict(ref, TAKEN, "no label selector: the namespace and resources are taken")
     if plugin is True and ref.plugin_adds:
