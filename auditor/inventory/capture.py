@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from auditor.dictinit import direct_init
 from auditor.inventory.index import (
     PVC_UID_LABEL,
     VELERO_BACKUP_LABEL,
@@ -95,6 +96,7 @@ class Method(StrEnum):
 EVIDENCED = frozenset({"bucket", "item", "counters"})
 
 
+@direct_init
 @dataclass(frozen=True)
 class PvcCapture:
     """One (Backup, PVC) capture record.

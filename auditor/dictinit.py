@@ -1,0 +1,85 @@
+"""A faster ``__init__`` for the hot frozen dataclasses (issue 15).
+
+A frozen dataclass's generated ``__init__`` stores each field through
+``object.__setattr__`` (a global lookup, an attribute lookup and a call per field), which
+made dataclass ``__init__`` the largest self frame of the per-VM phase (about 11 %).
+:func:`direct_init` gives the class an ``__init__`` with the same parameters that writes the
+instance ``__dict__`` instead, about three times faster. Frozenness, equality, hashing,
+``repr``, pickling and :func:`dataclasses.replace` are the dataclass's own and unchanged:
+only how the fields first get their values differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields, is_dataclass
+from inspect import signature
+from typing import Any, TypeVar
+
+__all__ = ["direct_init"]
+
+_T = TypeVar("_T")
+
+
+class _Factory:
+    """The default of a parameter whose field has a ``default_factory``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+#: stands for "call the field's default_factory" in the generated signature
+_FACTORY = _Factory()
+
+
+def direct_init(cls: type[_T]) -> type[_T]:
+    """Replace frozen dataclass ``cls``'s ``__init__`` with one that writes ``__dict__``.
+
+    The new ``__init__`` takes the same parameters (names, order, defaults; a
+    ``default_factory`` is called per instance, as the dataclass does) and stores them in
+    field order. Apply it above ``@dataclass(frozen=True)``.
+
+    Raises:
+        TypeError: ``cls`` is not a frozen dataclass, has ``__slots__``, a
+            ``__post_init__``, an ``InitVar``, a keyword-only or ``init=False`` field, or a
+            field name starting with ``_``: cases the generated code does not cover.
+    """
+    params = getattr(cls, "__dataclass_params__", None)
+    if not is_dataclass(cls) or params is None or not params.frozen:
+        raise TypeError(f"direct_init: {cls.__qualname__} is not a frozen dataclass")
+    if "__slots__" in cls.__dict__ or hasattr(cls, "__post_init__"):
+        raise TypeError(f"direct_init: {cls.__qualname__} has __slots__ or __post_init__")
+    own = [p for p in signature(cls.__init__).parameters if p != "self"]
+    if own != [f.name for f in fields(cls)]:  # an InitVar, or an init=False field
+        raise TypeError(f"direct_init: {cls.__qualname__}.__init__ takes {own}, not its fields")
+    names: list[str] = []
+    args: list[str] = []
+    body: list[str] = []
+    env: dict[str, Any] = {"_FACTORY": _FACTORY}
+    for f in fields(cls):
+        if not f.init or f.kw_only is True or f.name.startswith("_"):
+            raise TypeError(f"direct_init: field {cls.__qualname__}.{f.name} is not covered")
+        names.append(f.name)
+        if f.default is not MISSING:
+            env[f"_dflt_{f.name}"] = f.default
+            args.append(f"{f.name}=_dflt_{f.name}")
+            body.append(f"    _d[{f.name!r}] = {f.name}")
+        elif f.default_factory is not MISSING:
+            env[f"_fac_{f.name}"] = f.default_factory
+            args.append(f"{f.name}=_FACTORY")
+            body.append(
+                f"    _d[{f.name!r}] = _fac_{f.name}() if {f.name} is _FACTORY else {f.name}"
+            )
+        else:
+            args.append(f.name)
+            body.append(f"    _d[{f.name!r}] = {f.name}")
+    source = "\n".join([f"def __init__(self, {', '.join(args)}):", "    _d = self.__dict__", *body])
+    # a filename of its own, so that profiles tell each class's __init__ apart
+    exec(compile(source, f"<direct_init {cls.__qualname__}>", "exec"), env)  # noqa: S102
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    init.__doc__ = f"Store {', '.join(names)} (:func:`auditor.dictinit.direct_init`)."
+    setattr(cls, "__init__", init)  # noqa: B010 -- mypy refuses assigning a method
+    return cls
