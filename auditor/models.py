@@ -100,7 +100,7 @@ class Basis(StrEnum):
 
 
 @direct_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """The result of one check on one VM (or on the platform).
 

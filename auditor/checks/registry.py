@@ -47,7 +47,7 @@ __all__ = [
 
 
 @direct_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
     """What a check function returns; ``severity`` overrides the default for this VM."""
 

@@ -91,7 +91,7 @@ UNKNOWN_INPUT = "unknown-input"
 
 
 @direct_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FindingRef:
     """What grouping needs of one finding."""
 

@@ -97,7 +97,7 @@ EVIDENCED = frozenset({"bucket", "item", "counters"})
 
 
 @direct_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PvcCapture:
     """One (Backup, PVC) capture record.
 
