@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from auditor.dictinit import direct_init
+
 __all__ = [
     "Status",
     "Severity",
@@ -97,7 +99,8 @@ class Basis(StrEnum):
     INFERRED = "inferred"
 
 
-@dataclass(frozen=True)
+@direct_init
+@dataclass(frozen=True, slots=True)
 class Finding:
     """The result of one check on one VM (or on the platform).
 

@@ -18,6 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from auditor.config import Thresholds
+from auditor.dictinit import direct_init
 from auditor.kinds import BY_KIND
 from auditor.models import CHECK_ID, FAMILIES, Basis, Severity, Status
 
@@ -45,7 +46,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@direct_init
+@dataclass(frozen=True, slots=True)
 class Result:
     """What a check function returns; ``severity`` overrides the default for this VM."""
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from auditor.dictinit import direct_init
 from auditor.models import SEVERITY_ORDER, Severity, Status
 
 __all__ = ["CAUSES", "Cause", "CauseGroup", "group_causes", "UNKNOWN_INPUT"]
@@ -89,7 +90,8 @@ CAUSES: tuple[Cause, ...] = (
 UNKNOWN_INPUT = "unknown-input"
 
 
-@dataclass(frozen=True)
+@direct_init
+@dataclass(frozen=True, slots=True)
 class FindingRef:
     """What grouping needs of one finding."""
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from auditor.dictinit import direct_init
 from auditor.inventory.index import (
     PVC_UID_LABEL,
     VELERO_BACKUP_LABEL,
@@ -95,7 +96,8 @@ class Method(StrEnum):
 EVIDENCED = frozenset({"bucket", "item", "counters"})
 
 
-@dataclass(frozen=True)
+@direct_init
+@dataclass(frozen=True, slots=True)
 class PvcCapture:
     """One (Backup, PVC) capture record.
 

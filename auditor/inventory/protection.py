@@ -23,6 +23,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from auditor.dictinit import direct_init
 from auditor.inventory.capture import (
     NATIVE_SKIP_SRC,
     BackupPlan,
@@ -208,6 +209,7 @@ def _deleted_before(deleting: datetime | None, began: datetime | None, at: datet
     return deleting is not None and (began is None or deleting > at or deleting <= began)
 
 
+@direct_init
 @dataclass(frozen=True)
 class BackupEval:
     """One Backup judged against one VM.
