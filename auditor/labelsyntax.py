@@ -16,6 +16,7 @@ from typing import Any
 
 __all__ = [
     "CONFIG_MAP_KEY",
+    "REDACTED_VALUE",
     "LABEL_VALUE",
     "NO_CONFIG_MAP_KEY",
     "NO_LABEL_VALUE",
@@ -23,8 +24,16 @@ __all__ = [
     "QUALIFIED_NAME",
     "annotations_ok",
     "bad_key",
+    "label_value_ok",
     "labels_ok",
 ]
+
+#: The marker the auditor's own redaction writes in place of a secret value
+#: (:data:`auditor.redact.REDACTED` is this string). ``auditor collect`` writes it for a label
+#: whose key names a secret (``kubevirt.io/dynamic-credentials-support``), so an export it
+#: wrote holds it as a label value: that value is withheld by us, not edited, and the object
+#: is read (the label's value is then unknown, as the redaction intends).
+REDACTED_VALUE = "<redacted>"
 
 #: The characters of a label or annotation key: ASCII letters, digits, "-", "_", "." and the
 #: "/" after its prefix. ``ValidateLabels`` and ``ValidateAnnotations`` refuse any other in a
@@ -69,11 +78,19 @@ def annotations_ok(value: dict[Any, Any]) -> bool:
 
 def labels_ok(value: dict[Any, Any]) -> bool:
     """Whether ``value`` maps strings of a key's characters to strings of a label value's
-    (:func:`annotations_ok`'s joins, and one scan of the values)."""
+    (:func:`annotations_ok`'s joins, and one scan of the values), or to
+    :data:`REDACTED_VALUE` (our own redaction's marker, tested only when the scan fails)."""
     try:
-        return (
-            _LABEL_VALUES.fullmatch("\n".join(value.values())) is not None
-            and _QUALIFIED_KEYS.fullmatch("\n".join(value)) is not None
-        )
+        if _QUALIFIED_KEYS.fullmatch("\n".join(value)) is None:
+            return False
+        if _LABEL_VALUES.fullmatch("\n".join(value.values())) is not None:
+            return True
     except TypeError:
         return False
+    return all(label_value_ok(v) for v in value.values())
+
+
+def label_value_ok(value: str) -> bool:
+    """Whether ``value`` (a string) is a label value the API server takes, or the marker
+    :data:`REDACTED_VALUE` our redaction wrote in its place."""
+    return value == REDACTED_VALUE or LABEL_VALUE.fullmatch(value) is not None

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import yaml
 
 from auditor.kinds import is_resource_policy, project_fields
+from auditor.labelsyntax import REDACTED_VALUE
 from auditor.netdata import FACTS_KEY, network_data_facts
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
     "SECRET_FIELD_NAMES",
 ]
 
-REDACTED = "<redacted>"
+REDACTED = REDACTED_VALUE  # "<redacted>": a label holding it is read as withheld (labelsyntax)
 
 #: Keys whose *value* is secret wherever they appear in an object.
 SECRET_FIELD_NAMES = frozenset(

@@ -243,3 +243,21 @@ def test_a_config_map_without_metadata_is_named_not_dropped_unselected(tmp_path:
     report = _complete(tmp_path / "m", MAPPED, docs)
     assert [p for p in _problems(report) if p["kind"] == "ConfigMap"], _problems(report)
     assert _finding(report, "RR-STG-003")["status"] == "ERROR"
+
+
+def test_a_label_our_redaction_withheld_is_read_not_refused() -> None:
+    """``auditor collect`` redacts a label whose key names a secret
+    (``kubevirt.io/dynamic-credentials-support``) to ``<redacted>``: reading that export back
+    must keep the object (the full suite's collect round trip lost seven VMs), while any other
+    value with a character the API server refuses is still named."""
+    from auditor.labelsyntax import REDACTED_VALUE, label_value_ok, labels_ok
+    from auditor.redact import REDACTED
+
+    assert REDACTED == REDACTED_VALUE == "<redacted>"
+    assert labels_ok({"kubevirt.io/dynamic-credentials-support": REDACTED, "app": "db"})
+    assert label_value_ok(REDACTED) and label_value_ok("db-1.a_b") and label_value_ok("")
+    for bad in ("<redacted> ", "<secret>", "a b", "x\u00a0"):
+        assert not label_value_ok(bad)
+        assert not labels_ok({"app": bad})
+    assert not labels_ok({"app ": "db"})
+    assert not labels_ok({"app": 1})

@@ -27,13 +27,13 @@ from auditor.fieldnames import FIELD_NAMES, fold_key, spelled_as
 from auditor.kinds import KINDS, is_resource_policy, project, spec_for_object
 from auditor.labelsyntax import (
     CONFIG_MAP_KEY,
-    LABEL_VALUE,
     NO_CONFIG_MAP_KEY,
     NO_LABEL_VALUE,
     NO_QUALIFIED_NAME,
     QUALIFIED_NAME,
     annotations_ok,
     bad_key,
+    label_value_ok,
     labels_ok,
 )
 from auditor.redact import redact, redact_in_place, redact_projected
@@ -159,7 +159,7 @@ def _named_shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, 
         if fld.startswith("metadata.") and value:
             bad = bad_key(value, QUALIFIED_NAME)
             if bad is None and fld == "metadata.labels":
-                bad = next((v for v in value.values() if not LABEL_VALUE.fullmatch(v)), None)
+                bad = next((v for v in value.values() if not label_value_ok(v)), None)
                 if bad is not None:
                     return fld, f"holds the value {ascii(bad[:80])}, {NO_LABEL_VALUE}"
             if bad is not None:
