@@ -84,6 +84,7 @@ def evaluate(data: ClusterData, settings: AuditSettings, *, at: datetime) -> Aud
             continue
         results.append((result, facts))
         problems += found
+    lost += ev.unread_vms()  # named by the source's problems already
     platform = ev.platform([f for _, f in results], problems, unpaired=[u.ref for u in lost])
     return AuditResult(
         ev.index, [r for r, _ in results], platform, problems, sorted(ev.incomplete), lost
@@ -262,6 +263,64 @@ class Evaluation:
             findings=findings,
             problem=problem,
         )
+
+    def unread_vms(self) -> list[Unpaired]:
+        """The VirtualMachines the source named and did not read (``ClusterData.refused``:
+        a label value the API server refuses, a spec that is no mapping, a null map, an
+        apiVersion it does not read), none of that namespace and name being read. Each is
+        listed as an
+        :class:`Unpaired` VM (readiness UNKNOWN, every check ERROR naming the problem), so a
+        VM never drops out of the report for being malformed: it was named among the
+        collection problems but missing from ``vms``, where a reader looking it up found
+        nothing (fz36). Sorted by namespace and name; ``problem`` is the source's first one
+        for the VM (already among the audit's problems: not added again). Its labels and
+        annotations were not read, so its policy and owner come from its namespace alone.
+        """
+        refused = {(ns, n) for k, ns, n in self._data.refused if k == "VirtualMachine" and ns}
+        refused -= {(facts.namespace, facts.name) for facts, _, _ in self._inventory.vms}
+        if not refused:
+            return []
+        first: dict[tuple[str, str], CollectionProblem] = {}
+        for p in self._data.problems:
+            if p.kind == "VirtualMachine" and (p.namespace, p.name) in refused:
+                first.setdefault((p.namespace or "", p.name or ""), p)
+        out: list[Unpaired] = []
+        for namespace, name in sorted(refused):
+            problem = first.get((namespace, name)) or CollectionProblem(
+                reason=f"VirtualMachine {namespace}/{name} was not read",
+                kind="VirtualMachine",
+                namespace=namespace,
+                name=name,
+                kinds=("VirtualMachine",),
+            )
+            ref = f"{namespace}/{name}"
+            where = f" ({problem.file})" if problem.file else ""
+            findings = [
+                Finding(
+                    check_id=spec.id,
+                    status=Status.ERROR,
+                    severity=spec.severity,
+                    message=f"Cannot evaluate {spec.id} for VM {ref}: its VirtualMachine "
+                    f"object was not read{where}; see the collection problems.",
+                    evidence={"stage": "reading", "field": problem.field},
+                )
+                for spec in sorted(self._vm_checks, key=lambda c: c.id)
+            ]
+            policy, thresholds = resolve_policy(self._settings, namespace, {})
+            out.append(
+                Unpaired(
+                    obj={"metadata": {"namespace": namespace, "name": name}},
+                    namespace=namespace,
+                    name=name,
+                    labels={},
+                    created=None,
+                    policy=policy,
+                    rpo_hours=thresholds.rpo_hours,
+                    findings=findings,
+                    problem=problem,
+                )
+            )
+        return out
 
     def platform(
         self,

@@ -309,6 +309,9 @@ def audit_data(
         keep_until_exit(ev)  # its index, as ``data`` in run_audit (see auditor.lifetime)
         digest = side.digest()
         shares = [share for _, share in chunks]
+        unread = _unread_share(ev, settings, owner)
+        if unread is not None:
+            shares.append(unread)
         owners = sum((s.owners for s in shares), Counter[str]())
         if owner is not None and owner not in owners:
             raise UnknownOwnerError(owner, dict(sorted(owners.items())))
@@ -322,10 +325,18 @@ def audit_data(
             unpaired=[ref for s in shares for ref in s.unpaired],
         )
         result = AuditResult(ev.index, [], platform, problems, sorted(ev.incomplete))
+        entries = [e for s in shares for e in s.entries]
+        documents = [d for s in shares for d in s.documents]
+        if unread is not None:
+            # the unread VMs' entries came last: put them in the (namespace, name) order of
+            # the others (entries and their documents alike)
+            order = sorted(range(len(entries)), key=lambda k: _entry_key(entries[k]))
+            entries = [entries[k] for k in order]
+            documents = [documents[k] for k in order]
         report = assemble_envelope(
             data,
             result,
-            [e for s in shares for e in s.entries],
+            entries,
             settings,
             at=at,
             owner=owner,
@@ -333,8 +344,31 @@ def audit_data(
             formats=formats,
             at_note=at_note,
         )
-        seed_report_document(report, [d for s in shares for d in s.documents])
+        seed_report_document(report, documents)
         return report
+
+
+def _entry_key(entry: VmEntry) -> tuple[str, str]:
+    """The order of report.vms: namespace, then name."""
+    return entry.namespace, entry.name
+
+
+def _unread_share(ev: Evaluation, settings: AuditSettings, owner: str | None) -> _Share | None:
+    """The entries of the VMs a collection problem names but the source did not read
+    (:meth:`Evaluation.unread_vms`: UNKNOWN, every check ERROR), as one more share; None
+    when there are none. Their problems are the source's, already in ``ev.problems``."""
+    lost = ev.unread_vms()
+    if not lost:
+        return None
+    share = _Share([], [], [], Counter(), set())
+    for vm in lost:
+        share.unpaired.append(vm.ref)
+        who = owner_of(settings, ev.index, vm.namespace, {}, {})
+        share.owners[who] += 1
+        if owner is None or who == owner:
+            share.entries.append(unpaired_entry(vm, who))
+    share.documents = _documents(share.entries)
+    return share
 
 
 #: What :func:`~auditor.envelope.build.input_digest` gives, encoded.

@@ -160,6 +160,10 @@ class ClusterData:
     #: (kind, namespace or "", name) of objects defined twice with different content: which
     #: copy the cluster holds is unknown (named; the kind is partial)
     conflicts: set[tuple[str, str, str]] = field(default_factory=set)
+    #: (kind, namespace or "", name) of objects the source named and did not read (a shape
+    #: fault, an apiVersion it does not read): a VirtualMachine among them is still listed,
+    #: UNKNOWN (:meth:`auditor.engine.Evaluation.unread_vms`)
+    refused: set[tuple[str, str, str]] = field(default_factory=set)
     #: Backup name -> its contents read from object storage; None when bucket reading is not
     #: configured (capture evidence then comes from the cluster only).
     backup_contents: dict[str, BackupContents] | None = None

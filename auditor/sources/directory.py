@@ -551,6 +551,8 @@ class _Builder:
                 meta = obj.get("metadata")
                 meta = meta if isinstance(meta, dict) else {}
                 ns, name = meta.get("namespace"), meta.get("name")
+                if isinstance(name, str) and name:
+                    self.data.refused.add((known.kind, ns if isinstance(ns, str) else "", name))
                 self._kind_problem(
                     known.kind,
                     f"{loc}: {kind} {_qual(ns if isinstance(ns, str) else None, str(name))} is "
@@ -652,6 +654,7 @@ class _Builder:
         if fault is None:
             return True
         fld, what = fault
+        self.data.refused.add((spec.kind, ns or "", name))
         self._kind_problem(
             spec.kind,
             f"{loc}: {spec.kind} {_qual(ns, name)} field {fld} {what}; not read",
