@@ -190,10 +190,20 @@ KINDS: tuple[KindSpec, ...] = (
         # Velero's CSI path leaves one per Backup and PVC (7 per VM at a daily schedule kept a
         # week): most of an estate's objects. Read: the backup label, the driver, the outcome
         # (readyToUse, error, the snapshotHandle a restore names) and the deletion policy
-        # (inventory/capture.py, inventory/facts.py).
+        # (inventory/capture.py, inventory/facts.py), and the VolumeSnapshot it was taken
+        # for, whose name Velero makes of the PVC's (capture.snapshot_claim).
         keep=(
             ("metadata", ("name", "namespace", "labels", "annotations", "deletionTimestamp")),
-            ("spec", ("driver", "deletionPolicy", "volumeSnapshotClassName", "source")),
+            (
+                "spec",
+                (
+                    "driver",
+                    "deletionPolicy",
+                    "volumeSnapshotClassName",
+                    "source",
+                    "volumeSnapshotRef",
+                ),
+            ),
             ("status", ("readyToUse", "error", "restoreSize", "snapshotHandle")),
         ),
     ),
