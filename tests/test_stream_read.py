@@ -109,6 +109,8 @@ def test_slim_record_keeps_what_checks_read_and_drops_the_rest(tmp_path: Path) -
             "driver": "rbd.csi.ceph.com",
             "source": {"snapshotHandle": "handle-1"},  # the volume (or snapshot) it is of
             "volumeSnapshotClassName": "rbd",
+            # the VolumeSnapshot it was taken for: Velero names it after the PVC
+            "volumeSnapshotRef": {"name": "vs-1", "namespace": "apps"},
         },
         "status": {
             "readyToUse": False,
