@@ -25,6 +25,8 @@ __all__ = [
     "unsupported_version",
     "project",
     "project_fields",
+    "KEPT_WITHIN",
+    "trim_within",
 ]
 
 
@@ -111,8 +113,23 @@ def project_fields(
     for section, fields in keep:
         part = obj.get(section)
         if isinstance(part, dict):
-            out[section] = {f: part[f] for f in fields if f in part}
+            kept: dict[str, Any] = {f: part[f] for f in fields if f in part}
+            trim_within(kept)
+            out[section] = kept
     return out
+
+
+def trim_within(kept: dict[str, Any]) -> None:
+    """Keep only the read keys (:data:`KEPT_WITHIN`) of the mappings a slim section holds."""
+    for f, within in KEPT_WITHIN.items():
+        value = kept.get(f)
+        if type(value) is dict:
+            kept[f] = {k: value[k] for k in within if k in value}
+
+
+#: kept mappings of which only these keys are read: the rest (an object reference's uid,
+#: resourceVersion...) is dropped from the slim record (60,000 of them at 2,000 VMs)
+KEPT_WITHIN = {"volumeSnapshotRef": ("name", "namespace")}
 
 
 #: The metadata kept of the objects that say whether a CDI feature gate is on.
