@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
-from auditor.kinds import is_resource_policy, project_fields
+from auditor.kinds import is_resource_policy, project_fields, trim_within
 from auditor.labelsyntax import REDACTED_VALUE
 from auditor.netdata import FACTS_KEY, network_data_facts
 
@@ -253,6 +253,7 @@ def redact_projected(
                         and _SAFE_META_KEYS.issuperset(value)
                     ):
                         _walk(value, False, meta_map)
+        trim_within(kept)
         out[section] = kept
     return out
 

@@ -75,7 +75,7 @@ def _vsc(i: int, **status: Any) -> dict[str, Any]:
             "driver": "rbd.csi.ceph.com",
             "source": {"snapshotHandle": f"handle-{i}"},
             "volumeSnapshotClassName": "rbd",
-            "volumeSnapshotRef": {"name": f"vs-{i}", "namespace": "apps"},
+            "volumeSnapshotRef": {"name": f"vs-{i}", "namespace": "apps", "uid": f"vs-uid-{i}"},
         },
         "status": {"readyToUse": True, "restoreSize": 1 << 30, **status},
     }
@@ -109,6 +109,9 @@ def test_slim_record_keeps_what_checks_read_and_drops_the_rest(tmp_path: Path) -
             "driver": "rbd.csi.ceph.com",
             "source": {"snapshotHandle": "handle-1"},  # the volume (or snapshot) it is of
             "volumeSnapshotClassName": "rbd",
+            # the VolumeSnapshot it was taken for (Velero names it after the PVC), its uid
+            # dropped
+            "volumeSnapshotRef": {"name": "vs-1", "namespace": "apps"},
         },
         "status": {
             "readyToUse": False,
@@ -117,7 +120,11 @@ def test_slim_record_keeps_what_checks_read_and_drops_the_rest(tmp_path: Path) -
         },
     }
     whole = DirectorySource(tmp_path, slim=False).collect().of("VolumeSnapshotContent")[0]
-    assert whole["spec"]["volumeSnapshotRef"] == {"name": "vs-1", "namespace": "apps"}
+    assert whole["spec"]["volumeSnapshotRef"] == {
+        "name": "vs-1",
+        "namespace": "apps",
+        "uid": "vs-uid-1",
+    }
     assert whole["metadata"]["uid"] == "uid-1"  # collect exports whole objects
     assert project(whole, BY_KIND["VolumeSnapshotContent"]) == slim
 

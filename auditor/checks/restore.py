@@ -19,6 +19,7 @@ from auditor.inventory.drills import (
     CLEAR_MAC_LABEL,
     NEW_UUID_LABEL,
     DrillEval,
+    deleted_drill_failures,
 )
 from auditor.inventory.index import VELERO_RESTORE_LABEL, velero_label
 from auditor.kubevalues import age_hours, format_time
@@ -28,6 +29,9 @@ from auditor.scope import SelectorError
 
 VELERO_RESTORE_DOC = "https://velero.io/docs/main/api-types/restore/"
 VELERO_RESTORE_REF = "https://velero.io/docs/main/restore-reference/"
+VELERO_BACKUP_DELETION = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_deletion_controller.go"
+)
 PLUGIN_LABELS = "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/util/util.go"
 PLUGIN_VM_ACTION = (
     "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/"
@@ -80,7 +84,7 @@ def _drill_evidence(vm: VMRecord, d: DrillEval, ctx: CheckContext) -> dict[str, 
     remediation="Run a Velero Restore of the VM and its PVCs (restorePVs: true, filters that "
     "include the disks) from a recent Backup into a drill namespace (namespaceMapping), boot "
     "it, and record the result.",
-    references=(VELERO_RESTORE_DOC, VELERO_RESTORE_REF, PLUGIN_VM_ACTION),
+    references=(VELERO_RESTORE_DOC, VELERO_RESTORE_REF, PLUGIN_VM_ACTION, VELERO_BACKUP_DELETION),
     requires=("Restore", "Backup"),
     reads=DISK_DATA,
 )
@@ -99,9 +103,29 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     it is never worse than none (a low FAIL made a VM AT_RISK that was READY with its drill
     deleted: hiding evidence must not improve a verdict, ``docs/readiness.md``). A drill
     whose Backup has expired still counts, on an inferred basis.
+
+    A PodVolumeRestore or DataDownload of the VM's disks left unfinished by a Restore that no
+    longer exists (:func:`~auditor.inventory.drills.deleted_drill_failures`: ``velero backup
+    delete`` deletes the Backup's Restores, VELERO_BACKUP_DELETION) is a drill deleted after
+    failing: medium FAIL, as if it were still there, unless a finished drill began after it.
     """
     max_days = ctx.thresholds.restore_test_max_age_days
     done = [d for d in vm.drills if d.restore.phase not in _IN_FLIGHT]
+    gone = deleted_drill_failures(ctx.index, vm.namespace, vm.name, vm.pvcs)
+    began = done[0].restore.created if done else None
+    hidden = [w for w, made in gone if began is None or made is None or made >= began]
+    if hidden:
+        # the Restore was deleted (with its Backup, or by hand) before its owned data
+        # restores were collected: the failed drill it was is the newest one seen, and
+        # deleting it must not turn a medium FAIL into "no drill" or an older PASS
+        return failed(
+            f"A restore test of VM {vm.ref} was deleted after its disk data did not come back: "
+            f"{', '.join(hidden)} remains, naming a Restore that no longer exists.",
+            Severity.MEDIUM,
+            max_age_days=max_days,
+            deleted_drill_data_operations=hidden,
+            newest_restore=f"{done[0].restore.namespace}/{done[0].restore.name}" if done else None,
+        ).on(Basis.OBSERVED)
     if not done:
         return failed(
             f"No restore test of VM {vm.ref} exists.", Severity.INFO, max_age_days=max_days

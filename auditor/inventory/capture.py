@@ -187,6 +187,14 @@ class BackupPlan:
         content names no volume handle (a pre-provisioned snapshot): then nothing is told."""
         return self._contents(ix).handles.get(driver, frozenset())
 
+    def content_claims(
+        self, ix: ClusterIndex, driver: str | None
+    ) -> frozenset[tuple[str, str]] | None:
+        """``(namespace, "velero-<pvc>-")`` of every ready VolumeSnapshotContent labelled with
+        this Backup (of ``driver``): the PVCs its snapshots are of. None when a ready one's
+        VolumeSnapshot is not named as Velero names its own (:func:`snapshot_claim`)."""
+        return self._contents(ix).claims.get(driver, frozenset())
+
     def failures_seen(self, ix: ClusterIndex) -> int:
         """How many failed volume items of this Backup the evidence shows, whoever's they are:
         PVCs of its scope no VolumeSnapshotClass could snapshot, Failed or Canceled
@@ -305,12 +313,49 @@ class ContentSummary:
     ``readyToUse`` is no boolean)``; ``handles``: driver -> the ``spec.source.volumeHandle``
     of every ready one (None once a ready one names none); ``driver_failed``: how many the
     CSI driver reported failed (an error or ``readyToUse: false``), not counting those merely
-    being deleted now. Do not mutate it: it is shared by every reader of the index.
+    being deleted now. ``claims``: driver -> ``(namespace, "velero-<pvc>-")`` of the
+    VolumeSnapshot (``spec.volumeSnapshotRef``) of every ready one, the PVC it is of (None once
+    a ready one's VolumeSnapshot is not named as Velero names its own, :func:`snapshot_claim`).
+    Do not mutate it: it is shared by every reader of the index.
     """
 
     by_driver: dict[str | None, tuple[int, list[str], list[str], list[str]]]
     handles: dict[str | None, frozenset[str] | None]
     driver_failed: int
+    claims: dict[str | None, frozenset[tuple[str, str]] | None] = field(default_factory=dict)
+
+
+#: Kubernetes keeps at most this much of a ``generateName`` (63 less the 5 random characters,
+#: k8s.io/apiserver pkg/storage/names/generate.go ``maxGeneratedNameLength``)
+_GENERATE_NAME_MAX = 58
+
+
+def velero_snapshot_prefix(pvc: str) -> str:
+    """The ``generateName`` Velero's CSI action gives the VolumeSnapshot of PVC ``pvc``
+    (``"velero-" + pvc.Name + "-"``, as the API server keeps it: at most 58 characters).
+    Source: https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/actions/csi/
+    pvc_action.go"""
+    return f"velero-{pvc}-"[:_GENERATE_NAME_MAX]
+
+
+def snapshot_claim(spec: Any) -> tuple[str, str] | None:
+    """``(namespace, generateName)`` of the VolumeSnapshot a VolumeSnapshotContent's
+    ``spec.volumeSnapshotRef`` names, when that name is one Velero generated
+    (``velero-`` + the PVC's name + ``-`` + 5 random characters, in the PVC's namespace:
+    velero pkg/backup/actions/csi/pvc_action.go); None for any other name or a malformed ref.
+    """
+    ref = spec.get("volumeSnapshotRef") if isinstance(spec, dict) else None
+    if not isinstance(ref, dict):
+        return None
+    ns, name = ref.get("namespace"), ref.get("name")
+    if not isinstance(ns, str) or not ns or not isinstance(name, str):
+        return None
+    if not name.startswith("velero-") or len(name) < 14:
+        return None
+    if not name[:-5].endswith("-") and len(name) != _GENERATE_NAME_MAX + 5:
+        # the 5 random characters follow the prefix's own "-", unless it was cut at 58
+        return None
+    return ns, name[:-5]
 
 
 def content_summary(ix: ClusterIndex, backup: str) -> ContentSummary:
@@ -379,6 +424,7 @@ def summarise_contents(contents: list[dict[str, Any]]) -> ContentSummary:
     driver_failed = 0
     counts: dict[str | None, int] = {None: 0}
     handles: dict[str | None, set[str] | None] = {None: set()}
+    claims: dict[str | None, set[tuple[str, str]] | None] = {None: set()}
     ready: dict[str | None, list[str]] = {None: []}
     failed: dict[str | None, list[str]] = {None: []}
     unreadable: dict[str | None, list[str]] = {None: []}
@@ -437,6 +483,12 @@ def summarise_contents(contents: list[dict[str, Any]]) -> ContentSummary:
                     handles[key] = None
                 elif named is not None:
                     named.add(handle)
+                of = claims.setdefault(key, set())
+                claim = snapshot_claim(spec)
+                if claim is None:
+                    claims[key] = None
+                elif of is not None:
+                    of.add(claim)
     by_driver = {
         key: (n, ready.get(key, []), failed.get(key, []), unreadable.get(key, []))
         for key, n in counts.items()
@@ -444,7 +496,8 @@ def summarise_contents(contents: list[dict[str, Any]]) -> ContentSummary:
     named_handles = {
         key: frozenset(named) if named is not None else None for key, named in handles.items()
     }
-    return ContentSummary(by_driver, named_handles, driver_failed)
+    named_claims = {key: frozenset(of) if of is not None else None for key, of in claims.items()}
+    return ContentSummary(by_driver, named_handles, driver_failed, named_claims)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1464,6 +1517,23 @@ def capture_evidence(
                 "counters",
                 f"{why}, but none of the {len(handles)} ready VolumeSnapshotContent(s) of driver "
                 f"{driver} labelled for backup {b.name} is of PVC {name}'s volume ({handle})",
+                proof,
+            )
+        # Velero names each VolumeSnapshot it takes "velero-<pvc>-" + 5 random characters,
+        # in the PVC's namespace (pkg/backup/actions/csi/pvc_action.go), and the content's
+        # spec.volumeSnapshotRef keeps that name after the VolumeSnapshot is gone: when every
+        # ready content names its PVC so and none names this one, the counters counted
+        # snapshots of other PVCs (one deleted since the Backup, say), not this disk's
+        claims = plan.content_claims(ix, driver)
+        if claims and (ns, velero_snapshot_prefix(name)) not in claims:
+            return (
+                CaptureStatus.UNKNOWN,
+                method,
+                "counters",
+                f"{why}, but none of the {len(claims)} ready VolumeSnapshotContent(s) of driver "
+                f"{driver} labelled for backup {b.name} is of a VolumeSnapshot of PVC "
+                f"{ns}/{name} (their spec.volumeSnapshotRef names "
+                f"{', '.join(sorted(f'{n}/{p}*' for n, p in claims)[:3])})",
                 proof,
             )
     return st, method, "counters", why, proof

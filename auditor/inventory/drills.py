@@ -49,6 +49,7 @@ __all__ = [
     "DiskRestore",
     "DrillEval",
     "evaluate_drills",
+    "deleted_drill_failures",
     "CLEAR_MAC_LABEL",
     "NEW_UUID_LABEL",
     "RUN_STRATEGY_LABEL",
@@ -424,6 +425,63 @@ def _data_ops(
         volume = dig(o, "spec", "volume")
         if isinstance(pod, str) and pod.startswith(launcher) and volume in by_disk:
             out.append(("PodVolumeRestore", by_disk[str(volume)], o))
+    return out
+
+
+def deleted_drill_failures(
+    ix: ClusterIndex, namespace: str, vm_name: str, pvcs: list[PvcRef]
+) -> list[tuple[str, datetime | None]]:
+    """Unfinished data restores of this VM's disks whose Restore is gone, as
+    ``("Kind name of Restore R (phase)", creationTimestamp or None)``.
+
+    Velero creates each PodVolumeRestore and DataDownload labelled ``velero.io/restore-name``
+    and owned (controller ownerReference) by its Restore (velero pkg/podvolume/restorer.go
+    ``newPodVolumeRestore``, pkg/restore/actions/csi/pvc_action.go); ``velero backup delete``
+    deletes every Restore of the Backup (pkg/controller/backup_deletion_controller.go,
+    "Removing restores"), and garbage collection removes the owned objects only afterwards
+    (or never, deleted with ``--cascade=orphan``). One still read that names a Restore not
+    read, for a volume of this VM, is the trace of a drill deleted away: when it did not
+    complete, that drill failed or never finished. The VM is matched by the object's
+    ``spec.sourceNamespace`` (the namespace backed up, before ``namespaceMapping``) and the
+    disk PVC (DataDownload ``spec.targetVolume.pvc``) or the virt-launcher pod's volume
+    (PodVolumeRestore); one without ``sourceNamespace`` names no VM for sure and is left out.
+    Nothing is returned when the Restores were not all read (an unread one is not gone).
+    Sources: https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/
+    backup_deletion_controller.go, https://github.com/vmware-tanzu/velero/blob/main/pkg/
+    podvolume/restorer.go
+    """
+    if not ix.gone_restores or ix.data.state("Restore") is not KindState.COMPLETE:
+        return []
+    by_disk = {p.disk: p.name for p in pvcs if p.disk and p.role == "disk"}
+    names = {p.name for p in pvcs if p.role == "disk"}
+    launcher = f"virt-launcher-{vm_name}-"
+    out: list[tuple[str, datetime | None]] = []
+    for gone in ix.gone_restores:
+        ops = [("DataDownload", o) for o in ix.data_downloads.get(gone, [])] + [
+            ("PodVolumeRestore", o) for o in ix.pod_volume_restores.get(gone, [])
+        ]
+        for kind, o in ops:
+            ns = dig(o, "metadata", "namespace")
+            if dig(o, "spec", "sourceNamespace") != namespace or ix.partial_for(
+                "Restore", ns if isinstance(ns, str) else ""
+            ):
+                continue
+            if kind == "DataDownload":
+                mine = dig(o, "spec", "targetVolume", "pvc") in names
+            else:
+                pod = dig(o, "spec", "pod", "name")
+                mine = (
+                    isinstance(pod, str)
+                    and pod.startswith(launcher)
+                    and dig(o, "spec", "volume") in by_disk
+                )
+            phase = dig(o, "status", "phase")
+            if not mine or phase == "Completed":
+                continue
+            shown = phase if isinstance(phase, str) and phase in DATA_MOVER_PHASES else None
+            what = shown or ("no phase" if phase is None else "an unreadable phase")
+            made = parse_time(dig(o, "metadata", "creationTimestamp"))
+            out.append((f"{kind} {dig(o, 'metadata', 'name')} of Restore {gone} ({what})", made))
     return out
 
 

@@ -996,6 +996,9 @@ class ClusterIndex:
     #: PodVolumeRestores and DataDownloads by their ``velero.io/restore-name`` label
     pod_volume_restores: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     data_downloads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: ``velero.io/restore-name`` labels of PodVolumeRestores/DataDownloads that name no
+    #: Restore read (the Restore was deleted, its owned objects not yet collected)
+    gone_restores: tuple[str, ...] = ()
     restores: list[RestoreView] = field(default_factory=list)
     schedules: list[ScheduleView] = field(default_factory=list)
     #: Velero namespace -> whether its DPA enables the kubevirt plugin (a Velero install
@@ -1781,6 +1784,10 @@ class ClusterIndex:
             s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
         ]
         self._alias_long_names()
+        named = {r.name for r in self.restores} | {velero_label(r.name) for r in self.restores}
+        self.gone_restores = tuple(
+            sorted((set(self.pod_volume_restores) | set(self.data_downloads)) - named)
+        )
         for o in data.of("Schedule"):
             # where its backups go: of another type, read as "the default location" (red team);
             # a name no location can have (a blank, a look-alike hyphen: mutations
