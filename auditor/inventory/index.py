@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -172,6 +173,50 @@ _ITEM_OWNER_LABELS = {
     "DataDownload": "velero.io/restore-name",
     "PodVolumeRestore": "velero.io/restore-name",
 }
+#: A namespace name: an RFC 1123 label (apimachinery ValidateNamespaceName)
+_NAMESPACE_NAME = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
+_GLOB = re.compile(r"[*?\[\]]")
+
+
+def _restore_namespace_issues(o: dict[str, Any]) -> list[FieldIssue]:
+    """Names in a Restore's ``spec.includedNamespaces`` and ``spec.namespaceMapping`` that
+    are no namespace name: a blank around it, a look-alike hyphen or letter (U+2010, a
+    Cyrillic a), an upper-case letter. Velero's Restore controller validates the include
+    list only as a list (``collections.ValidateIncludesExcludes``; the Backup controller
+    alone checks each name, ``ValidateNamespaceIncludesExcludes``,
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/restore_controller.go)
+    and applies the mapping's keys as written, so such a Restore is stored and restores no
+    namespace of that name: which namespace it was meant for is unknown. ``"*"``, ``""`` and
+    glob patterns (``*``, ``?``, ``[...]`` read as a letter) are valid includes. Returns one
+    issue per bad name (``[]`` when none); cheap: one regex match per name."""
+    out: list[FieldIssue] = []
+    names = dig(o, "spec", "includedNamespaces")
+    if isinstance(names, list):
+        for i, n in enumerate(names):
+            if isinstance(n, str) and n and not _NAMESPACE_NAME.fullmatch(_GLOB.sub("x", n)):
+                out.append(
+                    FieldIssue(
+                        f"spec.includedNamespaces[{i}]",
+                        f"is {n!r}, no namespace name (a blank or a look-alike character): "
+                        "Velero restores no namespace of that name",
+                    )
+                )
+    mapping = dig(o, "spec", "namespaceMapping")
+    if isinstance(mapping, dict):
+        for k, v in mapping.items():
+            for what, text in (("key", k), ("target", v)):
+                if not (isinstance(text, str) and _NAMESPACE_NAME.fullmatch(text)):
+                    out.append(
+                        FieldIssue(
+                            f"spec.namespaceMapping[{k!r}]",
+                            f"{what} {text!r} is no namespace name (a blank or a look-alike "
+                            "character): Velero applies it as written, mapping no namespace "
+                            "of that name",
+                        )
+                    )
+    return out
+
+
 _OWN_NAMESPACE_KINDS = frozenset({"Service", "Route", "ControllerRevision", "VolumeSnapshot"})
 #: The kinds the API server always writes a ``spec`` for, read by :func:`_selector_issues`
 #: (a Service's selector, a Route's backends; a VolumeSnapshot's source). Not a
@@ -1501,6 +1546,7 @@ class ClusterIndex:
                     # DataDownloads were not read rests on: of another type, a drill of 0
                     # items could pass (red team: "0" and 0.0); negative, none Velero wrote
                     issues += _counter_issues(o, "Restore")
+                    issues += _restore_namespace_issues(o)
                     read_str(o, "spec.backupName", issues)
                     # Velero's API requires a spec naming a Backup or a Schedule: without one
                     # the Restore restored nothing it could say (red team: read as a drill
@@ -1652,7 +1698,11 @@ class ClusterIndex:
         if (
             isinstance(names, list)
             and names
-            and all(isinstance(n, str) and n and not any(c in n for c in "*?[") for n in names)
+            and all(
+                # a name no namespace can have (a look-alike hyphen) covers an unknown one
+                isinstance(n, str) and n and _NAMESPACE_NAME.fullmatch(n)
+                for n in names
+            )
         ):
             known = set(names)
         if kind in self.partial_namespaces:

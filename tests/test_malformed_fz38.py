@@ -1,0 +1,94 @@
+"""Malformed fields left unnamed by fz36, named by fz38 (see docs/readiness.md, fz38).
+
+Each case edits one field of the bundled example (examples/small-cluster), so it runs
+without ../shared, and asserts that the field is named (file, object, field) and that no
+VM's verdict improves.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.config import AuditSettings
+from auditor.pipeline import audit_data
+from auditor.sources.directory import DirectorySource
+from tests.conftest import REPO, report_doc
+
+AT = datetime(2026, 11, 30, 6, tzinfo=UTC)
+EXAMPLE = REPO / "examples" / "small-cluster"
+_RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 3}
+
+
+def _audit(root: Path) -> dict[str, Any]:
+    return report_doc(audit_data(DirectorySource(root).collect(), AuditSettings(), at=AT))
+
+
+def _edited(tmp_path: Path, file: str, old: str, new: str) -> Path:
+    out = tmp_path / "export"
+    shutil.copytree(EXAMPLE, out)
+    path = out / file
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return out
+
+
+def _findings(doc: dict[str, Any], ref: str) -> dict[str, str]:
+    vm = next(v for v in doc["vms"] if f"{v['namespace']}/{v['name']}" == ref)
+    return {f["check_id"]: f["status"] for f in vm["findings"]}
+
+
+def _readiness(doc: dict[str, Any]) -> dict[str, str]:
+    return {f"{v['namespace']}/{v['name']}": v["readiness"] for v in doc["vms"]}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        # a blank around a mapping key: Velero applies it as written (no namespace " billing")
+        (
+            "      billing: billing-drill",
+            "      'billing ': billing-drill",
+            "spec.namespaceMapping",
+        ),
+        (
+            "      billing: billing-drill",
+            "      billing: 'billing-drill '",
+            "spec.namespaceMapping",
+        ),
+        # a look-alike hyphen (U+2010) in the target, and a Cyrillic a in the include list
+        (
+            "      billing: billing-drill",
+            "      billing: billing\u2010drill",
+            "spec.namespaceMapping",
+        ),
+        ("    - billing\n", "    - biлling\n", "spec.includedNamespaces[0]"),
+        ("    - billing\n", "    - 'billing '\n", "spec.includedNamespaces[0]"),
+    ],
+)
+def test_a_restore_namespace_that_is_no_namespace_name_is_named_and_the_drill_unknown(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    base = _audit(EXAMPLE)
+    assert _findings(base, "billing/billing-db")["RR-RST-001"] == "PASS"
+    doc = _audit(_edited(tmp_path, "restores.yaml", old, new))
+    named = [p for p in doc["collection_problems"] if p["name"] == "drill-billing-db-20261128"]
+    assert named, doc["collection_problems"]
+    assert named[0]["kind"] == "Restore"
+    assert named[0]["file"].startswith("restores.yaml")
+    assert named[0]["field"].startswith(field)
+    # the drill of billing-db proves nothing now: ERROR, never PASS
+    assert _findings(doc, "billing/billing-db")["RR-RST-001"] == "ERROR"
+    before, after = _readiness(base), _readiness(doc)
+    assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
+    assert doc["run"]["complete"] is False
+
+
+def test_valid_restore_namespaces_and_globs_are_not_named(tmp_path: Path) -> None:
+    doc = _audit(_edited(tmp_path, "restores.yaml", "    - billing\n", "    - 'bill*'\n"))
+    assert not [p for p in doc["collection_problems"] if p["kind"] == "Restore"]
