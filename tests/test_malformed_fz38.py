@@ -92,3 +92,46 @@ def test_a_restore_namespace_that_is_no_namespace_name_is_named_and_the_drill_un
 def test_valid_restore_namespaces_and_globs_are_not_named(tmp_path: Path) -> None:
     doc = _audit(_edited(tmp_path, "restores.yaml", "    - billing\n", "    - 'bill*'\n"))
     assert not [p for p in doc["collection_problems"] if p["kind"] == "Restore"]
+
+
+_MOVER = REPO / "tests" / "fixtures" / "checks" / "RR-BKP-007" / "pass-data-mover.yaml"
+
+
+@pytest.mark.parametrize("kind", ["DataUpload", "PodVolumeBackup"])
+def test_a_velero_phase_written_null_is_named_and_the_item_unread(
+    tmp_path: Path, kind: str
+) -> None:
+    """``status.phase: null``: Velero writes its phases as strings with omitempty, never
+    null; read as "not yet started", a data-mover item dropped out of its Backup unnamed."""
+    text = _MOVER.read_text()
+    old = "  sourcePVC: vm1-root\nstatus:\n  phase: Completed\n"
+    assert old in text
+    base_dir, bad_dir = tmp_path / "base", tmp_path / "bad"
+    base_dir.mkdir()
+    bad_dir.mkdir()
+    if kind == "PodVolumeBackup":
+        # the same item as a PodVolumeBackup of the same Backup
+        text = text.replace(
+            "apiVersion: velero.io/v2alpha1\nkind: DataUpload\nmetadata:\n  labels:\n"
+            "    velero.io/backup-name: daily-20261130\n  name: daily-20261130-vm1-root\n",
+            "apiVersion: velero.io/v1\nkind: PodVolumeBackup\nmetadata:\n  labels:\n"
+            "    velero.io/backup-name: daily-20261130\n  name: daily-20261130-vm1-root\n",
+            1,
+        ).replace(
+            old,
+            "  volume: root\n  pod:\n    name: virt-launcher-vm1\n"
+            "    namespace: app\nstatus:\n  phase: Completed\n",
+            1,
+        )
+        old = "    namespace: app\nstatus:\n  phase: Completed\n"
+        assert old in text
+    (base_dir / "all.yaml").write_text(text)
+    (bad_dir / "all.yaml").write_text(text.replace(old, old.replace("Completed", "null"), 1))
+    base, doc = _audit(base_dir), _audit(bad_dir)
+    named = [p for p in doc["collection_problems"] if p["name"] == "daily-20261130-vm1-root"]
+    assert [(p["kind"], p["field"]) for p in named] == [(kind, "status.phase")]
+    assert named[0]["file"].startswith("all.yaml")
+    assert not [p for p in base["collection_problems"] if p["name"] == "daily-20261130-vm1-root"]
+    before, after = _readiness(base), _readiness(doc)
+    assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
+    assert doc["run"]["complete"] is False
