@@ -135,3 +135,39 @@ def test_a_velero_phase_written_null_is_named_and_the_item_unread(
     before, after = _readiness(base), _readiness(doc)
     assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
     assert doc["run"]["complete"] is False
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "field", "name"),
+    [
+        (
+            "backups.yaml",
+            "    csiVolumeSnapshotsCompleted: 5\n",
+            "    csiVolumeSnapshotsCompleted: null\n",
+            "status.csiVolumeSnapshotsCompleted",
+            None,
+        ),
+        (
+            "restores.yaml",
+            "    includedNamespaces:\n    - billing\n",
+            "    includedNamespaces: null\n",
+            "spec.includedNamespaces",
+            "drill-billing-db-20261128",
+        ),
+    ],
+)
+def test_a_velero_field_written_null_is_named(
+    tmp_path: Path, file: str, old: str, new: str, field: str, name: str | None
+) -> None:
+    """A Go int (a Backup's counter) or a filter list written null: Velero and the API
+    server never store one; read as "no count" or "no filter", findings changed unnamed."""
+    base = _audit(EXAMPLE)
+    doc = _audit(_edited(tmp_path, file, old, new))
+    named = [p for p in doc["collection_problems"] if p["field"] == field]
+    assert named, doc["collection_problems"]
+    assert named[0]["file"].startswith(file)
+    if name is not None:
+        assert named[0]["name"] == name
+    before, after = _readiness(base), _readiness(doc)
+    assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
+    assert doc["run"]["complete"] is False
