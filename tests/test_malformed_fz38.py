@@ -171,3 +171,34 @@ def test_a_velero_field_written_null_is_named(
     before, after = _readiness(base), _readiness(doc)
     assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
     assert doc["run"]["complete"] is False
+
+
+_PLUGIN = (
+    REPO / "tests" / "fixtures" / "checks" / "RR-NET-001" / "pass-binding-plugin-nad-exists.yaml"
+)
+
+
+@pytest.mark.parametrize("blank", ['""', "' '"])
+def test_an_empty_interface_binding_name_is_named_and_not_passed(
+    tmp_path: Path, blank: str
+) -> None:
+    """An interface's ``binding.name: ""`` names no plugin: virt-controller fails the VMI
+    ("couldn't find configuration for network binding"); read as a plugin it changed
+    RR-NET-001 with nothing named."""
+    text = _PLUGIN.read_text()
+    old = "          - binding:\n              name: passt\n"
+    assert old in text
+    base_dir, bad_dir = tmp_path / "base", tmp_path / "bad"
+    base_dir.mkdir()
+    bad_dir.mkdir()
+    (base_dir / "all.yaml").write_text(text)
+    (bad_dir / "all.yaml").write_text(text.replace(old, old.replace("passt", blank), 1))
+    base, doc = _audit(base_dir), _audit(bad_dir)
+    assert _findings(base, "app/vm1")["RR-NET-001"] == "PASS"
+    named = [p for p in doc["collection_problems"] if (p["field"] or "").endswith(".binding.name")]
+    assert named, doc["collection_problems"]
+    assert (named[0]["kind"], named[0]["name"]) == ("VirtualMachine", "vm1")
+    assert named[0]["file"].startswith("all.yaml")
+    assert _findings(doc, "app/vm1")["RR-NET-001"] != "PASS"
+    before, after = _readiness(base), _readiness(doc)
+    assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
