@@ -202,3 +202,38 @@ def test_an_empty_interface_binding_name_is_named_and_not_passed(
     assert _findings(doc, "app/vm1")["RR-NET-001"] != "PASS"
     before, after = _readiness(base), _readiness(doc)
     assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
+
+
+_SCHEDULE = (
+    REPO
+    / "tests"
+    / "fixtures"
+    / "checks"
+    / "RR-BKP-013"
+    / "fail-schedule-snapshot-volumes-off.yaml"
+)
+
+
+@pytest.mark.parametrize("value", ["'yes'", "1", "'false'"])
+def test_an_unread_schedule_gives_no_next_backup_to_pass_on(tmp_path: Path, value: str) -> None:
+    """A Schedule counted as unread (its template's snapshotVolumes no boolean) was still
+    parsed and its next Backup judged: RR-BKP-013 FAIL -> PASS (bench.mutations wrong_type,
+    seed 8020). Now its next Backup is unknown: ERROR."""
+    text = _SCHEDULE.read_text()
+    at = text.index("kind: Schedule")
+    old = "    snapshotVolumes: false\n"
+    cut = text.index(old, at)
+    base_dir, bad_dir = tmp_path / "base", tmp_path / "bad"
+    base_dir.mkdir()
+    bad_dir.mkdir()
+    (base_dir / "all.yaml").write_text(text)
+    (bad_dir / "all.yaml").write_text(
+        text[:cut] + f"    snapshotVolumes: {value}\n" + text[cut + len(old) :]
+    )
+    base, doc = _audit(base_dir), _audit(bad_dir)
+    assert _findings(base, "app/vm1")["RR-BKP-013"] == "FAIL"
+    assert _findings(doc, "app/vm1")["RR-BKP-013"] == "ERROR"
+    named = [p for p in doc["collection_problems"] if p["kind"] == "Schedule"]
+    assert named[0]["field"] == "spec.template.snapshotVolumes"
+    before, after = _readiness(base), _readiness(doc)
+    assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)

@@ -1102,6 +1102,9 @@ class ClusterIndex:
     )
     #: objects whose scope could not be read, and the kinds that makes incomplete
     problems: list[CollectionProblem] = field(default_factory=list)
+    #: (kind, namespace or "", name) of the objects counted as unread (:meth:`_unread`): a
+    #: reader that still parsed one must not conclude from it
+    unread_objects: set[tuple[str, str, str]] = field(default_factory=set)
     partial: set[str] = field(default_factory=set)
     #: kind -> namespaces its unread objects could cover (None: any namespace)
     partial_namespaces: dict[str, set[str] | None] = field(default_factory=dict)
@@ -1722,6 +1725,7 @@ class ClusterIndex:
     def _unread(self, kind: str, obj: dict[str, Any], issues: list[FieldIssue]) -> None:
         """Name ``obj``'s ``issues`` and count it as unread (:meth:`_mark_partial`)."""
         self._object_issues(kind, obj, issues)
+        self.unread_objects.add((kind, _ns(obj), _name(obj)))
         self._mark_partial(kind, obj)
 
     def _mark_partial(self, kind: str, obj: dict[str, Any]) -> None:
