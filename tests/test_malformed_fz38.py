@@ -237,3 +237,21 @@ def test_an_unread_schedule_gives_no_next_backup_to_pass_on(tmp_path: Path, valu
     assert named[0]["field"] == "spec.template.snapshotVolumes"
     before, after = _readiness(base), _readiness(doc)
     assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
+
+
+@pytest.mark.parametrize(
+    "new",
+    ["        ' app': billing-db\n", "        app: 'billing-db '\n", "        aрp: billing-db\n"],
+)
+def test_a_selector_label_with_a_blank_or_look_alike_is_named(tmp_path: Path, new: str) -> None:
+    """A matchLabels key or value with a blank or a look-alike letter: LabelSelectorAsSelector
+    refuses it, so Velero selected nothing by it; read as written it matched no VM, unnamed
+    (bench.mutations key_blank, seed 8033)."""
+    base = _audit(EXAMPLE)
+    doc = _audit(_edited(tmp_path, "restores.yaml", "        app: billing-db\n", new))
+    named = [p for p in doc["collection_problems"] if p["name"] == "drill-billing-db-20261128"]
+    assert named, doc["collection_problems"]
+    assert "matchLabels" in named[0]["reason"]
+    assert _findings(doc, "billing/billing-db")["RR-RST-001"] != "PASS"
+    before, after = _readiness(base), _readiness(doc)
+    assert all(_RANK[after[vm]] >= _RANK[before[vm]] for vm in before)
