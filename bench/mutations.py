@@ -147,6 +147,7 @@ from auditor.config import AuditSettings
 from auditor.envelope import AuditReport
 from auditor.kinds import BY_KIND
 from auditor.pipeline import audit_data
+from auditor.sources.asof import CREATED_AFTER
 from auditor.sources.base import KindState
 from auditor.sources.directory import DirectorySource
 
@@ -1001,6 +1002,27 @@ def _verdicts(report: AuditReport) -> dict[tuple[str, str], tuple[str, dict[str,
     }
 
 
+def _vanish_excused(
+    report: AuditReport,
+    known: set[str],
+    after: dict[tuple[str, str], Any],
+    baseline: dict[tuple[str, str], Any],
+) -> bool:
+    """True when VMs missing from ``report`` could not be listed by name: a new problem
+    refuses a whole file or list item (no object name to list), or leaves objects out as
+    created after the audit instant (they did not exist then, ``sources.asof``), or a VM
+    appeared under another key (its name or namespace was the mutated field: it is listed
+    there)."""
+    if any(vm not in baseline for vm in after):
+        return True
+    for p in report.collection_problems:
+        if str(p.model_dump()) in known:
+            continue
+        if CREATED_AFTER in p.reason or (p.file is not None and not p.name):
+            return True
+    return False
+
+
 class _Workspace:
     """A scratch copy of one target; one file at a time is rewritten with a mutation."""
 
@@ -1060,7 +1082,17 @@ class _Workspace:
         out.named = (
             m.name in text or m.file.name in text or _COPY_FILE in text or _ELSEWHERE in text
         )
-        for vm, (ready, findings) in _verdicts(report).items():
+        after = _verdicts(report)
+        if not _vanish_excused(report, self.problems, after, self.baseline):
+            # a VM the mutation made vanish from vms[] is the worst improvement: a reader
+            # looking it up finds nothing, not even UNKNOWN (a VM the source refuses is
+            # listed, ClusterData.refused)
+            out.improved += [
+                f"{vm[0]}/{vm[1]} {before[0]} -> vanished"
+                for vm, before in self.baseline.items()
+                if vm not in after
+            ]
+        for vm, (ready, findings) in after.items():
             before = self.baseline.get(vm)
             if before is None:
                 continue

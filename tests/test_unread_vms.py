@@ -129,3 +129,50 @@ def test_a_vm_at_an_apiversion_the_auditor_does_not_read_is_listed_unknown(tmp_p
     vm = _vms(doc)["billing/billing-db"]
     assert vm["readiness"] == "UNKNOWN"
     assert {f["status"] for f in vm["findings"]} == {"ERROR"}
+
+
+@pytest.mark.parametrize(
+    "new", ["- kind: VirtualMachine", "- apiVersion: 5\n  kind: VirtualMachine"]
+)
+def test_a_vm_item_without_an_apiversion_string_is_listed_unknown(tmp_path: Path, new: str) -> None:
+    """A List item of the VM file without an apiVersion string is refused, but its kind is
+    told by its file: the VM is listed UNKNOWN, its problem naming file, namespace, name and
+    field (bench.mutations list_entry no_api_version, seed 8001: it vanished)."""
+    data = DirectorySource(
+        _export(tmp_path, "- apiVersion: kubevirt.io/v1\n  kind: VirtualMachine", new)
+    ).collect()
+    doc = report_doc(audit_data(data, AuditSettings(), at=AT))
+    vm = _vms(doc)["billing/billing-db"]
+    assert vm["readiness"] == "UNKNOWN"
+    assert {f["status"] for f in vm["findings"]} == {"ERROR"}
+    assert len(doc["vms"]) == 5
+    named = [p for p in doc["collection_problems"] if p["name"] == "billing-db"]
+    assert named[0]["field"] == "apiVersion"
+    assert named[0]["namespace"] == "billing"
+    assert named[0]["file"] == "virtualmachines.yaml"
+
+
+@pytest.mark.parametrize("api_version", ["v1", "KubeVirt.io/v1"])
+def test_a_vm_under_a_group_the_api_server_never_writes_is_listed_unknown(
+    tmp_path: Path, api_version: str
+) -> None:
+    """A VirtualMachine item at an apiVersion the API server never writes (the core group
+    ``v1``, the group in another case; a kind of another group is another CRD) is refused as
+    a damaged copy, but listed UNKNOWN (bench.mutations api_version, seed 8010: it
+    vanished)."""
+    data = DirectorySource(
+        _export(
+            tmp_path,
+            "- apiVersion: kubevirt.io/v1\n  kind: VirtualMachine",
+            f"- apiVersion: {api_version}\n  kind: VirtualMachine",
+        )
+    ).collect()
+    doc = report_doc(audit_data(data, AuditSettings(), at=AT))
+    assert len(doc["vms"]) == 5
+    vm = _vms(doc)["billing/billing-db"]
+    assert vm["readiness"] == "UNKNOWN"
+    assert {f["status"] for f in vm["findings"]} == {"ERROR"}
+    assert any(
+        p["name"] == "billing-db" and p["kind"] == "VirtualMachine"
+        for p in doc["collection_problems"]
+    )

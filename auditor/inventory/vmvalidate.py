@@ -677,6 +677,18 @@ def _check_formats(
                     f"is {binding!r:.40}, not a mapping with a name string{_REJECTED}",
                 )
             )
+        elif isinstance(binding, dict) and not binding["name"].strip():
+            # "" (or a blank) names no plugin: virt-controller looks it up in the KubeVirt
+            # CR's network.binding map and fails the VMI ("couldn't find configuration for
+            # network binding", kubevirt pkg/network/netbinding/netbinding.go,
+            # https://github.com/kubevirt/kubevirt/blob/main/pkg/network/netbinding/netbinding.go);
+            # read as a plugin, RR-NET-001 changed with nothing named (fz36's leftovers)
+            problems.append(
+                (
+                    f"{_DEVICES}.interfaces[{i['name']}].binding.name",
+                    "is an empty string: it names no network binding plugin",
+                )
+            )
         mac = i.get("macAddress")
         if mac is not None and not (isinstance(mac, str) and (mac == "" or MAC_RE.match(mac))):
             problems.append(
