@@ -34,7 +34,8 @@ AUDIT_TIME = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 #: Bumped whenever the same arguments give other files (a cached estate is then made anew).
 #: 2: the BackupStorageLocation is last validated 20 s before the audit, not at its creation.
 #: 3: restore drills start at most an hour before the audit (some started after it).
-GENERATOR_VERSION = 3
+#: 4: namespace size, backup policy and retention spread evenly (:class:`_Spread`).
+GENERATOR_VERSION = 4
 TEAMS = ("team-finance", "team-web", "team-data", "team-ops", "team-erp", "team-hr")
 SELECTOR = {"backup.corp.example/policy": "nightly"}
 _GI = 1024**3
@@ -186,20 +187,55 @@ def _plan_vm(rng: random.Random, ids: _Ids, ns: _Ns, index: int, at: datetime) -
     return plan
 
 
+class _Spread:
+    """Evenly spread points of the unit cube, one per namespace: a Kronecker sequence (an
+    additive recurrence by the fractional parts of the golden ratio, sqrt 2 and sqrt 3, each
+    with few close rational neighbours, so every coordinate alone is as even as can be) from
+    a seeded start. Drawing a namespace's size, backup policy and retention from it instead
+    of independently at random gives every estate size the same mix: with independent draws
+    the 44 namespaces of a 1,000-VM estate (seed 0) held 12 % fewer Backups and
+    VolumeSnapshotContents per VM than the 451 of the 10,000-VM one, and the bench's
+    1,000 -> 10,000 scaling measured that as much as the audit."""
+
+    _STEPS = ((5**0.5 - 1) / 2, 2**0.5 - 1, 3**0.5 - 1)
+
+    def __init__(self, rng: random.Random) -> None:
+        self._at = [rng.random() for _ in self._STEPS]
+
+    def next(self) -> tuple[float, float, float]:
+        """The next point, each coordinate in [0, 1)."""
+        self._at = [(a + s) % 1.0 for a, s in zip(self._at, self._STEPS, strict=True)]
+        return self._at[0], self._at[1], self._at[2]
+
+
+def _weighted(u: float, choices: tuple[str, ...], weights: tuple[int, ...]) -> str:
+    """The choice whose share of the cumulative ``weights`` holds ``u`` (in [0, 1))."""
+    mark = u * sum(weights)
+    for choice, weight in zip(choices, weights, strict=True):
+        if mark < weight:
+            return choice
+        mark -= weight
+    return choices[-1]
+
+
 def _plan(rng: random.Random, ids: _Ids, n_vms: int, at: datetime) -> list[_Ns]:
     spaces: list[_Ns] = []
     left = n_vms
+    draws = _Spread(rng)
     while left > 0:
         i = len(spaces)
-        size = min(left, rng.randint(10, 35))
-        policy = rng.choices(("namespace", "label", "none", "paused"), (60, 27, 8, 5))[0]
+        # size, backup policy and retention set how many Backups and VolumeSnapshotContents
+        # a namespace has: spread evenly (see _Spread), so 1,000 and 10,000 VMs get one mix
+        spread = draws.next()
+        size = min(left, 10 + int(spread[0] * 26))
+        policy = _weighted(spread[1], ("namespace", "label", "none", "paused"), (60, 27, 8, 5))
         team = TEAMS[i % len(TEAMS)]
         nads = [f"vlan{100 + j}" for j in range(rng.randint(0, 2))]
         ns = _Ns(
             f"{team.split('-')[1]}-{i:04d}",
             team,
             policy,
-            rng.choice(_RETENTION_DAYS),
+            _RETENTION_DAYS[int(spread[2] * len(_RETENTION_DAYS))],
             rng.randint(0, 4),
             nads,
         )

@@ -15,6 +15,7 @@ import os
 import pickle
 import signal
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -562,10 +563,19 @@ def test_entries_come_back_from_the_worker_with_their_python_values(estate: Path
 def test_an_unknown_owner_is_refused_with_the_worker_too(
     estate: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(split.WORKER_ENV, "1")
-    with pytest.raises(UnknownOwnerError) as err:
-        audit_data(DirectorySource(estate).collect(), AuditSettings(), at=AUDIT_AT, owner="x")
-    assert err.value.known == {"team-data": 12, "team-finance": 20, "team-web": 28}
+    known = {}
+    for worker in ("0", "1"):
+        monkeypatch.setenv(split.WORKER_ENV, worker)
+        with pytest.raises(UnknownOwnerError) as err:
+            audit_data(DirectorySource(estate).collect(), AuditSettings(), at=AUDIT_AT, owner="x")
+        known[worker] = err.value.known
+    # every VM counted once, under its namespace's team (the generator's owner label)
+    vms = yaml.safe_load((estate / "virtualmachines.yaml").read_text())["items"]
+    spaces = yaml.safe_load((estate / "namespaces.yaml").read_text())["items"]
+    team = {n["metadata"]["name"]: n["metadata"]["labels"]["owner"] for n in spaces}
+    expected = Counter(team[vm["metadata"]["namespace"]] for vm in vms)
+    assert known["1"] == known["0"] == dict(expected)
+    assert sum(known["1"].values()) == len(vms) > 0
 
 
 def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end() -> None:
