@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from kubernetes import config as k8s_config
 
 from auditor.kinds import INFRASTRUCTURE
 from auditor.yamlstrict import LoadError, load_documents
@@ -113,6 +112,9 @@ def current_context(kubeconfig: Path | None, context: str | None) -> str | None:
         return context
     if kubeconfig is None and "KUBERNETES_SERVICE_HOST" in os.environ:
         return None  # the pod's service account: no kubeconfig context (see kubeclient)
+    # imported when used: a directory audit never loads the Kubernetes client
+    from kubernetes import config as k8s_config
+
     try:
         _, active = k8s_config.list_kube_config_contexts(  # type: ignore[no-untyped-call]
             config_file=str(kubeconfig) if kubeconfig else None

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from kubernetes import client as k8s_client
-from kubernetes import config as k8s_config
 
 __all__ = ["ClusterAccessError", "ClusterLostError", "ClientSettings", "api_client"]
 
@@ -55,6 +53,10 @@ def api_client(settings: ClientSettings) -> Any:
         ClusterAccessError: no usable kubeconfig or service account, or the
             context does not exist.
     """
+    # imported when used: a directory audit never loads the Kubernetes client
+    from kubernetes import client as k8s_client
+    from kubernetes import config as k8s_config
+
     cfg = k8s_client.Configuration()
     in_pod = "KUBERNETES_SERVICE_HOST" in os.environ
     try:

@@ -12,10 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import urllib3
-from kubernetes import client as k8s_client
-from kubernetes.client.exceptions import ApiException
-
 from auditor.kinds import KINDS, KindSpec
 from auditor.redact import shown_url
 from auditor.sources.kubeclient import ClusterAccessError
@@ -45,6 +41,9 @@ def check_permissions(api_client: Any, namespaces: tuple[str, ...] = ()) -> list
         ClusterAccessError: a review could not be created (server unreachable,
             or the SelfSubjectAccessReview API itself refused).
     """
+    # imported when used: a directory audit never loads the Kubernetes client
+    from kubernetes import client as k8s_client
+
     api = k8s_client.AuthorizationV1Api(api_client)
     out: list[Permission] = []
     for spec in KINDS:
@@ -61,6 +60,10 @@ def _questions(spec: KindSpec, namespaces: tuple[str, ...]) -> list[tuple[str | 
 
 
 def _ask(api: Any, spec: KindSpec, namespace: str | None, verb: str) -> Permission:
+    import urllib3
+    from kubernetes import client as k8s_client
+    from kubernetes.client.exceptions import ApiException
+
     name = namespace if spec.kind == "Namespace" and namespace else None
     body = k8s_client.V1SelfSubjectAccessReview(
         spec=k8s_client.V1SelfSubjectAccessReviewSpec(
