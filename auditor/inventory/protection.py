@@ -177,6 +177,11 @@ class VMFacts:
 #: Velero skips every item that is being deleted when a Backup reaches it
 #: (``pkg/backup/item_backupper.go``: "Skipping item because it's being deleted.").
 DELETING_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
+#: The kubevirt plugin marks the PVC of a DataVolume that is not Succeeded in progress, and its
+#: restore skips such a PVC.
+DV_INPROGRESS_SRC = (
+    "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/dv_backup_item_action.go"
+)
 
 
 #: DataVolume phases of a disk waiting for its first consumer (WaitForFirstConsumer storage;
@@ -1186,6 +1191,22 @@ class Pairing:
                     f"DataVolume {ref} status.phase={dv.phase}",
                     f"PersistentVolumeClaim {ref} status.phase=Pending, no spec.volumeName",
                 ),
+            )
+        if dv is not None and dv.phase is None:
+            # CDI writes a DataVolume's phase with omitempty: none is phase "" (not yet
+            # reconciled) or a status stripped from the export. Either way it cannot be shown
+            # Succeeded, and the kubevirt plugin marks the PVC of any DataVolume whose phase is
+            # not Succeeded in progress and skips it on restore (dv_backup_item_action.go
+            # handlePVC, pvc_restore_item_action.go; bc39: read as Succeeded, READY).
+            return rec(
+                True,
+                CaptureStatus.UNKNOWN,
+                None,
+                "item",
+                f"DataVolume {p.name} has no status.phase, so whether it had finished filling "
+                "its PVC cannot be read; the kubevirt plugin restores the PVC of a DataVolume "
+                f"that is not Succeeded unfilled ({DV_INPROGRESS_SRC})",
+                (f"DataVolume {vm.namespace}/{p.name} status.phase absent",),
             )
         if dv is not None and dv.phase is not None and dv.phase != "Succeeded":
             # The DataVolume has not finished filling its PVC (and phases do not go back to
