@@ -33,6 +33,8 @@ from auditor.inventory.capture import (
     capture_evidence,
     intended_method,
     pvc_driver,
+    pvc_facts,
+    select_snapshot_class,
 )
 from auditor.inventory.cdiadopt import (
     HCO,
@@ -57,6 +59,7 @@ from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.repos import REPO_SRC, not_ready_repositories, repositories_for
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
+from auditor.inventory.volbound import in_volume_backup_copy
 from auditor.inventory.volmig import VOLUME_MIGRATION_SRC, VolumeMigration, unfinished_migration
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
@@ -179,9 +182,7 @@ class VMFacts:
 DELETING_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
 #: The kubevirt plugin marks the PVC of a DataVolume that is not Succeeded in progress, and its
 #: restore skips such a PVC.
-DV_INPROGRESS_SRC = (
-    "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/dv_backup_item_action.go"
-)
+DV_INPROGRESS_SRC = "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/dv_backup_item_action.go"
 
 
 #: DataVolume phases of a disk waiting for its first consumer (WaitForFirstConsumer storage;
@@ -773,6 +774,22 @@ class Pairing:
                 return f"PVC {claim} carries velero.io/exclude-from-backup=true"
         return None
 
+    def _in_volume(
+        self, b: BackupView, pvc: dict[str, Any]
+    ) -> tuple[CaptureStatus, str, str, str] | None:
+        """``(status, basis, reason, proof)`` when ``b``'s CSI snapshot of ``pvc`` is stored
+        inside the volume and dies with it (:mod:`auditor.inventory.volbound`; bc39: a
+        Longhorn ``type: snap`` snapshot of a Delete-reclaim disk read as captured, READY),
+        else None."""
+        driver = pvc_facts(self.ix, pvc).driver
+        velero_class = select_snapshot_class(self.ix, driver, b, pvc) if driver else None
+        found = in_volume_backup_copy(self.ix, b.name, velero_class, pvc)
+        if found is None or found[0] is False:
+            return None
+        lost, reason, proof, observed = found
+        status = CaptureStatus.FAILED if lost else CaptureStatus.UNKNOWN
+        return status, ("item" if observed else "inferred"), reason, proof
+
     def _consumer_wait(
         self, b: BackupView, vm: VMFacts, pvc: dict[str, Any]
     ) -> tuple[CaptureStatus, str, str] | None:
@@ -1244,6 +1261,10 @@ class Pairing:
             fs_opted_out=fs_opted_out(vm, p.name, b),
             fs_opted_in=fs_opted_in(vm, p.name, b),
         )
+        if status is CaptureStatus.CAPTURED and method is Method.CSI_SNAPSHOT:
+            inside = self._in_volume(b, p.obj)
+            if inside is not None:
+                return rec(True, inside[0], method, inside[1], inside[2], (*proof, inside[3]))
         if status is CaptureStatus.CAPTURED and method is Method.CSI_DATA_MOVER:
             waits = self._consumer_wait(b, vm, p.obj)
             if waits is not None:
