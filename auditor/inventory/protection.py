@@ -59,7 +59,7 @@ from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.repos import REPO_SRC, not_ready_repositories, repositories_for
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
-from auditor.inventory.volbound import in_volume_backup_copy
+from auditor.inventory.volbound import in_volume_backup_copy, keeps_snapshots_inside
 from auditor.inventory.volmig import VOLUME_MIGRATION_SRC, VolumeMigration, unfinished_migration
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
@@ -782,7 +782,9 @@ class Pairing:
         Longhorn ``type: snap`` snapshot of a Delete-reclaim disk read as captured, READY),
         else None."""
         driver = pvc_facts(self.ix, pvc).driver
-        velero_class = select_snapshot_class(self.ix, driver, b, pvc) if driver else None
+        if driver is None or not keeps_snapshots_inside(driver):
+            return None
+        velero_class = select_snapshot_class(self.ix, driver, b, pvc)
         found = in_volume_backup_copy(self.ix, b.name, velero_class, pvc)
         if found is None or found[0] is False:
             return None

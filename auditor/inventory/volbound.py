@@ -28,6 +28,7 @@ __all__ = [
     "in_volume_backup_copy",
     "in_volume_class",
     "in_volume_content",
+    "keeps_snapshots_inside",
     "lost_with_volume",
     "reclaim_of",
 ]
@@ -38,6 +39,11 @@ IN_VOLUME_SRC = "https://github.com/longhorn/longhorn/issues/4083"
 _IN_VOLUME: dict[str, tuple[str, str, str]] = {
     "driver.longhorn.io": ("type", "snap", "snap://"),
 }
+
+
+def keeps_snapshots_inside(driver: str) -> bool:
+    """Whether CSI driver ``driver`` can cut snapshots kept inside their volume."""
+    return driver in _IN_VOLUME
 
 
 @dataclass(frozen=True, slots=True)
