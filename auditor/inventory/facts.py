@@ -12,6 +12,7 @@ from typing import Any
 from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.capture import deleting_snapshot, pvc_facts
 from auditor.inventory.protection import BackupEval, PvcRef
+from auditor.inventory.volbound import lost_with_volume
 from auditor.kubevalues import dig, format_time, kubevirt_version, parse_time
 from auditor.sources.base import KindState
 
@@ -131,6 +132,8 @@ def copies_of(
             continue  # the content a restore reads says the snapshot was not (yet) cut
         if content is not None and deleting_snapshot(content):
             continue
+        if content is not None and lost_with_volume(ix, content, p.obj):
+            continue  # kept inside the volume, it goes with the disk it would restore (bc39)
         if _owner_being_deleted(ix, vm.namespace, s):
             continue
         # A snapshot taken before this PVC existed, or whose content is of another volume, is
@@ -356,10 +359,13 @@ def _volume_snapshot_gone(
     # VolumeSnapshot still says (as for a standalone VolumeSnapshot, copies_of; red team rt9,
     # bug case 18 variant: a VM snapshot whose content failed counted as the disk's copy).
     # https://kubernetes.io/docs/concepts/storage/volume-snapshots/
+    claim = dig(entry, "persistentVolumeClaim", "metadata", "name")
     return (
         bool(dig(vsc, "status", "error"))
         or dig(vsc, "status", "readyToUse") is not True
         or deleting_snapshot(vsc)
+        # a snapshot kept inside the volume goes with the disk it would restore (bc39)
+        or lost_with_volume(ix, vsc, ix.pvcs.get((vm.namespace, str(claim or ""))))
     )
 
 

@@ -33,6 +33,8 @@ from auditor.inventory.capture import (
     capture_evidence,
     intended_method,
     pvc_driver,
+    pvc_facts,
+    select_snapshot_class,
 )
 from auditor.inventory.cdiadopt import (
     HCO,
@@ -57,6 +59,7 @@ from auditor.inventory.needs import REV_GR, references
 from auditor.inventory.repos import REPO_SRC, not_ready_repositories, repositories_for
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
+from auditor.inventory.volbound import in_volume_backup_copy, keeps_snapshots_inside
 from auditor.inventory.volmig import VOLUME_MIGRATION_SRC, VolumeMigration, unfinished_migration
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
@@ -177,6 +180,9 @@ class VMFacts:
 #: Velero skips every item that is being deleted when a Backup reaches it
 #: (``pkg/backup/item_backupper.go``: "Skipping item because it's being deleted.").
 DELETING_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/item_backupper.go"
+#: The kubevirt plugin marks the PVC of a DataVolume that is not Succeeded in progress, and its
+#: restore skips such a PVC.
+DV_INPROGRESS_SRC = "https://github.com/kubevirt/kubevirt-velero-plugin/blob/main/pkg/plugin/dv_backup_item_action.go"
 
 
 #: DataVolume phases of a disk waiting for its first consumer (WaitForFirstConsumer storage;
@@ -768,6 +774,24 @@ class Pairing:
                 return f"PVC {claim} carries velero.io/exclude-from-backup=true"
         return None
 
+    def _in_volume(
+        self, b: BackupView, pvc: dict[str, Any]
+    ) -> tuple[CaptureStatus, str, str, str] | None:
+        """``(status, basis, reason, proof)`` when ``b``'s CSI snapshot of ``pvc`` is stored
+        inside the volume and dies with it (:mod:`auditor.inventory.volbound`; bc39: a
+        Longhorn ``type: snap`` snapshot of a Delete-reclaim disk read as captured, READY),
+        else None."""
+        driver = pvc_facts(self.ix, pvc).driver
+        if driver is None or not keeps_snapshots_inside(driver):
+            return None
+        velero_class = select_snapshot_class(self.ix, driver, b, pvc)
+        found = in_volume_backup_copy(self.ix, b.name, velero_class, pvc)
+        if found is None or found[0] is False:
+            return None
+        lost, reason, proof, observed = found
+        status = CaptureStatus.FAILED if lost else CaptureStatus.UNKNOWN
+        return status, ("item" if observed else "inferred"), reason, proof
+
     def _consumer_wait(
         self, b: BackupView, vm: VMFacts, pvc: dict[str, Any]
     ) -> tuple[CaptureStatus, str, str] | None:
@@ -1187,6 +1211,22 @@ class Pairing:
                     f"PersistentVolumeClaim {ref} status.phase=Pending, no spec.volumeName",
                 ),
             )
+        if dv is not None and dv.phase is None:
+            # CDI writes a DataVolume's phase with omitempty: none is phase "" (not yet
+            # reconciled) or a status stripped from the export. Either way it cannot be shown
+            # Succeeded, and the kubevirt plugin marks the PVC of any DataVolume whose phase is
+            # not Succeeded in progress and skips it on restore (dv_backup_item_action.go
+            # handlePVC, pvc_restore_item_action.go; bc39: read as Succeeded, READY).
+            return rec(
+                True,
+                CaptureStatus.UNKNOWN,
+                None,
+                "item",
+                f"DataVolume {p.name} has no status.phase, so whether it had finished filling "
+                "its PVC cannot be read; the kubevirt plugin restores the PVC of a DataVolume "
+                f"that is not Succeeded unfilled ({DV_INPROGRESS_SRC})",
+                (f"DataVolume {vm.namespace}/{p.name} status.phase absent",),
+            )
         if dv is not None and dv.phase is not None and dv.phase != "Succeeded":
             # The DataVolume has not finished filling its PVC (and phases do not go back to
             # in-progress), so no Backup holds a finished disk image; the kubevirt plugin
@@ -1223,6 +1263,10 @@ class Pairing:
             fs_opted_out=fs_opted_out(vm, p.name, b),
             fs_opted_in=fs_opted_in(vm, p.name, b),
         )
+        if status is CaptureStatus.CAPTURED and method is Method.CSI_SNAPSHOT:
+            inside = self._in_volume(b, p.obj)
+            if inside is not None:
+                return rec(True, inside[0], method, inside[1], inside[2], (*proof, inside[3]))
         if status is CaptureStatus.CAPTURED and method is Method.CSI_DATA_MOVER:
             waits = self._consumer_wait(b, vm, p.obj)
             if waits is not None:
