@@ -607,6 +607,18 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
             **ev,
         ).on(Basis.INFERRED)
     if not disks and not nics and not boot and not machine and not loader and pending is None:
+        if unknown_default is not None and ctx.index.partial_for("KubeVirt", ""):
+            # a KubeVirt CR was exported but could not be read (a named collection problem):
+            # its default machine type may differ from the one the guest runs on (a low
+            # FAIL), so no PASS rests on it (fz39: a default machineType of 42 read as the
+            # built-in q35, AT_RISK -> READY)
+            return errored(
+                f"VM {vm.ref}'s spec names no machine type, so a restore gets the cluster's "
+                "default, but the KubeVirt CR that sets it could not be read (see the "
+                f"collection problems): whether it is {run_machine}, the type the guest runs "
+                "on, is unknown.",
+                **ev,
+            )
         return passed(
             f"The boot disk, disk buses, NIC models and machine type VM {vm.ref}'s spec states "
             "are those it runs with."

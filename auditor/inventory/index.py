@@ -367,27 +367,84 @@ _REVISION_PREFERENCE_FIELDS: _Typed = (
 )
 
 
+#: The fields of a KubeVirt CR the checks read, with their API types (KubeVirtConfiguration,
+#: ArchConfiguration, ArchSpecificConfiguration, NetworkConfiguration, InterfaceBindingPlugin,
+#: KubeVirtStatus: https://kubevirt.io/api-reference/main/definitions.html): RR-PLT-006 and
+#: RR-FW-002 (gates, version, state class), RR-DSK-003 (the default machine type a restore
+#: gets, per architecture), RR-NET-001/002 (the NAD each binding plugin is registered with).
+_KUBEVIRT_FIELDS: _Typed = (
+    ("spec.configuration", dict, "a mapping"),
+    ("spec.configuration.developerConfiguration", dict, "a mapping"),
+    ("spec.configuration.vmStateStorageClass", str, "a string"),
+    ("spec.configuration.machineType", str, "a string"),
+    ("spec.configuration.architectureConfiguration", dict, "a mapping"),
+    ("spec.configuration.architectureConfiguration.defaultArchitecture", str, "a string"),
+    ("spec.configuration.architectureConfiguration.amd64", dict, "a mapping"),
+    ("spec.configuration.architectureConfiguration.amd64.machineType", str, "a string"),
+    ("spec.configuration.architectureConfiguration.arm64", dict, "a mapping"),
+    ("spec.configuration.architectureConfiguration.arm64.machineType", str, "a string"),
+    ("spec.configuration.architectureConfiguration.s390x", dict, "a mapping"),
+    ("spec.configuration.architectureConfiguration.s390x.machineType", str, "a string"),
+    ("spec.configuration.network", dict, "a mapping"),
+    ("spec.configuration.network.binding", dict, "a mapping"),
+    ("status.observedKubeVirtVersion", str, "a string"),
+    ("status.operatorVersion", str, "a string"),
+    ("status.defaultArchitecture", str, "a string"),
+)
+_KUBEVIRT_NULL = (
+    "is null, which the API server never stores (it prunes a null field of a custom "
+    "resource whose schema does not make it nullable): a damaged or edited copy"
+)
+
+
 def _kubevirt_issues(obj: dict[str, Any]) -> list[FieldIssue]:
-    """What makes the parts of a KubeVirt CR the checks read unreadable: ``spec.configuration``
-    and its ``developerConfiguration`` that are no mappings, ``featureGates`` that is no list
-    of strings, a ``vmStateStorageClass`` that is no string (KubeVirtConfiguration,
-    https://kubevirt.io/api-reference/main/definitions.html#_v1_kubevirtconfiguration).
+    """What makes the parts of a KubeVirt CR the checks read unreadable: a field of
+    :data:`_KUBEVIRT_FIELDS` of another type or written null, ``featureGates`` that is no list
+    of strings, a binding plugin entry that is no mapping or whose
+    ``networkAttachmentDefinition`` is no string.
+
     mutations seed 2003: a gate of 42, or a configuration of "junk", read as "no gates" and
-    changed verdicts with nothing named."""
-    issues = _wrong_types(
-        obj,
-        (
-            ("spec.configuration", dict, "a mapping"),
-            ("spec.configuration.developerConfiguration", dict, "a mapping"),
-            ("spec.configuration.vmStateStorageClass", str, "a string"),
-        ),
-    )
+    changed verdicts with nothing named. fz39: a default ``machineType`` of 42 read as
+    KubeVirt's built-in ``q35`` (RR-DSK-003 FAIL low -> PASS, AT_RISK -> READY); a binding
+    plugin's ``networkAttachmentDefinition`` of 42, or the plugin entry a string, read as
+    "no NAD" (RR-NET-001 FAIL high -> PASS, NOT_READY -> READY); ``vmStateStorageClass: null``
+    read as unset, so the default class (RR-PLT-006 FAIL -> PASS). The API server prunes a
+    null of a field the CRD's schema does not make nullable
+    (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#defaulting-and-nullable),
+    so none of these is null in a stored KubeVirt CR."""
+    issues = _wrong_types(obj, _KUBEVIRT_FIELDS)
+    paths = [p for p, _, _ in _KUBEVIRT_FIELDS]
+    paths.append("spec.configuration.developerConfiguration.featureGates")
+    for path in paths:
+        parent, _, leaf = path.rpartition(".")
+        holder = dig(obj, *parent.split("."))
+        if isinstance(holder, dict) and leaf in holder and holder[leaf] is None:
+            issues.append(FieldIssue(path, _KUBEVIRT_NULL))
     path = "spec.configuration.developerConfiguration.featureGates"
     gates = dig(obj, *path.split("."))
     if gates is not None and not (
         isinstance(gates, list) and all(isinstance(g, str) for g in gates)
     ):
         issues.append(FieldIssue(path, "is not a list of strings", True))
+    binding = dig(obj, "spec", "configuration", "network", "binding")
+    for plugin, conf in binding.items() if isinstance(binding, dict) else ():
+        where = f"spec.configuration.network.binding.{plugin}"
+        if not isinstance(conf, dict):
+            # a plugin KubeVirt registers has an InterfaceBindingPlugin object; read as one
+            # without a NAD, a missing NAD passed (fz39)
+            if conf is None:
+                issues.append(FieldIssue(where, _KUBEVIRT_NULL))
+            else:
+                issues.append(FieldIssue(where, f"is a {type(conf).__name__}, not a mapping", True))
+            continue
+        nad = conf.get("networkAttachmentDefinition")
+        if "networkAttachmentDefinition" in conf and not isinstance(nad, str):
+            field_ = f"{where}.networkAttachmentDefinition"
+            issues.append(
+                FieldIssue(field_, _KUBEVIRT_NULL)
+                if nad is None
+                else FieldIssue(field_, f"is a {type(nad).__name__}, not a string", True)
+            )
     return issues
 
 

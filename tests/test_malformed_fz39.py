@@ -1,0 +1,205 @@
+"""Malformed fields left unnamed (or read as the better answer) by fz38, named by fz39.
+
+Each case edits one field of a check fixture (tests/fixtures/checks), so it runs without
+../shared, and asserts the exact problem named (kind, object, field), the finding that
+rests on it and the VM's verdict, never better than before (docs/readiness.md, fz39).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_check_fixtures import FIXTURES, audit_fixture
+
+_RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 3}
+
+
+def _write(tmp_path: Path, text: str, *edits: tuple[str, str]) -> Path:
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / "export.yaml"
+    path.write_text(text)
+    return path
+
+
+def _vm(doc: dict[str, Any], ref: str = "app/vm1") -> dict[str, Any]:
+    return next(v for v in doc["vms"] if f"{v['namespace']}/{v['name']}" == ref)
+
+
+def _status(doc: dict[str, Any], check: str, ref: str = "app/vm1") -> str:
+    return next(f["status"] for f in _vm(doc, ref)["findings"] if f["check_id"] == check)
+
+
+def _named(doc: dict[str, Any], kind: str) -> list[tuple[str | None, str | None]]:
+    return [(p["name"], p["field"]) for p in doc["collection_problems"] if p["kind"] == kind]
+
+
+# -- the KubeVirt CR: every field a check reads is typed, and none is null ------------------
+
+#: RR-DSK-003's low FAIL: the VM names no machine type and the cluster's default differs
+#: from the one its guest runs on (q35 here, so KubeVirt's built-in default would match)
+_MACHINE = (FIXTURES / "RR-DSK-003" / "fail-machine-type-default-differs.yaml").read_text()
+_BIOS_Q35 = (
+    # BIOS firmware (no persistent EFI: RR-FW-002 and RR-PLT-006 have nothing to say) and a
+    # guest running on the alias q35, which the KubeVirt CR's default is not
+    (
+        "            efi:\n              persistent: true\n              secureBoot: true\n",
+        "            bios: {}\n",
+    ),
+    (
+        "        efi:\n          persistent: true\n          secureBoot: true\n",
+        "        bios: {}\n",
+    ),
+    ("    machine:\n      type: pc-q35-rhel9.4.0\n", "    machine:\n      type: q35\n"),
+)
+_DEFAULT = "      amd64:\n        machineType: pc-q35-rhel9.6.0\n"
+
+
+def test_the_machine_type_baseline_is_at_risk(tmp_path: Path) -> None:
+    doc = audit_fixture(_write(tmp_path, _MACHINE, *_BIOS_Q35))
+    assert _status(doc, "RR-DSK-003") == "FAIL"
+    assert _vm(doc)["readiness"] == "AT_RISK"
+    assert not _named(doc, "KubeVirt")
+
+
+@pytest.mark.parametrize(
+    ("new", "field"),
+    [
+        # read as unset, KubeVirt's built-in q35 matched the guest: AT_RISK -> READY
+        (
+            "      amd64:\n        machineType: 42\n",
+            "spec.configuration.architectureConfiguration.amd64.machineType",
+        ),
+        (
+            "      amd64:\n        machineType: null\n",
+            "spec.configuration.architectureConfiguration.amd64.machineType",
+        ),
+        ("      amd64: pc-q35-rhel9.6.0\n", "spec.configuration.architectureConfiguration.amd64"),
+        (
+            "      amd64:\n        machineType: pc-q35-rhel9.6.0\n    machineType: [pc]\n",
+            "spec.configuration.machineType",
+        ),
+        (
+            "      amd64:\n        machineType: pc-q35-rhel9.6.0\n      defaultArchitecture: 7\n",
+            "spec.configuration.architectureConfiguration.defaultArchitecture",
+        ),
+    ],
+)
+def test_an_unreadable_default_machine_type_is_named_and_no_pass(
+    tmp_path: Path, new: str, field: str
+) -> None:
+    doc = audit_fixture(_write(tmp_path, _MACHINE, *_BIOS_Q35, (_DEFAULT, new)))
+    assert ("kubevirt", field) in _named(doc, "KubeVirt")
+    assert _status(doc, "RR-DSK-003") == "ERROR"
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    assert doc["run"]["complete"] is False
+
+
+#: RR-NET-001's high FAIL: the passt binding plugin is registered with a NAD that is gone
+_BINDING = (FIXTURES / "RR-NET-001" / "fail-binding-plugin-nad-missing.yaml").read_text()
+_PLUGIN = (
+    "        passt:\n"
+    "          networkAttachmentDefinition: default/netbindingpasst\n"
+    "          sidecarImage: quay.io/kubevirt/network-passt-binding:v1.6.0\n"
+)
+
+
+def test_the_binding_plugin_baseline_is_not_ready(tmp_path: Path) -> None:
+    doc = audit_fixture(_write(tmp_path, _BINDING))
+    assert _status(doc, "RR-NET-001") == "FAIL"
+    assert _vm(doc)["readiness"] == "NOT_READY"
+
+
+@pytest.mark.parametrize(
+    ("new", "field"),
+    [
+        # read as "registered without a NAD": NOT_READY -> READY, nothing named
+        (
+            "        passt:\n          networkAttachmentDefinition: 42\n",
+            "spec.configuration.network.binding.passt.networkAttachmentDefinition",
+        ),
+        (
+            "        passt:\n          networkAttachmentDefinition: null\n",
+            "spec.configuration.network.binding.passt.networkAttachmentDefinition",
+        ),
+        ("        passt: default/netbindingpasst\n", "spec.configuration.network.binding.passt"),
+        ("        passt: [default/netbindingpasst]\n", "spec.configuration.network.binding.passt"),
+        ("        passt: null\n", "spec.configuration.network.binding.passt"),
+    ],
+)
+def test_an_unreadable_binding_plugin_entry_is_named_and_never_passes(
+    tmp_path: Path, new: str, field: str
+) -> None:
+    doc = audit_fixture(_write(tmp_path, _BINDING, (_PLUGIN, new)))
+    assert ("kubevirt", field) in _named(doc, "KubeVirt")
+    assert _status(doc, "RR-NET-001") == "ERROR"
+    assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")
+    assert doc["run"]["complete"] is False
+
+
+def test_a_binding_plugin_without_a_nad_stays_valid(tmp_path: Path) -> None:
+    """``networkAttachmentDefinition`` is optional (a plugin that needs no NAD)."""
+    doc = audit_fixture(
+        _write(tmp_path, _BINDING, (_PLUGIN, "        passt:\n          sidecarImage: x\n"))
+    )
+    assert not _named(doc, "KubeVirt")
+    assert _status(doc, "RR-NET-001") == "PASS"
+
+
+#: RR-PLT-006's FAIL: vmStateStorageClass names a class that is gone; a default class is
+#: marked, so an unset vmStateStorageClass would PASS
+_STATE = (FIXTURES / "RR-PLT-006" / "fail-state-class-missing.yaml").read_text()
+_MARKED = (
+    "metadata:\n  name: retain-sc\n",
+    "metadata:\n  annotations:\n    storageclass.kubernetes.io/is-default-class: 'true'\n"
+    "  name: retain-sc\n",
+)
+
+
+def _platform(doc: dict[str, Any], check: str) -> str:
+    return next(f["status"] for f in doc["platform_findings"] if f["check_id"] == check)
+
+
+def test_a_null_vm_state_storage_class_is_named_not_read_as_unset(tmp_path: Path) -> None:
+    base = audit_fixture(_write(tmp_path, _STATE, _MARKED))
+    assert _platform(base, "RR-PLT-006") == "FAIL"
+    doc = audit_fixture(
+        _write(
+            tmp_path,
+            _STATE,
+            _MARKED,
+            ("vmStateStorageClass: gone-sc", "vmStateStorageClass: null"),
+        )
+    )
+    assert ("kubevirt", "spec.configuration.vmStateStorageClass") in _named(doc, "KubeVirt")
+    assert _platform(doc, "RR-PLT-006") == "ERROR"
+    # "" is KubeVirt's unset (omitempty string): valid, the default class is used
+    unset = audit_fixture(
+        _write(
+            tmp_path, _STATE, _MARKED, ("vmStateStorageClass: gone-sc", 'vmStateStorageClass: ""')
+        )
+    )
+    assert not _named(unset, "KubeVirt")
+    assert _platform(unset, "RR-PLT-006") == "PASS"
+
+
+@pytest.mark.parametrize("field", ["observedKubeVirtVersion", "operatorVersion"])
+def test_a_kubevirt_version_of_another_type_is_named(tmp_path: Path, field: str) -> None:
+    doc = audit_fixture(
+        _write(
+            tmp_path,
+            _STATE,
+            (
+                "  observedKubeVirtVersion: v1.4.1\n",
+                f"  observedKubeVirtVersion: v1.4.1\n  {field}: 1.5\n",
+            )
+            if field == "operatorVersion"
+            else ("  observedKubeVirtVersion: v1.4.1\n", "  observedKubeVirtVersion: 1.4\n"),
+        )
+    )
+    assert ("kubevirt", f"status.{field}") in _named(doc, "KubeVirt")
+    assert _platform(doc, "RR-PLT-006") == "ERROR"
