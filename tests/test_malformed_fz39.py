@@ -7,11 +7,17 @@ rests on it and the VM's verdict, never better than before (docs/readiness.md, f
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from auditor.config import AuditSettings
+from auditor.pipeline import audit_data
+from auditor.sources.directory import DirectorySource
+from tests.conftest import AUDIT_AT, REPO, report_doc
 from tests.test_check_fixtures import FIXTURES, audit_fixture
 
 _RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 3}
@@ -203,3 +209,59 @@ def test_a_kubevirt_version_of_another_type_is_named(tmp_path: Path, field: str)
     )
     assert ("kubevirt", f"status.{field}") in _named(doc, "KubeVirt")
     assert _platform(doc, "RR-PLT-006") == "ERROR"
+
+
+# -- a Backup's or Schedule's namespace filter: each entry a namespace name ------------------
+
+_EXAMPLE = REPO / "examples" / "small-cluster"
+
+
+def _example_with_exclude(tmp_path: Path, excluded: str, where: str = "backups") -> Path:
+    """The bundled example with every billing Backup (or the billing Schedule's template)
+    taking every namespace but ``excluded``."""
+    out = tmp_path / "export"
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(_EXAMPLE, out)
+    path = out / f"{where}.yaml"
+    doc = yaml.safe_load(path.read_text())
+    for item in doc["items"]:
+        spec = item["spec"] if where == "backups" else item["spec"]["template"]
+        if spec.get("includedNamespaces") == ["billing"]:
+            spec["includedNamespaces"] = ["*"]
+            spec["excludedNamespaces"] = [excluded]
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return out
+
+
+def _audit_dir(root: Path) -> dict[str, Any]:
+    return report_doc(audit_data(DirectorySource(root).collect(), AuditSettings(), at=AUDIT_AT))
+
+
+@pytest.mark.parametrize("excluded", ["billing ", "bi\u2010lling", "Billing", "billing\u00a0"])
+def test_a_backup_namespace_filter_entry_that_is_no_name_is_named(
+    tmp_path: Path, excluded: str
+) -> None:
+    """Read as written, an exclude of ``"billing "`` excluded nothing: the Backups that left
+    billing out covered it (Velero refuses such a name: FailedValidation)."""
+    base = _audit_dir(_example_with_exclude(tmp_path, "billing"))
+    assert _vm(base, "billing/billing-db")["readiness"] == "NOT_READY"
+    assert _status(base, "RR-BKP-001", "billing/billing-db") == "FAIL"
+    doc = _audit_dir(_example_with_exclude(tmp_path, excluded))
+    named = {(n, f) for n, f in _named(doc, "Backup")}
+    assert ("billing-daily-20261130", "spec.excludedNamespaces[0]") in named
+    assert _vm(doc, "billing/billing-db")["readiness"] in ("UNKNOWN", "NOT_READY")
+    assert _status(doc, "RR-BKP-001", "billing/billing-db") in ("FAIL", "ERROR")
+    assert _status(doc, "RR-BKP-003", "billing/billing-db") == "ERROR"
+    assert doc["run"]["complete"] is False
+
+
+def test_a_schedule_template_namespace_that_is_no_name_is_named(tmp_path: Path) -> None:
+    doc = _audit_dir(_example_with_exclude(tmp_path, "billing ", where="schedules"))
+    assert ("billing-daily", "spec.template.excludedNamespaces[0]") in _named(doc, "Schedule")
+
+
+@pytest.mark.parametrize("excluded", ["bill*", "billing"])
+def test_valid_backup_namespace_filters_are_not_named(tmp_path: Path, excluded: str) -> None:
+    doc = _audit_dir(_example_with_exclude(tmp_path, excluded))
+    assert not _named(doc, "Backup")

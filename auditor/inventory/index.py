@@ -217,6 +217,39 @@ def _restore_namespace_issues(o: dict[str, Any]) -> list[FieldIssue]:
     return out
 
 
+def _backup_namespace_issues(o: dict[str, Any], where: str) -> list[FieldIssue]:
+    """Names in a Backup's (``where``: ``spec``) or a Schedule's Backup template's
+    (``spec.template``) ``includedNamespaces``/``excludedNamespaces`` that are no namespace
+    name (a blank around it, a look-alike hyphen or letter, an upper-case letter).
+
+    Velero's Backup and Schedule controllers refuse such a list
+    (``collections.ValidateNamespaceIncludesExcludes``: each name, ``*`` read as a letter,
+    must pass ``ValidateNamespaceName``;
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/util/collections/includes_excludes.go)
+    and set the phase FailedValidation; releases before that check applied the name as
+    written, excluding (or including) no namespace of that name. So a Backup or Schedule in any
+    other phase holding one is a damaged or edited copy whose scope is unknown (fz39: an
+    exclude of ``"billing "`` read as written made a Backup cover the namespace it excluded).
+    ``""`` is no namespace and skipped by Velero (valid). One issue per bad name."""
+    if dig(o, "status", "phase") == "FailedValidation":
+        return []  # Velero refused it: what RR-BKP-003/RR-PLT-002 read of it, consistently
+    out: list[FieldIssue] = []
+    for key in ("includedNamespaces", "excludedNamespaces"):
+        names = dig(o, *where.split("."), key)
+        for i, n in enumerate(names if isinstance(names, list) else ()):
+            if isinstance(n, str) and n and not _NAMESPACE_NAME.fullmatch(_GLOB.sub("x", n)):
+                out.append(
+                    FieldIssue(
+                        f"{where}.{key}[{i}]",
+                        f"is {n!r}, no namespace name (a blank or a look-alike character): "
+                        "Velero refuses it (FailedValidation) or, before it validated names, "
+                        "applied it to no namespace of that name",
+                        True,
+                    )
+                )
+    return out
+
+
 _OWN_NAMESPACE_KINDS = frozenset({"Service", "Route", "ControllerRevision", "VolumeSnapshot"})
 #: The kinds the API server always writes a ``spec`` for, read by :func:`_selector_issues`
 #: (a Service's selector, a Route's backends; a VolumeSnapshot's source). Not a
@@ -1638,6 +1671,7 @@ class ClusterIndex:
                     ]
                 if kind == "Backup":
                     issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
+                    issues += _backup_namespace_issues(o, "spec")
                     issues += _ttl_issues(dig(o, "spec", "ttl"), "spec.ttl")
                     read_str(o, "spec.storageLocation", issues)
                     if BackupView.parse_policy(dig(o, "spec", "resourcePolicy")) == "?":
@@ -1683,6 +1717,7 @@ class ClusterIndex:
                     self._unread(kind, o, issues)
         for o in data.of("Schedule"):
             issues = _flag_issues(dig(o, "spec", "template"), "spec.template")
+            issues += _backup_namespace_issues(o, "spec.template")
             # when it last ran (RR-PLT-002 and RR-BKP-002 show it): a metav1.Time
             read_time(o, "status.lastBackup", issues)
             # ScheduleSpec requires its cron and its Backup template (velero
