@@ -7,6 +7,7 @@ rests on it and the VM's verdict, never better than before (docs/readiness.md, f
 
 from __future__ import annotations
 
+import copy
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT, REPO, report_doc
 from tests.test_check_fixtures import FIXTURES, audit_fixture
+from tests.test_evidence_gaps import _complete, _docs, _golden_image, _of, _waiting_disk
 
 _RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 3}
 
@@ -265,3 +267,118 @@ def test_a_schedule_template_namespace_that_is_no_name_is_named(tmp_path: Path) 
 def test_valid_backup_namespace_filters_are_not_named(tmp_path: Path, excluded: str) -> None:
     doc = _audit_dir(_example_with_exclude(tmp_path, excluded))
     assert not _named(doc, "Backup")
+
+
+# -- the source a never-filled DataVolume is filled from: a DataSource's or its own ---------
+
+
+def _never_filled(tmp_path: Path, dv_spec: dict[str, Any], edit: Any = None) -> dict[str, Any]:
+    """RR-BKP-004/pass.yaml with its DataVolume disk never filled (WaitForFirstConsumer, the
+    VM never started) and cloned from ``dv_spec``'s source, whose golden-image PVC is gone;
+    ``edit(docs)`` changes one field."""
+    fixture = "RR-BKP-004/pass.yaml"
+    docs, _ = _waiting_disk(_docs(fixture), copy.deepcopy(dv_spec), ran=False, bound=False)
+    ns = _of(docs, "VirtualMachine")[0]["metadata"]["namespace"]
+    if "sourceRef" in dv_spec:
+        docs += _golden_image(docs, ns, pvc=False)  # the DataSource, its PVC gone
+    if edit is not None:
+        edit(docs)
+    return _complete(tmp_path, fixture, docs)
+
+
+_BY_REF = {"sourceRef": {"kind": "DataSource", "name": "rhel9"}}
+_CLONE = {"source": {"pvc": {"namespace": "app", "name": "base-image"}}}
+
+
+def _data_source(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == "DataSource")
+
+
+def _data_volume(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == "DataVolume")
+
+
+@pytest.mark.parametrize("spec", [_BY_REF, _CLONE])
+def test_a_never_filled_disk_whose_source_is_gone_is_not_ready(
+    tmp_path: Path, spec: dict[str, Any]
+) -> None:
+    doc = _never_filled(tmp_path, spec)
+    assert _status(doc, "RR-BKP-004") == "FAIL"
+    assert _vm(doc)["readiness"] == "NOT_READY"
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind", "field", "edit"),
+    [
+        # the DataSource's golden image: read as "a source the export cannot judge", the
+        # disk counted as held: NOT_READY -> READY, nothing named
+        (
+            _BY_REF,
+            "DataSource",
+            "spec.source.pvc.name",
+            lambda d: _data_source(d)["spec"]["source"]["pvc"].update(name=42),
+        ),
+        (
+            _BY_REF,
+            "DataSource",
+            "spec.source.pvc",
+            lambda d: _data_source(d)["spec"]["source"].update(pvc="rhel9-golden"),
+        ),
+        (
+            _BY_REF,
+            "DataSource",
+            "spec.source",
+            lambda d: _data_source(d)["spec"].update(source=None),
+        ),
+        (
+            _BY_REF,
+            "DataSource",
+            "spec.source.pvc.namespace",
+            lambda d: _data_source(d)["spec"]["source"]["pvc"].update(namespace=7),
+        ),
+        # the DataVolume's own clone source, or the reference to its DataSource
+        (
+            _CLONE,
+            "DataVolume",
+            "spec.source.pvc.name",
+            lambda d: _data_volume(d)["spec"]["source"]["pvc"].update(name=42),
+        ),
+        (
+            _CLONE,
+            "DataVolume",
+            "spec.source",
+            lambda d: _data_volume(d)["spec"].update(source="base-image"),
+        ),
+        (
+            _BY_REF,
+            "DataVolume",
+            "spec.sourceRef.namespace",
+            lambda d: _data_volume(d)["spec"]["sourceRef"].update(namespace=42),
+        ),
+        (
+            _BY_REF,
+            "DataVolume",
+            "spec.sourceRef",
+            lambda d: _data_volume(d)["spec"].update(sourceRef=None),
+        ),
+    ],
+)
+def test_an_unreadable_source_of_a_never_filled_disk_is_named_never_held(
+    tmp_path: Path, spec: dict[str, Any], kind: str, field: str, edit: Any
+) -> None:
+    doc = _never_filled(tmp_path, spec, edit)
+    assert any(f == field for _, f in _named(doc, kind)), doc["collection_problems"]
+    assert _status(doc, "RR-BKP-004") == "ERROR"
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    assert doc["run"]["complete"] is False
+
+
+def test_a_clone_source_in_the_data_volume_s_own_namespace_stays_valid(tmp_path: Path) -> None:
+    """``namespace: ""`` (or none) is the DataVolume's own namespace to CDI: not named."""
+    doc = _never_filled(
+        tmp_path,
+        _CLONE,
+        lambda d: _data_volume(d)["spec"]["source"]["pvc"].update(namespace=""),
+    )
+    assert not _named(doc, "DataVolume")
+    assert _status(doc, "RR-BKP-004") == "FAIL"

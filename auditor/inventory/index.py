@@ -35,6 +35,7 @@ from auditor.inventory.records import (
     PersistentVolumeRecord,
     StorageClassRecord,
     VirtualMachineInstanceRecord,
+    clone_source_issues,
     parse_record,
 )
 from auditor.inventory.volmig import migration_state_issues
@@ -479,6 +480,23 @@ def _kubevirt_issues(obj: dict[str, Any]) -> list[FieldIssue]:
                 else FieldIssue(field_, f"is a {type(nad).__name__}, not a string", True)
             )
     return issues
+
+
+def _data_source_issues(obj: dict[str, Any]) -> list[FieldIssue]:
+    """What makes the golden image a DataSource names unreadable: ``spec`` or
+    ``spec.source`` missing, null or no mapping (``DataSourceSpec.Source`` is required), or a
+    ``pvc``/``snapshot`` source that names nothing readable (:func:`clone_source_issues`).
+    containerized-data-importer api/pkg/apis/core/v1beta1/types.go ``DataSourceSpec``,
+    ``DataSourceSource``. fz39: ``spec.source.pvc.name: 42`` (or ``pvc: junk``,
+    ``source: null``) read as "a source the export cannot judge", and the never-filled disk
+    cloned from a gone golden image counted as held: NOT_READY -> READY, nothing named."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        what = "missing" if "spec" not in obj else f"a {type(spec).__name__}, not a mapping"
+        return [FieldIssue("spec", f"is {what}", True)]
+    if "source" not in spec:
+        return [FieldIssue("spec.source", "is missing (every DataSource has one)", True)]
+    return clone_source_issues(obj, "spec.source")
 
 
 def _spec_issues(spec: Any, prefix: str) -> list[FieldIssue]:
@@ -1527,6 +1545,10 @@ class ClusterIndex:
                 issues = _wrong_types(o, fields) + _enum_and_item_issues(kind, o)
                 if issues:  # named; what they decide is judged by its reader (fz35)
                     ix._unread(kind, o, issues)
+        for o in data.of("DataSource"):
+            issues = _data_source_issues(o)
+            if issues:  # the golden image it names is unknown (protection._source_gone)
+                ix._unread("DataSource", o, issues)
         ix._index_velero(data)
         return ix
 

@@ -895,6 +895,15 @@ class Pairing:
         spec = dv.get("spec") if isinstance(dv, dict) else None
         if not isinstance(spec, dict):
             return None
+        unread = sorted(
+            str(p.field)
+            for p in self.ix.record_problems("DataVolume", ns, name)
+            if str(p.field).startswith(("spec.source", "spec.sourceRef"))
+        )
+        if unread:
+            # a source named by a field that cannot be read (named by the DataVolume's
+            # record) is no source "the export cannot judge": it may be gone (fz39)
+            return CaptureStatus.UNKNOWN, f"its source cannot be read ({', '.join(unread)})"
         ref = spec.get("sourceRef")
         if isinstance(ref, dict):
             # a DataSource names the PVC or VolumeSnapshot a golden image lives in
@@ -914,7 +923,10 @@ class Pairing:
                     f"its source {named} no longer exists: nothing fills it",
                 )
             spec, ns = found.get("spec"), ref_ns or ns
-            if not isinstance(spec, dict):
+            if not isinstance(spec, dict) or (
+                ("DataSource", ref_ns or ns, ref["name"]) in self.ix.unread_objects
+            ):
+                # the index named what cannot be read of it (a source of 42, null)
                 return CaptureStatus.UNKNOWN, f"its source {named} has no readable spec"
         source = spec.get("source")
         for key, kind in (("pvc", "PersistentVolumeClaim"), ("snapshot", "VolumeSnapshot")):
