@@ -27,7 +27,7 @@ from auditor.inventory.identities import legacy_firmware_uuid
 from auditor.inventory.index import meta_labels
 from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
-from auditor.models import Basis, Severity
+from auditor.models import Basis, Severity, Status
 
 KV_FIRMWARE = "https://kubevirt.io/user-guide/compute/virtual_hardware/#biosuefi"
 KV_PERSISTENT = "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/"
@@ -265,10 +265,16 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
         ).on(Basis.OBSERVED)
     unknown = gate_unknown(ctx)
     if unknown:
-        return errored(
+        # high: what could not be read may be the gate that refuses the restored copy (the
+        # high FAIL above), so the VM ranks with NOT_READY, never AT_RISK (bench.mutations
+        # --kind KubeVirt, fz39 seed 11101: a KubeVirt CR unread, NOT_READY -> UNKNOWN of
+        # a medium ERROR, ranked AT_RISK at worst)
+        return Result(
+            Status.ERROR,
             f"VM {vm.ref} keeps persistent EFI/TPM state, but {unknown}: whether KubeVirt "
             "starts a restored copy of it is unknown.",
-            **ev,
+            ev,
+            Severity.HIGH,
         )
     if vm.state_pvc is None:
         # KubeVirt keeps persistent EFI/TPM state in a backend-storage PVC it creates when the
