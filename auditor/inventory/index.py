@@ -564,11 +564,22 @@ def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
     targets = [("spec.to", to)] + [
         (f"spec.alternateBackends[{i}]", a) for i, a in enumerate(alt or [])
     ]
+    if to is None:
+        # RouteSpec.To is required (openshift route validation: "spec.to.name: Required")
+        return [FieldIssue("spec.to", "is missing: every Route names the Service it exposes", True)]
     for path, target in targets:
         for key in ("kind", "name"):
             value = target.get(key) if isinstance(target, dict) else None
             if value is not None and not isinstance(value, str):
                 return [FieldIssue(f"{path}.{key}", "is not a string", True)]
+            if key == "name" and (not value or name_fault_of(value) is not None):
+                # RouteTargetReference.Name is required and names a Service (openshift
+                # pkg/route/apis/route/validation ValidateRoute: "spec.to.name: Required
+                # value"); "", null or a name with a blank names none, and read so the Route
+                # dropped out of RR-NET-003 (bench.mutations empty_string/null, fz39 seed
+                # 11102: AT_RISK -> READY, nothing named)
+                fault = "missing or empty" if not value else name_fault_of(value)
+                return [FieldIssue(f"{path}.name", f"is {fault}: it names no Service", True)]
             if key == "kind" and value not in (None, "", "Service"):
                 # OpenShift defaults an empty kind to Service and refuses any other (openshift
                 # route validation: a backend "must reference a Service"); read as "not a
