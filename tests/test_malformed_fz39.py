@@ -382,3 +382,81 @@ def test_a_clone_source_in_the_data_volume_s_own_namespace_stays_valid(tmp_path:
     )
     assert not _named(doc, "DataVolume")
     assert _status(doc, "RR-BKP-004") == "FAIL"
+
+
+# -- found by bench.mutations --kind over the rarer kinds (seeds 11101, 11102) -------------
+
+_GATE_OFF = (FIXTURES / "RR-PLT-006" / "fail-gate-off.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("  observedKubeVirtVersion: v1.4.1\n", "  observedKubeVirtVersion: 42\n"),
+        ("  name: kubevirt\n  namespace: kubevirt\n", "  name: kubevirt\n"),
+    ],
+)
+def test_a_kubevirt_cr_unread_leaves_a_persistent_state_vm_high_unknown(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    """RR-FW-002's FAIL for a gate that refuses a restored copy is high: when the KubeVirt CR
+    that says so cannot be read, its ERROR is high too, so the VM ranks with NOT_READY (a
+    medium ERROR ranked it AT_RISK at worst: NOT_READY -> UNKNOWN was an improvement)."""
+    base = audit_fixture(_write(tmp_path, _GATE_OFF))
+    assert _vm(base)["readiness"] == "NOT_READY"
+    doc = audit_fixture(_write(tmp_path, _GATE_OFF, (old, new)))
+    finding = next(f for f in _vm(doc)["findings"] if f["check_id"] == "RR-FW-002")
+    assert (finding["status"], finding["severity"]) == ("ERROR", "high")
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+
+
+_ROUTE = (FIXTURES / "RR-NET-003" / "fail-route-outside-backup.yaml").read_text()
+
+
+@pytest.mark.parametrize("name", ["''", "null", "'vm1-ssh '"])
+def test_a_route_backend_naming_no_service_is_named(tmp_path: Path, name: str) -> None:
+    """``spec.to.name`` is required and names a Service (openshift route validation): read as
+    no backend, the Route outside the backup dropped out of RR-NET-003 (AT_RISK -> READY)."""
+    base = audit_fixture(_write(tmp_path, _ROUTE))
+    assert _status(base, "RR-NET-003") == "FAIL"
+    assert _vm(base)["readiness"] == "AT_RISK"
+    doc = audit_fixture(
+        _write(
+            tmp_path,
+            _ROUTE,
+            ("    kind: Service\n    name: vm1-ssh\n", f"    kind: Service\n    name: {name}\n"),
+        )
+    )
+    assert ("vm1-web", "spec.to.name") in _named(doc, "Route")
+    assert _status(doc, "RR-NET-003") == "ERROR"
+    assert _vm(doc)["readiness"] != "READY"
+
+
+_DELETING = (FIXTURES / "RR-BKP-012" / "fail-pinned-revision-being-deleted.yaml").read_text()
+
+
+def test_a_revision_deletion_after_the_instant_is_named_and_unknown(tmp_path: Path) -> None:
+    """A pinned revision in deletion since before the Backup began is left out (high FAIL);
+    its deletionTimestamp moved past the audit instant (2031) was read as a deletion that
+    began after the Backup, so taken: NOT_READY -> AT_RISK, nothing named."""
+    base = audit_fixture(_write(tmp_path, _DELETING))
+    assert _status(base, "RR-BKP-012") == "FAIL"
+    doc = audit_fixture(
+        _write(
+            tmp_path,
+            _DELETING,
+            (
+                "deletionTimestamp: '2026-11-29T00:00:00Z'",
+                "deletionTimestamp: '2031-06-01T00:00:00Z'",
+            ),
+        )
+    )
+    named = [
+        p
+        for p in doc["collection_problems"]
+        if p["kind"] == "ControllerRevision" and p["field"] == "metadata.deletionTimestamp"
+    ]
+    assert named, doc["collection_problems"]
+    finding = next(f for f in _vm(doc)["findings"] if f["check_id"] == "RR-BKP-012")
+    assert (finding["status"], finding["severity"]) == ("ERROR", "high")
+    assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")
