@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from auditor.fieldnames import fold_key
 from auditor.labelsyntax import labels_ok
 
 __all__ = [
@@ -66,7 +67,13 @@ class KindSpec:
             return True
         labels = meta.get("labels")
         if labels is None:
-            return False
+            # written null (not absent): a damaged copy whose labels are unknown, so it may be
+            # a selected one; read, its shape fault names it (fz39: a pinned revision's or the
+            # change-storage-class ConfigMap's ``labels: null`` dropped it unselected, unnamed);
+            # so with the key written with a blank or in another case (``"labels\u00a0"``)
+            return "labels" in meta or any(
+                isinstance(k, str) and k != "labels" and fold_key(k) == "labels" for k in meta
+            )
         if not isinstance(labels, dict) or not labels_ok(labels):
             # (fz36: a key or value the API server refuses, ``"velero.io/change-storage-class "``:
             # the mapping ConfigMap was dropped unnamed)
