@@ -447,6 +447,11 @@ def _kubevirt_issues(obj: dict[str, Any]) -> list[FieldIssue]:
     (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#defaulting-and-nullable),
     so none of these is null in a stored KubeVirt CR."""
     issues = _wrong_types(obj, _KUBEVIRT_FIELDS)
+    issues += [
+        FieldIssue(section, _KUBEVIRT_NULL)
+        for section in ("spec", "status")
+        if section in obj and obj[section] is None
+    ]
     paths = [p for p, _, _ in _KUBEVIRT_FIELDS]
     paths.append("spec.configuration.developerConfiguration.featureGates")
     for path in paths:
