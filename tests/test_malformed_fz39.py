@@ -460,3 +460,33 @@ def test_a_revision_deletion_after_the_instant_is_named_and_unknown(tmp_path: Pa
     finding = next(f for f in _vm(doc)["findings"] if f["check_id"] == "RR-BKP-012")
     assert (finding["status"], finding["severity"]) == ("ERROR", "high")
     assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")
+
+
+def test_a_kubevirt_cr_spec_written_null_is_named(tmp_path: Path) -> None:
+    """``spec: null`` read as a CR without configuration: vmStateStorageClass unset, so the
+    default class, and RR-PLT-006 FAIL -> PASS (bench.mutations null_list, seed 11103)."""
+    spec = (
+        "spec:\n  configuration:\n    developerConfiguration:\n      featureGates:\n"
+        "      - VMPersistentState\n    vmStateStorageClass: gone-sc\n"
+    )
+    doc = audit_fixture(_write(tmp_path, _STATE, _MARKED, (spec, "spec: null\n")))
+    assert ("kubevirt", "spec") in _named(doc, "KubeVirt")
+    assert _platform(doc, "RR-PLT-006") == "ERROR"
+
+
+@pytest.mark.parametrize("labels", ["  labels: null\n", "  Labels:\n", "  labels\u00a0:\n"])
+def test_a_pinned_revision_with_unreadable_labels_is_read_and_named(
+    tmp_path: Path, labels: str
+) -> None:
+    """A ControllerRevision is read only when labelled by KubeVirt: labels written null, in
+    another case or with a blank dropped it unselected and unnamed (fz39 seeds 11101, 11103);
+    now read, so its shape fault names it, and the VM pinned to it is not judged without it."""
+    text = (FIXTURES / "RR-BKP-012" / "pass-pinned-revision-in-backup.yaml").read_text()
+    old = (
+        "  labels:\n    instancetype.kubevirt.io/object-kind: VirtualMachineClusterInstancetype\n"
+        "    instancetype.kubevirt.io/object-name: u1.medium\n"
+    )
+    new = labels if "null" in labels else labels + old.split("\n", 1)[1]
+    doc = audit_fixture(_write(tmp_path, text, (old, new)))
+    assert [n for n, _ in _named(doc, "ControllerRevision")] == ["vm1-u1.medium-v1beta1-uid-1"]
+    assert _vm(doc)["readiness"] == "UNKNOWN"
