@@ -490,3 +490,36 @@ def test_a_pinned_revision_with_unreadable_labels_is_read_and_named(
     doc = audit_fixture(_write(tmp_path, text, (old, new)))
     assert [n for n, _ in _named(doc, "ControllerRevision")] == ["vm1-u1.medium-v1beta1-uid-1"]
     assert _vm(doc)["readiness"] == "UNKNOWN"
+
+
+# -- ownerReferences of the snapshots whose owner decides whether they last ----------------
+
+_VM_SNAP_GOING = (
+    FIXTURES / "RR-STG-001" / "fail-vm-snapshot-being-deleted-takes-its-volume-snapshots.yaml"
+).read_text()
+_CONTENT_OWNER = (
+    "    controller: true\n    kind: VirtualMachineSnapshotContent\n"
+    "    name: vmsnapshot-content-vm1\n    uid: uid-vmsc\n"
+)
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "    controller: true\n    kind: 1.5\n    name: vmsnapshot-content-vm1\n    uid: uid-vmsc\n",
+        "    controller: true\n    kind: VirtualMachineSnapshotContent\n"
+        "    name: vmsnapshot-content-vm1\n    uid: ''\n",
+    ],
+)
+def test_a_volume_snapshot_owner_reference_that_is_none_is_named(tmp_path: Path, new: str) -> None:
+    """The VolumeSnapshots a VirtualMachineSnapshotContent being deleted owns go with it
+    (high FAIL: no lasting copy); an owner ``kind`` of 1.5 was read as no owner, so the
+    snapshots as lasting copies: RR-STG-001 FAIL high -> FAIL medium, nothing named."""
+    base = audit_fixture(_write(tmp_path, _VM_SNAP_GOING))
+    stg = next(f for f in _vm(base)["findings"] if f["check_id"] == "RR-STG-001")
+    assert (stg["status"], stg["severity"]) == ("FAIL", "high")
+    doc = audit_fixture(_write(tmp_path, _VM_SNAP_GOING, (_CONTENT_OWNER, new)))
+    assert ("vm1-root-manual", "metadata.ownerReferences[0]") in _named(doc, "VolumeSnapshot")
+    stg = next(f for f in _vm(doc)["findings"] if f["check_id"] == "RR-STG-001")
+    assert (stg["status"], stg["severity"]) in (("FAIL", "high"), ("ERROR", "high"))
+    assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")

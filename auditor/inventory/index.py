@@ -22,6 +22,7 @@ from auditor.inventory.endpoints import ClusterHosts
 from auditor.inventory.fields import (
     FieldIssue,
     name_fault_of,
+    owner_ref_fault,
     read_enum,
     read_str,
     read_time,
@@ -351,6 +352,17 @@ _GATE_AND_DELETION_FIELDS: dict[str, _Typed] = {
         ("spec.template.metadata.labels", dict, "a mapping"),
     ),
 }
+
+
+def _owner_issues(obj: Any) -> list[FieldIssue]:
+    """An issue per ``metadata.ownerReferences`` entry the API server would refuse
+    (:func:`auditor.inventory.fields.owner_ref_fault`): whose object it is cannot be read."""
+    refs = dig(obj, "metadata", "ownerReferences")
+    return [
+        FieldIssue(f"metadata.ownerReferences[{i}]", fault, True)
+        for i, ref in enumerate(refs if isinstance(refs, list) else ())
+        if (fault := owner_ref_fault(ref)) is not None
+    ]
 
 
 def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
@@ -1485,7 +1497,7 @@ class ClusterIndex:
             # the PVC it was cut from: of another type, none says anything (named, and the
             # list is partial: mutations seed 1361, a spec.source of "junk" dropped the
             # snapshot with nothing named)
-            issues = _wrong_types(o, _VOLUME_SNAPSHOT_FIELDS)
+            issues = _wrong_types(o, _VOLUME_SNAPSHOT_FIELDS) + _owner_issues(o)
             # when it was cut: a snapshot cut before its PVC was made is of an earlier PVC
             # of that name (facts.copy_rows); unreadable, it is no copy shown to be of this one
             read_time(o, "status.creationTime", issues)
@@ -1513,11 +1525,16 @@ class ClusterIndex:
             ]
             # ... and the sections that hold it (mutations seed 1361: a virtualMachine of
             # "junk" read as a snapshot without a VM definition, with nothing named)
-            issues[:0] = [
-                FieldIssue(path, "is not a mapping", True)
-                for path in ("spec.source", "spec.source.virtualMachine")
-                if (value := dig(o, *path.split("."))) is not None and not isinstance(value, dict)
-            ] + _wrong_types(o, _VM_SNAPSHOT_CONTENT_FIELDS)
+            issues[:0] = (
+                [
+                    FieldIssue(path, "is not a mapping", True)
+                    for path in ("spec.source", "spec.source.virtualMachine")
+                    if (value := dig(o, *path.split("."))) is not None
+                    and not isinstance(value, dict)
+                ]
+                + _wrong_types(o, _VM_SNAPSHOT_CONTENT_FIELDS)
+                + _owner_issues(o)
+            )
             if issues:
                 ix._object_issues("VirtualMachineSnapshotContent", o, issues)
         ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
