@@ -20,7 +20,8 @@ from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
 from tests.conftest import AUDIT_AT, REPO, report_doc
 from tests.test_check_fixtures import FIXTURES, audit_fixture
-from tests.test_evidence_gaps import _complete, _docs, _golden_image, _of, _waiting_disk
+from tests.test_deleted_drills_rt38 import FIXTURE, _download, _pod_volume_restore
+from tests.test_evidence_gaps import _audit, _complete, _docs, _golden_image, _of, _waiting_disk
 
 _RANK = {"READY": 0, "AT_RISK": 1, "UNKNOWN": 2, "NOT_READY": 3}
 
@@ -523,3 +524,35 @@ def test_a_volume_snapshot_owner_reference_that_is_none_is_named(tmp_path: Path,
     stg = next(f for f in _vm(doc)["findings"] if f["check_id"] == "RR-STG-001")
     assert (stg["status"], stg["severity"]) in (("FAIL", "high"), ("ERROR", "high"))
     assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")
+
+
+# -- the namespace a deleted drill's leftover data restore came from ------------------------
+
+
+@pytest.mark.parametrize("kind", ["DataDownload", "PodVolumeRestore"])
+@pytest.mark.parametrize("source", [42, "app ", "App", None, ""])
+def test_a_deleted_drill_leftover_with_an_unreadable_source_namespace_is_named(
+    tmp_path: Path, kind: str, source: Any
+) -> None:
+    """A failed DataDownload (PodVolumeRestore) of a Restore deleted since keeps RR-RST-001 a
+    medium FAIL; its sourceNamespace of 42, ``"app "`` or ``App`` was read as another
+    namespace's, so the VM's FAIL became the older drill's PASS, nothing named."""
+
+    def leftover(value: Any, *, keep: bool = False) -> dict[str, Any]:
+        if kind == "DataDownload":
+            o = _download("drill-20261129", "vm1-root", "Failed", "2026-11-29T09:00:00Z")
+        else:
+            o = _pod_volume_restore("drill-20261129", "root", "Failed")
+        if not keep:
+            o["spec"]["sourceNamespace"] = value
+        return o
+
+    base = _audit(tmp_path / "base", _docs(FIXTURE) + [leftover("app", keep=True)])
+    rst = next(f for f in _vm(base)["findings"] if f["check_id"] == "RR-RST-001")
+    assert (rst["status"], rst["severity"]) == ("FAIL", "medium")
+    doc = _audit(tmp_path / "bad", _docs(FIXTURE) + [leftover(source)])
+    assert any(f == "spec.sourceNamespace" for _, f in _named(doc, kind)), doc[
+        "collection_problems"
+    ]
+    rst = next(f for f in _vm(doc)["findings"] if f["check_id"] == "RR-RST-001")
+    assert (rst["status"], rst["severity"]) == ("ERROR", "medium")

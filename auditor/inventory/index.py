@@ -219,6 +219,25 @@ def _restore_namespace_issues(o: dict[str, Any]) -> list[FieldIssue]:
     return out
 
 
+def _source_namespace_issues(o: dict[str, Any], *, required: bool) -> list[FieldIssue]:
+    """A DataDownload's (``required``) or PodVolumeRestore's ``spec.sourceNamespace`` that is
+    no namespace name: the namespace its volume was backed up from, which ties a data restore
+    left by a deleted Restore to a VM (:func:`auditor.inventory.drills.deleted_drill_failures`).
+    Velero sets it from the Backup (velero pkg/apis/velero/v2alpha1/data_download_types.go,
+    pkg/apis/velero/v1/pod_volume_restore_type.go ``SourceNamespace``); a PodVolumeRestore of a
+    Velero before it has none (valid). fz39: a failed DataDownload of a deleted drill whose
+    sourceNamespace was 42, ``"app "`` or ``App`` was read as another namespace's, and the VM's
+    RR-RST-001 FAIL became the older drill's PASS, nothing named."""
+    issues: list[FieldIssue] = []
+    src = read_str(o, "spec.sourceNamespace", issues, required=required)
+    spec = o.get("spec")
+    if isinstance(spec, dict) and spec.get("sourceNamespace", "") is None and not issues:
+        issues.append(FieldIssue("spec.sourceNamespace", "is null, which Velero never writes"))
+    if src is not None and not _NAMESPACE_NAME.fullmatch(src):
+        issues.append(FieldIssue("spec.sourceNamespace", f"is {src!r}, no namespace name", True))
+    return issues
+
+
 def _backup_namespace_issues(o: dict[str, Any], where: str) -> list[FieldIssue]:
     """Names in a Backup's (``where``: ``spec``) or a Schedule's Backup template's
     (``spec.template``) ``includedNamespaces``/``excludedNamespaces`` that are no namespace
@@ -1760,6 +1779,8 @@ class ClusterIndex:
                     # or labels were null vanished from its drill, AT_RISK -> READY)
                     for path in _ITEM_REFS[kind]:
                         read_str(o, path, issues, required=True)
+                    if kind in ("DataDownload", "PodVolumeRestore"):
+                        issues += _source_namespace_issues(o, required=kind == "DataDownload")
                     owner = _ITEM_OWNER_LABELS[kind]
                     if meta_label(o, owner) is None:
                         issues.append(
