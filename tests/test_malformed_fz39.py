@@ -556,3 +556,27 @@ def test_a_deleted_drill_leftover_with_an_unreadable_source_namespace_is_named(
     ]
     rst = next(f for f in _vm(doc)["findings"] if f["check_id"] == "RR-RST-001")
     assert (rst["status"], rst["severity"]) == ("ERROR", "medium")
+
+
+def test_a_revision_without_its_spec_and_a_null_owner_list_are_named(tmp_path: Path) -> None:
+    """KubeVirt writes each revision with the whole object, spec included; ObjectMeta's
+    ownerReferences is never null (omitempty). Both were read unnamed (fz39 seed 11203)."""
+    rev = (FIXTURES / "RR-FW-002" / "fail-preference-pinned-to-older-revision.yaml").read_text()
+    doc = audit_fixture(_write(tmp_path, rev, ("\n  spec:\n", "\n  'spec\\xa0':\n")))
+    assert any(f == "data.spec" for _, f in _named(doc, "ControllerRevision"))
+    assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")
+    owner = "  ownerReferences:\n  - apiVersion: snapshot.kubevirt.io/v1beta1\n"
+    assert owner in _VM_SNAP_GOING
+    doc = audit_fixture(
+        _write(
+            tmp_path,
+            _VM_SNAP_GOING.replace(
+                owner + "    controller: true\n    kind: VirtualMachineSnapshot\n"
+                "    name: vm1-snap\n    uid: uid-vms\n",
+                "  ownerReferences: null\n",
+            ),
+        )
+    )
+    assert ("vmsnapshot-content-vm1", "metadata.ownerReferences") in _named(
+        doc, "VirtualMachineSnapshotContent"
+    )

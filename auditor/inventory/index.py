@@ -376,6 +376,13 @@ _GATE_AND_DELETION_FIELDS: dict[str, _Typed] = {
 def _owner_issues(obj: Any) -> list[FieldIssue]:
     """An issue per ``metadata.ownerReferences`` entry the API server would refuse
     (:func:`auditor.inventory.fields.owner_ref_fault`): whose object it is cannot be read."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if isinstance(meta, dict) and "ownerReferences" in meta and meta["ownerReferences"] is None:
+        # ObjectMeta's list is omitempty: the API server never writes it null (read as "no
+        # owner", a snapshot content lost the VM snapshot that owns it, unnamed: fz39)
+        return [
+            FieldIssue("metadata.ownerReferences", "is null, which the API server never writes")
+        ]
     refs = dig(obj, "metadata", "ownerReferences")
     return [
         FieldIssue(f"metadata.ownerReferences[{i}]", fault, True)
@@ -1502,6 +1509,15 @@ class ClusterIndex:
             issues = _wrong_types(
                 o, (("data", dict, "a mapping"), ("data.spec", dict, "a mapping"))
             )
+            if isinstance(o.get("data"), dict) and dig(o, "data", "spec") is None:
+                # KubeVirt stores the whole instancetype or preference, its spec included
+                # (kubevirt pkg/instancetype/revision/store.go CreateControllerRevision): a
+                # revision without one, or with it null, is a damaged copy (fz39, unnamed)
+                issues.append(
+                    FieldIssue(
+                        "data.spec", "is missing or null; KubeVirt writes every revision with it"
+                    )
+                )
             issues += _spec_issues(dig(o, "data", "spec"), "data.spec")
             # being deleted, Velero skips it (RR-BKP-012, rt37): a time that is none is named
             gone: list[FieldIssue] = []
