@@ -580,3 +580,57 @@ def test_a_revision_without_its_spec_and_a_null_owner_list_are_named(tmp_path: P
     assert ("vmsnapshot-content-vm1", "metadata.ownerReferences") in _named(
         doc, "VirtualMachineSnapshotContent"
     )
+
+
+# -- an ERROR no lighter than the FAIL it may hide (Windows guests) --------------------------
+
+
+def _windows(text: str) -> str:
+    assert "        vm.kubevirt.io/os: rhel9\n" in text
+    return text.replace(
+        "        vm.kubevirt.io/os: rhel9\n", "        vm.kubevirt.io/os: windows2k22\n"
+    )
+
+
+def _finding_of(doc: dict[str, Any], check: str) -> tuple[str, str]:
+    f = next(f for f in _vm(doc)["findings"] if f["check_id"] == check)
+    return f["status"], f["severity"]
+
+
+def test_a_windows_vm_whose_running_firmware_cannot_be_read_is_high_unknown(
+    tmp_path: Path,
+) -> None:
+    """RR-FW-001's FAIL for a pinned uuid the guest does not run with is high on Windows; the
+    running VMI's uuid written 42 gave a medium ERROR: NOT_READY -> UNKNOWN ranked AT_RISK."""
+    text = _windows(
+        (FIXTURES / "RR-FW-001" / "fail-pinned-uuid-differs-from-running-vmi.yaml").read_text()
+    )
+    assert _finding_of(audit_fixture(_write(tmp_path, text)), "RR-FW-001") == ("FAIL", "high")
+    doc = audit_fixture(
+        _write(
+            tmp_path,
+            text,
+            ("      uuid: 3f6d2c1e-8b0a-4f7e-b3c5-6a1d9e2f4b10\n", "      uuid: 42\n"),
+        )
+    )
+    assert _finding_of(doc, "RR-FW-001") == ("ERROR", "high")
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+
+
+def test_a_windows_vm_whose_running_devices_cannot_be_read_is_high_unknown(
+    tmp_path: Path,
+) -> None:
+    """RR-DSK-003's FAIL for a Windows disk bus changed while running is high; the VMI's disks
+    written as a string gave a medium ERROR."""
+    text = _windows(
+        (FIXTURES / "RR-DSK-003" / "fail-disk-bus-changed-while-running.yaml").read_text()
+    )
+    assert _finding_of(audit_fixture(_write(tmp_path, text)), "RR-DSK-003") == ("FAIL", "high")
+    vmi = text.index("kind: VirtualMachineInstance")
+    head, tail = text[:vmi], text[vmi:]
+    i = tail.index("      disks:\n")
+    j = tail.index("      interfaces:\n")
+    broken = head + tail[:i] + "      disks: junk\n" + tail[j:]
+    doc = audit_fixture(_write(tmp_path, broken))
+    assert _finding_of(doc, "RR-DSK-003") == ("ERROR", "high")
+    assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")
