@@ -634,3 +634,42 @@ def test_a_windows_vm_whose_running_devices_cannot_be_read_is_high_unknown(
     doc = audit_fixture(_write(tmp_path, broken))
     assert _finding_of(doc, "RR-DSK-003") == ("ERROR", "high")
     assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")
+
+
+# -- a DataVolume's phase: lost, null or no phase CDI writes ---------------------------------
+
+_ADOPTION = (
+    FIXTURES / "RR-BKP-004" / "error-datavolume-without-plugin-adoption-gate-unseen.yaml"
+).read_text()
+_DV_STATUS = "status:\n  phase: Succeeded\n  progress: 100.0%"
+
+
+@pytest.mark.parametrize(
+    ("status", "reason"),
+    [
+        ("status:\n  progress: 100.0%", "is missing although status holds progress"),
+        ("status:\n  phase: null\n  progress: 100.0%", "is null"),
+        ("status:\n  phase: succeeded\n  progress: 100.0%", "is 'succeeded'"),
+    ],
+)
+def test_a_data_volume_phase_that_cannot_be_read_is_named_and_no_capture(
+    tmp_path: Path, status: str, reason: str
+) -> None:
+    """A Succeeded DataVolume whose PVC a restore may not adopt is RR-BKP-004 ERROR; with its
+    phase deleted (the status still holding its progress) it was read as "no phase", the
+    adoption check never ran, and the VM was READY with nothing named (seed 11301)."""
+    base = audit_fixture(_write(tmp_path, _ADOPTION))
+    assert _finding_of(base, "RR-BKP-004") == ("ERROR", "high")
+    doc = audit_fixture(_write(tmp_path, _ADOPTION, (_DV_STATUS, status)))
+    named = [p for p in doc["collection_problems"] if p["kind"] == "DataVolume"]
+    assert [(p["name"], p["field"]) for p in named] == [("vm1-root", "status.phase")]
+    assert reason in named[0]["reason"]
+    assert _finding_of(doc, "RR-BKP-004") == ("ERROR", "high")
+    assert _finding_of(doc, "RR-STG-001") == ("ERROR", "high")
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+
+
+def test_a_data_volume_with_an_empty_status_stays_valid(tmp_path: Path) -> None:
+    """A DataVolume CDI has not reconciled yet has no status (or an empty one): not named."""
+    doc = audit_fixture(_write(tmp_path, _ADOPTION, (_DV_STATUS, "status: {}")))
+    assert not [p for p in doc["collection_problems"] if p["kind"] == "DataVolume"]

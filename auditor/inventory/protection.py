@@ -1160,6 +1160,23 @@ class Pairing:
                 f"skipped it, is unknown ({DELETING_SRC})",
             )
         dv = self.ix.dv_records.get((vm.namespace, p.name))
+        unread_phase = (
+            next((i for i in dv.issues if i.field == "status.phase"), None) if dv else None
+        )
+        if dv is not None and unread_phase is not None:
+            # whether CDI finished filling it (and so whether any backup of its PVC holds a
+            # disk image, or CDI adopts the restored PVC) cannot be told: never a capture
+            # (fz39: a Succeeded DataVolume's phase deleted, or written null, read as "no
+            # phase", and the adoption check never ran: UNKNOWN -> READY, nothing named)
+            return rec(
+                True,
+                CaptureStatus.UNKNOWN,
+                None,
+                "item",
+                f"DataVolume {p.name}'s status.phase {unread_phase.reason}: whether it "
+                "finished filling its PVC is unknown",
+                (f"DataVolume {vm.namespace}/{p.name} status.phase unreadable",),
+            )
         if (
             dv is not None
             and dv.phase in _UNPOPULATED_PHASES

@@ -516,6 +516,17 @@ def parse_datavolume(obj: dict[str, Any]) -> DataVolumeRecord:
         read_str(obj, "spec.sourceRef.kind", issues, required=True)
         read_str(obj, "spec.sourceRef.name", issues, required=True)
         read_str(obj, "spec.sourceRef.namespace", issues)
+    status = obj.get("status")
+    if isinstance(status, dict) and "phase" in status and status["phase"] is None:
+        issues.append(FieldIssue("status.phase", "is null, which the API server never stores"))
+    elif isinstance(status, dict) and "phase" not in status and status:
+        # CDI writes the phase with the DataVolume's first status (containerized-data-importer
+        # pkg/controller/datavolume: Pending, then on): a status holding progress or
+        # conditions without it lost it. Read as "no phase", a Succeeded DataVolume's
+        # adoption check and a Pending one's unfinished image both went unjudged (fz39,
+        # bench.mutations delete, seed 11301: UNKNOWN -> READY, nothing named)
+        held = ", ".join(sorted(str(k) for k in status)[:3])
+        issues.append(FieldIssue("status.phase", f"is missing although status holds {held}"))
     return DataVolumeRecord(
         namespace=namespace,
         name=name,
