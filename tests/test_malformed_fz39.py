@@ -673,3 +673,35 @@ def test_a_data_volume_with_an_empty_status_stays_valid(tmp_path: Path) -> None:
     """A DataVolume CDI has not reconciled yet has no status (or an empty one): not named."""
     doc = audit_fixture(_write(tmp_path, _ADOPTION, (_DV_STATUS, "status: {}")))
     assert not [p for p in doc["collection_problems"] if p["kind"] == "DataVolume"]
+
+
+# -- a kind or group with a blank or an invisible character around it ------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("kind", "VirtualMachine\n"),
+        ("kind", " VirtualMachine"),
+        ("kind", "VirtualMachine\u00a0"),
+        ("kind", "VirtualMachine\u200b"),
+        ("apiVersion", " kubevirt.io/v1"),
+        ("apiVersion", "kubevirt.io /v1"),
+    ],
+)
+def test_a_vm_whose_kind_or_group_holds_a_blank_is_named_and_listed(
+    tmp_path: Path, key: str, value: str
+) -> None:
+    """Read as a kind the auditor does not read, the VM vanished from the report with nothing
+    named (an odd-shapes sweep of the bundled example, fz39); the API server writes neither."""
+    out = tmp_path / "export"
+    shutil.copytree(_EXAMPLE, out)
+    path = out / "virtualmachines.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["items"][0][key] = value
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    report = _audit_dir(out)
+    assert _vm(report, "billing/billing-db")["readiness"] == "UNKNOWN"
+    named = [p for p in report["collection_problems"] if p["name"] == "billing-db"]
+    assert [(p["kind"], p["field"]) for p in named] == [("VirtualMachine", key)]
+    assert report["run"]["complete"] is False
