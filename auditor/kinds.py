@@ -24,6 +24,7 @@ __all__ = [
     "spec_for_object",
     "spec_for_file_stem",
     "unsupported_version",
+    "kind_hinted",
     "project",
     "project_fields",
     "KEPT_WITHIN",
@@ -337,6 +338,15 @@ def spec_for_object(api_version: str, kind: str) -> KindSpec | None:
     if spec is None or version not in spec.versions:
         return None
     return spec
+
+
+def kind_hinted(kind: Any) -> KindSpec | None:
+    """The kind the auditor reads that a ``kind`` value of an object whose apiVersion or kind
+    cannot be read stands for: a string naming one (folded as a field key is), or a list
+    holding exactly one such string (``kind: [VirtualMachine]``); None otherwise."""
+    if isinstance(kind, list) and len(kind) == 1:
+        kind = kind[0]
+    return _BY_LOWER_KIND.get(fold_key(kind)) if isinstance(kind, str) else None
 
 
 def misspelt_kind(api_version: str, kind: str) -> KindSpec | None:

@@ -705,3 +705,31 @@ def test_a_vm_whose_kind_or_group_holds_a_blank_is_named_and_listed(
     named = [p for p in report["collection_problems"] if p["name"] == "billing-db"]
     assert [(p["kind"], p["field"]) for p in named] == [("VirtualMachine", key)]
     assert report["run"]["complete"] is False
+
+
+@pytest.mark.parametrize("key", ["apiVersion", "kind"])
+def test_an_object_of_no_readable_kind_in_a_file_of_many_kinds_leaves_every_kind_partial(
+    tmp_path: Path, key: str
+) -> None:
+    """A KubeVirt CR whose apiVersion (or kind) was a list, in a file of many kinds, was
+    dropped and its kind read complete with no CR: RR-FW-002's high FAIL (the gate off) went
+    PASS, NOT_READY -> READY. A kind told by a one-string list is that kind's."""
+    old = "apiVersion: kubevirt.io/v1\nkind: KubeVirt\n"
+    assert old in _GATE_OFF
+    new = (
+        "apiVersion: [kubevirt.io/v1]\nkind: KubeVirt\n"
+        if key == "apiVersion"
+        else "apiVersion: kubevirt.io/v1\nkind: [KubeVirt, x]\n"
+    )
+    doc = audit_fixture(_write(tmp_path, _GATE_OFF, (old, new)))
+    assert any(p["field"] == key for p in doc["collection_problems"])
+    assert _finding_of(doc, "RR-FW-002")[0] == "ERROR"
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    vm_old = "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\n"
+    assert vm_old in _GATE_OFF
+    listed = audit_fixture(
+        _write(
+            tmp_path, _GATE_OFF, (vm_old, "apiVersion: kubevirt.io/v1\nkind: [VirtualMachine]\n")
+        )
+    )
+    assert _vm(listed)["readiness"] == "UNKNOWN"  # refused, still listed

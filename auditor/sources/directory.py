@@ -18,6 +18,7 @@ from typing import Any
 from auditor.kinds import (
     BY_KIND,
     KindSpec,
+    kind_hinted,
     misspelt_kind,
     spec_for_file_stem,
     spec_for_object,
@@ -497,9 +498,14 @@ class _Builder:
         if not isinstance(api_version, str) or not isinstance(kind, str):
             # which kind it was: the one it names, else its List's, else its file's
             # (red team: a VM item without apiVersion vanished and the VM list read complete)
-            named = spec_for_object(str(api_version), str(kind)) if isinstance(kind, str) else None
+            named = (
+                spec_for_object(str(api_version), str(kind)) if isinstance(kind, str) else None
+            ) or kind_hinted(kind)
             hinted = named or spec_for_file_stem(Path(_file_of(origin)).stem.lower())
-            kinds = {hinted.kind} if hinted is not None else set(self._list_kinds)
+            # nothing tells the kind (a file of many kinds, outside a List): any kind may have
+            # lost an object, so every kind is partial (fz39: a KubeVirt CR whose apiVersion
+            # was a list vanished and its kind read complete with none: NOT_READY -> READY)
+            kinds = {hinted.kind} if hinted is not None else set(self._list_kinds) or set(BY_KIND)
             self.partial.update(kinds)
             meta = obj.get("metadata")
             name = meta.get("name") if isinstance(meta, dict) else None
