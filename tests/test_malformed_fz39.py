@@ -733,3 +733,24 @@ def test_an_object_of_no_readable_kind_in_a_file_of_many_kinds_leaves_every_kind
         )
     )
     assert _vm(listed)["readiness"] == "UNKNOWN"  # refused, still listed
+
+
+@pytest.mark.parametrize("namespace", [{"value": "app"}, ["app"], 7])
+def test_a_vm_whose_namespace_is_no_string_is_listed_unknown(
+    tmp_path: Path, namespace: Any
+) -> None:
+    """Refused, the VM vanished from the report while its problem named it (bench.mutations
+    counts that as an improvement): it is listed UNKNOWN under its folder's namespace, or
+    under "(unreadable)", which no namespace can be."""
+    out = tmp_path / "export"
+    shutil.copytree(_EXAMPLE, out)
+    path = out / "virtualmachines.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["items"][0]["metadata"]["namespace"] = namespace
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    report = _audit_dir(out)
+    vm = _vm(report, "(unreadable)/billing-db")
+    assert vm["readiness"] == "UNKNOWN"
+    assert {f["status"] for f in vm["findings"]} == {"ERROR"}
+    named = [p for p in report["collection_problems"] if p["name"] == "billing-db"]
+    assert [(p["kind"], p["field"]) for p in named] == [("VirtualMachine", "metadata.namespace")]

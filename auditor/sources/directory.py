@@ -655,10 +655,17 @@ class _Builder:
             )
             return "default"
         if not isinstance(ns, str):
+            # which namespace it is in cannot be read; a VM so refused is still listed,
+            # UNKNOWN, under its folder's namespace or UNREADABLE_NAMESPACE, so it never drops
+            # out of the report (fz39: a VM whose namespace was a mapping vanished, as
+            # bench.mutations counts a VM it names but does not list)
+            listed = folder_namespace(_file_of(origin)) or UNREADABLE_NAMESPACE
+            self.data.refused.add((spec.kind, listed, name))
             self._kind_problem(
                 spec.kind,
                 f"{loc}: {spec.kind} {name} has a metadata.namespace that is not a string; not read",
                 origin,
+                namespace=listed,
                 name=name,
                 field="metadata.namespace",
             )
@@ -811,6 +818,11 @@ def _kinds_in_unreadable(path: Path) -> set[str]:
         return set(BY_KIND)
     kinds |= {k for m in _KIND_LINE.finditer(raw) if (k := m.group(1).decode()) in BY_KIND}
     return kinds or set(BY_KIND)
+
+
+#: The namespace a refused object whose ``metadata.namespace`` is no string is listed under
+#: (no namespace can be named so: a DNS-1123 label has no parentheses)
+UNREADABLE_NAMESPACE = "(unreadable)"
 
 
 def folder_namespace(rel: str) -> str | None:
