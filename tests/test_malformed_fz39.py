@@ -754,3 +754,26 @@ def test_a_vm_whose_namespace_is_no_string_is_listed_unknown(
     assert {f["status"] for f in vm["findings"]} == {"ERROR"}
     named = [p for p in report["collection_problems"] if p["name"] == "billing-db"]
     assert [(p["kind"], p["field"]) for p in named] == [("VirtualMachine", "metadata.namespace")]
+
+
+@pytest.mark.parametrize("name", ["''", "'vm1-root '"])
+def test_a_data_volume_template_naming_nothing_is_named(tmp_path: Path, name: str) -> None:
+    """A dataVolumeTemplate's name is the DataVolume and PVC it makes: "" (or a blank) names
+    none (bench.mutations empty_string, seed 11401: unnamed)."""
+    text = (
+        FIXTURES
+        / "RR-BKP-001"
+        / "pass-stopped-vm-with-datavolume-templates-under-star-resources.yaml"
+    ).read_text()
+    old = "  dataVolumeTemplates:\n  - metadata:\n      name: vm1-root\n"
+    doc = audit_fixture(
+        _write(tmp_path, text, (old, old.replace("name: vm1-root", f"name: {name}")))
+    )
+    named = [
+        p
+        for p in doc["collection_problems"]
+        if p["kind"] == "VirtualMachine"
+        and p["field"] == "spec.dataVolumeTemplates[0].metadata.name"
+    ]
+    assert named, doc["collection_problems"]
+    assert _finding_of(doc, "RR-BKP-001")[0] == "ERROR"
