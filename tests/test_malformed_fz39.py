@@ -777,3 +777,19 @@ def test_a_data_volume_template_naming_nothing_is_named(tmp_path: Path, name: st
     ]
     assert named, doc["collection_problems"]
     assert _finding_of(doc, "RR-BKP-001")[0] == "ERROR"
+
+
+def test_a_dpa_plugin_list_written_null_is_named(tmp_path: Path) -> None:
+    """``defaultPlugins: null`` read as no plugins (the API server prunes a null of a custom
+    resource): bench.mutations null_list, seed 11501, unnamed."""
+    path = next(FIXTURES.glob("*/pass-kubevirt-plugin-adds-unlabelled-pvcs.yaml"))
+    text = path.read_text()
+    i = text.index("      defaultPlugins:\n")
+    j = i + len("      defaultPlugins:\n")
+    while text[j:].startswith("      - "):
+        j = text.index("\n", j) + 1
+    doc = audit_fixture(_write(tmp_path, text[:i] + "      defaultPlugins: null\n" + text[j:]))
+    assert ("dpa", "spec.configuration.velero.defaultPlugins") in _named(
+        doc, "DataProtectionApplication"
+    )
+    assert _vm(doc)["readiness"] != "READY"

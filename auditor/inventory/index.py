@@ -391,6 +391,31 @@ def _owner_issues(obj: Any) -> list[FieldIssue]:
     ]
 
 
+#: The DataProtectionApplication fields the index reads (OADP's DataProtectionApplication
+#: API, oadp-operator api/v1alpha1/dataprotectionapplication_types.go)
+_DPA_SECTIONS: _Typed = (
+    ("spec.configuration", dict, "a mapping"),
+    ("spec.configuration.velero", dict, "a mapping"),
+    ("spec.configuration.velero.args", dict, "a mapping"),
+    ("spec.configuration.velero.args.default-volumes-to-fs-backup", bool, "true or false"),
+    ("spec.configuration.velero.defaultVolumesToFSBackup", bool, "true or false"),
+    ("spec.configuration.velero.defaultSnapshotMoveData", bool, "true or false"),
+    ("spec.configuration.nodeAgent", dict, "a mapping"),
+    ("spec.configuration.nodeAgent.enable", bool, "true or false"),
+    ("spec.configuration.restic", dict, "a mapping"),
+    ("spec.configuration.restic.enable", bool, "true or false"),
+    ("spec.configuration.nodeAgent.restorePVC", dict, "a mapping"),
+    ("spec.configuration.nodeAgent.restorePVC.ignoreDelayBinding", bool, "true or false"),
+)
+
+
+def _null_at(obj: Any, path: str) -> bool:
+    """Whether ``path`` (dotted) is present in ``obj`` and written null."""
+    parent, _, leaf = path.rpartition(".")
+    holder = dig(obj, *parent.split(".")) if parent else obj
+    return isinstance(holder, dict) and leaf in holder and holder[leaf] is None
+
+
 def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
     """A named issue for each field of ``fields`` set in ``obj`` to a value of another type
     (``prefix``: where ``obj`` sits in its object); an absent or null field is no issue. A
@@ -2140,31 +2165,7 @@ class ClusterIndex:
             velero = dig(dpa, "spec", "configuration", "velero")
             plugins = dig(velero, "defaultPlugins")
             flags = dig(velero, "featureFlags")
-            sections = _wrong_types(
-                dpa,
-                (
-                    ("spec.configuration", dict, "a mapping"),
-                    ("spec.configuration.velero", dict, "a mapping"),
-                    ("spec.configuration.velero.args", dict, "a mapping"),
-                    (
-                        "spec.configuration.velero.args.default-volumes-to-fs-backup",
-                        bool,
-                        "true or false",
-                    ),
-                    ("spec.configuration.velero.defaultVolumesToFSBackup", bool, "true or false"),
-                    ("spec.configuration.velero.defaultSnapshotMoveData", bool, "true or false"),
-                    ("spec.configuration.nodeAgent", dict, "a mapping"),
-                    ("spec.configuration.nodeAgent.enable", bool, "true or false"),
-                    ("spec.configuration.restic", dict, "a mapping"),
-                    ("spec.configuration.restic.enable", bool, "true or false"),
-                    ("spec.configuration.nodeAgent.restorePVC", dict, "a mapping"),
-                    (
-                        "spec.configuration.nodeAgent.restorePVC.ignoreDelayBinding",
-                        bool,
-                        "true or false",
-                    ),
-                ),
-            )
+            sections = _wrong_types(dpa, _DPA_SECTIONS)
             issues = sections + [
                 FieldIssue(
                     f"spec.configuration.velero.{key}",
@@ -2174,6 +2175,19 @@ class ClusterIndex:
                 for key, value in (("defaultPlugins", plugins), ("featureFlags", flags))
                 if value is not None
                 and not (isinstance(value, list) and all(isinstance(v, str) for v in value))
+            ]
+            # a read field written null: the API server prunes it (the DPA is a custom
+            # resource), so the copy was edited; read as absent, defaultPlugins: null dropped
+            # every plugin with nothing named (fz39 seed 11501)
+            issues += [
+                FieldIssue(path, "is null, which the API server never stores")
+                for path in (
+                    *(f for f, _, _ in _DPA_SECTIONS),
+                    "spec.configuration.velero.defaultPlugins",
+                    "spec.configuration.velero.featureFlags",
+                    "spec.configuration.velero.customPlugins",
+                )
+                if _null_at(dpa, path)
             ]
             custom = dig(velero, "customPlugins")
             if custom is not None and not (
