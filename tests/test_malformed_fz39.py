@@ -793,3 +793,16 @@ def test_a_dpa_plugin_list_written_null_is_named(tmp_path: Path) -> None:
         doc, "DataProtectionApplication"
     )
     assert _vm(doc)["readiness"] != "READY"
+
+
+def test_a_revision_spec_key_with_a_blank_is_named(tmp_path: Path) -> None:
+    """A pinned preference revision's ``"firmware\\u00a0"`` hid its EFI settings: RR-FW-002
+    FAIL -> N/A, AT_RISK -> READY, nothing named (bench.mutations key_blank, seed 11503)."""
+    rev = (FIXTURES / "RR-FW-002" / "fail-preference-pinned-to-older-revision.yaml").read_text()
+    base = audit_fixture(_write(tmp_path, rev))
+    assert _vm(base)["readiness"] == "AT_RISK"
+    doc = audit_fixture(
+        _write(tmp_path, rev, ("  spec:\n    firmware:\n", '  spec:\n    "firmware\\u00a0":\n'))
+    )
+    assert any(f == "data.spec.firmware" for _, f in _named(doc, "ControllerRevision"))
+    assert _vm(doc)["readiness"] in ("UNKNOWN", "NOT_READY")
