@@ -638,6 +638,7 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
             plugin,
             revisions.get((vm.namespace, r.name)),
             began=e.backup.began,
+            at=ctx.at,
         )
         if r.resource == REV_GR
         else judge_reference(r, e.backup.scope, plugin, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from auditor.checks.kvconfig import (
@@ -27,7 +28,7 @@ from auditor.inventory.identities import legacy_firmware_uuid
 from auditor.inventory.index import meta_labels
 from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
-from auditor.models import Basis, Severity
+from auditor.models import Basis, Severity, Status
 
 KV_FIRMWARE = "https://kubevirt.io/user-guide/compute/virtual_hardware/#biosuefi"
 KV_PERSISTENT = "https://kubevirt.io/user-guide/storage/persistent_tpm_and_uefi_state/"
@@ -120,12 +121,16 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
     ]
     if fw.uuid is not None and unread:
         # A VMI runs, but which uuid it runs with cannot be read: the pin may be of an
-        # identity the guest does not have (the FAIL below), so this is no PASS.
-        return errored(
+        # identity the guest does not have (the FAIL below, high on Windows), so this is no
+        # PASS, and no lighter than that FAIL (fz39: a Windows VM's NOT_READY became an
+        # UNKNOWN of a medium ERROR, ranked AT_RISK at worst)
+        return Result(
+            Status.ERROR,
             f"VM {vm.ref} pins firmware uuid {fw.uuid}, but its running VMI's field "
             f"{unread[0].field} {unread[0].reason}: whether the guest runs with that uuid is "
             "unknown.",
-            **ev,
+            ev,
+            severity,
         )
     drift = _serial_drift(fw.serial, vmi)
     if vmi is not None:
@@ -265,10 +270,16 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
         ).on(Basis.OBSERVED)
     unknown = gate_unknown(ctx)
     if unknown:
-        return errored(
+        # high: what could not be read may be the gate that refuses the restored copy (the
+        # high FAIL above), so the VM ranks with NOT_READY, never AT_RISK (bench.mutations
+        # --kind KubeVirt, fz39 seed 11101: a KubeVirt CR unread, NOT_READY -> UNKNOWN of
+        # a medium ERROR, ranked AT_RISK at worst)
+        return Result(
+            Status.ERROR,
             f"VM {vm.ref} keeps persistent EFI/TPM state, but {unknown}: whether KubeVirt "
             "starts a restored copy of it is unknown.",
-            **ev,
+            ev,
+            Severity.HIGH,
         )
     if vm.state_pvc is None:
         # KubeVirt keeps persistent EFI/TPM state in a backend-storage PVC it creates when the
@@ -276,10 +287,13 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
         # nowhere a backup can copy.
         data = ctx.index.data
         if not (data.known("PersistentVolumeClaim") and data.known("VirtualMachineInstance")):
-            return errored(
+            # as high as the FAIL below could be (a Windows TPM: fz39)
+            return Result(
+                Status.ERROR,
                 f"VM {vm.ref} sets persistent EFI/TPM state, but the PVC or VMI list was not "
                 "read, so whether its persistent-state-for PVC exists is unknown.",
-                **ev,
+                ev,
+                Severity.HIGH if fw.tpm and vm.spec.os == "windows" else None,
             )
         sev = Severity.HIGH if fw.tpm and vm.spec.os == "windows" else Severity.MEDIUM
         alike = _state_lookalikes(vm, ctx)
@@ -510,14 +524,17 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         # a running VMI with no disk while the template lists some, and no RestartRequired
         # condition saying the spec changed since, is a damaged copy, not a diskless machine
         # (fp34: a VMI stripped of its disks and volumes passed, the VM READY)
-        return errored(
-            f"Running VMI {vm.ref} lists no disk (spec.domain.devices.disks) while its VM's "
-            f"spec lists {len(needing)} ({', '.join(needing)}) and no RestartRequired "
-            "condition says the spec changed since it started: which disks the guest runs "
-            "with cannot be told.",
-            malformed_objects=[
-                {"kind": "VirtualMachineInstance", "field": "spec.domain.devices.disks"}
-            ],
+        return replace(
+            errored(
+                f"Running VMI {vm.ref} lists no disk (spec.domain.devices.disks) while its VM's "
+                f"spec lists {len(needing)} ({', '.join(needing)}) and no RestartRequired "
+                "condition says the spec changed since it started: which disks the guest runs "
+                "with cannot be told.",
+                malformed_objects=[
+                    {"kind": "VirtualMachineInstance", "field": "spec.domain.devices.disks"}
+                ],
+            ),
+            severity=_grave_unknown(vm),
         )
     claims = _vmi_claims(vm.vmi)
     by_name: dict[Any, tuple[str, str]] = {}
@@ -607,6 +624,18 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
             **ev,
         ).on(Basis.INFERRED)
     if not disks and not nics and not boot and not machine and not loader and pending is None:
+        if unknown_default is not None and ctx.index.partial_for("KubeVirt", ""):
+            # a KubeVirt CR was exported but could not be read (a named collection problem):
+            # its default machine type may differ from the one the guest runs on (a low
+            # FAIL), so no PASS rests on it (fz39: a default machineType of 42 read as the
+            # built-in q35, AT_RISK -> READY)
+            return errored(
+                f"VM {vm.ref}'s spec names no machine type, so a restore gets the cluster's "
+                "default, but the KubeVirt CR that sets it could not be read (see the "
+                f"collection problems): whether it is {run_machine}, the type the guest runs "
+                "on, is unknown.",
+                **ev,
+            )
         return passed(
             f"The boot disk, disk buses, NIC models and machine type VM {vm.ref}'s spec states "
             "are those it runs with."
@@ -783,10 +812,20 @@ def _restart_required(vm: dict[str, Any]) -> str | None:
 
 
 def _devices_unread(vm: VMRecord, fields: list[str]) -> Result:
-    return errored(
+    """ERROR for a running VMI whose devices cannot be read: high for a Windows guest, whose
+    boot disk, disk bus or firmware change is a high FAIL (fz39: a medium ERROR ranked such a
+    VM AT_RISK at worst, better than the NOT_READY the change gives)."""
+    return Result(
+        Status.ERROR,
         f"The devices of running VMI {vm.ref} ({', '.join(fields)}) cannot be read.",
-        malformed_objects=[{"kind": "VirtualMachineInstance", "field": f} for f in fields],
+        {"malformed_objects": [{"kind": "VirtualMachineInstance", "field": f} for f in fields]},
+        _grave_unknown(vm),
     )
+
+
+def _grave_unknown(vm: VMRecord) -> Severity | None:
+    """HIGH for a Windows VM (RR-DSK-003's FAIL is high for it), else the check's default."""
+    return Severity.HIGH if vm.spec.os == "windows" else None
 
 
 def _vmi_claims(vmi: dict[str, Any]) -> dict[str, str]:

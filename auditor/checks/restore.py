@@ -111,9 +111,22 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
     """
     max_days = ctx.thresholds.restore_test_max_age_days
     done = [d for d in vm.drills if d.restore.phase not in _IN_FLIGHT]
-    gone = deleted_drill_failures(ctx.index, vm.namespace, vm.name, vm.pvcs)
+    doubts: list[tuple[str, Any]] = []
+    gone = deleted_drill_failures(ctx.index, vm.namespace, vm.name, vm.pvcs, doubts)
     began = done[0].restore.created if done else None
     hidden = [w for w, made in gone if began is None or made is None or made >= began]
+    unsure = [w for w, made in doubts if began is None or made is None or made >= began]
+    if unsure and not hidden:
+        # a data restore of a deleted Restore, of this VM's disk, whose sourceNamespace cannot
+        # be read (named): it may be the trace of this VM's failed drill, never "no trace"
+        return errored(
+            f"Whether a restore test of VM {vm.ref} was deleted after its disk data did not "
+            f"come back is unknown: {', '.join(unsure)} remains, naming a Restore that no "
+            "longer exists, and which namespace it restored cannot be read (spec."
+            "sourceNamespace; see the collection problems).",
+            max_age_days=max_days,
+            deleted_drill_data_operations=unsure,
+        )
     if hidden:
         # the Restore was deleted (with its Backup, or by hand) before its owned data
         # restores were collected: the failed drill it was is the newest one seen, and

@@ -429,7 +429,11 @@ def _data_ops(
 
 
 def deleted_drill_failures(
-    ix: ClusterIndex, namespace: str, vm_name: str, pvcs: list[PvcRef]
+    ix: ClusterIndex,
+    namespace: str,
+    vm_name: str,
+    pvcs: list[PvcRef],
+    doubts: list[tuple[str, datetime | None]] | None = None,
 ) -> list[tuple[str, datetime | None]]:
     """Unfinished data restores of this VM's disks whose Restore is gone, as
     ``("Kind name of Restore R (phase)", creationTimestamp or None)``.
@@ -446,6 +450,9 @@ def deleted_drill_failures(
     disk PVC (DataDownload ``spec.targetVolume.pvc``) or the virt-launcher pod's volume
     (PodVolumeRestore); one without ``sourceNamespace`` names no VM for sure and is left out.
     Nothing is returned when the Restores were not all read (an unread one is not gone).
+    ``doubts`` (when given) receives, in the same form, those of this VM's disks whose
+    ``sourceNamespace`` could not be read (named by the index, the object unread): they may be
+    this VM's, so whether a failed drill was deleted is unknown (fz39).
     Sources: https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/
     backup_deletion_controller.go, https://github.com/vmware-tanzu/velero/blob/main/pkg/
     podvolume/restorer.go
@@ -462,7 +469,10 @@ def deleted_drill_failures(
         ]
         for kind, o in ops:
             ns = dig(o, "metadata", "namespace")
-            if dig(o, "spec", "sourceNamespace") != namespace or ix.partial_for(
+            unread = (kind, ns if isinstance(ns, str) else "", str(dig(o, "metadata", "name")))
+            source = dig(o, "spec", "sourceNamespace")
+            unsure = doubts is not None and source != namespace and unread in ix.unread_objects
+            if (source != namespace and not unsure) or ix.partial_for(
                 "Restore", ns if isinstance(ns, str) else ""
             ):
                 continue
@@ -481,7 +491,11 @@ def deleted_drill_failures(
             shown = phase if isinstance(phase, str) and phase in DATA_MOVER_PHASES else None
             what = shown or ("no phase" if phase is None else "an unreadable phase")
             made = parse_time(dig(o, "metadata", "creationTimestamp"))
-            out.append((f"{kind} {dig(o, 'metadata', 'name')} of Restore {gone} ({what})", made))
+            item = (f"{kind} {dig(o, 'metadata', 'name')} of Restore {gone} ({what})", made)
+            if not unsure:
+                out.append(item)
+            elif doubts is not None:
+                doubts.append(item)
     return out
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.capture import deleting_snapshot, pvc_facts
+from auditor.inventory.fields import owner_ref_fault
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.inventory.volbound import lost_with_volume
 from auditor.kubevalues import dig, format_time, kubevirt_version, parse_time
@@ -408,7 +409,7 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
     (https://kubevirt.io/user-guide/storage/snapshot_restore_api/)."""
     snaps = _by_name(ix, "VirtualMachineSnapshot")
     refs = dig(snapshot, "metadata", "ownerReferences")
-    if refs is not None and not isinstance(refs, list):
+    if (refs is not None and not isinstance(refs, list)) or _unreadable_owner(refs):
         return _snapshot_going_in(ix, namespace, snaps)  # whose it is cannot be read (named)
     if not isinstance(refs, list):
         return False
@@ -431,7 +432,7 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
         if dig(content, "metadata", "deletionTimestamp") is not None:
             return True
         owners = dig(content, "metadata", "ownerReferences")
-        if owners is not None and not isinstance(owners, list):
+        if (owners is not None and not isinstance(owners, list)) or _unreadable_owner(owners):
             return _snapshot_going_in(ix, namespace, snaps)
         for owner in owners if isinstance(owners, list) else []:
             if not isinstance(owner, dict) or owner.get("kind") != "VirtualMachineSnapshot":
@@ -444,6 +445,12 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
             ):
                 return True
     return False
+
+
+def _unreadable_owner(refs: Any) -> bool:
+    """Whether a list of ownerReferences holds one the API server would refuse (named by the
+    index): the owner it stands for, maybe one being deleted, cannot be told (fz39)."""
+    return isinstance(refs, list) and any(owner_ref_fault(r) is not None for r in refs)
 
 
 def _snapshot_going_in(

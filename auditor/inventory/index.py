@@ -18,10 +18,12 @@ from datetime import datetime, timedelta
 from functools import reduce
 from typing import Any, TypeVar
 
+from auditor.fieldnames import spelled_as
 from auditor.inventory.endpoints import ClusterHosts
 from auditor.inventory.fields import (
     FieldIssue,
     name_fault_of,
+    owner_ref_fault,
     read_enum,
     read_str,
     read_time,
@@ -35,6 +37,7 @@ from auditor.inventory.records import (
     PersistentVolumeRecord,
     StorageClassRecord,
     VirtualMachineInstanceRecord,
+    clone_source_issues,
     parse_record,
 )
 from auditor.inventory.volmig import migration_state_issues
@@ -217,6 +220,58 @@ def _restore_namespace_issues(o: dict[str, Any]) -> list[FieldIssue]:
     return out
 
 
+def _source_namespace_issues(o: dict[str, Any], *, required: bool) -> list[FieldIssue]:
+    """A DataDownload's (``required``) or PodVolumeRestore's ``spec.sourceNamespace`` that is
+    no namespace name: the namespace its volume was backed up from, which ties a data restore
+    left by a deleted Restore to a VM (:func:`auditor.inventory.drills.deleted_drill_failures`).
+    Velero sets it from the Backup (velero pkg/apis/velero/v2alpha1/data_download_types.go,
+    pkg/apis/velero/v1/pod_volume_restore_type.go ``SourceNamespace``); a PodVolumeRestore of a
+    Velero before it has none (valid). fz39: a failed DataDownload of a deleted drill whose
+    sourceNamespace was 42, ``"app "`` or ``App`` was read as another namespace's, and the VM's
+    RR-RST-001 FAIL became the older drill's PASS, nothing named."""
+    issues: list[FieldIssue] = []
+    src = read_str(o, "spec.sourceNamespace", issues, required=required)
+    spec = o.get("spec")
+    if isinstance(spec, dict) and spec.get("sourceNamespace", "") is None and not issues:
+        issues.append(FieldIssue("spec.sourceNamespace", "is null, which Velero never writes"))
+    if src is not None and not _NAMESPACE_NAME.fullmatch(src):
+        issues.append(FieldIssue("spec.sourceNamespace", f"is {src!r}, no namespace name", True))
+    return issues
+
+
+def _backup_namespace_issues(o: dict[str, Any], where: str) -> list[FieldIssue]:
+    """Names in a Backup's (``where``: ``spec``) or a Schedule's Backup template's
+    (``spec.template``) ``includedNamespaces``/``excludedNamespaces`` that are no namespace
+    name (a blank around it, a look-alike hyphen or letter, an upper-case letter).
+
+    Velero's Backup and Schedule controllers refuse such a list
+    (``collections.ValidateNamespaceIncludesExcludes``: each name, ``*`` read as a letter,
+    must pass ``ValidateNamespaceName``;
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/util/collections/includes_excludes.go)
+    and set the phase FailedValidation; releases before that check applied the name as
+    written, excluding (or including) no namespace of that name. So a Backup or Schedule in any
+    other phase holding one is a damaged or edited copy whose scope is unknown (fz39: an
+    exclude of ``"billing "`` read as written made a Backup cover the namespace it excluded).
+    ``""`` is no namespace and skipped by Velero (valid). One issue per bad name."""
+    if dig(o, "status", "phase") == "FailedValidation":
+        return []  # Velero refused it: what RR-BKP-003/RR-PLT-002 read of it, consistently
+    out: list[FieldIssue] = []
+    for key in ("includedNamespaces", "excludedNamespaces"):
+        names = dig(o, *where.split("."), key)
+        for i, n in enumerate(names if isinstance(names, list) else ()):
+            if isinstance(n, str) and n and not _NAMESPACE_NAME.fullmatch(_GLOB.sub("x", n)):
+                out.append(
+                    FieldIssue(
+                        f"{where}.{key}[{i}]",
+                        f"is {n!r}, no namespace name (a blank or a look-alike character): "
+                        "Velero refuses it (FailedValidation) or, before it validated names, "
+                        "applied it to no namespace of that name",
+                        True,
+                    )
+                )
+    return out
+
+
 _OWN_NAMESPACE_KINDS = frozenset({"Service", "Route", "ControllerRevision", "VolumeSnapshot"})
 #: The kinds the API server always writes a ``spec`` for, read by :func:`_selector_issues`
 #: (a Service's selector, a Route's backends; a VolumeSnapshot's source). Not a
@@ -319,6 +374,49 @@ _GATE_AND_DELETION_FIELDS: dict[str, _Typed] = {
 }
 
 
+def _owner_issues(obj: Any) -> list[FieldIssue]:
+    """An issue per ``metadata.ownerReferences`` entry the API server would refuse
+    (:func:`auditor.inventory.fields.owner_ref_fault`): whose object it is cannot be read."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if isinstance(meta, dict) and "ownerReferences" in meta and meta["ownerReferences"] is None:
+        # ObjectMeta's list is omitempty: the API server never writes it null (read as "no
+        # owner", a snapshot content lost the VM snapshot that owns it, unnamed: fz39)
+        return [
+            FieldIssue("metadata.ownerReferences", "is null, which the API server never writes")
+        ]
+    refs = dig(obj, "metadata", "ownerReferences")
+    return [
+        FieldIssue(f"metadata.ownerReferences[{i}]", fault, True)
+        for i, ref in enumerate(refs if isinstance(refs, list) else ())
+        if (fault := owner_ref_fault(ref)) is not None
+    ]
+
+
+#: The DataProtectionApplication fields the index reads (OADP's DataProtectionApplication
+#: API, oadp-operator api/v1alpha1/dataprotectionapplication_types.go)
+_DPA_SECTIONS: _Typed = (
+    ("spec.configuration", dict, "a mapping"),
+    ("spec.configuration.velero", dict, "a mapping"),
+    ("spec.configuration.velero.args", dict, "a mapping"),
+    ("spec.configuration.velero.args.default-volumes-to-fs-backup", bool, "true or false"),
+    ("spec.configuration.velero.defaultVolumesToFSBackup", bool, "true or false"),
+    ("spec.configuration.velero.defaultSnapshotMoveData", bool, "true or false"),
+    ("spec.configuration.nodeAgent", dict, "a mapping"),
+    ("spec.configuration.nodeAgent.enable", bool, "true or false"),
+    ("spec.configuration.restic", dict, "a mapping"),
+    ("spec.configuration.restic.enable", bool, "true or false"),
+    ("spec.configuration.nodeAgent.restorePVC", dict, "a mapping"),
+    ("spec.configuration.nodeAgent.restorePVC.ignoreDelayBinding", bool, "true or false"),
+)
+
+
+def _null_at(obj: Any, path: str) -> bool:
+    """Whether ``path`` (dotted) is present in ``obj`` and written null."""
+    parent, _, leaf = path.rpartition(".")
+    holder = dig(obj, *parent.split(".")) if parent else obj
+    return isinstance(holder, dict) and leaf in holder and holder[leaf] is None
+
+
 def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
     """A named issue for each field of ``fields`` set in ``obj`` to a value of another type
     (``prefix``: where ``obj`` sits in its object); an absent or null field is no issue. A
@@ -367,28 +465,130 @@ _REVISION_PREFERENCE_FIELDS: _Typed = (
 )
 
 
+#: The fields of a KubeVirt CR the checks read, with their API types (KubeVirtConfiguration,
+#: ArchConfiguration, ArchSpecificConfiguration, NetworkConfiguration, InterfaceBindingPlugin,
+#: KubeVirtStatus: https://kubevirt.io/api-reference/main/definitions.html): RR-PLT-006 and
+#: RR-FW-002 (gates, version, state class), RR-DSK-003 (the default machine type a restore
+#: gets, per architecture), RR-NET-001/002 (the NAD each binding plugin is registered with).
+_KUBEVIRT_FIELDS: _Typed = (
+    ("spec.configuration", dict, "a mapping"),
+    ("spec.configuration.developerConfiguration", dict, "a mapping"),
+    ("spec.configuration.vmStateStorageClass", str, "a string"),
+    ("spec.configuration.machineType", str, "a string"),
+    ("spec.configuration.architectureConfiguration", dict, "a mapping"),
+    ("spec.configuration.architectureConfiguration.defaultArchitecture", str, "a string"),
+    ("spec.configuration.architectureConfiguration.amd64", dict, "a mapping"),
+    ("spec.configuration.architectureConfiguration.amd64.machineType", str, "a string"),
+    ("spec.configuration.architectureConfiguration.arm64", dict, "a mapping"),
+    ("spec.configuration.architectureConfiguration.arm64.machineType", str, "a string"),
+    ("spec.configuration.architectureConfiguration.s390x", dict, "a mapping"),
+    ("spec.configuration.architectureConfiguration.s390x.machineType", str, "a string"),
+    ("spec.configuration.network", dict, "a mapping"),
+    ("spec.configuration.network.binding", dict, "a mapping"),
+    ("status.observedKubeVirtVersion", str, "a string"),
+    ("status.operatorVersion", str, "a string"),
+    ("status.defaultArchitecture", str, "a string"),
+)
+_KUBEVIRT_NULL = (
+    "is null, which the API server never stores (it prunes a null field of a custom "
+    "resource whose schema does not make it nullable): a damaged or edited copy"
+)
+
+
 def _kubevirt_issues(obj: dict[str, Any]) -> list[FieldIssue]:
-    """What makes the parts of a KubeVirt CR the checks read unreadable: ``spec.configuration``
-    and its ``developerConfiguration`` that are no mappings, ``featureGates`` that is no list
-    of strings, a ``vmStateStorageClass`` that is no string (KubeVirtConfiguration,
-    https://kubevirt.io/api-reference/main/definitions.html#_v1_kubevirtconfiguration).
+    """What makes the parts of a KubeVirt CR the checks read unreadable: a field of
+    :data:`_KUBEVIRT_FIELDS` of another type or written null, ``featureGates`` that is no list
+    of strings, a binding plugin entry that is no mapping or whose
+    ``networkAttachmentDefinition`` is no string.
+
     mutations seed 2003: a gate of 42, or a configuration of "junk", read as "no gates" and
-    changed verdicts with nothing named."""
-    issues = _wrong_types(
-        obj,
-        (
-            ("spec.configuration", dict, "a mapping"),
-            ("spec.configuration.developerConfiguration", dict, "a mapping"),
-            ("spec.configuration.vmStateStorageClass", str, "a string"),
-        ),
-    )
+    changed verdicts with nothing named. fz39: a default ``machineType`` of 42 read as
+    KubeVirt's built-in ``q35`` (RR-DSK-003 FAIL low -> PASS, AT_RISK -> READY); a binding
+    plugin's ``networkAttachmentDefinition`` of 42, or the plugin entry a string, read as
+    "no NAD" (RR-NET-001 FAIL high -> PASS, NOT_READY -> READY); ``vmStateStorageClass: null``
+    read as unset, so the default class (RR-PLT-006 FAIL -> PASS). The API server prunes a
+    null of a field the CRD's schema does not make nullable
+    (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#defaulting-and-nullable),
+    so none of these is null in a stored KubeVirt CR."""
+    issues = _wrong_types(obj, _KUBEVIRT_FIELDS)
+    issues += [
+        FieldIssue(section, _KUBEVIRT_NULL)
+        for section in ("spec", "status")
+        if section in obj and obj[section] is None
+    ]
+    paths = [p for p, _, _ in _KUBEVIRT_FIELDS]
+    paths.append("spec.configuration.developerConfiguration.featureGates")
+    for path in paths:
+        parent, _, leaf = path.rpartition(".")
+        holder = dig(obj, *parent.split("."))
+        if isinstance(holder, dict) and leaf in holder and holder[leaf] is None:
+            issues.append(FieldIssue(path, _KUBEVIRT_NULL))
     path = "spec.configuration.developerConfiguration.featureGates"
     gates = dig(obj, *path.split("."))
     if gates is not None and not (
         isinstance(gates, list) and all(isinstance(g, str) for g in gates)
     ):
         issues.append(FieldIssue(path, "is not a list of strings", True))
+    binding = dig(obj, "spec", "configuration", "network", "binding")
+    for plugin, conf in binding.items() if isinstance(binding, dict) else ():
+        where = f"spec.configuration.network.binding.{plugin}"
+        if not isinstance(conf, dict):
+            # a plugin KubeVirt registers has an InterfaceBindingPlugin object; read as one
+            # without a NAD, a missing NAD passed (fz39)
+            if conf is None:
+                issues.append(FieldIssue(where, _KUBEVIRT_NULL))
+            else:
+                issues.append(FieldIssue(where, f"is a {type(conf).__name__}, not a mapping", True))
+            continue
+        nad = conf.get("networkAttachmentDefinition")
+        if "networkAttachmentDefinition" in conf and not isinstance(nad, str):
+            field_ = f"{where}.networkAttachmentDefinition"
+            issues.append(
+                FieldIssue(field_, _KUBEVIRT_NULL)
+                if nad is None
+                else FieldIssue(field_, f"is a {type(nad).__name__}, not a string", True)
+            )
     return issues
+
+
+def _data_source_issues(obj: dict[str, Any]) -> list[FieldIssue]:
+    """What makes the golden image a DataSource names unreadable: ``spec`` or
+    ``spec.source`` missing, null or no mapping (``DataSourceSpec.Source`` is required), or a
+    ``pvc``/``snapshot`` source that names nothing readable (:func:`clone_source_issues`).
+    containerized-data-importer api/pkg/apis/core/v1beta1/types.go ``DataSourceSpec``,
+    ``DataSourceSource``. fz39: ``spec.source.pvc.name: 42`` (or ``pvc: junk``,
+    ``source: null``) read as "a source the export cannot judge", and the never-filled disk
+    cloned from a gone golden image counted as held: NOT_READY -> READY, nothing named."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        what = "missing" if "spec" not in obj else f"a {type(spec).__name__}, not a mapping"
+        return [FieldIssue("spec", f"is {what}", True)]
+    if "source" not in spec:
+        return [FieldIssue("spec.source", "is missing (every DataSource has one)", True)]
+    return clone_source_issues(obj, "spec.source")
+
+
+def _misspelt_keys(node: Any, path: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """``(path of the field it stands for, key)`` for each key below ``node`` that is a known
+    field name in another case or with blanks (:func:`auditor.fieldnames.spelled_as`)."""
+    out: list[tuple[str, str]] = []
+    if depth > 8:
+        return out
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    for key, value in items:
+        meant = spelled_as(key) if isinstance(key, str) else None
+        step = str(meant or key) if isinstance(node, dict) else f"[{key}]"
+        here = f"{path}.{step}" if path and isinstance(node, dict) else f"{path}{step}"
+        if meant is not None:
+            out.append((here, str(key)))
+        out += _misspelt_keys(value, here, depth + 1)
+    return out
 
 
 def _spec_issues(spec: Any, prefix: str) -> list[FieldIssue]:
@@ -403,6 +603,16 @@ def _spec_issues(spec: Any, prefix: str) -> list[FieldIssue]:
         if spec.get(part) is not None and not isinstance(spec.get(part), dict)
     ]
     issues += _wrong_types(spec, _REVISION_PREFERENCE_FIELDS, f"{prefix}.")
+    # a key that stands for a field in another case or with a blank around it
+    # (``"firmware\u00a0"``): KubeVirt decodes no such field, so the setting under it is
+    # missing, never a spec without it (fz39 seed 11503: a pinned preference's EFI
+    # settings so hidden, RR-FW-002 FAIL -> N/A, AT_RISK -> READY, nothing named)
+    issues += [
+        FieldIssue(
+            f"{prefix}.{path}", f"is written {key!r}, a field name in another case or with a blank"
+        )
+        for path, key in _misspelt_keys(spec)
+    ]
     # instancetype and preference schemas allow no null (the API server prunes each): a
     # null preferredEfi.persistent read as unset made EFI NVRAM volatile, unnamed
     # (bench.mutations null_scalar, seed 410)
@@ -456,11 +666,22 @@ def _selector_issues(kind: str, o: dict[str, Any]) -> list[FieldIssue]:
     targets = [("spec.to", to)] + [
         (f"spec.alternateBackends[{i}]", a) for i, a in enumerate(alt or [])
     ]
+    if to is None:
+        # RouteSpec.To is required (openshift route validation: "spec.to.name: Required")
+        return [FieldIssue("spec.to", "is missing: every Route names the Service it exposes", True)]
     for path, target in targets:
         for key in ("kind", "name"):
             value = target.get(key) if isinstance(target, dict) else None
             if value is not None and not isinstance(value, str):
                 return [FieldIssue(f"{path}.{key}", "is not a string", True)]
+            if key == "name" and (not value or name_fault_of(value) is not None):
+                # RouteTargetReference.Name is required and names a Service (openshift
+                # pkg/route/apis/route/validation ValidateRoute: "spec.to.name: Required
+                # value"); "", null or a name with a blank names none, and read so the Route
+                # dropped out of RR-NET-003 (bench.mutations empty_string/null, fz39 seed
+                # 11102: AT_RISK -> READY, nothing named)
+                fault = "missing or empty" if not value else name_fault_of(value)
+                return [FieldIssue(f"{path}.name", f"is {fault}: it names no Service", True)]
             if key == "kind" and value not in (None, "", "Service"):
                 # OpenShift defaults an empty kind to Service and refuses any other (openshift
                 # route validation: a backend "must reference a Service"); read as "not a
@@ -1347,6 +1568,15 @@ class ClusterIndex:
             issues = _wrong_types(
                 o, (("data", dict, "a mapping"), ("data.spec", dict, "a mapping"))
             )
+            if isinstance(o.get("data"), dict) and dig(o, "data", "spec") is None:
+                # KubeVirt stores the whole instancetype or preference, its spec included
+                # (kubevirt pkg/instancetype/revision/store.go CreateControllerRevision): a
+                # revision without one, or with it null, is a damaged copy (fz39, unnamed)
+                issues.append(
+                    FieldIssue(
+                        "data.spec", "is missing or null; KubeVirt writes every revision with it"
+                    )
+                )
             issues += _spec_issues(dig(o, "data", "spec"), "data.spec")
             # being deleted, Velero skips it (RR-BKP-012, rt37): a time that is none is named
             gone: list[FieldIssue] = []
@@ -1361,7 +1591,7 @@ class ClusterIndex:
             # the PVC it was cut from: of another type, none says anything (named, and the
             # list is partial: mutations seed 1361, a spec.source of "junk" dropped the
             # snapshot with nothing named)
-            issues = _wrong_types(o, _VOLUME_SNAPSHOT_FIELDS)
+            issues = _wrong_types(o, _VOLUME_SNAPSHOT_FIELDS) + _owner_issues(o)
             # when it was cut: a snapshot cut before its PVC was made is of an earlier PVC
             # of that name (facts.copy_rows); unreadable, it is no copy shown to be of this one
             read_time(o, "status.creationTime", issues)
@@ -1389,11 +1619,16 @@ class ClusterIndex:
             ]
             # ... and the sections that hold it (mutations seed 1361: a virtualMachine of
             # "junk" read as a snapshot without a VM definition, with nothing named)
-            issues[:0] = [
-                FieldIssue(path, "is not a mapping", True)
-                for path in ("spec.source", "spec.source.virtualMachine")
-                if (value := dig(o, *path.split("."))) is not None and not isinstance(value, dict)
-            ] + _wrong_types(o, _VM_SNAPSHOT_CONTENT_FIELDS)
+            issues[:0] = (
+                [
+                    FieldIssue(path, "is not a mapping", True)
+                    for path in ("spec.source", "spec.source.virtualMachine")
+                    if (value := dig(o, *path.split("."))) is not None
+                    and not isinstance(value, dict)
+                ]
+                + _wrong_types(o, _VM_SNAPSHOT_CONTENT_FIELDS)
+                + _owner_issues(o)
+            )
             if issues:
                 ix._object_issues("VirtualMachineSnapshotContent", o, issues)
         ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
@@ -1437,6 +1672,10 @@ class ClusterIndex:
                 issues = _wrong_types(o, fields) + _enum_and_item_issues(kind, o)
                 if issues:  # named; what they decide is judged by its reader (fz35)
                     ix._unread(kind, o, issues)
+        for o in data.of("DataSource"):
+            issues = _data_source_issues(o)
+            if issues:  # the golden image it names is unknown (protection._source_gone)
+                ix._unread("DataSource", o, issues)
         ix._index_velero(data)
         return ix
 
@@ -1581,6 +1820,7 @@ class ClusterIndex:
                     ]
                 if kind == "Backup":
                     issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
+                    issues += _backup_namespace_issues(o, "spec")
                     issues += _ttl_issues(dig(o, "spec", "ttl"), "spec.ttl")
                     read_str(o, "spec.storageLocation", issues)
                     if BackupView.parse_policy(dig(o, "spec", "resourcePolicy")) == "?":
@@ -1614,6 +1854,8 @@ class ClusterIndex:
                     # or labels were null vanished from its drill, AT_RISK -> READY)
                     for path in _ITEM_REFS[kind]:
                         read_str(o, path, issues, required=True)
+                    if kind in ("DataDownload", "PodVolumeRestore"):
+                        issues += _source_namespace_issues(o, required=kind == "DataDownload")
                     owner = _ITEM_OWNER_LABELS[kind]
                     if meta_label(o, owner) is None:
                         issues.append(
@@ -1626,6 +1868,7 @@ class ClusterIndex:
                     self._unread(kind, o, issues)
         for o in data.of("Schedule"):
             issues = _flag_issues(dig(o, "spec", "template"), "spec.template")
+            issues += _backup_namespace_issues(o, "spec.template")
             # when it last ran (RR-PLT-002 and RR-BKP-002 show it): a metav1.Time
             read_time(o, "status.lastBackup", issues)
             # ScheduleSpec requires its cron and its Backup template (velero
@@ -1956,31 +2199,7 @@ class ClusterIndex:
             velero = dig(dpa, "spec", "configuration", "velero")
             plugins = dig(velero, "defaultPlugins")
             flags = dig(velero, "featureFlags")
-            sections = _wrong_types(
-                dpa,
-                (
-                    ("spec.configuration", dict, "a mapping"),
-                    ("spec.configuration.velero", dict, "a mapping"),
-                    ("spec.configuration.velero.args", dict, "a mapping"),
-                    (
-                        "spec.configuration.velero.args.default-volumes-to-fs-backup",
-                        bool,
-                        "true or false",
-                    ),
-                    ("spec.configuration.velero.defaultVolumesToFSBackup", bool, "true or false"),
-                    ("spec.configuration.velero.defaultSnapshotMoveData", bool, "true or false"),
-                    ("spec.configuration.nodeAgent", dict, "a mapping"),
-                    ("spec.configuration.nodeAgent.enable", bool, "true or false"),
-                    ("spec.configuration.restic", dict, "a mapping"),
-                    ("spec.configuration.restic.enable", bool, "true or false"),
-                    ("spec.configuration.nodeAgent.restorePVC", dict, "a mapping"),
-                    (
-                        "spec.configuration.nodeAgent.restorePVC.ignoreDelayBinding",
-                        bool,
-                        "true or false",
-                    ),
-                ),
-            )
+            sections = _wrong_types(dpa, _DPA_SECTIONS)
             issues = sections + [
                 FieldIssue(
                     f"spec.configuration.velero.{key}",
@@ -1990,6 +2209,19 @@ class ClusterIndex:
                 for key, value in (("defaultPlugins", plugins), ("featureFlags", flags))
                 if value is not None
                 and not (isinstance(value, list) and all(isinstance(v, str) for v in value))
+            ]
+            # a read field written null: the API server prunes it (the DPA is a custom
+            # resource), so the copy was edited; read as absent, defaultPlugins: null dropped
+            # every plugin with nothing named (fz39 seed 11501)
+            issues += [
+                FieldIssue(path, "is null, which the API server never stores")
+                for path in (
+                    *(f for f, _, _ in _DPA_SECTIONS),
+                    "spec.configuration.velero.defaultPlugins",
+                    "spec.configuration.velero.featureFlags",
+                    "spec.configuration.velero.customPlugins",
+                )
+                if _null_at(dpa, path)
             ]
             custom = dig(velero, "customPlugins")
             if custom is not None and not (

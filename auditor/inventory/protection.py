@@ -919,6 +919,15 @@ class Pairing:
         spec = dv.get("spec") if isinstance(dv, dict) else None
         if not isinstance(spec, dict):
             return None
+        unread = sorted(
+            str(p.field)
+            for p in self.ix.record_problems("DataVolume", ns, name)
+            if str(p.field).startswith(("spec.source", "spec.sourceRef"))
+        )
+        if unread:
+            # a source named by a field that cannot be read (named by the DataVolume's
+            # record) is no source "the export cannot judge": it may be gone (fz39)
+            return CaptureStatus.UNKNOWN, f"its source cannot be read ({', '.join(unread)})"
         ref = spec.get("sourceRef")
         if isinstance(ref, dict):
             # a DataSource names the PVC or VolumeSnapshot a golden image lives in
@@ -938,7 +947,10 @@ class Pairing:
                     f"its source {named} no longer exists: nothing fills it",
                 )
             spec, ns = found.get("spec"), ref_ns or ns
-            if not isinstance(spec, dict):
+            if not isinstance(spec, dict) or (
+                ("DataSource", ref_ns or ns, ref["name"]) in self.ix.unread_objects
+            ):
+                # the index named what cannot be read of it (a source of 42, null)
                 return CaptureStatus.UNKNOWN, f"its source {named} has no readable spec"
         source = spec.get("source")
         for key, kind in (("pvc", "PersistentVolumeClaim"), ("snapshot", "VolumeSnapshot")):
@@ -1172,6 +1184,23 @@ class Pairing:
                 f"skipped it, is unknown ({DELETING_SRC})",
             )
         dv = self.ix.dv_records.get((vm.namespace, p.name))
+        unread_phase = (
+            next((i for i in dv.issues if i.field == "status.phase"), None) if dv else None
+        )
+        if dv is not None and unread_phase is not None:
+            # whether CDI finished filling it (and so whether any backup of its PVC holds a
+            # disk image, or CDI adopts the restored PVC) cannot be told: never a capture
+            # (fz39: a Succeeded DataVolume's phase deleted, or written null, read as "no
+            # phase", and the adoption check never ran: UNKNOWN -> READY, nothing named)
+            return rec(
+                True,
+                CaptureStatus.UNKNOWN,
+                None,
+                "item",
+                f"DataVolume {p.name}'s status.phase {unread_phase.reason}: whether it "
+                "finished filling its PVC is unknown",
+                (f"DataVolume {vm.namespace}/{p.name} status.phase unreadable",),
+            )
         if (
             dv is not None
             and dv.phase in _UNPOPULATED_PHASES

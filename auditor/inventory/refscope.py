@@ -63,12 +63,14 @@ def judge_reference(
     obj: dict[str, Any] | None,
     *,
     began: datetime | None = None,
+    at: datetime | None = None,
 ) -> RefVerdict:
     """Whether a Backup with ``scope`` takes ``ref`` (the VM's namespace is in it).
 
     ``plugin``: whether the Backup's Velero runs the kubevirt plugin (None: unknown);
     ``obj``: the referenced object when the auditor read it (ControllerRevisions), else None;
-    ``began``: when the Backup began (UTC; None: not known, or not begun yet).
+    ``began``: when the Backup began (UTC; None: not known, or not begun yet); ``at``: the
+    audit instant (UTC), after which no deletion the input records can have begun.
 
     An object being deleted (``metadata.deletionTimestamp``) since the Backup began, or
     before, is skipped whatever the filters and even as a plugin's additional item
@@ -92,6 +94,18 @@ def judge_reference(
                 UNKNOWN,
                 "its metadata.deletionTimestamp is no RFC 3339 time: whether Velero skipped "
                 "it as being deleted is unknown",
+            )
+        if at is not None and deleting > at:
+            # the API server sets it when deletion is requested: one after the instant is a
+            # later read (named by sources.asof) or an edited copy, and when the deletion
+            # began, so whether this Backup skipped it, is unknown (fz39: a pinned revision's
+            # deletionTimestamp of 2031 read as taken, NOT_READY -> AT_RISK)
+            return RefVerdict(
+                ref,
+                UNKNOWN,
+                f"its metadata.deletionTimestamp {format_time(deleting)} is after the audit "
+                "time: when its deletion began, so whether Velero skipped it as being "
+                "deleted, is unknown",
             )
         if began is None or deleting <= began:
             return RefVerdict(

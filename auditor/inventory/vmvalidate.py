@@ -306,6 +306,16 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
         problems.append(
             ("spec.dataVolumeTemplates", f"is not a list of named DataVolume templates{_REJECTED}")
         )
+    elif isinstance(templates, list):
+        # a template's name is the DataVolume (and PVC) it makes: "" or one with a blank
+        # names none (KubeVirt's webhook requires a DNS-1123 name; fz39 seed 11401, unnamed)
+        for i, t in enumerate(templates):
+            name = dig(t, "metadata", "name")
+            fault = "an empty string" if name == "" else name_fault_of(str(name))
+            if fault is not None:
+                problems.append(
+                    (f"spec.dataVolumeTemplates[{i}].metadata.name", f"is {fault}{_REJECTED}")
+                )
     template_meta = dig(vm, "spec", "template", "metadata")
     if template_meta is not None and not isinstance(template_meta, dict):
         # the pod's labels and annotations (Services and Routes select the VM by them) are

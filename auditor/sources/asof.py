@@ -238,6 +238,18 @@ def _status_after(
     later: list[tuple[datetime, str, dict[str, Any]]] = []
     conditions = kind in _CONDITION_KINDS
     for obj in objects:
+        meta = obj.get("metadata")
+        if type(meta) is dict and "deletionTimestamp" in meta:
+            # a deletion requested after the instant: at the instant the object was not being
+            # deleted, which the checks read it as only when the deletion is named (fz39: a
+            # pinned ControllerRevision's deletionTimestamp of 2031 read as taken by a Backup
+            # that began before it, NOT_READY -> AT_RISK, nothing named). The API server sets
+            # it to the time of the request (a pod's grace period aside: pods are not read),
+            # https://kubernetes.io/docs/concepts/overview/working-with-objects/finalizers/
+            when = _after(meta["deletionTimestamp"], until, read_until)
+            if when is not None:
+                later.append((when, "metadata.deletionTimestamp", obj))
+                continue
         status = obj.get("status")
         if type(status) is not dict or (
             _EVENT_KEYS.isdisjoint(status) and not (conditions and "conditions" in status)
