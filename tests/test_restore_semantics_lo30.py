@@ -215,6 +215,7 @@ _READ_NOT_REQUIRED = {
     ("RR-FW-002", "VirtualMachineInstance"): "errored() when the PVCs or VMIs are unread",
     ("RR-NET-003", "Route"): "errored() when the Routes are unread or partial",
     ("RR-NET-001", "KubeVirt"): "errored() when a NIC names a binding plugin and the CR is unread",
+    ("RR-DSK-003", "KubeVirt"): "errored() when the default machine type rests on an unread CR",
     ("RR-PLT-006", "KubeVirt"): "judged unknown when the KubeVirt CR is unread",
     ("RR-RST-002", "Namespace"): "the target namespace's labels, evidence only",
     ("RR-STG-003", "ConfigMap"): "unknown verdict when a gone class's mapping is unread",
