@@ -240,24 +240,46 @@ class Evaluation:
             namespace=facts.namespace,
             name=facts.name,
         )
+        return self._all_errors(
+            facts.obj,
+            facts.labels,
+            facts.created,
+            problem,
+            f"its record could not be built ({stage}): {shown}.",
+            {"stage": stage, "exception": type(exc).__name__},
+        )
+
+    def _all_errors(
+        self,
+        obj: dict[str, Any],
+        labels: dict[str, str],
+        created: datetime | None,
+        problem: CollectionProblem,
+        why: str,
+        evidence: dict[str, Any],
+    ) -> Unpaired:
+        """The :class:`Unpaired` VM of ``problem`` (its namespace and name): every VM check
+        ERROR, "Cannot evaluate <check> for VM <ref>: ``why``" with ``evidence``; its policy
+        and RPO from its namespace and ``labels``."""
+        namespace, name = problem.namespace or "", problem.name or ""
+        ref = f"{namespace}/{name}"
         findings = [
             Finding(
                 check_id=spec.id,
                 status=Status.ERROR,
                 severity=spec.severity,
-                message=f"Cannot evaluate {spec.id} for VM {ref}: its record could not be "
-                f"built ({stage}): {shown}.",
-                evidence={"stage": stage, "exception": type(exc).__name__},
+                message=f"Cannot evaluate {spec.id} for VM {ref}: {why}",
+                evidence=evidence,
             )
             for spec in sorted(self._vm_checks, key=lambda c: c.id)
         ]
-        policy, thresholds = resolve_policy(self._settings, facts.namespace, facts.labels)
+        policy, thresholds = resolve_policy(self._settings, namespace, labels)
         return Unpaired(
-            obj=facts.obj,
-            namespace=facts.namespace,
-            name=facts.name,
-            labels=facts.labels,
-            created=facts.created,
+            obj=obj,
+            namespace=namespace,
+            name=name,
+            labels=labels,
+            created=created,
             policy=policy,
             rpo_hours=thresholds.rpo_hours,
             findings=findings,
@@ -293,31 +315,15 @@ class Evaluation:
                 name=name,
                 kinds=("VirtualMachine",),
             )
-            ref = f"{namespace}/{name}"
             where = f" ({problem.file})" if problem.file else ""
-            findings = [
-                Finding(
-                    check_id=spec.id,
-                    status=Status.ERROR,
-                    severity=spec.severity,
-                    message=f"Cannot evaluate {spec.id} for VM {ref}: its VirtualMachine "
-                    f"object was not read{where}; see the collection problems.",
-                    evidence={"stage": "reading", "field": problem.field},
-                )
-                for spec in sorted(self._vm_checks, key=lambda c: c.id)
-            ]
-            policy, thresholds = resolve_policy(self._settings, namespace, {})
             out.append(
-                Unpaired(
-                    obj={"metadata": {"namespace": namespace, "name": name}},
-                    namespace=namespace,
-                    name=name,
-                    labels={},
-                    created=None,
-                    policy=policy,
-                    rpo_hours=thresholds.rpo_hours,
-                    findings=findings,
-                    problem=problem,
+                self._all_errors(
+                    {"metadata": {"namespace": namespace, "name": name}},
+                    {},
+                    None,
+                    problem,
+                    f"its VirtualMachine object was not read{where}; see the collection problems.",
+                    {"stage": "reading", "field": problem.field},
                 )
             )
         return out

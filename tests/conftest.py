@@ -17,6 +17,23 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 AUDIT_AT = datetime(2026, 11, 30, 6, 0, 0, tzinfo=UTC)
+#: The bundled example export (``scripts/example.sh`` audits it)
+EXAMPLE = REPO / "examples" / "small-cluster"
+
+
+def edited_example(tmp_path: Path, old: str, new: str, file: str = "virtualmachines.yaml") -> Path:
+    """A copy of :data:`EXAMPLE` under ``tmp_path / "export"`` with the first ``old`` in
+    ``file`` replaced by ``new``; fails the test when ``old`` is not there (an edit that
+    changed nothing would test the example itself)."""
+    import shutil
+
+    out = tmp_path / "export"
+    shutil.copytree(EXAMPLE, out)
+    path = out / file
+    text = path.read_text()
+    assert old in text, f"{old!r} is not in {path}"
+    path.write_text(text.replace(old, new, 1))
+    return out
 
 
 def invoke_run(from_dir: Path, out: Path, *extra: str, at: str = "2026-11-30T06:00:00Z") -> Any:

@@ -4,7 +4,6 @@ the audit instant) or it reappeared under another key. Built from the bundled ex
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,31 +12,20 @@ from auditor.envelope import AuditReport
 from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
 from bench.mutations import _vanish_excused, _verdicts
-from tests.conftest import REPO
+from tests.conftest import EXAMPLE, edited_example
 
 AT = datetime(2026, 11, 30, 6, tzinfo=UTC)
-EXAMPLE = REPO / "examples" / "small-cluster"
 
 
 def _report(root: Path) -> AuditReport:
     return audit_data(DirectorySource(root).collect(), AuditSettings(), at=AT)
 
 
-def _edited(tmp_path: Path, old: str, new: str) -> Path:
-    out = tmp_path / "export"
-    shutil.copytree(EXAMPLE, out)
-    path = out / "virtualmachines.yaml"
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
-    return out
-
-
 def _judge(tmp_path: Path, old: str, new: str) -> tuple[bool, set[tuple[str, str]]]:
     base = _report(EXAMPLE)
     known = {str(p.model_dump()) for p in base.collection_problems}
     baseline = _verdicts(base)
-    report = _report(_edited(tmp_path, old, new))
+    report = _report(edited_example(tmp_path, old, new))
     after = _verdicts(report)
     return _vanish_excused(report, known, after, baseline), set(baseline) - set(after)
 

@@ -388,6 +388,29 @@ def test_fields_that_changed_verdicts_unnamed_are_named(
 # -- red team round 2 (helper-16) and bench.mutations seed 91 --------------------------------
 
 
+def _named(docs: Docs, kind: str, name: str) -> dict[str, Any]:
+    """The ``kind`` object named ``name`` among ``docs``."""
+    return next(d for d in _of(docs, kind) if d["metadata"]["name"] == name)
+
+
+def _being_deleted(
+    tmp_path: Path,
+    fixture: str,
+    kind: str,
+    name: str,
+    deleting: str | None,
+    finalizer: str,
+) -> dict[str, Any]:
+    """The report of ``fixture`` with its ``kind`` ``name`` being deleted since ``deleting``
+    (an RFC 3339 time) and kept by ``finalizer``; the fixture as it is when None."""
+    docs = _docs(fixture)
+    if deleting is not None:
+        obj = _named(docs, kind, name)
+        obj["metadata"]["deletionTimestamp"] = deleting
+        obj["metadata"]["finalizers"] = [finalizer]
+    return _complete(tmp_path, fixture, docs)
+
+
 def _complete(tmp_path: Path, fixture: str, docs: Docs) -> dict[str, Any]:
     """Audit ``docs`` as the fixture test does: every kind's list complete."""
     from tests.test_check_fixtures import audit_fixture

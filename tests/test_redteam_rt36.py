@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_evidence_gaps import _complete, _finding, _of
+from tests.test_evidence_gaps import _being_deleted, _complete, _finding, _named
 
 Docs = list[dict[str, Any]]
 
@@ -31,10 +31,6 @@ NAD_PASS = "RR-NET-002/pass.yaml"
 
 def _readiness(report: dict[str, Any], vm: str = "vm1") -> str:
     return str(next(v for v in report["vms"] if v["name"] == vm)["readiness"])
-
-
-def _named(docs: Docs, kind: str, name: str) -> dict[str, Any]:
-    return next(d for d in _of(docs, kind) if d["metadata"]["name"] == name)
 
 
 def _native_disk(deleting: str | None, *, scratch: bool = False) -> Docs:
@@ -111,14 +107,10 @@ def test_a_native_snapshot_disk_whose_pv_is_not_being_deleted_stays_captured(
 
 
 def _nad_deleting(tmp_path: Path, deleting: str | None) -> dict[str, Any]:
-    from tests.test_evidence_gaps import _docs
-
-    docs = _docs(NAD_PASS)
-    if deleting is not None:
-        nad = _named(docs, "NetworkAttachmentDefinition", "vlan10")
-        nad["metadata"]["deletionTimestamp"] = deleting
-        nad["metadata"]["finalizers"] = ["k8s.ovn.org/user-defined-network-protection"]
-    return _complete(tmp_path, NAD_PASS, docs)
+    keep = "k8s.ovn.org/user-defined-network-protection"
+    return _being_deleted(
+        tmp_path, NAD_PASS, "NetworkAttachmentDefinition", "vlan10", deleting, keep
+    )
 
 
 def test_a_nad_being_deleted_before_the_backups_began_is_in_none_of_them(

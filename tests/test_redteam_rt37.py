@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_evidence_gaps import _being_deleted, _complete, _docs, _finding, _named, _of
 
 Docs = list[dict[str, Any]]
 
@@ -28,21 +28,13 @@ PINNED = "RR-BKP-012/pass-pinned-revision-in-backup.yaml"
 NAD_PASS = "RR-NET-001/pass.yaml"
 
 
-def _named(docs: Docs, kind: str, name: str) -> dict[str, Any]:
-    return next(d for d in _of(docs, kind) if d["metadata"]["name"] == name)
-
-
 def _readiness(report: dict[str, Any], vm: str = "vm1") -> str:
     return str(next(v for v in report["vms"] if v["name"] == vm)["readiness"])
 
 
 def _revision_deleting(tmp_path: Path, deleting: str | None) -> dict[str, Any]:
-    docs = _docs(PINNED)
-    if deleting is not None:
-        rev = _named(docs, "ControllerRevision", "vm1-u1.medium-v1beta1-uid-1")
-        rev["metadata"]["deletionTimestamp"] = deleting
-        rev["metadata"]["finalizers"] = ["example.com/keep"]
-    return _complete(tmp_path, PINNED, docs)
+    rev = "vm1-u1.medium-v1beta1-uid-1"
+    return _being_deleted(tmp_path, PINNED, "ControllerRevision", rev, deleting, "example.com/keep")
 
 
 def test_a_pinned_revision_being_deleted_before_the_newest_backup_is_not_in_it(
@@ -86,12 +78,10 @@ def test_a_pinned_revision_deleted_after_the_backup_or_unreadable(
 
 
 def _nad_deleting(tmp_path: Path, deleting: str | None) -> dict[str, Any]:
-    docs = _docs(NAD_PASS)
-    if deleting is not None:
-        nad = _named(docs, "NetworkAttachmentDefinition", "vlan10")
-        nad["metadata"]["deletionTimestamp"] = deleting
-        nad["metadata"]["finalizers"] = ["k8s.ovn.org/user-defined-network-protection"]
-    return _complete(tmp_path, NAD_PASS, docs)
+    keep = "k8s.ovn.org/user-defined-network-protection"
+    return _being_deleted(
+        tmp_path, NAD_PASS, "NetworkAttachmentDefinition", "vlan10", deleting, keep
+    )
 
 
 def test_a_nad_being_deleted_is_no_network_the_next_start_finds(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ the pipeline and from ``engine.evaluate`` alike. Built from the bundled example
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,21 +21,9 @@ from auditor.engine import evaluate
 from auditor.envelope.build import build_envelope
 from auditor.pipeline import audit_data
 from auditor.sources.directory import DirectorySource
-from tests.conftest import REPO, report_doc
+from tests.conftest import EXAMPLE, edited_example, report_doc
 
 AT = datetime(2026, 11, 30, 6, tzinfo=UTC)
-EXAMPLE = REPO / "examples" / "small-cluster"
-
-
-def _export(tmp_path: Path, old: str, new: str) -> Path:
-    """The example export with one edit in virtualmachines.yaml (``old`` must occur)."""
-    out = tmp_path / "export"
-    shutil.copytree(EXAMPLE, out)
-    path = out / "virtualmachines.yaml"
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
-    return out
 
 
 def _vms(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -53,7 +40,7 @@ def _vms(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def test_a_refused_vm_is_listed_unknown_with_every_check_error(
     tmp_path: Path, old: str, new: str, field: str
 ) -> None:
-    data = DirectorySource(_export(tmp_path, old, new)).collect()
+    data = DirectorySource(edited_example(tmp_path, old, new)).collect()
     assert "billing/billing-db" not in {
         f"{v['metadata']['namespace']}/{v['metadata']['name']}" for v in data.of("VirtualMachine")
     }
@@ -90,7 +77,7 @@ def test_a_well_formed_export_lists_no_unread_vm(tmp_path: Path) -> None:
 def test_a_vm_named_by_a_field_problem_is_not_listed_twice(tmp_path: Path) -> None:
     """A VM read with a malformed field (kept, named) is audited once, not also as unread."""
     data = DirectorySource(
-        _export(tmp_path, "            name: billing-db-data\n", "            name: 5\n")
+        edited_example(tmp_path, "            name: billing-db-data\n", "            name: 5\n")
     ).collect()
     assert len(data.of("VirtualMachine")) == 5  # read; the field is named while auditing
     doc = report_doc(audit_data(data, AuditSettings(), at=AT))
@@ -106,7 +93,7 @@ def test_a_vm_created_after_the_audit_instant_is_left_out_not_listed(tmp_path: P
     """A VM left out as created after the instant (auditor.sources.asof) did not exist then:
     it is named among the problems but is no unread VM (only refused objects are)."""
     data = DirectorySource(
-        _export(
+        edited_example(
             tmp_path,
             "creationTimestamp: '2026-01-10T09:59:00Z'",
             "creationTimestamp: '2026-12-01T00:00:00Z'",
@@ -123,7 +110,7 @@ def test_a_vm_at_an_apiversion_the_auditor_does_not_read_is_listed_unknown(tmp_p
     first = text.index("apiVersion: kubevirt.io/v1")
     assert text.index("name: billing-db") > first  # billing-db is the first item
     data = DirectorySource(
-        _export(tmp_path, "apiVersion: kubevirt.io/v1", "apiVersion: kubevirt.io/v2")
+        edited_example(tmp_path, "apiVersion: kubevirt.io/v1", "apiVersion: kubevirt.io/v2")
     ).collect()
     doc = report_doc(audit_data(data, AuditSettings(), at=AT))
     vm = _vms(doc)["billing/billing-db"]
@@ -139,7 +126,7 @@ def test_a_vm_item_without_an_apiversion_string_is_listed_unknown(tmp_path: Path
     told by its file: the VM is listed UNKNOWN, its problem naming file, namespace, name and
     field (bench.mutations list_entry no_api_version, seed 8001: it vanished)."""
     data = DirectorySource(
-        _export(tmp_path, "- apiVersion: kubevirt.io/v1\n  kind: VirtualMachine", new)
+        edited_example(tmp_path, "- apiVersion: kubevirt.io/v1\n  kind: VirtualMachine", new)
     ).collect()
     doc = report_doc(audit_data(data, AuditSettings(), at=AT))
     vm = _vms(doc)["billing/billing-db"]
@@ -161,7 +148,7 @@ def test_a_vm_under_a_group_the_api_server_never_writes_is_listed_unknown(
     a damaged copy, but listed UNKNOWN (bench.mutations api_version, seed 8010: it
     vanished)."""
     data = DirectorySource(
-        _export(
+        edited_example(
             tmp_path,
             "- apiVersion: kubevirt.io/v1\n  kind: VirtualMachine",
             f"- apiVersion: {api_version}\n  kind: VirtualMachine",
