@@ -6,6 +6,7 @@ Each command group lives in its own module and is registered here with one
 
 from __future__ import annotations
 
+import importlib
 import io
 import logging
 import os
@@ -50,6 +51,20 @@ class _Commands(click.Group):
     path too long for the system, a folder that cannot be listed, given as ``--from``,
     ``--to`` or ``--out``) ends the command with exit 2 and one line naming the path and the
     reason, never a traceback (``docs/exit-codes.md``: a path that cannot be used)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, sorted (as click lists them)."""
+        return sorted({*_COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command named ``cmd_name``, its module imported on first use; None when
+        there is no such command (click then names it as unknown)."""
+        known = self.commands.get(cmd_name)
+        if known is None and cmd_name in _COMMANDS:
+            module, _, attribute = _COMMANDS[cmd_name].partition(":")
+            known = getattr(importlib.import_module(module), attribute)
+            self.commands[cmd_name] = known
+        return known
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command with stdout that outlives its reader (:class:`_PipeSafe`); an
@@ -113,27 +128,19 @@ def main() -> None:
     """Audit the recovery readiness of KubeVirt virtual machines."""
 
 
-def _register() -> None:
-    from auditor.cli.checks import checks
-    from auditor.cli.cluster import collect, preflight
-    from auditor.cli.fleet import fleet
-    from auditor.cli.publish import history, publish
-    from auditor.cli.report import report
-    from auditor.cli.run import run
-    from auditor.cli.service import serve_command, validate_config_command
-    from auditor.cli.verify import verify
-
-    main.add_command(run)
-    main.add_command(checks)
-    main.add_command(serve_command)
-    main.add_command(validate_config_command)
-    main.add_command(collect)
-    main.add_command(preflight)
-    main.add_command(publish)
-    main.add_command(history)
-    main.add_command(verify)
-    main.add_command(report)
-    main.add_command(fleet)
-
-
-_register()
+#: Each command's name and where it is defined (``module:attribute``). A command's module is
+#: imported when the command is run or listed (``--help``), not before: ``auditor run`` does
+#: not import the fleet roll-up, the scheduler's cron parser or the live preflight.
+_COMMANDS = {
+    "run": "auditor.cli.run:run",
+    "checks": "auditor.cli.checks:checks",
+    "serve": "auditor.cli.service:serve_command",
+    "validate-config": "auditor.cli.service:validate_config_command",
+    "collect": "auditor.cli.cluster:collect",
+    "preflight": "auditor.cli.cluster:preflight",
+    "publish": "auditor.cli.publish:publish",
+    "history": "auditor.cli.publish:history",
+    "verify": "auditor.cli.verify:verify",
+    "report": "auditor.cli.report:report",
+    "fleet": "auditor.cli.fleet:fleet",
+}
