@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from auditor.kubevalues import parse_quantity, parse_rfc3339, parse_time
+from auditor.kubevalues import dig, parse_quantity, parse_rfc3339, parse_time
 from auditor.models import CollectionProblem
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "to_problem",
     "condition_type_fault",
     "name_fault_of",
+    "uid_fault",
     "owner_ref_fault",
     "OWNER_REF_KEYS",
     "boot_order_ok",
@@ -220,6 +221,34 @@ def owner_ref_fault(ref: Any) -> str | None:
             return f"has {key} {what}, which every owner reference holds as a string"
     fault = name_fault_of(ref["name"])
     return None if fault is None else f"has name {fault}"
+
+
+_TYPE_WORDS = {
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    list: "a list",
+    dict: "a mapping",
+}
+
+
+def uid_fault(obj: Any) -> str | None:
+    """What is wrong with ``obj``'s ``metadata.uid`` that is no string (None when it is one,
+    or absent), as a phrase after the field name.
+
+    The API server gives every object a UID string (``types.UID``;
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids), and the
+    auditor ties objects together by it: Velero's ``velero.io/pvc-uid`` label ties a copy to
+    its claim, a VirtualMachineSnapshot's ``status.sourceUID`` and owner references to their
+    VM. A number, list or mapping proves no identity (b40: a claim's ``uid: 42`` matched a
+    PodVolumeBackup labelled "42", and ``uid: [..]`` dropped the claim's copy for a FAIL, both
+    unnamed).
+    """
+    uid = dig(obj, "metadata", "uid")
+    if uid is None or isinstance(uid, str):
+        return None
+    word = _TYPE_WORDS.get(type(uid), f"a {type(uid).__name__}")
+    return f"is {word}, not the UID string the API server writes"
 
 
 def name_fault_of(value: str) -> str | None:

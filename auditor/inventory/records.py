@@ -36,6 +36,7 @@ from auditor.inventory.fields import (
     read_time,
     read_uuid,
     to_problem,
+    uid_fault,
 )
 from auditor.inventory.prunednulls import VMI_NULLABLE, nulls_below
 from auditor.inventory.vmvalidate import device_issues, needs_volume, volume_problems
@@ -52,6 +53,7 @@ __all__ = [
     "PARSERS",
     "parse_record",
     "clone_source_issues",
+    "uid_issue",
     "RECLAIM_POLICIES",
     "VOLUME_MODES",
     "ACCESS_MODES",
@@ -605,9 +607,19 @@ def parse_record(
 
 def _containers(obj: dict[str, Any]) -> list[FieldIssue]:
     """``metadata``, ``spec`` and ``status`` must be mappings (fields under a broken one
-    read as absent, which must not pass for "not set")."""
-    return [
+    read as absent, which must not pass for "not set"), and ``metadata.uid`` a string
+    (:func:`uid_issue`)."""
+    issues = [
         FieldIssue(key, f"is a {type(obj[key]).__name__}, not a mapping", True)
         for key in ("metadata", "spec", "status")
         if key in obj and not isinstance(obj[key], dict)
     ]
+    uid = uid_issue(obj)
+    return issues if uid is None else [*issues, uid]
+
+
+def uid_issue(obj: Any) -> FieldIssue | None:
+    """The issue of a ``metadata.uid`` that is no string
+    (:func:`~auditor.inventory.fields.uid_fault`)."""
+    fault = uid_fault(obj)
+    return None if fault is None else FieldIssue("metadata.uid", fault, True)

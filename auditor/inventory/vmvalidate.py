@@ -25,7 +25,13 @@ from collections import Counter
 from typing import Any
 
 from auditor.inventory.fieldcase import miscased_keys
-from auditor.inventory.fields import MAC_RE, UUID_RE, condition_type_fault, name_fault_of
+from auditor.inventory.fields import (
+    MAC_RE,
+    UUID_RE,
+    condition_type_fault,
+    name_fault_of,
+    uid_fault,
+)
 from auditor.inventory.prunednulls import pruned_nulls
 from auditor.inventory.volmig import migration_issues
 from auditor.kubevalues import dig, parse_rfc3339
@@ -294,6 +300,11 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
         problems.append(("metadata.creationTimestamp", "is missing; the API server always sets it"))
     elif parse_rfc3339(created) is None:
         problems.append(("metadata.creationTimestamp", f"is {created!r}, not RFC 3339"))
+    uid = uid_fault(vm)
+    if uid is not None:
+        # which VM a VirtualMachineSnapshot, a VMI or a claim's owner reference names is
+        # told by its UID (b40)
+        problems.append(("metadata.uid", uid))
     deleting = dig(vm, "metadata", "deletionTimestamp")
     if deleting is not None and parse_rfc3339(deleting) is None:
         # since when the VM is being deleted decides which Backups skipped it

@@ -1,0 +1,155 @@
+"""Malformed fields left unnamed before b40.
+
+Each case edits one field of a check fixture (tests/fixtures/checks), as fz39 does, and
+asserts the exact problem named (kind, object, field, file), the finding that rests on it
+and the VM's verdict, never better than before (docs/readiness.md, "Round b40").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auditor.inventory.records import PARSERS
+from auditor.sources.directory import UID_READ_KINDS
+from tests.test_check_fixtures import FIXTURES, audit_fixture
+
+
+def _write(tmp_path: Path, text: str, *edits: tuple[str, str]) -> Path:
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    path = tmp_path / "export.yaml"
+    path.write_text(text)
+    return path
+
+
+def _vm(doc: dict[str, Any], ref: str = "app/vm1") -> dict[str, Any]:
+    return next(v for v in doc["vms"] if f"{v['namespace']}/{v['name']}" == ref)
+
+
+def _check(doc: dict[str, Any], check: str, ref: str = "app/vm1") -> dict[str, Any]:
+    return next(f for f in _vm(doc, ref)["findings"] if f["check_id"] == check)
+
+
+def _named(doc: dict[str, Any], kind: str) -> list[tuple[str | None, str | None, str | None]]:
+    return [
+        (p["namespace"], p["name"], p["field"])
+        for p in doc["collection_problems"]
+        if p["kind"] == kind
+    ]
+
+
+def _files(doc: dict[str, Any]) -> set[str]:
+    """The files the problems name (a document's ``#docN`` left out)."""
+    return {p["file"].split("#", 1)[0] for p in doc["collection_problems"]}
+
+
+# -- 1. metadata.uid that is no string ---------------------------------------------------
+
+#: vm1's three claims copied by Completed PodVolumeBackups labelled with their UIDs
+_FS = (FIXTURES / "RR-BKP-004" / "pass-fs-backup-podvolumebackups.yaml").read_text()
+_ROOT_UID = "  uid: uid-pvc-app-vm1-root\n"
+
+
+def test_the_uid_baseline_is_ready(tmp_path: Path) -> None:
+    doc = audit_fixture(_write(tmp_path, _FS))
+    assert _check(doc, "RR-BKP-004")["status"] == "PASS"
+    assert _vm(doc)["readiness"] == "READY"
+    assert doc["collection_problems"] == []
+
+
+@pytest.mark.parametrize("uid", ["42", "[uid-pvc-app-vm1-root]", "{a: b}", "true"])
+def test_a_claim_uid_that_is_no_string_is_named_and_no_verdict(tmp_path: Path, uid: str) -> None:
+    """https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids: the API
+    server writes a UID string, and Velero ties a copy to its claim by it (velero.io/pvc-uid).
+    Before b40 the claim was unnamed and its copy dropped: RR-BKP-004 PASS -> FAIL."""
+    doc = audit_fixture(_write(tmp_path, _FS, (_ROOT_UID, f"  uid: {uid}\n")))
+    assert _named(doc, "PersistentVolumeClaim") == [("app", "vm1-root", "metadata.uid")]
+    assert _files(doc) == {"export.yaml"}
+    for check in ("RR-BKP-001", "RR-BKP-004", "RR-STG-001"):
+        assert _check(doc, check)["status"] == "ERROR", check
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    assert doc["run"]["complete"] is False
+
+
+def test_a_number_uid_never_matches_a_label_of_its_digits(tmp_path: Path) -> None:
+    """``uid: 42`` beside a PodVolumeBackup labelled ``velero.io/pvc-uid: "42"`` proved the
+    copy by ``str(42) == "42"``: the would-be result no longer counts it."""
+    doc = audit_fixture(
+        _write(
+            tmp_path,
+            _FS,
+            (_ROOT_UID, "  uid: 42\n"),
+            ("    velero.io/pvc-uid: uid-pvc-app-vm1-root\n", "    velero.io/pvc-uid: '42'\n"),
+        )
+    )
+    f = _check(doc, "RR-BKP-004")
+    assert f["status"] == "ERROR"
+    assert f["evidence"]["would_be"]["status"] == "FAIL"
+    assert "no PodVolumeBackup names PVC vm1-root" in f["evidence"]["would_be"]["message"]
+
+
+def test_a_vm_uid_that_is_no_string_is_named(tmp_path: Path) -> None:
+    doc = audit_fixture(_write(tmp_path, _FS, ("  uid: uid-vm-app-vm1\n", "  uid: 12345\n")))
+    assert _named(doc, "VirtualMachine") == [("app", "vm1", "metadata.uid")]
+    assert _check(doc, "RR-BKP-001")["status"] == "ERROR"
+    assert _check(doc, "RR-STG-001")["status"] == "ERROR"
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+
+
+def test_any_other_kinds_uid_that_is_no_string_is_named(tmp_path: Path) -> None:
+    """A Backup's: owner references name an object by UID, so its kind no longer proves an
+    absence, and the VM is no longer READY."""
+    doc = audit_fixture(
+        _write(tmp_path, _FS, ("  uid: uid-b-daily-20261130\n", "  uid: 20261130\n"))
+    )
+    assert _named(doc, "Backup") == [("velero", "daily-20261130", "metadata.uid")]
+    assert _files(doc) == {"export.yaml"}
+    assert _check(doc, "RR-BKP-004")["status"] == "ERROR"
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+
+
+def test_the_kinds_left_to_their_readers_are_those_with_readers() -> None:
+    assert {*PARSERS, "VirtualMachine"} == UID_READ_KINDS
+
+
+# -- 3. a resource-policy ConfigMap whose data is no mapping of strings -----------------
+
+_POLICY = (FIXTURES / "RR-BKP-004" / "pass-resource-policy-snapshots-every-pvc.yaml").read_text()
+_DATA = (
+    'data:\n  policy.yaml: "version: v1\\nvolumePolicies:\\n- conditions:\\n    csi: {driver: '
+    'csi.example.com}\\n\\\n    \\  action: {type: snapshot}\\n"\n'
+)
+
+
+def test_the_policy_baseline_passes(tmp_path: Path) -> None:
+    doc = audit_fixture(_write(tmp_path, _POLICY))
+    assert _check(doc, "RR-BKP-004")["status"] == "PASS"
+    assert doc["collection_problems"] == []
+
+
+@pytest.mark.parametrize(
+    "new", ["data: [a, b]\n", "data: 7\n", "data:\n  policy.yaml: 42\n", "data:\n  7: x\n"]
+)
+def test_a_policy_configmap_whose_data_is_unreadable_is_named(tmp_path: Path, new: str) -> None:
+    """https://kubernetes.io/docs/concepts/configuration/configmap/: ``data`` maps strings to
+    strings. Before b40 the ConfigMap was skipped as no policy and the Backup's policy read
+    "not in the export", the run complete."""
+    doc = audit_fixture(_write(tmp_path, _POLICY, (_DATA, new)))
+    assert _named(doc, "ConfigMap") == [("velero", "vm-backup-policy", "data")]
+    assert _files(doc) == {"export.yaml"}
+    f = _check(doc, "RR-BKP-004")
+    assert f["status"] == "ERROR"
+    assert "its data is no mapping of strings" in f["message"]
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    assert doc["run"]["complete"] is False
+
+
+def test_another_configmap_with_string_data_stays_unread_and_unnamed(tmp_path: Path) -> None:
+    extra = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: app\ndata:\n  k: v\n"
+    doc = audit_fixture(_write(tmp_path, _POLICY + extra))
+    assert doc["collection_problems"] == []
+    assert _check(doc, "RR-BKP-004")["status"] == "PASS"
