@@ -116,6 +116,61 @@ def test_the_kinds_left_to_their_readers_are_those_with_readers() -> None:
     assert {*PARSERS, "VirtualMachine"} == UID_READ_KINDS
 
 
+# -- 2. VMI status.conditions keys ---------------------------------------------------------
+
+_AGENT = (FIXTURES / "RR-BKP-011" / "pass-agent-connected.yaml").read_text()
+_CONDITION = "  - status: 'True'\n    type: AgentConnected\n"
+
+
+def test_the_condition_baseline_passes(tmp_path: Path) -> None:
+    doc = audit_fixture(_write(tmp_path, _AGENT))
+    assert _check(doc, "RR-BKP-011")["status"] == "PASS"
+    assert _vm(doc)["readiness"] == "READY"
+
+
+@pytest.mark.parametrize(
+    ("new", "field"),
+    [
+        # named before b40 (kept here as proof): not a mapping, type or status no string
+        ("  - AgentConnected\n", "status.conditions[0]"),
+        ("  - status: 'True'\n    type: [AgentConnected]\n", "status.conditions[0].type"),
+        ("  - status: true\n    type: AgentConnected\n", "status.conditions[0].status"),
+        # b40: a key with a blank, in another case, or missing read as no AgentConnected
+        # condition (RR-BKP-011 PASS -> FAIL), unnamed
+        ("  - status: 'True'\n    'type ': AgentConnected\n", "status.conditions[0].type"),
+        (
+            "  - \"status\\u00a0\": 'True'\n    type: AgentConnected\n",
+            "status.conditions[0].status",
+        ),
+        ("  - status: 'True'\n    Type: AgentConnected\n", "status.conditions[0].type"),
+        ("  - type: AgentConnected\n", "status.conditions[0].status"),
+        ("  - status: 'True'\n    type: AgentConnected\n    7: x\n", "status.conditions[0][7]"),
+        (
+            "  - status: 'True'\n    type: AgentConnected\n    \"reason\\u200b\": x\n",
+            "status.conditions[0].reason",
+        ),
+    ],
+)
+def test_an_odd_vmi_condition_is_named_and_no_pass(tmp_path: Path, new: str, field: str) -> None:
+    """kubevirt.io/api core/v1 ``VirtualMachineInstanceCondition``: ``type`` and ``status``
+    are required, and the API server prunes an unknown key
+    (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/ Condition)."""
+    doc = audit_fixture(_write(tmp_path, _AGENT, (_CONDITION, new)))
+    assert _named(doc, "VirtualMachineInstance") == [("app", "vm1", field)]
+    assert _files(doc) == {"export.yaml"}
+    assert _check(doc, "RR-BKP-011")["status"] == "ERROR"
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    assert doc["run"]["complete"] is False
+
+
+def test_a_well_formed_unknown_condition_key_is_left_alone(tmp_path: Path) -> None:
+    doc = audit_fixture(
+        _write(tmp_path, _AGENT, (_CONDITION, _CONDITION + "    observedGeneration: 3\n"))
+    )
+    assert doc["collection_problems"] == []
+    assert _check(doc, "RR-BKP-011")["status"] == "PASS"
+
+
 # -- 3. a resource-policy ConfigMap whose data is no mapping of strings -----------------
 
 _POLICY = (FIXTURES / "RR-BKP-004" / "pass-resource-policy-snapshots-every-pvc.yaml").read_text()
@@ -153,3 +208,57 @@ def test_another_configmap_with_string_data_stays_unread_and_unnamed(tmp_path: P
     doc = audit_fixture(_write(tmp_path, _POLICY + extra))
     assert doc["collection_problems"] == []
     assert _check(doc, "RR-BKP-004")["status"] == "PASS"
+
+
+# -- 4. an interface with two bindings ---------------------------------------------------
+
+#: vm1 (masquerade "default", bridge "vlan") and its drill copy share a pod-network MAC
+_CLONE = (FIXTURES / "RR-NIC-002" / "fail-clone-pod-network-mac.yaml").read_text()
+_MASQ = "          - macAddress: 02:00:00:00:00:01\n            masquerade: {}\n"
+_BRIDGE = "          - bridge: {}\n"
+_DEVICES = "spec.template.spec.domain.devices.interfaces"
+
+
+def test_the_binding_baseline(tmp_path: Path) -> None:
+    doc = audit_fixture(_write(tmp_path, _CLONE))
+    assert (_check(doc, "RR-NIC-001")["status"], _check(doc, "RR-NIC-002")["status"]) == (
+        "PASS",
+        "FAIL",
+    )
+    assert _vm(doc)["readiness"] == "AT_RISK"
+    assert doc["collection_problems"] == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        (_MASQ, _MASQ + "            bridge: {}\n", f"{_DEVICES}[default]"),
+        (_BRIDGE, _BRIDGE + "            binding: {name: passt}\n", f"{_DEVICES}[vlan]"),
+        (_BRIDGE, _BRIDGE + "            sriov: {}\n", f"{_DEVICES}[vlan]"),
+    ],
+)
+def test_an_interface_with_two_bindings_is_named_and_no_pass(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    """KubeVirt refuses it: "logical <name> interface must have exactly one binding method or
+    binding plugin" (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/
+    binding.go validateInterfaceBindingExists). Before b40 RR-NIC-001 passed, unnamed."""
+    doc = audit_fixture(_write(tmp_path, _CLONE, (old, new)))
+    assert _named(doc, "VirtualMachine") == [("app", "vm1", field)]
+    assert "exactly one binding method or binding plugin" in doc["collection_problems"][0]["reason"]
+    for check in ("RR-NIC-001", "RR-NIC-002", "RR-RST-002"):
+        assert _check(doc, check)["status"] == "ERROR", check
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    assert doc["run"]["complete"] is False
+
+
+def test_a_running_interface_with_two_bindings_is_named(tmp_path: Path) -> None:
+    vmi = "      - macAddress: 02:00:00:00:00:01\n        masquerade: {}\n"
+    doc = audit_fixture(_write(tmp_path, _CLONE, (vmi, vmi + "        bridge: {}\n")))
+    assert _named(doc, "VirtualMachineInstance") == [
+        ("app", "vm1", "spec.domain.devices.interfaces[default]")
+    ]
+    # the running devices are unknown (RR-DSK-003 compares them); the medium ERROR ranks
+    # below the baseline's low FAIL (docs/readiness.md, the readiness rule), never READY
+    assert _check(doc, "RR-DSK-003")["status"] == "ERROR"
+    assert _vm(doc)["readiness"] == "AT_RISK"

@@ -26,6 +26,7 @@ from auditor.inventory.fieldcase import miscased_keys
 from auditor.inventory.fields import (
     FieldIssue,
     boot_order_ok,
+    condition_key_faults,
     condition_type_fault,
     name_fault_of,
     read_enum,
@@ -338,6 +339,10 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         if not isinstance(cond, dict):
             issues.append(FieldIssue(f"status.conditions[{i}]", "is not an object", True))
             continue
+        issues += [
+            FieldIssue(f"status.conditions[{i}]{'' if f.startswith('[') else '.'}{f}", why, no)
+            for f, why, no in condition_key_faults(cond)
+        ]
         for key in ("type", "status"):
             value = cond.get(key)
             if value is not None and not isinstance(value, str):
