@@ -1,4 +1,4 @@
-"""Malformed fields left unnamed before b40.
+"""Malformed fields left unnamed before b40, and RR-STG-001's reason for an uncounted copy.
 
 Each case edits one field of a check fixture (tests/fixtures/checks), as fz39 does, and
 asserts the exact problem named (kind, object, field, file), the finding that rests on it
@@ -14,7 +14,15 @@ import pytest
 
 from auditor.inventory.records import PARSERS
 from auditor.sources.directory import UID_READ_KINDS
+from tests.test_bugclasses_bc39 import (
+    CSI_BLOCK,
+    RETAINED_SNAPSHOTS,
+    VM_SNAPSHOT,
+    _on_longhorn,
+)
+from tests.test_bugclasses_bc39 import _audit as _audit_docs
 from tests.test_check_fixtures import FIXTURES, audit_fixture
+from tests.test_evidence_gaps import _docs, _finding
 
 
 def _write(tmp_path: Path, text: str, *edits: tuple[str, str]) -> Path:
@@ -262,3 +270,48 @@ def test_a_running_interface_with_two_bindings_is_named(tmp_path: Path) -> None:
     # below the baseline's low FAIL (docs/readiness.md, the readiness rule), never READY
     assert _check(doc, "RR-DSK-003")["status"] == "ERROR"
     assert _vm(doc)["readiness"] == "AT_RISK"
+
+
+# -- 5. RR-STG-001 says why an in-volume snapshot was not counted ---------------------
+
+
+def test_stg001_names_the_handle_that_keeps_a_snapshot_inside(tmp_path: Path) -> None:
+    """https://github.com/longhorn/longhorn/issues/4083: a ``snap://`` snapshot goes with its
+    volume, which reclaim policy Delete deletes with the claim."""
+    docs = _on_longhorn(_docs(RETAINED_SNAPSHOTS), None, "snap://")
+    f = _finding(_audit_docs(tmp_path, docs, RETAINED_SNAPSHOTS), "RR-STG-001")
+    assert (f["status"], f["severity"]) == ("FAIL", "high")
+    assert (
+        "vm1-root: VolumeSnapshot vm1-root-manual: VolumeSnapshotContent "
+        "snapcontent-vm1-root-manual status.snapshotHandle=snap://snapcontent-vm1-root-manual; "
+        "PersistentVolume pv-app-vm1-root spec.persistentVolumeReclaimPolicy=Delete"
+    ) in f["message"]
+    assert sorted(f["evidence"]["inside_volume"]) == ["vm1-data", "vm1-root"]
+
+
+def test_stg001_names_the_class_parameter_of_a_backups_snapshot(tmp_path: Path) -> None:
+    docs = _on_longhorn(_docs(CSI_BLOCK), "snap", None)
+    f = _finding(_audit_docs(tmp_path, docs, CSI_BLOCK), "RR-STG-001")
+    assert f["status"] == "FAIL"
+    assert (
+        "Backup daily-20261130's CSI snapshot: VolumeSnapshotClass snapclass "
+        "parameters.type=snap" in f["message"]
+    )
+    assert (
+        "PersistentVolume pv-app-vm1-data spec.persistentVolumeReclaimPolicy=Delete"
+        in (f["message"])
+    )
+
+
+def test_stg001_names_a_vm_snapshots_inside_snapshot(tmp_path: Path) -> None:
+    docs = _on_longhorn(_docs(VM_SNAPSHOT), None, "snap://")
+    f = _finding(_audit_docs(tmp_path, docs, VM_SNAPSHOT), "RR-STG-001")
+    assert (f["status"], f["severity"]) == ("FAIL", "high")
+    assert "VirtualMachineSnapshot vm1-snap: VolumeSnapshotContent" in f["message"]
+
+
+def test_stg001_without_an_inside_copy_says_nothing_of_one(tmp_path: Path) -> None:
+    docs = _on_longhorn(_docs(RETAINED_SNAPSHOTS), None, "bak://")
+    f = _finding(_audit_docs(tmp_path, docs, RETAINED_SNAPSHOTS), "RR-STG-001")
+    assert f["status"] == "PASS"
+    assert "inside_volume" not in f["evidence"]
