@@ -17,6 +17,8 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import copies_of, reclaim_policy
+from auditor.inventory.insidenotes import inside_volume_notes, reclaim_proof
+from auditor.inventory.volbound import IN_VOLUME_SRC
 from auditor.models import Basis, Severity
 
 K8S_RECLAIM = "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reclaiming"
@@ -93,16 +95,19 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
         elif losing and not durable:
             weak.append(p.name)
     lost = [d.name for d in vm.uncapturable]
+    inside = _inside_volume(vm, ctx, bare + unknown)
     if bare or lost:
         names = bare + [f"{d} (hostDisk)" for d in lost]
         return failed(
             f"VM {vm.ref} disk(s) {', '.join(names)} have no copy of their data: Delete-reclaim "
             "(or missing) PVCs with no evidenced backup or ready snapshot"
             + (", and hostDisk files no Velero method copies" if lost else "")
+            + _inside_clause(inside, bare)
             + ".",
             unprotected=bare,
             uncapturable_disks=lost,
             disks=rows,
+            **({"inside_volume": inside} if inside else {}),
         ).on(Basis.OBSERVED)
     if unknown:
         # each PVC named with its own reason: a message blaming a PV and StorageClass that
@@ -121,8 +126,9 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             )
         return errored(
             f"Whether PVC(s) {', '.join(unknown)} of VM {vm.ref} have a copy is unknown: "
-            f"{'; '.join(why)}.",
+            f"{'; '.join(why)}{_inside_clause(inside, unknown)}.",
             disks=rows,
+            **({"inside_volume": inside} if inside else {}),
         ).on(Basis.INFERRED)
     if weak:
         return failed(
@@ -138,6 +144,36 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
         "namespace.",
         disks=rows,
     ).on(Basis.OBSERVED)
+
+
+def _inside_volume(vm: VMRecord, ctx: CheckContext, names: list[str]) -> dict[str, list[str]]:
+    """PVC -> the copies of its data not counted as kept inside its volume, each with the
+    field that says so, then the field that says the volume goes with its claim."""
+    out: dict[str, list[str]] = {}
+    for p in vm.pvcs:
+        if p.name in names and p.obj is not None:
+            notes = inside_volume_notes(vm, p, ctx.index)
+            if notes:
+                out[p.name] = [*notes, reclaim_proof(ctx.index, p.obj)]
+    return out
+
+
+def _inside_clause(inside: dict[str, list[str]], names: list[str]) -> str:
+    """``; not counted, ...`` naming why each of ``names``' snapshot copies was not counted
+    (at most three per PVC), or ""."""
+    parts = []
+    for name in names:
+        notes = inside.get(name)
+        if notes:
+            *copies, reclaim = notes
+            more = f" and {len(copies) - 3} more" if len(copies) > 3 else ""
+            parts.append(f"{name}: {'; '.join(copies[:3])}{more}; {reclaim}")
+    if not parts:
+        return ""
+    return (
+        "; not counted, as kept inside the volume, which goes with its claim "
+        f"({IN_VOLUME_SRC}): " + " | ".join(parts)
+    )
 
 
 @check(

@@ -942,7 +942,8 @@ def _from_items(
     facts = pvc_facts(ix, pvc)
     name, uid = facts.name, facts.uid
     index = _item_index(ix, plan)
-    hit = index.get((ns, name)) or index.get(("uid", str(uid))) or index.get(("*", name))
+    by_uid = index.get(("uid", uid)) if isinstance(uid, str) else None
+    hit = index.get((ns, name)) or by_uid or index.get(("*", name))
     if hit is None:
         return None
     kind, o = hit
@@ -950,9 +951,10 @@ def _from_items(
     item_uid = meta_label(o, PVC_UID_LABEL) or (
         tags.get("pvc-uid") if isinstance(tags, dict) else None
     )
-    if item_uid and uid and str(item_uid) != str(uid):
+    if item_uid and uid is not None and (not isinstance(uid, str) or str(item_uid) != uid):
         # Velero labels a DataUpload or PodVolumeBackup with the uid of the PVC it copied: a
-        # PVC of this name, but not this one (deleted and recreated since, say)
+        # PVC of this name, but not this one (deleted and recreated since, say); a uid that
+        # is no string (named: records.uid_issue) proves none is this one
         return None
     if kind == "VolumeSnapshot":
         st, what = _snapshot_status(ix, o)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from auditor.kubevalues import parse_quantity, parse_rfc3339, parse_time
+from auditor.fieldnames import fold_key
+from auditor.kubevalues import dig, parse_quantity, parse_rfc3339, parse_time
 from auditor.models import CollectionProblem
 
 __all__ = [
@@ -27,7 +28,9 @@ __all__ = [
     "read_list",
     "to_problem",
     "condition_type_fault",
+    "condition_key_faults",
     "name_fault_of",
+    "uid_fault",
     "owner_ref_fault",
     "OWNER_REF_KEYS",
     "boot_order_ok",
@@ -222,6 +225,34 @@ def owner_ref_fault(ref: Any) -> str | None:
     return None if fault is None else f"has name {fault}"
 
 
+_TYPE_WORDS = {
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    list: "a list",
+    dict: "a mapping",
+}
+
+
+def uid_fault(obj: Any) -> str | None:
+    """What is wrong with ``obj``'s ``metadata.uid`` that is no string (None when it is one,
+    or absent), as a phrase after the field name.
+
+    The API server gives every object a UID string (``types.UID``;
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids), and the
+    auditor ties objects together by it: Velero's ``velero.io/pvc-uid`` label ties a copy to
+    its claim, a VirtualMachineSnapshot's ``status.sourceUID`` and owner references to their
+    VM. A number, list or mapping proves no identity (b40: a claim's ``uid: 42`` matched a
+    PodVolumeBackup labelled "42", and ``uid: [..]`` dropped the claim's copy for a FAIL, both
+    unnamed).
+    """
+    uid = dig(obj, "metadata", "uid")
+    if uid is None or isinstance(uid, str):
+        return None
+    word = _TYPE_WORDS.get(type(uid), f"a {type(uid).__name__}")
+    return f"is {word}, not the UID string the API server writes"
+
+
 def name_fault_of(value: str) -> str | None:
     """What makes ``value`` no name a Kubernetes object, driver or provisioner can have (a
     blank, a control or other invisible character), shown escaped; None when there is none.
@@ -370,6 +401,61 @@ def condition_type_fault(value: str) -> str | None:
     if known is not None and known != value:
         return f"is {value!r:.40}, KubeVirt's {known} in another case"
     return None
+
+
+#: The fields of a KubeVirt condition (kubevirt.io/api core/v1
+#: ``VirtualMachineInstanceCondition``, ``VirtualMachineCondition``; ``observedGeneration``
+#: of ``metav1.Condition``)
+_CONDITION_KEYS = frozenset(
+    {
+        "type",
+        "status",
+        "lastProbeTime",
+        "lastTransitionTime",
+        "reason",
+        "message",
+        "observedGeneration",
+    }
+)
+_CONDITION_BY_FOLD = {k.lower(): k for k in _CONDITION_KEYS}
+
+
+def condition_key_faults(cond: dict[Any, Any]) -> list[tuple[str, str, bool]]:
+    """``(field below the condition, reason, refused)`` for each key of one condition mapping
+    that no cluster stores, and for a ``type`` or ``status`` it lacks.
+
+    ``type`` and ``status`` are required (no ``omitempty``: kubevirt.io/api core/v1 types.go
+    ``VirtualMachineInstanceCondition``; https://kubernetes.io/docs/reference/kubernetes-api/
+    common-definitions/ Condition), and the API server prunes a key its schema does not
+    know, so a key that is no string, or holds a blank or an invisible character, or is a
+    condition field in another case (``"type "``, ``Status``) is an edited copy, and the
+    field it stands for is missing from it (b40: ``"type ": AgentConnected`` read as no
+    AgentConnected condition, unnamed). A well-formed unknown key is left alone. ``refused``:
+    the API server refuses the condition (a missing ``type`` or ``status``), rather than
+    pruning the key.
+    """
+    out: list[tuple[str, str, bool]] = []
+    for key in cond:
+        if key in _CONDITION_KEYS:
+            continue
+        if not isinstance(key, str):
+            out.append((f"[{key!r:.40}]", "is a key that is no string", True))
+            continue
+        stands = _CONDITION_BY_FOLD.get(fold_key(key))
+        if stands is not None or name_fault_of(key) is not None:
+            what = f", standing for {stands}" if stands is not None else ""
+            out.append(
+                (
+                    stands or f"[{ascii(key[:40])}]",
+                    f"is written {ascii(key[:40])}{what}: no condition field is spelled so "
+                    "(the API server prunes an unknown one)",
+                    False,
+                )
+            )
+    for key in ("type", "status"):
+        if key not in cond and not any(f == key for f, _, _ in out):
+            out.append((key, "is missing; every condition has one", True))
+    return out
 
 
 def _show(value: Any) -> str:

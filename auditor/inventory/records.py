@@ -26,6 +26,7 @@ from auditor.inventory.fieldcase import miscased_keys
 from auditor.inventory.fields import (
     FieldIssue,
     boot_order_ok,
+    condition_key_faults,
     condition_type_fault,
     name_fault_of,
     read_enum,
@@ -36,6 +37,7 @@ from auditor.inventory.fields import (
     read_time,
     read_uuid,
     to_problem,
+    uid_fault,
 )
 from auditor.inventory.prunednulls import VMI_NULLABLE, nulls_below
 from auditor.inventory.vmvalidate import device_issues, needs_volume, volume_problems
@@ -52,6 +54,7 @@ __all__ = [
     "PARSERS",
     "parse_record",
     "clone_source_issues",
+    "uid_issue",
     "RECLAIM_POLICIES",
     "VOLUME_MODES",
     "ACCESS_MODES",
@@ -336,6 +339,10 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
         if not isinstance(cond, dict):
             issues.append(FieldIssue(f"status.conditions[{i}]", "is not an object", True))
             continue
+        issues += [
+            FieldIssue(f"status.conditions[{i}]{'' if f.startswith('[') else '.'}{f}", why, no)
+            for f, why, no in condition_key_faults(cond)
+        ]
         for key in ("type", "status"):
             value = cond.get(key)
             if value is not None and not isinstance(value, str):
@@ -605,9 +612,19 @@ def parse_record(
 
 def _containers(obj: dict[str, Any]) -> list[FieldIssue]:
     """``metadata``, ``spec`` and ``status`` must be mappings (fields under a broken one
-    read as absent, which must not pass for "not set")."""
-    return [
+    read as absent, which must not pass for "not set"), and ``metadata.uid`` a string
+    (:func:`uid_issue`)."""
+    issues = [
         FieldIssue(key, f"is a {type(obj[key]).__name__}, not a mapping", True)
         for key in ("metadata", "spec", "status")
         if key in obj and not isinstance(obj[key], dict)
     ]
+    uid = uid_issue(obj)
+    return issues if uid is None else [*issues, uid]
+
+
+def uid_issue(obj: Any) -> FieldIssue | None:
+    """The issue of a ``metadata.uid`` that is no string
+    (:func:`~auditor.inventory.fields.uid_fault`)."""
+    fault = uid_fault(obj)
+    return None if fault is None else FieldIssue("metadata.uid", fault, True)

@@ -25,7 +25,14 @@ from collections import Counter
 from typing import Any
 
 from auditor.inventory.fieldcase import miscased_keys
-from auditor.inventory.fields import MAC_RE, UUID_RE, condition_type_fault, name_fault_of
+from auditor.inventory.fields import (
+    MAC_RE,
+    UUID_RE,
+    condition_key_faults,
+    condition_type_fault,
+    name_fault_of,
+    uid_fault,
+)
 from auditor.inventory.prunednulls import pruned_nulls
 from auditor.inventory.volmig import migration_issues
 from auditor.kubevalues import dig, parse_rfc3339
@@ -136,8 +143,16 @@ def _check_restart_inputs(
         if not isinstance(cond, dict):
             problems.append((f"status.conditions[{i}]", "is not an object"))
             continue
+        keys = [
+            (f"status.conditions[{i}]{'' if f.startswith('[') else '.'}{f}", why)
+            for f, why, _ in condition_key_faults(cond)
+        ]
+        problems += keys
+        named = {f for f, _ in keys}
         kind, status = cond.get("type"), cond.get("status")
-        if not isinstance(kind, str):
+        if f"status.conditions[{i}].type" in named or f"status.conditions[{i}].status" in named:
+            pass  # the condition's type or status is missing from this copy: named above
+        elif not isinstance(kind, str):
             problems.append((f"status.conditions[{i}].type", f"is {kind!r}, not a string"))
         elif (fault := condition_type_fault(kind)) is not None:
             problems.append((f"status.conditions[{i}].type", fault))
@@ -184,10 +199,25 @@ _DEVICE_ENUMS = {
 _DEVICE_VALUES = {"bus": DISK_BUSES, "model": NIC_MODELS}
 
 
+#: An interface's binding keys: the binding methods (``InterfaceBindingMethod``, the removed
+#: slirp, macvtap and passt included) and a binding plugin (``binding``)
+_BINDING_KEYS = (
+    "bridge",
+    "masquerade",
+    "sriov",
+    "passtBinding",
+    "binding",
+    "slirp",
+    "macvtap",
+    "passt",
+)
+
+
 def device_issues(devices: Any) -> list[tuple[str, str]]:
     """``(path below devices, reason)`` for each disk bus or NIC model of ``devices`` (a VM
     template's or a VMI's ``domain.devices``) that is set but is no string, or a string
-    KubeVirt does not know.
+    KubeVirt does not know, and each interface that declares more than one binding
+    (:func:`_binding_issues`).
 
     Of another type, the bus or model read as "left to KubeVirt's default" and was not
     compared: a disk whose bus changed while the VM ran passed RR-DSK-003 (AT_RISK -> READY,
@@ -217,6 +247,32 @@ def device_issues(devices: Any) -> list[tuple[str, str]]:
                 elif value not in _DEVICE_VALUES[key]:
                     allowed = ", ".join(_DEVICE_VALUES[key])
                     out.append((path, f"is {value!r:.40}, not one of {allowed}"))
+    return out + _binding_issues(devices.get("interfaces"))
+
+
+def _binding_issues(entries: Any) -> list[tuple[str, str]]:
+    """An issue for each interface that declares two bindings or more (``masquerade`` and
+    ``bridge``, ``bridge`` and a ``binding`` plugin). KubeVirt's webhook refuses it: "logical
+    <name> interface must have exactly one binding method or binding plugin"
+    (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/binding.go
+    ``validateInterfaceBindingExists``), so which one the guest's NIC has is unknown: read
+    as the first found, the NIC identity checks judged a binding the VM may not have (b40:
+    masquerade beside bridge passed RR-NIC-001 and read as no shared L2 segment, unnamed).
+    """
+    out: list[tuple[str, str]] = []
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(entry, dict):
+            continue  # named by the list readers
+        found = [k for k in _BINDING_KEYS if entry.get(k) is not None]
+        if len(found) > 1:
+            label = entry.get("name") if isinstance(entry.get("name"), str) else i
+            out.append(
+                (
+                    f"interfaces[{label}]",
+                    f"declares {len(found)} bindings ({', '.join(found)}); KubeVirt requires "
+                    "exactly one binding method or binding plugin",
+                )
+            )
     return out
 
 
@@ -294,6 +350,11 @@ def _check_metadata(vm: dict[str, Any], problems: list[tuple[str, str]]) -> None
         problems.append(("metadata.creationTimestamp", "is missing; the API server always sets it"))
     elif parse_rfc3339(created) is None:
         problems.append(("metadata.creationTimestamp", f"is {created!r}, not RFC 3339"))
+    uid = uid_fault(vm)
+    if uid is not None:
+        # which VM a VirtualMachineSnapshot, a VMI or a claim's owner reference names is
+        # told by its UID (b40)
+        problems.append(("metadata.uid", uid))
     deleting = dig(vm, "metadata", "deletionTimestamp")
     if deleting is not None and parse_rfc3339(deleting) is None:
         # since when the VM is being deleted decides which Backups skipped it

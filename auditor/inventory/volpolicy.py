@@ -421,6 +421,14 @@ def backup_policy(ix: ClusterIndex, b: BackupView) -> ResourcePolicy | None:
                         "what the Backup applied is unknown",
                     )
                 return policy
+        if ("ConfigMap", b.namespace, name) in ix.data.refused:
+            return ResourcePolicy(
+                ref,
+                (),
+                f"ConfigMap {ref} (the Backup's spec.resourcePolicy) was not read: its data "
+                "is no mapping of strings (named among the collection problems), so what "
+                "Velero applied is unknown",
+            )
         return ResourcePolicy(
             ref,
             (),

@@ -30,6 +30,7 @@ from auditor.sources.export import apply_record
 from auditor.sources.identity import identity_from_export
 from auditor.sources.intake import (
     Entry,
+    configmap_data_fault,
     name_fault,
     plain_entry,
     shape_fault,
@@ -418,6 +419,21 @@ class _Builder:
             other = self.uids.setdefault(uid, ident)
             if other != ident:
                 self._same_uid(ident, other, uid, loc, origin)
+        elif uid is not None and type(uid) is not str and kind not in UID_READ_KINDS:
+            # owner references and Velero's labels name an object by its UID, which the
+            # API server writes as a string (b40): which object it is cannot be proven, so
+            # its kind's list no longer proves an absence (the readers of UID_READ_KINDS
+            # name it at their object, for the VM that relies on it)
+            self._kind_problem(
+                kind,
+                f"{loc}: {kind} {_qual(namespace, name)} field metadata.uid is {_type_word(uid)}, "
+                "not the UID string the API server writes; who owns it or what it copied "
+                "cannot be told",
+                origin,
+                namespace=namespace,
+                name=name,
+                field="metadata.uid",
+            )
         if (
             self._folder_ns is not None
             and BY_KIND[kind].namespaced
@@ -582,6 +598,8 @@ class _Builder:
                     name=name if isinstance(name, str) else None,
                     field="apiVersion",
                 )
+            elif spec is not None:
+                self._unselected_config_map(obj, loc, origin)
             return
         self.present.add(spec.kind)
         meta = obj.get("metadata")
@@ -633,6 +651,28 @@ class _Builder:
         if entry is None:  # pragma: no cover - every check plain_entry makes was passed above
             raise AssertionError(f"{loc}: an object passed every check but was not kept")
         self._keep(entry, loc, origin)
+
+    def _unselected_config_map(self, obj: dict[str, Any], loc: str, origin: str) -> None:
+        """Name a ConfigMap left unselected whose ``data`` is no mapping of strings
+        (:func:`configmap_data_fault`): whether it holds the resource policy a Backup names
+        cannot be read, so it is refused (the policy stays unknown, never "not exported")."""
+        fault = configmap_data_fault(obj) if obj.get("kind") == "ConfigMap" else None
+        meta = obj.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
+        ns, name = meta.get("namespace"), meta.get("name")
+        if fault is None or not isinstance(name, str) or not name:
+            return
+        ns = ns if isinstance(ns, str) else None
+        self.data.refused.add(("ConfigMap", ns or "", name))
+        self.problem(
+            f"{loc}: ConfigMap {_qual(ns, name)} field data {fault} (the API server refuses "
+            "any other), so whether it is a Velero resource policy cannot be read; not read",
+            file=_file_of(origin),
+            kind="ConfigMap",
+            namespace=ns,
+            name=name,
+            field="data",
+        )
 
     def _namespace(
         self, spec: KindSpec, meta: dict[str, Any], loc: str, origin: str, name: str
@@ -840,6 +880,21 @@ def _file_kinds(stem: str) -> tuple[str, ...]:
     """The kinds a file may hold by its name: the kind it names, else every kind."""
     hinted = spec_for_file_stem(stem)
     return (hinted.kind,) if hinted is not None else tuple(sorted(BY_KIND))
+
+
+#: Kinds whose readers name a ``metadata.uid`` that is no string at the object, tied to the
+#: VM relying on it (``auditor.inventory.records.PARSERS`` and the VM validation), so the
+#: builder leaves it to them
+UID_READ_KINDS = frozenset(
+    {
+        "VirtualMachine",
+        "VirtualMachineInstance",
+        "PersistentVolumeClaim",
+        "PersistentVolume",
+        "StorageClass",
+        "DataVolume",
+    }
+)
 
 
 def _type_word(value: Any) -> str:

@@ -40,6 +40,7 @@ from auditor.redact import redact, redact_in_place, redact_projected
 
 __all__ = [
     "Entry",
+    "configmap_data_fault",
     "miscased_field",
     "name_fault",
     "plain_entry",
@@ -116,6 +117,23 @@ def shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str] | 
     ):
         return miscased_field(obj, meta)  # the common case, decided without naming each field
     return _named_shape_fault(obj, meta) or miscased_field(obj, meta)
+
+
+def configmap_data_fault(obj: dict[str, Any]) -> str | None:
+    """What is wrong with a ConfigMap's ``data`` that is not a mapping of strings to strings
+    (the API server refuses any other: https://kubernetes.io/docs/concepts/configuration/configmap/),
+    or None when it is one, absent or null.
+
+    Such a ConfigMap is not selected (:func:`auditor.kinds.is_resource_policy` cannot read a
+    policy in it), so the builder names it here: it may be the Velero resource policy a
+    Backup's ``spec.resourcePolicy`` names (b40: read as "not in the export", unnamed).
+    """
+    data = obj.get("data")
+    if data is None or (isinstance(data, dict) and _string_map(data)):
+        return None
+    if not isinstance(data, dict):
+        return f"is a {type(data).__name__}, not a mapping"
+    return "is not a mapping of strings to strings"
 
 
 def _null_map(obj: dict[str, Any], meta: dict[str, Any], labels: Any, annotations: Any) -> bool:
