@@ -50,12 +50,14 @@ __all__ = [
     "ContentSummary",
     "Method",
     "capture_evidence",
+    "content_shows_snapshot",
     "content_summary",
     "intended_method",
     "label_summaries",
     "pvc_driver",
     "select_snapshot_class",
     "summarise_contents",
+    "unready_content_reason",
     "warm_content_summaries",
 ]
 
@@ -289,8 +291,9 @@ class BackupPlan:
 
     def unreadable_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
         """``"<name>: <why>"`` for the VolumeSnapshotContents labelled with this Backup (of
-        ``driver``; all when None) whose ``readyToUse`` is set but no boolean: they prove
-        neither a snapshot nor its failure (the index names the field)."""
+        ``driver``; all when None) whose ``readyToUse`` is set but no boolean (the index names
+        the field) or absent (no status: :func:`unready_content_reason`): they prove neither
+        a snapshot nor its failure."""
         return self._read_contents(ix, driver)[3]
 
     def _read_contents(
@@ -310,7 +313,7 @@ class ContentSummary:
 
     ``by_driver``: CSI driver (None: every driver) -> ``(count, names of the ready ones,
     "<name>: <why>" of the failed or being deleted, "<name>: <why>" of those whose
-    ``readyToUse`` is no boolean)``; ``handles``: driver -> the ``spec.source.volumeHandle``
+    ``readyToUse`` is no boolean or absent)``; ``handles``: driver -> the ``spec.source.volumeHandle``
     of every ready one (None once a ready one names none); ``driver_failed``: how many the
     CSI driver reported failed (an error or ``readyToUse: false``), not counting those merely
     being deleted now. ``claims``: driver -> ``(namespace, "velero-<pvc>-")`` of the
@@ -465,6 +468,16 @@ def summarise_contents(contents: list[dict[str, Any]]) -> ContentSummary:
         elif is_ready is not None:
             # "false", 1, a list: no snapshot the driver reported on, either way
             line = f"{name}: readyToUse is a {type(is_ready).__name__}, not a boolean"
+            into = unreadable
+        else:
+            # No readyToUse: "the readiness of a snapshot is unknown" (external-snapshotter
+            # VolumeSnapshotContentStatus). A status stripped from the export, or never
+            # written here: Velero 1.4-1.15's backup sync created each content of a synced
+            # Backup from the bucket, without status, for the CSI sidecar to fill in only
+            # where its driver sees the snapshot (unready_content_reason). It proves neither
+            # a snapshot nor its failure, so the Backup's counters prove no PVC of its driver
+            # (it was counted as neither: READY on the counters alone).
+            line = f"{name}: {unready_content_reason(status)}"
             into = unreadable
         # a ready content's volume (content_handles): None once one names none
         handle = (
@@ -1027,6 +1040,51 @@ def _no_snapshot(status: dict[str, Any]) -> bool:
     return isinstance(message, str) and _EMPTY_VOLUME in message.lower()
 
 
+#: external-snapshotter's VolumeSnapshotContentStatus: readyToUse "If not specified, it means
+#: the readiness of a snapshot is unknown"; snapshotHandle "If not specified, it indicates that
+#: dynamic snapshot creation has either failed or it is still in progress"
+CONTENT_STATUS_SRC = (
+    "https://github.com/kubernetes-csi/external-snapshotter/blob/master/client/apis/"
+    "volumesnapshot/v1/types.go"
+)
+#: Velero 1.4-1.15's backup sync created the VolumeSnapshotContents of each Backup it synced
+#: from a BackupStorageLocation, static (``spec.source.snapshotHandle``) and without status
+#: ("we are syncing these objects only to ensure that the storage snapshots are cleaned up on
+#: backup deletion or expiry"); removed in 1.16 (velero commit 3843ae7)
+SYNCED_CONTENT_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/v1.15.0/pkg/controller/backup_sync_controller.go"
+)
+
+
+def content_shows_snapshot(content: dict[str, Any]) -> bool:
+    """Whether a VolumeSnapshotContent shows its snapshot cut: ``status.readyToUse`` true, no
+    ``status.error``, and a ``status.snapshotHandle`` to restore from (Velero's restore builds
+    its static content from that handle and fails without one, velero
+    pkg/restore/actions/csi/volumesnapshotcontent_action.go). Nothing else counts as a copy.
+    """
+    status = content.get("status")
+    if not isinstance(status, dict) or status.get("error"):
+        return False
+    handle = status.get("snapshotHandle")
+    return status.get("readyToUse") is True and isinstance(handle, str) and bool(handle)
+
+
+def unready_content_reason(status: Any) -> str:
+    """Which fact a VolumeSnapshotContent's ``status`` lacks to show a snapshot (one line,
+    naming the field): no status at all, no ``readyToUse``, or no ``snapshotHandle``.
+
+    Sources: :data:`CONTENT_STATUS_SRC`, :data:`SYNCED_CONTENT_SRC`.
+    """
+    if not isinstance(status, dict) or not status:
+        return "no status (no readyToUse, no snapshotHandle): its readiness is unknown"
+    if status.get("readyToUse") is None:
+        return "no status.readyToUse: its readiness is unknown"
+    handle = status.get("snapshotHandle")
+    if not (isinstance(handle, str) and handle):
+        return f"readyToUse={status.get('readyToUse')} but no status.snapshotHandle to restore from"
+    return f"readyToUse={status.get('readyToUse')}"
+
+
 def deleting_snapshot(content: dict[str, Any]) -> bool:
     """Whether a VolumeSnapshotContent is being deleted (``metadata.deletionTimestamp``) and
     its storage snapshot with it (``spec.deletionPolicy`` other than ``Retain``):
@@ -1073,7 +1131,15 @@ def _snapshot_status(ix: ClusterIndex, o: dict[str, Any]) -> tuple[CaptureStatus
                 f"readyToUse=True but its {bound} is being deleted, and its snapshot with it",
             )
         elif c_ready is not True:
-            st, what = CaptureStatus.UNKNOWN, f"readyToUse=True but its {bound} is not ready"
+            st, what = (
+                CaptureStatus.UNKNOWN,
+                f"readyToUse=True but its VolumeSnapshotContent {bound} shows "
+                + (
+                    f"readyToUse={c_ready}"
+                    if c_ready is not None
+                    else unready_content_reason(dig(content, "status"))
+                ),
+            )
         elif not _names_snapshot(content):
             # Velero's backup records the content's status.snapshotHandle on the snapshot and
             # its restore fails without it (velero pkg/backup/actions/csi/
@@ -1203,10 +1269,14 @@ def _count(
                 f"failed ({'; '.join(broken[:3])})",
                 (counters, *(f"VolumeSnapshotContent {c}" for c in broken[:3])),
             )
+        lead = (
+            "records a failure it does not attribute to a PVC"
+            if tried > done or b.item_ops_failed or broken
+            else "labels VolumeSnapshotContent(s) that do not show their snapshot was cut"
+        )
         return (
             CaptureStatus.UNKNOWN,
-            f"backup {b.name} records a failure it does not attribute to a PVC "
-            f"({'; '.join(what)}); its counters prove no single PVC",
+            f"backup {b.name} {lead} ({'; '.join(what)}); its counters prove no single PVC",
             (counters, *what[1 if tried > done else 0 :]),
         )
     if n and done >= n:

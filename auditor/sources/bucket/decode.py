@@ -232,12 +232,38 @@ def _from_vscs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
         claim = lookup.handle_claims.get(handle) if isinstance(handle, str) else None
         if claim is None:
             continue
-        ready = _dig(vsc, "status", "readyToUse") is True
         size = _int(_dig(vsc, "status", "restoreSize"))
-        detail = "VolumeSnapshotContent readyToUse" if ready else "VolumeSnapshotContent not ready"
-        outcome = "captured" if ready else "failed"
+        detail = _stored_content_fault(vsc.get("status"))
+        outcome = "failed" if detail else "captured"
+        detail = detail or "VolumeSnapshotContent readyToUse"
         out.append(StoredVolume(claim[0], claim[1], "csi-snapshot", outcome, detail, size))
     return out
+
+
+#: Velero's restore makes its static VolumeSnapshotContent from the stored content's
+#: ``status.snapshotHandle`` and fails without one ("fail to get snapshot handle from VSC
+#: status")
+_VSC_RESTORE_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/csi/"
+    "volumesnapshotcontent_action.go"
+)
+
+
+def _stored_content_fault(status: Any) -> str:
+    """Why a VolumeSnapshotContent stored with a Backup restores nothing ("" when it shows
+    ``readyToUse: true`` with a ``snapshotHandle``), naming the field it lacks."""
+    if not isinstance(status, dict) or not status:
+        return (
+            f"VolumeSnapshotContent stored without status: no snapshotHandle ({_VSC_RESTORE_SRC})"
+        )
+    ready, handle = status.get("readyToUse"), status.get("snapshotHandle")
+    if ready is not True:
+        return "VolumeSnapshotContent not ready" + (
+            "" if ready is False else " (no status.readyToUse: readiness unknown)"
+        )
+    if not (isinstance(handle, str) and handle):
+        return f"VolumeSnapshotContent has no status.snapshotHandle ({_VSC_RESTORE_SRC})"
+    return ""
 
 
 def volumes_from_method_files(
