@@ -88,9 +88,25 @@ def test_method_files_for_older_velero() -> None:
         handle_claims={"h-snap": ("ns", "snap"), "h-old": ("ns", "old")},
     )
     assert volumes_from_method_files(ops, pvbs, native, lookup, vscs) == (
-        StoredVolume("ns", "fs", "fs-backup", "captured", "PodVolumeBackup Completed", 42),
+        # matched by the PVC's uid, its PV's name or volume handle: each says so (``tie``)
+        StoredVolume(
+            "ns",
+            "fs",
+            "fs-backup",
+            "captured",
+            "PodVolumeBackup Completed",
+            42,
+            tie="velero.io/pvc-uid",
+        ),
         StoredVolume("ns", "moved", "csi-data-mover", "captured", "operation Completed"),
-        StoredVolume("ns", "native", "native-snapshot", "captured", "phase Completed"),
+        StoredVolume(
+            "ns",
+            "native",
+            "native-snapshot",
+            "captured",
+            "phase Completed",
+            tie="spec.persistentVolumeName",
+        ),
         StoredVolume(
             "ns",
             "old",
@@ -98,6 +114,7 @@ def test_method_files_for_older_velero() -> None:
             "failed",
             "VolumeSnapshotContent not ready (no status.readyToUse: readiness unknown)",
             9,
+            tie="spec.source.volumeHandle",
         ),
         # the failed async operation outranks a snapshot content for the same PVC
         StoredVolume("ns", "snap", "csi-snapshot", "failed", "operation Failed: timed out"),

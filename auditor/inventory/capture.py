@@ -38,6 +38,7 @@ from auditor.inventory.index import (
     meta_labels,
     velero_label,
 )
+from auditor.inventory.provenance import synced_from_storage
 from auditor.inventory.volpolicy import backup_policy, volume_action
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import entry_resource
@@ -57,6 +58,7 @@ __all__ = [
     "pvc_driver",
     "select_snapshot_class",
     "summarise_contents",
+    "ties_pvc",
     "unready_content_reason",
     "warm_content_summaries",
 ]
@@ -1377,7 +1379,86 @@ def capture_evidence(
 ) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
     """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``
     (``fs_opted_out``, ``fs_opted_in`` as for :func:`intended_method`; ``decide``: choose the
-    method from these arguments, not the one the Backup's plan recorded for the PVC)."""
+    method from these arguments, not the one the Backup's plan recorded for the PVC).
+
+    A Backup synced from its bucket (:func:`~auditor.inventory.provenance.synced_from_storage`)
+    may be another cluster's: its capture of this PVC stands only on a record tied to this
+    PVC by UID or storage volume (:func:`ties_pvc`), else it is ``unknown``. Source:
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_sync_controller.go
+    """
+    st, m, basis, why, proof = _capture_evidence(
+        ix,
+        plan,
+        ns,
+        pvc,
+        pod_mounted,
+        fs_opted_out=fs_opted_out,
+        fs_opted_in=fs_opted_in,
+        decide=decide,
+    )
+    if st is not CaptureStatus.CAPTURED:
+        return st, m, basis, why, proof
+    origin = synced_from_storage(plan.backup)
+    if origin is None or ties_pvc(ix, plan, ns, pvc, basis, m):
+        return st, m, basis, why, proof
+    b = plan.backup
+    return (
+        CaptureStatus.UNKNOWN,
+        m,
+        basis,
+        f"{why}; but {origin}, and no record ties PVC {ns}/{pvc_facts(ix, pvc).name} to it by "
+        "its UID or volume",
+        (
+            *proof,
+            f"Backup {b.namespace}/{b.name} metadata.creationTimestamp="
+            f"{format_time(b.created)} after status."
+            + (
+                f"completionTimestamp={format_time(b.completed)}"
+                if b.completed is not None
+                else f"startTimestamp={format_time(b.started)}"
+            ),
+        ),
+    )
+
+
+def ties_pvc(
+    ix: ClusterIndex,
+    plan: BackupPlan,
+    ns: str,
+    pvc: dict[str, Any],
+    basis: str,
+    method: Method | None,
+) -> bool:
+    """Whether the evidence behind a capture names this cluster's PVC by more than namespace
+    and name: a PodVolumeBackup labelled with its UID (``velero.io/pvc-uid``); a DataUpload or
+    VolumeSnapshot, which Velero makes in the cluster it backs up and never syncs; a bucket
+    record matched by the PVC's UID, its PV's CSI volume handle or its PV's name. Counters
+    and inferences never do."""
+    if basis == "item":
+        if method is Method.FS_BACKUP:
+            uid = pvc_facts(ix, pvc).uid
+            return bool(uid) and ("uid", str(uid)) in _item_index(ix, plan)
+        return method in (Method.CSI_DATA_MOVER, Method.CSI_SNAPSHOT)
+    if basis == "bucket":
+        contents = (ix.data.backup_contents or {}).get(plan.backup.name)
+        name, volume = pvc_facts(ix, pvc).name, dig(pvc, "spec", "volumeName")
+        for v in contents.volumes or () if contents is not None else ():
+            if v.namespace == ns and v.pvc == name:
+                return bool(v.tie) or (bool(v.pv) and v.pv == volume)
+    return False
+
+
+def _capture_evidence(
+    ix: ClusterIndex,
+    plan: BackupPlan,
+    ns: str,
+    pvc: dict[str, Any],
+    pod_mounted: bool | None,
+    *,
+    fs_opted_out: bool = False,
+    fs_opted_in: bool | None = False,
+    decide: bool = False,
+) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
     b = plan.backup
     facts = pvc_facts(ix, pvc)
     name = facts.name

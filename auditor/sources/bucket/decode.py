@@ -34,7 +34,7 @@ it cannot read is left out (less evidence).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from auditor.kinds import KINDS
@@ -113,6 +113,15 @@ def _volume_info(entry: dict[str, Any]) -> StoredVolume | None:
     details = entry.get(info) if info else None
     details = details if isinstance(details, dict) else {}
     size = _int(details.get("size"))
+    pv = entry.get("pvName")
+    found = _volume_result(entry, ns, pvc, method, details, size)
+    return replace(found, pv=pv) if isinstance(pv, str) and pv else found
+
+
+def _volume_result(
+    entry: dict[str, Any], ns: str, pvc: str, method: str, details: dict[str, Any], size: int | None
+) -> StoredVolume:
+    """What one volume info entry says of its PVC's data (``pvName`` left to the caller)."""
     if entry.get("skipped") is True:
         reason = entry.get("skippedReason")
         return StoredVolume(ns, pvc, method, "failed", f"skipped: {reason or 'no reason given'}")
@@ -208,7 +217,11 @@ def _from_pvbs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
             # snapshotID is omitempty: Completed without one is the upload of an empty volume
             outcome = "failed"
             detail += f" with no status.snapshotID: nothing to restore ({_EMPTY_SRC})"
-        out.append(StoredVolume(claim[0], claim[1], "fs-backup", outcome, detail, size))
+        out.append(
+            StoredVolume(
+                claim[0], claim[1], "fs-backup", outcome, detail, size, tie="velero.io/pvc-uid"
+            )
+        )
     return out
 
 
@@ -221,7 +234,16 @@ def _from_native(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
             continue
         phase = _dig(snap, "status", "phase")
         outcome = "captured" if phase == "Completed" else "failed"
-        out.append(StoredVolume(claim[0], claim[1], "native-snapshot", outcome, f"phase {phase}"))
+        out.append(
+            StoredVolume(
+                claim[0],
+                claim[1],
+                "native-snapshot",
+                outcome,
+                f"phase {phase}",
+                tie="spec.persistentVolumeName",
+            )
+        )
     return out
 
 
@@ -236,7 +258,17 @@ def _from_vscs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
         detail = _stored_content_fault(vsc.get("status"))
         outcome = "failed" if detail else "captured"
         detail = detail or "VolumeSnapshotContent readyToUse"
-        out.append(StoredVolume(claim[0], claim[1], "csi-snapshot", outcome, detail, size))
+        out.append(
+            StoredVolume(
+                claim[0],
+                claim[1],
+                "csi-snapshot",
+                outcome,
+                detail,
+                size,
+                tie="spec.source.volumeHandle",
+            )
+        )
     return out
 
 
