@@ -203,7 +203,12 @@ def _vscs(data: ClusterData, backup: str, pvcs: list[dict[str, Any]]) -> list[di
                         "labels": {"velero.io/backup-name": backup},
                     },
                     "spec": {"source": {"volumeHandle": handle}, "driver": "csi.example"},
-                    "status": {"readyToUse": True, "restoreSize": 10 * 1024**3},
+                    # ready with the handle Velero's restore makes its content from
+                    "status": {
+                        "readyToUse": True,
+                        "restoreSize": 10 * 1024**3,
+                        "snapshotHandle": f"snap-{p['metadata']['name']}",
+                    },
                 }  # fmt: skip
             )
     return out

@@ -88,10 +88,34 @@ def test_method_files_for_older_velero() -> None:
         handle_claims={"h-snap": ("ns", "snap"), "h-old": ("ns", "old")},
     )
     assert volumes_from_method_files(ops, pvbs, native, lookup, vscs) == (
-        StoredVolume("ns", "fs", "fs-backup", "captured", "PodVolumeBackup Completed", 42),
+        # matched by the PVC's uid, its PV's name or volume handle: each says so (``tie``)
+        StoredVolume(
+            "ns",
+            "fs",
+            "fs-backup",
+            "captured",
+            "PodVolumeBackup Completed",
+            42,
+            tie="velero.io/pvc-uid",
+        ),
         StoredVolume("ns", "moved", "csi-data-mover", "captured", "operation Completed"),
-        StoredVolume("ns", "native", "native-snapshot", "captured", "phase Completed"),
-        StoredVolume("ns", "old", "csi-snapshot", "failed", "VolumeSnapshotContent not ready", 9),
+        StoredVolume(
+            "ns",
+            "native",
+            "native-snapshot",
+            "captured",
+            "phase Completed",
+            tie="spec.persistentVolumeName",
+        ),
+        StoredVolume(
+            "ns",
+            "old",
+            "csi-snapshot",
+            "failed",
+            "VolumeSnapshotContent not ready (no status.readyToUse: readiness unknown)",
+            9,
+            tie="spec.source.volumeHandle",
+        ),
         # the failed async operation outranks a snapshot content for the same PVC
         StoredVolume("ns", "snap", "csi-snapshot", "failed", "operation Failed: timed out"),
     )
@@ -124,3 +148,25 @@ def test_layout_keys_and_archive_members() -> None:
     )
     assert m and m.groups() == ("apps", "db01")
     assert not VM_MEMBER.match("resources/virtualmachineinstances.kubevirt.io/namespaces/a/b.json")
+
+
+def test_a_stored_snapshot_content_without_its_handle_restores_nothing() -> None:
+    """Velero's restore makes its static VolumeSnapshotContent from the stored content's
+    ``status.snapshotHandle`` ("fail to get snapshot handle from VSC status",
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/csi/volumesnapshotcontent_action.go):
+    a stored content ready but without the handle, or stored without status, is no copy."""
+    vscs = [
+        {"spec": {"source": {"volumeHandle": "h-a"}}, "status": {"readyToUse": True}},
+        {"spec": {"source": {"volumeHandle": "h-b"}}},
+        {"spec": {"source": {"volumeHandle": "h-c"}},
+         "status": {"readyToUse": True, "snapshotHandle": "snap-c"}},
+    ]  # fmt: skip
+    lookup = VolumeLookup(
+        handle_claims={"h-a": ("ns", "a"), "h-b": ("ns", "b"), "h-c": ("ns", "c")}
+    )
+    a, b, c = volumes_from_method_files([], [], [], lookup, vscs) or ()
+    assert (a.pvc, a.outcome) == ("a", "failed")
+    assert a.detail.startswith("VolumeSnapshotContent has no status.snapshotHandle")
+    assert (b.pvc, b.outcome) == ("b", "failed")
+    assert b.detail.startswith("VolumeSnapshotContent stored without status")
+    assert (c.pvc, c.outcome, c.detail) == ("c", "captured", "VolumeSnapshotContent readyToUse")

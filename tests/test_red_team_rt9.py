@@ -132,7 +132,10 @@ VM_SNAPSHOT = "RR-STG-001/fail-only-namespace-bound-vm-snapshot.yaml"
 @pytest.mark.parametrize(
     ("content_status", "severity"),
     [
-        ({"readyToUse": True}, "medium"),
+        ({"readyToUse": True, "snapshotHandle": "snap-1"}, "medium"),
+        # ready without a snapshotHandle: the provisioner has no snapshot to restore from
+        # ("snapshot handle ... is not available", external-provisioner; round a40)
+        ({"readyToUse": True}, "high"),
         # the driver failed the snapshot: no copy (red team: counted, medium)
         ({"readyToUse": False}, "high"),
         ({"readyToUse": True, "error": {"message": "failed to take snapshot"}}, "high"),

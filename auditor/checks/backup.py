@@ -200,11 +200,23 @@ def covered(vm: VMRecord, ctx: CheckContext) -> Result:
             platform_findings=["RR-PLT-001"] if linked else [],
         ).on(Basis.OBSERVED)
     if vm.spec.ephemeral:
+        shown = [e for e in good if e.location_unverified is None]
+        if not shown:
+            # each may hold it, but none is shown to (a location not validated now, or a
+            # Backup synced from a bucket other clusters share, which may be another
+            # cluster's VM of this name: auditor.inventory.provenance)
+            e = good[0]
+            return errored(
+                f"VM {vm.ref} has no persistent disks; backup {e.backup.name} may hold its "
+                f"definition, but {e.location_unverified}.",
+                possible_restore_points=len(good),
+                **backup_evidence(e, ctx),
+            ).on(Basis.INFERRED)
         return passed(
             f"VM {vm.ref} has no persistent disks; its definition is in backup "
-            f"{good[0].backup.name}.",
-            restore_points=len(good),
-            **backup_evidence(good[0], ctx),
+            f"{shown[0].backup.name}.",
+            restore_points=len(shown),
+            **backup_evidence(shown[0], ctx),
         ).on(Basis.OBSERVED)
     lost = [d.name for d in vm.uncapturable]
     full = [e for e in good if any(c.captured for c in e.pvcs if c.role == "disk")]

@@ -38,6 +38,7 @@ from auditor.inventory.index import (
     meta_labels,
     velero_label,
 )
+from auditor.inventory.provenance import synced_from_storage
 from auditor.inventory.volpolicy import backup_policy, volume_action
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import entry_resource
@@ -50,12 +51,15 @@ __all__ = [
     "ContentSummary",
     "Method",
     "capture_evidence",
+    "content_shows_snapshot",
     "content_summary",
     "intended_method",
     "label_summaries",
     "pvc_driver",
     "select_snapshot_class",
     "summarise_contents",
+    "ties_pvc",
+    "unready_content_reason",
     "warm_content_summaries",
 ]
 
@@ -289,8 +293,9 @@ class BackupPlan:
 
     def unreadable_contents(self, ix: ClusterIndex, driver: str | None) -> list[str]:
         """``"<name>: <why>"`` for the VolumeSnapshotContents labelled with this Backup (of
-        ``driver``; all when None) whose ``readyToUse`` is set but no boolean: they prove
-        neither a snapshot nor its failure (the index names the field)."""
+        ``driver``; all when None) whose ``readyToUse`` is set but no boolean (the index names
+        the field) or absent (no status: :func:`unready_content_reason`): they prove neither
+        a snapshot nor its failure."""
         return self._read_contents(ix, driver)[3]
 
     def _read_contents(
@@ -310,7 +315,7 @@ class ContentSummary:
 
     ``by_driver``: CSI driver (None: every driver) -> ``(count, names of the ready ones,
     "<name>: <why>" of the failed or being deleted, "<name>: <why>" of those whose
-    ``readyToUse`` is no boolean)``; ``handles``: driver -> the ``spec.source.volumeHandle``
+    ``readyToUse`` is no boolean or absent)``; ``handles``: driver -> the ``spec.source.volumeHandle``
     of every ready one (None once a ready one names none); ``driver_failed``: how many the
     CSI driver reported failed (an error or ``readyToUse: false``), not counting those merely
     being deleted now. ``claims``: driver -> ``(namespace, "velero-<pvc>-")`` of the
@@ -465,6 +470,16 @@ def summarise_contents(contents: list[dict[str, Any]]) -> ContentSummary:
         elif is_ready is not None:
             # "false", 1, a list: no snapshot the driver reported on, either way
             line = f"{name}: readyToUse is a {type(is_ready).__name__}, not a boolean"
+            into = unreadable
+        else:
+            # No readyToUse: "the readiness of a snapshot is unknown" (external-snapshotter
+            # VolumeSnapshotContentStatus). A status stripped from the export, or never
+            # written here: Velero 1.4-1.15's backup sync created each content of a synced
+            # Backup from the bucket, without status, for the CSI sidecar to fill in only
+            # where its driver sees the snapshot (unready_content_reason). It proves neither
+            # a snapshot nor its failure, so the Backup's counters prove no PVC of its driver
+            # (it was counted as neither: READY on the counters alone).
+            line = f"{name}: {unready_content_reason(status)}"
             into = unreadable
         # a ready content's volume (content_handles): None once one names none
         handle = (
@@ -1029,6 +1044,51 @@ def _no_snapshot(status: dict[str, Any]) -> bool:
     return isinstance(message, str) and _EMPTY_VOLUME in message.lower()
 
 
+#: external-snapshotter's VolumeSnapshotContentStatus: readyToUse "If not specified, it means
+#: the readiness of a snapshot is unknown"; snapshotHandle "If not specified, it indicates that
+#: dynamic snapshot creation has either failed or it is still in progress"
+CONTENT_STATUS_SRC = (
+    "https://github.com/kubernetes-csi/external-snapshotter/blob/master/client/apis/"
+    "volumesnapshot/v1/types.go"
+)
+#: Velero 1.4-1.15's backup sync created the VolumeSnapshotContents of each Backup it synced
+#: from a BackupStorageLocation, static (``spec.source.snapshotHandle``) and without status
+#: ("we are syncing these objects only to ensure that the storage snapshots are cleaned up on
+#: backup deletion or expiry"); removed in 1.16 (velero commit 3843ae7)
+SYNCED_CONTENT_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/v1.15.0/pkg/controller/backup_sync_controller.go"
+)
+
+
+def content_shows_snapshot(content: dict[str, Any]) -> bool:
+    """Whether a VolumeSnapshotContent shows its snapshot cut: ``status.readyToUse`` true, no
+    ``status.error``, and a ``status.snapshotHandle`` to restore from (Velero's restore builds
+    its static content from that handle and fails without one, velero
+    pkg/restore/actions/csi/volumesnapshotcontent_action.go). Nothing else counts as a copy.
+    """
+    status = content.get("status")
+    if not isinstance(status, dict) or status.get("error"):
+        return False
+    handle = status.get("snapshotHandle")
+    return status.get("readyToUse") is True and isinstance(handle, str) and bool(handle)
+
+
+def unready_content_reason(status: Any) -> str:
+    """Which fact a VolumeSnapshotContent's ``status`` lacks to show a snapshot (one line,
+    naming the field): no status at all, no ``readyToUse``, or no ``snapshotHandle``.
+
+    Sources: :data:`CONTENT_STATUS_SRC`, :data:`SYNCED_CONTENT_SRC`.
+    """
+    if not isinstance(status, dict) or not status:
+        return "no status (no readyToUse, no snapshotHandle): its readiness is unknown"
+    if status.get("readyToUse") is None:
+        return "no status.readyToUse: its readiness is unknown"
+    handle = status.get("snapshotHandle")
+    if not (isinstance(handle, str) and handle):
+        return f"readyToUse={status.get('readyToUse')} but no status.snapshotHandle to restore from"
+    return f"readyToUse={status.get('readyToUse')}"
+
+
 def deleting_snapshot(content: dict[str, Any]) -> bool:
     """Whether a VolumeSnapshotContent is being deleted (``metadata.deletionTimestamp``) and
     its storage snapshot with it (``spec.deletionPolicy`` other than ``Retain``):
@@ -1075,7 +1135,15 @@ def _snapshot_status(ix: ClusterIndex, o: dict[str, Any]) -> tuple[CaptureStatus
                 f"readyToUse=True but its {bound} is being deleted, and its snapshot with it",
             )
         elif c_ready is not True:
-            st, what = CaptureStatus.UNKNOWN, f"readyToUse=True but its {bound} is not ready"
+            st, what = (
+                CaptureStatus.UNKNOWN,
+                f"readyToUse=True but its VolumeSnapshotContent {bound} shows "
+                + (
+                    f"readyToUse={c_ready}"
+                    if c_ready is not None
+                    else unready_content_reason(dig(content, "status"))
+                ),
+            )
         elif not _names_snapshot(content):
             # Velero's backup records the content's status.snapshotHandle on the snapshot and
             # its restore fails without it (velero pkg/backup/actions/csi/
@@ -1205,10 +1273,14 @@ def _count(
                 f"failed ({'; '.join(broken[:3])})",
                 (counters, *(f"VolumeSnapshotContent {c}" for c in broken[:3])),
             )
+        lead = (
+            "records a failure it does not attribute to a PVC"
+            if tried > done or b.item_ops_failed or broken
+            else "labels VolumeSnapshotContent(s) that do not show their snapshot was cut"
+        )
         return (
             CaptureStatus.UNKNOWN,
-            f"backup {b.name} records a failure it does not attribute to a PVC "
-            f"({'; '.join(what)}); its counters prove no single PVC",
+            f"backup {b.name} {lead} ({'; '.join(what)}); its counters prove no single PVC",
             (counters, *what[1 if tried > done else 0 :]),
         )
     if n and done >= n:
@@ -1309,7 +1381,86 @@ def capture_evidence(
 ) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
     """Decide one in-scope PVC of a usable-phase Backup: ``(status, method, basis, reason, proof)``
     (``fs_opted_out``, ``fs_opted_in`` as for :func:`intended_method`; ``decide``: choose the
-    method from these arguments, not the one the Backup's plan recorded for the PVC)."""
+    method from these arguments, not the one the Backup's plan recorded for the PVC).
+
+    A Backup synced from its bucket (:func:`~auditor.inventory.provenance.synced_from_storage`)
+    may be another cluster's: its capture of this PVC stands only on a record tied to this
+    PVC by UID or storage volume (:func:`ties_pvc`), else it is ``unknown``. Source:
+    https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_sync_controller.go
+    """
+    st, m, basis, why, proof = _capture_evidence(
+        ix,
+        plan,
+        ns,
+        pvc,
+        pod_mounted,
+        fs_opted_out=fs_opted_out,
+        fs_opted_in=fs_opted_in,
+        decide=decide,
+    )
+    if st is not CaptureStatus.CAPTURED:
+        return st, m, basis, why, proof
+    origin = synced_from_storage(plan.backup)
+    if origin is None or ties_pvc(ix, plan, ns, pvc, basis, m):
+        return st, m, basis, why, proof
+    b = plan.backup
+    return (
+        CaptureStatus.UNKNOWN,
+        m,
+        basis,
+        f"{why}; but {origin}, and no record ties PVC {ns}/{pvc_facts(ix, pvc).name} to it by "
+        "its UID or volume",
+        (
+            *proof,
+            f"Backup {b.namespace}/{b.name} metadata.creationTimestamp="
+            f"{format_time(b.created)} after status."
+            + (
+                f"completionTimestamp={format_time(b.completed)}"
+                if b.completed is not None
+                else f"startTimestamp={format_time(b.started)}"
+            ),
+        ),
+    )
+
+
+def ties_pvc(
+    ix: ClusterIndex,
+    plan: BackupPlan,
+    ns: str,
+    pvc: dict[str, Any],
+    basis: str,
+    method: Method | None,
+) -> bool:
+    """Whether the evidence behind a capture names this cluster's PVC by more than namespace
+    and name: a PodVolumeBackup labelled with its UID (``velero.io/pvc-uid``); a DataUpload or
+    VolumeSnapshot, which Velero makes in the cluster it backs up and never syncs; a bucket
+    record matched by the PVC's UID, its PV's CSI volume handle or its PV's name. Counters
+    and inferences never do."""
+    if basis == "item":
+        if method is Method.FS_BACKUP:
+            uid = pvc_facts(ix, pvc).uid
+            return bool(uid) and ("uid", str(uid)) in _item_index(ix, plan)
+        return method in (Method.CSI_DATA_MOVER, Method.CSI_SNAPSHOT)
+    if basis == "bucket":
+        contents = (ix.data.backup_contents or {}).get(plan.backup.name)
+        name, volume = pvc_facts(ix, pvc).name, dig(pvc, "spec", "volumeName")
+        for v in contents.volumes or () if contents is not None else ():
+            if v.namespace == ns and v.pvc == name:
+                return bool(v.tie) or (bool(v.pv) and v.pv == volume)
+    return False
+
+
+def _capture_evidence(
+    ix: ClusterIndex,
+    plan: BackupPlan,
+    ns: str,
+    pvc: dict[str, Any],
+    pod_mounted: bool | None,
+    *,
+    fs_opted_out: bool = False,
+    fs_opted_in: bool | None = False,
+    decide: bool = False,
+) -> tuple[CaptureStatus, Method | None, str, str, tuple[str, ...]]:
     b = plan.backup
     facts = pvc_facts(ix, pvc)
     name = facts.name

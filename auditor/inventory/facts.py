@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
-from auditor.inventory.capture import deleting_snapshot, pvc_facts
+from auditor.inventory.capture import content_shows_snapshot, deleting_snapshot, pvc_facts
 from auditor.inventory.fields import owner_ref_fault
 from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.inventory.volbound import lost_with_volume
@@ -127,10 +127,11 @@ def copies_of(
         content = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
         if content is None and _content_gone(ix, bound):
             continue  # its content is not among the contents, all read: nothing to restore
-        if content is not None and (
-            dig(content, "status", "error") or dig(content, "status", "readyToUse") is not True
-        ):
-            continue  # the content a restore reads says the snapshot was not (yet) cut
+        if content is not None and not content_shows_snapshot(content):
+            # the content a restore reads does not show the snapshot cut: an error, not
+            # ready, or no status.snapshotHandle (a status stripped or never written: its
+            # readiness is unknown, capture.unready_content_reason)
+            continue
         if content is not None and deleting_snapshot(content):
             continue
         if content is not None and lost_with_volume(ix, content, p.obj):
@@ -362,8 +363,7 @@ def _volume_snapshot_gone(
     # https://kubernetes.io/docs/concepts/storage/volume-snapshots/
     claim = dig(entry, "persistentVolumeClaim", "metadata", "name")
     return (
-        bool(dig(vsc, "status", "error"))
-        or dig(vsc, "status", "readyToUse") is not True
+        not content_shows_snapshot(vsc)  # an error, not ready, or no snapshotHandle
         or deleting_snapshot(vsc)
         # a snapshot kept inside the volume goes with the disk it would restore (bc39)
         or lost_with_volume(ix, vsc, ix.pvcs.get((vm.namespace, str(claim or ""))))

@@ -56,6 +56,7 @@ from auditor.inventory.index import (
 )
 from auditor.inventory.locations import location_unverified
 from auditor.inventory.needs import REV_GR, references
+from auditor.inventory.provenance import synced_from_storage
 from auditor.inventory.repos import REPO_SRC, not_ready_repositories, repositories_for
 from auditor.inventory.scmap import class_mappings, default_storage_class
 from auditor.inventory.vmspec import volume_claim
@@ -342,6 +343,10 @@ def counter_shortfall(ix: ClusterIndex, plan: BackupPlan, captures: list[PvcCapt
                 "not in it, which one the counters do not say"
             )
     return None
+
+
+#: the capture bases whose records may tie a PVC to its Backup by UID or volume
+_TIED = frozenset({"item", "bucket"})
 
 
 def _location_unknown(c: PvcCapture, why: str) -> PvcCapture:
@@ -1623,6 +1628,14 @@ class Pairing:
                 # restore point only, as one on an unverified location (fz35)
                 captures = [_location_unknown(c, doubt) for c in captures]
                 unverified = doubt
+            origin = synced_from_storage(b) if holds else None
+            if origin is not None and unverified is None and not self._taken_of(b, vm, captures):
+                # synced from a bucket other clusters may share, it holds a VM of this
+                # namespace and name, not shown to be this one: a possible restore point only
+                # (velero pkg/controller/backup_sync_controller.go; a VM without disks, or
+                # whose disks no record ties to it, was READY on another cluster's Backup)
+                captures = [_location_unknown(c, origin) for c in captures]
+                unverified = origin
             stored = contents.get(b.name) if contents is not None else None
             evals.append(
                 BackupEval(
@@ -1641,6 +1654,21 @@ class Pairing:
             )
         evals.sort(key=lambda e: (_stamp(e.backup.when), e.backup.name), reverse=True)
         return evals
+
+    def _taken_of(self, b: BackupView, vm: VMFacts, captures: list[PvcCapture]) -> bool:
+        """Whether ``b`` shows it was taken of this cluster's ``vm``: a disk capture tied to
+        the VM's PVC by UID or volume (:func:`~auditor.inventory.capture.ties_pvc`, kept
+        ``captured`` by :func:`~auditor.inventory.capture.capture_evidence`), or the VM
+        manifest in its bucket carrying the live VM's ``metadata.uid``."""
+        if any(
+            c.captured and c.role == "disk" and c.method is not None and c.basis in _TIED
+            for c in captures
+        ):
+            return True
+        contents = (self.ix.data.backup_contents or {}).get(b.name)
+        saved = contents.vm_manifests.get((vm.namespace, vm.name)) if contents else None
+        uid = dig(vm.obj, "metadata", "uid")
+        return isinstance(uid, str) and bool(uid) and dig(saved, "metadata", "uid") == uid
 
     def next_gaps(
         self, b: BackupView, vm: VMFacts, pvcs: list[PvcRef], newest: BackupEval

@@ -67,6 +67,11 @@ class StoredVolume:
     ``csi-snapshot``, ``csi-data-mover``, ``fs-backup``, ``native-snapshot``;
     ``outcome`` is ``captured`` or ``failed``; ``detail`` is a short reason
     (an error text, a phase); ``size_bytes`` is the snapshot/upload size in bytes.
+    ``pv`` is the record's PersistentVolume name (volume info ``pvName``), "" when it names
+    none; ``tie`` the field that matched the record to a PVC of the cluster read
+    (``velero.io/pvc-uid``, ``spec.source.volumeHandle``, ``spec.persistentVolumeName``),
+    "" when it names the PVC by namespace and name only: a Backup synced from a bucket other
+    clusters share is this cluster's only by such a tie.
     """
 
     namespace: str
@@ -75,6 +80,8 @@ class StoredVolume:
     outcome: str
     detail: str = ""
     size_bytes: int | None = None
+    pv: str = ""
+    tie: str = ""
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,8 @@ def contents_to_dict(c: BackupContents) -> dict[str, Any]:
                 "outcome": v.outcome,
                 "detail": v.detail,
                 "size_bytes": v.size_bytes,
+                "pv": v.pv,
+                "tie": v.tie,
             }
             for v in c.volumes
         ],

@@ -34,7 +34,7 @@ it cannot read is left out (less evidence).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from auditor.kinds import KINDS
@@ -113,6 +113,15 @@ def _volume_info(entry: dict[str, Any]) -> StoredVolume | None:
     details = entry.get(info) if info else None
     details = details if isinstance(details, dict) else {}
     size = _int(details.get("size"))
+    pv = entry.get("pvName")
+    found = _volume_result(entry, ns, pvc, method, details, size)
+    return replace(found, pv=pv) if isinstance(pv, str) and pv else found
+
+
+def _volume_result(
+    entry: dict[str, Any], ns: str, pvc: str, method: str, details: dict[str, Any], size: int | None
+) -> StoredVolume:
+    """What one volume info entry says of its PVC's data (``pvName`` left to the caller)."""
     if entry.get("skipped") is True:
         reason = entry.get("skippedReason")
         return StoredVolume(ns, pvc, method, "failed", f"skipped: {reason or 'no reason given'}")
@@ -208,7 +217,11 @@ def _from_pvbs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
             # snapshotID is omitempty: Completed without one is the upload of an empty volume
             outcome = "failed"
             detail += f" with no status.snapshotID: nothing to restore ({_EMPTY_SRC})"
-        out.append(StoredVolume(claim[0], claim[1], "fs-backup", outcome, detail, size))
+        out.append(
+            StoredVolume(
+                claim[0], claim[1], "fs-backup", outcome, detail, size, tie="velero.io/pvc-uid"
+            )
+        )
     return out
 
 
@@ -221,7 +234,16 @@ def _from_native(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
             continue
         phase = _dig(snap, "status", "phase")
         outcome = "captured" if phase == "Completed" else "failed"
-        out.append(StoredVolume(claim[0], claim[1], "native-snapshot", outcome, f"phase {phase}"))
+        out.append(
+            StoredVolume(
+                claim[0],
+                claim[1],
+                "native-snapshot",
+                outcome,
+                f"phase {phase}",
+                tie="spec.persistentVolumeName",
+            )
+        )
     return out
 
 
@@ -232,12 +254,48 @@ def _from_vscs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
         claim = lookup.handle_claims.get(handle) if isinstance(handle, str) else None
         if claim is None:
             continue
-        ready = _dig(vsc, "status", "readyToUse") is True
         size = _int(_dig(vsc, "status", "restoreSize"))
-        detail = "VolumeSnapshotContent readyToUse" if ready else "VolumeSnapshotContent not ready"
-        outcome = "captured" if ready else "failed"
-        out.append(StoredVolume(claim[0], claim[1], "csi-snapshot", outcome, detail, size))
+        detail = _stored_content_fault(vsc.get("status"))
+        outcome = "failed" if detail else "captured"
+        detail = detail or "VolumeSnapshotContent readyToUse"
+        out.append(
+            StoredVolume(
+                claim[0],
+                claim[1],
+                "csi-snapshot",
+                outcome,
+                detail,
+                size,
+                tie="spec.source.volumeHandle",
+            )
+        )
     return out
+
+
+#: Velero's restore makes its static VolumeSnapshotContent from the stored content's
+#: ``status.snapshotHandle`` and fails without one ("fail to get snapshot handle from VSC
+#: status")
+_VSC_RESTORE_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/restore/actions/csi/"
+    "volumesnapshotcontent_action.go"
+)
+
+
+def _stored_content_fault(status: Any) -> str:
+    """Why a VolumeSnapshotContent stored with a Backup restores nothing ("" when it shows
+    ``readyToUse: true`` with a ``snapshotHandle``), naming the field it lacks."""
+    if not isinstance(status, dict) or not status:
+        return (
+            f"VolumeSnapshotContent stored without status: no snapshotHandle ({_VSC_RESTORE_SRC})"
+        )
+    ready, handle = status.get("readyToUse"), status.get("snapshotHandle")
+    if ready is not True:
+        return "VolumeSnapshotContent not ready" + (
+            "" if ready is False else " (no status.readyToUse: readiness unknown)"
+        )
+    if not (isinstance(handle, str) and handle):
+        return f"VolumeSnapshotContent has no status.snapshotHandle ({_VSC_RESTORE_SRC})"
+    return ""
 
 
 def volumes_from_method_files(
