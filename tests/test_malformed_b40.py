@@ -283,7 +283,7 @@ def test_stg001_names_the_handle_that_keeps_a_snapshot_inside(tmp_path: Path) ->
     assert (f["status"], f["severity"]) == ("FAIL", "high")
     assert (
         "vm1-root: VolumeSnapshot vm1-root-manual: VolumeSnapshotContent "
-        "snapcontent-vm1-root-manual status.snapshotHandle=snap://snapcontent-vm1-root-manual; "
+        "snapcontent-vm1-root-manual status.snapshotHandle=snap://snap-vm1-root-manual; "
         "PersistentVolume pv-app-vm1-root spec.persistentVolumeReclaimPolicy=Delete"
     ) in f["message"]
     assert sorted(f["evidence"]["inside_volume"]) == ["vm1-data", "vm1-root"]
