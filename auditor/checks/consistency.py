@@ -11,6 +11,14 @@ freeze a paused VM, kubevirt-velero-plugin#68; or the agent stopped answering, k
 and the hook's ``onError`` is Continue, Velero snapshots the unfrozen disks and still ends
 ``Completed``, counting the failure in ``status.hookStatus.hooksFailed`` (velero
 pkg/apis/velero/v1/backup_types.go ``HookStatus``).
+
+Nor is a connected agent a freeze when KubeVirt injects no hook: the annotation
+``kubevirt.io/skip-backup-hooks`` on the VMI (synced from the VM's ``metadata.annotations``
+by virt-controller), else on the KubeVirt CR, read with Go's ``strconv.ParseBool``, leaves
+the virt-launcher pod without the ``pre/post.hook.backup.velero.io`` annotations that run
+``virt-freezer`` (kubevirt pkg/storage/pod/annotations/generator.go ``Generate``,
+pkg/storage/velero/annotations.go ``SkipHooksAnnotation``, pkg/virt-controller/watch/vm/vm.go
+``syncMap``). Velero then runs only the hooks a Backup's own ``spec.hooks`` declares.
 """
 
 from __future__ import annotations
@@ -33,6 +41,53 @@ KV_FREEZE = "https://github.com/kubevirt/kubevirt/blob/main/docs/freeze.md"
 KV_SNAPSHOT = "https://kubevirt.io/user-guide/storage/snapshot_restore_api/"
 VELERO_HOOKS = "https://velero.io/docs/main/backup-hooks/"
 KVP_PAUSED_FREEZE = "https://github.com/kubevirt/kubevirt-velero-plugin/issues/68"
+KV_SKIP_HOOKS = (
+    "https://github.com/kubevirt/kubevirt/blob/main/pkg/storage/pod/annotations/generator.go"
+)
+SKIP_HOOKS = "kubevirt.io/skip-backup-hooks"
+#: the strings Go's ``strconv.ParseBool`` reads as true (any other value, or an error: false)
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+
+
+def _annotation(obj: object, key: str) -> object:
+    """``metadata.annotations[key]`` of ``obj`` (None when absent or unreadable)."""
+    notes = dig(obj, "metadata", "annotations")
+    return notes.get(key) if isinstance(notes, dict) else None
+
+
+def hooks_skipped(vm: VMRecord, ctx: CheckContext) -> str | None:
+    """Where ``kubevirt.io/skip-backup-hooks`` true keeps KubeVirt from injecting the
+    virt-freezer hooks into the VM's virt-launcher pod, or None: the VMI's annotation decides
+    when set, else the VM's (virt-controller syncs it onto the VMI), else the KubeVirt CR's
+    (kubevirt pkg/storage/pod/annotations/generator.go ``Generate``)."""
+    for what, obj in (
+        (f"VMI {vm.name}", vm.vmi),
+        (f"VM {vm.name}", vm.obj),
+        *((f"KubeVirt {dig(cr, 'metadata', 'name')}", cr) for cr in ctx.index.data.of("KubeVirt")),
+    ):
+        value = _annotation(obj, SKIP_HOOKS)
+        if value is not None:
+            return (
+                f"{what} metadata.annotations[{SKIP_HOOKS}]={value}" if value in _GO_TRUE else None
+            )
+    return None
+
+
+def _spec_pre_hooks(ctx: CheckContext, name: str, namespace: str) -> bool:
+    """Whether Backup ``namespace/name`` may declare a pre hook of its own (``spec.hooks``),
+    which Velero runs on the pods it selects when their annotations declare none: False only
+    for no hooks, ``{}`` or resources without ``pre``; True for hooks withheld from the export
+    (``auditor.redact`` strips hook commands) or unreadable."""
+    for b in ctx.index.data.of("Backup"):
+        if dig(b, "metadata", "name") == name and dig(b, "metadata", "namespace") == namespace:
+            hooks = dig(b, "spec", "hooks")
+            if hooks is None or hooks == {}:
+                return False
+            res = hooks.get("resources") if isinstance(hooks, dict) else None
+            if isinstance(hooks, dict) and (res is None or isinstance(res, list)):
+                return any(isinstance(r, dict) and r.get("pre") for r in res or [])
+            return True
+    return False
 
 
 def agent_connected(vmi: dict[str, object] | None) -> bool | None:
@@ -57,13 +112,15 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
     remediation="Install and start qemu-guest-agent in the guest (the VMI then shows condition "
     "AgentConnected) and freeze with a virt-freezer pre/post backup hook; or set "
     "require_application_consistent: false for VMs where crash consistency is accepted.",
-    references=(KV_FREEZE, KV_SNAPSHOT, VELERO_HOOKS, KVP_PAUSED_FREEZE),
+    references=(KV_FREEZE, KV_SNAPSHOT, VELERO_HOOKS, KVP_PAUSED_FREEZE, KV_SKIP_HOOKS),
     requires=("VirtualMachineInstance",),
     reads=DISK_DATA,
 )
 def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A for a stopped VM; FAIL info without an agent, or when the newest usable backup
-    counts a failed hook (its freeze may not have run); medium with the policy option."""
+    counts a failed hook (its freeze may not have run), or when ``kubevirt.io/skip-backup-hooks``
+    keeps the virt-freezer hooks off its launcher pod and the newest usable backup declares no
+    pre hook of its own; medium with the policy option."""
     connected = agent_connected(vm.vmi)
     required = ctx.thresholds.require_application_consistent
     ev = {"agent_connected": connected, "require_application_consistent": required}
@@ -72,6 +129,24 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     sev = Severity.MEDIUM if required else Severity.INFO
     if connected:
         newest = next(iter(usable(vm)), None)
+        skipped = hooks_skipped(vm, ctx)
+        if skipped is not None and not (
+            newest is not None and _spec_pre_hooks(ctx, newest.backup.name, newest.backup.namespace)
+        ):
+            return failed(
+                f"VM {vm.ref} has a connected guest agent, but {skipped}: KubeVirt injects "
+                "no virt-freezer pre/post backup hook into its virt-launcher pod, and "
+                + (
+                    f"its newest usable backup {newest.backup.name} declares no pre hook of its own"
+                    if newest is not None
+                    else "no usable backup declares a pre hook of its own"
+                )
+                + ", so its backups do not freeze its filesystems: crash-consistent only.",
+                sev,
+                skip_backup_hooks=skipped,
+                backup=newest.backup.name if newest is not None else None,
+                **ev,
+            ).on(Basis.OBSERVED)
         hooks = newest.backup.hooks_failed if newest else 0
         if newest is not None and hooks != 0:
             count = "an unreadable number of" if hooks is None else str(hooks)
