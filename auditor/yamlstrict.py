@@ -21,7 +21,6 @@ else, and every error, goes through the PyYAML loader below.
 
 from __future__ import annotations
 
-import codecs
 import gc
 import math
 from collections.abc import Callable, Iterator
@@ -259,55 +258,11 @@ def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
     if size > max_bytes:
         raise LoadError(f"file is {size} bytes, above the {max_bytes}-byte limit; refused")
     try:
-        return _decoded(path)
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise LoadError(f"file is not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:
         raise LoadError(f"cannot read file: {exc.strerror}") from exc
-
-
-#: Bytes read and decoded at a time by :func:`_decoded` (one buffer, reused).
-_READ_BLOCK = 8 << 20
-
-
-def _decoded(path: Path) -> str:
-    """The text of a file, as ``path.read_text(encoding="utf-8")`` gives it (line breaks
-    ``\\r\\n`` and ``\\r`` read as ``\\n``), read and decoded :data:`_READ_BLOCK` bytes at a
-    time through one reused buffer: the whole file is never held as bytes beside its text (a
-    10,000-VM export's 418 MB took as many fresh pages again, each a page fault, only to be
-    decoded and dropped).
-
-    Raises:
-        UnicodeDecodeError: not UTF-8; ``start`` and ``end`` are offsets in the file, as a
-            whole-file decode gives them.
-        OSError: the file cannot be read.
-    """
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    parts: list[str] = []
-    block = bytearray(_READ_BLOCK)
-    view = memoryview(block)
-    offset = 0  # of the block's first byte in the file
-    with path.open("rb", buffering=0) as stream:
-        while True:
-            got = stream.readinto(view)
-            if got is None:  # pragma: no cover - only a non-blocking stream gives None
-                continue
-            kept = len(decoder.getstate()[0])  # bytes of a character cut at the last block's end
-            try:
-                parts.append(decoder.decode(view[:got], final=not got))
-            except UnicodeDecodeError as exc:
-                base = offset - kept
-                raise UnicodeDecodeError(
-                    exc.encoding, exc.object, base + exc.start, base + exc.end, exc.reason
-                ) from None
-            if not got:
-                break
-            offset += got
-    view.release()
-    text = "".join(parts)
-    if "\r" in text:  # universal newlines, as the text-mode read did
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
 
 
 def documents(text: str, *, fast: bool = True) -> Iterator[Any]:
