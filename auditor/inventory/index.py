@@ -50,6 +50,7 @@ from auditor.sources.velero import backup_location
 
 __all__ = [
     "BackupView",
+    "COMPLETED_RULE_SRC",
     "RestoreView",
     "ScheduleView",
     "ClusterIndex",
@@ -154,6 +155,11 @@ _VELERO_TIMES = (
 )
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
+#: Velero sets a Backup ``Completed`` only from ``Finalizing``, which it reaches only with no
+#: error logged and every item operation Completed or Failed (red team r41a)
+COMPLETED_RULE_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
+)
 #: Velero skips any item carrying this label, additional items from plugins included
 #: (velero pkg/backup/item_backupper.go; https://velero.io/docs/main/resource-filtering/).
 EXCLUDE_LABEL = "velero.io/exclude-from-backup"
@@ -809,6 +815,41 @@ class BackupView:
     #: ``expiration`` was computed (creationTimestamp + spec.ttl), the Backup's
     #: ``status.expiration`` being unset: inferred, not what Velero recorded
     expiration_from_ttl: bool = False
+
+    @property
+    def completed_contradiction(self) -> str | None:
+        """Why a ``Completed`` Backup's status counters say it is no clean one (None when they
+        agree, or the phase is another).
+
+        Velero writes ``Completed`` only through ``Finalizing``, which it sets only when no
+        error was logged (``status.errors`` is that log's count), and it moves a Backup whose
+        item operation failed to ``WaitingForPluginOperationsPartiallyFailed`` (errors counted)
+        and finalizes only once every operation is Completed or Failed: so a Completed Backup
+        has ``errors`` 0, ``backupItemOperationsFailed`` 0, Attempted equal to Completed plus
+        Failed, and every native snapshot completed (a failed one is logged as an error)
+        (velero pkg/controller/backup_controller.go, backup_operations_controller.go,
+        pkg/backup/item_backupper.go ``takePVSnapshot``: :data:`COMPLETED_RULE_SRC`). Such a
+        status was edited or damaged, or an item failed: never a clean Backup. The CSI
+        counters are left out: Velero 1.12.0-1.12.1 wrote ``csiVolumeSnapshotsCompleted``
+        wrong on clean Backups (velero#7047, #7163)."""
+        if self.phase != "Completed":
+            return None
+        odd: list[str] = []
+        if self.errors:
+            odd.append(f"status.errors={self.errors}")
+        if self.item_ops_failed:
+            odd.append(f"status.backupItemOperationsFailed={self.item_ops_failed}")
+        if self.item_ops_attempted > self.item_ops_completed + self.item_ops_failed:
+            odd.append(
+                f"status.backupItemOperationsAttempted={self.item_ops_attempted} but Completed="
+                f"{self.item_ops_completed} and Failed={self.item_ops_failed}"
+            )
+        if self.native_attempted > self.native_completed:
+            odd.append(
+                f"status.volumeSnapshotsAttempted={self.native_attempted} but Completed="
+                f"{self.native_completed}"
+            )
+        return ", ".join(odd) or None
 
     @property
     def filters(self) -> str:

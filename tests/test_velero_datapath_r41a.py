@@ -1,0 +1,108 @@
+"""Red team r41a: Velero data-path states a verdict was better than.
+
+1. A Backup ``Completed`` whose status counts a failure (``status.errors`` above 0,
+   ``backupItemOperationsFailed`` above 0, item operations or native snapshots attempted and
+   not completed). Velero writes ``Completed`` only from ``Finalizing``, which it reaches with
+   no error logged and every item operation Completed or Failed (velero
+   pkg/controller/backup_controller.go, backup_operations_controller.go): such a status is
+   edited or damaged, and RR-BKP-003 passed on the phase alone while the errors may have hit
+   the VM's own objects. It is now judged as the PartiallyFailed Backup Velero would have made.
+2. A PartiallyFailed Backup whose disks' VolumeSnapshotClass was deleted since: the VM's own
+   captured disks were counted as failed items "no class could snapshot", which "accounted"
+   for the Backup's errors, so RR-BKP-003 said they hit other items (medium FAIL, AT_RISK)
+   instead of ERROR (UNKNOWN).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_bugclasses_bc39 import DATA_MOVER, _audit
+from tests.test_evidence_gaps import _docs, _finding
+
+Docs = list[dict[str, Any]]
+
+#: the newest Backup of the data-mover fixture (its three DataUploads Completed)
+NEWEST = "daily-20261130"
+
+
+def _newest(docs: Docs) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == "Backup" and d["metadata"]["name"] == NEWEST)
+
+
+def _vm(report: dict[str, Any]) -> dict[str, Any]:
+    return next(v for v in report["vms"] if v["name"] == "vm1")
+
+
+def test_a_clean_completed_backup_keeps_its_pass(tmp_path: Path) -> None:
+    report = _audit(tmp_path, _docs(DATA_MOVER))
+    f = _finding(report, "RR-BKP-003")
+    assert f["status"] == "PASS"
+    assert "completed_contradiction" not in f["evidence"]
+
+
+@pytest.mark.parametrize(
+    ("status", "named"),
+    [
+        ({"errors": 2}, "status.errors=2"),
+        ({"backupItemOperationsFailed": 1}, "status.backupItemOperationsFailed=1"),
+        (
+            {"backupItemOperationsAttempted": 4},
+            "status.backupItemOperationsAttempted=4 but Completed=3 and Failed=0",
+        ),
+        ({"volumeSnapshotsAttempted": 1}, "status.volumeSnapshotsAttempted=1 but Completed=0"),
+    ],
+)
+def test_a_completed_backup_whose_status_counts_a_failure_is_no_pass(
+    tmp_path: Path, status: dict[str, int], named: str
+) -> None:
+    docs = _docs(DATA_MOVER)
+    _newest(docs)["status"].update(status)
+    report = _audit(tmp_path, docs)
+    f = _finding(report, "RR-BKP-003")
+    assert (f["status"], f["severity"]) == ("ERROR", "high")
+    assert f"{NEWEST}, is Completed (yet its status has {named})" in f["message"]
+    assert "the VM's own objects may be among them" in f["message"]
+    assert f["evidence"]["completed_contradiction"] == named
+    assert f["evidence"]["phase"] == "Completed"
+    # the disks stay captured (their DataUploads Completed): only the phase's claim is doubted
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+    assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+def test_a_completed_backup_whose_errors_hit_another_pvc_is_a_medium_fail(
+    tmp_path: Path,
+) -> None:
+    # a Failed DataUpload of a PVC outside the VM accounts for the one error: the PartiallyFailed
+    # reasoning applies, so the disks captured and the error shown elsewhere give medium
+    docs = _docs(DATA_MOVER)
+    _newest(docs)["status"].update(errors=1)
+    other = next(d for d in docs if d["kind"] == "DataUpload")
+    failed = {
+        **other,
+        "metadata": {**other["metadata"], "name": f"{NEWEST}-scratch"},
+        "spec": {**other["spec"], "sourcePVC": "scratch"},
+        "status": {"phase": "Failed", "message": "data path error"},
+    }
+    docs.append(failed)
+    report = _audit(tmp_path, docs)
+    f = _finding(report, "RR-BKP-003")
+    assert (f["status"], f["severity"]) == ("FAIL", "medium")
+    assert "is Completed (yet its status has status.errors=1)" in f["message"]
+    assert "1 failed volume item(s) of other PVCs that account for its 1 error(s)" in f["message"]
+
+
+def test_captured_disks_of_a_deleted_class_do_not_account_for_errors(tmp_path: Path) -> None:
+    # the fixture has no VolumeSnapshotClass now; the DataUploads show one was found then
+    docs = _docs(DATA_MOVER)
+    _newest(docs)["status"].update(phase="PartiallyFailed", errors=2)
+    report = _audit(tmp_path, docs)
+    f = _finding(report, "RR-BKP-003")
+    assert (f["status"], f["severity"]) == ("ERROR", "high")
+    assert f"{NEWEST}, is PartiallyFailed with 2 error(s)" in f["message"]
+    assert "0 failed volume item(s)" in f["message"]
+    assert f["evidence"]["failed_items_seen"] == 0
+    assert _vm(report)["readiness"] == "UNKNOWN"
