@@ -106,3 +106,68 @@ def test_captured_disks_of_a_deleted_class_do_not_account_for_errors(tmp_path: P
     assert "0 failed volume item(s)" in f["message"]
     assert f["evidence"]["failed_items_seen"] == 0
     assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+#: vm1 whose disks are copied by file-system backup: one Completed PodVolumeBackup each
+FS = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+
+
+def _pvb(docs: Docs, pvc: str) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == "PodVolumeBackup" and d["spec"]["volume"] == pvc)
+
+
+@pytest.mark.parametrize("failed_first", [False, True])
+def test_two_podvolumebackups_of_one_pvc_that_disagree_leave_it_unknown(
+    tmp_path: Path, failed_first: bool
+) -> None:
+    # Velero makes one PodVolumeBackup per pod volume: a PVC the source and target launcher
+    # pods of a migration both mount gets two. The one read first decided: a Failed one
+    # listed second was never seen (READY), one listed first hid the Completed copy
+    docs = _docs(FS)
+    assert _finding(_audit(tmp_path / "base", docs, FS), "RR-BKP-004")["status"] == "PASS"
+    done = _pvb(docs, "vm1-root")
+    other = {
+        **done,
+        "metadata": {**done["metadata"], "name": f"{NEWEST}-vm1-root-target"},
+        "spec": {**done["spec"], "pod": {"name": "virt-launcher-vm1-target", "namespace": "app"}},
+        "status": {"phase": "Failed", "message": "pod volume backup failed: data path error"},
+    }
+    if failed_first:
+        done["status"], other["status"] = other["status"], done["status"]
+    docs.append(other)
+    report = _audit(tmp_path / "dup", docs, FS)
+    f = _finding(report, "RR-BKP-004")
+    assert (f["status"], f["severity"]) == ("ERROR", "high")
+    rival = f"PodVolumeBackup velero/{NEWEST}-vm1-root-target"  # listed second
+    phase = "Completed" if failed_first else "Failed"
+    assert f"{rival} status.phase={phase} names it too" in f["message"]
+    assert "whether a restore takes a copy is unknown" in f["message"]
+    row = next(p for p in f["evidence"]["pvcs"] if p["pvc"] == "vm1-root")
+    assert row["status"] == "unknown"
+    assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+def test_two_completed_podvolumebackups_of_one_pvc_keep_the_pass(tmp_path: Path) -> None:
+    docs = _docs(FS)
+    done = _pvb(docs, "vm1-root")
+    docs.append({**done, "metadata": {**done["metadata"], "name": f"{NEWEST}-vm1-root-target"}})
+    assert _finding(_audit(tmp_path, docs, FS), "RR-BKP-004")["status"] == "PASS"
+
+
+def test_two_dataupload_records_of_one_pvc_that_disagree_leave_it_unknown(
+    tmp_path: Path,
+) -> None:
+    docs = _docs(DATA_MOVER)
+    done = next(
+        d for d in docs if d["kind"] == "DataUpload" and d["spec"]["sourcePVC"] == "vm1-root"
+    )
+    docs.append(
+        {
+            **done,
+            "metadata": {**done["metadata"], "name": f"{NEWEST}-vm1-root-again"},
+            "status": {"phase": "Canceled"},
+        }
+    )
+    f = _finding(_audit(tmp_path, docs), "RR-BKP-004")
+    assert (f["status"], f["severity"]) == ("ERROR", "high")
+    assert f"DataUpload velero/{NEWEST}-vm1-root-again status.phase=Canceled" in f["message"]

@@ -165,6 +165,8 @@ class BackupPlan:
     _summary: ContentSummary | None = None
     _classes: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
     _items: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
+    #: key -> the other records of the kind of ``_items[key]`` naming that PVC too
+    _rivals: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     #: (method, driver) -> what the counters say for any PVC of that method and driver
     _counted: dict[tuple[Method, str | None], tuple[CaptureStatus, str, tuple[str, ...]]] = field(
         default_factory=dict
@@ -949,9 +951,52 @@ def _item_index(
         ):
             for o in objs:
                 for key in _item_keys(kind, o):
-                    index.setdefault(key, (kind, o))
+                    first = index.setdefault(key, (kind, o))
+                    if first[1] is not o and first[0] == kind and kind != "VolumeSnapshot":
+                        plan._rivals.setdefault(key, []).append(o)
         plan._items = index
     return plan._items
+
+
+def _shows_copy(o: dict[str, Any]) -> bool:
+    """Whether a DataUpload or PodVolumeBackup is Completed with a snapshot."""
+    status = o.get("status")
+    return _phase_status(dig(o, "status", "phase")) is CaptureStatus.CAPTURED and not (
+        isinstance(status, dict) and _no_snapshot(status)
+    )
+
+
+def _rival_doubt(
+    plan: BackupPlan, keys: Iterable[tuple[str, str]], o: dict[str, Any], uid: Any
+) -> str | None:
+    """Which other DataUploads or PodVolumeBackups of the Backup naming the same PVC as ``o``
+    (by any of ``keys``) disagree with it (one shows a copy, the other not), or None.
+
+    Velero makes one PodVolumeBackup per pod volume, not per PVC: a PVC two pods mount (the
+    source and target virt-launcher pods of a live migration, a hotplug attachment pod) gets
+    one from each (velero pkg/podvolume/backupper.go ``BackupPodVolumes``), and a restore
+    takes the one of the pod it restores (pkg/podvolume/util.go ``GetVolumeBackupsForPod``,
+    by pod name). One failed, not finished or without a snapshot beside a Completed one
+    leaves which copy a restore gets unknown; the first one read used to decide (a Failed
+    one listed second was never seen: READY, red team r41a). A record labelled with another
+    PVC's UID (a PVC of this name since deleted) is none of this one's. A Failed one read
+    first, beside a Completed one, is no lack of a copy either: unknown both ways."""
+    mine = _shows_copy(o)
+    seen: list[str] = []
+    for key in keys:
+        for r in plan._rivals.get(key, ()):
+            if r is o:
+                continue
+            r_uid = meta_label(r, PVC_UID_LABEL) or dig(r, "spec", "tags", "pvc-uid")
+            if r_uid and isinstance(uid, str) and str(r_uid) != uid:
+                continue
+            if _shows_copy(r) == mine:
+                continue
+            phase = dig(r, "status", "phase")
+            seen.append(f"{_ref(str(r.get('kind')), r)} status.phase={phase}")
+    if not seen:
+        return None
+    return ", ".join(dict.fromkeys(seen))
 
 
 def _names_pvc(
@@ -1035,6 +1080,15 @@ def _from_items(
                     "restore may take nothing from it"
                 )
                 seen = f"phase={phase}, message={status.get('message')!r:.80}"
+        keys = [(ns, name), ("*", name)] + ([("uid", uid)] if isinstance(uid, str) else [])
+        doubt = _rival_doubt(plan, keys, o, uid)
+        if doubt is not None:
+            st = CaptureStatus.UNKNOWN
+            what = (
+                f"{what}, but {doubt} names it too in backup {plan.backup.name}: whether a "
+                "restore takes a copy is unknown"
+            )
+            seen = f"{seen}; {doubt}"
     return (
         st,
         _ITEM_METHOD[kind],
