@@ -171,3 +171,54 @@ def test_two_dataupload_records_of_one_pvc_that_disagree_leave_it_unknown(
     f = _finding(_audit(tmp_path, docs), "RR-BKP-004")
     assert (f["status"], f["severity"]) == ("ERROR", "high")
     assert f"DataUpload velero/{NEWEST}-vm1-root-again status.phase=Canceled" in f["message"]
+
+
+def _moving(docs: Docs) -> Docs:
+    """The data-mover fixture with its newest Backup moving snapshot data (DataUploads the
+    only per-disk evidence)."""
+    _newest(docs)["spec"]["snapshotMoveData"] = True
+    return docs
+
+
+def _upload(docs: Docs, pvc: str) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == "DataUpload" and d["spec"]["sourcePVC"] == pvc)
+
+
+def test_dataupload_records_of_this_backup_keep_the_pass(tmp_path: Path) -> None:
+    docs = _moving(_docs(DATA_MOVER))
+    for d in docs:
+        if d["kind"] == "DataUpload":
+            d["metadata"]["labels"]["velero.io/backup-uid"] = f"uid-b-{NEWEST}"
+    assert _finding(_audit(tmp_path, docs), "RR-BKP-004")["status"] == "PASS"
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (
+            lambda o: o["metadata"]["labels"].update({"velero.io/backup-uid": "uid-earlier"}),
+            f"is labelled velero.io/backup-uid=uid-earlier, not the Backup's uid uid-b-{NEWEST}",
+        ),
+        (
+            lambda o: o["metadata"].update(namespace="velero-2"),
+            "is in namespace velero-2, not the Backup's namespace velero",
+        ),
+    ],
+)
+def test_another_backups_dataupload_of_that_name_is_no_capture(
+    tmp_path: Path, edit: Any, why: str
+) -> None:
+    # Velero labels each DataUpload with its Backup's UID and creates it in the Backup's
+    # namespace: one of an earlier Backup of the name (deleted, created again) or of another
+    # Velero install was filed by name alone and stood for the disk (READY)
+    docs = _moving(_docs(DATA_MOVER))
+    record = _upload(docs, "vm1-root")
+    edit(record)
+    report = _audit(tmp_path, docs)
+    f = _finding(report, "RR-BKP-004")
+    assert (f["status"], f["severity"]) == ("ERROR", "high")
+    ns = record["metadata"]["namespace"]
+    assert f"DataUpload {ns}/{NEWEST}-vm1-root {why}" in f["message"]
+    row = next(p for p in f["evidence"]["pvcs"] if p["pvc"] == "vm1-root")
+    assert row["status"] == "unknown"
+    assert _vm(report)["readiness"] == "UNKNOWN"

@@ -1097,6 +1097,33 @@ def _from_items(
     )
 
 
+def _from_foreign_items(
+    ix: ClusterIndex, plan: BackupPlan, ns: str, pvc: dict[str, Any]
+) -> tuple[CaptureStatus, Method, str, tuple[str, ...]] | None:
+    """``unknown`` for a PVC that only another Backup's DataUpload or PodVolumeBackup filed
+    under this Backup's name names (:meth:`ClusterIndex._drop_foreign_items`): this Backup's
+    own record of it was not read, and the other one proves nothing of it."""
+    facts = pvc_facts(ix, pvc)
+    name, uid = facts.name, facts.uid
+    for o, why in ix.foreign_items.get(plan.backup.name, ()):
+        kind = str(o.get("kind"))
+        keys = _item_keys(kind, o)
+        if (
+            (ns, name) in keys
+            or ("*", name) in keys
+            or (isinstance(uid, str) and ("uid", uid) in keys)
+        ):
+            ref = _ref(kind, o)
+            return (
+                CaptureStatus.UNKNOWN,
+                _ITEM_METHOD[kind],
+                f"{kind} for PVC {name}: {ref} {why}: it is another Backup's record of that "
+                f"name, and none of backup {plan.backup.name} names the PVC",
+                (f"{ref} {why}",),
+            )
+    return None
+
+
 #: The message Velero's node-agent completes an upload of an empty volume with (velero
 #: pkg/controller/data_upload_controller.go "volume was empty so no data was upload",
 #: pod_volume_backup_controller.go "volume was empty so no snapshot was taken").
@@ -1548,7 +1575,7 @@ def _capture_evidence(
     # a DataUpload, PodVolumeBackup or VolumeSnapshot this Backup made of this PVC shows what
     # Velero did with it, whatever its resource policy said: the policy let it through (fp30:
     # a Backup with spec.resourcePolicy and a Completed PodVolumeBackup per disk was UNKNOWN)
-    item = _from_items(ix, plan, ns, pvc)
+    item = _from_items(ix, plan, ns, pvc) or _from_foreign_items(ix, plan, ns, pvc)
     if item is not None:
         st, m, why, proof = item
         return st, m, "item", why, proof

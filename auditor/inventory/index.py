@@ -1237,6 +1237,24 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+#: Velero labels each DataUpload and PodVolumeBackup with its Backup's UID and skips one of
+#: another UID (a Backup of the same name): pkg/podvolume/backupper.go
+FOREIGN_ITEM_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/podvolume/backupper.go"
+VELERO_BACKUP_UID_LABEL = "velero.io/backup-uid"
+
+
+def _foreign_item(o: dict[str, Any], namespace: str, uid: str | None) -> str | None:
+    """Why a DataUpload or PodVolumeBackup filed under a Backup's name was made for another
+    Backup (labelled with another ``velero.io/backup-uid``, or in another namespace), or None."""
+    label = meta_label(o, VELERO_BACKUP_UID_LABEL)
+    if uid is not None and label and label != uid:
+        return f"is labelled {VELERO_BACKUP_UID_LABEL}={label}, not the Backup's uid {uid}"
+    ns = dig(o, "metadata", "namespace")
+    if isinstance(ns, str) and ns and namespace and ns != namespace:
+        return f"is in namespace {ns}, not the Backup's namespace {namespace}"
+    return None
+
+
 def _hooks_failed(hook_status: Any) -> int | None:
     """``hookStatus.hooksFailed`` of a Backup status: 0 when the status or the counter is
     absent (both ``omitempty``), None when either is set but not a count."""
@@ -1290,6 +1308,9 @@ class ClusterIndex:
     backup_snapshot_contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     data_uploads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     pod_volume_backups: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Backup name -> (record, why) of the DataUploads and PodVolumeBackups filed under its
+    #: name that Velero made for another Backup (:meth:`_drop_foreign_items`)
+    foreign_items: dict[str, list[tuple[dict[str, Any], str]]] = field(default_factory=dict)
     #: Backup name -> VolumeSnapshots Velero made for it (Velero < 1.14 leaves them in place)
     backup_volume_snapshots: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: (namespace, name) -> BackupStorageLocation phase ("" when it has none)
@@ -2162,6 +2183,7 @@ class ClusterIndex:
             s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
         ]
         self._alias_long_names()
+        self._drop_foreign_items(data)
         named = {r.name for r in self.restores} | {velero_label(r.name) for r in self.restores}
         self.gone_restores = tuple(
             sorted((set(self.pod_volume_restores) | set(self.data_downloads)) - named)
@@ -2365,6 +2387,37 @@ class ClusterIndex:
                 for target in targets:
                     if label in target and name not in target:
                         target[name] = target[label]
+
+    def _drop_foreign_items(self, data: ClusterData) -> None:
+        """Leave out of each Backup's DataUploads and PodVolumeBackups those Velero made for
+        another Backup of its name (one deleted and created again, a Velero install in
+        another namespace): a record labelled ``velero.io/backup-uid`` with another UID than
+        the Backup's, or in another namespace than the Backup's (Velero creates both in the
+        Backup's namespace, labelled with its UID: velero pkg/backup/actions/csi/pvc_action.go
+        ``createDataUpload``, pkg/podvolume/backupper.go ``newPodVolumeBackup``; the
+        backupper itself skips a PodVolumeBackup whose backup-uid label is not its Backup's:
+        :data:`FOREIGN_ITEM_SRC`). Filed by name alone, an earlier Backup's Completed
+        DataUpload stood for a disk this Backup never copied (red team r41a)."""
+        uids: dict[str, str] = {}
+        for o in data.of("Backup"):
+            uid = dig(o, "metadata", "uid")
+            if isinstance(uid, str) and uid:
+                uids[_name(o)] = uid
+        for target in (self.data_uploads, self.pod_volume_backups):
+            for name, objs in list(target.items()):
+                b = self.backups.get(name)
+                if b is None:
+                    continue
+                uid = uids.get(name)
+                kept = []
+                for o in objs:
+                    why = _foreign_item(o, b.namespace, uid)
+                    if why is None:
+                        kept.append(o)
+                    else:
+                        self.foreign_items.setdefault(name, []).append((o, why))
+                if len(kept) != len(objs):
+                    target[name] = kept
 
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
