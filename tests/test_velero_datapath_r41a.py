@@ -222,3 +222,27 @@ def test_another_backups_dataupload_of_that_name_is_no_capture(
     row = next(p for p in f["evidence"]["pvcs"] if p["pvc"] == "vm1-root")
     assert row["status"] == "unknown"
     assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+def test_a_completed_podvolumebackup_of_a_block_claim_is_no_copy(tmp_path: Path) -> None:
+    # Velero's backupper skips a Block-mode pod volume ("Block volumes are not supported for
+    # fs backup") and a claim's volumeMode is immutable: such a record was edited (bugcase 16
+    # with a PodVolumeBackup written in was READY)
+    docs = _docs(FS)
+    claim = next(
+        d
+        for d in docs
+        if d["kind"] == "PersistentVolumeClaim" and d["metadata"]["name"] == "vm1-root"
+    )
+    claim["spec"]["volumeMode"] = "Block"
+    report = _audit(tmp_path, docs, FS)
+    f = _finding(report, "RR-BKP-004")
+    assert (f["status"], f["severity"]) == ("ERROR", "high")
+    assert (
+        "PodVolumeBackup for PVC vm1-root: phase=Completed, but PVC vm1-root has "
+        "spec.volumeMode=Block, which file-system backup never copies"
+    ) in f["message"]
+    row = next(p for p in f["evidence"]["pvcs"] if p["pvc"] == "vm1-root")
+    assert row["status"] == "unknown"
+    assert "PersistentVolumeClaim app/vm1-root spec.volumeMode=Block" in " ".join(row["proof"])
+    assert _vm(report)["readiness"] == "UNKNOWN"

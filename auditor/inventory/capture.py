@@ -1081,6 +1081,16 @@ def _from_items(
                 )
                 seen = f"phase={phase}, message={status.get('message')!r:.80}"
         keys = [(ns, name), ("*", name)] + ([("uid", uid)] if isinstance(uid, str) else [])
+        if kind == "PodVolumeBackup" and st is CaptureStatus.CAPTURED and facts.block:
+            # Velero's backupper skips a Block-mode pod volume ("Block volumes are not
+            # supported for fs backup") and volumeMode is immutable: a Completed record of
+            # such a claim was edited or damaged, never a copy (red team r41a; bugcase 16)
+            st = CaptureStatus.UNKNOWN
+            what = (
+                f"{what}, but PVC {name} has spec.volumeMode=Block, which file-system backup "
+                f"never copies ({FS_BLOCK_SRC}): the record proves no copy"
+            )
+            seen = f"{seen}; PersistentVolumeClaim {ns}/{name} spec.volumeMode=Block"
         doubt = _rival_doubt(plan, keys, o, uid)
         if doubt is not None:
             st = CaptureStatus.UNKNOWN
