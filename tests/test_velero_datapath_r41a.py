@@ -246,3 +246,31 @@ def test_a_completed_podvolumebackup_of_a_block_claim_is_no_copy(tmp_path: Path)
     assert row["status"] == "unknown"
     assert "PersistentVolumeClaim app/vm1-root spec.volumeMode=Block" in " ".join(row["proof"])
     assert _vm(report)["readiness"] == "UNKNOWN"
+
+
+def _drill(docs: Docs) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == "Restore")
+
+
+def test_a_clean_completed_drill_keeps_its_pass(tmp_path: Path) -> None:
+    f = _finding(_audit(tmp_path, _docs(DATA_MOVER)), "RR-RST-001")
+    assert f["status"] == "PASS"
+    assert "completed_contradiction" not in f["evidence"]
+
+
+def test_a_completed_drill_whose_status_counts_errors_is_a_medium_fail(tmp_path: Path) -> None:
+    # Velero moves a Restore with any error to ...PartiallyFailed (restore_controller.go,
+    # restore_finalizer_controller.go): a Completed one with errors is the PartiallyFailed
+    # drill it would have made, whose medium FAIL the edit turned into a PASS
+    docs = _docs(DATA_MOVER)
+    _drill(docs)["status"]["errors"] = 3
+    f = _finding(_audit(tmp_path, docs), "RR-RST-001")
+    assert (f["status"], f["severity"]) == ("FAIL", "medium")
+    assert (
+        "Newest restore test of VM app/vm1, drill-20261128, is Completed, yet its status has "
+        "status.errors=3"
+    ) in f["message"]
+    assert f["evidence"]["completed_contradiction"] == "status.errors=3"
+    _drill(docs)["status"].update(errors=3, phase="PartiallyFailed")
+    same = _finding(_audit(tmp_path / "pf", docs), "RR-RST-001")
+    assert (same["status"], same["severity"]) == ("FAIL", "medium")

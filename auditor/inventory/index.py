@@ -51,6 +51,7 @@ from auditor.sources.velero import backup_location
 __all__ = [
     "BackupView",
     "COMPLETED_RULE_SRC",
+    "RESTORE_RULE_SRC",
     "RestoreView",
     "ScheduleView",
     "ClusterIndex",
@@ -160,6 +161,8 @@ VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
 COMPLETED_RULE_SRC = (
     "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
 )
+#: Velero sets a Restore ``Completed`` only from ``Finalizing``, with no error counted
+RESTORE_RULE_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/restore_finalizer_controller.go"
 #: Velero skips any item carrying this label, additional items from plugins included
 #: (velero pkg/backup/item_backupper.go; https://velero.io/docs/main/resource-filtering/).
 EXCLUDE_LABEL = "velero.io/exclude-from-backup"
@@ -973,6 +976,35 @@ class RestoreView:
     #: operations (a data-mover DataDownload is one), None when Attempted is absent or any
     #: of the three is no integer (Completed and Failed are omitted when 0: omitempty)
     item_ops: tuple[int, int, int] | None = None
+    #: ``status.errors`` (None when absent or no integer: ``omitempty``, so absent is 0)
+    errors: int | None = None
+
+    @property
+    def completed_contradiction(self) -> str | None:
+        """Why a ``Completed`` Restore's status counters say it is no clean one (None when
+        they agree, or the phase is another).
+
+        Velero moves a Restore with any error (``status.errors``, a failed item operation
+        counted among them) to ``...PartiallyFailed`` and writes ``Completed`` only from
+        ``Finalizing`` once every operation is Completed or Failed (velero
+        pkg/controller/restore_controller.go, restore_operations_controller.go,
+        restore_finalizer_controller.go: :data:`RESTORE_RULE_SRC`): such a status was edited
+        or damaged (red team r41a)."""
+        if self.phase != "Completed":
+            return None
+        odd: list[str] = []
+        if self.errors:
+            odd.append(f"status.errors={self.errors}")
+        if self.item_ops is not None:
+            attempted, completed, failed = self.item_ops
+            if failed:
+                odd.append(f"status.restoreItemOperationsFailed={failed}")
+            if attempted > completed + failed:
+                odd.append(
+                    f"status.restoreItemOperationsAttempted={attempted} but Completed="
+                    f"{completed} and Failed={failed}"
+                )
+        return ", ".join(odd) or None
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> RestoreView:
@@ -1001,6 +1033,7 @@ class RestoreView:
             and not isinstance(restored, bool)
             else None,
             item_ops=_restore_item_ops(status),
+            errors=_int(status.get("errors")),
         )
 
 
