@@ -274,3 +274,29 @@ def test_a_completed_drill_whose_status_counts_errors_is_a_medium_fail(tmp_path:
     _drill(docs)["status"].update(errors=3, phase="PartiallyFailed")
     same = _finding(_audit(tmp_path / "pf", docs), "RR-RST-001")
     assert (same["status"], same["severity"]) == ("FAIL", "medium")
+
+
+def test_disagreeing_podvolumebackups_found_by_different_keys_leave_it_unknown(
+    tmp_path: Path,
+) -> None:
+    # one names the claim by its velero.io/pvc-uid label only, the other by spec.tags.pvc
+    # only: each is the first record of its own key, and the tag one was read alone
+    docs = _docs(FS)
+    by_uid = _pvb(docs, "vm1-root")
+    by_tag = {
+        **by_uid,
+        "metadata": {
+            **by_uid["metadata"],
+            "name": f"{NEWEST}-vm1-root-tag",
+            "labels": {"velero.io/backup-name": NEWEST},
+        },
+    }
+    by_uid["spec"] = {**by_uid["spec"], "tags": {}}
+    by_uid["status"] = {"phase": "Failed", "message": "data path error"}
+    docs.append(by_tag)
+    f = _finding(_audit(tmp_path, docs, FS), "RR-BKP-004")
+    assert (f["status"], f["severity"]) == ("ERROR", "high")
+    assert (
+        f"PodVolumeBackup velero/{NEWEST}-vm1-root status.phase=Failed names it too"
+        in (f["message"])
+    )

@@ -982,9 +982,13 @@ def _rival_doubt(
     PVC's UID (a PVC of this name since deleted) is none of this one's. A Failed one read
     first, beside a Completed one, is no lack of a copy either: unknown both ways."""
     mine = _shows_copy(o)
+    kind = o.get("kind")
+    index = plan._items or {}
     seen: list[str] = []
     for key in keys:
-        for r in plan._rivals.get(key, ()):
+        first = index.get(key)
+        firsts = [first[1]] if first is not None and first[1].get("kind") == kind else []
+        for r in (*firsts, *plan._rivals.get(key, ())):
             if r is o:
                 continue
             r_uid = meta_label(r, PVC_UID_LABEL) or dig(r, "spec", "tags", "pvc-uid")
