@@ -21,7 +21,7 @@ from auditor.inventory.drills import (
     DrillEval,
     deleted_drill_failures,
 )
-from auditor.inventory.index import VELERO_RESTORE_LABEL, velero_label
+from auditor.inventory.index import RESTORE_RULE_SRC, VELERO_RESTORE_LABEL, velero_label
 from auditor.kubevalues import age_hours, format_time
 from auditor.models import Basis, Severity
 from auditor.redact import shown_labels
@@ -165,7 +165,30 @@ def restore_tested(vm: VMRecord, ctx: CheckContext) -> Result:
                 **ev,
             )
         return failed(f"{msg}.", Severity.MEDIUM, **ev)
-    proving = [d for d in done if d.restore.phase == "Completed" and d.data_restored]
+    odd = newest.restore.completed_contradiction
+    if odd is not None:
+        # Velero writes Completed only for a Restore that counted no error: one whose status
+        # counts some is the PartiallyFailed drill Velero would have made (red team r41a);
+        # like a failed data restore, the FAIL never hides a disk whose data is unknown
+        msg = (
+            f"Newest restore test of VM {vm.ref}, {name}, is Completed, yet its status has "
+            f"{odd}: Velero makes a Restore with errors PartiallyFailed"
+        )
+        ev = {**ev, "completed_contradiction": odd, "completed_rule_source": RESTORE_RULE_SRC}
+        if unsure:
+            return errored(
+                f"Whether restore {name} of VM {vm.ref} brought back its disk data is unknown "
+                f"({'; '.join(unsure)}). Without them: FAIL: {msg}.",
+                **ev,
+            )
+        return failed(f"{msg}.", Severity.MEDIUM, **ev).on(Basis.OBSERVED)
+    proving = [
+        d
+        for d in done
+        if d.restore.phase == "Completed"
+        and d.restore.completed_contradiction is None
+        and d.data_restored
+    ]
     if not proving and unsure:
         # an unread PodVolumeRestore/DataDownload may be the failed one: unknown, not "no test"
         return errored(

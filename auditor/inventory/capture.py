@@ -165,6 +165,8 @@ class BackupPlan:
     _summary: ContentSummary | None = None
     _classes: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
     _items: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
+    #: key -> the other records of the kind of ``_items[key]`` naming that PVC too
+    _rivals: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     #: (method, driver) -> what the counters say for any PVC of that method and driver
     _counted: dict[tuple[Method, str | None], tuple[CaptureStatus, str, tuple[str, ...]]] = field(
         default_factory=dict
@@ -217,13 +219,23 @@ class BackupPlan:
         snapshots that gap already counts. The CSI failures seen are the larger of the two,
         never their sum. A content being deleted now says nothing of the backup's errors
         (it may have been ready then), so it is not counted here.
+
+        A PVC no VolumeSnapshotClass could snapshot *now* is no failure of this Backup when
+        one of its records names the PVC (a DataUpload, PodVolumeBackup or VolumeSnapshot):
+        Velero made that record, so a class was found then (deleted since), and a failed
+        record is counted as one. Counted, the captured disks of the VM itself "accounted"
+        for the Backup's errors, and RR-BKP-003 said they hit other items (red team r41a).
         """
         if self._failures is None:
             b = self.backup
+            named = _item_index(ix, self)
             classless = sum(
                 1
-                for method, certain, why in self.methods.values()
-                if method is None and certain and "VolumeSnapshotClass" in why
+                for key, (method, certain, why) in self.methods.items()
+                if method is None
+                and certain
+                and "VolumeSnapshotClass" in why
+                and not _names_pvc(ix, named, key)
             )
             items = sum(
                 1
@@ -939,9 +951,69 @@ def _item_index(
         ):
             for o in objs:
                 for key in _item_keys(kind, o):
-                    index.setdefault(key, (kind, o))
+                    first = index.setdefault(key, (kind, o))
+                    if first[1] is not o and first[0] == kind and kind != "VolumeSnapshot":
+                        plan._rivals.setdefault(key, []).append(o)
         plan._items = index
     return plan._items
+
+
+def _shows_copy(o: dict[str, Any]) -> bool:
+    """Whether a DataUpload or PodVolumeBackup is Completed with a snapshot."""
+    status = o.get("status")
+    return _phase_status(dig(o, "status", "phase")) is CaptureStatus.CAPTURED and not (
+        isinstance(status, dict) and _no_snapshot(status)
+    )
+
+
+def _rival_doubt(
+    plan: BackupPlan, keys: Iterable[tuple[str, str]], o: dict[str, Any], uid: Any
+) -> str | None:
+    """Which other DataUploads or PodVolumeBackups of the Backup naming the same PVC as ``o``
+    (by any of ``keys``) disagree with it (one shows a copy, the other not), or None.
+
+    Velero makes one PodVolumeBackup per pod volume, not per PVC: a PVC two pods mount (the
+    source and target virt-launcher pods of a live migration, a hotplug attachment pod) gets
+    one from each (velero pkg/podvolume/backupper.go ``BackupPodVolumes``), and a restore
+    takes the one of the pod it restores (pkg/podvolume/util.go ``GetVolumeBackupsForPod``,
+    by pod name). One failed, not finished or without a snapshot beside a Completed one
+    leaves which copy a restore gets unknown; the first one read used to decide (a Failed
+    one listed second was never seen: READY, red team r41a). A record labelled with another
+    PVC's UID (a PVC of this name since deleted) is none of this one's. A Failed one read
+    first, beside a Completed one, is no lack of a copy either: unknown both ways."""
+    mine = _shows_copy(o)
+    kind = o.get("kind")
+    index = plan._items or {}
+    seen: list[str] = []
+    for key in keys:
+        first = index.get(key)
+        firsts = [first[1]] if first is not None and first[1].get("kind") == kind else []
+        for r in (*firsts, *plan._rivals.get(key, ())):
+            if r is o:
+                continue
+            r_uid = meta_label(r, PVC_UID_LABEL) or dig(r, "spec", "tags", "pvc-uid")
+            if r_uid and isinstance(uid, str) and str(r_uid) != uid:
+                continue
+            if _shows_copy(r) == mine:
+                continue
+            phase = dig(r, "status", "phase")
+            seen.append(f"{_ref(str(r.get('kind')), r)} status.phase={phase}")
+    if not seen:
+        return None
+    return ", ".join(dict.fromkeys(seen))
+
+
+def _names_pvc(
+    ix: ClusterIndex,
+    named: dict[tuple[str, str], tuple[str, dict[str, Any]]],
+    key: tuple[str, str],
+) -> bool:
+    """Whether a per-item record of the Backup (``named``: :func:`_item_index`) names the PVC
+    ``key`` (``(namespace, name)``), by name or by its UID."""
+    if key in named:
+        return True
+    uid = dig(ix.pvcs.get(key), "metadata", "uid")
+    return isinstance(uid, str) and bool(uid) and ("uid", uid) in named
 
 
 _ITEM_METHOD = {
@@ -1012,12 +1084,58 @@ def _from_items(
                     "restore may take nothing from it"
                 )
                 seen = f"phase={phase}, message={status.get('message')!r:.80}"
+        keys = [(ns, name), ("*", name)] + ([("uid", uid)] if isinstance(uid, str) else [])
+        if kind == "PodVolumeBackup" and st is CaptureStatus.CAPTURED and facts.block:
+            # Velero's backupper skips a Block-mode pod volume ("Block volumes are not
+            # supported for fs backup") and volumeMode is immutable: a Completed record of
+            # such a claim was edited or damaged, never a copy (red team r41a; bugcase 16)
+            st = CaptureStatus.UNKNOWN
+            what = (
+                f"{what}, but PVC {name} has spec.volumeMode=Block, which file-system backup "
+                f"never copies ({FS_BLOCK_SRC}): the record proves no copy"
+            )
+            seen = f"{seen}; PersistentVolumeClaim {ns}/{name} spec.volumeMode=Block"
+        doubt = _rival_doubt(plan, keys, o, uid)
+        if doubt is not None:
+            st = CaptureStatus.UNKNOWN
+            what = (
+                f"{what}, but {doubt} names it too in backup {plan.backup.name}: whether a "
+                "restore takes a copy is unknown"
+            )
+            seen = f"{seen}; {doubt}"
     return (
         st,
         _ITEM_METHOD[kind],
         f"{kind} for PVC {name}: {what}",
         (f"{_ref(kind, o)} status.{seen}",),
     )
+
+
+def _from_foreign_items(
+    ix: ClusterIndex, plan: BackupPlan, ns: str, pvc: dict[str, Any]
+) -> tuple[CaptureStatus, Method, str, tuple[str, ...]] | None:
+    """``unknown`` for a PVC that only another Backup's DataUpload or PodVolumeBackup filed
+    under this Backup's name names (:meth:`ClusterIndex._drop_foreign_items`): this Backup's
+    own record of it was not read, and the other one proves nothing of it."""
+    facts = pvc_facts(ix, pvc)
+    name, uid = facts.name, facts.uid
+    for o, why in ix.foreign_items.get(plan.backup.name, ()):
+        kind = str(o.get("kind"))
+        keys = _item_keys(kind, o)
+        if (
+            (ns, name) in keys
+            or ("*", name) in keys
+            or (isinstance(uid, str) and ("uid", uid) in keys)
+        ):
+            ref = _ref(kind, o)
+            return (
+                CaptureStatus.UNKNOWN,
+                _ITEM_METHOD[kind],
+                f"{kind} for PVC {name}: {ref} {why}: it is another Backup's record of that "
+                f"name, and none of backup {plan.backup.name} names the PVC",
+                (f"{ref} {why}",),
+            )
+    return None
 
 
 #: The message Velero's node-agent completes an upload of an empty volume with (velero
@@ -1471,7 +1589,7 @@ def _capture_evidence(
     # a DataUpload, PodVolumeBackup or VolumeSnapshot this Backup made of this PVC shows what
     # Velero did with it, whatever its resource policy said: the policy let it through (fp30:
     # a Backup with spec.resourcePolicy and a Completed PodVolumeBackup per disk was UNKNOWN)
-    item = _from_items(ix, plan, ns, pvc)
+    item = _from_items(ix, plan, ns, pvc) or _from_foreign_items(ix, plan, ns, pvc)
     if item is not None:
         st, m, why, proof = item
         return st, m, "item", why, proof

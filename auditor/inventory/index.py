@@ -50,6 +50,8 @@ from auditor.sources.velero import backup_location
 
 __all__ = [
     "BackupView",
+    "COMPLETED_RULE_SRC",
+    "RESTORE_RULE_SRC",
     "RestoreView",
     "ScheduleView",
     "ClusterIndex",
@@ -154,6 +156,13 @@ _VELERO_TIMES = (
 )
 VELERO_BACKUP_LABEL = "velero.io/backup-name"
 VELERO_SCHEDULE_LABEL = "velero.io/schedule-name"
+#: Velero sets a Backup ``Completed`` only from ``Finalizing``, which it reaches only with no
+#: error logged and every item operation Completed or Failed (red team r41a)
+COMPLETED_RULE_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go"
+)
+#: Velero sets a Restore ``Completed`` only from ``Finalizing``, with no error counted
+RESTORE_RULE_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/restore_finalizer_controller.go"
 #: Velero skips any item carrying this label, additional items from plugins included
 #: (velero pkg/backup/item_backupper.go; https://velero.io/docs/main/resource-filtering/).
 EXCLUDE_LABEL = "velero.io/exclude-from-backup"
@@ -811,6 +820,41 @@ class BackupView:
     expiration_from_ttl: bool = False
 
     @property
+    def completed_contradiction(self) -> str | None:
+        """Why a ``Completed`` Backup's status counters say it is no clean one (None when they
+        agree, or the phase is another).
+
+        Velero writes ``Completed`` only through ``Finalizing``, which it sets only when no
+        error was logged (``status.errors`` is that log's count), and it moves a Backup whose
+        item operation failed to ``WaitingForPluginOperationsPartiallyFailed`` (errors counted)
+        and finalizes only once every operation is Completed or Failed: so a Completed Backup
+        has ``errors`` 0, ``backupItemOperationsFailed`` 0, Attempted equal to Completed plus
+        Failed, and every native snapshot completed (a failed one is logged as an error)
+        (velero pkg/controller/backup_controller.go, backup_operations_controller.go,
+        pkg/backup/item_backupper.go ``takePVSnapshot``: :data:`COMPLETED_RULE_SRC`). Such a
+        status was edited or damaged, or an item failed: never a clean Backup. The CSI
+        counters are left out: Velero 1.12.0-1.12.1 wrote ``csiVolumeSnapshotsCompleted``
+        wrong on clean Backups (velero#7047, #7163)."""
+        if self.phase != "Completed":
+            return None
+        odd: list[str] = []
+        if self.errors:
+            odd.append(f"status.errors={self.errors}")
+        if self.item_ops_failed:
+            odd.append(f"status.backupItemOperationsFailed={self.item_ops_failed}")
+        if self.item_ops_attempted > self.item_ops_completed + self.item_ops_failed:
+            odd.append(
+                f"status.backupItemOperationsAttempted={self.item_ops_attempted} but Completed="
+                f"{self.item_ops_completed} and Failed={self.item_ops_failed}"
+            )
+        if self.native_attempted > self.native_completed:
+            odd.append(
+                f"status.volumeSnapshotsAttempted={self.native_attempted} but Completed="
+                f"{self.native_completed}"
+            )
+        return ", ".join(odd) or None
+
+    @property
     def filters(self) -> str:
         """What ``scope`` holds, for a message: "its filters", naming the combined policy."""
         if self.scope_policy is None:
@@ -932,6 +976,35 @@ class RestoreView:
     #: operations (a data-mover DataDownload is one), None when Attempted is absent or any
     #: of the three is no integer (Completed and Failed are omitted when 0: omitempty)
     item_ops: tuple[int, int, int] | None = None
+    #: ``status.errors`` (None when absent or no integer: ``omitempty``, so absent is 0)
+    errors: int | None = None
+
+    @property
+    def completed_contradiction(self) -> str | None:
+        """Why a ``Completed`` Restore's status counters say it is no clean one (None when
+        they agree, or the phase is another).
+
+        Velero moves a Restore with any error (``status.errors``, a failed item operation
+        counted among them) to ``...PartiallyFailed`` and writes ``Completed`` only from
+        ``Finalizing`` once every operation is Completed or Failed (velero
+        pkg/controller/restore_controller.go, restore_operations_controller.go,
+        restore_finalizer_controller.go: :data:`RESTORE_RULE_SRC`): such a status was edited
+        or damaged (red team r41a)."""
+        if self.phase != "Completed":
+            return None
+        odd: list[str] = []
+        if self.errors:
+            odd.append(f"status.errors={self.errors}")
+        if self.item_ops is not None:
+            attempted, completed, failed = self.item_ops
+            if failed:
+                odd.append(f"status.restoreItemOperationsFailed={failed}")
+            if attempted > completed + failed:
+                odd.append(
+                    f"status.restoreItemOperationsAttempted={attempted} but Completed="
+                    f"{completed} and Failed={failed}"
+                )
+        return ", ".join(odd) or None
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> RestoreView:
@@ -960,6 +1033,7 @@ class RestoreView:
             and not isinstance(restored, bool)
             else None,
             item_ops=_restore_item_ops(status),
+            errors=_int(status.get("errors")),
         )
 
 
@@ -1196,6 +1270,24 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+#: Velero labels each DataUpload and PodVolumeBackup with its Backup's UID and skips one of
+#: another UID (a Backup of the same name): pkg/podvolume/backupper.go
+FOREIGN_ITEM_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/podvolume/backupper.go"
+VELERO_BACKUP_UID_LABEL = "velero.io/backup-uid"
+
+
+def _foreign_item(o: dict[str, Any], namespace: str, uid: str | None) -> str | None:
+    """Why a DataUpload or PodVolumeBackup filed under a Backup's name was made for another
+    Backup (labelled with another ``velero.io/backup-uid``, or in another namespace), or None."""
+    label = meta_label(o, VELERO_BACKUP_UID_LABEL)
+    if uid is not None and label and label != uid:
+        return f"is labelled {VELERO_BACKUP_UID_LABEL}={label}, not the Backup's uid {uid}"
+    ns = dig(o, "metadata", "namespace")
+    if isinstance(ns, str) and ns and namespace and ns != namespace:
+        return f"is in namespace {ns}, not the Backup's namespace {namespace}"
+    return None
+
+
 def _hooks_failed(hook_status: Any) -> int | None:
     """``hookStatus.hooksFailed`` of a Backup status: 0 when the status or the counter is
     absent (both ``omitempty``), None when either is set but not a count."""
@@ -1249,6 +1341,9 @@ class ClusterIndex:
     backup_snapshot_contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     data_uploads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     pod_volume_backups: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Backup name -> (record, why) of the DataUploads and PodVolumeBackups filed under its
+    #: name that Velero made for another Backup (:meth:`_drop_foreign_items`)
+    foreign_items: dict[str, list[tuple[dict[str, Any], str]]] = field(default_factory=dict)
     #: Backup name -> VolumeSnapshots Velero made for it (Velero < 1.14 leaves them in place)
     backup_volume_snapshots: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: (namespace, name) -> BackupStorageLocation phase ("" when it has none)
@@ -2121,6 +2216,7 @@ class ClusterIndex:
             s for o in data.of("Schedule") if (s := self._parse(ScheduleView.parse, "Schedule", o))
         ]
         self._alias_long_names()
+        self._drop_foreign_items(data)
         named = {r.name for r in self.restores} | {velero_label(r.name) for r in self.restores}
         self.gone_restores = tuple(
             sorted((set(self.pod_volume_restores) | set(self.data_downloads)) - named)
@@ -2324,6 +2420,37 @@ class ClusterIndex:
                 for target in targets:
                     if label in target and name not in target:
                         target[name] = target[label]
+
+    def _drop_foreign_items(self, data: ClusterData) -> None:
+        """Leave out of each Backup's DataUploads and PodVolumeBackups those Velero made for
+        another Backup of its name (one deleted and created again, a Velero install in
+        another namespace): a record labelled ``velero.io/backup-uid`` with another UID than
+        the Backup's, or in another namespace than the Backup's (Velero creates both in the
+        Backup's namespace, labelled with its UID: velero pkg/backup/actions/csi/pvc_action.go
+        ``createDataUpload``, pkg/podvolume/backupper.go ``newPodVolumeBackup``; the
+        backupper itself skips a PodVolumeBackup whose backup-uid label is not its Backup's:
+        :data:`FOREIGN_ITEM_SRC`). Filed by name alone, an earlier Backup's Completed
+        DataUpload stood for a disk this Backup never copied (red team r41a)."""
+        uids: dict[str, str] = {}
+        for o in data.of("Backup"):
+            uid = dig(o, "metadata", "uid")
+            if isinstance(uid, str) and uid:
+                uids[_name(o)] = uid
+        for target in (self.data_uploads, self.pod_volume_backups):
+            for name, objs in list(target.items()):
+                b = self.backups.get(name)
+                if b is None:
+                    continue
+                uid = uids.get(name)
+                kept = []
+                for o in objs:
+                    why = _foreign_item(o, b.namespace, uid)
+                    if why is None:
+                        kept.append(o)
+                    else:
+                        self.foreign_items.setdefault(name, []).append((o, why))
+                if len(kept) != len(objs):
+                    target[name] = kept
 
     def _parse(
         self, parse: Callable[[dict[str, Any]], _V], kind: str, obj: dict[str, Any]
