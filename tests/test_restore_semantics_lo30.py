@@ -209,6 +209,8 @@ _KIND_CALL = r'(?:known|partial_for|of|state)\(\s*"([A-Za-z]+)"'
 _READ_NOT_REQUIRED = {
     ("RR-BKP-001", "Namespace"): "a note beside the PASS (RR-BKP-013 judges the label)",
     ("RR-BKP-002", "Schedule"): "evidence and a 'paused' note only",
+    ("RR-BKP-011", "Backup"): "the newest usable Backup's spec.hooks, one the index holds",
+    ("RR-BKP-011", "KubeVirt"): "an inferred PASS when the CR is unread and no VM or VMI decides",
     ("RR-BKP-006", "Schedule"): "errored() when the Schedules are unread or partial",
     ("RR-BKP-007", "BackupStorageLocation"): "errored() when the locations are unread",
     ("RR-FW-002", "PersistentVolumeClaim"): "errored() when the PVCs or VMIs are unread",

@@ -86,3 +86,35 @@ def test_a_backup_with_hooks_of_its_own_may_freeze(tmp_path: Path) -> None:
                 "resources": [{"name": "freeze", "pre": [{"exec": {"command": ["fsfreeze"]}}]}]
             }
     assert _finding(_audit(tmp_path, docs), "RR-BKP-011")["status"] == "PASS"
+
+
+def _audit_unread(tmp_path: Path, docs: Docs, kinds: str) -> dict[str, Any]:
+    """:func:`_audit` with ``kinds`` (comma-separated) not read (the fixture header's
+    ``# unavailable:``)."""
+    head = [ln for ln in (FIXTURES / AGENT).read_text().splitlines() if ln.startswith("#")]
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c.yaml"
+    lines = [*head, REQUIRED, f"# unavailable: {kinds}"]
+    path.write_text("\n".join(lines) + "\n" + yaml.safe_dump_all(docs))
+    return audit_fixture(path)
+
+
+def test_an_unread_kubevirt_cr_makes_the_pass_inferred(tmp_path: Path) -> None:
+    # the CR's annotation turns the hooks off for every VM: unread, the freeze is KubeVirt's
+    # default, inferred and named, not observed
+    report = _audit_unread(tmp_path / "a", _docs(AGENT), "KubeVirt")
+    f = _finding(report, "RR-BKP-011")
+    assert (f["status"], f["basis"]) == ("PASS", "inferred")
+    assert (
+        "the KubeVirt CR, whose metadata.annotations[kubevirt.io/skip-backup-hooks]"
+        in (f["message"])
+    )
+    assert f["evidence"]["kubevirt_read"] is False
+    vm = next(v for v in report["vms"] if v["name"] == "vm1")
+    assert "RR-BKP-011" in vm["inferred"]
+    # the VM's own annotation decides without the CR: observed again
+    docs = _annotate(_docs(AGENT), "VirtualMachine", "false")
+    f = _finding(_audit_unread(tmp_path / "b", docs, "KubeVirt"), "RR-BKP-011")
+    assert (f["status"], f["basis"]) == ("PASS", "observed")
+    # read in full, the CR's silence is observed
+    assert _finding(_audit(tmp_path / "c", _docs(AGENT)), "RR-BKP-011")["basis"] == "observed"

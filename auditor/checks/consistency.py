@@ -73,6 +73,16 @@ def hooks_skipped(vm: VMRecord, ctx: CheckContext) -> str | None:
     return None
 
 
+def _skip_unread(vm: VMRecord, ctx: CheckContext) -> bool:
+    """Whether the KubeVirt CR, not read in full, may hold the ``kubevirt.io/skip-backup-hooks``
+    that decides for the VM: neither its VMI nor the VM sets the annotation."""
+    return (
+        _annotation(vm.vmi, SKIP_HOOKS) is None
+        and _annotation(vm.obj, SKIP_HOOKS) is None
+        and not ctx.index.data.known("KubeVirt")
+    )
+
+
 def _spec_pre_hooks(ctx: CheckContext, name: str, namespace: str) -> bool:
     """Whether Backup ``namespace/name`` may declare a pre hook of its own (``spec.hooks``),
     which Velero runs on the pods it selects when their annotations declare none: False only
@@ -158,6 +168,17 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 sev,
                 backup=newest.backup.name,
                 hooks_failed=hooks,
+                **ev,
+            ).on(Basis.INFERRED)
+        if skipped is None and _skip_unread(vm, ctx):
+            # the CR's annotation turns the hooks off cluster-wide: unread, the freeze rests
+            # on KubeVirt's default (hooks injected), an inference the report names
+            return passed(
+                f"VM {vm.ref} has a connected guest agent, so backups can freeze its "
+                "filesystems, if KubeVirt injects its virt-freezer hooks as by default: the "
+                f"KubeVirt CR, whose metadata.annotations[{SKIP_HOOKS}] would turn them off, "
+                "was not read.",
+                kubevirt_read=False,
                 **ev,
             ).on(Basis.INFERRED)
         return passed(
