@@ -25,6 +25,7 @@ from auditor.checks.registry import (
 from auditor.inventory import VMRecord
 from auditor.inventory.fields import boot_order_ok, firmware_uuid
 from auditor.inventory.identities import legacy_firmware_uuid
+from auditor.inventory.macs import mac_fault
 from auditor.inventory.index import meta_labels
 from auditor.inventory.records import VirtualMachineInstanceRecord
 from auditor.kubevalues import dig
@@ -870,8 +871,11 @@ def _mac_digits(mac: str) -> str:
     ),
 )
 def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
-    """FAIL when any interface (including an auto-attached default) has no macAddress, or pins
-    one other than the MAC its running VMI reports (``status.interfaces[].mac``)."""
+    """FAIL when any interface (including an auto-attached default) has no macAddress, pins
+    one the guest cannot keep (:func:`auditor.inventory.macs.mac_fault`: multicast or a
+    masquerade interface's reserved address, high, the VM cannot be created or started;
+    all-zero, replaced at start), or pins one other than the MAC its running VMI reports
+    (``status.interfaces[].mac``, else the VMI's ``spec.domain.devices.interfaces``)."""
     nics = vm.spec.nics
     ev = {"nics": [{"name": n.name, "mac": n.mac, "model": n.model} for n in nics]}
     if not nics:
@@ -890,8 +894,29 @@ def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
             **({"blank_mac": blank} if blank else {}),
             **ev,
         )
+    faults = {n.name: f for n in nics if n.mac and (f := mac_fault(n.mac, n.binding))}
+    if faults:
+        refused = any(f[1] for f in faults.values())
+        return failed(
+            f"VM {vm.ref} pins MAC address(es) the restored guest cannot keep: "
+            + "; ".join(
+                f"interface {nic} macAddress {next(n.mac for n in nics if n.name == nic)} {f[0]}"
+                for nic, f in faults.items()
+            )
+            + ".",
+            Severity.HIGH if refused else Severity.MEDIUM,
+            unusable_macs={nic: f[0] for nic, f in faults.items()},
+            **ev,
+        )
     vmi = ctx.index.vmi_records.get((vm.namespace, vm.name))
     running = dict(vmi.macs) if vmi else {}
+    # status.interfaces lists what the domain runs with; without it (stripped, or not yet
+    # reported) the VMI's spec, copied from the template at start, holds the MAC it started
+    # with (round r41d: a spec MAC changed while running passed with no status to compare)
+    for e in _entries(dig(vm.vmi, "spec", "domain", "devices", "interfaces")):
+        name, mac = e.get("name"), e.get("macAddress")
+        if isinstance(name, str) and isinstance(mac, str) and mac and name not in running:
+            running[name] = mac
     differ = [
         n
         for n in nics
