@@ -46,8 +46,7 @@ def mac_fault(mac: str, binding: str | None) -> tuple[str, bool] | None:
         )
     if binding == "masquerade" and norm == MASQUERADE_BRIDGE_MAC:
         return (
-            "is reserved for the in-pod bridge on a masquerade interface: KubeVirt refuses "
-            "the VM",
+            "is reserved for the in-pod bridge on a masquerade interface: KubeVirt refuses the VM",
             True,
         )
     return None
