@@ -679,6 +679,44 @@ def _check_network(tspec: dict[str, Any], problems: list[tuple[str, str]]) -> No
                 )
             )
 
+    _check_single_pod_network(networks, problems)
+
+
+def _check_single_pod_network(
+    networks: list[dict[str, Any]], problems: list[tuple[str, str]]
+) -> None:
+    """KubeVirt refuses more than one pod network, more than one Multus default network, and
+    a pod network beside a Multus default network ("Pod network cannot be defined when
+    Multus default network is defined", ``validateSinglePodNetwork``,
+    https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/netsource.go): a
+    restore cannot create such a VM. Round r41d: a pod network beside ``multus.default:
+    true`` read READY."""
+    pods = [n["name"] for n in networks if isinstance(n.get("pod"), dict)]
+    defaults = [
+        n["name"]
+        for n in networks
+        if isinstance(n.get("multus"), dict) and n["multus"].get("default") is True
+    ]
+    if len(pods) > 1:
+        problems.append(
+            (f"{_BASE}.networks[{pods[1]}]", f"is a second pod network ({pods[0]}){_REJECTED}")
+        )
+    if len(defaults) > 1:
+        problems.append(
+            (
+                f"{_BASE}.networks[{defaults[1]}].multus.default",
+                f"makes a second Multus default network ({defaults[0]}){_REJECTED}",
+            )
+        )
+    if pods and defaults:
+        problems.append(
+            (
+                f"{_BASE}.networks[{defaults[0]}].multus.default",
+                f"is true beside the pod network {pods[0]}: KubeVirt defines no pod network "
+                f"when a Multus default network is defined{_REJECTED}",
+            )
+        )
+
 
 def _check_formats(
     vm: dict[str, Any], tspec: dict[str, Any], problems: list[tuple[str, str]]
