@@ -210,6 +210,8 @@ _READ_NOT_REQUIRED = {
     ("RR-BKP-001", "Namespace"): "a note beside the PASS (RR-BKP-013 judges the label)",
     ("RR-BKP-002", "Schedule"): "evidence and a 'paused' note only",
     ("RR-BKP-006", "Schedule"): "errored() when the Schedules are unread or partial",
+    ("RR-BKP-006", "DataProtectionApplication"): "a template without ttl: unknown when partial; "
+    "none read is plain Velero (720 h, its Deployment's flags are not read)",
     ("RR-BKP-007", "BackupStorageLocation"): "errored() when the locations are unread",
     ("RR-FW-002", "PersistentVolumeClaim"): "errored() when the PVCs or VMIs are unread",
     ("RR-FW-002", "VirtualMachineInstance"): "errored() when the PVCs or VMIs are unread",

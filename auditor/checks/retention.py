@@ -149,7 +149,11 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
     for s in active:
         ttl = None if s.ttl_unread else s.ttl
         if ttl is None and not s.ttl_unread:
-            ttl, defaults[f"{s.namespace}/{s.name}"] = server_default_ttl(dpas, s.namespace)
+            ttl, defaults[f"{s.namespace}/{s.name}"] = (
+                (None, f"some DataProtectionApplications in {s.namespace} were not read")
+                if ctx.index.partial_for("DataProtectionApplication", s.namespace)
+                else server_default_ttl(dpas, s.namespace)
+            )
         kept[f"{s.namespace}/{s.name}"] = (
             None if ttl is None else round(ttl.total_seconds() / 3600, 2)
         )
