@@ -49,8 +49,8 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
     rationale="Backups taken before a namespace was labelled velero.io/exclude-from-backup=true, "
     "or before the Schedule covering the VM was paused or changed, still hold the VM and its "
     "disks; the next ones will not, and the gap shows only once the RPO has passed. A "
-    "Schedule whose cron next fires only after the newest backup has aged past the RPO "
-    "leaves the same gap until it runs.",
+    "Schedule whose cron next fires only after the newest backup has aged past the RPO, or "
+    "leaves more than the RPO between two runs, leaves the same gap until it runs.",
     remediation="Remove the exclude label from the VM's namespace, unpause the Schedule, or make "
     "its template take the VM and its disk data again (namespaces, resources, label selector, "
     "snapshotVolumes, an Available storageLocation); run its cron at least once per RPO.",
@@ -77,8 +77,10 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     ``velero.io/schedule-name`` label) and are gone or no longer take it; or when every
     Schedule that takes it starts its next Backup (its cron after ``status.lastBackup``:
     schedule_controller.go ``getNextRunTime``) only after the newest usable one has aged
-    past the RPO, a weekly cron against a daily RPO (rt36). N/A without a
-    usable backup (RR-BKP-001), when none came from a Schedule, or (but for the label) when
+    past the RPO, a weekly cron against a daily RPO (rt36), or whose cron leaves more than
+    the RPO between two runs though the next comes in time (r41c, :func:`_sparse`). N/A
+    without a usable backup (RR-BKP-001), when none came from a Schedule, or (but for the
+    label) when
     the newest usable one is older than the RPO already (RR-BKP-002 reports that gap); ERROR
     when the Schedules were not all read or a template's filters cannot be.
     """
