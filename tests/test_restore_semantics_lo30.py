@@ -212,6 +212,8 @@ _READ_NOT_REQUIRED = {
     ("RR-BKP-011", "Backup"): "the newest usable Backup's spec.hooks, one the index holds",
     ("RR-BKP-011", "KubeVirt"): "an inferred PASS when the CR is unread and no VM or VMI decides",
     ("RR-BKP-006", "Schedule"): "errored() when the Schedules are unread or partial",
+    ("RR-BKP-006", "DataProtectionApplication"): "a template without ttl: unknown when partial; "
+    "none read is plain Velero (720 h, its Deployment's flags are not read)",
     ("RR-BKP-007", "BackupStorageLocation"): "errored() when the locations are unread",
     ("RR-FW-002", "PersistentVolumeClaim"): "errored() when the PVCs or VMIs are unread",
     ("RR-FW-002", "VirtualMachineInstance"): "errored() when the PVCs or VMIs are unread",

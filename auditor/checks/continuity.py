@@ -49,8 +49,8 @@ NS_LABEL_DOC = "https://velero.io/docs/main/resource-filtering/#veleroioexclude-
     rationale="Backups taken before a namespace was labelled velero.io/exclude-from-backup=true, "
     "or before the Schedule covering the VM was paused or changed, still hold the VM and its "
     "disks; the next ones will not, and the gap shows only once the RPO has passed. A "
-    "Schedule whose cron next fires only after the newest backup has aged past the RPO "
-    "leaves the same gap until it runs.",
+    "Schedule whose cron next fires only after the newest backup has aged past the RPO, or "
+    "leaves more than the RPO between two runs, leaves the same gap until it runs.",
     remediation="Remove the exclude label from the VM's namespace, unpause the Schedule, or make "
     "its template take the VM and its disk data again (namespaces, resources, label selector, "
     "snapshotVolumes, an Available storageLocation); run its cron at least once per RPO.",
@@ -77,8 +77,10 @@ def continues(vm: VMRecord, ctx: CheckContext) -> Result:
     ``velero.io/schedule-name`` label) and are gone or no longer take it; or when every
     Schedule that takes it starts its next Backup (its cron after ``status.lastBackup``:
     schedule_controller.go ``getNextRunTime``) only after the newest usable one has aged
-    past the RPO, a weekly cron against a daily RPO (rt36). N/A without a
-    usable backup (RR-BKP-001), when none came from a Schedule, or (but for the label) when
+    past the RPO, a weekly cron against a daily RPO (rt36), or whose cron leaves more than
+    the RPO between two runs though the next comes in time (r41c, :func:`_sparse`). N/A
+    without a usable backup (RR-BKP-001), when none came from a Schedule, or (but for the
+    label) when
     the newest usable one is older than the RPO already (RR-BKP-002 reports that gap); ERROR
     when the Schedules were not all read or a template's filters cannot be.
     """
@@ -214,6 +216,19 @@ def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext, due: d
             late_schedules=late,
             **ev,
         ).on(Basis.OBSERVED)
+    sparse = _sparse(starts, ctx) if full and all(r["gaps"] is not None for r in rows) else []
+    if sparse:
+        lead = sparse[0]
+        return failed(
+            f"Every Schedule that takes VM {vm.ref} runs less often than its {rpo_text(ctx)} "
+            f"RPO: Schedule {lead['schedule']}'s cron {lead['cron']!r} leaves up to "
+            f"{lead['longest_gap_hours']:g} h between two backups, so the VM's newest backup "
+            f"ages past the RPO before the next one starts ({SCHEDULE_CTRL_SRC} "
+            "getNextRunTime).",
+            schedules=rows,
+            sparse_schedules=sparse,
+            **ev,
+        ).on(Basis.OBSERVED)
     if full:
         return passed(
             f"The next backup of Schedule(s) {', '.join(full)} takes VM {vm.ref} and the data "
@@ -243,6 +258,44 @@ def _next(vm: VMRecord, ev: dict[str, Any], when: str, ctx: CheckContext, due: d
         schedules=[{**r, "why": r["gaps"][0]} for r in rows],
         **ev,
     ).on(Basis.OBSERVED)
+
+
+def rpo_text(ctx: CheckContext) -> str:
+    return f"{ctx.thresholds.rpo_hours:g} h"
+
+
+def _sparse(
+    starts: list[tuple[ScheduleView, datetime | None]], ctx: CheckContext
+) -> list[dict[str, Any]]:
+    """The Schedules of ``starts`` (each takes all the VM holds) as rows naming their cron
+    and longest gap, when every one of them fires with a gap longer than the RPO between two
+    runs (a monthly cron against a daily RPO, red team r41c: the next run may still come in
+    time, the one after cannot); [] when one keeps the RPO or its cron cannot be read here.
+    The gap is the cron's own (:meth:`~auditor.inventory.cronnext.CronSpec.longest_gap`),
+    from ``status.lastBackup`` on, as Velero fires it (schedule_controller.go
+    ``getNextRunTime``)."""
+    rpo = timedelta(hours=ctx.thresholds.rpo_hours)
+    rows = []
+    for s, _ in starts:
+        spec = parse_cron(s.cron)
+        gap = (
+            ctx.index.memo(
+                f"cron-gap:{s.namespace}/{s.name}",
+                partial(spec.longest_gap, s.last_backup or ctx.at),
+            )
+            if spec is not None
+            else None
+        )
+        if gap is None or gap <= rpo:
+            return []
+        rows.append(
+            {
+                "schedule": f"{s.namespace}/{s.name}",
+                "cron": s.cron,
+                "longest_gap_hours": round(gap.total_seconds() / 3600, 2),
+            }
+        )
+    return rows
 
 
 def _why(s: ScheduleView | None, ns: str, name: str, vm: VMRecord) -> dict[str, Any]:

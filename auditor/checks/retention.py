@@ -6,7 +6,6 @@ Thresholds come from the policy that applies to the VM (``auditor.policy``).
 from __future__ import annotations
 
 import ipaddress
-from datetime import timedelta
 
 from auditor.checks.backup import VELERO_BACKUP_DOC, backup_evidence
 from auditor.checks.registry import (
@@ -20,12 +19,12 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
+from auditor.inventory.defaultttl import server_default_ttl
 from auditor.inventory.endpoints import endpoint_host, in_cluster_endpoint
 from auditor.inventory.facts import restore_points as complete_points
 from auditor.inventory.facts import unproven_points, usable
 from auditor.models import Basis, Severity
 
-VELERO_DEFAULT_TTL = timedelta(hours=720)
 DATA_MOVER_DOC = "https://velero.io/docs/main/csi-snapshot-data-movement/"
 FS_BACKUP_DOC = "https://velero.io/docs/main/file-system-backup/"
 
@@ -117,6 +116,13 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
     still the newest (velero pkg/controller/backup_controller.go prepareBackupRequest sets
     each Backup's ttl from its template). FAIL on either; ERROR when a covering Schedule's ttl
     cannot be read and none other is long enough.
+
+    A template without ttl keeps its Backups the server's ``--default-backup-ttl``, which OADP
+    sets from the DPA's ``velero.args.default-backup-ttl``
+    (:func:`~auditor.inventory.defaultttl.server_default_ttl`), never a fixed 720 h (red team
+    r41c). A restore point showing neither ``status.expiration`` nor ``spec.ttl`` (Velero writes
+    both when it prepares a Backup: pkg/controller/backup_controller.go
+    ``prepareBackupRequest``) is kept for an unknown time: ERROR, never Velero's default.
     """
     good = complete_points(vm)
     if not good:
@@ -125,18 +131,32 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
         )
     e = next((p for p in good if p.backup.schedule), good[0])
     began = e.backup.began
-    lifetime = (
-        (e.backup.expiration - began) if e.backup.expiration and began else VELERO_DEFAULT_TTL
-    )
-    hours = round(lifetime.total_seconds() / 3600, 2)
     minimum = ctx.thresholds.min_retention_hours
+    if e.backup.expiration is None or began is None:
+        return errored(
+            f"Backup {e.backup.namespace}/{e.backup.name} of VM {vm.ref} shows neither "
+            "status.expiration nor spec.ttl (Velero writes both when it prepares a Backup): "
+            f"whether it is kept the {minimum:g} h policy {ctx.policy} requires is unknown.",
+            **backup_evidence(e, ctx),
+            min_retention_hours=minimum,
+            policy=ctx.policy,
+        )
+    hours = round((e.backup.expiration - began).total_seconds() / 3600, 2)
     active = [s for s in vm.schedules if not s.stopped]
-    kept = {
-        f"{s.namespace}/{s.name}": None
-        if s.ttl_unread
-        else round((s.ttl or VELERO_DEFAULT_TTL).total_seconds() / 3600, 2)
-        for s in active
-    }
+    dpas = list(ctx.index.data.of("DataProtectionApplication"))
+    kept: dict[str, float | None] = {}
+    defaults: dict[str, str] = {}
+    for s in active:
+        ttl = None if s.ttl_unread else s.ttl
+        if ttl is None and not s.ttl_unread:
+            ttl, defaults[f"{s.namespace}/{s.name}"] = (
+                (None, f"some DataProtectionApplications in {s.namespace} were not read")
+                if ctx.index.partial_for("DataProtectionApplication", s.namespace)
+                else server_default_ttl(dpas, s.namespace)
+            )
+        kept[f"{s.namespace}/{s.name}"] = (
+            None if ttl is None else round(ttl.total_seconds() / 3600, 2)
+        )
     ev = {
         **backup_evidence(e, ctx),
         "retention_hours": hours,
@@ -144,6 +164,7 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
         "policy": ctx.policy,
         "newest_restore_point": good[0].backup.name,
         "schedule_ttl_hours": kept,
+        **({"schedule_ttl_default": defaults} if defaults else {}),
     }
     if hours < minimum:
         return failed(
@@ -166,7 +187,7 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
         )
     if kept and not long_enough:
         listed = ", ".join(
-            f"{name} ({'ttl unreadable' if h is None else f'{h:g} h'})" for name, h in kept.items()
+            f"{name} ({_ttl_text(h, defaults.get(name))})" for name, h in kept.items()
         )
         if None in kept.values():
             return errored(
@@ -183,6 +204,15 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
     return passed(
         f"Backup {e.backup.name} of VM {vm.ref} is kept {hours:g} h (minimum {minimum:g} h).", **ev
     )
+
+
+def _ttl_text(hours: float | None, default: str | None) -> str:
+    """A covering Schedule's ttl for a message: its hours, and where an unset template ttl's
+    server default was read."""
+    if default is None:
+        return "ttl unreadable" if hours is None else f"{hours:g} h"
+    said = "no template ttl; server default unknown" if hours is None else f"{hours:g} h"
+    return f"{said}: {default}"
 
 
 @check(

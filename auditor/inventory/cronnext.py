@@ -97,6 +97,32 @@ class CronSpec:
             day += timedelta(days=1)
         return None
 
+    def longest_gap(self, start: datetime) -> timedelta | None:
+        """The longest time between two consecutive firings (UTC) in the five years from
+        ``start`` (aware), None when it fires on fewer than two days (``@every d``: ``d``). Each gap is
+        measured between real instants, so a daily ``CRON_TZ=`` cron is 25 h apart across a
+        fall-back night."""
+        if self.every is not None:
+            return self.every
+        zone = self.zone or UTC
+        minutes, hours, _, months, _ = self.fields
+        times = [(h, m) for h in sorted(hours) for m in sorted(minutes)]
+        if not times:
+            return None
+        day, longest, last, days = start.astimezone(zone).date(), timedelta(0), None, 0
+        for _ in range(_HORIZON_DAYS):
+            if day.month in months and self._day_matches(day.day, day.isoweekday() % 7):
+                days += 1
+                first = datetime(day.year, day.month, day.day, *times[0], tzinfo=zone)
+                if last is not None:
+                    longest = max(longest, first.astimezone(UTC) - last.astimezone(UTC))
+                stamps = [datetime(day.year, day.month, day.day, h, m) for h, m in times]
+                for a, b in zip(stamps, stamps[1:], strict=False):
+                    longest = max(longest, b - a)
+                last = stamps[-1].replace(tzinfo=zone)
+            day += timedelta(days=1)
+        return longest if days >= 2 else None
+
     def _day_matches(self, dom: int, dow: int) -> bool:
         _, _, doms, _, dows = self.fields
         hit_dom, hit_dow = dom in doms, dow in dows
