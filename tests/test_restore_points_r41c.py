@@ -103,6 +103,25 @@ def test_server_args_from_a_configmap_leave_the_default_unknown(tmp_path: Path) 
     assert f["evidence"]["schedule_ttl_hours"] == {"velero/daily": None}
 
 
+def test_unread_dpas_leave_the_default_unknown(tmp_path: Path) -> None:
+    # no DataProtectionApplication read is no evidence of plain Velero: OADP's default may be
+    # anything, so the Schedule without a template ttl keeps its Backups an unknown time
+    docs = [d for d in _docs(BASE) if d["kind"] != "DataProtectionApplication"]
+    head = [ln for ln in (FIXTURES / BASE).read_text().splitlines() if ln.startswith("#")]
+    path = tmp_path / "c.yaml"
+    lines = [*head, "# unavailable: DataProtectionApplication"]
+    path.write_text("\n".join(lines) + "\n" + yaml.safe_dump_all(docs))
+    f = _finding(audit_fixture(path), "RR-BKP-006")
+    assert (f["status"], f["severity"]) == ("ERROR", "medium")
+    assert (
+        "velero/daily (no template ttl; server default unknown: the DataProtection"
+        in (f["message"])
+    )
+    assert f["evidence"]["schedule_ttl_default"] == {
+        "velero/daily": "the DataProtectionApplications were not read"
+    }
+
+
 def test_server_default_ttl_rules() -> None:
     def dpa(ns: str, args: Any) -> dict[str, Any]:
         velero = {} if args is None else {"args": args}

@@ -152,6 +152,10 @@ def retention(vm: VMRecord, ctx: CheckContext) -> Result:
             ttl, defaults[f"{s.namespace}/{s.name}"] = (
                 (None, f"some DataProtectionApplications in {s.namespace} were not read")
                 if ctx.index.partial_for("DataProtectionApplication", s.namespace)
+                # not read at all: OADP's default may be any (no DPA means plain Velero
+                # only when the list shows none, or the kind is not installed)
+                else (None, "the DataProtectionApplications were not read")
+                if not ctx.index.data.known("DataProtectionApplication")
                 else server_default_ttl(dpas, s.namespace)
             )
         kept[f"{s.namespace}/{s.name}"] = (
