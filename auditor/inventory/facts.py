@@ -12,11 +12,24 @@ from typing import Any
 from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.fields import owner_ref_fault
 from auditor.inventory.protection import BackupEval, PvcRef
-from auditor.inventory.snapcopy import snapshot_fault, vm_snapshot_fault, vm_snapshot_terminating
+from auditor.inventory.snapcopy import (
+    IN_VOLUME,
+    snapshot_fault,
+    vm_snapshot_fault,
+    vm_snapshot_terminating,
+)
 from auditor.kubevalues import dig, format_time, kubevirt_version, parse_time
 from auditor.sources.base import KindState
 
-__all__ = ["usable", "restore_points", "unproven_points", "copies_of", "reclaim_policy", "nad_key"]
+__all__ = [
+    "usable",
+    "restore_points",
+    "unproven_points",
+    "copies_of",
+    "uncounted_snapshots",
+    "reclaim_policy",
+    "nad_key",
+]
 
 
 def usable(vm: VMRecord) -> list[BackupEval]:
@@ -141,6 +154,61 @@ def copies_of(
         if row is not None:
             out.append(row)
     return out
+
+
+def uncounted_snapshots(vm: VMRecord, p: PvcRef, ix: ClusterIndex) -> list[str]:
+    """``"<kind> <name> <field>=<value>"`` for each VolumeSnapshot of claim ``p`` and each
+    VirtualMachineSnapshot of its disk that :func:`copies_of` left out, saying why (round
+    s42: RR-STG-001 said only "no evidenced backup or ready snapshot" beside them). A copy
+    left out as kept inside its volume is named by :mod:`auditor.inventory.insidenotes`."""
+    notes: list[str] = []
+    for s in vm.volume_snapshots.get(p.name, []):
+        why = snapshot_fault(ix, s, p.obj, p.name)
+        if why is None and _owner_being_deleted(ix, vm.namespace, s):
+            why = (
+                f"VolumeSnapshot {dig(s, 'metadata', 'name')} goes with its "
+                "VirtualMachineSnapshotContent (deleted, or its VM snapshot is ending)"
+            )
+        if why is not None and why != IN_VOLUME:
+            notes.append(why)
+    for s in vm.vm_snapshots:
+        if _vm_snapshot_copy(vm, s, p.disk, ix, p) is None:
+            why = _vm_snapshot_reason(vm, s, p, ix)
+            if why is not None:
+                notes.append(why)
+    return list(dict.fromkeys(notes))
+
+
+def _vm_snapshot_reason(vm: VMRecord, s: dict[str, Any], p: PvcRef, ix: ClusterIndex) -> str | None:
+    """The first fact that keeps VirtualMachineSnapshot ``s`` from copying ``p``'s disk."""
+    name = f"VirtualMachineSnapshot {dig(s, 'metadata', 'name')}"
+    ready, phase = dig(s, "status", "readyToUse"), dig(s, "status", "phase")
+    if ready is not True:
+        return f"{name} status.readyToUse={ready}"
+    if phase not in (None, "Succeeded"):
+        return f"{name} status.phase={phase}"
+    if dig(s, "metadata", "deletionTimestamp") is not None:
+        return f"{name} metadata.deletionTimestamp is set (being deleted)"
+    content_name = dig(s, "status", "virtualMachineSnapshotContentName")
+    content = ix.vm_snapshot_contents.get((vm.namespace, str(content_name or "")))
+    entry = _volume_backup(content, p.disk) if content is not None else None
+    vs = entry.get("volumeSnapshotName") if entry is not None else None
+    fault = vm_snapshot_fault(s, content, p.disk, vs if isinstance(vs, str) else None)
+    if fault is not None:
+        return fault
+    if content is None:
+        return f"{name} status.virtualMachineSnapshotContentName={content_name}: no such content"
+    if entry is None:
+        return f"{name}: its content holds no spec.volumeBackups entry for {p.disk}"
+    snapshot = _by_name(ix, "VolumeSnapshot").get((vm.namespace, str(vs)))
+    if snapshot is None:
+        return f"{name}: VolumeSnapshot {vs} of {p.disk} is gone"
+    claim = dig(entry, "persistentVolumeClaim", "metadata", "name")
+    claim = claim if isinstance(claim, str) and claim else p.name
+    why = snapshot_fault(ix, snapshot, ix.pvcs.get((vm.namespace, claim)), claim, own=False)
+    if why is not None and why != IN_VOLUME:
+        return f"{name}: {why}"
+    return None
 
 
 def _vm_snapshot_copy(
