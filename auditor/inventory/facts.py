@@ -253,7 +253,8 @@ def _vm_snapshot_copy(
         # getSnapshotVM; red team rt13); one of another type is named by the index
         return None
     entry = _volume_backup(content, disk) if content is not None else None
-    if vm_snapshot_fault(s, content, disk, entry and entry.get("volumeSnapshotName")):
+    vs = entry.get("volumeSnapshotName") if entry is not None else None
+    if vm_snapshot_fault(s, content, disk, vs if isinstance(vs, str) else None):
         return None  # another source, an error, the disk excluded, its snapshot not ready (s42)
     if _volume_snapshot_gone(vm, content, disk, ix, p):
         return None
