@@ -103,9 +103,14 @@ def _bound_to_another_snapshot(docs: Docs) -> None:
     _named(docs, "VolumeSnapshotContent", DATA_VSC)["spec"]["volumeSnapshotRef"]["name"] = "x"
 
 
+def _no_phase(docs: Docs) -> None:
+    del _vmsnap(docs)["status"]["phase"]
+
+
 @pytest.mark.parametrize(
     ("change", "lost", "says"),
     [
+        (_no_phase, ["vm1-root", "vm1-data"], "VirtualMachineSnapshot vm1-snap status.phase=None"),
         (_error, ["vm1-root", "vm1-data"], "VirtualMachineSnapshot vm1-snap status.error is set"),
         (
             _excluded,

@@ -185,7 +185,7 @@ def _vm_snapshot_reason(vm: VMRecord, s: dict[str, Any], p: PvcRef, ix: ClusterI
     ready, phase = dig(s, "status", "readyToUse"), dig(s, "status", "phase")
     if ready is not True:
         return f"{name} status.readyToUse={ready}"
-    if phase not in (None, "Succeeded"):
+    if phase != "Succeeded":
         return f"{name} status.phase={phase}"
     if dig(s, "metadata", "deletionTimestamp") is not None:
         return f"{name} metadata.deletionTimestamp is set (being deleted)"
@@ -229,7 +229,9 @@ def _vm_snapshot_copy(
         return None
     if included is not None and disk not in included:
         return None
-    if dig(s, "status", "phase") not in (None, "Succeeded"):
+    # KubeVirt writes the phase with every status it writes (updateSnapshotStatus): a ready
+    # status without it was stripped or edited, and shows no finished snapshot (round s42)
+    if dig(s, "status", "phase") != "Succeeded":
         return None
     if dig(s, "metadata", "deletionTimestamp") is not None:
         return None  # being deleted, its content and VolumeSnapshots with it
