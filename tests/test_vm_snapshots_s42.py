@@ -250,3 +250,30 @@ def test_a_snapshot_in_progress_past_its_failure_deadline_is_ending(
     _content(docs)["status"]["readyToUse"] = False
     status, sev, message, _, _ = _stg(tmp_path, docs)
     assert (status, sev) == ("FAIL", severity), message
+
+
+RETAINED = "RR-STG-001/pass-retained-volume-snapshots.yaml"
+
+
+@pytest.mark.parametrize(
+    ("class_policy", "content_policy", "status", "severity"),
+    [("Delete", "Retain", "PASS", "high"), ("Retain", "Delete", "FAIL", "medium")],
+)
+def test_the_content_policy_decides_whether_a_snapshot_outlives_the_namespace(
+    tmp_path: Path, class_policy: str, content_policy: str, status: str, severity: str
+) -> None:
+    """Already handled, kept: the VolumeSnapshotClass's ``deletionPolicy`` is copied into
+    each content when it is cut, and the snapshot controller deletes the storage snapshot by
+    the content's own ``spec.deletionPolicy``
+    (https://kubernetes.io/docs/concepts/storage/volume-snapshots/#delete). A class changed
+    to Delete since leaves Retain contents lasting; a Delete content under a Retain class
+    does not last (FAIL medium)."""
+    docs = _docs(RETAINED)
+    for c in _of(docs, "VolumeSnapshotClass"):
+        c["deletionPolicy"] = class_policy
+        c["driver"] = "other.csi.example.com"  # the class's driver is no content's
+    for c in _of(docs, "VolumeSnapshotContent"):
+        if "velero.io/backup-name" not in c["metadata"].get("labels", {}):
+            c["spec"]["deletionPolicy"] = content_policy
+    f = _finding(_complete(tmp_path, RETAINED, docs), "RR-STG-001")
+    assert (f["status"], f["severity"]) == (status, severity), f["message"]
