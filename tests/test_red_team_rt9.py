@@ -117,7 +117,9 @@ def _vm_snapshot_with_volume_snapshots(content_status: dict[str, object] | None)
                     "spec": {
                         "deletionPolicy": "Delete",
                         "driver": "csi.example.com",
-                        "source": {"volumeHandle": f"vh-{disk}"},
+                        # the claim's own volume (its PV's csi.volumeHandle): a content of
+                        # another volume is no copy of the disk (round s42)
+                        "source": {"volumeHandle": f"h-{pvc}"},
                         "volumeSnapshotRef": {"name": name, "namespace": "app"},
                     },
                     "status": dict(content_status),

@@ -16,7 +16,7 @@ from auditor.checks.registry import (
     passed,
 )
 from auditor.inventory import VMRecord
-from auditor.inventory.facts import copies_of, reclaim_policy
+from auditor.inventory.facts import copies_of, reclaim_policy, uncounted_snapshots
 from auditor.inventory.insidenotes import inside_volume_notes, reclaim_proof
 from auditor.inventory.volbound import IN_VOLUME_SRC
 from auditor.models import Basis, Severity
@@ -96,6 +96,12 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             weak.append(p.name)
     lost = [d.name for d in vm.uncapturable]
     inside = _inside_volume(vm, ctx, bare + unknown)
+    left_out = {
+        p.name: notes
+        for p in disks
+        if p.name in bare + unknown and p.obj is not None
+        if (notes := uncounted_snapshots(vm, p, ctx.index))
+    }
     if bare or lost:
         names = bare + [f"{d} (hostDisk)" for d in lost]
         return failed(
@@ -103,11 +109,13 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             "(or missing) PVCs with no evidenced backup or ready snapshot"
             + (", and hostDisk files no Velero method copies" if lost else "")
             + _inside_clause(inside, bare)
+            + _left_out_clause(left_out, bare)
             + ".",
             unprotected=bare,
             uncapturable_disks=lost,
             disks=rows,
             **({"inside_volume": inside} if inside else {}),
+            **({"snapshots_not_counted": left_out} if left_out else {}),
         ).on(Basis.OBSERVED)
     if unknown:
         # each PVC named with its own reason: a message blaming a PV and StorageClass that
@@ -126,9 +134,11 @@ def delete_reclaim_copied(vm: VMRecord, ctx: CheckContext) -> Result:
             )
         return errored(
             f"Whether PVC(s) {', '.join(unknown)} of VM {vm.ref} have a copy is unknown: "
-            f"{'; '.join(why)}{_inside_clause(inside, unknown)}.",
+            f"{'; '.join(why)}{_inside_clause(inside, unknown)}"
+            f"{_left_out_clause(left_out, unknown)}.",
             disks=rows,
             **({"inside_volume": inside} if inside else {}),
+            **({"snapshots_not_counted": left_out} if left_out else {}),
         ).on(Basis.INFERRED)
     if weak:
         return failed(
@@ -174,6 +184,19 @@ def _inside_clause(inside: dict[str, list[str]], names: list[str]) -> str:
         "; not counted, as kept inside the volume, which goes with its claim "
         f"({IN_VOLUME_SRC}): " + " | ".join(parts)
     )
+
+
+def _left_out_clause(left_out: dict[str, list[str]], names: list[str]) -> str:
+    """``; snapshots not counted: ...`` naming, for each of ``names``, the snapshots
+    :func:`auditor.inventory.facts.uncounted_snapshots` left out and why (at most three per
+    PVC), or ""."""
+    parts = []
+    for name in names:
+        notes = left_out.get(name)
+        if notes:
+            more = f" and {len(notes) - 3} more" if len(notes) > 3 else ""
+            parts.append(f"{name}: {'; '.join(notes[:3])}{more}")
+    return "; snapshots not counted: " + " | ".join(parts) if parts else ""
 
 
 @check(

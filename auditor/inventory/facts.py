@@ -10,14 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
-from auditor.inventory.capture import content_shows_snapshot, deleting_snapshot, pvc_facts
 from auditor.inventory.fields import owner_ref_fault
 from auditor.inventory.protection import BackupEval, PvcRef
-from auditor.inventory.volbound import lost_with_volume
+from auditor.inventory.snapcopy import (
+    IN_VOLUME,
+    snapshot_fault,
+    vm_snapshot_fault,
+    vm_snapshot_terminating,
+)
 from auditor.kubevalues import dig, format_time, kubevirt_version, parse_time
 from auditor.sources.base import KindState
 
-__all__ = ["usable", "restore_points", "unproven_points", "copies_of", "reclaim_policy", "nad_key"]
+__all__ = [
+    "usable",
+    "restore_points",
+    "unproven_points",
+    "copies_of",
+    "uncounted_snapshots",
+    "reclaim_policy",
+    "nad_key",
+]
 
 
 def usable(vm: VMRecord) -> list[BackupEval]:
@@ -115,41 +127,14 @@ def copies_of(
                         "basis": c.basis,
                     }
                 )
-    snaps = vm.volume_snapshots.get(p.name, [])
-    born = parse_time(dig(p.obj, "metadata", "creationTimestamp")) if snaps else None
-    handle = pvc_facts(ix, p.obj).handle if snaps and p.obj is not None else None
-    for s in snaps:
-        if dig(s, "status", "readyToUse") is not True:
+    for s in vm.volume_snapshots.get(p.name, []):
+        # one rule for a snapshot read on its own and one a VM snapshot names (round s42)
+        if snapshot_fault(ix, s, p.obj, p.name) is not None:
             continue
-        if dig(s, "metadata", "deletionTimestamp") is not None:
-            continue  # being deleted: no copy to restore from by the time it is needed
-        bound = dig(s, "status", "boundVolumeSnapshotContentName")
-        content = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
-        if content is None and _content_gone(ix, bound):
-            continue  # its content is not among the contents, all read: nothing to restore
-        if content is not None and not content_shows_snapshot(content):
-            # the content a restore reads does not show the snapshot cut: an error, not
-            # ready, or no status.snapshotHandle (a status stripped or never written: its
-            # readiness is unknown, capture.unready_content_reason)
-            continue
-        if content is not None and deleting_snapshot(content):
-            continue
-        if content is not None and lost_with_volume(ix, content, p.obj):
-            continue  # kept inside the volume, it goes with the disk it would restore (bc39)
         if _owner_being_deleted(ix, vm.namespace, s):
             continue
-        # A snapshot taken before this PVC existed, or whose content is of another volume, is
-        # of an earlier PVC of the same name (deleted and recreated since): no copy of it.
-        stamp = dig(s, "status", "creationTime")
-        cut = parse_time(stamp)
-        if stamp is not None and cut is None:
-            continue  # when it was cut is unreadable (named by the index): no copy shown
-        cut = cut or parse_time(dig(s, "metadata", "creationTimestamp"))
-        if born is not None and cut is not None and cut < born:
-            continue
-        of = dig(content, "spec", "source", "volumeHandle") if content is not None else None
-        if handle is not None and isinstance(of, str) and of and of != handle:
-            continue
+        bound = dig(s, "status", "boundVolumeSnapshotContentName")
+        content = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
         policy = dig(content, "spec", "deletionPolicy") if content else None
         out.append(
             {
@@ -165,14 +150,69 @@ def copies_of(
             }
         )
     for s in vm.vm_snapshots:
-        row = _vm_snapshot_copy(vm, s, disk, ix)
+        row = _vm_snapshot_copy(vm, s, disk, ix, p)
         if row is not None:
             out.append(row)
     return out
 
 
+def uncounted_snapshots(vm: VMRecord, p: PvcRef, ix: ClusterIndex) -> list[str]:
+    """``"<kind> <name> <field>=<value>"`` for each VolumeSnapshot of claim ``p`` and each
+    VirtualMachineSnapshot of its disk that :func:`copies_of` left out, saying why (round
+    s42: RR-STG-001 said only "no evidenced backup or ready snapshot" beside them). A copy
+    left out as kept inside its volume is named by :mod:`auditor.inventory.insidenotes`."""
+    notes: list[str] = []
+    for s in vm.volume_snapshots.get(p.name, []):
+        why = snapshot_fault(ix, s, p.obj, p.name)
+        if why is None and _owner_being_deleted(ix, vm.namespace, s):
+            why = (
+                f"VolumeSnapshot {dig(s, 'metadata', 'name')} goes with its "
+                "VirtualMachineSnapshotContent (deleted, or its VM snapshot is ending)"
+            )
+        if why is not None and why != IN_VOLUME:
+            notes.append(why)
+    for s in vm.vm_snapshots:
+        if _vm_snapshot_copy(vm, s, p.disk, ix, p) is None:
+            why = _vm_snapshot_reason(vm, s, p, ix)
+            if why is not None:
+                notes.append(why)
+    return list(dict.fromkeys(notes))
+
+
+def _vm_snapshot_reason(vm: VMRecord, s: dict[str, Any], p: PvcRef, ix: ClusterIndex) -> str | None:
+    """The first fact that keeps VirtualMachineSnapshot ``s`` from copying ``p``'s disk."""
+    name = f"VirtualMachineSnapshot {dig(s, 'metadata', 'name')}"
+    ready, phase = dig(s, "status", "readyToUse"), dig(s, "status", "phase")
+    if ready is not True:
+        return f"{name} status.readyToUse={ready}"
+    if phase != "Succeeded":
+        return f"{name} status.phase={phase}"
+    if dig(s, "metadata", "deletionTimestamp") is not None:
+        return f"{name} metadata.deletionTimestamp is set (being deleted)"
+    content_name = dig(s, "status", "virtualMachineSnapshotContentName")
+    content = ix.vm_snapshot_contents.get((vm.namespace, str(content_name or "")))
+    entry = _volume_backup(content, p.disk) if content is not None else None
+    vs = entry.get("volumeSnapshotName") if entry is not None else None
+    fault = vm_snapshot_fault(s, content, p.disk, vs if isinstance(vs, str) else None)
+    if fault is not None:
+        return fault
+    if content is None:
+        return f"{name} status.virtualMachineSnapshotContentName={content_name}: no such content"
+    if entry is None:
+        return f"{name}: its content holds no spec.volumeBackups entry for {p.disk}"
+    snapshot = _by_name(ix, "VolumeSnapshot").get((vm.namespace, str(vs)))
+    if snapshot is None:
+        return f"{name}: VolumeSnapshot {vs} of {p.disk} is gone"
+    claim = dig(entry, "persistentVolumeClaim", "metadata", "name")
+    claim = claim if isinstance(claim, str) and claim else p.name
+    why = snapshot_fault(ix, snapshot, ix.pvcs.get((vm.namespace, claim)), claim, own=False)
+    if why is not None and why != IN_VOLUME:
+        return f"{name}: {why}"
+    return None
+
+
 def _vm_snapshot_copy(
-    vm: VMRecord, s: dict[str, Any], disk: str | None, ix: ClusterIndex
+    vm: VMRecord, s: dict[str, Any], disk: str | None, ix: ClusterIndex, p: PvcRef
 ) -> dict[str, Any] | None:
     """A ready VirtualMachineSnapshot holding ``disk`` as a copy row, or None.
 
@@ -189,7 +229,9 @@ def _vm_snapshot_copy(
         return None
     if included is not None and disk not in included:
         return None
-    if dig(s, "status", "phase") not in (None, "Succeeded"):
+    # KubeVirt writes the phase with every status it writes (updateSnapshotStatus): a ready
+    # status without it was stripped or edited, and shows no finished snapshot (round s42)
+    if dig(s, "status", "phase") != "Succeeded":
         return None
     if dig(s, "metadata", "deletionTimestamp") is not None:
         return None  # being deleted, its content and VolumeSnapshots with it
@@ -212,7 +254,11 @@ def _vm_snapshot_copy(
         # one ("unexpected snapshot source", kubevirt pkg/storage/snapshot/restore.go
         # getSnapshotVM; red team rt13); one of another type is named by the index
         return None
-    if _volume_snapshot_gone(vm, content, disk, ix):
+    entry = _volume_backup(content, disk) if content is not None else None
+    vs = entry.get("volumeSnapshotName") if entry is not None else None
+    if vm_snapshot_fault(s, content, disk, vs if isinstance(vs, str) else None):
+        return None  # another source, an error, the disk excluded, its snapshot not ready (s42)
+    if _volume_snapshot_gone(vm, content, disk, ix, p):
         return None
     domain = dig(content, "spec", "source", "virtualMachine", "spec", "template", "spec", "domain")
     cpu = dig(domain, "cpu")
@@ -321,13 +367,16 @@ def _volume_backup(content: dict[str, Any], disk: str | None) -> dict[str, Any] 
 
 
 def _volume_snapshot_gone(
-    vm: VMRecord, content: dict[str, Any] | None, disk: str | None, ix: ClusterIndex
+    vm: VMRecord, content: dict[str, Any] | None, disk: str | None, ix: ClusterIndex, p: PvcRef
 ) -> bool:
     """True when the VolumeSnapshot the snapshot content names for ``disk``
     (``spec.volumeBackups[].volumeSnapshotName``) is not among the VolumeSnapshots read in
-    full, or not ready, or being deleted (or its content is, with its snapshot, or reports an
-    error or is not ready): a VirtualMachineSnapshot restores each disk from that VolumeSnapshot,
-    and its own ``readyToUse`` is only updated when KubeVirt next reconciles it
+    full, or shows no copy of the disk's claim ``p`` by the rule a VolumeSnapshot read on its
+    own must meet (:func:`auditor.inventory.snapcopy.snapshot_fault`: not ready, being
+    deleted, cut from another claim or before this one, its content failed, of another
+    volume or driver, bound to another snapshot; round s42 — before it, one cut from another
+    claim counted). A VirtualMachineSnapshot restores each disk from that VolumeSnapshot, and
+    its own ``readyToUse`` is only updated when KubeVirt next reconciles it
     (https://kubevirt.io/user-guide/storage/snapshot_restore_api/)."""
     if (
         content is None
@@ -335,59 +384,18 @@ def _volume_snapshot_gone(
         or ix.partial_for("VolumeSnapshot", vm.namespace)
     ):
         return False
-    volumes = dig(content, "spec", "volumeBackups")
-    entry = (
-        next(
-            (v for v in volumes if isinstance(v, dict) and v.get("volumeName") == disk),
-            None,
-        )
-        if isinstance(volumes, list)
-        else None
-    )
+    entry = _volume_backup(content, disk)
     name = entry.get("volumeSnapshotName") if entry is not None else None
     if not isinstance(name, str) or not name:
         return False
     snapshot = _by_name(ix, "VolumeSnapshot").get((vm.namespace, name))
-    if snapshot is None or dig(snapshot, "status", "readyToUse") is not True:
+    if snapshot is None:
         return True
-    if dig(snapshot, "metadata", "deletionTimestamp") is not None:
-        return True  # being deleted
-    bound = dig(snapshot, "status", "boundVolumeSnapshotContentName")
-    vsc = ix.snapshot_contents.get(bound) if isinstance(bound, str) else None
-    if vsc is None:
-        return _content_gone(ix, bound)
-    # The restored PVC is provisioned from the VolumeSnapshot through its content: a content
-    # the driver reports failed or not ready holds no snapshot to restore from, whatever the
-    # VolumeSnapshot still says (as for a standalone VolumeSnapshot, copies_of; red team rt9,
-    # bug case 18 variant: a VM snapshot whose content failed counted as the disk's copy).
-    # https://kubernetes.io/docs/concepts/storage/volume-snapshots/
+    # the claim the content says it was cut from (the VM's may be re-created by a restore)
     claim = dig(entry, "persistentVolumeClaim", "metadata", "name")
-    return (
-        not content_shows_snapshot(vsc)  # an error, not ready, or no snapshotHandle
-        or deleting_snapshot(vsc)
-        # a snapshot kept inside the volume goes with the disk it would restore (bc39)
-        or lost_with_volume(ix, vsc, ix.pvcs.get((vm.namespace, str(claim or ""))))
-    )
-
-
-def _content_gone(ix: ClusterIndex, bound: Any) -> bool:
-    """Whether a VolumeSnapshot is bound to a content (``bound``, its
-    ``status.boundVolumeSnapshotContentName``) that is not among the VolumeSnapshotContents,
-    all of which were read, or is bound to none: it has nothing left to restore from.
-
-    Without that name the VolumeSnapshot "has not been successfully bound to a
-    VolumeSnapshotContent object yet", whatever its ``readyToUse`` says, and a PVC is
-    restored from it through that content (external-snapshotter
-    client/apis/volumesnapshot/v1/types.go ``VolumeSnapshotStatus``; red team rt11, bug case
-    18 variant: a failed VM snapshot's VolumeSnapshot marked ready, bound to nothing, counted).
-    """
-    if not isinstance(bound, str) or not bound:
-        return True
-    return (
-        bound not in ix.snapshot_contents
-        and ix.data.known("VolumeSnapshotContent")
-        and "VolumeSnapshotContent" not in ix.partial
-    )
+    claim = claim if isinstance(claim, str) and claim else p.name
+    pvc = ix.pvcs.get((vm.namespace, claim))
+    return snapshot_fault(ix, snapshot, pvc, claim, own=False) is not None
 
 
 def _by_name(ix: ClusterIndex, kind: str) -> dict[tuple[str, str], dict[str, Any]]:
@@ -403,10 +411,12 @@ def _by_name(ix: ClusterIndex, kind: str) -> dict[tuple[str, str], dict[str, Any
 
 def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, Any]) -> bool:
     """Whether a VolumeSnapshot belongs to a VirtualMachineSnapshotContent that is being
-    deleted, or is gone from a complete list, or whose VirtualMachineSnapshot is being
-    deleted with ``deletionPolicy`` other than ``Retain``: the content then goes, and the
-    VolumeSnapshots it owns with it
-    (https://kubevirt.io/user-guide/storage/snapshot_restore_api/)."""
+    deleted, or is gone from a complete list, or whose VirtualMachineSnapshot is ending (being
+    deleted, Failed, or in progress past its failureDeadline:
+    :func:`auditor.inventory.snapcopy.vm_snapshot_terminating`) with ``deletionPolicy`` other
+    than ``Retain`` or a content not ready: the content then goes, and the VolumeSnapshots it
+    owns with it (https://kubevirt.io/user-guide/storage/snapshot_restore_api/;
+    kubevirt pkg/storage/snapshot/snapshot.go ``shouldDeleteContent``)."""
     snaps = _by_name(ix, "VirtualMachineSnapshot")
     refs = dig(snapshot, "metadata", "ownerReferences")
     if (refs is not None and not isinstance(refs, list)) or _unreadable_owner(refs):
@@ -434,14 +444,26 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
         owners = dig(content, "metadata", "ownerReferences")
         if (owners is not None and not isinstance(owners, list)) or _unreadable_owner(owners):
             return _snapshot_going_in(ix, namespace, snaps)
-        for owner in owners if isinstance(owners, list) else []:
-            if not isinstance(owner, dict) or owner.get("kind") != "VirtualMachineSnapshot":
-                continue
-            vmsnap = snaps.get((namespace, str(owner.get("name"))))
+        # its VM snapshot: an owner, or the one its spec names, by which KubeVirt finds it
+        # (pkg/storage/snapshot/snapshot.go getVMSnapshot reads spec.virtualMachineSnapshotName)
+        names = [
+            str(o.get("name"))
+            for o in (owners if isinstance(owners, list) else [])
+            if isinstance(o, dict) and o.get("kind") == "VirtualMachineSnapshot"
+        ]
+        named = dig(content, "spec", "virtualMachineSnapshotName")
+        for name in [*names, *([named] if isinstance(named, str) and named else [])]:
+            vmsnap = snaps.get((namespace, name))
+            # KubeVirt deletes the content of a snapshot being deleted, Failed or past its
+            # failureDeadline, unless it is Retain and ready (round s42: a Failed snapshot's
+            # ready VolumeSnapshot counted as the disk's copy)
             if (
                 vmsnap is not None
-                and dig(vmsnap, "metadata", "deletionTimestamp") is not None
-                and dig(vmsnap, "spec", "deletionPolicy") != "Retain"
+                and vm_snapshot_terminating(vmsnap, ix.data.read_as_of)
+                and (
+                    dig(vmsnap, "spec", "deletionPolicy") != "Retain"
+                    or dig(content, "status", "readyToUse") is not True
+                )
             ):
                 return True
     return False
