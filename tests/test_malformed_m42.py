@@ -16,6 +16,8 @@ from tests.test_check_fixtures import FIXTURES, audit_fixture
 #: vm1's VMI opts its Block disks in to file-system backup (backup.velero.io/backup-volumes),
 #: which never copies a Block volume: RR-BKP-004 and RR-STG-001 FAIL high, NOT_READY
 FS_OPT_IN = "RR-BKP-004/fail-fs-backup-opt-in-skips-block-disks.yaml"
+#: a daily Schedule that takes vm1
+SCHEDULED = "RR-BKP-004/fail-fs-backup-block-volume.yaml"
 
 
 def _edit(tmp_path: Path, fixture: str, old: str, new: str, after: str = "") -> Path:
@@ -76,3 +78,40 @@ def test_unread_vmi_leaves_the_fs_opt_in_unknown(tmp_path: Path) -> None:
     assert doc["run"]["complete"] is False
     verdicts = {f["check_id"]: f"{f['status']} {f['severity']}" for f in _vm(doc)["findings"]}
     assert worst_rank("UNKNOWN", verdicts) == RANK["NOT_READY"]  # no better than before
+
+
+# -- 2. a Schedule's lastBackup near the end of time --------------------------------------
+
+
+def test_schedule_last_backup_at_the_last_second_of_9999_does_not_crash(tmp_path: Path) -> None:
+    """Seed 4203: ``status.lastBackup: 9999-12-31T23:59:59Z`` (after the audit instant, named
+    and read as not yet) made RR-BKP-013's sparse-cron rule (r41c) count the cron's gaps for
+    five years from that instant: OverflowError, an ERROR naming the VM's fields instead of
+    the Schedule's. The gaps are now counted from the audit instant; the check judges as on
+    the fixture itself, the VM stays NOT_READY."""
+    before = audit_fixture(FIXTURES / SCHEDULED)
+    path = _edit(
+        tmp_path,
+        SCHEDULED,
+        "lastBackup: '2026-11-30T01:00:00Z'",
+        "lastBackup: '9999-12-31T23:59:59Z'",
+    )
+    doc = audit_fixture(path)
+    assert ("export.yaml", "velero", "daily", "status.lastBackup") in _named(doc, "Schedule")
+    assert not any("could not evaluate" in p["reason"] for p in doc["collection_problems"])
+    assert _status(doc, "RR-BKP-013") == _status(before, "RR-BKP-013")
+    assert _vm(doc)["readiness"] == _vm(before)["readiness"] == "NOT_READY"
+
+
+def test_cron_gaps_stop_at_the_last_date() -> None:
+    """:meth:`CronSpec.longest_gap` and :meth:`CronSpec.next_after` from a start in 9999
+    end at the last date Python holds instead of raising."""
+    from datetime import UTC, datetime
+
+    from auditor.inventory.cronnext import parse_cron
+
+    spec = parse_cron("0 1 * * *")
+    assert spec is not None
+    end = datetime(9999, 12, 31, 0, 0, tzinfo=UTC)
+    assert spec.longest_gap(end) is None  # one day left: fewer than two firings
+    assert spec.next_after(datetime(9999, 12, 31, 2, 0, tzinfo=UTC)) is None
