@@ -115,3 +115,49 @@ def test_cron_gaps_stop_at_the_last_date() -> None:
     end = datetime(9999, 12, 31, 0, 0, tzinfo=UTC)
     assert spec.longest_gap(end) is None  # one day left: fewer than two firings
     assert spec.next_after(datetime(9999, 12, 31, 2, 0, tzinfo=UTC)) is None
+
+
+# -- 3. a DataProtectionApplication's default-backup-ttl that is no integer ---------------
+
+
+def _dpa_ttl(tmp_path: Path, value: Any) -> dict[str, Any]:
+    """RR-BKP-006's r41c fixture with the DPA's default-backup-ttl set to ``value`` (24 h
+    of nanoseconds gives a FAIL: the Schedule without template ttl keeps Backups a day)."""
+    from tests import test_restore_points_r41c as r41c
+
+    docs = r41c._docs(r41c.BASE)
+    dpa = r41c._one(docs, "DataProtectionApplication")
+    dpa["spec"]["configuration"]["velero"]["args"] = {"default-backup-ttl": value}
+    return r41c._audit(tmp_path, docs)
+
+
+def test_dpa_default_backup_ttl_that_is_no_integer_is_named(tmp_path: Path) -> None:
+    """OADP's ``DefaultBackupTTL`` is a ``*time.Duration``: an integer of nanoseconds in JSON
+    (oadp-operator api/v1alpha1/dataprotectionapplication_types.go), passed as Velero's
+    ``--default-backup-ttl`` (pkg/velero/server/args.go). A null (which the API server
+    prunes) was read as none set, Velero's 720 h: RR-BKP-006 FAIL -> PASS, AT_RISK -> READY,
+    nothing named. A string (``"24h"``), a float, a boolean or a negative value left the ttl
+    unknown (ERROR) with nothing named. Each is now named at the field; the DPA is unread
+    and the ttl unknown: ERROR, never PASS."""
+    base = _dpa_ttl(tmp_path / "base", 24 * 3600 * 10**9)
+    assert _status(base, "RR-BKP-006") == ("FAIL", "medium")
+    assert _vm(base)["readiness"] == "AT_RISK"
+    field = "spec.configuration.velero.args.default-backup-ttl"
+    for i, value in enumerate((None, "24h", str(24 * 3600 * 10**9), 86400.0e9, True, -1)):
+        doc = _dpa_ttl(tmp_path / str(i), value)
+        assert (
+            "c.yaml",
+            "velero",
+            "dpa",
+            field,
+        ) in _named(doc, "DataProtectionApplication"), value
+        assert _status(doc, "RR-BKP-006") == ("ERROR", "medium"), value
+        assert _vm(doc)["readiness"] == "UNKNOWN", value
+        assert doc["run"]["complete"] is False
+
+
+def test_dpa_default_backup_ttl_of_zero_is_read_as_set(tmp_path: Path) -> None:
+    """0 is an integer OADP passes: no fault named, and no better than 24 h."""
+    doc = _dpa_ttl(tmp_path, 0)
+    assert _named(doc, "DataProtectionApplication") == []
+    assert _status(doc, "RR-BKP-006") == ("FAIL", "medium")

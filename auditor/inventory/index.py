@@ -408,6 +408,9 @@ _DPA_SECTIONS: _Typed = (
     ("spec.configuration.velero", dict, "a mapping"),
     ("spec.configuration.velero.args", dict, "a mapping"),
     ("spec.configuration.velero.args.default-volumes-to-fs-backup", bool, "true or false"),
+    # DefaultBackupTTL *time.Duration: an integer of nanoseconds in JSON (round m42: a string
+    # "24h", a float or a null was read as no ttl known, or as none set, with nothing named)
+    ("spec.configuration.velero.args.default-backup-ttl", int, "an integer of nanoseconds"),
     ("spec.configuration.velero.defaultVolumesToFSBackup", bool, "true or false"),
     ("spec.configuration.velero.defaultSnapshotMoveData", bool, "true or false"),
     ("spec.configuration.nodeAgent", dict, "a mapping"),
@@ -2319,6 +2322,16 @@ class ClusterIndex:
                 )
                 if _null_at(dpa, path)
             ]
+            ttl = dig(velero, "args", "default-backup-ttl")
+            if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl < 0:
+                # OADP passes it as --default-backup-ttl (oadp-operator pkg/velero/server/
+                # args.go); a negative duration keeps no Backup (round m42)
+                issues.append(
+                    FieldIssue(
+                        "spec.configuration.velero.args.default-backup-ttl",
+                        f"is negative ({ttl}): no time a Backup can be kept",
+                    )
+                )
             custom = dig(velero, "customPlugins")
             if custom is not None and not (
                 isinstance(custom, list)
