@@ -161,3 +161,55 @@ def test_dpa_default_backup_ttl_of_zero_is_read_as_set(tmp_path: Path) -> None:
     doc = _dpa_ttl(tmp_path, 0)
     assert _named(doc, "DataProtectionApplication") == []
     assert _status(doc, "RR-BKP-006") == ("FAIL", "medium")
+
+
+# -- 4. a Backup without the times every stored Backup holds ------------------------------
+
+
+def _synced_audit(tmp_path: Path, edit: Any) -> dict[str, Any]:
+    """a40's synced Backup (created 03:00 after it completed at 01:15) with ``edit`` made
+    to the newest Backup."""
+    from tests import test_synced_backups_a40 as a40
+    from tests.test_evidence_gaps import _complete, _docs, _of
+
+    docs = a40._synced(_docs(a40.CSI))
+    edit(next(b for b in _of(docs, "Backup") if b["metadata"]["name"] == "daily-20261130"))
+    return _complete(tmp_path, a40.CSI, docs)
+
+
+def test_a_backup_without_its_creation_or_run_times_is_named(tmp_path: Path) -> None:
+    """a40's synced-Backup rule compares ``metadata.creationTimestamp`` with
+    ``status.completionTimestamp`` (else ``startTimestamp``). Without the creation time, or
+    without both status times, the Backup was read as taken here (RR-BKP-004 ERROR -> PASS;
+    both status times gone: UNKNOWN -> AT_RISK), nothing named; a Completed Backup without
+    its completion time was unnamed too (r41c's "left"). The API server sets the creation
+    time of every object and Velero writes both status times before Completed (velero
+    pkg/controller/backup_controller.go): each is now named and the Backup unread."""
+    base = _synced_audit(tmp_path / "base", lambda b: None)
+    assert _status(base, "RR-BKP-004") == ("ERROR", "high")
+    cases = {
+        "created": (
+            lambda b: b["metadata"].pop("creationTimestamp"),
+            ["metadata.creationTimestamp"],
+        ),
+        "completion": (
+            lambda b: b["status"].pop("completionTimestamp"),
+            ["status.completionTimestamp"],
+        ),
+        "completion-null": (
+            lambda b: b["status"].update(completionTimestamp=None),
+            ["status.completionTimestamp"],
+        ),
+        "both": (
+            lambda b: (b["status"].pop("completionTimestamp"), b["status"].pop("startTimestamp")),
+            ["status.startTimestamp", "status.completionTimestamp"],
+        ),
+    }
+    for label, (edit, fields) in cases.items():
+        doc = _synced_audit(tmp_path / label, edit)
+        named = _named(doc, "Backup")
+        for field in fields:
+            assert ("c.yaml", "velero", "daily-20261130", field) in named, (label, named)
+        assert _status(doc, "RR-BKP-004") == ("ERROR", "high"), label
+        assert _vm(doc)["readiness"] == "UNKNOWN", label
+        assert doc["run"]["complete"] is False

@@ -429,6 +429,47 @@ def _null_at(obj: Any, path: str) -> bool:
     return isinstance(holder, dict) and leaf in holder and holder[leaf] is None
 
 
+#: The phases a Backup reaches only after it ran, with both times written: velero
+#: pkg/controller/backup_controller.go sets ``status.startTimestamp`` when the Backup goes
+#: InProgress and ``status.completionTimestamp`` with its final phase (runBackup), and
+#: pkg/controller/backup_finalizer_controller.go for one that waited on plugin operations
+_FINISHED_BACKUP_PHASES = ("Completed", "PartiallyFailed")
+
+
+def _finished_time_issues(o: dict[str, Any], phase: str | None) -> list[FieldIssue]:
+    """A Backup's time fields an export of a stored Backup always holds and this one lacks
+    (absent or null; a value that is no time is :func:`read_time`'s): its
+    ``metadata.creationTimestamp`` (the API server sets it on every object) and, once it
+    finished (:data:`_FINISHED_BACKUP_PHASES`), its start and completion times.
+
+    Round m42: read as absent, a synced Backup (:func:`~auditor.inventory.provenance
+    .synced_from_storage`: created after it completed) without its creationTimestamp, or
+    without both status times, counted as taken of this cluster (RR-BKP-004 ERROR -> PASS,
+    UNKNOWN -> AT_RISK), and a Completed Backup without its times dated its data from its
+    creation (r41c left it unnamed)."""
+    out = []
+    meta = o.get("metadata")
+    if isinstance(meta, dict) and "creationTimestamp" not in meta:
+        out.append(
+            FieldIssue(
+                "metadata.creationTimestamp",
+                "is missing: the API server sets it on every object it stores",
+                True,
+            )
+        )
+    if phase in _FINISHED_BACKUP_PHASES:
+        status = o.get("status")
+        out += [
+            FieldIssue(
+                f"status.{key}",
+                f"is missing from a {phase} Backup: Velero writes it before that phase",
+            )
+            for key in ("startTimestamp", "completionTimestamp")
+            if isinstance(status, dict) and status.get(key) is None
+        ]
+    return out
+
+
 def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
     """A named issue for each field of ``fields`` set in ``obj`` to a value of another type
     (``prefix``: where ``obj`` sits in its object); an absent or null field is no issue. A
@@ -1917,6 +1958,7 @@ class ClusterIndex:
                         if key in spec and spec[key] is None
                     ]
                 if kind == "Backup":
+                    issues += _finished_time_issues(o, phase)
                     issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
                     issues += _backup_namespace_issues(o, "spec")
                     issues += _ttl_issues(dig(o, "spec", "ttl"), "spec.ttl")
