@@ -213,3 +213,56 @@ def test_a_backup_without_its_creation_or_run_times_is_named(tmp_path: Path) -> 
         assert _status(doc, "RR-BKP-004") == ("ERROR", "high"), label
         assert _vm(doc)["readiness"] == "UNKNOWN", label
         assert doc["run"]["complete"] is False
+
+
+# -- 5. a DataUpload's velero.io/backup-uid label: empty, or its key in another case -------
+
+
+def _upload_audit(tmp_path: Path, edit: Any) -> dict[str, Any]:
+    """r41a's data-mover fixture, vm1-root's DataUpload labelled with an earlier Backup's
+    UID (RR-BKP-004 ERROR: another Backup's record), then ``edit`` made to its labels."""
+    from tests import test_velero_datapath_r41a as r41a
+    from tests.test_bugclasses_bc39 import DATA_MOVER, _audit
+    from tests.test_evidence_gaps import _docs
+
+    docs = r41a._moving(_docs(DATA_MOVER))
+    labels = r41a._upload(docs, "vm1-root")["metadata"]["labels"]
+    labels["velero.io/backup-uid"] = "uid-earlier"
+    edit(labels)
+    return _audit(tmp_path, docs)
+
+
+def test_backup_uid_label_empty_or_in_another_case_is_no_capture(tmp_path: Path) -> None:
+    """Velero labels each DataUpload with its Backup's UID (r41a): a record of another UID is
+    no copy of this Backup. An empty value (``""``) was read as no label, and the key written
+    ``velero.io/Backup-uid`` (a valid key, none Velero writes) as no label either: the record
+    counted as the Backup's own (RR-BKP-004 ERROR -> PASS, UNKNOWN -> AT_RISK). The empty
+    value is now another UID; the key of another case is named and leaves the Backup the
+    record was made for unknown."""
+    base = _upload_audit(tmp_path / "base", lambda labels: None)
+    assert _status(base, "RR-BKP-004") == ("ERROR", "high")
+    assert _vm(base)["readiness"] == "UNKNOWN"
+
+    empty = _upload_audit(
+        tmp_path / "empty", lambda labels: labels.update({"velero.io/backup-uid": ""})
+    )
+    assert _status(empty, "RR-BKP-004") == ("ERROR", "high")
+    f = next(f for f in _vm(empty)["findings"] if f["check_id"] == "RR-BKP-004")
+    assert 'is labelled velero.io/backup-uid="", not the Backup\'s uid' in f["message"]
+    assert _vm(empty)["readiness"] == "UNKNOWN"
+
+    def recase(labels: dict[str, Any]) -> None:
+        labels["velero.io/Backup-uid"] = labels.pop("velero.io/backup-uid")
+
+    doc = _upload_audit(tmp_path / "case", recase)
+    assert (
+        "c.yaml",
+        "velero",
+        "daily-20261130-vm1-root",
+        "metadata.labels[velero.io/Backup-uid]",
+    ) in _named(doc, "DataUpload")
+    assert _status(doc, "RR-BKP-004") == ("ERROR", "high")
+    f = next(f for f in _vm(doc)["findings"] if f["check_id"] == "RR-BKP-004")
+    assert "carries the label key velero.io/Backup-uid, not velero.io/backup-uid" in f["message"]
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    assert doc["run"]["complete"] is False

@@ -185,6 +185,45 @@ _ITEM_OWNER_LABELS = {
     "DataDownload": "velero.io/restore-name",
     "PodVolumeRestore": "velero.io/restore-name",
 }
+#: The labels Velero writes on each per-volume item (velero pkg/apis/velero/v1/
+#: labels_annotations.go): which run and which claim the item is of
+_ITEM_LABEL_KEYS = {
+    k.lower(): k
+    for k in (
+        "velero.io/backup-name",
+        "velero.io/backup-uid",
+        "velero.io/pvc-uid",
+        "velero.io/restore-name",
+        "velero.io/restore-uid",
+    )
+}
+
+
+def _item_label_case_issues(o: dict[str, Any]) -> list[FieldIssue]:
+    """A label key of a DataUpload, DataDownload, PodVolumeBackup or PodVolumeRestore that is
+    one of Velero's item labels (:data:`_ITEM_LABEL_KEYS`) in another case
+    (``velero.io/Backup-uid``): a valid key, but none Velero writes, so the label it stands
+    for is missing (round m42: a DataUpload of another Backup, its ``velero.io/backup-uid``
+    written ``velero.io/Backup-uid``, was read as unlabelled and counted as the Backup's own,
+    RR-BKP-004 ERROR -> PASS, UNKNOWN -> AT_RISK). Label keys are case-sensitive
+    (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/)."""
+    labels = dig(o, "metadata", "labels")
+    if not isinstance(labels, dict):
+        return []
+    return [
+        FieldIssue(
+            f"metadata.labels[{key}]",
+            f"is Velero's label {_ITEM_LABEL_KEYS[key.lower()]} in another case: label keys "
+            "are case-sensitive, so that label is missing",
+            True,
+        )
+        for key in labels
+        if isinstance(key, str)
+        and key.lower() in _ITEM_LABEL_KEYS
+        and key != _ITEM_LABEL_KEYS[key.lower()]
+    ]
+
+
 #: A namespace name: an RFC 1123 label (apimachinery ValidateNamespaceName)
 _NAMESPACE_NAME = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
 _GLOB = re.compile(r"[*?\[\]]")
@@ -1324,8 +1363,30 @@ def _foreign_item(o: dict[str, Any], namespace: str, uid: str | None) -> str | N
     """Why a DataUpload or PodVolumeBackup filed under a Backup's name was made for another
     Backup (labelled with another ``velero.io/backup-uid``, or in another namespace), or None."""
     label = meta_label(o, VELERO_BACKUP_UID_LABEL)
-    if uid is not None and label and label != uid:
-        return f"is labelled {VELERO_BACKUP_UID_LABEL}={label}, not the Backup's uid {uid}"
+    if uid is not None and label is not None and label != uid:
+        # an empty value is another UID too (round m42: ``""`` was read as no label, the
+        # record counted as the Backup's own: RR-BKP-004 ERROR -> PASS)
+        shown = label or '""'
+        return f"is labelled {VELERO_BACKUP_UID_LABEL}={shown}, not the Backup's uid {uid}"
+    if label is None:
+        # the label under a key of another case (named by _item_label_case_issues): the
+        # UID it holds may be another Backup's (round m42)
+        labels = dig(o, "metadata", "labels")
+        other = next(
+            (
+                k
+                for k in (labels if isinstance(labels, dict) else {})
+                if isinstance(k, str)
+                and k != VELERO_BACKUP_UID_LABEL
+                and k.lower() == VELERO_BACKUP_UID_LABEL
+            ),
+            None,
+        )
+        if other is not None:
+            return (
+                f"carries the label key {other}, not {VELERO_BACKUP_UID_LABEL}: which Backup "
+                "it was made for is unknown"
+            )
     ns = dig(o, "metadata", "namespace")
     if isinstance(ns, str) and ns and namespace and ns != namespace:
         return f"is in namespace {ns}, not the Backup's namespace {namespace}"
@@ -1996,6 +2057,7 @@ class ClusterIndex:
                         read_str(o, path, issues, required=True)
                     if kind in ("DataDownload", "PodVolumeRestore"):
                         issues += _source_namespace_issues(o, required=kind == "DataDownload")
+                    issues += _item_label_case_issues(o)
                     owner = _ITEM_OWNER_LABELS[kind]
                     if meta_label(o, owner) is None:
                         issues.append(
