@@ -266,3 +266,65 @@ def test_backup_uid_label_empty_or_in_another_case_is_no_capture(tmp_path: Path)
     assert "carries the label key velero.io/Backup-uid, not velero.io/backup-uid" in f["message"]
     assert _vm(doc)["readiness"] == "UNKNOWN"
     assert doc["run"]["complete"] is False
+
+
+# -- 6. a VM whose status is null; an unread Restore of a Windows VM -----------------------
+
+
+def _set(tmp_path: Path, fixture: str, kind: str, name: str, path: str, value: Any) -> Path:
+    """``fixture`` with field ``path`` (dotted) of ``kind`` ``name`` set to ``value``."""
+    import yaml
+
+    text = (FIXTURES / fixture).read_text()
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    for d in docs:
+        if d.get("kind") == kind and d["metadata"].get("name") == name:
+            *parents, leaf = path.split(".")
+            holder = d
+            for key in parents:
+                holder = holder[key]
+            holder[leaf] = value
+    head = [line for line in text.splitlines() if line.startswith("#")]
+    out = tmp_path / "export.yaml"
+    out.write_text("\n".join(head) + "\n" + yaml.safe_dump_all(docs))
+    return out
+
+
+def test_a_vm_status_of_null_is_named(tmp_path: Path) -> None:
+    """Seed 4204: ``status: null`` on a VM pinned to a ControllerRevision the Backup's
+    filters leave out (RR-BKP-012 FAIL high) was read as no status: the pinned revision
+    vanished, NOT_READY -> READY, nothing named. KubeVirt writes the status subresource as an
+    object and the API server prunes a null: named at ``status``, the checks reading it
+    ERROR."""
+    fixture = "RR-BKP-012/fail-pinned-revision-scoped-filter.yaml"
+    assert _vm(audit_fixture(FIXTURES / fixture))["readiness"] == "NOT_READY"
+    doc = audit_fixture(_set(tmp_path, fixture, "VirtualMachine", "vm1", "status", None))
+    assert ("export.yaml", "app", "vm1", "status") in _named(doc, "VirtualMachine")
+    assert _status(doc, "RR-BKP-012")[0] == "ERROR"
+    verdicts = {f["check_id"]: f"{f['status']} {f['severity']}" for f in _vm(doc)["findings"]}
+    assert worst_rank(_vm(doc)["readiness"], verdicts) == RANK["NOT_READY"]
+
+
+def test_an_unread_restore_of_a_windows_vm_may_hide_a_high_fail(tmp_path: Path) -> None:
+    """Seed 4204: the in-place drill that gave a Windows VM a new firmware UUID (RR-RST-002
+    FAIL high, NOT_READY), its creationTimestamp set after the audit instant, is named and
+    left out; RR-RST-002's ERROR was medium (the check's default), so the VM was UNKNOWN of
+    medium ERRORs alone (AT_RISK at worst). For a Windows guest the ERROR is high, as the
+    FAIL it may hide."""
+    fixture = "RR-RST-002/fail-in-place-new-uuid-windows.yaml"
+    assert _status(audit_fixture(FIXTURES / fixture), "RR-RST-002") == ("FAIL", "high")
+    path = _set(
+        tmp_path,
+        fixture,
+        "Restore",
+        "drill-20261128",
+        "metadata.creationTimestamp",
+        "2031-06-01T00:00:00Z",
+    )
+    doc = audit_fixture(path)
+    assert ("export.yaml", "velero", "drill-20261128", "metadata.creationTimestamp") in _named(
+        doc, "Restore"
+    )
+    assert _status(doc, "RR-RST-002") == ("ERROR", "high")
+    verdicts = {f["check_id"]: f"{f['status']} {f['severity']}" for f in _vm(doc)["findings"]}
+    assert worst_rank(_vm(doc)["readiness"], verdicts) == RANK["NOT_READY"]
