@@ -273,15 +273,19 @@ def _sparse(
     time, the one after cannot); [] when one keeps the RPO or its cron cannot be read here.
     The gap is the cron's own (:meth:`~auditor.inventory.cronnext.CronSpec.longest_gap`),
     from ``status.lastBackup`` on, as Velero fires it (schedule_controller.go
-    ``getNextRunTime``)."""
+    ``getNextRunTime``). A ``lastBackup`` after the audit instant says nothing of the
+    Schedule then (:func:`next_start`): the gaps are counted from the audit instant (round
+    m42, mutation seed 4203: ``lastBackup: 9999-12-31T23:59:59Z`` ran the five years past
+    the last date Python holds, and the check raised OverflowError)."""
     rpo = timedelta(hours=ctx.thresholds.rpo_hours)
     rows = []
     for s, _ in starts:
         spec = parse_cron(s.cron)
+        since = s.last_backup if s.last_backup is not None and s.last_backup <= ctx.at else ctx.at
         gap = (
             ctx.index.memo(
                 f"cron-gap:{s.namespace}/{s.name}",
-                partial(spec.longest_gap, s.last_backup or ctx.at),
+                partial(spec.longest_gap, since),
             )
             if spec is not None
             else None

@@ -322,6 +322,7 @@ def _stage(
         restored_from=ix.restored_from(vm),
         stopped_since=_stopped_since(vm),
         fs_annotated=fs_annotated(vm, vmi),
+        vmi_unread=vmi is None and ix.partial_for("VirtualMachineInstance", namespace),
     )
     return facts, spec, pvcs
 

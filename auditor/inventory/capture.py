@@ -801,7 +801,7 @@ def intended_method(
         else:
             why = (
                 "its pod may list the volume in backup.velero.io/backup-volumes: the VM "
-                "template or a VMI started since does"
+                "template or a VMI started since does, or its VMI was not read"
             )
         certain = (
             fs_opted_in is True

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 __all__ = ["CronSpec", "parse_cron"]
@@ -94,6 +94,8 @@ class CronSpec:
                         at = datetime(day.year, day.month, day.day, h, m)
                         if at > local:
                             return at.replace(tzinfo=zone).astimezone(UTC)
+            if day == date.max:
+                break  # the last date Python holds (an edited time near 9999, round m42)
             day += timedelta(days=1)
         return None
 
@@ -120,6 +122,8 @@ class CronSpec:
                 for a, b in zip(stamps, stamps[1:], strict=False):
                     longest = max(longest, b - a)
                 last = stamps[-1].replace(tzinfo=zone)
+            if day == date.max:
+                break  # the last date Python holds (an edited time near 9999, round m42)
             day += timedelta(days=1)
         return longest if days >= 2 else None
 

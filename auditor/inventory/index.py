@@ -185,6 +185,45 @@ _ITEM_OWNER_LABELS = {
     "DataDownload": "velero.io/restore-name",
     "PodVolumeRestore": "velero.io/restore-name",
 }
+#: The labels Velero writes on each per-volume item (velero pkg/apis/velero/v1/
+#: labels_annotations.go): which run and which claim the item is of
+_ITEM_LABEL_KEYS = {
+    k.lower(): k
+    for k in (
+        "velero.io/backup-name",
+        "velero.io/backup-uid",
+        "velero.io/pvc-uid",
+        "velero.io/restore-name",
+        "velero.io/restore-uid",
+    )
+}
+
+
+def _item_label_case_issues(o: dict[str, Any]) -> list[FieldIssue]:
+    """A label key of a DataUpload, DataDownload, PodVolumeBackup or PodVolumeRestore that is
+    one of Velero's item labels (:data:`_ITEM_LABEL_KEYS`) in another case
+    (``velero.io/Backup-uid``): a valid key, but none Velero writes, so the label it stands
+    for is missing (round m42: a DataUpload of another Backup, its ``velero.io/backup-uid``
+    written ``velero.io/Backup-uid``, was read as unlabelled and counted as the Backup's own,
+    RR-BKP-004 ERROR -> PASS, UNKNOWN -> AT_RISK). Label keys are case-sensitive
+    (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/)."""
+    labels = dig(o, "metadata", "labels")
+    if not isinstance(labels, dict):
+        return []
+    return [
+        FieldIssue(
+            f"metadata.labels[{key}]",
+            f"is Velero's label {_ITEM_LABEL_KEYS[key.lower()]} in another case: label keys "
+            "are case-sensitive, so that label is missing",
+            True,
+        )
+        for key in labels
+        if isinstance(key, str)
+        and key.lower() in _ITEM_LABEL_KEYS
+        and key != _ITEM_LABEL_KEYS[key.lower()]
+    ]
+
+
 #: A namespace name: an RFC 1123 label (apimachinery ValidateNamespaceName)
 _NAMESPACE_NAME = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
 _GLOB = re.compile(r"[*?\[\]]")
@@ -408,6 +447,9 @@ _DPA_SECTIONS: _Typed = (
     ("spec.configuration.velero", dict, "a mapping"),
     ("spec.configuration.velero.args", dict, "a mapping"),
     ("spec.configuration.velero.args.default-volumes-to-fs-backup", bool, "true or false"),
+    # DefaultBackupTTL *time.Duration: an integer of nanoseconds in JSON (round m42: a string
+    # "24h", a float or a null was read as no ttl known, or as none set, with nothing named)
+    ("spec.configuration.velero.args.default-backup-ttl", int, "an integer of nanoseconds"),
     ("spec.configuration.velero.defaultVolumesToFSBackup", bool, "true or false"),
     ("spec.configuration.velero.defaultSnapshotMoveData", bool, "true or false"),
     ("spec.configuration.nodeAgent", dict, "a mapping"),
@@ -424,6 +466,47 @@ def _null_at(obj: Any, path: str) -> bool:
     parent, _, leaf = path.rpartition(".")
     holder = dig(obj, *parent.split(".")) if parent else obj
     return isinstance(holder, dict) and leaf in holder and holder[leaf] is None
+
+
+#: The phases a Backup reaches only after it ran, with both times written: velero
+#: pkg/controller/backup_controller.go sets ``status.startTimestamp`` when the Backup goes
+#: InProgress and ``status.completionTimestamp`` with its final phase (runBackup), and
+#: pkg/controller/backup_finalizer_controller.go for one that waited on plugin operations
+_FINISHED_BACKUP_PHASES = ("Completed", "PartiallyFailed")
+
+
+def _finished_time_issues(o: dict[str, Any], phase: str | None) -> list[FieldIssue]:
+    """A Backup's time fields an export of a stored Backup always holds and this one lacks
+    (absent or null; a value that is no time is :func:`read_time`'s): its
+    ``metadata.creationTimestamp`` (the API server sets it on every object) and, once it
+    finished (:data:`_FINISHED_BACKUP_PHASES`), its start and completion times.
+
+    Round m42: read as absent, a synced Backup (:func:`~auditor.inventory.provenance
+    .synced_from_storage`: created after it completed) without its creationTimestamp, or
+    without both status times, counted as taken of this cluster (RR-BKP-004 ERROR -> PASS,
+    UNKNOWN -> AT_RISK), and a Completed Backup without its times dated its data from its
+    creation (r41c left it unnamed)."""
+    out = []
+    meta = o.get("metadata")
+    if isinstance(meta, dict) and "creationTimestamp" not in meta:
+        out.append(
+            FieldIssue(
+                "metadata.creationTimestamp",
+                "is missing: the API server sets it on every object it stores",
+                True,
+            )
+        )
+    if phase in _FINISHED_BACKUP_PHASES:
+        status = o.get("status")
+        out += [
+            FieldIssue(
+                f"status.{key}",
+                f"is missing from a {phase} Backup: Velero writes it before that phase",
+            )
+            for key in ("startTimestamp", "completionTimestamp")
+            if isinstance(status, dict) and status.get(key) is None
+        ]
+    return out
 
 
 def _wrong_types(obj: Any, fields: _Typed, prefix: str = "") -> list[FieldIssue]:
@@ -1280,8 +1363,30 @@ def _foreign_item(o: dict[str, Any], namespace: str, uid: str | None) -> str | N
     """Why a DataUpload or PodVolumeBackup filed under a Backup's name was made for another
     Backup (labelled with another ``velero.io/backup-uid``, or in another namespace), or None."""
     label = meta_label(o, VELERO_BACKUP_UID_LABEL)
-    if uid is not None and label and label != uid:
-        return f"is labelled {VELERO_BACKUP_UID_LABEL}={label}, not the Backup's uid {uid}"
+    if uid is not None and label is not None and label != uid:
+        # an empty value is another UID too (round m42: ``""`` was read as no label, the
+        # record counted as the Backup's own: RR-BKP-004 ERROR -> PASS)
+        shown = label or '""'
+        return f"is labelled {VELERO_BACKUP_UID_LABEL}={shown}, not the Backup's uid {uid}"
+    if label is None:
+        # the label under a key of another case (named by _item_label_case_issues): the
+        # UID it holds may be another Backup's (round m42)
+        labels = dig(o, "metadata", "labels")
+        other = next(
+            (
+                k
+                for k in (labels if isinstance(labels, dict) else {})
+                if isinstance(k, str)
+                and k != VELERO_BACKUP_UID_LABEL
+                and k.lower() == VELERO_BACKUP_UID_LABEL
+            ),
+            None,
+        )
+        if other is not None:
+            return (
+                f"carries the label key {other}, not {VELERO_BACKUP_UID_LABEL}: which Backup "
+                "it was made for is unknown"
+            )
     ns = dig(o, "metadata", "namespace")
     if isinstance(ns, str) and ns and namespace and ns != namespace:
         return f"is in namespace {ns}, not the Backup's namespace {namespace}"
@@ -1914,6 +2019,7 @@ class ClusterIndex:
                         if key in spec and spec[key] is None
                     ]
                 if kind == "Backup":
+                    issues += _finished_time_issues(o, phase)
                     issues += _counter_issues(o) + _flag_issues(o.get("spec"), "spec")
                     issues += _backup_namespace_issues(o, "spec")
                     issues += _ttl_issues(dig(o, "spec", "ttl"), "spec.ttl")
@@ -1951,6 +2057,7 @@ class ClusterIndex:
                         read_str(o, path, issues, required=True)
                     if kind in ("DataDownload", "PodVolumeRestore"):
                         issues += _source_namespace_issues(o, required=kind == "DataDownload")
+                    issues += _item_label_case_issues(o)
                     owner = _ITEM_OWNER_LABELS[kind]
                     if meta_label(o, owner) is None:
                         issues.append(
@@ -2319,6 +2426,16 @@ class ClusterIndex:
                 )
                 if _null_at(dpa, path)
             ]
+            ttl = dig(velero, "args", "default-backup-ttl")
+            if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl < 0:
+                # OADP passes it as --default-backup-ttl (oadp-operator pkg/velero/server/
+                # args.go); a negative duration keeps no Backup (round m42)
+                issues.append(
+                    FieldIssue(
+                        "spec.configuration.velero.args.default-backup-ttl",
+                        f"is negative ({ttl}): no time a Backup can be kept",
+                    )
+                )
             custom = dig(velero, "customPlugins")
             if custom is not None and not (
                 isinstance(custom, list)

@@ -145,6 +145,9 @@ class VMFacts:
     #: whether its VMI or template carries a file-system backup opt-in/opt-out annotation
     #: (the common case: neither, so no capture looks further)
     fs_annotated: bool = False
+    #: no VMI of the VM was read while some VMI of its namespace could not be: its own may be
+    #: the unread one, and its pod annotations (``fs_opted_in``) are unknown (round m42)
+    vmi_unread: bool = False
     #: since when a VM that does not run now has been stopped (UTC; its Ready condition,
     #: None when it has none)
     stopped_since: datetime | None = None
@@ -400,7 +403,15 @@ def fs_opted_in(vm: VMFacts, claim: str, b: BackupView) -> bool | None:
     for fs backup, skipping"): red team, coincidental snapshot counters made it READY.
 
     None when only the VM template or a VMI started since ``b`` began lists it: the pod that
-    ran then may have, so the method is unknown (red team: a restarted VMI made it READY)."""
+    ran then may have, so the method is unknown (red team: a restarted VMI made it READY).
+    None too when the VM's VMI may be an unread one (``vm.vmi_unread``) and the VM may run:
+    KubeVirt copies the VMI's annotations onto the launcher pod (kubevirt
+    pkg/virt-controller/services/template.go ``filterVMIAnnotationsForPod``), so the unread
+    VMI may opt its volumes in (round m42, mutation seed 4201: a VMI whose
+    ``metadata.namespace`` was ``""``, read in namespace ``default``, left the VM with no VMI,
+    its Block disks counted as snapshotted: NOT_READY -> UNKNOWN of medium ERRORs alone)."""
+    if vm.vmi_unread and vm.running is not False:
+        return None
     if not vm.fs_annotated:
         return False  # asked per VM, Backup and PVC: the common case decided at once
     if _listed_in(vm, claim, b, FS_OPT_IN_ANNOTATION):
