@@ -21,17 +21,11 @@ from typing import Any
 import pytest
 
 from tests.test_evidence_gaps import _complete, _docs, _finding, _of
+from tests.test_false_alarms_fp15 import VM_SNAPSHOT, _alone
 
 Docs = list[dict[str, Any]]
-VM_SNAPSHOT = "RR-STG-001/fail-only-namespace-bound-vm-snapshot.yaml"
 DATA_VS = "vmsnapshot-uid-vms-volume-data"
 DATA_VSC = "snapcontent-vmsnapshot-uid-vms-volume-data"
-
-
-def _alone(docs: Docs) -> Docs:
-    for pvc in _of(docs, "PersistentVolumeClaim"):
-        pvc["metadata"]["creationTimestamp"] = "2026-11-29T12:00:00Z"
-    return docs
 
 
 def _named(docs: Docs, kind: str, name: str) -> dict[str, Any]:

@@ -176,8 +176,7 @@ def _inside_clause(inside: dict[str, list[str]], names: list[str]) -> str:
         notes = inside.get(name)
         if notes:
             *copies, reclaim = notes
-            more = f" and {len(copies) - 3} more" if len(copies) > 3 else ""
-            parts.append(f"{name}: {'; '.join(copies[:3])}{more}; {reclaim}")
+            parts.append(f"{name}: {_first_three(copies)}; {reclaim}")
     if not parts:
         return ""
     return (
@@ -190,13 +189,14 @@ def _left_out_clause(left_out: dict[str, list[str]], names: list[str]) -> str:
     """``; snapshots not counted: ...`` naming, for each of ``names``, the snapshots
     :func:`auditor.inventory.facts.uncounted_snapshots` left out and why (at most three per
     PVC), or ""."""
-    parts = []
-    for name in names:
-        notes = left_out.get(name)
-        if notes:
-            more = f" and {len(notes) - 3} more" if len(notes) > 3 else ""
-            parts.append(f"{name}: {'; '.join(notes[:3])}{more}")
+    parts = [f"{name}: {_first_three(left_out[name])}" for name in names if left_out.get(name)]
     return "; snapshots not counted: " + " | ".join(parts) if parts else ""
+
+
+def _first_three(notes: list[str]) -> str:
+    """The first three of ``notes`` joined by "; ", then "and N more" for the rest."""
+    more = f" and {len(notes) - 3} more" if len(notes) > 3 else ""
+    return "; ".join(notes[:3]) + more
 
 
 @check(
