@@ -708,15 +708,6 @@ def _malformed_error(
     )
 
 
-#: Checks whose FAIL is high for a Windows guest although their default is lower: RR-RST-002
-#: (a Restore in place that gave the VM a new firmware UUID: Windows re-activates, and its
-#: BitLocker and licences may not survive; ``auditor.checks.restore``). An ERROR standing for
-#: an unread Restore of a Windows VM may hide that FAIL (round m42, mutation seed 4204: the
-#: drill's creationTimestamp after the audit instant left it unread, RR-RST-002 FAIL high ->
-#: ERROR medium, NOT_READY -> UNKNOWN of medium ERRORs alone).
-_WINDOWS_SEVERITY = {"RR-RST-002": Severity.HIGH}
-
-
 def _unsure_severity(spec: CheckSpec, would: Result, vm: VMRecord | None = None) -> Severity:
     """The severity of an ERROR that stands for ``would`` (the result without the unread or
     malformed input): the worse of its severity and the check's default. An ERROR says the
@@ -724,9 +715,11 @@ def _unsure_severity(spec: CheckSpec, would: Result, vm: VMRecord | None = None)
     (e.g. RR-BKP-001's "object backed up, disk data not") as a medium ERROR let a remaining
     medium FAIL make the VM AT_RISK where the check could have found it NOT_READY
     (``docs/readiness.md``: an error never ranks above a high FAIL). For a Windows guest
-    (``vm``), a check of :data:`_WINDOWS_SEVERITY` defaults to the severity given there."""
+    (``vm``), the check's default is its ``windows_severity`` when it has one (round m42,
+    mutation seed 4204: RR-RST-002's drill created after the audit instant left it unread, a
+    high FAIL on Windows became a medium ERROR, NOT_READY -> UNKNOWN of medium ERRORs alone)."""
     default = spec.severity
-    windows = _WINDOWS_SEVERITY.get(spec.id)
+    windows = spec.windows_severity
     if windows is not None and vm is not None and vm.spec.os == "windows":
         default = windows if windows.rank <= default.rank else default
     found = would.severity or default

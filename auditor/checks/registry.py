@@ -164,7 +164,9 @@ class CheckSpec:
     unavailable kind gives ERROR); ``reads`` lists VM field-path prefixes whose
     malformation makes the check ERROR, and ``!`` prefixes (``[*]``: any list item) of
     fields below them it does not read (:meth:`reads_field`); ``scope`` is ``vm`` (``vm_func`` set)
-    or ``platform`` (``platform_func`` set).
+    or ``platform`` (``platform_func`` set). ``windows_severity``: the severity of the check's
+    FAIL for a Windows guest, where it is above ``severity`` (None: the same); an ERROR that
+    stands for the result of an unread input takes it too (``auditor.engine._unsure_severity``).
     """
 
     id: str
@@ -177,6 +179,7 @@ class CheckSpec:
     reads: tuple[str, ...]
     vm_func: VmCheck | None = None
     platform_func: PlatformCheck | None = None
+    windows_severity: Severity | None = None
 
     @property
     def scope(self) -> Literal["vm", "platform"]:
@@ -255,8 +258,10 @@ def check(
     references: tuple[str, ...],
     requires: tuple[str, ...] = (),
     reads: tuple[str, ...] = ("spec.template.spec",),
+    windows_severity: Severity | None = None,
 ) -> Callable[[VmCheck], VmCheck]:
-    """Register a VM check function (:data:`VmCheck`) under ``id`` with its catalog metadata.
+    """Register a VM check function (:data:`VmCheck`) under ``id`` with its catalog metadata
+    (``windows_severity``: see :class:`CheckSpec`).
 
     Raises:
         ValueError: malformed or duplicate id, empty text, no reference, or a ``requires``
@@ -265,7 +270,7 @@ def check(
 
     def register(func: VmCheck) -> VmCheck:
         meta = (title, severity, rationale, remediation, references, requires, reads)
-        _register(CheckSpec(id, *meta, vm_func=func))
+        _register(CheckSpec(id, *meta, vm_func=func, windows_severity=windows_severity))
         return func
 
     return register

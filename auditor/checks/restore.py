@@ -249,10 +249,16 @@ def _l2_macs(vm: VMRecord) -> list[str]:
     return [n.name for n in vm.spec.nics if n.mac and n.binding in L2_BINDINGS]
 
 
+#: RR-RST-002's FAIL for a new firmware UUID on a Windows guest: it re-activates, and its
+#: BitLocker and licences keyed on the UUID may not survive
+_NEW_UUID_ON_WINDOWS = Severity.HIGH
+
+
 @check(
     "RR-RST-002",
     title="Restores of the VM keep its identity in place and clone it safely beside it",
     severity=Severity.MEDIUM,
+    windows_severity=_NEW_UUID_ON_WINDOWS,
     rationale="The kubevirt-velero-plugin acts on two Restore labels: "
     f"{CLEAR_MAC_LABEL} empties every interface's MAC and {NEW_UUID_LABEL} gives the VM a new "
     "random firmware UUID. A drill restored beside the original in the same cluster needs both "
@@ -320,7 +326,8 @@ def restore_identity(vm: VMRecord, ctx: CheckContext) -> Result:
                 **ev,
             ).on(Basis.OBSERVED)
         if changed:
-            sev = Severity.HIGH if new_uuid and vm.spec.os == "windows" else Severity.MEDIUM
+            windows = new_uuid and vm.spec.os == "windows"
+            sev = _NEW_UUID_ON_WINDOWS if windows else Severity.MEDIUM
             msg = f"{who} restored it in place but gave it new {' and '.join(changed)}."
             return failed(msg, sev, **ev).on(Basis.OBSERVED)
         return passed(f"{who} restored it in place with its identity kept.", **ev)
