@@ -228,6 +228,23 @@ def test_longest_gap() -> None:
     assert gap("0 0 29 2 *") is None  # one run (2028) in five years: nothing judged
 
 
+def test_longest_gap_depends_on_the_local_date_only() -> None:
+    """The five-year walk runs once per cron and start date in the cron's zone: starts on
+    one local date share it, a start past local midnight is another date."""
+    from auditor.inventory.cronnext import _longest_gap
+
+    spec = parse_cron("CRON_TZ=Asia/Tokyo 0 1 1 * *")  # monthly, 01:00 Tokyo
+    assert spec is not None
+    _longest_gap.cache_clear()
+    morning = datetime(2027, 1, 4, 0, 30, tzinfo=UTC)  # 09:30 in Tokyo, 4 January
+    assert spec.longest_gap(morning) == timedelta(days=31)
+    assert spec.longest_gap(morning + timedelta(hours=14)) == timedelta(days=31)  # 23:30
+    assert _longest_gap.cache_info().misses == 1
+    assert _longest_gap.cache_info().hits == 1
+    spec.longest_gap(morning + timedelta(hours=15, minutes=1))  # 00:31 on 5 January
+    assert _longest_gap.cache_info().misses == 2
+
+
 # Probed and already handled (no change), on the export without daily-20261128: a Backup
 # from after the audit instant, one whose completion precedes its start (its older instant
 # is its data time), an expired one, a VM created after the Backup began, a pending

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 __all__ = ["CronSpec", "parse_cron"]
@@ -103,29 +104,12 @@ class CronSpec:
         """The longest time between two consecutive firings (UTC) in the five years from
         ``start`` (aware), None when it fires on fewer than two days (``@every d``: ``d``). Each gap is
         measured between real instants, so a daily ``CRON_TZ=`` cron is 25 h apart across a
-        fall-back night."""
+        fall-back night. It depends on ``start``'s date in the cron's zone only, and is
+        computed once per cron and date (a 10,000-VM estate's 411 Schedules share one cron and
+        ten dates: walking five years of days for each took 2.7 s of CPU)."""
         if self.every is not None:
             return self.every
-        zone = self.zone or UTC
-        minutes, hours, _, months, _ = self.fields
-        times = [(h, m) for h in sorted(hours) for m in sorted(minutes)]
-        if not times:
-            return None
-        day, longest, last, days = start.astimezone(zone).date(), timedelta(0), None, 0
-        for _ in range(_HORIZON_DAYS):
-            if day.month in months and self._day_matches(day.day, day.isoweekday() % 7):
-                days += 1
-                first = datetime(day.year, day.month, day.day, *times[0], tzinfo=zone)
-                if last is not None:
-                    longest = max(longest, first.astimezone(UTC) - last.astimezone(UTC))
-                stamps = [datetime(day.year, day.month, day.day, h, m) for h, m in times]
-                for a, b in zip(stamps, stamps[1:], strict=False):
-                    longest = max(longest, b - a)
-                last = stamps[-1].replace(tzinfo=zone)
-            if day == date.max:
-                break  # the last date Python holds (an edited time near 9999, round m42)
-            day += timedelta(days=1)
-        return longest if days >= 2 else None
+        return _longest_gap(self, start.astimezone(self.zone or UTC).date())
 
     def _day_matches(self, dom: int, dow: int) -> bool:
         _, _, doms, _, dows = self.fields
@@ -133,6 +117,32 @@ class CronSpec:
         if self.dom_star or self.dow_star:
             return hit_dom and hit_dow
         return hit_dom or hit_dow
+
+
+@lru_cache(maxsize=256)
+def _longest_gap(spec: CronSpec, first_day: date) -> timedelta | None:
+    """:meth:`CronSpec.longest_gap` of a cron without ``every``, from local date
+    ``first_day`` on."""
+    zone = spec.zone or UTC
+    minutes, hours, _, months, _ = spec.fields
+    times = [(h, m) for h in sorted(hours) for m in sorted(minutes)]
+    if not times:
+        return None
+    day, longest, last, days = first_day, timedelta(0), None, 0
+    for _ in range(_HORIZON_DAYS):
+        if day.month in months and spec._day_matches(day.day, day.isoweekday() % 7):
+            days += 1
+            first = datetime(day.year, day.month, day.day, *times[0], tzinfo=zone)
+            if last is not None:
+                longest = max(longest, first.astimezone(UTC) - last.astimezone(UTC))
+            stamps = [datetime(day.year, day.month, day.day, h, m) for h, m in times]
+            for a, b in zip(stamps, stamps[1:], strict=False):
+                longest = max(longest, b - a)
+            last = stamps[-1].replace(tzinfo=zone)
+        if day == date.max:
+            break  # the last date Python holds (an edited time near 9999, round m42)
+        day += timedelta(days=1)
+    return longest if days >= 2 else None
 
 
 def _go_duration(text: str) -> timedelta | None:
