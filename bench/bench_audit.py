@@ -44,7 +44,7 @@ from typing import Any
 from bench._child import AT, BENCH_MAX_FILE_BYTES
 from bench.generate import GENERATOR_VERSION, generate
 
-__all__ = ["measure", "main"]
+__all__ = ["measure", "main", "warm_files"]
 
 TIME_RATIO, MEM_RATIO, SCALE_RATIO, LIVE_RATIO = 3.0, 2.0, 10.5, 2.0
 REPO = Path(__file__).resolve().parents[1]
@@ -115,8 +115,12 @@ def _pss_kib(pid: int) -> int:
     return 0
 
 
-def measure(args: list[str]) -> dict[str, Any]:
-    """Run ``python -m bench._child ARGS``; its JSON plus ``wall``, ``cpu`` (s) and ``rss_mib``."""
+def measure(args: list[str], *, warm: Path | None = None) -> dict[str, Any]:
+    """Run ``python -m bench._child ARGS``; its JSON plus ``wall``, ``cpu`` (s) and ``rss_mib``.
+    ``warm``: a folder whose files are read into the page cache just before
+    (:func:`warm_files`)."""
+    if warm is not None:
+        warm_files(warm)
     out, wall, cpu, rss, tree = _run([sys.executable, "-m", "bench._child", *args])
     result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     result.update(wall=wall, cpu=cpu, rss_mib=rss, tree_mib=tree)
@@ -154,8 +158,11 @@ def _audit_args(out: Path) -> list[str]:
     return ["run", "--at", AT, "--format", "json", "--out", str(out)]
 
 
-def audit_dir(root: Path, out: Path) -> dict[str, Any]:
-    """``auditor run --from-dir root`` to report.json in ``out``."""
+def audit_dir(root: Path, out: Path, *, warm: bool = False) -> dict[str, Any]:
+    """``auditor run --from-dir root`` to report.json in ``out`` (``warm``: with ``root``'s
+    files read into the page cache just before, :func:`warm_files`)."""
+    if warm:
+        warm_files(root)
     args = [*_audit_args(out), "--from-dir", str(root), "--max-file-bytes"]
     return run_cli([*args, str(BENCH_MAX_FILE_BYTES)])
 
@@ -207,11 +214,12 @@ def main(argv: list[str] | None = None) -> int:
         out = opts.work / f"out-{n}"
         # Interleaved (parse, pieces, audit, parse, ...): on a shared machine whose speed
         # drifts over minutes, each measure's fastest run comes from the same stretch of time.
+        # Each run starts with the estate's files in the page cache (warm_files).
         runs = [
             (
-                measure(["parse", str(root)]),
-                measure(["parse-pieces", str(root)]),
-                audit_dir(root, out),
+                measure(["parse", str(root)], warm=root),
+                measure(["parse-pieces", str(root)], warm=root),
+                audit_dir(root, out, warm=True),
             )
             for _ in range(opts.repeat)
         ]
@@ -255,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         if opts.phases:
-            ph = measure(["audit", str(root), str(opts.work / f"out-phases-{n}")])
+            ph = measure(["audit", str(root), str(opts.work / f"out-phases-{n}")], warm=root)
             print(
                 f"          phases in-process: collect {ph['collect']:.2f} s, checks+envelope "
                 f"{ph['audit']:.2f} s, report.json {ph['write_json']:.2f} s "
@@ -263,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         if n in live:
+            warm_files(root)
             got = audit_live(root, opts.work / f"out-live-{n}", opts.work)
             print(
                 f"          live (loopback API) {got['total']:.2f} s {got['rss_mib']:.0f} MiB: "
@@ -288,6 +297,23 @@ def main(argv: list[str] | None = None) -> int:
         root = estate(opts.work, n, opts.seed)
         measure(["audit", str(root), str(opts.work / "out-prof"), "--profile", str(prof)])
     return 0
+
+
+def warm_files(root: Path) -> None:
+    """Read every file under ``root`` once (1 MiB at a time into one buffer) so that the
+    measurement after it starts with the estate in the page cache.
+
+    Why: a file page left unread for a minute may be dropped from the cache on this
+    machine (its kernel runs DAMON with a ``pageout`` scheme for unmapped file pages idle
+    12 aggregation intervals of 5 s, ``/sys/kernel/mm/damon/admin``), and which of the
+    parse and the audit then read from disk depended on the order and the pauses between
+    them."""
+    buf = bytearray(1 << 20)
+    for path in sorted(root.iterdir()):
+        if path.is_file():
+            with path.open("rb", buffering=0) as stream:
+                while stream.readinto(buf):
+                    pass
 
 
 def _memory(m: dict[str, Any]) -> float:
