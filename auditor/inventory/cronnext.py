@@ -188,9 +188,16 @@ def _field(
 def parse_cron(spec: str | None) -> CronSpec | None:
     """Parse a Schedule's ``spec.schedule`` as robfig/cron v3 ``ParseStandard`` does (see
     the module docstring; source :data:`ROBFIG_PARSER_SRC`); None when it cannot be read
-    here (then nothing is judged from it)."""
+    here (then nothing is judged from it). Each text is parsed once (a CronSpec is frozen:
+    the checks ask it of every VM a Schedule takes)."""
     if not isinstance(spec, str):
         return None
+    return _parse_cron(spec)
+
+
+@lru_cache(maxsize=1024)
+def _parse_cron(spec: str) -> CronSpec | None:
+    """:func:`parse_cron` of a string."""
     text = spec.strip()
     zone = None
     if text.startswith(("TZ=", "CRON_TZ=")):
