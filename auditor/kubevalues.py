@@ -135,9 +135,18 @@ def parse_quantity(value: Any) -> int | None:
     """
     if isinstance(value, bool) or not isinstance(value, int | str):
         return None
-    if isinstance(value, str) and (len(value) > 64 or not _GO_QUANTITY.fullmatch(value.strip())):
+    if isinstance(value, str):
+        return None if len(value) > 64 else _quantity_text(value)
+    return _k8s_quantity(value)
+
+
+@lru_cache(maxsize=4096)
+def _quantity_text(value: str) -> int | None:
+    """:func:`parse_quantity` of a string of at most 64 characters, once per text (an
+    estate's PVCs, PVs and DataVolumes repeat a few sizes, asked of every VM's disks)."""
+    if not _GO_QUANTITY.fullmatch(value.strip()):
         return None
-    plain = _PLAIN_QUANTITY.fullmatch(value.strip()) if isinstance(value, str) else None
+    plain = _PLAIN_QUANTITY.fullmatch(value.strip())
     if plain is not None:  # digits and a binary suffix: nearly every PVC size ("40Gi")
         size = int(plain[1]) * _BINARY_SUFFIXES[plain[2]]
         if size < _EXACT_BELOW:
