@@ -91,6 +91,36 @@ def test_corner_values_take_the_stdlib_form(value: Any) -> None:
     assert dumps_canonical(value) == expected
 
 
+def test_nulls_of_none_take_the_fast_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A VM as ``oc get -o yaml`` writes it holds ``creationTimestamp: null``: its nulls are
+    None, so orjson's bytes are the stdlib's and the stdlib is not asked."""
+    vm = {
+        "kind": "VirtualMachine",
+        "spec": {"template": {"metadata": {"creationTimestamp": None}}, "x": [1.5, None]},
+    }
+    expected = _stdlib_canonical(vm)
+
+    def refuse(*_: Any, **__: Any) -> str:
+        raise AssertionError("the stdlib form was asked for an object without NaN or Infinity")
+
+    monkeypatch.setattr("auditor.jsonfast.json.dumps", refuse)
+    assert dumps_canonical(vm) == expected
+    assert canonical_lines([vm, {"a": None}]) == expected + b'\n{"a":null}\n'
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": None, "deep": [[{"b": -float("inf")}]]},
+        [None, float("nan"), 2.5],
+        {"a": None, "s": "G\x7f😀"},  # a string whose bytes look like a non-finite float
+    ],
+)
+def test_nulls_beside_non_finite_floats_take_the_stdlib_form(value: Any) -> None:
+    assert dumps_canonical(value) == _stdlib_canonical(value)
+    assert canonical_lines([value, {"n": None}]) == _stdlib_canonical(value) + b'\n{"n":null}\n'
+
+
 @pytest.mark.parametrize(
     "text",
     ['{"a": NaN, "b": Infinity}', '{"k": "\\ud800"}', '{"n": 123456789012345678901234567890}'],
