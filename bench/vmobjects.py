@@ -155,6 +155,8 @@ def vm_object(plan: VmPlan) -> dict[str, Any]:
         "template": {
             "metadata": {
                 "annotations": {"vm.kubevirt.io/os": os_name, "vm.kubevirt.io/workload": "server"},
+                # as the API server writes an embedded ObjectMeta (oc get -o yaml: null)
+                "creationTimestamp": None,
                 "labels": {"kubevirt.io/domain": plan.name, **plan.labels},
             },
             "spec": _template_spec(plan),
@@ -164,7 +166,7 @@ def vm_object(plan: VmPlan) -> dict[str, Any]:
         {
             "apiVersion": "cdi.kubevirt.io/v1beta1",
             "kind": "DataVolume",
-            "metadata": {"labels": d.labels, "name": d.pvc},
+            "metadata": {"creationTimestamp": None, "labels": d.labels, "name": d.pvc},
             "spec": {
                 "source": {"blank": {}},
                 "storage": {
