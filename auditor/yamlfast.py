@@ -237,11 +237,10 @@ def _readable(text: str) -> bool | None:
     """Whether yaml-rs reads ``text`` as PyYAML would, as far as the text shows: None when it
     may not (see the module docstring), else whether the text holds a flow collection."""
     flow = _has_flow(text)
-    if (
-        _odd_characters(text)
-        or any(_scan(p, text) for p in _DIVERGENT)
-        or (flow and any(_scan(p, text) for p in _FLOW_DIVERGENT))
-    ):
+    if _odd_characters(text):
+        return None
+    gaps = outside_literals(text, 0, len(text))
+    if _scan_gaps(_DIVERGENT, text, gaps) or (flow and _scan_gaps(_FLOW_DIVERGENT, text, gaps)):
         return None
     tail = text[-_TAIL:]
     if _EMPTY_BLOCK_AT_END.search(tail) or (len(text) > _TAIL and not tail.strip()):
@@ -272,7 +271,72 @@ def _divergent_between(text: str, begin: int, end: int, flow: bool) -> bool:
     stop = text.find("\n", end)
     stop = len(text) if stop < 0 else stop + 1
     scans = _ANYWHERE + _FLOW_DIVERGENT if flow else _ANYWHERE
-    return any(_scan(p, text, begin, stop) for p in scans)
+    return _scan_gaps(scans, text, outside_literals(text, begin, stop))
+
+
+def _scan_gaps(patterns: list[re.Pattern[str]], text: str, gaps: list[tuple[int, int]]) -> bool:
+    """Whether one of ``patterns`` matches within one of the ranges ``gaps`` of ``text``."""
+    return any(_scan(p, text, begin, stop) for p in patterns for begin, stop in gaps)
+
+
+# A literal block scalar ("|" or "|-", no indentation indicator, no comment) as the value of
+# a block mapping key written as Kubernetes writes keys (``vm.kubevirt.io/validations: |``,
+# ``kubectl.kubernetes.io/last-applied-configuration: |``), after the line's indentation
+# and any "- " of the sequences it opens. Found from its rare "|" (:data:`_LITERAL_END`).
+_LITERAL_HEADER = re.compile(r"([ ]*)((?:-[ ]+)*)[A-Za-z0-9_./][A-Za-z0-9_./-]*:[ ]+\|-?[ ]*\n")
+_LITERAL_END = re.compile(r"\|-?[ ]*\n")
+# The first line of a literal's body: its indentation, then a character that is no blank.
+_FIRST_BODY_LINE = re.compile(r"([ ]*)(?=[^ \n])")
+# A flow collection that opens where a node may start (a line's indentation, after ":" or
+# "-") and is not closed on the spot (``{}`` and ``[]`` are what oc writes for empty ones);
+# a bracket inside a plain scalar (``reason: not supported for [cloudinitdisk]``) is text.
+_OPEN_FLOW = re.compile(r"(?:^|[:-])[ ]*[\[{](?![\]}])", re.MULTILINE)
+_BODY_LINES: dict[int, re.Pattern[str]] = {}
+
+
+def outside_literals(text: str, begin: int, end: int) -> list[tuple[int, int]]:
+    """Ranges that tile ``text[begin:end]`` except the bodies of its literal block scalars
+    (:data:`_LITERAL_HEADER`): the text the divergence scans must read. Every range after a
+    body starts at the line break that ends the body, so a scan led by a line break sees the
+    line after it; ``begin`` is 0 or follows a line break.
+
+    A literal's body is text to both parsers: JSON in an annotation (KubeVirt's
+    ``vm.kubevirt.io/validations`` on every VM made from an OpenShift template, kubectl's
+    ``last-applied-configuration``) holds brackets, quotes, ``*`` and ``yes`` that the scans
+    took for YAML, and sent the whole file (a 10,000-VM List: 30 MB) to the PyYAML loader,
+    20 times slower. The body is what YAML takes as one: the lines after the header indented
+    as its first line or more, and empty lines (YAML 1.2 section 8.1.1.1, auto-detected
+    indentation; PyYAML ``scan_block_scalar``), where that first line is indented more than
+    the key. Kept scanned: a body with a leading empty line or a first line not indented past
+    the key, and any text whose remaining lines open a flow collection that is not closed on
+    the spot (a header inside a flow collection is no block scalar to either parser)."""
+    if text.find("|", begin, end) < 0:
+        return [(begin, end)]
+    gaps, pos = [], begin
+    for bar in _LITERAL_END.finditer(text, begin, end):
+        line = text.rfind("\n", begin, bar.start()) + 1 if bar.start() > begin else begin
+        if line < pos or (line == begin and begin > 0 and text[begin - 1] != "\n"):
+            continue
+        header = _LITERAL_HEADER.fullmatch(text, line, bar.end())
+        if header is None:
+            continue
+        body = header.end()
+        first = _FIRST_BODY_LINE.match(text, body, end)
+        indent = len(first[1]) if first is not None else 0
+        if first is None or indent <= len(header[1]) + len(header[2]):
+            continue
+        lines = _BODY_LINES.get(indent)
+        if lines is None:
+            lines = _BODY_LINES.setdefault(indent, re.compile(rf"(?:[ ]{{{indent}}}[^\n]*\n|\n)*"))
+        stop = lines.match(text, body, end)
+        if stop is None or stop.end() <= body:
+            continue
+        gaps.append((pos, body))
+        pos = stop.end() - 1
+    gaps.append((pos, end))
+    if len(gaps) > 1 and any(_OPEN_FLOW.search(text, a, b) for a, b in gaps):
+        return [(begin, end)]
+    return gaps
 
 
 def _list_lines_divergent(text: str, start: int, foot: int, flow: bool) -> bool:
@@ -283,7 +347,7 @@ def _list_lines_divergent(text: str, start: int, foot: int, flow: bool) -> bool:
     :func:`_readable` finds (``tests/test_stream_read.py`` checks this on mutated texts)."""
     tail = text[-_TAIL:]
     return bool(
-        any(_scan(p, text) for p in _AT_START)
+        _scan_gaps(_AT_START, text, outside_literals(text, 0, min(len(text), start)))
         or _EMPTY_BLOCK_AT_END.search(tail)
         or (len(text) > _TAIL and not tail.strip())
         or any(

@@ -285,3 +285,95 @@ def test_text_depth_proof_never_passes_a_document_too_deep(levels: int, style: s
         assert nesting <= MAX_DEPTH
     if nesting > MAX_DEPTH:
         assert fast(text) is None
+
+
+# Literal block scalars (yamlfast.outside_literals): their bodies are text to both parsers, so
+# the divergence scans skip them; these texts put every divergent construct inside a body,
+# around one, and where a header is no block scalar at all. Each must read as PyYAML reads it.
+LITERALS = [
+    # the shape of KubeVirt's vm.kubevirt.io/validations annotation: JSON in a literal
+    "metadata:\n  annotations:\n    vm.kubevirt.io/validations: |\n      [\n        {\n"
+    '          "name": "minimal-required-memory",\n          "min": 1073741824\n        }\n'
+    "      ]\nspec:\n  running: false\n",
+    "a: |\n  yes: *x\n  &y [1, {b: on}]\n  ? k\n  0755\nb: c\n",
+    "a: |-\n  [x, yes]\n\n  <<: *m\nb: 1\n",
+    "- a: |\n    !tag {x\n  b: 2\n- c: 3\n",
+    '- - key: |\n      "q": [1,\n  - 2\n',
+    # after the body, the next line is scanned: these must decline or read the same
+    "a: |\n  text\nb: yes\n",
+    "a: |\n  text\n*alias\n",
+    "a: |\n  text\n  \nb: [1, {c: yes}]\n",
+    # the body's first line not past the key: no body (an empty scalar, then a sibling)
+    "a: |\nb: [yes]\n",
+    "x:\n  a: |\n  b: yes\n",
+    # a less indented line ends the body; the rest is structure
+    "a:\n  b: |\n      deep\n    yes: 1\n",
+    # a leading empty line, an indentation indicator, keep chomping, a comment: scanned as before
+    "a: |\n\n  [x, yes]\n",
+    "a: |2\n   [yes]\n",
+    "a: |+\n  [yes]\n\n",
+    "a: | # c\n  [yes]\n",
+    "a: >\n  [yes]\n",
+    # a header inside a quoted scalar or a flow collection is no block scalar
+    'a: "one\n  b: |\n    yes"\nc: 1\n',
+    'a: "one\n  b: |\n    two"\n    c: yes\n',
+    "a: [\n  b: |\n    yes, on\n  ]\n",
+    "a: {x: [\n  b: |\n    *y\n  ]}\n",
+    "- [\n  k: |\n    yes\n  ]\n",
+    # a body holding a header, a document marker and a flow opener of its own
+    "a: |\n  b: |\n    [yes\n  ---\n  {x\nc: d\n",
+    "a: |\n  x\n---\nb: yes\n",
+    "a: |\n  [\nb: |\n  ]\nc: 1\n",
+]
+
+
+@pytest.mark.parametrize("text", LITERALS)
+def test_literal_bodies_read_the_same(text: str, tmp_path: Path) -> None:
+    assert_same(text, tmp_path)
+
+
+def test_literal_bodies_take_the_fast_path() -> None:
+    """JSON in a literal (KubeVirt's validations, kubectl's last-applied-configuration) no
+    longer sends the text to PyYAML; the same characters outside one still do."""
+    text = LITERALS[0]
+    assert fast(text) == [
+        {
+            "metadata": {
+                "annotations": {
+                    "vm.kubevirt.io/validations": '[\n  {\n    "name": '
+                    '"minimal-required-memory",\n    "min": 1073741824\n  }\n]\n'
+                }
+            },
+            "spec": {"running": False},
+        }
+    ]
+    assert fast("a: |\n  yes: *x\nb: 1\n") == [{"a": "yes: *x\n", "b": 1}]
+    assert fast("a: 1\nb: yes\n") is None
+    assert fast("a: |\n  text\nb: yes\n") is None  # the line after the body is scanned
+
+
+_BODY_LINE = st.text(alphabet="ab01:-[]{},'\"#&*!?|>yesonf._=<@%~ ", max_size=12)
+
+
+@FUZZ
+@given(
+    st.integers(0, 3),
+    st.lists(_BODY_LINE, min_size=1, max_size=4),
+    st.integers(1, 3),
+    st.sampled_from(["", "-"]),
+    YAMLISH,
+    st.booleans(),
+)
+def test_texts_around_literals_read_the_same(
+    col: int, body: list[str], extra: int, chomp: str, after: str, in_seq: bool
+) -> None:
+    """A literal at any column, with any body (indented past its key, or not), followed by
+    any YAML-ish text: the fast path reads it as PyYAML does, or declines."""
+    import tempfile
+
+    lead = " " * col + ("- " if in_seq else "")
+    key_col = len(lead)
+    lines = [lead + f"k: |{chomp}"] + [" " * (key_col + extra) + b for b in body]
+    text = "x:\n" * (col > 0) + "\n".join(lines) + "\n" + after
+    with tempfile.TemporaryDirectory() as tmp:
+        assert_same(text, Path(tmp))
