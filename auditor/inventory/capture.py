@@ -1138,8 +1138,8 @@ _EMPTY_VOLUME = "volume was empty"
 #: (``DataUploadReconciler.OnDataUploadCompleted``,
 #: ``PodVolumeBackupReconciler.OnDataPathCompleted``). Kopia returns a snapshot ID on every
 #: successful backup (pkg/uploader/provider/kopia.go ``RunBackup``); restic's empty
-#: snapshot and kopia's empty directory (Velero 1.10-1.15, pkg/uploader/kopia/snapshot.go
-#: ``Backup``) are that empty-snapshot case.
+#: snapshot (Velero 1.1-1.18) and kopia's empty directory (1.10-1.13,
+#: pkg/uploader/kopia/snapshot.go ``Backup``) are that empty-snapshot case.
 SNAPSHOT_ID_SRC = {
     "DataUpload": (
         "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/data_upload_controller.go"
