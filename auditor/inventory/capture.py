@@ -1066,24 +1066,12 @@ def _from_items(
             # Velero completes an upload of an empty volume with no snapshot ID, and a
             # restore skips it: nothing comes back from it (velero
             # pkg/controller/pod_volume_backup_controller.go, data_upload_controller.go,
-            # pkg/podvolume/util.go "skip PVBs without a snapshot ID"; red team)
+            # pkg/podvolume/util.go "skip PVBs without a snapshot ID"; red team). With
+            # neither an ID nor that message the status was stripped or edited (h43a)
             st = CaptureStatus.UNKNOWN
-            if "snapshotID" in status:
-                snapshot = status.get("snapshotID")
-                shape = "is empty" if snapshot in (None, "") else "names no snapshot"
-                what = f"{what}, but status.snapshotID {shape}: a restore takes nothing from it"
-                seen = f"phase={phase}, snapshotID={snapshot!r:.80}"
-            else:
-                says = (
-                    "says the volume was empty"
-                    if isinstance(status.get("message"), str)
-                    else "cannot be read (it may say the volume was empty)"
-                )
-                what = (
-                    f"{what}, but it has no status.snapshotID and its message {says}: a "
-                    "restore may take nothing from it"
-                )
-                seen = f"phase={phase}, message={status.get('message')!r:.80}"
+            what, seen = _no_snapshot_reason(kind, o, what)
+        elif st is CaptureStatus.CAPTURED and isinstance(status, dict):
+            seen = f"{seen}, snapshotID={status.get('snapshotID')}"  # the copy it rests on
         keys = [(ns, name), ("*", name)] + ([("uid", uid)] if isinstance(uid, str) else [])
         if kind == "PodVolumeBackup" and st is CaptureStatus.CAPTURED and facts.block:
             # Velero's backupper skips a Block-mode pod volume ("Block volumes are not
@@ -1144,22 +1132,81 @@ def _from_foreign_items(
 _EMPTY_VOLUME = "volume was empty"
 
 
+#: Where Velero completes a DataUpload or PodVolumeBackup: ``status.snapshotID`` is the
+#: uploader's result, set on every Completed record, empty only when the uploader reported an
+#: empty snapshot, and then beside the message :data:`_EMPTY_VOLUME`
+#: (``DataUploadReconciler.OnDataUploadCompleted``,
+#: ``PodVolumeBackupReconciler.OnDataPathCompleted``). Kopia returns a snapshot ID on every
+#: successful backup (pkg/uploader/provider/kopia.go ``RunBackup``); restic's empty
+#: snapshot (Velero 1.1-1.18) and kopia's empty directory (1.10-1.13,
+#: pkg/uploader/kopia/snapshot.go ``Backup``) are that empty-snapshot case.
+SNAPSHOT_ID_SRC = {
+    "DataUpload": (
+        "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/data_upload_controller.go"
+    ),
+    "PodVolumeBackup": (
+        "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/"
+        "pod_volume_backup_controller.go"
+    ),
+}
+
+
 def _no_snapshot(status: dict[str, Any]) -> bool:
-    """Whether a Completed DataUpload or PodVolumeBackup took no snapshot: its
-    ``status.snapshotID`` is there but no non-empty string, or it is absent and the message
-    says the volume was empty. The field is ``omitempty`` (velero pkg/apis/velero/v2alpha1
-    data_upload_types.go, v1 pod_volume_backup_types.go), so the API server never stores the
-    empty ID of such an upload: only the message shows it (red team rt34: a Completed upload
-    of an empty volume counted as the disk's copy, READY). A blank or unprintable ID, or with
-    no ID a message of another type, cannot show a snapshot either (fz35)."""
+    """Whether a Completed DataUpload or PodVolumeBackup shows no snapshot a restore can
+    take: its ``status.snapshotID`` is there but no non-empty string, or it is absent.
+
+    The field is ``omitempty`` (velero pkg/apis/velero/v2alpha1 data_upload_types.go, v1
+    pod_volume_backup_types.go), so the API server never stores the empty ID of an empty
+    volume's upload: only its message shows it (red team rt34: a Completed upload of an empty
+    volume counted as the disk's copy, READY). A blank or unprintable ID cannot show a
+    snapshot either (fz35). Velero writes the ID of every other Completed upload
+    (:data:`SNAPSHOT_ID_SRC`), so a Completed status without the key and without that
+    message was stripped or edited: it proves no copy either (h43a; it counted before).
+    """
     if "snapshotID" in status:
         snapshot = status.get("snapshotID")
         # blank, or holding an invisible character, it names no snapshot (fz35)
         return not (isinstance(snapshot, str) and snapshot.strip() and snapshot.isprintable())
+    return True
+
+
+def _no_snapshot_reason(kind: str, o: dict[str, Any], what: str) -> tuple[str, str]:
+    """Why the Completed DataUpload or PodVolumeBackup ``o`` (of ``kind``) whose status dict
+    :func:`_no_snapshot` refused proves no copy: ``(what, seen)``, ``what`` extending the
+    phase text ``what`` and ``seen`` the fields read (after ``status.``), both naming the
+    field. Sources as there."""
+    status: dict[str, Any] = o["status"]
+    phase = status.get("phase")
+    ref = _ref(kind, o)
+    src = SNAPSHOT_ID_SRC.get(kind, SNAPSHOT_ID_SRC["DataUpload"])
+    if "snapshotID" in status:
+        snapshot = status.get("snapshotID")
+        shape = "is empty" if snapshot in (None, "") else "names no snapshot"
+        return (
+            f"{what}, but status.snapshotID {shape}: a restore takes nothing from it",
+            f"phase={phase}, snapshotID={snapshot!r:.80}",
+        )
     message = status.get("message")
-    if message is not None and not isinstance(message, str):
-        return True  # a message of another type may say the volume was empty (fz35)
-    return isinstance(message, str) and _EMPTY_VOLUME in message.lower()
+    if isinstance(message, str) and _EMPTY_VOLUME in message.lower():
+        says = "says the volume was empty"
+    elif message is not None and not isinstance(message, str):
+        says = "cannot be read (it may say the volume was empty)"
+    else:
+        # Velero writes the ID of every Completed upload but an empty volume's, and that
+        # one carries the empty-volume message (SNAPSHOT_ID_SRC)
+        return (
+            f"{what}, but {ref} has no status.snapshotID (absent), which Velero writes on "
+            "every Completed upload but an empty volume's, and no message says the volume "
+            "was empty: the status was stripped or edited, so whether a restore takes "
+            f"anything from it is unknown ({src})",
+            f"phase={phase}, snapshotID absent"
+            + (f", message={message!r:.80}" if message is not None else ""),
+        )
+    return (
+        f"{what}, but it has no status.snapshotID and its message {says}: a "
+        "restore may take nothing from it",
+        f"phase={phase}, message={message!r:.80}",
+    )
 
 
 #: external-snapshotter's VolumeSnapshotContentStatus: readyToUse "If not specified, it means
