@@ -70,10 +70,15 @@ def test_the_vmi_annotation_decides_over_the_vm(tmp_path: Path) -> None:
     f = _finding(_audit(tmp_path / "a", docs), "RR-BKP-011")
     assert f["status"] == "FAIL"
     assert "VMI vm1 metadata.annotations[kubevirt.io/skip-backup-hooks]=True" in f["message"]
+    # h43b: virt-controller replaces the VMI's value with the VM's
+    # (syncDynamicAnnotationsAndLabelsToVMI), so the VM's true turns the hooks off at its
+    # next sync: the VMI's false no longer passes (tests/test_skip_hooks_h43b.py)
     docs = _annotate(
         _annotate(_docs(AGENT), "VirtualMachine", "true"), "VirtualMachineInstance", "false"
     )
-    assert _finding(_audit(tmp_path / "b", docs), "RR-BKP-011")["status"] == "PASS"
+    f = _finding(_audit(tmp_path / "b", docs), "RR-BKP-011")
+    assert f["status"] == "FAIL"
+    assert "VM vm1 metadata.annotations[kubevirt.io/skip-backup-hooks]=true" in f["message"]
 
 
 def test_a_backup_with_hooks_of_its_own_may_freeze(tmp_path: Path) -> None:
@@ -112,8 +117,11 @@ def test_an_unread_kubevirt_cr_makes_the_pass_inferred(tmp_path: Path) -> None:
     assert f["evidence"]["kubevirt_read"] is False
     vm = next(v for v in report["vms"] if v["name"] == "vm1")
     assert "RR-BKP-011" in vm["inferred"]
-    # the VM's own annotation decides without the CR: observed again
-    docs = _annotate(_docs(AGENT), "VirtualMachine", "false")
+    # the VM's own annotation, synced onto its VMI, decides without the CR: observed again
+    # (h43b: with the VMI's key missing, Generate reads the CR until the next sync)
+    docs = _annotate(
+        _annotate(_docs(AGENT), "VirtualMachine", "false"), "VirtualMachineInstance", "false"
+    )
     f = _finding(_audit_unread(tmp_path / "b", docs, "KubeVirt"), "RR-BKP-011")
     assert (f["status"], f["basis"]) == ("PASS", "observed")
     # read in full, the CR's silence is observed

@@ -18,10 +18,15 @@ by virt-controller), else on the KubeVirt CR, read with Go's ``strconv.ParseBool
 the virt-launcher pod without the ``pre/post.hook.backup.velero.io`` annotations that run
 ``virt-freezer`` (kubevirt pkg/storage/pod/annotations/generator.go ``Generate``,
 pkg/storage/velero/annotations.go ``SkipHooksAnnotation``, pkg/virt-controller/watch/vm/vm.go
-``syncMap``). Velero then runs only the hooks a Backup's own ``spec.hooks`` declares.
+``syncMap``). Velero then runs only the hooks a Backup's own ``spec.hooks`` declares. A
+value ParseBool refuses is read as false, its error discarded (hooks injected, certain);
+the VM's value, which virt-controller copies onto the VMI, counts beside the VMI's
+(:func:`hooks_reading`, round h43b).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from auditor.checks.registry import (
     DISK_DATA,
@@ -45,8 +50,10 @@ KV_SKIP_HOOKS = (
     "https://github.com/kubevirt/kubevirt/blob/main/pkg/storage/pod/annotations/generator.go"
 )
 SKIP_HOOKS = "kubevirt.io/skip-backup-hooks"
-#: the strings Go's ``strconv.ParseBool`` reads as true (any other value, or an error: false)
+#: the strings Go's ``strconv.ParseBool`` reads as true, and as false; any other string is a
+#: parse error, which KubeVirt's ``Generate`` discards (read as false)
 _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 
 
 def _annotation(obj: object, key: str) -> object:
@@ -55,32 +62,99 @@ def _annotation(obj: object, key: str) -> object:
     return notes.get(key) if isinstance(notes, dict) else None
 
 
-def hooks_skipped(vm: VMRecord, ctx: CheckContext) -> str | None:
-    """Where ``kubevirt.io/skip-backup-hooks`` true keeps KubeVirt from injecting the
-    virt-freezer hooks into the VM's virt-launcher pod, or None: the VMI's annotation decides
-    when set, else the VM's (virt-controller syncs it onto the VMI), else the KubeVirt CR's
-    (kubevirt pkg/storage/pod/annotations/generator.go ``Generate``)."""
-    for what, obj in (
-        (f"VMI {vm.name}", vm.vmi),
-        (f"VM {vm.name}", vm.obj),
-        *((f"KubeVirt {dig(cr, 'metadata', 'name')}", cr) for cr in ctx.index.data.of("KubeVirt")),
-    ):
-        value = _annotation(obj, SKIP_HOOKS)
-        if value is not None:
-            return (
-                f"{what} metadata.annotations[{SKIP_HOOKS}]={value}" if value in _GO_TRUE else None
-            )
-    return None
+def _quoted(value: object) -> str:
+    """``value`` quoted for a message: ``ascii()`` (so a blank or an invisible character
+    shows), at most 40 characters of it, ``...`` after a longer one."""
+    text = value if isinstance(value, str) else str(value)
+    return ascii(text[:40]) + ("..." if len(text) > 40 else "")
+
+
+def _reads_true(value: object) -> bool:
+    """Whether Go's ``strconv.ParseBool`` reads ``value`` (an annotation value) as true; a
+    value of another type is named by the object's reader and reads as no string here."""
+    return isinstance(value, str) and value in _GO_TRUE
+
+
+@dataclass(frozen=True)
+class HooksReading:
+    """How KubeVirt reads ``kubevirt.io/skip-backup-hooks`` for one VM.
+
+    ``skipped``: where a value Go's ``strconv.ParseBool`` reads as true turns the virt-freezer
+    hooks off, now or at virt-controller's next sync (``"VM vm1 metadata.annotations[...]=true"``),
+    else None. ``unparsed``: each deciding value ParseBool refuses (``yes``, ``" true"``,
+    ``tRue``, ``""``), quoted: KubeVirt discards the parse error and reads false, so the hooks
+    stay injected (a certain outcome, noted, never an ERROR).
+    """
+
+    skipped: str | None
+    unparsed: tuple[str, ...]
+
+
+def hooks_reading(vm: VMRecord, ctx: CheckContext) -> HooksReading:
+    """Read ``kubevirt.io/skip-backup-hooks`` for ``vm`` as KubeVirt does.
+
+    ``Generate`` reads the VMI's annotation when the key is set (any value, ``""`` too), else
+    the KubeVirt CR's, with ``skip, _ := strconv.ParseBool(value)``: a value it refuses is
+    false and the hooks are injected, with no error anywhere
+    (https://github.com/kubevirt/kubevirt/blob/main/pkg/storage/pod/annotations/generator.go
+    ``Generate``, since v1.9.0). virt-controller keeps the VMI's key equal to the VM's
+    ``metadata.annotations`` one, removing it when the VM has none
+    (https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-controller/watch/vm/vm.go
+    ``syncDynamicAnnotationsAndLabelsToVMI``), and the launcher pod's hook annotations
+    follow the VMI's (pkg/virt-controller/watch/vmi/lifecycle.go). So the value read now is
+    the VMI's (else the CR's) and the one read after the next sync the VM's (else the CR's):
+    the hooks count as skipped when either reads true (an export caught between the two
+    never passes on the one that says injected). The kubevirt-velero-plugin does not read
+    the annotation at all (https://github.com/kubevirt/kubevirt-velero-plugin, pkg/plugin:
+    no reference). Shapes: :class:`HooksReading`."""
+    crs = (
+        (f"KubeVirt {dig(cr, 'metadata', 'name')}", _annotation(cr, SKIP_HOOKS))
+        for cr in ctx.index.data.of("KubeVirt")
+    )
+    cr = next(((what, value) for what, value in crs if value is not None), None)
+    vmi_value, vm_value = _annotation(vm.vmi, SKIP_HOOKS), _annotation(vm.obj, SKIP_HOOKS)
+    now = (f"VMI {vm.name}", vmi_value) if vmi_value is not None else cr
+    after_sync = (f"VM {vm.name}", vm_value) if vm_value is not None else cr
+    skipped: str | None = None
+    unparsed: list[str] = []
+    for decides in (now, after_sync):
+        if decides is None:
+            continue
+        what, value = decides
+        field = f"{what} metadata.annotations[{SKIP_HOOKS}]"
+        if _reads_true(value):
+            skipped = skipped or f"{field}={value}"
+        elif isinstance(value, str) and value not in _GO_FALSE:
+            note = f"{field}={_quoted(value)}"
+            unparsed += [note] if note not in unparsed else []
+    apart = [d for d in (now, after_sync) if d is not None and not _reads_true(d[1])]
+    if skipped is not None and apart:
+        # the two disagree: say which value the launcher pod follows until the sync
+        what, value = apart[0]
+        skipped += (
+            f" (virt-controller syncs the VM's value onto the VMI; {what} holds {_quoted(value)})"
+        )
+    return HooksReading(skipped, tuple(unparsed))
+
+
+def _unparsed_note(reading: HooksReading) -> str:
+    """A sentence naming the ``kubevirt.io/skip-backup-hooks`` values KubeVirt reads as
+    false for want of a Go bool, or ``""``."""
+    if not reading.unparsed:
+        return ""
+    return (
+        f" {'; '.join(reading.unparsed)}: no value Go's strconv.ParseBool reads, so KubeVirt "
+        "discards the parse error, reads false and injects the virt-freezer hooks."
+    )
 
 
 def _skip_unread(vm: VMRecord, ctx: CheckContext) -> bool:
     """Whether the KubeVirt CR, not read in full, may hold the ``kubevirt.io/skip-backup-hooks``
-    that decides for the VM: neither its VMI nor the VM sets the annotation."""
+    that decides for the VM: its VMI or the VM does not set the annotation (the VMI's
+    silence leaves it to the CR now, the VM's after virt-controller's next sync)."""
     return (
-        _annotation(vm.vmi, SKIP_HOOKS) is None
-        and _annotation(vm.obj, SKIP_HOOKS) is None
-        and not ctx.index.data.known("KubeVirt")
-    )
+        _annotation(vm.vmi, SKIP_HOOKS) is None or _annotation(vm.obj, SKIP_HOOKS) is None
+    ) and not ctx.index.data.known("KubeVirt")
 
 
 def _spec_pre_hooks(ctx: CheckContext, name: str, namespace: str) -> bool:
@@ -133,13 +207,20 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     pre hook of its own; medium with the policy option."""
     connected = agent_connected(vm.vmi)
     required = ctx.thresholds.require_application_consistent
-    ev = {"agent_connected": connected, "require_application_consistent": required}
+    ev: dict[str, object] = {
+        "agent_connected": connected,
+        "require_application_consistent": required,
+    }
     if connected is None:
         return not_applicable(f"VM {vm.ref} is not running; its disks are at rest.", **ev)
     sev = Severity.MEDIUM if required else Severity.INFO
     if connected:
         newest = next(iter(usable(vm)), None)
-        skipped = hooks_skipped(vm, ctx)
+        reading = hooks_reading(vm, ctx)
+        skipped = reading.skipped
+        if reading.unparsed:
+            # KubeVirt reads such a value as false: the hooks stay injected (certain)
+            ev["skip_backup_hooks_unparsed"] = list(reading.unparsed)
         if skipped is not None and not (
             newest is not None and _spec_pre_hooks(ctx, newest.backup.name, newest.backup.namespace)
         ):
@@ -177,12 +258,13 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 f"VM {vm.ref} has a connected guest agent, so backups can freeze its "
                 "filesystems, if KubeVirt injects its virt-freezer hooks as by default: the "
                 f"KubeVirt CR, whose metadata.annotations[{SKIP_HOOKS}] would turn them off, "
-                "was not read.",
+                f"was not read.{_unparsed_note(reading)}",
                 kubevirt_read=False,
                 **ev,
             ).on(Basis.INFERRED)
         return passed(
-            f"VM {vm.ref} has a connected guest agent, so backups can freeze its filesystems.",
+            f"VM {vm.ref} has a connected guest agent, so backups can freeze its filesystems."
+            f"{_unparsed_note(reading)}",
             **ev,
         ).on(Basis.OBSERVED)
     msg = (

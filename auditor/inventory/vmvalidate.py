@@ -216,7 +216,7 @@ _BINDING_KEYS = (
 def device_issues(devices: Any) -> list[tuple[str, str]]:
     """``(path below devices, reason)`` for each disk bus or NIC model of ``devices`` (a VM
     template's or a VMI's ``domain.devices``) that is set but is no string, or a string
-    KubeVirt does not know, and each interface that declares more than one binding
+    KubeVirt does not know, and each interface that declares no binding or more than one
     (:func:`_binding_issues`).
 
     Of another type, the bus or model read as "left to KubeVirt's default" and was not
@@ -252,27 +252,49 @@ def device_issues(devices: Any) -> list[tuple[str, str]]:
 
 def _binding_issues(entries: Any) -> list[tuple[str, str]]:
     """An issue for each interface that declares two bindings or more (``masquerade`` and
-    ``bridge``, ``bridge`` and a ``binding`` plugin). KubeVirt's webhook refuses it: "logical
-    <name> interface must have exactly one binding method or binding plugin"
+    ``bridge``, ``bridge`` and a ``binding`` plugin), or none (``{name: nic0}``; a binding
+    written ``null``, which Go decodes as none, is named at its key as every stored null
+    is). KubeVirt's webhook refuses both:
+    "logical <name> interface must have exactly one binding method or binding plugin"
     (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/binding.go
-    ``validateInterfaceBindingExists``), so which one the guest's NIC has is unknown: read
-    as the first found, the NIC identity checks judged a binding the VM may not have (b40:
-    masquerade beside bridge passed RR-NIC-001 and read as no shared L2 segment, unnamed).
+    ``validateInterfaceBindingExists``, ``countInterfaceBindings``; for no binding since
+    kubevirt commit a90ada8, July 2026: before it the webhook let the VM in and virt-handler
+    failed its VMI on every sync, "undefined binding method",
+    https://github.com/kubevirt/kubevirt/blob/main/pkg/network/setup/netpod/discover.go
+    ``discover``). KubeVirt fills in no binding: ``spec.configuration.network.
+    defaultNetworkInterface`` only shapes the pod interface it adds to a VM that lists no
+    interface and no network (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/
+    vmispec/defaults.go ``SetDefaultNetworkInterface``). So which binding the guest's NIC
+    has is unknown: read as the first found (or none), the NIC identity checks judged a
+    binding the VM may not have (b40: masquerade beside bridge passed RR-NIC-001, unnamed).
+    The removed ``slirp``, ``macvtap`` and ``passt`` count as one binding, as before.
+
+    Shapes: ``entries`` is the ``interfaces`` list (anything else: no issue); each issue is
+    ``("interfaces[<name>]", reason)``, ``interfaces[<index>]`` for an entry without a name.
     """
     out: list[tuple[str, str]] = []
     for i, entry in enumerate(entries if isinstance(entries, list) else []):
         if not isinstance(entry, dict):
             continue  # named by the list readers
         found = [k for k in _BINDING_KEYS if entry.get(k) is not None]
-        if len(found) > 1:
-            label = entry.get("name") if isinstance(entry.get("name"), str) else i
-            out.append(
-                (
-                    f"interfaces[{label}]",
-                    f"declares {len(found)} bindings ({', '.join(found)}); KubeVirt requires "
-                    "exactly one binding method or binding plugin",
-                )
+        if len(found) == 1:
+            continue
+        label = entry.get("name") if isinstance(entry.get("name"), str) else i
+        if found:
+            what = f"declares {len(found)} bindings ({', '.join(found)})"
+        elif any(k in entry for k in _BINDING_KEYS):
+            continue  # ``bridge: null``: named at its key (prunednulls.pruned_nulls)
+        else:
+            what = (
+                "declares no binding (KubeVirt fills in none: defaultNetworkInterface applies "
+                "only to a VM listing no interface and no network)"
             )
+        out.append(
+            (
+                f"interfaces[{label}]",
+                f"{what}; KubeVirt requires exactly one binding method or binding plugin",
+            )
+        )
     return out
 
 
