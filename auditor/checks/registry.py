@@ -193,6 +193,15 @@ class CheckSpec:
             return False
         return any(_overlaps(path, r) for r in self.reads if not r.startswith("!"))
 
+    def severity_for(self, os: str) -> Severity:
+        """The check's default severity for a guest of ``os`` (``windows``, ``linux`` or
+        ``unknown``, as ``VMSpec.os``): ``windows_severity`` for a Windows guest when the
+        check declares one above ``severity``, else ``severity``."""
+        windows = self.windows_severity
+        if windows is not None and os == "windows" and windows.rank < self.severity.rank:
+            return windows
+        return self.severity
+
     @property
     def family(self) -> str:
         """The family code, e.g. ``BKP``."""
