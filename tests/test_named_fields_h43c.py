@@ -196,3 +196,43 @@ def test_a_running_mac_that_cannot_be_read_is_no_pass(
     assert _vm(doc)["readiness"] == "UNKNOWN"
     assert _rank(doc) >= RANK["AT_RISK"]
 
+
+# -- 3. Hyper-V features of another type (what tells a Windows guest) -----------------------
+
+#: a Windows guest told by its Hyper-V features alone, without a pinned firmware UUID
+#: (RR-FW-001 FAIL high, NOT_READY)
+HYPERV = "          hyperv:\n            relaxed: {}\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        (HYPERV, "          hyperv: 'yes'\n", "spec.template.spec.domain.features.hyperv"),
+        (HYPERV, "          hyperv: [relaxed]\n", "spec.template.spec.domain.features.hyperv"),
+        (
+            "        features:\n" + HYPERV,
+            "        features: 5\n",
+            "spec.template.spec.domain.features",
+        ),
+    ],
+)
+def test_hyperv_features_of_another_type_are_named(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    """Read as none, they made the Windows guest an unknown one: RR-FW-001's FAIL high became
+    medium, NOT_READY -> AT_RISK, nothing named. KubeVirt's ``Features`` and its ``hyperv``
+    are objects: named now, and the checks reading them give ERROR (UNKNOWN, ranked with
+    NOT_READY)."""
+    text = (FIXTURES / "RR-FW-001/fail-windows-no-uuid.yaml").read_text()
+    text = text.replace("        vm.kubevirt.io/os: windows2k22\n", "        note: none\n", 1)
+    path = tmp_path / "export.yaml"
+    path.write_text(text)
+    before = audit_fixture(path)
+    assert _verdict(before)[0] == "NOT_READY"
+    assert _status(before, "RR-FW-001") == ("FAIL", "high")
+    assert text.count(old) >= 1
+    path.write_text(text.replace(old, new, 1))
+    doc = audit_fixture(path)
+    assert ("export.yaml", "app", "vm1", field) in _named(doc, "VirtualMachine")
+    assert _status(doc, "RR-FW-001")[0] == "ERROR"
+    assert _rank(doc) == RANK["NOT_READY"]
