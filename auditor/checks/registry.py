@@ -165,8 +165,11 @@ class CheckSpec:
     malformation makes the check ERROR, and ``!`` prefixes (``[*]``: any list item) of
     fields below them it does not read (:meth:`reads_field`); ``scope`` is ``vm`` (``vm_func`` set)
     or ``platform`` (``platform_func`` set). ``windows_severity``: the severity of the check's
-    FAIL for a Windows guest, where it is above ``severity`` (None: the same); an ERROR that
-    stands for the result of an unread input takes it too (``auditor.engine._unsure_severity``).
+    FAIL for a Windows guest, where it is above ``severity`` (None: the same); the check's
+    body reads its Windows FAIL severity from the same declaration (a module constant, e.g.
+    ``identity._UUID_ON_WINDOWS``), and an ERROR of a Windows VM that stands for the result of
+    an unread input takes it too (``auditor.engine._unsure_severity``, and ``_finding`` for an
+    ERROR that names no severity): :meth:`severity_for`.
     """
 
     id: str
