@@ -473,6 +473,7 @@ def _run(
                 "could not be read.",
                 {"unavailable_kinds": unavailable},
             ),
+            vm,
         )
     conflicted = _conflicting_objects(vm, data) if vm is not None and data.conflicts else []
     if vm is not None and conflicted:
@@ -486,6 +487,7 @@ def _run(
                 "cluster holds cannot be told (see the collection problems).",
                 {"conflicting_copies": conflicted},
             ),
+            vm,
         )
     malformed: list[dict[str, str]] = []
     if vm is not None:
@@ -585,7 +587,7 @@ def _run(
             result.severity,
             result.basis,
         )
-    return _finding(spec, result)
+    return _finding(spec, result, vm)
 
 
 def _conflicting_objects(vm: VMRecord, data: ClusterData) -> list[str]:
@@ -718,10 +720,7 @@ def _unsure_severity(spec: CheckSpec, would: Result, vm: VMRecord | None = None)
     (``vm``), the check's default is its ``windows_severity`` when it has one (round m42,
     mutation seed 4204: RR-RST-002's drill created after the audit instant left it unread, a
     high FAIL on Windows became a medium ERROR, NOT_READY -> UNKNOWN of medium ERRORs alone)."""
-    default = spec.severity
-    windows = spec.windows_severity
-    if windows is not None and vm is not None and vm.spec.os == "windows":
-        default = windows if windows.rank <= default.rank else default
+    default = spec.severity_for(vm.spec.os) if vm is not None else spec.severity
     found = would.severity or default
     return found if found.rank <= default.rank else default
 
@@ -750,11 +749,20 @@ def _crashed(
     return Result(Status.ERROR, reason + ".", {"exception": type(exc).__name__, "reads": reads})
 
 
-def _finding(spec: CheckSpec, result: Result) -> Finding:
+def _finding(spec: CheckSpec, result: Result, vm: VMRecord | None = None) -> Finding:
+    """The finding of ``result``; one without a severity takes the check's, and an ERROR of
+    ``vm`` without one the check's default for its guest (:meth:`CheckSpec.severity_for`):
+    what it could not conclude may be the FAIL the check gives that guest. Round h43c: a
+    Windows VM's RR-FW-003 ERROR for an incomplete VM list (a clash with an unread VM is a
+    high FAIL on Windows) was medium, UNKNOWN of medium ERRORs alone (AT_RISK at worst)."""
+    severity = result.severity
+    if severity is None:
+        error = vm is not None and result.status is Status.ERROR
+        severity = spec.severity_for(vm.spec.os) if error and vm else spec.severity
     return Finding(
         check_id=spec.id,
         status=result.status,
-        severity=result.severity or spec.severity,
+        severity=severity,
         message=result.message,
         evidence=result.evidence,
         basis=result.basis,

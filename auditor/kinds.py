@@ -106,7 +106,9 @@ def project(obj: dict[str, Any], spec: KindSpec) -> dict[str, Any]:
     """The slim record of ``obj``: ``apiVersion``, ``kind`` and the fields ``spec.keep`` names,
     in new mappings (the parsed object can then be freed); ``obj`` itself without ``keep``.
 
-    A section that is not a mapping is left out (the sources name that defect before).
+    A section that is not a mapping is left out (the sources name that defect before), but
+    for a null one, kept null: the API server never stores it, and the index names it (a
+    VolumeSnapshotContent's ``status: null``, round h43c).
     """
     if spec.keep is None:
         return obj
@@ -124,6 +126,8 @@ def project_fields(
             kept: dict[str, Any] = {f: part[f] for f in fields if f in part}
             trim_within(kept)
             out[section] = kept
+        elif part is None and section in obj:
+            out[section] = None  # written null (see :func:`project`)
     return out
 
 

@@ -239,6 +239,8 @@ def redact_projected(
     for section, fields in keep:
         part = obj.get(section)
         if not isinstance(part, dict):
+            if part is None and section in obj:
+                out[section] = None  # written null: kept to be named (kinds.project)
             continue
         kept: dict[str, Any] = {}
         for key in fields:

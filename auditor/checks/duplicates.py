@@ -42,10 +42,16 @@ def _names(dups: list[dict[str, object]]) -> str:
     return "; ".join(parts)
 
 
+#: RR-FW-003's FAIL for a Windows guest: activation, KMS and SCCM tell machines apart by the
+#: SMBIOS UUID and serial, so two Windows guests sharing one is high
+_SHARED_ON_WINDOWS = Severity.HIGH
+
+
 @check(
     "RR-FW-003",
     title="No other VM has this VM's firmware UUID or serial",
     severity=Severity.MEDIUM,
+    windows_severity=_SHARED_ON_WINDOWS,
     rationale="Guests, management agents and licensing (Windows activation, KMS, SCCM, backup "
     "agents) tell machines apart by the SMBIOS UUID and serial. Clones and restores beside the "
     "original copy them; VMs without a pinned UUID get one derived from the VM name alone, so "
@@ -68,7 +74,7 @@ def firmware_unique(vm: VMRecord, ctx: CheckContext) -> Result:
     dups = ids.shared(vm.namespace, vm.name, "uuid", "serial")
     own = {w: [c.source for c in ids.own(vm.namespace, vm.name, w)] for w in ("uuid", "serial")}
     if dups:
-        sev = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
+        sev = _SHARED_ON_WINDOWS if vm.spec.os == "windows" else Severity.MEDIUM
         derived = any(d["mine"]["source"] == "derived" for d in dups)
         msg = f"VM {vm.ref} shares firmware {_names(dups)}."
         basis = Basis.INFERRED if derived else Basis.OBSERVED

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -54,10 +55,16 @@ def _preference_gap(vm: VMRecord) -> Result | None:
     return None
 
 
+#: RR-FW-001's FAIL for a Windows guest: activation and licensing follow the SMBIOS UUID,
+#: so a UUID that a restore may change (or one the guest has not run with) is high there
+_UUID_ON_WINDOWS = Severity.HIGH
+
+
 @check(
     "RR-FW-001",
     title="The firmware UUID is pinned in the VM spec, so every restore keeps it",
     severity=Severity.MEDIUM,
+    windows_severity=_UUID_ON_WINDOWS,
     rationale="Without spec.template.spec.domain.firmware.uuid KubeVirt derives the SMBIOS UUID "
     "from the VM name alone (uuid5; up to KubeVirt 1.5 at every start, from 1.6 written once "
     "into the spec): a restore under the same name gets the same UUID, a restore, clone or "
@@ -114,7 +121,7 @@ def firmware_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
         if fw.serial
         else "no serial (KubeVirt never generates one, so it stays unset)"
     )
-    severity = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
+    severity = _UUID_ON_WINDOWS if vm.spec.os == "windows" else Severity.MEDIUM
     unread = [
         i
         for i in (vmi.issues if vmi else ())
@@ -199,10 +206,16 @@ def _serial_drift(spec: str | None, vmi: VirtualMachineInstanceRecord | None) ->
     return f"its running VMI uses serial {running or '(none)'} where the spec has {spec or 'none'}"
 
 
+#: RR-FW-002's FAIL for a volatile (or unkept) TPM on a Windows guest: BitLocker seals its
+#: keys to the vTPM, so a restore with a fresh TPM asks for the recovery key
+_TPM_ON_WINDOWS = Severity.HIGH
+
+
 @check(
     "RR-FW-002",
     title="EFI NVRAM and TPM state are persistent",
     severity=Severity.MEDIUM,
+    windows_severity=_TPM_ON_WINDOWS,
     rationale="Without persistent: true, EFI variables (boot entries, enrolled secure-boot keys) "
     "and vTPM contents (BitLocker/LUKS keys sealed to it) are lost on every restart and restore.",
     remediation="Set firmware.bootloader.efi.persistent: true and devices.tpm.persistent: true "
@@ -254,8 +267,9 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 **ev,
             ).on(Basis.INFERRED)
         return not_applicable(f"VM {vm.ref} boots with BIOS and has no TPM.", **ev)
+    sealed = bool(fw.tpm) and vm.spec.os == "windows"
     if fw.tpm and not fw.tpm_persistent:
-        sev = Severity.HIGH if vm.spec.os == "windows" else Severity.MEDIUM
+        sev = _TPM_ON_WINDOWS if sealed else Severity.MEDIUM
         return failed(f"VM {vm.ref} has a TPM whose state is not persistent.", sev, **ev)
     if fw.bootloader == "efi" and not fw.efi_persistent:
         return failed(f"VM {vm.ref} boots with EFI but its NVRAM is not persistent.", **ev)
@@ -287,16 +301,17 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
         # VMI starts (persistent_tpm_and_uefi_state); a running VM without one keeps its state
         # nowhere a backup can copy.
         data = ctx.index.data
+        sev = _TPM_ON_WINDOWS if sealed else Severity.MEDIUM
         if not (data.known("PersistentVolumeClaim") and data.known("VirtualMachineInstance")):
-            # as high as the FAIL below could be (a Windows TPM: fz39)
+            # as high as the FAIL below could be (a Windows TPM: fz39), and no higher (a
+            # Windows guest's EFI NVRAM alone is a medium FAIL)
             return Result(
                 Status.ERROR,
                 f"VM {vm.ref} sets persistent EFI/TPM state, but the PVC or VMI list was not "
                 "read, so whether its persistent-state-for PVC exists is unknown.",
                 ev,
-                Severity.HIGH if fw.tpm and vm.spec.os == "windows" else None,
+                sev,
             )
-        sev = Severity.HIGH if fw.tpm and vm.spec.os == "windows" else Severity.MEDIUM
         alike = _state_lookalikes(vm, ctx)
         if alike:
             ev["state_pvc_lookalikes"] = [
@@ -874,6 +889,13 @@ def _entries(value: Any) -> list[dict[str, Any]]:
     return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
 
 
+#: A VMI field holding the MAC an interface runs with (``status.interfaces[<i>].mac``, or
+#: ``spec.domain.devices.interfaces[<name>].macAddress``, RR-NIC-001's fallback)
+_RUNNING_MAC = re.compile(
+    r"(?:status\.interfaces|spec\.domain\.devices\.interfaces)\[[^\]]*\]\.mac(?:Address)?$"
+)
+
+
 def _mac_digits(mac: str) -> str:
     """A MAC's hex digits, lower-cased (``02:AB:..`` and ``02-ab-..`` are one address)."""
     return "".join(c for c in mac.lower() if c in "0123456789abcdef")
@@ -956,6 +978,26 @@ def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
             + ": a restore gives the guest a MAC it has not been running with.",
             mismatched=[n.name for n in differ],
             running_macs={n.name: running[n.name] for n in differ},
+            **ev,
+        )
+    unread = [i for i in (vmi.issues if vmi else ()) if _RUNNING_MAC.match(i.field)]
+    if unread:
+        # A running MAC that cannot be read (of another type, or null) may be one the guest
+        # runs with instead of the pinned one (the FAIL above): no PASS (round h43c: a VMI
+        # spec macAddress of 42 read as unset passed a mismatch, AT_RISK -> READY)
+        return errored(
+            f"VM {vm.ref} pins its MAC addresses, but its running VMI's field "
+            f"{unread[0].field} {unread[0].reason}: whether the guest runs with them is "
+            "unknown.",
+            malformed_objects=[
+                {
+                    "kind": "VirtualMachineInstance",
+                    "object": vm.ref,
+                    "field": i.field,
+                    "reason": i.reason,
+                }
+                for i in unread
+            ],
             **ev,
         )
     return passed(f"All {len(nics)} interface(s) of VM {vm.ref} pin a MAC address.", **ev)

@@ -165,8 +165,11 @@ class CheckSpec:
     malformation makes the check ERROR, and ``!`` prefixes (``[*]``: any list item) of
     fields below them it does not read (:meth:`reads_field`); ``scope`` is ``vm`` (``vm_func`` set)
     or ``platform`` (``platform_func`` set). ``windows_severity``: the severity of the check's
-    FAIL for a Windows guest, where it is above ``severity`` (None: the same); an ERROR that
-    stands for the result of an unread input takes it too (``auditor.engine._unsure_severity``).
+    FAIL for a Windows guest, where it is above ``severity`` (None: the same); the check's
+    body reads its Windows FAIL severity from the same declaration (a module constant, e.g.
+    ``identity._UUID_ON_WINDOWS``), and an ERROR of a Windows VM that stands for the result of
+    an unread input takes it too (``auditor.engine._unsure_severity``, and ``_finding`` for an
+    ERROR that names no severity): :meth:`severity_for`.
     """
 
     id: str
@@ -192,6 +195,15 @@ class CheckSpec:
         if any(_pattern(r[1:]).match(path) for r in self.reads if r.startswith("!")):
             return False
         return any(_overlaps(path, r) for r in self.reads if not r.startswith("!"))
+
+    def severity_for(self, os: str) -> Severity:
+        """The check's default severity for a guest of ``os`` (``windows``, ``linux`` or
+        ``unknown``, as ``VMSpec.os``): ``windows_severity`` for a Windows guest when the
+        check declares one above ``severity``, else ``severity``."""
+        windows = self.windows_severity
+        if windows is not None and os == "windows" and windows.rank < self.severity.rank:
+            return windows
+        return self.severity
 
     @property
     def family(self) -> str:

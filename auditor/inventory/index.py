@@ -146,6 +146,28 @@ _CONTENT_FIELDS: _Typed = (
     ("spec.source.volumeHandle", str, "a string (VolumeSnapshotContentSource.volumeHandle)"),
     ("status.snapshotHandle", str, "a string (VolumeSnapshotContentStatus.snapshotHandle)"),
 )
+#: A VolumeSnapshotContent field written null. The CRD makes none of its fields nullable
+#: (external-snapshotter client/config/crd/snapshot.storage.k8s.io_volumesnapshotcontents.yaml;
+#: ``status``, ``readyToUse`` and ``snapshotHandle`` are ``omitempty`` pointers in
+#: client/apis/volumesnapshot/v1/types.go), and the API server prunes the null of a field
+#: whose schema is not nullable (https://kubernetes.io/docs/tasks/extend-kubernetes/
+#: custom-resources/custom-resource-definitions/#defaulting-and-nullable).
+_CONTENT_NULL = (
+    "is null, which the API server never stores (a damaged or edited copy): read as absent, "
+    "no ready snapshot"
+)
+
+
+def _nulled_status(status: dict[str, Any]) -> tuple[str, ...]:
+    """The fields of a VolumeSnapshotContent's ``status`` (a mapping) the capture records
+    read that are written null (:data:`_CONTENT_NULL`)."""
+    return tuple(
+        f"status.{key}"
+        for key in ("readyToUse", "snapshotHandle")
+        if key in status and status[key] is None
+    )
+
+
 #: snapshot.storage.k8s.io/v1 DeletionPolicy (external-snapshotter's volume_snapshot types)
 _DELETION_POLICIES = ("Delete", "Retain")
 _VELERO_TIMES = (
@@ -1896,6 +1918,9 @@ class ClusterIndex:
                 if problems:
                     self.object_problems[(kind, ns, name)] = problems
                     self.problems.extend(problems)
+                if isinstance(record, VirtualMachineInstanceRecord) and record.notes:
+                    # named, but no reader of the VMI gives ERROR for them (records._mac_notes)
+                    self._object_issues(kind, o, list(record.notes))
         self._check_velero_fields(data)
         for kind, objects in data.objects.items():
             selectors = kind in _SELECTOR_KINDS
@@ -2242,10 +2267,15 @@ class ClusterIndex:
         by_backup = self.backup_snapshot_contents
         for o in data.of("VolumeSnapshotContent"):  # 30 per VM: kept to the fewest steps
             spec, status = o.get("spec"), o.get("status")
+            nulled: tuple[str, ...] = ()
             if isinstance(status, dict):
                 ready, handle = status.get("readyToUse"), status.get("snapshotHandle")
+                if ready is None or handle is None:  # not the usual ready content
+                    nulled = _nulled_status(status)
             else:
                 ready = handle = None
+                if status is None and "status" in o:
+                    nulled = ("status",)
             if isinstance(spec, dict):
                 policy, source = spec.get("deletionPolicy"), spec.get("source")
             else:
@@ -2266,6 +2296,7 @@ class ClusterIndex:
                 or (volume is not None and not isinstance(volume, str))
                 or handle == ""
                 or volume == ""
+                or nulled
             ):
                 # The driver is required by the CRD; without it the content counts for no
                 # driver's snapshots. A readyToUse that is no boolean ("false") proves neither
@@ -2292,6 +2323,10 @@ class ClusterIndex:
                     )
                     if value == ""
                 ]
+                # written null: the API server prunes it, so the copy was damaged or edited;
+                # read as absent (no ready snapshot: no copy, never better), unnamed before
+                # (round m42's mutation seeds 4202 and 4206, round h43c)
+                issues += [FieldIssue(path, _CONTENT_NULL) for path in nulled]
                 self._object_issues("VolumeSnapshotContent", o, issues)
             backup = meta_label(o, VELERO_BACKUP_LABEL)
             if backup:

@@ -788,6 +788,23 @@ def _check_formats(
         serial = fw.get("serial")
         if serial is not None and not isinstance(serial, str):
             problems.append((f"{_BASE}.domain.firmware.serial", "is not a string"))
+    # Features and FeatureHyperv are objects (kubevirt staging/src/kubevirt.io/api/core/v1/
+    # schema.go ``Features``, ``Hyperv *FeatureHyperv``; the API server refuses another type).
+    # Hyper-V features tell a Windows guest: ``hyperv: "yes"`` read as none made a Windows
+    # VM's missing UUID a medium FAIL, NOT_READY -> AT_RISK, unnamed (round h43c)
+    features = dig(tspec, "domain", "features")
+    hyperv = features.get("hyperv") if isinstance(features, dict) else None
+    if features is not None and not isinstance(features, dict):
+        problems.append(
+            (f"{_DOMAIN}.features", f"is a {type(features).__name__}, not a mapping{_REJECTED}")
+        )
+    elif hyperv is not None and not isinstance(hyperv, dict):
+        problems.append(
+            (
+                f"{_DOMAIN}.features.hyperv",
+                f"is a {type(hyperv).__name__}, not a mapping{_REJECTED}",
+            )
+        )
     tpm = dig(tspec, "domain", "devices", "tpm")
     if tpm is not None and not isinstance(tpm, dict):
         problems.append((f"{_DEVICES}.tpm", "is not a mapping"))
