@@ -37,7 +37,9 @@ AUDIT_TIME = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 #: 4: namespace size, backup policy and retention spread evenly (:class:`_Spread`).
 #: 5: a VM's template and dataVolumeTemplates hold ``creationTimestamp: null``, as every VM
 #: ``oc get -o yaml`` exports does (and as the input digest and the null rules then see).
-GENERATOR_VERSION = 5
+#: 6: each VM holds the ``vm.kubevirt.io/validations`` annotation of the template it names
+#: (JSON in a literal block scalar, as on VMs made from OpenShift's common templates).
+GENERATOR_VERSION = 6
 TEAMS = ("team-finance", "team-web", "team-data", "team-ops", "team-erp", "team-hr")
 SELECTOR = {"backup.corp.example/policy": "nightly"}
 _GI = 1024**3

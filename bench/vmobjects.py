@@ -147,6 +147,45 @@ def _template_spec(plan: VmPlan) -> dict[str, Any]:
     return spec
 
 
+#: The ``vm.kubevirt.io/validations`` annotation OpenShift's common templates write on each
+#: VM made from them, as written (ssp-operator common-templates v0.35.0, rhel9-server-medium
+#: and windows2k22-server-medium; the Windows one's ``disks[*]`` paths are flow-like text).
+_WINDOWS_BUS = [
+    (
+        "windows-virtio-bus",
+        "disks[*].disk.bus",
+        "virtio disk bus type has better performance, "
+        "install virtio drivers in VM and change bus type",
+        '["virtio"],\n    "justWarning": true',
+    ),
+    (
+        "windows-disk-bus",
+        "disks[*].disk.bus",
+        "disk bus has to be either virtio or sata or scsi",
+        '["virtio", "sata", "scsi"]',
+    ),
+    ("windows-cd-bus", "disks[*].cdrom.bus", "cd bus has to be sata", '["sata"]'),
+]
+_MEMORY_RULE = (
+    '  {\n    "name": "minimal-required-memory",\n'
+    '    "path": "jsonpath::.spec.domain.memory.guest",\n    "rule": "integer",\n'
+    '    "message": "This VM requires more memory.",\n    "min": %d\n  }'
+)
+_VALIDATIONS = {
+    "rhel9": "[\n" + _MEMORY_RULE % 1610612736 + "\n]\n",
+    "windows2k22": "[\n"
+    + _MEMORY_RULE % 536870912
+    + "".join(
+        f', {{\n    "name": "{name}",\n'
+        f'    "path": "jsonpath::.spec.domain.devices.{path}",\n'
+        f'    "valid": "jsonpath::.spec.domain.devices.{path}",\n    "rule": "enum",\n'
+        f'    "message": "{message}",\n    "values": {values}\n  }}'
+        for name, path, message, values in _WINDOWS_BUS
+    )
+    + "\n]\n",
+}
+
+
 def vm_object(plan: VmPlan) -> dict[str, Any]:
     """Return the VirtualMachine for ``plan`` (dataVolumeTemplates for template disks)."""
     os_name = "windows2k22" if plan.windows else "rhel9"
@@ -197,7 +236,10 @@ def vm_object(plan: VmPlan) -> dict[str, Any]:
             plan.ns,
             labels=labels,
             generation=2,
-            annotations={"kubevirt.io/latest-observed-api-version": "v1"},
+            annotations={
+                "kubevirt.io/latest-observed-api-version": "v1",
+                "vm.kubevirt.io/validations": _VALIDATIONS[os_name],
+            },
             finalizers=["kubevirt.io/virtualMachineControllerFinalize"],
         ),
         "spec": spec,

@@ -3,7 +3,8 @@
 PyYAML's emitter (even the C one) is too slow for a 10,000-VM estate; this one
 handles only what the generator produces: dicts (keys sorted), lists, str,
 int, float, bool and None. Strings that YAML could read as anything but a
-string are double-quoted with JSON escapes (valid YAML), as ``oc`` does.
+string are double-quoted with JSON escapes (valid YAML), as ``oc`` does; a multi-line
+mapping value is a literal block scalar (``|``), as ``oc`` prints annotations holding JSON.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ def _emit(value: Any, pad: str, out: list[str]) -> None:
             if isinstance(item, dict | list) and item:
                 out.append(f"{pad}{_key(key)}:\n")
                 _emit(item, pad + "  " if isinstance(item, dict) else pad, out)
+            elif _literal(item):
+                chomp = "" if item.endswith("\n") else "-"
+                out.append(f"{pad}{_key(key)}: |{chomp}\n")
+                out += [f"{pad}  {line}\n" if line else "\n" for line in item.splitlines()]
             else:
                 out.append(f"{pad}{_key(key)}: {_inline(item)}\n")
         return
@@ -62,6 +67,19 @@ def _emit(value: Any, pad: str, out: list[str]) -> None:
             out[start] = f"{pad}- {out[start][len(pad) + 2 :]}"
         else:
             out.append(f"{pad}- {_inline(item)}\n")
+
+
+def _literal(value: Any) -> bool:
+    """Whether ``value`` is a multi-line string ``oc`` prints as a literal block scalar
+    (``|``, or ``|-`` without a final line break): printable lines, the first not starting
+    with a blank, at most one final line break."""
+    return (
+        isinstance(value, str)
+        and "\n" in value.rstrip("\n")
+        and not value.endswith("\n\n")
+        and not value.startswith((" ", "\n"))
+        and all(line.isprintable() and line == line.rstrip() for line in value.splitlines())
+    )
 
 
 def _inline(value: Any) -> str:
