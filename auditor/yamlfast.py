@@ -57,7 +57,10 @@ _END = r"(?=[ ]*(?:\n|\Z|#|[,\]}]|:(?:[ \n]|\Z)))"
 _NUMBER = (
     r"[-+]?(?:0[bBoOxX][0-9a-fA-F_]+|[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9_]+)?"
     r"|\.[0-9][0-9_]*(?:[eE][-+]?[0-9_]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN)"
-    r"|[1-9][0-9_]*(?::[0-5]?[0-9])+|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*)"
+    r"|[1-9][0-9_]*(?::[0-5]?[0-9])+|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*"
+    # yaml-rs skips underscores before the digits too (``_0`` is 0, ``-_1`` is -1), which
+    # PyYAML reads as strings
+    r"|[._]*_[._]*[0-9][0-9_.]*(?:[eE][-+]?[0-9_]+)?)"
 )
 _SAME_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
 # A node start the two parsers may read differently: a YAML 1.1 boolean, the
@@ -65,7 +68,7 @@ _SAME_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
 # alias, tag, reserved indicator or directive, or an empty key (":"). The quick lookahead on the first
 # character keeps the scan near str.find speed.
 _TOKEN = (
-    r"(?=[yYnNoO=<0-9+.&*!@`%:-])"
+    r"(?=[yYnNoO=<0-9+.&*!@`%:_-])"
     rf"(?:(?:[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF|=|<<){_END}"
     rf"|(?!{_SAME_NUMBER}{_END}){_NUMBER}{_END}|[&*!@`%:])"
 )
@@ -80,7 +83,7 @@ _DIVERGENT = [
     re.compile(rf"-[ ]++{_TOKEN}"),
     _DOUBLE_QUOTED_KEY := re.compile(rf"\":{_TOKEN}"),
     _SINGLE_QUOTED_KEY := re.compile(rf"':{_TOKEN}"),
-    _COMPLEX_KEY := re.compile(r"\?(?:[ \n]|\Z)"),
+    _COMPLEX_KEY := re.compile(r"\?(?:[ \n,\]}]|\Z)"),
     # A document that is a block scalar (indentation rules differ at the top).
     re.compile(r"\A(?:[ ]*(?:#[^\n]*)?\n)*(?:---[ ]+)?[ ]*[|>]"),
 ]
@@ -246,8 +249,14 @@ def _readable(text: str) -> bool | None:
     gaps = outside_literals(text, 0, len(text))
     if _scan_gaps(_DIVERGENT, text, gaps) or (flow and _scan_gaps(_FLOW_DIVERGENT, text, gaps)):
         return None
+    if flow and _spans_lines(text, gaps):
+        return None
     tail = text[-_TAIL:]
     if _EMPTY_BLOCK_AT_END.search(tail) or (len(text) > _TAIL and not tail.strip()):
+        return None
+    if not text.endswith("\n") and ("|" in text or ">" in text):
+        # a block scalar may run to the end: yaml-rs gives its last line a line break the
+        # text does not hold (``k: |\n 0`` -> "0\n"), PyYAML none
         return None
     if _single_document(text) is None:
         return None
@@ -261,7 +270,7 @@ _ANYWHERE = [p for p in _DIVERGENT if not p.pattern.startswith(r"\A")] + [_MARKE
 _AT_START = [p for p in _DIVERGENT if p.pattern.startswith(r"\A")]
 
 
-def _divergent_between(text: str, begin: int, end: int, flow: bool) -> bool:
+def _divergent_between(text: str, begin: int, end: int, flow: bool, opens: bool = False) -> bool:
     r"""Whether one of :data:`_ANYWHERE`'s constructs (and, with ``flow``, of
     :data:`_FLOW_DIVERGENT`) starts in ``text[begin:end]``; ``begin`` is 0 or follows a line
     break, ``end`` follows one or is the text's end.
@@ -271,11 +280,89 @@ def _divergent_between(text: str, begin: int, end: int, flow: bool) -> bool:
     range is cut short (``\Z`` then matches only after a line break, where none of them ends).
     Ranges that tile the text find exactly what the scans of the whole text find. Control
     characters are checked on the range's own text (:func:`_odd_characters`) by the caller.
+    ``opens``: whether the whole text opens a flow collection outside literal bodies
+    (:func:`outside_literals`).
     """
     stop = text.find("\n", end)
     stop = len(text) if stop < 0 else stop + 1
     scans = _ANYWHERE + _FLOW_DIVERGENT if flow else _ANYWHERE
-    return _scan_gaps(scans, text, outside_literals(text, begin, stop))
+    return _scan_gaps(scans, text, outside_literals(text, begin, stop, opens))
+
+
+def _spans_lines(text: str, gaps: list[tuple[int, int]]) -> bool:
+    """Whether a flow collection that opens in one of ``gaps`` where a node may start (see
+    :func:`_opens_flow`), outside a quoted scalar, may go on past its line: the rest of its
+    line, quoted scalars left out, opens more brackets and braces than it closes, or holds a
+    quote that does not close on the line.
+
+    Inside a flow collection that spans lines, yaml-rs takes a plain key that continues on
+    the next line (``y: {one\nk: |\n}`` -> ``{"one k": "|"}``, ``{d\nb: []}``) where PyYAML
+    refuses it ("did not find expected ',' or '}'"): such a text goes to PyYAML. Found by
+    generated texts around literals (``tests/test_yamlfast.py``); oc writes no flow
+    collection but empty ones, and JSON in a quoted scalar (a NetworkAttachmentDefinition's
+    ``config``) is text."""
+    for begin, stop in gaps:
+        for opener in "[{":
+            at = text.find(opener, begin, stop)
+            while at >= 0:
+                if text[at + 1 : at + 2] not in ("]", "}") and _node_starts(text, at):
+                    line_start = text.rfind("\n", 0, at) + 1
+                    line_end = text.find("\n", at)
+                    line = text[line_start : len(text) if line_end < 0 else line_end]
+                    rest = _unquoted(line, at - line_start)
+                    if rest is not None and (
+                        rest.count("[") + rest.count("{") > rest.count("]") + rest.count("}")
+                        or '"' in rest
+                        or "'" in rest
+                    ):
+                        return True
+                at = text.find(opener, at + 1, stop)
+    return False
+
+
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_SINGLE_QUOTED = re.compile(r"'(?:[^'\n]|'')*'")
+
+
+def _unquoted(line: str, at: int) -> str | None:
+    """``line`` from column ``at`` on, its quoted scalars taken out (double-quoted anywhere,
+    single-quoted where a node starts), or None when column ``at`` lies inside one of
+    them."""
+    cut, pos = [], 0
+    while True:
+        dq = _DOUBLE_QUOTED.search(line, pos)
+        sq = _SINGLE_QUOTED.search(line, pos)
+        while sq is not None and not _node_starts(line, sq.start()):
+            sq = _SINGLE_QUOTED.search(line, sq.start() + 1)
+        found = min((m for m in (dq, sq) if m is not None), key=lambda m: m.start(), default=None)
+        if found is None:
+            break
+        if found.start() <= at < found.end():
+            return None
+        cut.append((found.start(), found.end()))
+        pos = found.end()
+    out, last = [], at
+    for a, b in cut:
+        if b <= at:
+            continue
+        out.append(line[last:a])
+        last = b
+    out.append(line[last:])
+    return "".join(out)
+
+
+def _node_starts(text: str, at: int) -> bool:
+    """Whether a node may start at ``text[at]``: at a line's indentation, or after ``:`` or
+    ``-`` and blanks."""
+    i = at - 1
+    while i >= 0 and text[i] == " ":
+        i -= 1
+    return i < 0 or text[i] in "\n:-"
+
+
+def _opens_flow_in(text: str, gaps: list[tuple[int, int]]) -> bool:
+    """Whether a flow collection not closed on the spot opens in one of ``gaps``."""
+    return any(_opens_flow(text, begin, stop) for begin, stop in gaps)
 
 
 def _scan_gaps(patterns: list[re.Pattern[str]], text: str, gaps: list[tuple[int, int]]) -> bool:
@@ -291,14 +378,29 @@ _LITERAL_HEADER = re.compile(r"([ ]*)((?:-[ ]+)*)[A-Za-z0-9_./][A-Za-z0-9_./-]*:
 _LITERAL_END = re.compile(r"\|-?[ ]*\n")
 # The first line of a literal's body: its indentation, then a character that is no blank.
 _FIRST_BODY_LINE = re.compile(r"([ ]*)(?=[^ \n])")
-# A flow collection that opens where a node may start (a line's indentation, after ":" or
-# "-") and is not closed on the spot (``{}`` and ``[]`` are what oc writes for empty ones);
-# a bracket inside a plain scalar (``reason: not supported for [cloudinitdisk]``) is text.
-_OPEN_FLOW = re.compile(r"(?:^|[:-])[ ]*[\[{](?![\]}])", re.MULTILINE)
+
+
+def _opens_flow(text: str, begin: int, end: int) -> bool:
+    """Whether a flow collection that is not closed on the spot (``{}`` and ``[]`` are what
+    oc writes for empty collections) opens in ``text[begin:end]`` where a node may start
+    (:func:`_node_starts`). A bracket inside a plain scalar (``reason: not supported for
+    [cloudinitdisk]``) is text. Found by ``str.find`` of each opener (a regex led by a
+    character class tries every position: a 40 MB List of VMs took 1 s that way)."""
+    for opener in "[{":
+        at = text.find(opener, begin, end)
+        while at >= 0:
+            if text[at + 1 : at + 2] not in ("]", "}") and _node_starts(text, at):
+                return True
+            at = text.find(opener, at + 1, end)
+    return False
+
+
 _BODY_LINES: dict[int, re.Pattern[str]] = {}
 
 
-def outside_literals(text: str, begin: int, end: int) -> list[tuple[int, int]]:
+def outside_literals(
+    text: str, begin: int, end: int, opens: bool | None = None
+) -> list[tuple[int, int]]:
     """Ranges that tile ``text[begin:end]`` except the bodies of its literal block scalars
     (:data:`_LITERAL_HEADER`): the text the divergence scans must read. Every range after a
     body starts at the line break that ends the body, so a scan led by a line break sees the
@@ -313,8 +415,10 @@ def outside_literals(text: str, begin: int, end: int) -> list[tuple[int, int]]:
     indentation; PyYAML ``scan_block_scalar``), where that first line is indented more than
     the key. Kept scanned: a body with a leading empty line or a first line not indented past
     the key, and any text whose remaining lines open a flow collection that is not closed on
-    the spot (a header inside a flow collection is no block scalar to either parser)."""
-    if text.find("|", begin, end) < 0:
+    the spot (a header inside a flow collection is no block scalar to either parser).
+    ``opens``: whether the whole text does, when the caller knows (a piece of a List is then
+    read as the whole text is); None: told from this range."""
+    if opens or text.find("|", begin, end) < 0:
         return [(begin, end)]
     gaps, pos = [], begin
     for bar in _LITERAL_END.finditer(text, begin, end):
@@ -338,12 +442,12 @@ def outside_literals(text: str, begin: int, end: int) -> list[tuple[int, int]]:
         gaps.append((pos, body))
         pos = stop.end() - 1
     gaps.append((pos, end))
-    if len(gaps) > 1 and any(_OPEN_FLOW.search(text, a, b) for a, b in gaps):
+    if opens is None and len(gaps) > 1 and _opens_flow_in(text, gaps):
         return [(begin, end)]
     return gaps
 
 
-def _list_lines_divergent(text: str, start: int, foot: int, flow: bool) -> bool:
+def _list_lines_divergent(text: str, start: int, foot: int, flow: bool, opens: bool) -> bool:
     """What :func:`_readable` finds in a List text outside its items block
     ``text[start:foot + 1]`` (the List's own lines, and the checks of the whole text that are
     no scan: anchored at its start, or of its tail). With :func:`_divergent_between` and
@@ -355,7 +459,7 @@ def _list_lines_divergent(text: str, start: int, foot: int, flow: bool) -> bool:
         or _EMPTY_BLOCK_AT_END.search(tail)
         or (len(text) > _TAIL and not tail.strip())
         or any(
-            _odd_characters(text[begin:end]) or _divergent_between(text, begin, end, flow)
+            _odd_characters(text[begin:end]) or _divergent_between(text, begin, end, flow, opens)
             for begin, end in ((0, start), (foot + 1, len(text)))
         )
     )
@@ -457,9 +561,13 @@ def fast_list(
     # the foot) and the checks that need the whole text; each piece of the items is scanned
     # by the process that parses it (_read_piece), so the scan is shared with the worker.
     flow = _has_flow(text)
-    if _list_lines_divergent(text, start, foot, flow):
+    gaps = outside_literals(text, 0, len(text))
+    opens = flow and _opens_flow_in(text, gaps)
+    if (opens and _spans_lines(text, gaps)) or _list_lines_divergent(
+        text, start, foot, flow, opens
+    ):
         return None
-    rules = (flow, flow and _NESTED_FLOW.search(text) is not None, max_depth, foot)
+    rules = (flow, flow and _NESTED_FLOW.search(text) is not None, max_depth, foot, opens)
     pieces = _pieces(text, start, foot, CHUNK_BYTES)
 
     def work(numbers: range) -> list[list[Any] | None]:
@@ -527,7 +635,9 @@ def _has_flow(text: str) -> bool:
     return any(c in text for c in _FLOW_CHARS)
 
 
-def _read_piece(text: str, begin: int, end: int, rules: tuple[bool, bool, int, int]) -> list[Any]:
+def _read_piece(
+    text: str, begin: int, end: int, rules: tuple[bool, bool, int, int, bool]
+) -> list[Any]:
     """The items of the piece ``text[begin:end]`` of a List's items block, once its text is
     scanned for what :func:`_readable` scans the whole text for, and its lines for one that
     neither starts nor continues an item (:func:`_other_line_between`). ``rules``: whether the
@@ -538,11 +648,11 @@ def _read_piece(text: str, begin: int, end: int, rules: tuple[bool, bool, int, i
         StreamDeclined: the piece holds a construct the two parsers may read differently or
             a line that is no item's, does not parse alone, or may read differently alone.
     """
-    flow, keys, max_depth, foot = rules
+    flow, keys, max_depth, foot, opens = rules
     if _other_line_between(text, begin, end, foot):
         raise StreamDeclined("a line of the items block neither starts nor continues an item")
     piece = text[begin:end]
-    if _odd_characters(piece) or _divergent_between(text, begin, end, flow):
+    if _odd_characters(piece) or _divergent_between(text, begin, end, flow, opens):
         raise StreamDeclined("the text holds a construct PyYAML may read differently")
     # A block-style piece whose lines prove its depth needs no walk of its items (its lines
     # are the items' lines in the whole text, at the same columns).

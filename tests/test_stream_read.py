@@ -576,12 +576,21 @@ def _scans_agree(text: str, size: int) -> None:
     foot = text.rfind(yamlfast._LIST_FOOT)
     assert foot > start
     flow = yamlfast._has_flow(text)
+    gaps = yamlfast.outside_literals(text, 0, len(text))
+    opens = flow and yamlfast._opens_flow_in(text, gaps)
     pieces = yamlfast._pieces(text, start, foot, size)
     assert pieces[0][0] == start and pieces[-1][1] == foot + 1
     assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:], strict=False))
-    by_pieces = yamlfast._list_lines_divergent(text, start, foot, flow) or any(
-        yamlfast._odd_characters(text[b:e]) or yamlfast._divergent_between(text, b, e, flow)
-        for b, e in pieces
+    # fast_list declines a text whose flow collection spans lines before any piece is read
+    spans = opens and yamlfast._spans_lines(text, gaps)
+    by_pieces = (
+        spans
+        or yamlfast._list_lines_divergent(text, start, foot, flow, opens)
+        or any(
+            yamlfast._odd_characters(text[b:e])
+            or yamlfast._divergent_between(text, b, e, flow, opens)
+            for b, e in pieces
+        )
     )
     assert by_pieces is (yamlfast._readable(text) is None), (text, size)
     # and each piece's lines: a line that neither starts nor continues an item

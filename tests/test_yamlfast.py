@@ -320,6 +320,21 @@ LITERALS = [
     "a: [\n  b: |\n    yes, on\n  ]\n",
     "a: {x: [\n  b: |\n    *y\n  ]}\n",
     "- [\n  k: |\n    yes\n  ]\n",
+    # in a flow collection that spans lines, yaml-rs takes a plain key that goes on to the
+    # next line ({"one k": "|"}, {"d b": []}) where PyYAML refuses it
+    "y: {one\nk: |\n\n}",
+    "y: [a,\n  - >\n  ]\n",
+    "c: {d\nb: [\n]\n}\n",
+    'c: {"x]": 1,\nd\nb: 2}\n',
+    "c: [{d\n  e: 1}]\n",
+    # found by the same generated texts, older than the literal scans: yaml-rs reads a
+    # leading underscore as a digit separator, "?" before "}" as a key, and gives a literal
+    # at the text's unterminated end a line break
+    "a: _0\nb: -_1\nc: _.5\nd: __1\ne: _x\n",
+    "{?}",
+    "[?, a]",
+    "k: |\n\n 0",
+    "k: |\n 0",
     # a body holding a header, a document marker and a flow opener of its own
     "a: |\n  b: |\n    [yes\n  ---\n  {x\nc: d\n",
     "a: |\n  x\n---\nb: yes\n",
