@@ -105,7 +105,7 @@ def test_a_running_interface_without_a_binding_is_named(tmp_path: Path) -> None:
     [
         ({"name": "n", "masquerade": {}}, []),
         ({"name": "n", "binding": {"name": "passt"}}, []),
-        ({"name": "n", "slirp": {}}, []),  # removed in v1.3; one binding, as in b40
+        ({"name": "n", "slirp": {}}, ["interfaces[n].slirp"]),  # discontinued in v1.3 (h44a)
         ({"name": "n"}, ["interfaces[n]"]),
         ({"name": "n", "masquerade": None}, []),  # named at the key, as every stored null
         ({"model": "virtio"}, ["interfaces[0]"]),

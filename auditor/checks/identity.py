@@ -924,9 +924,19 @@ def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
     all-zero, replaced at start), or pins one other than the MAC its running VMI reports
     (``status.interfaces[].mac``, else the VMI's ``spec.domain.devices.interfaces``)."""
     nics = vm.spec.nics
-    ev = {"nics": [{"name": n.name, "mac": n.mac, "model": n.model} for n in nics]}
+    ev: dict[str, Any] = {"nics": [{"name": n.name, "mac": n.mac, "model": n.model} for n in nics]}
     if not nics:
         return not_applicable(f"VM {vm.ref} has no network interfaces.", **ev)
+    # the interface KubeVirt adds to a VM listing none: its binding is the KubeVirt CR's
+    # defaultNetworkInterface, or inferred when the CR was not read (round h44a). It pins no
+    # MAC (the VM's spec lists no interface), so it FAILs below whatever its binding.
+    added = [n for n in nics if n.binding_from != "vm"]
+    if added:
+        ev["default_interface"] = {
+            "name": added[0].name,
+            "binding": added[0].binding,
+            "basis": added[0].binding_from,
+        }
     unpinned = [n.name for n in nics if n.mac is None]
     if unpinned:
         # macAddress: "" is valid input that pins nothing (KubeVirt uses a MAC only when it
@@ -934,6 +944,18 @@ def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
         # configurator.go): said so, never read as pinned
         blank = [n.name for n in nics if n.mac_blank]
         why = f" (macAddress is an empty string on {', '.join(blank)}, unset)" if blank else ""
+        if added:
+            bound = added[0].binding or "a binding the KubeVirt CR leaves unknown"
+            why += (
+                f" ({added[0].name}: the interface KubeVirt adds on the pod network to a VM "
+                f"listing none, bound {bound}"
+                + (
+                    ", inferred: the KubeVirt CR was not read"
+                    if added[0].binding_from == "inferred"
+                    else ", from the KubeVirt CR"
+                )
+                + ")"
+            )
         return failed(
             f"VM {vm.ref} has interface(s) {', '.join(unpinned)} without a pinned MAC "
             f"address{why}.",

@@ -33,7 +33,7 @@ from auditor.inventory.protection import (
 )
 from auditor.inventory.records import VMI_PHASES
 from auditor.inventory.revisions import PinnedRef, resolve_pinned
-from auditor.inventory.vmspec import Disk, Firmware, VMSpec, read_vm_spec
+from auditor.inventory.vmspec import Disk, Firmware, PodDefault, VMSpec, pod_default, read_vm_spec
 from auditor.inventory.volpolicy import policy_scope
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import SelectorError
@@ -260,6 +260,21 @@ def _architecture(ix: ClusterIndex, namespace: str, name: str) -> str | None:
     return ix.memo("default_architecture", default)
 
 
+def _pod_default(ix: ClusterIndex) -> PodDefault:
+    """The interface KubeVirt adds to a VM that lists no interface and no network, from the
+    KubeVirt CRs when the kind was read whole (:func:`~auditor.inventory.vmspec.pod_default`;
+    kubevirt pkg/network/vmispec/defaults.go ``SetDefaultNetworkInterface``), else KubeVirt's
+    built-in bridge, inferred. Computed once per index."""
+
+    def read() -> PodDefault:
+        whole = ix.data.state("KubeVirt") is KindState.COMPLETE and not ix.partial_for(
+            "KubeVirt", ""
+        )
+        return pod_default(list(ix.data.of("KubeVirt")) if whole else None)
+
+    return ix.memo("pod_default_interface", read)
+
+
 def _stage(
     ix: ClusterIndex, vm: dict[str, Any], validated: list[tuple[str, str]] | None
 ) -> tuple[VMFacts, VMSpec, list[PvcRef]]:
@@ -270,6 +285,7 @@ def _stage(
         _preference(ix, vm, namespace),
         validated,
         architecture=_architecture(ix, namespace, name),
+        pod_nic=_pod_default(ix),
     )
     pvcs = [
         PvcRef(

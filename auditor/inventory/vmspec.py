@@ -22,7 +22,9 @@ __all__ = [
     "Nic",
     "Firmware",
     "Network",
+    "PodDefault",
     "VMSpec",
+    "pod_default",
     "read_vm_spec",
     "volume_claim",
     "volume_class",
@@ -182,6 +184,125 @@ class Nic:
     mac_blank: bool = False
     #: ``binding.name``: the network binding plugin KubeVirt's CR must register (None: none)
     plugin: str | None = None
+    #: where ``binding`` comes from: ``vm`` (the interface's own key), or for the interface
+    #: KubeVirt adds to a VM listing none (:class:`PodDefault`) ``kubevirt-cr`` (read from
+    #: the KubeVirt CR) or ``inferred`` (the CR unread: KubeVirt's built-in default)
+    binding_from: str = "vm"
+
+
+#: KubeVirt's binding for the pod interface it adds when the CR sets none (kubevirt
+#: pkg/virt-config/virt-config.go ``DefaultNetworkInterface``)
+BUILTIN_POD_BINDING = "bridge"
+
+
+@dataclass(frozen=True, slots=True)
+class PodDefault:
+    """The interface KubeVirt adds to a VM that lists no interface and no network (unless
+    ``autoattachPodInterface`` is false), as this cluster's KubeVirt CR makes it.
+
+    ``binding``: ``bridge`` or ``masquerade``, None when unknown or refused. ``basis``:
+    ``kubevirt-cr`` (read from the CR) or ``inferred`` (no CR read whole: KubeVirt's
+    built-in ``bridge``). ``refusal``: why KubeVirt refuses to start such a VM, or why the
+    binding cannot be told (the CR's field named), else None. ``source``: the CR field or
+    default the binding was taken from, for the evidence.
+    """
+
+    binding: str | None
+    basis: str
+    refusal: str | None = None
+    source: str = ""
+
+
+#: No KubeVirt CR read whole: KubeVirt's built-in default, inferred
+INFERRED_POD_DEFAULT = PodDefault(
+    BUILTIN_POD_BINDING,
+    "inferred",
+    None,
+    "KubeVirt's built-in default (the KubeVirt CR was not read)",
+)
+
+
+def pod_default(crs: list[dict[str, Any]] | None) -> PodDefault:
+    """The interface KubeVirt adds to a VM listing no interface and no network, from the
+    KubeVirt CRs (``crs``: every CR, each read whole; None when the kind was not read
+    whole, which gives :data:`INFERRED_POD_DEFAULT`, as do no CR and CRs that disagree).
+
+    KubeVirt (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/vmispec/defaults.go
+    ``SetDefaultNetworkInterface``, called by the VMI mutating webhook, pkg/defaults/
+    defaults.go, and by virt-controller when it creates the VMI, pkg/virt-controller/watch/
+    vm/vm.go) switches on ``GetDefaultNetworkInterface()``, the CR's ``spec.configuration.
+    network.defaultNetworkInterface`` (pkg/virt-config/virt-config.go; ``bridge`` when unset
+    or ``""``: the CR is merged over ``defaultClusterConfig`` with ``omitempty``,
+    pkg/virt-config/configuration.go ``setConfigFromKubeVirt``): ``bridge`` needs
+    ``permitBridgeInterfaceOnPodNetwork`` (default true, ``IsBridgeInterfaceOnPodNetwork
+    Enabled``), else it refuses ("bridge interface is not enabled in kubevirt-config");
+    ``slirp`` is refused ("slirp interface is deprecated as of v1.3"); ``masquerade``
+    gives a masquerade interface. Any other value fails ``validateConfig`` ("invalid
+    default-network-interface in config"), and KubeVirt keeps its last valid configuration,
+    which the export does not show: unknown. A value of another type is unknown too.
+    """
+    if not crs:
+        return INFERRED_POD_DEFAULT
+    readings = {_pod_default_of(cr) for cr in crs}
+    return readings.pop() if len(readings) == 1 else INFERRED_POD_DEFAULT
+
+
+def _pod_default_of(cr: dict[str, Any]) -> PodDefault:
+    base = "KubeVirt spec.configuration.network"
+    network = dig(cr, "spec", "configuration", "network")
+    if network is None:
+        network = {}
+    if not isinstance(network, dict):
+        return PodDefault(None, "kubevirt-cr", f"{base} is no mapping: the binding is unknown")
+    value = network.get("defaultNetworkInterface")
+    field_ = f"{base}.defaultNetworkInterface"
+    if value is None or value == "":
+        value, source = BUILTIN_POD_BINDING, f"{field_} unset: KubeVirt's built-in default"
+    else:
+        source = field_
+    if value == "masquerade":
+        return PodDefault("masquerade", "kubevirt-cr", None, source)
+    if value == "bridge":
+        permit = network.get("permitBridgeInterfaceOnPodNetwork")
+        if permit is None or permit is True:
+            return PodDefault("bridge", "kubevirt-cr", None, source)
+        if permit is False:
+            return PodDefault(
+                None,
+                "kubevirt-cr",
+                f"{source} gives a bridge interface and {base}.permitBridgeInterfaceOnPodNetwork "
+                'is false: KubeVirt refuses to start the VM ("bridge interface is not '
+                'enabled in kubevirt-config")',
+                source,
+            )
+        return PodDefault(
+            None,
+            "kubevirt-cr",
+            f"{base}.permitBridgeInterfaceOnPodNetwork is {_kind(permit)}, not true or false: "
+            "whether KubeVirt starts the VM is unknown",
+            source,
+        )
+    if value == "slirp":
+        return PodDefault(
+            None,
+            "kubevirt-cr",
+            f"{field_} is 'slirp': KubeVirt refuses to start the VM (\"slirp interface is "
+            'deprecated as of v1.3")',
+            source,
+        )
+    shown = f"{value!r:.40}" if isinstance(value, str) else _kind(value)
+    return PodDefault(
+        None,
+        "kubevirt-cr",
+        f"{field_} is {shown}, not one of bridge, masquerade, slirp: KubeVirt refuses the "
+        "configuration and keeps its last valid one, which the export does not show; the "
+        "binding is unknown",
+        source,
+    )
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +389,7 @@ def read_vm_spec(
     validated: list[tuple[str, str]] | None = None,
     *,
     architecture: str | None = None,
+    pod_nic: PodDefault = INFERRED_POD_DEFAULT,
 ) -> VMSpec:
     """Parse ``vm`` (a VirtualMachine dict) into a :class:`VMSpec`.
 
@@ -275,7 +397,9 @@ def read_vm_spec(
     :func:`~auditor.inventory.vmvalidate.validate_vm` of ``vm`` when already made (by another
     process, from the same object), else it is made here. ``architecture``: the one KubeVirt
     gives the VM when its spec names none (its VMI's, or the cluster's default), None when
-    unknown.
+    unknown. ``pod_nic``: the interface KubeVirt adds to a VM listing no interface and no
+    network (:func:`pod_default` of the KubeVirt CRs; by default KubeVirt's built-in
+    ``bridge``, inferred).
     Never raises for malformed content: problems are listed on the result.
     """
     problems: list[tuple[str, str]] = []
@@ -292,7 +416,7 @@ def read_vm_spec(
     base = "spec.template.spec"
     volumes = {v["name"]: v for v in _list(vm, f"{base}.volumes", problems)}
     disks = _read_disks(vm, tspec, volumes, pref, problems)
-    nics = _read_nics(vm, tspec, pref, problems)
+    nics = _read_nics(vm, tspec, pref, problems, pod_nic)
     arch = tspec.get("architecture")
     ref = dig(vm, "spec", "preference")
     firmware = _read_firmware(
@@ -478,15 +602,37 @@ def _read_disks(
 
 
 def _read_nics(
-    vm: dict[str, Any], tspec: dict[str, Any], pref: dict[str, Any], problems: list[tuple[str, str]]
+    vm: dict[str, Any],
+    tspec: dict[str, Any],
+    pref: dict[str, Any],
+    problems: list[tuple[str, str]],
+    pod_nic: PodDefault,
 ) -> list[Nic]:
+    """The VM's interfaces; for a VM that lists no interface and no network (and does not
+    set ``autoattachPodInterface: false``) the one KubeVirt adds on the pod network, named
+    ``default``, with ``pod_nic``'s binding (``binding_from`` its basis). Before round h44a
+    it was read as masquerade whatever the CR said; KubeVirt's built-in default is bridge
+    (:func:`pod_default`). When KubeVirt refuses to start such a VM (the CR's default is
+    ``slirp``, or bridge with ``permitBridgeInterfaceOnPodNetwork: false``) or the binding
+    cannot be told, ``spec.template.spec.domain.devices.interfaces`` is named with the CR
+    field (``pod_nic.refusal``), so the checks reading the NICs give ERROR, never PASS."""
     networks = {n["name"]: n for n in _list(vm, "spec.template.spec.networks", problems)}
     listed = _list(vm, "spec.template.spec.domain.devices.interfaces", problems)
     autoattach = dig(tspec, "domain", "devices", "autoattachPodInterface")
-    if not listed and not networks and autoattach is not False:
-        # KubeVirt adds a default masquerade interface on the pod network.
-        listed = [{"name": "default", "masquerade": {}}]
+    default_nic = not listed and not networks and autoattach is not False
+    if default_nic:
+        # KubeVirt adds one interface on the pod network, bound as its CR says
+        # (pkg/network/vmispec/defaults.go SetDefaultNetworkInterface)
+        listed = [{"name": "default", **({pod_nic.binding: {}} if pod_nic.binding else {})}]
         networks = {"default": {"name": "default", "pod": {}}}
+        if pod_nic.refusal:
+            problems.append(
+                (
+                    "spec.template.spec.domain.devices.interfaces",
+                    f"lists no interface and no network, so KubeVirt adds one on the pod "
+                    f"network, and {pod_nic.refusal}",
+                )
+            )
     pref_model = dig(pref, "devices", "preferredInterfaceModel")
     nics = []
     for entry in listed:
@@ -510,6 +656,7 @@ def _read_nics(
                 network_name=net_name if isinstance(net_name, str) else None,
                 mac_blank=mac == "",
                 plugin=plugin if isinstance(plugin := dig(entry, "binding", "name"), str) else None,
+                binding_from=pod_nic.basis if default_nic else "vm",
             )
         )
     return nics

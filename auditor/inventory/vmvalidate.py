@@ -199,18 +199,26 @@ _DEVICE_ENUMS = {
 _DEVICE_VALUES = {"bus": DISK_BUSES, "model": NIC_MODELS}
 
 
-#: An interface's binding keys: the binding methods (``InterfaceBindingMethod``, the removed
-#: slirp, macvtap and passt included) and a binding plugin (``binding``)
+#: An interface's binding keys KubeVirt counts: the binding methods (``InterfaceBindingMethod``)
+#: and a binding plugin (``binding``)
+#: (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/binding.go
+#: ``countInterfaceBindings``)
 _BINDING_KEYS = (
     "bridge",
     "masquerade",
     "sriov",
     "passtBinding",
     "binding",
-    "slirp",
-    "macvtap",
-    "passt",
 )
+
+#: The core bindings KubeVirt discontinued in v1.3, and its webhook's words refusing each
+#: (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/discontinued.go
+#: ``validateDiscontinuedBindings``)
+_DISCONTINUED_BINDINGS = {
+    "slirp": "Slirp interface support has been discontinued since v1.3",
+    "macvtap": "Macvtap network binding has been discontinued since v1.3",
+    "passt": "Passt network binding has been discontinued since v1.3",
+}
 
 
 def device_issues(devices: Any) -> list[tuple[str, str]]:
@@ -254,7 +262,8 @@ def _binding_issues(entries: Any) -> list[tuple[str, str]]:
     """An issue for each interface that declares two bindings or more (``masquerade`` and
     ``bridge``, ``bridge`` and a ``binding`` plugin), or none (``{name: nic0}``; a binding
     written ``null``, which Go decodes as none, is named at its key as every stored null
-    is). KubeVirt's webhook refuses both:
+    is), and for each discontinued core binding (``slirp``, ``macvtap``, ``passt``) an
+    interface holds. KubeVirt's webhook refuses them all:
     "logical <name> interface must have exactly one binding method or binding plugin"
     (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/binding.go
     ``validateInterfaceBindingExists``, ``countInterfaceBindings``; for no binding since
@@ -267,22 +276,47 @@ def _binding_issues(entries: Any) -> list[tuple[str, str]]:
     vmispec/defaults.go ``SetDefaultNetworkInterface``). So which binding the guest's NIC
     has is unknown: read as the first found (or none), the NIC identity checks judged a
     binding the VM may not have (b40: masquerade beside bridge passed RR-NIC-001, unnamed).
-    The removed ``slirp``, ``macvtap`` and ``passt`` count as one binding, as before.
+
+    The discontinued bindings (round h44a): ``countInterfaceBindings`` does not count them,
+    and ``validateDiscontinuedBindings``
+    (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/discontinued.go),
+    run by ``ValidateCreation`` and ``Validate`` (pkg/network/admitter/validator.go) for a
+    VM, a VMI and the VMI virt-controller creates from a VM, refuses each at
+    ``interfaces[<i>].<key>`` ("Slirp interface support has been discontinued since v1.3").
+    Since v1.3.0 KubeVirt refuses a new VM or VMI with any of them: slirp in
+    pkg/network/admitter (kubevirt commit 328754d, "Validate that new VM/VMI is not using
+    the SLIRP binding"); macvtap and passt through their feature gates, Discontinued in
+    v1.3.0 (pkg/virt-config/deprecation/feature-gates.go: gate off, "Macvtap feature gate
+    is not enabled"; gate on, the discontinued message), and unconditionally since v1.8.0
+    (commits dc44ee2, 3a2ab61). Older KubeVirt ran them; the release is not consulted: the
+    version-independent reading names the key (ERROR, a false alarm on KubeVirt before 1.3,
+    never a PASS on a binding KubeVirt refuses). The interface is not named a second time
+    for holding no counted binding; beside a counted one it is named at the key alone.
 
     Shapes: ``entries`` is the ``interfaces`` list (anything else: no issue); each issue is
-    ``("interfaces[<name>]", reason)``, ``interfaces[<index>]`` for an entry without a name.
+    ``("interfaces[<name>]", reason)``, or ``("interfaces[<name>].<key>", reason)`` for a
+    discontinued binding; ``interfaces[<index>]`` for an entry without a name.
     """
     out: list[tuple[str, str]] = []
     for i, entry in enumerate(entries if isinstance(entries, list) else []):
         if not isinstance(entry, dict):
             continue  # named by the list readers
-        found = [k for k in _BINDING_KEYS if entry.get(k) is not None]
-        if len(found) == 1:
-            continue
         label = entry.get("name") if isinstance(entry.get("name"), str) else i
+        gone = [k for k in _DISCONTINUED_BINDINGS if entry.get(k) is not None]
+        out += [
+            (
+                f"interfaces[{label}].{key}",
+                f"is the core {key} binding, which KubeVirt refuses since v1.3: "
+                f'"{_DISCONTINUED_BINDINGS[key]}"',
+            )
+            for key in gone
+        ]
+        found = [k for k in _BINDING_KEYS if entry.get(k) is not None]
+        if len(found) == 1 or (gone and not found):
+            continue
         if found:
             what = f"declares {len(found)} bindings ({', '.join(found)})"
-        elif any(k in entry for k in _BINDING_KEYS):
+        elif any(k in entry for k in (*_BINDING_KEYS, *_DISCONTINUED_BINDINGS)):
             continue  # ``bridge: null``: named at its key (prunednulls.pruned_nulls)
         else:
             what = (
