@@ -456,11 +456,18 @@ def hotplug(vm: VMRecord, ctx: CheckContext) -> Result:
     )
 
 
+#: RR-DSK-003's FAIL for a Windows guest whose disk (not a cdrom) changed bus, or whose boot
+#: disk or firmware changed: Windows boots only from a controller whose driver it loads at
+#: boot, so a restore on the new hardware stops with INACCESSIBLE_BOOT_DEVICE (VIRTIO_WIN_BOOT)
+_BOOT_CHANGE_ON_WINDOWS = Severity.HIGH
+
+
 @check(
     "RR-DSK-003",
     title="The boot disk, disk buses, NIC models and machine type of the VM spec are those its "
     "running guest uses",
     severity=Severity.MEDIUM,
+    windows_severity=_BOOT_CHANGE_ON_WINDOWS,
     rationale="A bus or NIC model (or the firmware, EFI or BIOS, or a boot order that now "
     "starts from the network) changed in the VM spec while the VM runs waits for a "
     "restart (RestartRequired), but every backup taken since holds the new one: a restore "
@@ -688,7 +695,7 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
     return failed(
         f"VM {vm.ref} runs with hardware its spec has changed since ({'; '.join(what)}): "
         "backups taken since restore it on the new hardware, which the guest has not booted on.",
-        Severity.HIGH if grave else Severity.MEDIUM,
+        _BOOT_CHANGE_ON_WINDOWS if grave else Severity.MEDIUM,
         **ev,
     ).on(Basis.OBSERVED)
 
@@ -865,8 +872,9 @@ def _devices_unread(vm: VMRecord, fields: list[str]) -> Result:
 
 
 def _grave_unknown(vm: VMRecord) -> Severity | None:
-    """HIGH for a Windows VM (RR-DSK-003's FAIL is high for it), else the check's default."""
-    return Severity.HIGH if vm.spec.os == "windows" else None
+    """RR-DSK-003's Windows severity (:data:`_BOOT_CHANGE_ON_WINDOWS`, high) for a Windows VM
+    (its FAIL is high for it), else None (the check's default)."""
+    return _BOOT_CHANGE_ON_WINDOWS if vm.spec.os == "windows" else None
 
 
 def _vmi_claims(vmi: dict[str, Any]) -> dict[str, str]:

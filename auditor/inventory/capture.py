@@ -43,6 +43,8 @@ from auditor.inventory.volpolicy import backup_policy, volume_action
 from auditor.kubevalues import dig, format_time, parse_time
 from auditor.scope import entry_resource
 from auditor.sources.base import ClusterData, KindState
+from auditor.sources.snapshotid import SNAPSHOT_ID_SRC, says_empty
+from auditor.sources.snapshotid import no_snapshot as _no_snapshot
 
 __all__ = [
     "CaptureStatus",
@@ -888,20 +890,33 @@ def _from_bucket(
     if contents is None or contents.state != "read" or contents.volumes is None:
         return None
     where = f"bucket {contents.location}: backups/{b.name} volume records"
-    for v in contents.volumes:
-        if v.namespace == ns and v.pvc == name:
-            try:
-                method: Method | None = Method(v.method)
-            except ValueError:
-                method = None
-            if v.outcome == "captured":
-                return CaptureStatus.CAPTURED, method, f"PVC {name} captured ({where})", (where,)
+    mine = [v for v in contents.volumes if v.namespace == ns and v.pvc == name]
+    outcomes = {v.outcome for v in mine}
+    if "unknown" in outcomes and "failed" not in outcomes:
+        # a stored record that proves nothing (no snapshot ID, h44b) beside one that shows a
+        # copy leaves the claim unknown, as two disagreeing records of it do in the cluster
+        # reading (r41a); a failed one keeps its FAIL
+        mine = [v for v in mine if v.outcome == "unknown"]
+    for v in mine:
+        try:
+            method: Method | None = Method(v.method)
+        except ValueError:
+            method = None
+        if v.outcome == "captured":
+            return CaptureStatus.CAPTURED, method, f"PVC {name} captured ({where})", (where,)
+        if v.outcome == "unknown":
             return (
-                CaptureStatus.FAILED,
+                CaptureStatus.UNKNOWN,
                 method,
-                f"PVC {name} failed in backup {b.name}: {v.detail or v.outcome} ({where})",
+                f"PVC {name} may or may not be held by backup {b.name}: {v.detail} ({where})",
                 (where,),
             )
+        return (
+            CaptureStatus.FAILED,
+            method,
+            f"PVC {name} failed in backup {b.name}: {v.detail or v.outcome} ({where})",
+            (where,),
+        )
     return (
         CaptureStatus.NOT_ATTEMPTED,
         None,
@@ -1126,50 +1141,6 @@ def _from_foreign_items(
     return None
 
 
-#: The message Velero's node-agent completes an upload of an empty volume with (velero
-#: pkg/controller/data_upload_controller.go "volume was empty so no data was upload",
-#: pod_volume_backup_controller.go "volume was empty so no snapshot was taken").
-_EMPTY_VOLUME = "volume was empty"
-
-
-#: Where Velero completes a DataUpload or PodVolumeBackup: ``status.snapshotID`` is the
-#: uploader's result, set on every Completed record, empty only when the uploader reported an
-#: empty snapshot, and then beside the message :data:`_EMPTY_VOLUME`
-#: (``DataUploadReconciler.OnDataUploadCompleted``,
-#: ``PodVolumeBackupReconciler.OnDataPathCompleted``). Kopia returns a snapshot ID on every
-#: successful backup (pkg/uploader/provider/kopia.go ``RunBackup``); restic's empty
-#: snapshot (Velero 1.1-1.18) and kopia's empty directory (1.10-1.13,
-#: pkg/uploader/kopia/snapshot.go ``Backup``) are that empty-snapshot case.
-SNAPSHOT_ID_SRC = {
-    "DataUpload": (
-        "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/data_upload_controller.go"
-    ),
-    "PodVolumeBackup": (
-        "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/"
-        "pod_volume_backup_controller.go"
-    ),
-}
-
-
-def _no_snapshot(status: dict[str, Any]) -> bool:
-    """Whether a Completed DataUpload or PodVolumeBackup shows no snapshot a restore can
-    take: its ``status.snapshotID`` is there but no non-empty string, or it is absent.
-
-    The field is ``omitempty`` (velero pkg/apis/velero/v2alpha1 data_upload_types.go, v1
-    pod_volume_backup_types.go), so the API server never stores the empty ID of an empty
-    volume's upload: only its message shows it (red team rt34: a Completed upload of an empty
-    volume counted as the disk's copy, READY). A blank or unprintable ID cannot show a
-    snapshot either (fz35). Velero writes the ID of every other Completed upload
-    (:data:`SNAPSHOT_ID_SRC`), so a Completed status without the key and without that
-    message was stripped or edited: it proves no copy either (h43a; it counted before).
-    """
-    if "snapshotID" in status:
-        snapshot = status.get("snapshotID")
-        # blank, or holding an invisible character, it names no snapshot (fz35)
-        return not (isinstance(snapshot, str) and snapshot.strip() and snapshot.isprintable())
-    return True
-
-
 def _no_snapshot_reason(kind: str, o: dict[str, Any], what: str) -> tuple[str, str]:
     """Why the Completed DataUpload or PodVolumeBackup ``o`` (of ``kind``) whose status dict
     :func:`_no_snapshot` refused proves no copy: ``(what, seen)``, ``what`` extending the
@@ -1187,9 +1158,10 @@ def _no_snapshot_reason(kind: str, o: dict[str, Any], what: str) -> tuple[str, s
             f"phase={phase}, snapshotID={snapshot!r:.80}",
         )
     message = status.get("message")
-    if isinstance(message, str) and _EMPTY_VOLUME in message.lower():
+    empty = says_empty(message)
+    if empty:
         says = "says the volume was empty"
-    elif message is not None and not isinstance(message, str):
+    elif empty is None:
         says = "cannot be read (it may say the volume was empty)"
     else:
         # Velero writes the ID of every Completed upload but an empty volume's, and that

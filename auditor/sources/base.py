@@ -65,7 +65,9 @@ class StoredVolume:
     per-method files (``-podvolumebackups``, ``-csi-volumesnapshotcontents``,
     ``-volumesnapshots``) and ``-itemoperations``. ``method`` is one of
     ``csi-snapshot``, ``csi-data-mover``, ``fs-backup``, ``native-snapshot``;
-    ``outcome`` is ``captured`` or ``failed``; ``detail`` is a short reason
+    ``outcome`` is ``captured``, ``failed`` or ``unknown`` (a record that proves no copy
+    and no failure: a stored PodVolumeBackup stripped of its snapshot ID, round h44b);
+    ``detail`` is a short reason
     (an error text, a phase); ``size_bytes`` is the snapshot/upload size in bytes.
     ``pv`` is the record's PersistentVolume name (volume info ``pvName``), "" when it names
     none; ``tie`` the field that matched the record to a PVC of the cluster read

@@ -20,7 +20,8 @@ from auditor.sources.base import BackupContents, StoredVolume
 
 __all__ = ["ContentsCache", "contents_to_dict", "contents_from_dict"]
 
-_FORMAT = 1
+#: 2 since round h44b: a stored PodVolumeBackup without a snapshot ID may now read ``unknown``
+_FORMAT = 2
 
 
 def contents_to_dict(c: BackupContents) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from typing import Any
 
 from auditor.kinds import KINDS
 from auditor.sources.base import StoredVolume
+from auditor.sources.snapshotid import SNAPSHOT_ID_SRC, no_snapshot, says_empty
 
 __all__ = [
     "VolumeLookup",
@@ -201,6 +202,10 @@ def _from_operations(raw: Any) -> list[StoredVolume]:
 
 
 def _from_pvbs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
+    """Records from a Backup's stored ``-podvolumebackups.json.gz`` (PodVolumeBackup objects,
+    matched to a PVC of the cluster read by ``velero.io/pvc-uid``); what cannot be read is left
+    out. A Completed one without a snapshot ID is read as the cluster's are
+    (:func:`_stored_no_snapshot`, round h44b)."""
     out = []
     for pvb in raw if isinstance(raw, list) else []:
         uid = _dig(pvb, "metadata", "labels", "velero.io/pvc-uid")
@@ -212,17 +217,70 @@ def _from_pvbs(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
         outcome = "captured" if phase == "Completed" else "failed"
         msg = _dig(pvb, "status", "message")
         detail = f"PodVolumeBackup {phase or 'without phase'}" + (f": {msg}" if msg else "")
-        snapshot = _dig(pvb, "status", "snapshotID")
-        if outcome == "captured" and not (isinstance(snapshot, str) and snapshot):
-            # snapshotID is omitempty: Completed without one is the upload of an empty volume
-            outcome = "failed"
-            detail += f" with no status.snapshotID: nothing to restore ({_EMPTY_SRC})"
+        status = pvb.get("status")
+        if outcome == "captured" and isinstance(status, dict) and no_snapshot(status):
+            outcome, detail = _stored_no_snapshot(pvb, status)
         out.append(
             StoredVolume(
                 claim[0], claim[1], "fs-backup", outcome, detail, size, tie="velero.io/pvc-uid"
             )
         )
     return out
+
+
+#: A restore reads the cluster's PodVolumeBackups of the Backup
+#: (pkg/controller/restore_controller.go), which the backup sync creates from the stored
+#: list only where the cluster has none of that name (pkg/controller/backup_sync_controller.go
+#: "process the pod volume backups from object store"), and takes nothing from one without a
+#: snapshot ID (pkg/podvolume/util.go ``getVolumeBackupInfoForPod``)
+_PVB_RESTORE_SRC = (
+    "https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/restore_controller.go"
+)
+
+
+def _stored_no_snapshot(pvb: dict[str, Any], status: dict[str, Any]) -> tuple[str, str]:
+    """``(outcome, detail)`` of a stored Completed PodVolumeBackup whose ``status``
+    :func:`~auditor.sources.snapshotid.no_snapshot` refused, naming the record and its field:
+    ``failed`` when the ID is absent and its message says the volume was empty (Velero's
+    upload of an empty volume: nothing to restore); ``unknown`` otherwise: Velero writes the
+    ID of every other Completed upload (:data:`~auditor.sources.snapshotid.SNAPSHOT_ID_SRC`),
+    so the stored record was stripped or edited, and the cluster's record a restore reads
+    (:data:`_PVB_RESTORE_SRC`) may hold it. The cluster's reading of the same record
+    (auditor.inventory.capture ``_no_snapshot_reason``) is ``unknown`` in every case; the
+    bucket keeps an empty volume ``failed`` (rt34). Never raises."""
+    ns = _dig(pvb, "metadata", "namespace")
+    ref = f"PodVolumeBackup {ns + '/' if isinstance(ns, str) and ns else ''}"
+    ref += f"{_dig(pvb, 'metadata', 'name')}"
+    src = SNAPSHOT_ID_SRC["PodVolumeBackup"]
+    if "snapshotID" in status:
+        snapshot = status.get("snapshotID")
+        shape = "is empty" if snapshot in (None, "") else "names no snapshot"
+        return "unknown", (
+            f"{ref} Completed, but its status.snapshotID {shape} ({snapshot!r:.80}), which "
+            "Velero omits when empty: the stored record was edited, so whether a restore "
+            f"takes a copy is unknown ({src})"
+        )
+    message = status.get("message")
+    empty = says_empty(message)
+    if empty:
+        return "failed", (
+            f"{ref} Completed with no status.snapshotID and status.message {message!r:.80}: "
+            f"the volume was empty, nothing to restore ({_EMPTY_SRC})"
+        )
+    says = (
+        "cannot be read (it may say the volume was empty)"
+        if empty is None
+        else "does not say the volume was empty"
+        if message is not None
+        else "is absent"
+    )
+    return "unknown", (
+        f"{ref} Completed, but it has no status.snapshotID (absent), which Velero writes on "
+        f"every Completed upload but an empty volume's, and its status.message {says}: the "
+        "stored record was stripped or edited, and a restore reads the cluster's "
+        "PodVolumeBackup (synced from this list only where absent), so whether it takes a "
+        f"copy is unknown ({src}; {_PVB_RESTORE_SRC})"
+    )
 
 
 def _from_native(raw: Any, lookup: VolumeLookup) -> list[StoredVolume]:
