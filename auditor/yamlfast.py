@@ -16,7 +16,8 @@ every string that YAML 1.1 would read as something else), so whole exports
 take the fast path. The bodies of literal block scalars are text to both parsers and are
 not scanned (:func:`outside_literals`): the JSON that annotations hold there (KubeVirt's
 ``vm.kubevirt.io/validations``, kubectl's ``last-applied-configuration``) looks like flow
-collections, aliases and YAML 1.1 booleans to the scans, and sent every such file to PyYAML. ``tests/test_yamlfast.py`` checks that both paths give the
+collections, aliases and YAML 1.1 booleans to the scans, and sent every such file to PyYAML.
+``tests/test_yamlfast.py`` checks that both paths give the
 same objects and the same errors on the corpus, the exports and fuzz inputs.
 """
 
@@ -302,21 +303,17 @@ def _spans_lines(text: str, gaps: list[tuple[int, int]]) -> bool:
     collection but empty ones, and JSON in a quoted scalar (a NetworkAttachmentDefinition's
     ``config``) is text."""
     for begin, stop in gaps:
-        for opener in "[{":
-            at = text.find(opener, begin, stop)
-            while at >= 0:
-                if text[at + 1 : at + 2] not in ("]", "}") and _node_starts(text, at):
-                    line_start = text.rfind("\n", 0, at) + 1
-                    line_end = text.find("\n", at)
-                    line = text[line_start : len(text) if line_end < 0 else line_end]
-                    rest = _unquoted(line, at - line_start)
-                    if rest is not None and (
-                        rest.count("[") + rest.count("{") > rest.count("]") + rest.count("}")
-                        or '"' in rest
-                        or "'" in rest
-                    ):
-                        return True
-                at = text.find(opener, at + 1, stop)
+        for at in _flow_openers(text, begin, stop):
+            line_start = text.rfind("\n", 0, at) + 1
+            line_end = text.find("\n", at)
+            line = text[line_start : len(text) if line_end < 0 else line_end]
+            rest = _unquoted(line, at - line_start)
+            if rest is not None and (
+                rest.count("[") + rest.count("{") > rest.count("]") + rest.count("}")
+                or '"' in rest
+                or "'" in rest
+            ):
+                return True
     return False
 
 
@@ -386,13 +383,18 @@ def _opens_flow(text: str, begin: int, end: int) -> bool:
     (:func:`_node_starts`). A bracket inside a plain scalar (``reason: not supported for
     [cloudinitdisk]``) is text. Found by ``str.find`` of each opener (a regex led by a
     character class tries every position: a 40 MB List of VMs took 1 s that way)."""
+    return next(_flow_openers(text, begin, end), None) is not None
+
+
+def _flow_openers(text: str, begin: int, end: int) -> Iterator[int]:
+    """Where in ``text[begin:end]`` a flow collection opens that :func:`_opens_flow` counts:
+    a bracket or brace not closed on the spot, where a node may start."""
     for opener in "[{":
         at = text.find(opener, begin, end)
         while at >= 0:
             if text[at + 1 : at + 2] not in ("]", "}") and _node_starts(text, at):
-                return True
+                yield at
             at = text.find(opener, at + 1, end)
-    return False
 
 
 _BODY_LINES: dict[int, re.Pattern[str]] = {}
@@ -455,7 +457,7 @@ def _list_lines_divergent(text: str, start: int, foot: int, flow: bool, opens: b
     :func:`_readable` finds (``tests/test_stream_read.py`` checks this on mutated texts)."""
     tail = text[-_TAIL:]
     return bool(
-        _scan_gaps(_AT_START, text, outside_literals(text, 0, min(len(text), start)))
+        any(_scan(p, text) for p in _AT_START)
         or _EMPTY_BLOCK_AT_END.search(tail)
         or (len(text) > _TAIL and not tail.strip())
         or any(
