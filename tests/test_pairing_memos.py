@@ -188,3 +188,28 @@ def test_a_result_on_a_basis_keeps_every_other_field() -> None:
         Basis.INFERRED,
     )
     assert got.evidence is base.evidence and base.basis is None
+
+
+def _snapshot(ns: Any, name: Any, pvc: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "snapshot.storage.k8s.io/v1",
+        "kind": "VolumeSnapshot",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"source": {"persistentVolumeClaimName": pvc}},
+    }
+
+
+def test_objects_by_name_are_the_objects_a_walk_over_the_kind_finds() -> None:
+    """``ClusterIndex.by_name``, which the per-VM lookups of a VolumeSnapshot, DataSource,
+    Backup, ConfigMap and VirtualMachineSnapshot by name use in place of a walk over every
+    object of the kind: the first object of each name, in each namespace apart; a name or
+    namespace of another type, which no walk comparing strings matched, is in no key."""
+    first, second = _snapshot("vms", "snap-1", "disk-a"), _snapshot("vms", "snap-1", "disk-b")
+    other_ns = _snapshot("apps", "snap-1", "disk-c")
+    odd = _snapshot("vms", ["snap-2"], "disk-d")
+    ix = _index(VolumeSnapshot=[first, second, other_ns, odd])
+    found = ix.by_name("VolumeSnapshot")
+    assert found == {("vms", "snap-1"): first, ("apps", "snap-1"): other_ns}
+    assert found[("vms", "snap-1")] is first
+    assert ix.by_name("VolumeSnapshot") is found  # built once per index
+    assert ix.by_name("DataSource") == {}

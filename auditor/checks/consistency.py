@@ -162,16 +162,16 @@ def _spec_pre_hooks(ctx: CheckContext, name: str, namespace: str) -> bool:
     which Velero runs on the pods it selects when their annotations declare none: False only
     for no hooks, ``{}`` or resources without ``pre``; True for hooks withheld from the export
     (``auditor.redact`` strips hook commands) or unreadable."""
-    for b in ctx.index.data.of("Backup"):
-        if dig(b, "metadata", "name") == name and dig(b, "metadata", "namespace") == namespace:
-            hooks = dig(b, "spec", "hooks")
-            if hooks is None or hooks == {}:
-                return False
-            res = hooks.get("resources") if isinstance(hooks, dict) else None
-            if isinstance(hooks, dict) and (res is None or isinstance(res, list)):
-                return any(isinstance(r, dict) and r.get("pre") for r in res or [])
-            return True
-    return False
+    b = ctx.index.by_name("Backup").get((namespace, name))
+    if b is None:
+        return False
+    hooks = dig(b, "spec", "hooks")
+    if hooks is None or hooks == {}:
+        return False
+    res = hooks.get("resources") if isinstance(hooks, dict) else None
+    if isinstance(hooks, dict) and (res is None or isinstance(res, list)):
+        return any(isinstance(r, dict) and r.get("pre") for r in res or [])
+    return True
 
 
 def agent_connected(vmi: dict[str, object] | None) -> bool | None:

@@ -61,18 +61,6 @@ def _ref(pvc: dict[str, Any]) -> tuple[str, Any] | None:
     return None
 
 
-def _snapshot_names(ix: ClusterIndex) -> frozenset[tuple[str, str]]:
-    """(namespace, name) of every VolumeSnapshot read, once per audit."""
-
-    def build() -> frozenset[tuple[str, str]]:
-        return frozenset(
-            (str(dig(o, "metadata", "namespace") or ""), str(dig(o, "metadata", "name") or ""))
-            for o in ix.data.of("VolumeSnapshot")
-        )
-
-    return ix.memo("volume_snapshot_names", build)
-
-
 def fs_restore_source_gap(ix: ClusterIndex, pvc: dict[str, Any]) -> SourceGap | None:
     """Why ``pvc``, recreated by a file-system backup's restore with its data source, would
     stay Pending (None: it names no source, or one that exists).
@@ -102,7 +90,7 @@ def fs_restore_source_gap(ix: ClusterIndex, pvc: dict[str, Any]) -> SourceGap | 
             return SourceGap("missing", f"{what}, which does not exist: nothing can clone it")
         return SourceGap("unknown", f"{what}, and the PVCs were not all read")
     if group == SNAPSHOT_GROUP and kind == "VolumeSnapshot":
-        if (ns, name) in _snapshot_names(ix):
+        if (ns, name) in ix.by_name("VolumeSnapshot"):
             return None
         if ix.data.known("VolumeSnapshot") and not ix.partial_for(kind, ns):
             return SourceGap(

@@ -200,7 +200,7 @@ def _vm_snapshot_reason(vm: VMRecord, s: dict[str, Any], p: PvcRef, ix: ClusterI
         return f"{name} status.virtualMachineSnapshotContentName={content_name}: no such content"
     if entry is None:
         return f"{name}: its content holds no spec.volumeBackups entry for {p.disk}"
-    snapshot = _by_name(ix, "VolumeSnapshot").get((vm.namespace, str(vs)))
+    snapshot = ix.by_name("VolumeSnapshot").get((vm.namespace, str(vs)))
     if snapshot is None:
         return f"{name}: VolumeSnapshot {vs} of {p.disk} is gone"
     claim = dig(entry, "persistentVolumeClaim", "metadata", "name")
@@ -388,7 +388,7 @@ def _volume_snapshot_gone(
     name = entry.get("volumeSnapshotName") if entry is not None else None
     if not isinstance(name, str) or not name:
         return False
-    snapshot = _by_name(ix, "VolumeSnapshot").get((vm.namespace, name))
+    snapshot = ix.by_name("VolumeSnapshot").get((vm.namespace, name))
     if snapshot is None:
         return True
     # the claim the content says it was cut from (the VM's may be re-created by a restore)
@@ -396,17 +396,6 @@ def _volume_snapshot_gone(
     claim = claim if isinstance(claim, str) and claim else p.name
     pvc = ix.pvcs.get((vm.namespace, claim))
     return snapshot_fault(ix, snapshot, pvc, claim, own=False) is not None
-
-
-def _by_name(ix: ClusterIndex, kind: str) -> dict[tuple[str, str], dict[str, Any]]:
-    """The objects of a namespaced ``kind`` by ``(namespace, name)``, built once per index."""
-    return ix.memo(
-        f"{kind}_by_name",
-        lambda: {
-            (str(dig(o, "metadata", "namespace")), str(dig(o, "metadata", "name"))): o
-            for o in ix.data.of(kind)
-        },
-    )
 
 
 def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, Any]) -> bool:
@@ -417,7 +406,7 @@ def _owner_being_deleted(ix: ClusterIndex, namespace: str, snapshot: dict[str, A
     than ``Retain`` or a content not ready: the content then goes, and the VolumeSnapshots it
     owns with it (https://kubevirt.io/user-guide/storage/snapshot_restore_api/;
     kubevirt pkg/storage/snapshot/snapshot.go ``shouldDeleteContent``)."""
-    snaps = _by_name(ix, "VirtualMachineSnapshot")
+    snaps = ix.by_name("VirtualMachineSnapshot")
     refs = dig(snapshot, "metadata", "ownerReferences")
     if (refs is not None and not isinstance(refs, list)) or _unreadable_owner(refs):
         return _snapshot_going_in(ix, namespace, snaps)  # whose it is cannot be read (named)

@@ -1633,6 +1633,28 @@ class ClusterIndex:
         value: _V = self._memo[key]
         return value
 
+    def by_name(self, kind: str) -> dict[tuple[str, str], dict[str, Any]]:
+        """The objects of a namespaced ``kind`` as read, by ``(namespace, name)``; built once
+        per index (do not mutate it).
+
+        For the per-VM lookups of one object by its name: a walk over ``data.of(kind)`` per
+        VM, disk or snapshot is quadratic in the estate (a VirtualMachineSnapshot's disk
+        looked for its VolumeSnapshot among all of them). The sources keep one object per
+        kind, namespace and name, each with string ``metadata.namespace`` and
+        ``metadata.name``, so the map holds every object; one that held another type would
+        be left out, as a comparison with a string never matched it.
+        """
+
+        def build() -> dict[tuple[str, str], dict[str, Any]]:
+            out: dict[tuple[str, str], dict[str, Any]] = {}
+            for o in self.data.of(kind):
+                ns, name = dig(o, "metadata", "namespace"), dig(o, "metadata", "name")
+                if isinstance(ns, str) and isinstance(name, str):
+                    out.setdefault((ns, name), o)
+            return out
+
+        return self.memo(f"by_name:{kind}", build)
+
     def backup_defaults(self, schedule: ScheduleView) -> dict[str, tuple[bool | None, str]]:
         """What Velero's server gives the switches ``schedule``'s template leaves unset, with
         where that is read: ``{switch: (value, source)}``; value None, and the source saying

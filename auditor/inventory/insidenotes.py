@@ -80,10 +80,11 @@ def _vm_snapshot_content(
     for v in volumes if isinstance(volumes, list) else []:
         if isinstance(v, dict) and v.get("volumeName") == disk:
             snap = v.get("volumeSnapshotName")
-            for o in ix.data.of("VolumeSnapshot") if isinstance(snap, str) else ():
-                if (dig(o, "metadata", "namespace"), dig(o, "metadata", "name")) == (
-                    vm.namespace,
-                    snap,
-                ):
-                    return _content_of(ix, o)
+            found = (
+                ix.by_name("VolumeSnapshot").get((vm.namespace, snap))
+                if isinstance(snap, str)
+                else None
+            )
+            if found is not None:
+                return _content_of(ix, found)
     return None

@@ -986,23 +986,11 @@ class Pairing:
 
     def _data_sources(self) -> dict[tuple[str, str], dict[str, Any]]:
         """Every DataSource read, by (namespace, name), once per audit."""
-        return self.ix.memo(
-            "data_sources",
-            lambda: {
-                (str(dig(o, "metadata", "namespace") or ""), str(dig(o, "metadata", "name"))): o
-                for o in self.ix.data.of("DataSource")
-            },
-        )
+        return self.ix.by_name("DataSource")
 
-    def _snapshot_names(self) -> frozenset[tuple[str, str]]:
-        """(namespace, name) of every VolumeSnapshot read, once per audit."""
-        return self.ix.memo(
-            "volume_snapshot_names",
-            lambda: frozenset(
-                (str(dig(o, "metadata", "namespace") or ""), str(dig(o, "metadata", "name")))
-                for o in self.ix.data.of("VolumeSnapshot")
-            ),
-        )
+    def _snapshot_names(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """Every VolumeSnapshot read, by (namespace, name), once per audit."""
+        return self.ix.by_name("VolumeSnapshot")
 
     # -- PVCs ----------------------------------------------------------------------------
     def pvc_scope(self, b: BackupView, ns: str, pvc: dict[str, Any], pulled: bool) -> str | None:

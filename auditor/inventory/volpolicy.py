@@ -399,28 +399,25 @@ def backup_policy(ix: ClusterIndex, b: BackupView) -> ResourcePolicy | None:
     def compute() -> ResourcePolicy:
         if b.resource_policy == "?":
             return ResourcePolicy(ref, (), f"Backup {b.name}'s spec.resourcePolicy is unreadable")
-        for cm in ix.data.of("ConfigMap"):
-            if (dig(cm, "metadata", "namespace"), dig(cm, "metadata", "name")) == (
-                b.namespace,
-                name,
+        cm = ix.by_name("ConfigMap").get((b.namespace, name))
+        if cm is not None:
+            policy = parse_policy_configmap(cm, b.began)
+            sc = b.scope
+            old = sc.included_resources or sc.excluded_resources
+            if (
+                policy.include_exclude is not None
+                and policy.problem is None
+                and (old or b.include_cluster_resources is not None)
             ):
-                policy = parse_policy_configmap(cm, b.began)
-                sc = b.scope
-                old = sc.included_resources or sc.excluded_resources
-                if (
-                    policy.include_exclude is not None
-                    and policy.problem is None
-                    and (old or b.include_cluster_resources is not None)
-                ):
-                    # Velero fails such a Backup's validation: not the policy it ran with
-                    return replace(
-                        policy,
-                        problem=f"ConfigMap {ref} has an includeExcludePolicy, which Velero "
-                        f"refuses beside Backup {b.name}'s old resource filters "
-                        "(includedResources, excludedResources, includeClusterResources): "
-                        "what the Backup applied is unknown",
-                    )
-                return policy
+                # Velero fails such a Backup's validation: not the policy it ran with
+                return replace(
+                    policy,
+                    problem=f"ConfigMap {ref} has an includeExcludePolicy, which Velero "
+                    f"refuses beside Backup {b.name}'s old resource filters "
+                    "(includedResources, excludedResources, includeClusterResources): "
+                    "what the Backup applied is unknown",
+                )
+            return policy
         if ("ConfigMap", b.namespace, name) in ix.data.refused:
             return ResourcePolicy(
                 ref,
