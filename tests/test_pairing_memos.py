@@ -213,3 +213,37 @@ def test_objects_by_name_are_the_objects_a_walk_over_the_kind_finds() -> None:
     assert found[("vms", "snap-1")] is first
     assert ix.by_name("VolumeSnapshot") is found  # built once per index
     assert ix.by_name("DataSource") == {}
+
+
+def _restore(name: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "velero.io/v1",
+        "kind": "Restore",
+        "metadata": {
+            "name": name,
+            "namespace": "velero",
+            "creationTimestamp": "2026-11-29T02:00:00Z",
+        },
+        "spec": {"backupName": "daily", **spec},
+        "status": {"phase": "Completed"},
+    }
+
+
+def test_the_restores_of_a_namespace_are_those_whose_filters_include_it() -> None:
+    """``drills._restores_into``: the Restores a VM's drills are looked for in, once per
+    namespace, in the index's order; a Restore whose namespace filters leave the namespace
+    out (by name, by glob, or excluded) is not among them, one with no filter is."""
+    from auditor.inventory.drills import _restores_into
+
+    ix = _index(
+        Restore=[
+            _restore("all"),
+            _restore("only-apps", includedNamespaces=["apps"]),
+            _restore("vm-glob", includedNamespaces=["vm*"]),
+            _restore("not-vms", excludedNamespaces=["vms"]),
+        ]
+    )
+    assert [r.name for r in ix.restores] == ["all", "only-apps", "vm-glob", "not-vms"]
+    assert [r.name for r in _restores_into(ix, "vms")] == ["all", "vm-glob"]
+    assert [r.name for r in _restores_into(ix, "apps")] == ["all", "only-apps", "not-vms"]
+    assert _restores_into(ix, "vms") is _restores_into(ix, "vms")

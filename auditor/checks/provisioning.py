@@ -74,18 +74,23 @@ def _mappings(ctx: CheckContext) -> ClassMappings:
 def _offers(ctx: CheckContext, cls: str, mode: str, access: set[str]) -> bool:
     """A Bound PVC of class ``cls`` with ``mode`` and every access mode in ``access`` exists.
 
-    Scans the PVCs once per mapped PVC: only VMs whose class a mapping changes pay for it.
+    Answered once per class, mode and access modes and index (a storage-class mapping that
+    changes the class of every VM's disks would otherwise scan every PVC per mapped PVC).
     """
-    for pvc in ctx.index.pvcs.values():
-        spec = pvc.get("spec") or {}
-        if spec.get("storageClassName") != cls or dig(pvc, "status", "phase") != "Bound":
-            continue
-        if (spec.get("volumeMode") or "Filesystem") != mode:
-            continue
-        have = spec.get("accessModes")
-        if isinstance(have, list) and access <= {str(a) for a in have}:
-            return True
-    return False
+
+    def scan() -> bool:
+        for pvc in ctx.index.pvcs.values():
+            spec = pvc.get("spec") or {}
+            if spec.get("storageClassName") != cls or dig(pvc, "status", "phase") != "Bound":
+                continue
+            if (spec.get("volumeMode") or "Filesystem") != mode:
+                continue
+            have = spec.get("accessModes")
+            if isinstance(have, list) and access <= {str(a) for a in have}:
+                return True
+        return False
+
+    return ctx.index.memo(f"offers:{cls!r}:{mode!r}:{sorted(access)!r}", scan)
 
 
 #: The methods whose restore provisions the claim anew instead of restoring its PV.

@@ -170,7 +170,7 @@ def evaluate_drills(
     """
     by_name = {e.backup.name: e for e in backups}
     out: list[DrillEval] = []
-    for r in ix.restores:
+    for r in _restores_into(ix, namespace):
         if r.phase == "FailedValidation" or any(
             t is not None and t > at for t in (r.created, r.completed)
         ):
@@ -463,40 +463,71 @@ def deleted_drill_failures(
     names = {p.name for p in pvcs if p.role == "disk"}
     launcher = f"virt-launcher-{vm_name}-"
     out: list[tuple[str, datetime | None]] = []
-    for gone in ix.gone_restores:
-        ops = [("DataDownload", o) for o in ix.data_downloads.get(gone, [])] + [
-            ("PodVolumeRestore", o) for o in ix.pod_volume_restores.get(gone, [])
-        ]
-        for kind, o in ops:
-            ns = dig(o, "metadata", "namespace")
-            unread = (kind, ns if isinstance(ns, str) else "", str(dig(o, "metadata", "name")))
-            source = dig(o, "spec", "sourceNamespace")
-            unsure = doubts is not None and source != namespace and unread in ix.unread_objects
-            if (source != namespace and not unsure) or ix.partial_for(
-                "Restore", ns if isinstance(ns, str) else ""
-            ):
-                continue
-            if kind == "DataDownload":
-                mine = dig(o, "spec", "targetVolume", "pvc") in names
-            else:
-                pod = dig(o, "spec", "pod", "name")
-                mine = (
-                    isinstance(pod, str)
-                    and pod.startswith(launcher)
-                    and dig(o, "spec", "volume") in by_disk
-                )
-            phase = dig(o, "status", "phase")
-            if not mine or phase == "Completed":
-                continue
-            shown = phase if isinstance(phase, str) and phase in DATA_MOVER_PHASES else None
-            what = shown or ("no phase" if phase is None else "an unreadable phase")
-            made = parse_time(dig(o, "metadata", "creationTimestamp"))
-            item = (f"{kind} {dig(o, 'metadata', 'name')} of Restore {gone} ({what})", made)
-            if not unsure:
-                out.append(item)
-            elif doubts is not None:
-                doubts.append(item)
+    for gone, kind, o in _gone_restore_ops(ix, namespace):
+        ns = dig(o, "metadata", "namespace")
+        unread = (kind, ns if isinstance(ns, str) else "", str(dig(o, "metadata", "name")))
+        source = dig(o, "spec", "sourceNamespace")
+        unsure = doubts is not None and source != namespace and unread in ix.unread_objects
+        if (source != namespace and not unsure) or ix.partial_for(
+            "Restore", ns if isinstance(ns, str) else ""
+        ):
+            continue
+        if kind == "DataDownload":
+            mine = dig(o, "spec", "targetVolume", "pvc") in names
+        else:
+            pod = dig(o, "spec", "pod", "name")
+            mine = (
+                isinstance(pod, str)
+                and pod.startswith(launcher)
+                and dig(o, "spec", "volume") in by_disk
+            )
+        phase = dig(o, "status", "phase")
+        if not mine or phase == "Completed":
+            continue
+        shown = phase if isinstance(phase, str) and phase in DATA_MOVER_PHASES else None
+        what = shown or ("no phase" if phase is None else "an unreadable phase")
+        made = parse_time(dig(o, "metadata", "creationTimestamp"))
+        item = (f"{kind} {dig(o, 'metadata', 'name')} of Restore {gone} ({what})", made)
+        if not unsure:
+            out.append(item)
+        elif doubts is not None:
+            doubts.append(item)
     return out
+
+
+def _restores_into(ix: ClusterIndex, namespace: str) -> list[RestoreView]:
+    """The Restores whose namespace filters include ``namespace``, in ``ix.restores`` order;
+    once per namespace and index (:meth:`~auditor.scope.Scope.namespace_included`, the first
+    test of ``Scope.includes``: a Restore they leave out restores no VM of the namespace).
+    Each VM then looks at its namespace's Restores, not at every Restore of the estate
+    (a cluster keeping a daily drill per namespace holds thousands)."""
+    return ix.memo(
+        f"restores-into:{namespace}",
+        lambda: [r for r in ix.restores if r.scope.namespace_included(namespace)],
+    )
+
+
+def _gone_restore_ops(ix: ClusterIndex, namespace: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(Restore name, kind, object)`` of each DataDownload and PodVolumeRestore of a gone
+    Restore (``ix.gone_restores`` order, DataDownloads first) that may be of a VM of
+    ``namespace``: its ``spec.sourceNamespace`` is ``namespace``, or it is unread (its
+    source may be any namespace, :func:`deleted_drill_failures`' doubts); once per
+    namespace and index."""
+
+    def build() -> list[tuple[str, str, dict[str, Any]]]:
+        out = []
+        for gone in ix.gone_restores:
+            ops = [("DataDownload", o) for o in ix.data_downloads.get(gone, [])] + [
+                ("PodVolumeRestore", o) for o in ix.pod_volume_restores.get(gone, [])
+            ]
+            for kind, o in ops:
+                ns = dig(o, "metadata", "namespace")
+                unread = (kind, ns if isinstance(ns, str) else "", str(dig(o, "metadata", "name")))
+                if dig(o, "spec", "sourceNamespace") == namespace or unread in ix.unread_objects:
+                    out.append((gone, kind, o))
+        return out
+
+    return ix.memo(f"gone-restore-ops:{namespace}", build)
 
 
 def _stamp(value: datetime | None) -> float:
