@@ -293,6 +293,39 @@ def test_deeply_nested_evidence_is_cut_not_a_crash() -> None:
     assert doc["platform_findings"][0]["evidence"]["plugins"][0][0][0]
 
 
+def test_a_vms_evidence_is_proven_shallow_at_once_or_tested_finding_by_finding() -> None:
+    """``_findings_within_depth``: one orjson test for all of a VM's findings, which proves
+    each within :data:`EVIDENCE_DEPTH` levels exactly when each would pass alone; a VM with
+    one deeper finding is not proven, and only that finding's evidence is cut."""
+    from auditor.envelope.build import (
+        EVIDENCE_DEPTH,
+        _findings_within_depth,
+        finding_entry,
+    )
+    from auditor.models import Finding, Severity, Status
+
+    def nested(levels: int) -> Any:
+        value: Any = "leaf"
+        for _ in range(levels - 1):  # the evidence mapping is the first level
+            value = [value]
+        return value
+
+    def finding(levels: int) -> Finding:
+        return Finding("RR-BKP-004", Status.FAIL, Severity.HIGH, "m", {"rows": nested(levels)})
+
+    at_bound = [finding(2), finding(EVIDENCE_DEPTH)]
+    assert _findings_within_depth(at_bound) is True
+    one_deeper = [finding(2), finding(EVIDENCE_DEPTH + 1)]
+    assert _findings_within_depth(one_deeper) is False
+    assert _findings_within_depth([Finding("X", Status.PASS, Severity.LOW, "m", {1: "a"})]) is False
+    kept, cut = (finding_entry(f, within_depth=False) for f in one_deeper)
+    assert kept.evidence == {"rows": nested(2)}
+    value = cut.evidence["rows"]
+    for _ in range(EVIDENCE_DEPTH - 2):
+        value = value[0]
+    assert value == [f"(nested deeper than {EVIDENCE_DEPTH} levels; cut)"]
+
+
 def _report_with(entry: Any) -> Any:
     from tests.reports_support import sample_report
 
