@@ -33,6 +33,7 @@ from auditor.envelope import (
     dump_report_schema,
     report_document,
     seed_report_document,
+    write_report_json,
 )
 from auditor.envelope.build import (
     assemble_envelope,
@@ -575,13 +576,10 @@ def write_artifacts(
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     if "json" in formats:
-        for name, data in (
-            ("report.json", dump_report_json(report)),
-            ("report.schema.json", dump_report_schema()),
-        ):
-            path = out_dir / name
-            path.write_bytes(data)
-            written.append(path)
+        write_report_json(report, out_dir / "report.json")
+        schema = out_dir / "report.schema.json"
+        schema.write_bytes(dump_report_schema())
+        written += [out_dir / "report.json", schema]
     others = [f for f in formats if f != "json"]
     if others:
         from auditor.report.writers import write_formats

@@ -173,3 +173,37 @@ def test_nests_within_answers_exactly_at_every_depth(levels: int) -> None:
     assert nests_within({(1, 2): "tuple key"}, 5) is False
     assert nests_within({1: "int key"}, 5) is False
     assert nests_within("x", -1) is False
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_tree, max_size=5),
+    st.dictionaries(_text, _tree, max_size=4),
+    st.sampled_from(["vms", "items", "v\u00e9ms", 'a"b']),
+)
+def test_report_pieces_join_into_the_stdlib_report(
+    items: list[Any], rest: dict[str, Any], key: str
+) -> None:
+    """``report_pieces``: the report written a list item at a time is the stdlib's indented
+    form of the whole document, byte for byte, wherever the list's key sorts among the
+    others and whatever the items hold (line breaks, small floats, big integers: each
+    piece takes the stdlib's form where the fast one differs)."""
+    from auditor.jsonfast import report_pieces
+
+    # a model_dump(mode="json") tree, as dumps_report takes: non-finite floats made null
+    doc = json.loads(json.dumps({**rest, key: items}), parse_constant=lambda _: None)
+    pieces = list(report_pieces(doc, key))
+    assert b"".join(pieces) == _stdlib_report(doc)
+    if items:
+        assert len(pieces) == len(items) + 2  # the head, one piece per item, the tail
+
+
+def test_report_pieces_without_a_top_level_list_is_the_whole_text() -> None:
+    from auditor.jsonfast import report_pieces
+
+    nested = {"summary": {"vms": []}, "x": 1}
+    assert list(report_pieces(nested, "vms")) == [_stdlib_report(nested)]
+    not_list = {"vms": {"a": [1]}}
+    assert list(report_pieces(not_list, "vms")) == [_stdlib_report(not_list)]
+    empty = {"vms": [], "a": 0}
+    assert list(report_pieces(empty, "vms")) == [_stdlib_report(empty)]

@@ -8,10 +8,11 @@ it without pulling in the checks.
 from __future__ import annotations
 
 import weakref
+from pathlib import Path
 from typing import Any
 
 from auditor.envelope.model import SCHEMA_VERSION, AuditReport, report_schema
-from auditor.jsonfast import dumps_report
+from auditor.jsonfast import dumps_report, report_pieces
 from auditor.yamlstrict import paused_gc
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "AuditReport",
     "report_schema",
     "dump_report_json",
+    "write_report_json",
     "report_document",
     "seed_report_document",
     "dump_report_schema",
@@ -81,7 +83,20 @@ def _remember(report: AuditReport, doc: dict[str, Any]) -> dict[str, Any]:
 
 def dump_report_json(report: AuditReport) -> bytes:
     """Serialise deterministically: sorted keys, 2-space indent, UTF-8, trailing newline."""
-    return _dump(report_document(report))
+    return b"".join(report_pieces(report_document(report), "vms"))
+
+
+def write_report_json(report: AuditReport, path: Path) -> None:
+    """Write :func:`dump_report_json` of ``report`` to ``path`` a VM entry at a time
+    (:func:`auditor.jsonfast.report_pieces`): the report's whole text is never in memory,
+    which at 50,000 VMs is 1.6 GB on top of the report itself.
+
+    Raises:
+        OSError: ``path`` cannot be written.
+    """
+    with path.open("wb", buffering=1 << 20) as out:
+        for piece in report_pieces(report_document(report), "vms"):
+            out.write(piece)
 
 
 def dump_report_schema() -> bytes:
