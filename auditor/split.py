@@ -26,7 +26,8 @@ When a worker is used: never with ``AUDITOR_AUDIT_WORKER=0``; always with ``=1``
 otherwise when the process may run on two CPUs, the audit has at least
 :data:`WORKER_MIN_ITEMS` VMs, and the memory free to this process (``MemAvailable``, and
 the cgroup v2 ``memory.max`` less ``memory.current`` for a pod) is at least its resident
-size: room for the worst case, where the child comes to copy every page it shares.
+size plus what it keeps of the items meanwhile (:attr:`Sharing.keeps_per_item`): room for
+the worst case, where the child comes to copy every page it shares.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from typing import Any, Generic, TypeVar
 __all__ = [
     "AUDIT",
     "CHUNK",
+    "KEPT_PER_VM",
     "SILENCE_S",
     "WORKER_ENV",
     "WORKER_MIN_ITEMS",
@@ -88,17 +90,25 @@ class Sharing:
 
     ``env``: the environment variable that turns the worker off ("0") or on for any run of
     two items or more ("1"); ``min_items``: fewer items are done in one process; ``chunk``:
-    items claimed at a time; ``name``: the worker's name in log messages.
+    items claimed at a time; ``name``: the worker's name in log messages;
+    ``keeps_per_item``: bytes this process keeps per item meanwhile (:func:`wanted`).
     """
 
     env: str
     min_items: int
     chunk: int
     name: str
+    #: Bytes this process comes to hold per item while the worker runs (what it keeps of
+    #: each item's result), on top of what the worker may copy: room for both is asked.
+    keeps_per_item: int = 0
 
 
+#: What this process keeps per VM of the audit's per-VM work: its report entry and that
+#: entry's JSON form, about 127 KB per VM of the generated estates (the resident size grew
+#: 1.27 GB over the 10,000-VM per-VM phase, ``bench/README.md``); counted at 160 KiB.
+KEPT_PER_VM = 160 << 10
 #: The audit's per-VM work (:func:`auditor.pipeline.audit_data`).
-AUDIT = Sharing(WORKER_ENV, WORKER_MIN_ITEMS, CHUNK, "audit worker")
+AUDIT = Sharing(WORKER_ENV, WORKER_MIN_ITEMS, CHUNK, "audit worker", KEPT_PER_VM)
 
 
 def wanted(items: int, sharing: Sharing = AUDIT) -> bool:
@@ -109,7 +119,9 @@ def wanted(items: int, sharing: Sharing = AUDIT) -> bool:
         return False
     if multiprocessing.current_process().daemon:
         return False
-    return setting == "1" or (items >= sharing.min_items and spare_cpu() and _room_to_copy())
+    return setting == "1" or (
+        items >= sharing.min_items and spare_cpu() and _room_to_copy(items * sharing.keeps_per_item)
+    )
 
 
 def share_out(
@@ -490,11 +502,16 @@ def _can_fork() -> bool:
     return hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _room_to_copy() -> bool:
-    """Whether the memory free to this process is at least its resident size (Linux; False
-    when that cannot be read): ``MemAvailable``, and the room under every memory limit of
-    its cgroup and the cgroup's ancestors (v2 ``memory.max``, v1 ``memory.limit_in_bytes``;
-    the cgroup namespace's root included)."""
+def _room_to_copy(keeps: int = 0) -> bool:
+    """Whether the memory free to this process is at least its resident size plus ``keeps``
+    bytes (what this process comes to hold while the child runs) (Linux; False when that
+    cannot be read): ``MemAvailable``, and the room under every memory limit of its cgroup
+    and the cgroup's ancestors (v2 ``memory.max``, v1 ``memory.limit_in_bytes``; the cgroup
+    namespace's root included).
+
+    Without ``keeps``, a 50,000-VM audit on a 24 GB machine forked its worker with 12 GB
+    free and was killed for memory: this process then kept 6 GB of report entries while the
+    worker copied the pages it touched."""
     try:
         with open("/proc/self/statm", encoding="ascii") as statm:
             resident = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -514,7 +531,7 @@ def _room_to_copy() -> bool:
                 free = min(free, int(cap) - int(f.read().strip()))
         except (OSError, ValueError):
             continue  # no such controller or level
-    return free >= resident
+    return free >= resident + keeps
 
 
 def _cgroup_memory_files() -> list[tuple[str, str]]:

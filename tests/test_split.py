@@ -603,3 +603,23 @@ def test_a_frame_is_received_whole_however_it_is_sent_and_short_only_at_the_end(
     finally:
         sender.join()
         ours.close()
+
+
+@pytest.mark.skipif(not Path("/proc/meminfo").exists(), reason="reads Linux's /proc/meminfo")
+def test_no_worker_without_room_for_what_this_process_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker is forked only when the memory free holds this process's resident size
+    plus what it keeps per VM meanwhile (``KEPT_PER_VM``): a 50,000-VM audit forked its
+    worker with room for the copies only, and was killed for memory."""
+    with open("/proc/meminfo", encoding="ascii") as meminfo:
+        free = next(int(line.split()[1]) * 1024 for line in meminfo if "MemAvailable:" in line)
+    assert split._room_to_copy() is True  # this test process is small
+    assert split._room_to_copy(2 * free) is False
+    monkeypatch.delenv(split.WORKER_ENV, raising=False)
+    monkeypatch.setattr(split, "spare_cpu", lambda: True)
+    assert split.wanted(split.WORKER_MIN_ITEMS) is True
+    too_many = 2 * free // split.KEPT_PER_VM
+    assert split.wanted(too_many) is False
+    monkeypatch.setenv(split.WORKER_ENV, "1")  # the tests' switch still forces it
+    assert split.wanted(too_many) is True
