@@ -74,6 +74,23 @@ class Part(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
 
+    def model_post_init(self, context: Any, /) -> None:
+        """Share one set of the fields given among the parts of one class given the same.
+
+        pydantic keeps a set of the fields given with every instance (``model_fields_set``),
+        about 700 bytes for a finding's: 37 KB per VM entry, 1.8 GB of a 50,000-VM report
+        that did not fit a 16 GB machine. A part is frozen, so its set is never added to
+        (``model_copy`` copies it before an update).
+        """
+        given = self.__pydantic_fields_set__
+        shared = _FIELDS_GIVEN.setdefault((type(self), frozenset(given)), given)
+        if shared is not given:
+            object.__setattr__(self, "__pydantic_fields_set__", shared)
+
+
+#: (part class, fields given) -> the one set of them its instances share (Part.model_post_init)
+_FIELDS_GIVEN: dict[tuple[type[Part], frozenset[str]], set[str]] = {}
+
 
 class Source(Part):
     """Where the audited objects came from: ``directory`` (a path) or ``cluster`` (API URL)."""
