@@ -22,6 +22,9 @@ pkg/storage/velero/annotations.go ``SkipHooksAnnotation``, pkg/virt-controller/w
 value ParseBool refuses is read as false, its error discarded (hooks injected, certain);
 the VM's value, which virt-controller copies onto the VMI, counts beside the VMI's
 (:func:`hooks_reading`, round h43b).
+
+Nor is it a freeze when the Backup does not take the virt-launcher pod: Velero runs hooks only
+on the pods it backs up (:mod:`auditor.inventory.hookpods`, round h45a).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
+from auditor.inventory.hookpods import HOOK_PODS_SRC, launcher_pod_left_out
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 
@@ -196,7 +200,14 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
     remediation="Install and start qemu-guest-agent in the guest (the VMI then shows condition "
     "AgentConnected) and freeze with a virt-freezer pre/post backup hook; or set "
     "require_application_consistent: false for VMs where crash consistency is accepted.",
-    references=(KV_FREEZE, KV_SNAPSHOT, VELERO_HOOKS, KVP_PAUSED_FREEZE, KV_SKIP_HOOKS),
+    references=(
+        KV_FREEZE,
+        KV_SNAPSHOT,
+        VELERO_HOOKS,
+        KVP_PAUSED_FREEZE,
+        KV_SKIP_HOOKS,
+        HOOK_PODS_SRC,
+    ),
     requires=("VirtualMachineInstance",),
     reads=DISK_DATA,
 )
@@ -204,7 +215,10 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A for a stopped VM; FAIL info without an agent, or when the newest usable backup
     counts a failed hook (its freeze may not have run), or when ``kubevirt.io/skip-backup-hooks``
     keeps the virt-freezer hooks off its launcher pod and the newest usable backup declares no
-    pre hook of its own; medium with the policy option."""
+    pre hook of its own, or when that backup does not take the launcher pod at all (its
+    resource filters leave out ``pods``, or the VMI carries ``velero.io/exclude-from-backup``:
+    :func:`auditor.inventory.hookpods.launcher_pod_left_out`, Velero
+    pkg/backup/backup.go ``backupItemBlock``); medium with the policy option."""
     connected = agent_connected(vm.vmi)
     required = ctx.thresholds.require_application_consistent
     ev: dict[str, object] = {
@@ -236,6 +250,23 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 sev,
                 skip_backup_hooks=skipped,
                 backup=newest.backup.name if newest is not None else None,
+                **ev,
+            ).on(Basis.OBSERVED)
+        left_out = (
+            launcher_pod_left_out(newest.backup, vm.vmi, vm.name) if newest is not None else None
+        )
+        if newest is not None and left_out is not None:
+            # Velero runs hooks, annotated or the Backup's own, only on the pods it backs up
+            # (auditor.inventory.hookpods; h45a: READY with the option, the freeze never ran)
+            return failed(
+                f"VM {vm.ref} has a connected guest agent, but its newest usable backup "
+                f"{newest.backup.name} does not take its virt-launcher pod: {left_out}. "
+                "Velero runs backup hooks (KubeVirt's virt-freezer ones and the Backup's own) "
+                "only on the pods it backs up, so that backup did not freeze its filesystems: "
+                "crash-consistent only.",
+                sev,
+                backup=newest.backup.name,
+                launcher_pod_left_out=left_out,
                 **ev,
             ).on(Basis.OBSERVED)
         hooks = newest.backup.hooks_failed if newest else 0

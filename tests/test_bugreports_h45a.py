@@ -1,0 +1,147 @@
+"""Round h45a: kinds of fault from public bug reports where a backup looks fine but its
+restore loses something.
+
+1. The virt-launcher pod left out of the Backup. Velero runs backup hooks (KubeVirt's
+   virt-freezer annotations, a Backup's own ``spec.hooks``) only on the pods it backs up
+   (velero pkg/backup/backup.go ``backupItemBlock``, pkg/backup/item_backupper.go
+   ``itemInclusionChecks``); the kubevirt plugin refuses a running VM for ``pods`` left out by
+   ``excludedResources`` (kubevirt-velero-plugin#68's e2e "Pod excluded" case), but not for
+   the scoped filters, nor without the plugin, nor for the exclude label that the pod
+   inherits from its VMI (kubevirt pkg/virt-controller/services/template.go ``podLabels``).
+   RR-BKP-011 passed on the connected agent ("backups can freeze its filesystems"): READY
+   with ``require_application_consistent`` while no freeze ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_evidence_gaps import _docs, _finding
+from tests.test_vm_side_r41b import _audit, _readiness
+
+Docs = list[dict[str, Any]]
+
+AGENT = "RR-BKP-011/pass-agent-connected.yaml"
+
+
+def _backups(docs: Docs) -> Docs:
+    return [d for d in docs if d["kind"] == "Backup"]
+
+
+def _drop_kubevirt_plugin(docs: Docs) -> None:
+    for d in docs:
+        if d["kind"] == "DataProtectionApplication":
+            d["spec"]["configuration"]["velero"]["defaultPlugins"].remove("kubevirt")
+
+
+def _scoped_pods_out(docs: Docs) -> None:
+    for b in _backups(docs):
+        b["spec"]["excludedNamespaceScopedResources"] = ["pods"]
+
+
+def _old_style_pods_out_no_plugin(docs: Docs) -> None:
+    for b in _backups(docs):
+        b["spec"]["excludedResources"] = ["pods"]
+    _drop_kubevirt_plugin(docs)
+
+
+def _included_without_pods_no_plugin(docs: Docs) -> None:
+    for b in _backups(docs):
+        b["spec"]["includedResources"] = [
+            "virtualmachines",
+            "datavolumes",
+            "persistentvolumeclaims",
+            "persistentvolumes",
+            "virtualmachineinstances",
+        ]
+    _drop_kubevirt_plugin(docs)
+
+
+def _vmi_exclude_label_no_plugin(docs: Docs) -> None:
+    for d in docs:
+        if d["kind"] == "VirtualMachineInstance":
+            d["metadata"].setdefault("labels", {})["velero.io/exclude-from-backup"] = "true"
+    _drop_kubevirt_plugin(docs)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "named"),
+    [
+        (_scoped_pods_out, "excludedNamespaceScopedResources=['pods']"),
+        (_old_style_pods_out_no_plugin, "excludedResources=['pods']"),
+        (_included_without_pods_no_plugin, "includedResources=['virtualmachines'"),
+        (
+            _vmi_exclude_label_no_plugin,
+            "VMI vm1 carries velero.io/exclude-from-backup=true",
+        ),
+    ],
+)
+def test_a_backup_without_the_launcher_pod_froze_nothing(
+    tmp_path: Path, mutate: Callable[[Docs], None], named: str
+) -> None:
+    docs = _docs(AGENT)
+    mutate(docs)
+    report = _audit(tmp_path, docs)
+    f = _finding(report, "RR-BKP-011")
+    assert (f["status"], f["severity"]) == ("FAIL", "medium")
+    assert "does not take its virt-launcher pod" in f["message"]
+    assert named in f["message"]
+    assert f["evidence"]["backup"] == "daily-20261130"
+    assert named in f["evidence"]["launcher_pod_left_out"]
+    # before h45a: PASS, READY
+    assert _readiness(report) == "AT_RISK"
+    # the disks are still captured: only the freeze is missing
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+
+
+def test_the_launcher_pod_taken_keeps_the_pass(tmp_path: Path) -> None:
+    docs = _docs(AGENT)
+    for b in _backups(docs):
+        # pods named among the included resources (the plugin reads '*' literally)
+        b["spec"]["includedResources"] = [
+            "virtualmachines",
+            "virtualmachineinstances",
+            "datavolumes",
+            "persistentvolumeclaims",
+            "persistentvolumes",
+            "network-attachment-definitions.k8s.cni.cncf.io",
+            "pods",
+        ]
+    report = _audit(tmp_path, docs)
+    assert _finding(report, "RR-BKP-011")["status"] == "PASS"
+    assert _readiness(report) == "READY"
+
+
+def test_with_the_plugin_the_old_style_exclusion_is_its_refusal(tmp_path: Path) -> None:
+    # the kubevirt plugin refuses a running VM whose Backup leaves out pods while it takes
+    # PVCs (canBeSafelyBackedUp): no usable backup at all, which RR-BKP-001 names
+    docs = _docs(AGENT)
+    for b in _backups(docs):
+        b["spec"]["excludedResources"] = ["pods"]
+    report = _audit(tmp_path, docs)
+    assert _finding(report, "RR-BKP-001")["status"] == "FAIL"
+    assert _readiness(report) == "NOT_READY"
+
+
+def test_an_older_backup_leaving_out_pods_is_not_the_newest(tmp_path: Path) -> None:
+    # only the newest usable backup is judged, as for a failed hook
+    docs = _docs(AGENT)
+    for b in _backups(docs):
+        if b["metadata"]["name"] != "daily-20261130":
+            b["spec"]["excludedNamespaceScopedResources"] = ["pods"]
+    report = _audit(tmp_path, docs)
+    assert _finding(report, "RR-BKP-011")["status"] == "PASS"
+
+
+def test_without_the_option_the_fail_is_info(tmp_path: Path) -> None:
+    from tests.test_evidence_gaps import _audit as audit_default
+
+    docs = _docs(AGENT)
+    _scoped_pods_out(docs)
+    report = audit_default(tmp_path, docs)
+    f = _finding(report, "RR-BKP-011")
+    assert (f["status"], f["severity"]) == ("FAIL", "info")
