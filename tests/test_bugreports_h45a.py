@@ -145,3 +145,34 @@ def test_without_the_option_the_fail_is_info(tmp_path: Path) -> None:
     report = audit_default(tmp_path, docs)
     f = _finding(report, "RR-BKP-011")
     assert (f["status"], f["severity"]) == ("FAIL", "info")
+
+
+def _policy_unread(docs: Docs) -> None:
+    # a resource policy ConfigMap missing from the export: its includeExcludePolicy (Velero
+    # 1.17) may leave out pods
+    for b in _backups(docs):
+        b["spec"]["resourcePolicy"] = {"kind": "configmap", "name": "vm-policy"}
+
+
+def test_a_resource_policy_not_read_leaves_the_freeze_unknown(tmp_path: Path) -> None:
+    docs = _docs(AGENT)
+    _policy_unread(docs)
+    report = _audit(tmp_path, docs)
+    f = _finding(report, "RR-BKP-011")
+    assert (f["status"], f["severity"]) == ("ERROR", "medium")
+    assert (
+        "whether its newest usable backup daily-20261130 takes its virt-launcher pod"
+        in (f["message"])
+    )
+    assert "ConfigMap velero/vm-policy" in f["evidence"]["launcher_pod_unknown"]
+    assert _readiness(report) == "UNKNOWN"
+
+
+def test_a_resource_policy_not_read_without_the_option_is_an_info_fail(tmp_path: Path) -> None:
+    from tests.test_evidence_gaps import _audit as audit_default
+
+    docs = _docs(AGENT)
+    _policy_unread(docs)
+    f = _finding(audit_default(tmp_path, docs), "RR-BKP-011")
+    assert (f["status"], f["severity"]) == ("FAIL", "info")
+    assert "is unknown" in f["message"]

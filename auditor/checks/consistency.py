@@ -29,20 +29,21 @@ on the pods it backs up (:mod:`auditor.inventory.hookpods`, round h45a).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from auditor.checks.registry import (
     DISK_DATA,
     CheckContext,
     Result,
     check,
+    errored,
     failed,
     not_applicable,
     passed,
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
-from auditor.inventory.hookpods import HOOK_PODS_SRC, launcher_pod_left_out
+from auditor.inventory.hookpods import HOOK_PODS_SRC, LEFT_OUT, launcher_pod_left_out
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 
@@ -252,23 +253,41 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 backup=newest.backup.name if newest is not None else None,
                 **ev,
             ).on(Basis.OBSERVED)
-        left_out = (
-            launcher_pod_left_out(newest.backup, vm.vmi, vm.name) if newest is not None else None
+        pod = (
+            launcher_pod_left_out(ctx.index, newest.backup, vm.vmi, vm.name)
+            if newest is not None
+            else None
         )
-        if newest is not None and left_out is not None:
+        if newest is not None and pod is not None:
             # Velero runs hooks, annotated or the Backup's own, only on the pods it backs up
             # (auditor.inventory.hookpods; h45a: READY with the option, the freeze never ran)
-            return failed(
-                f"VM {vm.ref} has a connected guest agent, but its newest usable backup "
-                f"{newest.backup.name} does not take its virt-launcher pod: {left_out}. "
-                "Velero runs backup hooks (KubeVirt's virt-freezer ones and the Backup's own) "
-                "only on the pods it backs up, so that backup did not freeze its filesystems: "
-                "crash-consistent only.",
-                sev,
-                backup=newest.backup.name,
-                launcher_pod_left_out=left_out,
-                **ev,
-            ).on(Basis.OBSERVED)
+            state, why = pod
+            if state == LEFT_OUT:
+                return failed(
+                    f"VM {vm.ref} has a connected guest agent, but its newest usable backup "
+                    f"{newest.backup.name} does not take its virt-launcher pod: {why}. Velero "
+                    "runs backup hooks (KubeVirt's virt-freezer ones and the Backup's own) only "
+                    "on the pods it backs up, so that backup did not freeze its filesystems: "
+                    "crash-consistent only.",
+                    sev,
+                    backup=newest.backup.name,
+                    launcher_pod_left_out=why,
+                    **ev,
+                ).on(Basis.OBSERVED)
+            msg = (
+                f"VM {vm.ref} has a connected guest agent, but whether its newest usable "
+                f"backup {newest.backup.name} takes its virt-launcher pod, the only pod Velero "
+                f"runs its freeze hooks on, is unknown: {why}."
+            )
+            if required:
+                # what cannot be seen is no PASS; without the option it weighs info only
+                return replace(
+                    errored(msg, backup=newest.backup.name, launcher_pod_unknown=why, **ev),
+                    severity=sev,
+                ).on(Basis.INFERRED)
+            return failed(msg, sev, backup=newest.backup.name, launcher_pod_unknown=why, **ev).on(
+                Basis.INFERRED
+            )
         hooks = newest.backup.hooks_failed if newest else 0
         if newest is not None and hooks != 0:
             count = "an unreadable number of" if hooks is None else str(hooks)
