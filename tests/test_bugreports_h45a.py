@@ -10,6 +10,13 @@ restore loses something.
    inherits from its VMI (kubevirt pkg/virt-controller/services/template.go ``podLabels``).
    RR-BKP-011 passed on the connected agent ("backups can freeze its filesystems"): READY
    with ``require_application_consistent`` while no freeze ran.
+2. A file-system copy longer than the freeze. KubeVirt's pre hook runs ``virt-freezer
+   --freeze`` without ``--unfreezeTimeoutSeconds`` (default 300 s: kubevirt
+   cmd/virt-freezer/virt-freezer.go), so virt-launcher thaws the guest after five minutes,
+   while a PodVolumeBackup reads the live disk image from its ``status.startTimestamp`` to its
+   ``status.completionTimestamp`` (velero pkg/controller/pod_volume_backup_controller.go;
+   kubevirt#8672 backs VMs up with restic). One that ran longer copied a torn image: RR-BKP-011
+   passed (READY with the option).
 """
 
 from __future__ import annotations
@@ -176,3 +183,58 @@ def test_a_resource_policy_not_read_without_the_option_is_an_info_fail(tmp_path:
     f = _finding(audit_default(tmp_path, docs), "RR-BKP-011")
     assert (f["status"], f["severity"]) == ("FAIL", "info")
     assert "is unknown" in f["message"]
+
+
+FS = "RR-BKP-004/pass-fs-backup-podvolumebackups.yaml"
+
+
+def _fs_with_agent(took_s: int) -> Docs:
+    """The file-system fixture with its VMI's guest agent connected and the newest Backup's
+    PodVolumeBackups running ``took_s`` seconds."""
+    docs = _docs(FS)
+    for d in docs:
+        if d["kind"] == "VirtualMachineInstance":
+            d.setdefault("status", {})["conditions"] = [
+                {
+                    "type": "AgentConnected",
+                    "status": "True",
+                    "lastProbeTime": None,
+                    "lastTransitionTime": "2026-11-20T09:00:00Z",
+                }
+            ]
+        labels = d["metadata"].get("labels", {})
+        if d["kind"] == "PodVolumeBackup" and labels["velero.io/backup-name"] == "daily-20261130":
+            d["status"]["startTimestamp"] = "2026-11-30T01:00:30Z"
+            end = 30 + took_s
+            d["status"]["completionTimestamp"] = f"2026-11-30T01:{end // 60:02d}:{end % 60:02d}Z"
+    return docs
+
+
+def test_a_file_system_copy_longer_than_the_freeze_is_torn(tmp_path: Path) -> None:
+    report = _audit(tmp_path, _fs_with_agent(370))
+    f = _finding(report, "RR-BKP-011")
+    assert (f["status"], f["severity"]) == ("FAIL", "medium")
+    assert (
+        "PodVolumeBackup velero/daily-20261130-vm1-root copied PVC vm1-root for 370 s"
+        in f["message"]
+    )
+    assert "longer than the 300 s virt-freezer keeps the guest frozen" in f["message"]
+    assert any("vm1-data for 370 s" in t for t in f["evidence"]["thawed_copies"])
+    # before h45a: PASS, READY; the copies still count as captured (RR-BKP-004)
+    assert _readiness(report) == "AT_RISK"
+    assert _finding(report, "RR-BKP-004")["status"] == "PASS"
+
+
+@pytest.mark.parametrize("took", [120, 300])
+def test_a_copy_within_the_freeze_keeps_the_pass(tmp_path: Path, took: int) -> None:
+    report = _audit(tmp_path, _fs_with_agent(took))
+    assert _finding(report, "RR-BKP-011")["status"] == "PASS"
+    assert _readiness(report) == "READY"
+
+
+def test_a_copy_without_its_times_is_not_judged(tmp_path: Path) -> None:
+    docs = _fs_with_agent(370)
+    for d in docs:
+        if d["kind"] == "PodVolumeBackup":
+            d["status"].pop("startTimestamp", None)
+    assert _finding(_audit(tmp_path, docs), "RR-BKP-011")["status"] == "PASS"

@@ -43,7 +43,14 @@ from auditor.checks.registry import (
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
-from auditor.inventory.hookpods import HOOK_PODS_SRC, LEFT_OUT, launcher_pod_left_out
+from auditor.inventory.hookpods import (
+    FREEZE_LIMIT_S,
+    FREEZER_SRC,
+    HOOK_PODS_SRC,
+    LEFT_OUT,
+    launcher_pod_left_out,
+    thawed_copies,
+)
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 
@@ -208,6 +215,7 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
         KVP_PAUSED_FREEZE,
         KV_SKIP_HOOKS,
         HOOK_PODS_SRC,
+        FREEZER_SRC,
     ),
     requires=("VirtualMachineInstance",),
     reads=DISK_DATA,
@@ -219,7 +227,9 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     pre hook of its own, or when that backup does not take the launcher pod at all (its
     resource filters leave out ``pods``, or the VMI carries ``velero.io/exclude-from-backup``:
     :func:`auditor.inventory.hookpods.launcher_pod_left_out`, Velero
-    pkg/backup/backup.go ``backupItemBlock``); medium with the policy option."""
+    pkg/backup/backup.go ``backupItemBlock``), or when one of its file-system copies of the
+    VM's disks ran longer than virt-freezer's 300 s freeze
+    (:func:`auditor.inventory.hookpods.thawed_copies`); medium with the policy option."""
     connected = agent_connected(vm.vmi)
     required = ctx.thresholds.require_application_consistent
     ev: dict[str, object] = {
@@ -288,6 +298,25 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
             return failed(msg, sev, backup=newest.backup.name, launcher_pod_unknown=why, **ev).on(
                 Basis.INFERRED
             )
+        thawed = (
+            thawed_copies(ctx.index, newest.backup, [p.obj for p in vm.pvcs if p.obj])
+            if newest is not None and skipped is None
+            else []
+        )
+        if newest is not None and thawed:
+            # virt-freezer thaws the guest after 300 s on its own; a file-system copy reads
+            # the live image for as long as it runs (auditor.inventory.hookpods; h45a)
+            return failed(
+                f"VM {vm.ref} has a connected guest agent, but in its newest usable backup "
+                f"{newest.backup.name} {'; '.join(thawed)}: longer than the {FREEZE_LIMIT_S} s "
+                "virt-freezer keeps the guest frozen (KubeVirt's pre hook sets no other "
+                "unfreeze timeout), so the file-system copy read the disk image while the "
+                "guest wrote again: no point-in-time image, not even a crash-consistent one.",
+                sev,
+                backup=newest.backup.name,
+                thawed_copies=thawed,
+                **ev,
+            ).on(Basis.OBSERVED)
         hooks = newest.backup.hooks_failed if newest else 0
         if newest is not None and hooks != 0:
             count = "an unreadable number of" if hooks is None else str(hooks)
