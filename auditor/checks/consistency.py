@@ -22,23 +22,35 @@ pkg/storage/velero/annotations.go ``SkipHooksAnnotation``, pkg/virt-controller/w
 value ParseBool refuses is read as false, its error discarded (hooks injected, certain);
 the VM's value, which virt-controller copies onto the VMI, counts beside the VMI's
 (:func:`hooks_reading`, round h43b).
+
+Nor is it a freeze when the Backup does not take the virt-launcher pod: Velero runs hooks only
+on the pods it backs up (:mod:`auditor.inventory.hookpods`, round h45a).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from auditor.checks.registry import (
     DISK_DATA,
     CheckContext,
     Result,
     check,
+    errored,
     failed,
     not_applicable,
     passed,
 )
 from auditor.inventory import VMRecord
 from auditor.inventory.facts import usable
+from auditor.inventory.hookpods import (
+    FREEZE_LIMIT_S,
+    FREEZER_SRC,
+    HOOK_PODS_SRC,
+    LEFT_OUT,
+    launcher_pod_left_out,
+    thawed_copies,
+)
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
 
@@ -196,7 +208,15 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
     remediation="Install and start qemu-guest-agent in the guest (the VMI then shows condition "
     "AgentConnected) and freeze with a virt-freezer pre/post backup hook; or set "
     "require_application_consistent: false for VMs where crash consistency is accepted.",
-    references=(KV_FREEZE, KV_SNAPSHOT, VELERO_HOOKS, KVP_PAUSED_FREEZE, KV_SKIP_HOOKS),
+    references=(
+        KV_FREEZE,
+        KV_SNAPSHOT,
+        VELERO_HOOKS,
+        KVP_PAUSED_FREEZE,
+        KV_SKIP_HOOKS,
+        HOOK_PODS_SRC,
+        FREEZER_SRC,
+    ),
     requires=("VirtualMachineInstance",),
     reads=DISK_DATA,
 )
@@ -204,7 +224,12 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     """N/A for a stopped VM; FAIL info without an agent, or when the newest usable backup
     counts a failed hook (its freeze may not have run), or when ``kubevirt.io/skip-backup-hooks``
     keeps the virt-freezer hooks off its launcher pod and the newest usable backup declares no
-    pre hook of its own; medium with the policy option."""
+    pre hook of its own, or when that backup does not take the launcher pod at all (its
+    resource filters leave out ``pods``, or the VMI carries ``velero.io/exclude-from-backup``:
+    :func:`auditor.inventory.hookpods.launcher_pod_left_out`, Velero
+    pkg/backup/backup.go ``backupItemBlock``), or when one of its file-system copies of the
+    VM's disks ran longer than virt-freezer's 300 s freeze
+    (:func:`auditor.inventory.hookpods.thawed_copies`); medium with the policy option."""
     connected = agent_connected(vm.vmi)
     required = ctx.thresholds.require_application_consistent
     ev: dict[str, object] = {
@@ -236,6 +261,60 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 sev,
                 skip_backup_hooks=skipped,
                 backup=newest.backup.name if newest is not None else None,
+                **ev,
+            ).on(Basis.OBSERVED)
+        pod = (
+            launcher_pod_left_out(ctx.index, newest.backup, vm.vmi, vm.name)
+            if newest is not None
+            else None
+        )
+        if newest is not None and pod is not None:
+            # Velero runs hooks, annotated or the Backup's own, only on the pods it backs up
+            # (auditor.inventory.hookpods; h45a: READY with the option, the freeze never ran)
+            state, why = pod
+            if state == LEFT_OUT:
+                return failed(
+                    f"VM {vm.ref} has a connected guest agent, but its newest usable backup "
+                    f"{newest.backup.name} does not take its virt-launcher pod: {why}. Velero "
+                    "runs backup hooks (KubeVirt's virt-freezer ones and the Backup's own) only "
+                    "on the pods it backs up, so that backup did not freeze its filesystems: "
+                    "crash-consistent only.",
+                    sev,
+                    backup=newest.backup.name,
+                    launcher_pod_left_out=why,
+                    **ev,
+                ).on(Basis.OBSERVED)
+            msg = (
+                f"VM {vm.ref} has a connected guest agent, but whether its newest usable "
+                f"backup {newest.backup.name} takes its virt-launcher pod, the only pod Velero "
+                f"runs its freeze hooks on, is unknown: {why}."
+            )
+            if required:
+                # what cannot be seen is no PASS; without the option it weighs info only
+                return replace(
+                    errored(msg, backup=newest.backup.name, launcher_pod_unknown=why, **ev),
+                    severity=sev,
+                ).on(Basis.INFERRED)
+            return failed(msg, sev, backup=newest.backup.name, launcher_pod_unknown=why, **ev).on(
+                Basis.INFERRED
+            )
+        thawed = (
+            thawed_copies(ctx.index, newest.backup, [p.obj for p in vm.pvcs if p.obj])
+            if newest is not None and skipped is None
+            else []
+        )
+        if newest is not None and thawed:
+            # virt-freezer thaws the guest after 300 s on its own; a file-system copy reads
+            # the live image for as long as it runs (auditor.inventory.hookpods; h45a)
+            return failed(
+                f"VM {vm.ref} has a connected guest agent, but in its newest usable backup "
+                f"{newest.backup.name} {'; '.join(thawed)}: longer than the {FREEZE_LIMIT_S} s "
+                "virt-freezer keeps the guest frozen (KubeVirt's pre hook sets no other "
+                "unfreeze timeout), so the file-system copy read the disk image while the "
+                "guest wrote again: no point-in-time image, not even a crash-consistent one.",
+                sev,
+                backup=newest.backup.name,
+                thawed_copies=thawed,
                 **ev,
             ).on(Basis.OBSERVED)
         hooks = newest.backup.hooks_failed if newest else 0
