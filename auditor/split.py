@@ -104,8 +104,10 @@ class Sharing:
 
 
 #: What this process keeps per VM of the audit's per-VM work: its report entry and that
-#: entry's JSON form, about 127 KB per VM of the generated estates (the resident size grew
-#: 1.27 GB over the 10,000-VM per-VM phase, ``bench/README.md``); counted at 160 KiB.
+#: entry's JSON form, about 100 KB per VM of the generated estates (the resident size grew
+#: 0.98 GB over the 10,000-VM per-VM phase and 4.96 GB over the 50,000-VM one,
+#: ``bench/README.md``); counted at 160 KiB, which leaves room for the worker's own
+#: allocations beside the pages it copies.
 KEPT_PER_VM = 160 << 10
 #: The audit's per-VM work (:func:`auditor.pipeline.audit_data`).
 AUDIT = Sharing(WORKER_ENV, WORKER_MIN_ITEMS, CHUNK, "audit worker", KEPT_PER_VM)
