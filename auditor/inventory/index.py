@@ -2613,6 +2613,9 @@ class ClusterIndex:
         except SelectorError as exc:
             ns, name = _ns(obj), _name(obj)
             self._mark_partial(kind, obj)
+            # the field itself, below the spec the filters sit in (a Schedule's template):
+            # round h45b, "includedNamespaces: web" was named at spec alone
+            spec = "spec.template" if kind == "Schedule" else "spec"
             self.problems.append(
                 CollectionProblem(
                     reason=f"{kind} {ns}/{name} has a malformed scope ({exc}); ignored, so "
@@ -2621,7 +2624,7 @@ class ClusterIndex:
                     kind=kind,
                     namespace=ns,
                     name=name,
-                    field="spec",
+                    field=f"{spec}.{exc.field}" if exc.field else spec,
                     kinds=(kind,),
                 )
             )
