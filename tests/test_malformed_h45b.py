@@ -319,3 +319,30 @@ def test_a_label_of_another_type_names_its_key(tmp_path: Path) -> None:
     ]
     assert reasons and "entry 'kubevirt.io/domain': a value of type int" in reasons[0], reasons
     assert "42" not in reasons[0]
+
+
+@pytest.mark.parametrize("phase", [["Completed"], {"x": "Failed"}], ids=["list", "mapping"])
+def test_a_data_upload_phase_of_another_type_is_named_and_never_raises(
+    tmp_path: Path, phase: Any
+) -> None:
+    """other_type, seed 4522 over bug case 15's export: a DataUpload's ``status.phase: [x]``
+    made RR-BKP-001 raise (a list is unhashable; capture._phase_status looked it up in a
+    set). The phase is named, no check raises, and app-vm-01 stays NOT_READY (RR-STG-001
+    FAIL high -> ERROR high)."""
+    root = tmp_path / "export"
+    shutil.copytree(find_corpus() / "bugcases" / "15-datamover-block-du-failed" / "export", root)
+    before = _audit(root)
+    ref, upload = "team-apps/app-vm-01", "team-apps-daily-20261128010002-x7k2p"
+    assert _status(before, ref, "RR-STG-001") == ("FAIL", "high")
+    _set(root, "datauploads.yaml", upload, "status.phase", phase)
+    doc = _audit(root)
+    assert ("datauploads.yaml", "status.phase") in _fields(doc, "DataUpload", upload)
+    assert not [
+        (v["name"], f["check_id"])
+        for v in doc["vms"]
+        for f in v["findings"]
+        if "exception" in f["evidence"]
+    ]
+    assert _status(doc, ref, "RR-STG-001") == ("ERROR", "high")
+    assert _vm(doc, ref)["readiness"] == "NOT_READY"
+    _no_better(before, doc, ref)

@@ -929,9 +929,12 @@ _BAD = {"Failed", "Canceled", "PartiallyFailed"}
 
 
 def _phase_status(phase: Any) -> CaptureStatus:
+    """What a DataUpload's or PodVolumeBackup's ``status.phase`` says of its copy: a phase of
+    another type (``["x"]``, named by the reader) says nothing, never a TypeError
+    (round h45b, bench.mutations other_type seed 4522: RR-BKP-001 raised on a list)."""
     if phase == "Completed":
         return CaptureStatus.CAPTURED
-    if phase in _BAD:
+    if isinstance(phase, str) and phase in _BAD:
         return CaptureStatus.FAILED
     return CaptureStatus.UNKNOWN
 
