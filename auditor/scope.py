@@ -128,7 +128,11 @@ class SelectorError(ValueError):
     ``orLabelSelectors[0].matchExpressions``), or None when it is the spec itself. The
     reader's collection problem names it after the spec's own path (``spec.`` for a Backup
     or Restore, ``spec.template.`` for a Schedule): round h45b, where every scope fault was
-    named at ``spec`` alone.
+    named at ``spec`` alone. The filters are ``BackupSpec``'s
+    (https://github.com/vmware-tanzu/velero/blob/main/pkg/apis/velero/v1/backup_types.go:
+    ``IncludedNamespaces []string``, ``LabelSelector *metav1.LabelSelector``), a Schedule's
+    in its ``Template BackupSpec``
+    (https://github.com/vmware-tanzu/velero/blob/main/pkg/apis/velero/v1/schedule_types.go).
     """
 
     def __init__(self, message: str, *, field: str | None = None) -> None:

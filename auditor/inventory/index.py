@@ -115,8 +115,9 @@ _VOLUME_SNAPSHOT_FIELDS: _Typed = (
     ("spec.source.volumeSnapshotContentName", str, "a string"),
     # which VirtualMachineSnapshot's content owns it (a copy that goes with that snapshot)
     ("metadata.ownerReferences", list, "a list"),
-    # *VolumeSnapshotError {time, message} (types.go VolumeSnapshotStatus.Error): of another
-    # type it says neither that the cut failed nor what failed (round h45b, absent_typed)
+    # *VolumeSnapshotError {time, message} (VolumeSnapshotStatus.Error, https://github.com/
+    # kubernetes-csi/external-snapshotter/blob/master/client/apis/volumesnapshot/v1/types.go):
+    # of another type it says neither that the cut failed nor what failed (round h45b)
     ("status.error", dict, "a mapping (VolumeSnapshotError)"),
 )
 #: What says whether a VirtualMachineSnapshot holds a usable copy, and of which VM
@@ -148,8 +149,9 @@ _CONTENT_FIELDS: _Typed = (
     ("spec.source", dict, "a mapping"),
     ("spec.source.volumeHandle", str, "a string (VolumeSnapshotContentSource.volumeHandle)"),
     ("status.snapshotHandle", str, "a string (VolumeSnapshotContentStatus.snapshotHandle)"),
-    # *VolumeSnapshotError {time, message}: ``error: 42`` was read as a failed cut with no
-    # message, unnamed (round h45b, bench.mutations absent_typed seed 4571)
+    # *VolumeSnapshotError {time, message} (VolumeSnapshotContentStatus.Error, types.go as
+    # above): ``error: 42`` was read as a failed cut with no message, unnamed (round h45b,
+    # bench.mutations absent_typed seed 4571)
     ("status.error", dict, "a mapping (VolumeSnapshotContentStatus.error)"),
 )
 #: A VolumeSnapshotContent field written null. The CRD makes none of its fields nullable
