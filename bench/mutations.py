@@ -111,6 +111,21 @@ Since fz36:
 - ``doc_shape``: an empty document, a ``null`` document, or a document of a bare string
   before the file's first one.
 
+Since h45b (the shared fuzz cases' kinds: a value that vanishes when its type is wrong, a
+scalar where a list or number is read, a null where a list is read):
+
+- ``other_type``: a value of each JSON type ``wrong_type`` does not give it (a string as
+  ``true``, ``["x"]`` or ``{"x": <it>}``; a number as ``true`` or ``[<it>]``; a list as ``7``,
+  ``"x"``, ``true`` or ``{"x": "y"}``; a mapping as ``7``, ``true`` or ``["x"]``; a boolean as
+  ``[<it>]``);
+- ``list_scalar``: a list of strings or numbers written as its first entry alone
+  (``includedNamespaces: web``, ``accessModes: ReadWriteOnce``: a string is iterable, and
+  ``"web" in "web-platform"`` holds);
+- ``absent_typed``: an optional field the readers read that the object lacks, added with a
+  value of the wrong type (``firmware.uuid: 42``, ``snapshotVolumes: "false"``,
+  ``macAddress: true``; :data:`_ABSENT_FIELDS`): the other families change only the fields
+  the export holds.
+
 ``--export DIR`` mutates a temporary copy of another export (for example the shared
 cluster export) instead of ours; its files are never written.
 
@@ -214,6 +229,9 @@ FAMILIES = (
     "bool_text",
     "list_entry",
     "doc_shape",
+    "other_type",
+    "list_scalar",
+    "absent_typed",
 )
 #: Families whose mutations are valid input: a finding they change need not be named.
 VALID_INPUT_FAMILIES = frozenset({"future_time", "time_zone"})
@@ -706,6 +724,8 @@ def mutations(target: Target) -> list[Mutation]:
                         out.append(
                             Mutation(family, target, file, d, (*prefix, *at), new, kind, name)
                         )
+                for at, family, new in _absent_candidates(kind, obj):
+                    out.append(Mutation(family, target, file, d, (*prefix, *at), new, kind, name))
                 for family, edit in _place_candidates(prefix):
                     out.append(Mutation(family, target, file, d, prefix, edit, kind, name))
             if d == 0 and isinstance(doc, dict):
@@ -776,6 +796,115 @@ def _object_candidates(
         yield rel, "quantity_text", f"{number}{suffix.lower()}"
         yield rel, "quantity_text", f"{number[0]}e{len(number) - 1}{suffix}"
     yield from _fz36_candidates(rel, value)
+    yield from _h45b_candidates(rel, value)
+
+
+def _h45b_candidates(
+    rel: tuple[str | int, ...], value: Any
+) -> Iterator[tuple[tuple[str | int, ...], str, Any]]:
+    """``other_type`` and ``list_scalar`` (see the module docstring)."""
+    if not rel or rel in (("kind",), ("apiVersion",)):
+        return
+    in_labels = any(p in _LABEL_MAPS for p in rel)
+    others: tuple[Any, ...] = ()
+    if isinstance(value, bool):
+        others = ([value],)
+    elif isinstance(value, str):
+        others = () if in_labels else (True, ["x"], {"x": value})
+    elif isinstance(value, int | float):
+        others = (True, [value])
+    elif isinstance(value, list):
+        others = (7, "x", True, {"x": "y"})
+    elif isinstance(value, dict) and rel[0] != "metadata":
+        others = (7, True, ["x"])
+    for other in others:
+        yield rel, "other_type", other
+    if (
+        isinstance(value, list)
+        and value
+        and isinstance(value[0], str | int)
+        and not isinstance(value[0], bool)
+    ):
+        yield rel, "list_scalar", value[0]
+
+
+#: Optional fields the readers read, by kind, that an export often lacks (``absent_typed``):
+#: each added with these wrong-typed values. ``template`` stands for a VM's
+#: ``spec.template.spec``.
+_ABSENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "VirtualMachine": (
+        "spec.running",
+        "template.domain.firmware.uuid",
+        "template.domain.firmware.serial",
+        "template.domain.firmware.bootloader",
+        "template.domain.firmware.bootloader.efi.persistent",
+        "template.domain.devices.tpm.persistent",
+        "template.domain.devices.autoattachPodInterface",
+        "template.domain.devices.interfaces.0.macAddress",
+        "template.domain.devices.disks.0.bootOrder",
+        "template.domain.machine.type",
+        "template.architecture",
+        "template.evictionStrategy",
+        "spec.instancetype",
+        "spec.preference",
+    ),
+    "VirtualMachineInstance": (
+        "spec.domain.firmware.uuid",
+        "status.volumeStatus",
+        "status.interfaces",
+        "status.migrationState",
+    ),
+    "Backup": (
+        "spec.snapshotVolumes",
+        "spec.defaultVolumesToFsBackup",
+        "spec.snapshotMoveData",
+        "spec.orLabelSelectors",
+        "spec.excludedNamespaces",
+        "spec.includedResources",
+        "spec.resourcePolicy",
+        "status.expiration",
+    ),
+    "Schedule": ("spec.paused", "spec.template.snapshotVolumes", "spec.template.ttl"),
+    "PersistentVolumeClaim": ("spec.volumeMode", "spec.dataSourceRef"),
+    "PersistentVolume": ("spec.claimRef", "spec.volumeMode"),
+    "StorageClass": ("reclaimPolicy", "volumeBindingMode"),
+    "VolumeSnapshot": ("status.readyToUse", "status.error"),
+    "VolumeSnapshotContent": ("status.readyToUse", "status.error"),
+}
+_ABSENT_VALUES: tuple[Any, ...] = (42, "false", ["x"], {"x": "y"})
+
+
+def _absent_candidates(
+    kind: str, obj: dict[str, Any]
+) -> Iterator[tuple[tuple[str | int, ...], str, Any]]:
+    """``absent_typed``: each of :data:`_ABSENT_FIELDS` the object lacks, at the deepest
+    mapping it has on the way (the keys below it a nested mapping)."""
+    for dotted in _ABSENT_FIELDS.get(kind, ()):
+        head, _, tail = dotted.partition(".")
+        steps: list[str | int] = (
+            ["spec", "template", "spec", *tail.split(".")]
+            if head == "template"
+            else [head, *tail.split(".")]
+        )
+        steps = [int(s) if isinstance(s, str) and s.isdigit() else s for s in steps]
+        at: Any = obj
+        depth = 0
+        for step in steps:
+            keyed = isinstance(at, dict) and isinstance(step, str) and step in at
+            if not (keyed or (isinstance(at, list) and isinstance(step, int) and step < len(at))):
+                break
+            at = at[step]
+            depth += 1
+        if depth == len(steps) or not isinstance(at, dict) or isinstance(steps[depth], int):
+            continue  # present (the other families change it), or no mapping to add it to
+        rest = steps[depth + 1 :]
+        if any(isinstance(s, int) for s in rest):
+            continue
+        for bad in _ABSENT_VALUES:
+            new: Any = bad
+            for key in reversed(rest):
+                new = {key: new}
+            yield tuple(steps[: depth + 1]), "absent_typed", new
 
 
 #: The blanks ``key_blank`` puts around a key.

@@ -929,9 +929,16 @@ _BAD = {"Failed", "Canceled", "PartiallyFailed"}
 
 
 def _phase_status(phase: Any) -> CaptureStatus:
+    """What a DataUpload's or PodVolumeBackup's ``status.phase`` says of its copy: a phase of
+    another type (``["x"]``, named by the reader) says nothing, never a TypeError
+    (round h45b, bench.mutations other_type seed 4522: RR-BKP-001 raised on a list). A phase
+    is a string: ``DataUploadPhase``
+    (https://github.com/vmware-tanzu/velero/blob/main/pkg/apis/velero/v2alpha1/data_upload_types.go),
+    ``PodVolumeBackupPhase``
+    (https://github.com/vmware-tanzu/velero/blob/main/pkg/apis/velero/v1/pod_volume_backup_types.go)."""
     if phase == "Completed":
         return CaptureStatus.CAPTURED
-    if phase in _BAD:
+    if isinstance(phase, str) and phase in _BAD:
         return CaptureStatus.FAILED
     return CaptureStatus.UNKNOWN
 

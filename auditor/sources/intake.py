@@ -172,8 +172,17 @@ def _named_shape_fault(obj: dict[str, Any], meta: dict[str, Any]) -> tuple[str, 
         if value is not None and not isinstance(value, dict):
             return fld, f"is a {type(value).__name__}, not a mapping"
         if fld != "spec" and fld != "status" and value and not _string_map(value):
-            # the API server refuses a label, annotation or ConfigMap value that is no string
-            return fld, "is not a mapping of strings to strings"
+            # the API server refuses a label, annotation or ConfigMap value that is no string;
+            # the reason names the entry (its key and the value's type, never the value: an
+            # annotation may hold a secret), round h45b: "metadata.labels" alone left which
+            # of a dozen labels to look for unsaid
+            key = next(k for k, v in value.items() if type(k) is not str or type(v) is not str)
+            held = f"{type(key).__name__} key" if type(key) is not str else "value of type "
+            if type(key) is str:
+                held += type(value[key]).__name__
+            return fld, (
+                f"is not a mapping of strings to strings (entry {ascii(str(key)[:80])}: a {held})"
+            )
         if fld.startswith("metadata.") and value:
             bad = bad_key(value, QUALIFIED_NAME)
             if bad is None and fld == "metadata.labels":
