@@ -266,3 +266,99 @@ def test_a_crash_of_such_a_check_is_a_high_error(
     before = audit_fixture(_write(tmp_path, text))
     assert _finding_of(before, "RR-NIC-001")["severity"] == "medium"
     assert _rank(before) == RANK["AT_RISK"]
+
+
+#: RR-BKP-012's fixture whose backups exclude Secrets, its cloud-init inline (no Secret) and a
+#: kernel boot container pulled with Secret kernel-pull: that Secret is the only reference,
+#: hard (the launcher pod cannot pull the kernel image without it), so FAIL high
+KERNEL_PULL = "              imagePullSecret: kernel-pull\n"
+
+
+def _kernel_text(pull: str = KERNEL_PULL) -> str:
+    text = (FIXTURES / "RR-BKP-012/fail-secrets-excluded.yaml").read_text().replace(UUID, "", 1)
+    ref = "          secretRef:\n            name: vm1-cloudinit\n"
+    assert text.count(ref) == 1
+    text = text.replace(ref, "          userData: '#cloud-config'\n", 1)
+    fw = "              secureBoot: true\n          serial: SERIAL-0001\n"
+    assert text.count(fw) == 1
+    kernel = (
+        "          kernelBoot:\n            container:\n"
+        "              image: registry.example.com/kernel:1\n" + pull
+    )
+    return text.replace(fw, fw.replace("          serial", kernel + "          serial"), 1)
+
+
+@pytest.mark.parametrize("bad", ["5", "[kernel-pull]"])
+def test_a_malformed_kernel_pull_secret_is_named_and_a_high_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    """Baseline NOT_READY (RR-BKP-012 FAIL high for the pull Secret left out, RR-FW-001 FAIL
+    medium). ``imagePullSecret`` of another type: before, nothing named, RR-BKP-012
+    NOT_APPLICABLE ("references no Secret") and the VM AT_RISK. Now a VM problem names the
+    field, RR-BKP-012 ERRORs high (its would-be result N/A) and the VM ranks with NOT_READY."""
+    base = audit_fixture(_write(tmp_path, _kernel_text()))
+    f = _finding_of(base, "RR-BKP-012")
+    assert (f["status"], f["severity"], _vm(base)["readiness"]) == ("FAIL", "high", "NOT_READY")
+    assert "kernel-pull" in f["message"]
+
+    doc = audit_fixture(_write(tmp_path, _kernel_text(f"              imagePullSecret: {bad}\n")))
+    path = "spec.template.spec.domain.firmware.kernelBoot.container.imagePullSecret"
+    named = [p for p in doc["collection_problems"] if p["field"] == path]
+    assert [(p["kind"], p["name"]) for p in named] == [("VirtualMachine", "vm1")]
+    assert "not a string" in named[0]["reason"]
+    f = _finding_of(doc, "RR-BKP-012")
+    assert (f["status"], f["severity"]) == ("ERROR", "high")
+    assert f["evidence"]["malformed_fields"] == [path]
+    assert f["evidence"]["would_be"]["status"] == "NOT_APPLICABLE"
+    assert _vm(doc)["readiness"] == "UNKNOWN"
+    assert _rank(doc) == RANK["NOT_READY"]
+
+    # without the declarations (RR-FW-002 reads the firmware too) the ERRORs are medium
+    _without_worst(monkeypatch, "RR-BKP-012")
+    _without_worst(monkeypatch, "RR-FW-002")
+    before = audit_fixture(
+        _write(tmp_path, _kernel_text(f"              imagePullSecret: {bad}\n"))
+    )
+    assert _finding_of(before, "RR-BKP-012")["severity"] == "medium"
+    assert _rank(before) == RANK["AT_RISK"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "reason"),
+    [
+        (
+            "          image: registry.example.com/tools:1\n",
+            "          image: registry.example.com/tools:1\n          imagePullSecret: 7\n",
+            "spec.template.spec.volumes[tools].containerDisk.imagePullSecret",
+            "int, not a string: which Secret it names is unknown",
+        ),
+        (
+            KERNEL_PULL,
+            "              imagePullSecret: kernel pull\n",
+            "spec.template.spec.domain.firmware.kernelBoot.container.imagePullSecret",
+            "names no object",
+        ),
+        (
+            "          kernelBoot:\n            container:\n",
+            "          kernelBoot:\n            container: [x]\n            c2:\n",
+            "spec.template.spec.domain.firmware.kernelBoot.container",
+            "list, not a mapping",
+        ),
+    ],
+)
+def test_other_pull_secret_faults_are_named(
+    tmp_path: Path, old: str, new: str, field: str, reason: str
+) -> None:
+    """A containerDisk's ``imagePullSecret`` of another type, a kernel pull Secret that is no
+    object name, a kernel boot container of another type: named at the field (the VM
+    UNKNOWN, never better than its NOT_READY baseline)."""
+    text = _kernel_text()
+    if "tools" in old:
+        vol = "      - cloudInitNoCloud:\n"
+        tools = "      - containerDisk:\n          image: registry.example.com/tools:1\n"
+        text = text.replace(vol, tools + "        name: tools\n" + vol, 1)
+    assert text.count(old) == 1
+    doc = audit_fixture(_write(tmp_path, text.replace(old, new, 1)))
+    named = [p for p in doc["collection_problems"] if p["field"] == field]
+    assert len(named) == 1 and reason in named[0]["reason"], doc["collection_problems"]
+    assert _rank(doc) == RANK["NOT_READY"]
