@@ -267,7 +267,8 @@ class Evaluation:
             Finding(
                 check_id=spec.id,
                 status=Status.ERROR,
-                severity=spec.severity,
+                # the guest is not known: the worst FAIL the check gives any guest (h46)
+                severity=spec.error_severity_for("unknown"),
                 message=f"Cannot evaluate {spec.id} for VM {ref}: {why}",
                 evidence=evidence,
             )
@@ -719,8 +720,13 @@ def _unsure_severity(spec: CheckSpec, would: Result, vm: VMRecord | None = None)
     (``docs/readiness.md``: an error never ranks above a high FAIL). For a Windows guest
     (``vm``), the check's default is its ``windows_severity`` when it has one (round m42,
     mutation seed 4204: RR-RST-002's drill created after the audit instant left it unread, a
-    high FAIL on Windows became a medium ERROR, NOT_READY -> UNKNOWN of medium ERRORs alone)."""
-    default = spec.severity_for(vm.spec.os) if vm is not None else spec.severity
+    high FAIL on Windows became a medium ERROR, NOT_READY -> UNKNOWN of medium ERRORs alone).
+    For a check whose FAIL can be worse than its default for any guest (``worst_severity``),
+    the default is that worst (round h46, shared fuzz case 10's pattern: RR-NIC-001's refused
+    MAC is a high FAIL, and a malformed ``macAddress`` hiding it gave a medium ERROR, so a
+    remaining medium FAIL read AT_RISK where the VM was NOT_READY):
+    :meth:`CheckSpec.error_severity_for`."""
+    default = spec.error_severity_for(vm.spec.os if vm is not None else None)
     found = would.severity or default
     return found if found.rank <= default.rank else default
 
@@ -754,11 +760,15 @@ def _finding(spec: CheckSpec, result: Result, vm: VMRecord | None = None) -> Fin
     ``vm`` without one the check's default for its guest (:meth:`CheckSpec.severity_for`):
     what it could not conclude may be the FAIL the check gives that guest. Round h43c: a
     Windows VM's RR-FW-003 ERROR for an incomplete VM list (a clash with an unread VM is a
-    high FAIL on Windows) was medium, UNKNOWN of medium ERRORs alone (AT_RISK at worst)."""
+    high FAIL on Windows) was medium, UNKNOWN of medium ERRORs alone (AT_RISK at worst).
+    Round h46: such an ERROR takes the worst severity the check's FAIL can take
+    (:meth:`CheckSpec.error_severity_for`), for any guest, a crash's included (``_crashed``)."""
     severity = result.severity
     if severity is None:
-        error = vm is not None and result.status is Status.ERROR
-        severity = spec.severity_for(vm.spec.os) if error and vm else spec.severity
+        if result.status is Status.ERROR:
+            severity = spec.error_severity_for(vm.spec.os if vm is not None else None)
+        else:
+            severity = spec.severity
     return Finding(
         check_id=spec.id,
         status=result.status,

@@ -209,6 +209,13 @@ def _serial_drift(spec: str | None, vmi: VirtualMachineInstanceRecord | None) ->
 #: RR-FW-002's FAIL for a volatile (or unkept) TPM on a Windows guest: BitLocker seals its
 #: keys to the vTPM, so a restore with a fresh TPM asks for the recovery key
 _TPM_ON_WINDOWS = Severity.HIGH
+#: RR-FW-002's FAIL, for any guest, when KubeVirt refuses to start a restored copy: persistent
+#: EFI/TPM state with the VMPersistentState gate off (KubeVirt before 1.5: kvconfig
+#: ``gate_blocks_start``, pkg/virt-config/featuregate/inactive.go, GA since) or BIOS on arm64
+#: (https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-api/webhooks/arm64.go,
+#: ``validateBootOptions``: "Arm64 does not support bios boot"). Its ``worst_severity``, which
+#: its ERRORs that name no severity take (round h46)
+_FW_REFUSED = Severity.HIGH
 
 
 @check(
@@ -216,6 +223,7 @@ _TPM_ON_WINDOWS = Severity.HIGH
     title="EFI NVRAM and TPM state are persistent",
     severity=Severity.MEDIUM,
     windows_severity=_TPM_ON_WINDOWS,
+    worst_severity=_FW_REFUSED,
     rationale="Without persistent: true, EFI variables (boot entries, enrolled secure-boot keys) "
     "and vTPM contents (BitLocker/LUKS keys sealed to it) are lost on every restart and restore.",
     remediation="Set firmware.bootloader.efi.persistent: true and devices.tpm.persistent: true "
@@ -279,7 +287,7 @@ def nvram_persistent(vm: VMRecord, ctx: CheckContext) -> Result:
         return failed(
             f"VM {vm.ref} keeps persistent EFI/TPM state, but KubeVirt refuses to start such a "
             f"VM: {blocked}. It runs because it started earlier; a restored copy will not start.",
-            Severity.HIGH,
+            _FW_REFUSED,
             kubevirt_blocker=blocked,
             **ev,
         ).on(Basis.OBSERVED)
@@ -379,7 +387,7 @@ def _arm64_boot(vm: VMRecord, ev: dict[str, Any]) -> Result | None:
         return failed(
             f"VM {vm.ref} is arm64 and {via} gives it BIOS, which KubeVirt refuses on arm64 "
             "('Arm64 does not support bios boot'): it cannot start, nor can a restored copy.",
-            Severity.HIGH,
+            _FW_REFUSED,
             architecture="arm64",
             **ev,
         ).on(Basis.OBSERVED)
@@ -909,10 +917,20 @@ def _mac_digits(mac: str) -> str:
     return "".join(c for c in mac.lower() if c in "0123456789abcdef")
 
 
+#: RR-NIC-001's FAIL for a pinned MAC the VM cannot be created or started with: multicast
+#: (libvirt refuses it) or a masquerade interface's reserved 02:00:00:00:00:00
+#: (https://github.com/kubevirt/kubevirt/blob/main/pkg/network/admitter/binding.go,
+#: ``validateMasqueradeBinding``; pkg/network/link/mac.go ``IsReserved``), as
+#: :func:`auditor.inventory.macs.mac_fault` reads them. Its ``worst_severity``, which its
+#: ERRORs take (round h46)
+_MAC_REFUSED = Severity.HIGH
+
+
 @check(
     "RR-NIC-001",
     title="Every NIC has a pinned MAC address",
     severity=Severity.MEDIUM,
+    worst_severity=_MAC_REFUSED,
     rationale="Guests bind IP configuration, DHCP reservations, licences and firewall rules to "
     "the MAC; an unpinned MAC is generated anew on restore (KubeMacPool pins MACs into the VM "
     "spec only in namespaces where it is enabled).",
@@ -981,7 +999,7 @@ def mac_pinned(vm: VMRecord, ctx: CheckContext) -> Result:
                 for nic, f in faults.items()
             )
             + ".",
-            Severity.HIGH if refused else Severity.MEDIUM,
+            _MAC_REFUSED if refused else Severity.MEDIUM,
             unusable_macs={nic: f[0] for nic, f in faults.items()},
             **ev,
         )

@@ -39,10 +39,17 @@ def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
 
 
+#: RR-NET-002's FAIL when a NIC whose NAD a backup leaves out has static addresses set by
+#: cloud-init (the guest needs the same VLAN, not only the NAD). Its ``worst_severity``, which
+#: its ERRORs take (round h46)
+_STATIC_GAP = Severity.HIGH
+
+
 @check(
     "RR-NET-002",
     title="Every NAD a NIC on a Multus network attaches to is in each of the VM's backups",
     severity=Severity.MEDIUM,
+    worst_severity=_STATIC_GAP,
     rationale="A NIC on a Multus network, whatever its binding (bridge, SR-IOV, masquerade, "
     "passt or a binding plugin), only attaches when its NetworkAttachmentDefinition (CNI "
     "type, bridge, VLAN) exists where the VM is restored: KubeVirt names every secondary "
@@ -167,7 +174,7 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
     }
     if gaps:
         static = {n.name for n in nics if n.static_addresses}
-        sev = Severity.HIGH if any(g["nic"] in static for g in gaps) else Severity.MEDIUM
+        sev = _STATIC_GAP if any(g["nic"] in static for g in gaps) else Severity.MEDIUM
         where = sorted({f"{g['nad']} (NIC {g['nic']})" for g in gaps})
         backups = sorted({g["backup"] for g in gaps})
         late = {g["backup"] for g in gaps if "why" in g}

@@ -169,7 +169,14 @@ class CheckSpec:
     body reads its Windows FAIL severity from the same declaration (a module constant, e.g.
     ``identity._UUID_ON_WINDOWS``), and an ERROR of a Windows VM that stands for the result of
     an unread input takes it too (``auditor.engine._unsure_severity``, and ``_finding`` for an
-    ERROR that names no severity): :meth:`severity_for`.
+    ERROR that names no severity): :meth:`severity_for`. ``worst_severity``: the worst severity
+    the check's FAIL can take for any guest, where it is above ``severity`` (None: no FAIL of
+    it is above ``severity``, or only a Windows guest's, declared by ``windows_severity``): an
+    ERROR of the check that names no severity (its own ``errored(...)``, one it raised, an
+    unread kind) and an ERROR standing for a would-be result take it, for every guest, so
+    malformed or unread input that hides such a FAIL never ranks the VM better than the FAIL
+    would (round h46, ``docs/readiness.md``: an ERROR never ranks above a high FAIL):
+    :meth:`error_severity_for`.
     """
 
     id: str
@@ -183,6 +190,7 @@ class CheckSpec:
     vm_func: VmCheck | None = None
     platform_func: PlatformCheck | None = None
     windows_severity: Severity | None = None
+    worst_severity: Severity | None = None
 
     @property
     def scope(self) -> Literal["vm", "platform"]:
@@ -204,6 +212,17 @@ class CheckSpec:
         if windows is not None and os == "windows" and windows.rank < self.severity.rank:
             return windows
         return self.severity
+
+    def error_severity_for(self, os: str | None) -> Severity:
+        """The severity of an ERROR of the check that names none, for a guest of ``os`` (as
+        :meth:`severity_for`; None for a platform check): the worse of the guest's default
+        (:meth:`severity_for`) and ``worst_severity``. What the check could not conclude may
+        be the worst FAIL it gives, so its ERROR ranks the VM no better (a medium ERROR
+        beside a medium FAIL read AT_RISK at worst where the hidden FAIL was high, NOT_READY:
+        ``readiness_of``)."""
+        default = self.severity_for(os) if os is not None else self.severity
+        worst = self.worst_severity
+        return worst if worst is not None and worst.rank < default.rank else default
 
     @property
     def family(self) -> str:
@@ -245,8 +264,10 @@ def _register(spec: CheckSpec) -> None:
     """Validate ``spec`` and add it to :data:`CATALOG`.
 
     Raises:
-        ValueError: malformed or duplicate id, empty text, no reference, or a ``requires``
-            kind not in :data:`auditor.kinds.BY_KIND`.
+        ValueError: malformed or duplicate id, empty text, no reference, a ``requires``
+            kind not in :data:`auditor.kinds.BY_KIND`, or a ``worst_severity`` or
+            ``windows_severity`` not above ``severity`` (a declaration that changes nothing
+            is a mistake: the check's FAIL is not what it says).
     """
     if not CHECK_ID.match(spec.id):
         raise ValueError(f"check id {spec.id!r} is not RR-<FAMILY>-NNN")
@@ -257,6 +278,15 @@ def _register(spec: CheckSpec) -> None:
     unknown = sorted(set(spec.requires) - set(BY_KIND))
     if unknown:
         raise ValueError(f"check {spec.id} requires unknown kind(s) {', '.join(unknown)}")
+    for name, above in (
+        ("worst_severity", spec.worst_severity),
+        ("windows_severity", spec.windows_severity),
+    ):
+        if above is not None and above.rank >= spec.severity.rank:
+            raise ValueError(
+                f"check {spec.id} declares {name}={above.value}, not above its severity "
+                f"{spec.severity.value}"
+            )
     CATALOG[spec.id] = spec
 
 
@@ -271,18 +301,26 @@ def check(
     requires: tuple[str, ...] = (),
     reads: tuple[str, ...] = ("spec.template.spec",),
     windows_severity: Severity | None = None,
+    worst_severity: Severity | None = None,
 ) -> Callable[[VmCheck], VmCheck]:
     """Register a VM check function (:data:`VmCheck`) under ``id`` with its catalog metadata
-    (``windows_severity``: see :class:`CheckSpec`).
+    (``windows_severity``, ``worst_severity``: see :class:`CheckSpec`).
 
     Raises:
-        ValueError: malformed or duplicate id, empty text, no reference, or a ``requires``
-            kind not in :data:`auditor.kinds.BY_KIND`.
+        ValueError: as :func:`_register`.
     """
 
     def register(func: VmCheck) -> VmCheck:
         meta = (title, severity, rationale, remediation, references, requires, reads)
-        _register(CheckSpec(id, *meta, vm_func=func, windows_severity=windows_severity))
+        _register(
+            CheckSpec(
+                id,
+                *meta,
+                vm_func=func,
+                windows_severity=windows_severity,
+                worst_severity=worst_severity,
+            )
+        )
         return func
 
     return register
