@@ -267,7 +267,8 @@ class Evaluation:
             Finding(
                 check_id=spec.id,
                 status=Status.ERROR,
-                # the guest is not known: the worst FAIL the check gives any guest (h46)
+                # the guest is not read: its checks' defaults, raised to the worst FAIL a
+                # check gives any guest (worst_severity, h46; windows_severity is not read)
                 severity=spec.error_severity_for("unknown"),
                 message=f"Cannot evaluate {spec.id} for VM {ref}: {why}",
                 evidence=evidence,

@@ -235,10 +235,13 @@ def report_pieces(doc: dict[str, Any], key: str) -> Iterator[bytes]:
         yield dumps_report(doc)
         return
     head = dumps_report({**doc, key: []})
+    if not items:
+        yield head  # the document itself
+        return
     marker = b'\n  "' + json.dumps(key, ensure_ascii=False).encode()[1:-1] + b'": []'
     at = head.find(marker)
-    if at < 0 or head.find(marker, at + 1) >= 0 or not items:
-        yield head if at >= 0 and not items else dumps_report(doc)
+    if at < 0 or head.find(marker, at + 1) >= 0:
+        yield dumps_report(doc)
         return
     cut = at + len(marker) - 2  # before the "[]"
     yield head[:cut] + b"[\n    "
