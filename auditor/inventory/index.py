@@ -42,7 +42,7 @@ from auditor.inventory.records import (
 )
 from auditor.inventory.volmig import migration_state_issues
 from auditor.kinds import is_resource_policy
-from auditor.kubevalues import dig, format_time, parse_duration, parse_time
+from auditor.kubevalues import dig, format_time, parse_duration, parse_go_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
 from auditor.sources.base import ClusterData, KindState
@@ -59,6 +59,9 @@ __all__ = [
     "meta_label",
     "EXCLUDE_LABEL",
     "excluded_from_backup",
+    "VM_SNAPSHOT_PHASES",
+    "VM_SNAPSHOT_DELETION_POLICIES",
+    "vm_snapshot_value_issues",
 ]
 
 _V = TypeVar("_V")
@@ -132,6 +135,75 @@ _VM_SNAPSHOT_FIELDS: _Typed = (
     # with EFI or TPM state, elsewhere (red team rt13)
     ("status.sourceUID", str, "a string"),
 )
+#: snapshot.kubevirt.io/v1beta1 ``VirtualMachineSnapshotPhase`` and ``DeletionPolicy``
+#: (https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/snapshot/v1beta1/types.go;
+#: ``PhaseUnset`` is ``""``, which ``omitempty`` never writes).
+VM_SNAPSHOT_PHASES = ("InProgress", "Succeeded", "Failed", "Deleting", "Unknown")
+VM_SNAPSHOT_DELETION_POLICIES = ("Delete", "Retain")
+
+
+def vm_snapshot_value_issues(obj: dict[str, Any]) -> list[FieldIssue]:
+    """Issues (:class:`FieldIssue`, each naming its field) for the VirtualMachineSnapshot
+    fields that decide whether KubeVirt deletes its content and the VolumeSnapshots the
+    content owns (kubevirt pkg/storage/snapshot/snapshot.go ``vmSnapshotDeadlineExceeded``,
+    ``shouldDeleteContent``; :func:`auditor.inventory.snapcopy.vm_snapshot_terminating`):
+
+    - ``status.phase`` a string outside :data:`VM_SNAPSHOT_PHASES` (``failed``, ``Error``,
+      ``""``), or null (its type is checked by :data:`_VM_SNAPSHOT_FIELDS`);
+    - ``spec.deletionPolicy`` anything but ``Delete`` or ``Retain`` (a ``*DeletionPolicy``
+      string; null is pruned);
+    - ``spec.failureDeadline`` no ``metav1.Duration`` string (``60``, ``"1 minute"``,
+      ``[5m]``, null): :func:`auditor.kubevalues.parse_go_duration`.
+
+    KubeVirt's CRD schema types the three as strings without an enum (pkg/virt-operator/
+    resource/generate/components/validations_generated.go) and its admitter checks none
+    (pkg/storage/admitters/vmsnapshot.go), so only a null or a value of another type is one
+    the API server refuses (``FieldIssue.rejected``).
+
+    Read as written, an invalid phase or an unreadable deadline left a failed snapshot's
+    ready VolumeSnapshots counted as the disk's copies, unnamed (round h47c: RR-STG-001 FAIL
+    high -> FAIL medium). The list is empty when all are valid or absent."""
+    out: list[FieldIssue] = []
+    status, spec = obj.get("status"), obj.get("spec")
+    if isinstance(status, dict) and "phase" in status:
+        phase = status["phase"]
+        if phase is None:
+            out.append(FieldIssue("status.phase", "is null, which KubeVirt never writes", True))
+        elif isinstance(phase, str) and phase not in VM_SNAPSHOT_PHASES:
+            out.append(
+                FieldIssue(
+                    "status.phase",
+                    f"is {phase[:40]!r}, not one of {', '.join(VM_SNAPSHOT_PHASES)} (no phase "
+                    "KubeVirt writes: whether the snapshot failed is unknown)",
+                )
+            )
+    if isinstance(spec, dict) and "deletionPolicy" in spec:
+        policy = spec["deletionPolicy"]
+        if not isinstance(policy, str) or policy not in VM_SNAPSHOT_DELETION_POLICIES:
+            shown = repr(policy[:40]) if isinstance(policy, str) else f"a {type(policy).__name__}"
+            out.append(
+                FieldIssue(
+                    "spec.deletionPolicy",
+                    f"is {shown}, not one of {', '.join(VM_SNAPSHOT_DELETION_POLICIES)}",
+                    not isinstance(policy, str),
+                )
+            )
+    if isinstance(spec, dict) and "failureDeadline" in spec:
+        deadline = spec["failureDeadline"]
+        if parse_go_duration(deadline) is None:
+            shown = (
+                repr(deadline[:40]) if isinstance(deadline, str) else f"a {type(deadline).__name__}"
+            )
+            out.append(
+                FieldIssue(
+                    "spec.failureDeadline",
+                    f"is {shown}, not a Go duration string (metav1.Duration, e.g. 5m0s)",
+                    not isinstance(deadline, str),
+                )
+            )
+    return out
+
+
 #: A VirtualMachineSnapshotContent's fields other than its VM definition: its owner and the
 #: volumes a restore recreates (snapshot.kubevirt.io/v1beta1 VirtualMachineSnapshotContentSpec;
 #: a ``volumeBackups`` of another type backs up no volume, red team rt13).
@@ -1906,7 +1978,9 @@ class ClusterIndex:
             # the fields that say whether it holds a usable copy, and of which VM: of another
             # type, none says anything (named, and the list is partial, as for VolumeSnapshots;
             # mutations seed 2229: a readyToUse of "yes" read as not ready, unnamed)
-            issues = _wrong_types(o, _VM_SNAPSHOT_FIELDS)
+            # ... and whether KubeVirt deletes its content: an invalid phase, deletion policy
+            # or failure deadline says neither (round h47c)
+            issues = _wrong_types(o, _VM_SNAPSHOT_FIELDS) + vm_snapshot_value_issues(o)
             if issues:
                 ix._unread("VirtualMachineSnapshot", o, issues)
         for o in data.of("KubeVirt"):

@@ -12,7 +12,7 @@ Each function returns why no copy is shown, naming the object and field, or None
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from auditor.inventory.capture import (
@@ -21,9 +21,9 @@ from auditor.inventory.capture import (
     pvc_facts,
     unready_content_reason,
 )
-from auditor.inventory.index import ClusterIndex
+from auditor.inventory.index import VM_SNAPSHOT_PHASES, ClusterIndex
 from auditor.inventory.volbound import lost_with_volume
-from auditor.kubevalues import dig, parse_duration, parse_time
+from auditor.kubevalues import dig, parse_go_duration, parse_time
 
 __all__ = [
     "IN_VOLUME",
@@ -233,12 +233,19 @@ def vm_snapshot_terminating(s: dict[str, Any], at: datetime | None) -> bool:
     phase = dig(s, "status", "phase")
     if phase == "Failed":
         return True
+    if phase is not None and phase not in VM_SNAPSHOT_PHASES:
+        # no phase KubeVirt writes (named by the index): it may be Failed, so its content may
+        # be going (round h47c: ``phase: failed`` kept a failed snapshot's copies, unnamed)
+        return True
     if phase == "Succeeded" or at is None:
         return False
     raw = dig(s, "spec", "failureDeadline")
-    deadline = parse_duration(raw) if raw is not None else parse_duration("5m")
+    # a metav1.Duration: Go's ParseDuration takes a sign ("-1m": past already) and "0"
+    deadline = parse_go_duration(raw) if raw is not None else timedelta(minutes=5)
+    if deadline is None:
+        return True  # unreadable (named by the index): the deadline may have passed
     born = parse_time(dig(s, "metadata", "creationTimestamp"))
-    if deadline is None or born is None or not deadline:
+    if born is None or not deadline:
         return False
     return born + deadline < at
 
