@@ -30,8 +30,8 @@ import pytest
 from auditor.inventory.snapcopy import vm_snapshot_terminating
 from auditor.kubevalues import parse_go_duration
 from tests.test_evidence_gaps import _complete, _docs, _finding
-from tests.test_false_alarms_fp15 import VM_SNAPSHOT
-from tests.test_vm_snapshots_s42 import _content, _vmsnap
+from tests.test_false_alarms_fp15 import VM_SNAPSHOT, _alone
+from tests.test_vm_snapshots_s42 import DATA_VS, _content, _vmsnap
 
 Docs = list[dict[str, Any]]
 AT = datetime(2026, 11, 30, 6, 0, 0, tzinfo=UTC)
@@ -162,3 +162,124 @@ def test_parse_go_duration() -> None:
     assert parse_go_duration("0") == timedelta(0)
     for bad in (60, "60", "1 minute", "", "-", ["1m"], None, "1x"):
         assert parse_go_duration(bad) is None, bad
+
+
+# -- a scalar, a mapping or a null where a snapshot's list or error object is read ----------
+#
+# ``SnapshotVolumesLists.ExcludedVolumes []string``, ``VirtualMachineSnapshotContentStatus.
+# VolumeSnapshotStatus []VolumeSnapshotStatus`` and ``Error *Error`` ({time, message}) in
+# https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/snapshot/v1beta1/types.go.
+# Before the round, ``excludedVolumes: data`` read as "nothing excluded", a per-volume status
+# written as a mapping or null as "not written", and ``error: []`` / ``0`` as "no error": the
+# VM snapshot counted as the data disk's copy (RR-STG-001 FAIL high -> FAIL medium), unnamed.
+
+NOT_READY = [
+    {"volumeSnapshotName": "vmsnapshot-uid-vms-volume-root", "readyToUse": True},
+    {"volumeSnapshotName": DATA_VS, "readyToUse": False},
+]
+
+
+def _stg_alone(
+    tmp_path: Path, change: Callable[[Docs], None]
+) -> tuple[str, str, dict[str, int], list[Any]]:
+    docs = _alone(_docs(VM_SNAPSHOT))
+    change(docs)
+    report = _complete(tmp_path, VM_SNAPSHOT, docs)
+    f = _finding(report, "RR-STG-001")
+    copies = {r["pvc"]: r["copies"] for r in f["evidence"]["disks"]}
+    return f["status"], f["severity"], copies, report["collection_problems"]
+
+
+def _field_named(problems: list[Any], kind: str, field: str) -> bool:
+    return any(p["kind"] == kind and p["field"] == field for p in problems)
+
+
+def _set(where: Callable[[Docs], dict[str, Any]], key: str, value: Any) -> Callable[[Docs], None]:
+    def change(docs: Docs) -> None:
+        where(docs)[key] = value
+
+    return change
+
+
+def _lists(docs: Docs) -> dict[str, Any]:
+    return _vmsnap(docs)["status"]["snapshotVolumes"]
+
+
+def _vmsnap_status(docs: Docs) -> dict[str, Any]:
+    return _vmsnap(docs)["status"]
+
+
+def _content_status(docs: Docs) -> dict[str, Any]:
+    return _content(docs)["status"]
+
+
+def test_the_list_and_error_baselines(tmp_path: Path) -> None:
+    """Valid input: the data disk excluded, its per-volume status not ready, or an error
+    set: no copy of the data disk (FAIL high), nothing named."""
+    for i, change in enumerate(
+        [
+            _set(_lists, "excludedVolumes", ["data"]),
+            _set(_content_status, "volumeSnapshotStatus", NOT_READY),
+            _set(_vmsnap_status, "error", {"message": "VolumeSnapshot x error: quota"}),
+            _set(_content_status, "error", {"message": "VolumeSnapshots (x) missing"}),
+        ]
+    ):
+        status, severity, copies, problems = _stg_alone(tmp_path / str(i), change)
+        assert (status, severity, copies["vm1-data"]) == ("FAIL", "high", 0)
+        assert problems == []
+
+
+@pytest.mark.parametrize("value", ["data", {"data": 1}, 42, [["data"]]])
+def test_excluded_volumes_of_another_type_exclude_the_disk(tmp_path: Path, value: Any) -> None:
+    status, severity, copies, problems = _stg_alone(
+        tmp_path, _set(_lists, "excludedVolumes", value)
+    )
+    assert (status, severity, copies["vm1-data"]) == ("FAIL", "high", 0)
+    assert _field_named(
+        problems, "VirtualMachineSnapshot", "status.snapshotVolumes.excludedVolumes"
+    )
+
+
+@pytest.mark.parametrize("key", ["includedVolumes", "excludedVolumes"])
+def test_a_null_volume_list_is_named_and_leaves_the_snapshot_unread(
+    tmp_path: Path, key: str
+) -> None:
+    """Null where the list is read (the API server never stores one): ERROR high."""
+    status, severity, _, problems = _stg_alone(tmp_path, _set(_lists, key, None))
+    assert (status, severity) == ("ERROR", "high")
+    assert _field_named(problems, "VirtualMachineSnapshot", f"status.snapshotVolumes.{key}")
+
+
+@pytest.mark.parametrize("value", [NOT_READY[1], "x", 42, True, None])
+def test_a_per_volume_status_that_is_no_list_shows_no_copy(tmp_path: Path, value: Any) -> None:
+    status, severity, copies, problems = _stg_alone(
+        tmp_path, _set(_content_status, "volumeSnapshotStatus", value)
+    )
+    assert (status, severity, copies["vm1-data"]) == ("FAIL", "high", 0)
+    assert _field_named(problems, "VirtualMachineSnapshotContent", "status.volumeSnapshotStatus")
+
+
+def test_an_empty_per_volume_status_holds_no_entry(tmp_path: Path) -> None:
+    """``[]`` (which KubeVirt's omitempty never writes) holds no entry for the data disk's
+    VolumeSnapshot: no copy shown, as with an entry not ready (before: read as "not
+    written", FAIL medium)."""
+    status, severity, copies, _ = _stg_alone(
+        tmp_path, _set(_content_status, "volumeSnapshotStatus", [])
+    )
+    assert (status, severity, copies["vm1-data"]) == ("FAIL", "high", 0)
+
+
+@pytest.mark.parametrize("value", [[], 0, False, "", None])
+def test_a_vm_snapshot_error_of_another_type_is_named_and_no_better(
+    tmp_path: Path, value: Any
+) -> None:
+    status, severity, copies, problems = _stg_alone(tmp_path, _set(_vmsnap_status, "error", value))
+    assert (status, severity) == ("ERROR", "high")
+    assert _field_named(problems, "VirtualMachineSnapshot", "status.error")
+
+
+@pytest.mark.parametrize("value", [[], 0, False, "", None])
+def test_a_content_error_of_another_type_shows_no_copy(tmp_path: Path, value: Any) -> None:
+    status, severity, copies, problems = _stg_alone(tmp_path, _set(_content_status, "error", value))
+    assert (status, severity, copies["vm1-data"]) == ("FAIL", "high", 0)
+    assert _field_named(problems, "VirtualMachineSnapshotContent", "status.error")

@@ -134,7 +134,38 @@ _VM_SNAPSHOT_FIELDS: _Typed = (
     # the VM it was taken of: another VM's snapshot is restored neither onto this one nor,
     # with EFI or TPM state, elsewhere (red team rt13)
     ("status.sourceUID", str, "a string"),
+    # what keeps it from holding a disk (snapcopy.vm_snapshot_fault): ``Error *Error``
+    # {time, message} and ``SnapshotVolumesLists`` (IncludedVolumes, ExcludedVolumes
+    # []string) in kubevirt staging/src/kubevirt.io/api/snapshot/v1beta1/types.go. Of another
+    # type (``excludedVolumes: data``, ``error: []``) they were read as "nothing excluded", "no
+    # error": a disk the snapshot left out counted as copied, unnamed (round h47c)
+    ("status.error", dict, "a mapping (Error: time, message)"),
+    ("status.snapshotVolumes", dict, "a mapping (SnapshotVolumesLists)"),
+    ("status.snapshotVolumes.excludedVolumes", list, "a list of volume names"),
 )
+#: The VirtualMachineSnapshot and VirtualMachineSnapshotContent fields read as lists or
+#: error objects that the API server never stores null (``omitempty`` fields of KubeVirt's
+#: snapshot types, none nullable in its CRD schema): written null, they were read as absent
+#: ("nothing excluded", "no per-volume status"), unnamed (round h47c).
+_VM_SNAPSHOT_NULLS = (
+    "status.error",
+    "status.snapshotVolumes.includedVolumes",
+    "status.snapshotVolumes.excludedVolumes",
+)
+_VM_SNAPSHOT_CONTENT_NULLS = ("status.error", "status.volumeSnapshotStatus")
+
+
+def _null_issues(obj: dict[str, Any], paths: tuple[str, ...]) -> list[FieldIssue]:
+    """A named issue for each of ``paths`` present in ``obj`` with the value null."""
+    out = []
+    for path in paths:
+        *head, last = path.split(".")
+        parent = dig(obj, *head) if head else obj
+        if isinstance(parent, dict) and last in parent and parent[last] is None:
+            out.append(FieldIssue(path, "is null, which the API server never stores", True))
+    return out
+
+
 #: snapshot.kubevirt.io/v1beta1 ``VirtualMachineSnapshotPhase`` and ``DeletionPolicy``
 #: (https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/snapshot/v1beta1/types.go;
 #: ``PhaseUnset`` is ``""``, which ``omitempty`` never writes).
@@ -210,6 +241,14 @@ def vm_snapshot_value_issues(obj: dict[str, Any]) -> list[FieldIssue]:
 _VM_SNAPSHOT_CONTENT_FIELDS: _Typed = (
     ("metadata.ownerReferences", list, "a list"),
     ("spec.volumeBackups", list, "a list"),
+    # the content's own word on its volumes (VirtualMachineSnapshotContentStatus in kubevirt
+    # staging/src/kubevirt.io/api/snapshot/v1beta1/types.go: ReadyToUse *bool, Error *Error,
+    # VolumeSnapshotStatus []VolumeSnapshotStatus): a per-volume status written as a mapping
+    # or a scalar was read as "not written", so a VolumeSnapshot it says is not ready counted
+    # as the disk's copy, unnamed (round h47c)
+    ("status.readyToUse", bool, "true or false"),
+    ("status.error", dict, "a mapping (Error: time, message)"),
+    ("status.volumeSnapshotStatus", list, "a list (VolumeSnapshotStatus)"),
 )
 #: A VolumeSnapshotContent's fields the capture records read, with their types
 #: (external-snapshotter client/apis/volumesnapshot/v1/types.go). Of another type: a
@@ -1951,6 +1990,7 @@ class ClusterIndex:
                     and not isinstance(value, dict)
                 ]
                 + _wrong_types(o, _VM_SNAPSHOT_CONTENT_FIELDS)
+                + _null_issues(o, _VM_SNAPSHOT_CONTENT_NULLS)
                 + _owner_issues(o)
             )
             if issues:
@@ -1960,27 +2000,38 @@ class ClusterIndex:
             src = dig(o, "spec", "source", "name")
             if isinstance(src, str):
                 ix.vm_snapshots.setdefault((_ns(o), src), []).append(o)
-            included = dig(o, "status", "snapshotVolumes", "includedVolumes")
-            if included is not None and not (
-                isinstance(included, list) and all(isinstance(v, str) for v in included)
-            ):
-                ix._object_issues(
-                    "VirtualMachineSnapshot",
-                    o,
-                    [
-                        FieldIssue(
-                            "status.snapshotVolumes.includedVolumes",
-                            "is not a list of volume names",
-                            True,
-                        )
-                    ],
-                )
+            lists = dig(o, "status", "snapshotVolumes")
+            for key in ("includedVolumes", "excludedVolumes"):
+                held = lists.get(key) if isinstance(lists, dict) else None
+                if held is not None and not (
+                    isinstance(held, list) and all(isinstance(v, str) for v in held)
+                ):
+                    ix._object_issues(
+                        "VirtualMachineSnapshot",
+                        o,
+                        [
+                            FieldIssue(
+                                f"status.snapshotVolumes.{key}",
+                                "is not a list of volume names",
+                                True,
+                            )
+                        ],
+                    )
             # the fields that say whether it holds a usable copy, and of which VM: of another
             # type, none says anything (named, and the list is partial, as for VolumeSnapshots;
             # mutations seed 2229: a readyToUse of "yes" read as not ready, unnamed)
             # ... and whether KubeVirt deletes its content: an invalid phase, deletion policy
             # or failure deadline says neither (round h47c)
-            issues = _wrong_types(o, _VM_SNAPSHOT_FIELDS) + vm_snapshot_value_issues(o)
+            issues = (
+                [
+                    i
+                    for i in _wrong_types(o, _VM_SNAPSHOT_FIELDS)
+                    # named above with its entries checked
+                    if i.field != "status.snapshotVolumes.excludedVolumes"
+                ]
+                + vm_snapshot_value_issues(o)
+                + _null_issues(o, _VM_SNAPSHOT_NULLS)
+            )
             if issues:
                 ix._unread("VirtualMachineSnapshot", o, issues)
         for o in data.of("KubeVirt"):
