@@ -283,3 +283,39 @@ def test_a_content_error_of_another_type_shows_no_copy(tmp_path: Path, value: An
     status, severity, copies, problems = _stg_alone(tmp_path, _set(_content_status, "error", value))
     assert (status, severity, copies["vm1-data"]) == ("FAIL", "high", 0)
     assert _field_named(problems, "VirtualMachineSnapshotContent", "status.error")
+
+
+# -- a Restore's switch of another type, or null --------------------------------------------
+#
+# ``RestoreSpec.RestorePVs *bool`` (also ``PreserveNodePorts``, ``IncludeClusterResources``)
+# in https://github.com/vmware-tanzu/velero/blob/main/pkg/apis/velero/v1/restore_types.go.
+# Before the round ``restorePVs: "false"`` (or 0, a list, null, "") read as unset: the drill
+# that restored no volume data passed RR-RST-001 (FAIL info -> PASS medium), nothing named.
+
+RESTORE_PVS_FALSE = "RR-RST-001/fail-restorepvs-false.yaml"
+
+
+def _restore_pvs(tmp_path: Path, value: Any) -> tuple[dict[str, Any], str, list[Any]]:
+    docs = _docs(RESTORE_PVS_FALSE)
+    restore = next(d for d in docs if d.get("kind") == "Restore")
+    restore["spec"]["restorePVs"] = value
+    report = _complete(tmp_path, RESTORE_PVS_FALSE, docs)
+    return (
+        _finding(report, "RR-RST-001"),
+        report["vms"][0]["readiness"],
+        report["collection_problems"],
+    )
+
+
+def test_restore_pvs_false_is_the_baseline(tmp_path: Path) -> None:
+    f, readiness, problems = _restore_pvs(tmp_path, False)
+    assert (f["status"], f["severity"], readiness) == ("FAIL", "info", "READY")
+    assert problems == []
+
+
+@pytest.mark.parametrize("value", ["false", "False", 0, ["false"], {"x": 1}, None, ""])
+def test_restore_pvs_of_another_type_is_named_and_never_a_pass(tmp_path: Path, value: Any) -> None:
+    f, readiness, problems = _restore_pvs(tmp_path, value)
+    assert f["status"] == "ERROR"
+    assert readiness == "UNKNOWN"  # a medium ERROR: AT_RISK at worst, never READY
+    assert any(p["kind"] == "Restore" and p["field"] == "spec.restorePVs" for p in problems)

@@ -1424,16 +1424,30 @@ _BACKUP_FLAGS = (
 )
 
 
-def _flag_issues(spec: Any, where: str) -> list[FieldIssue]:
-    """A Backup switch that is set but not a boolean cannot be Velero's (``"yes"`` is not
-    ``true`` to its API server): named, and the Backup (or Schedule) counts as unread, so a
-    garbled ``snapshotMoveData`` never turns a data-mover backup into a snapshot one."""
+#: A Restore's switches (velero pkg/apis/velero/v1/restore_types.go ``RestoreSpec``:
+#: ``RestorePVs``, ``PreserveNodePorts``, ``IncludeClusterResources`` are ``*bool``,
+#: https://github.com/vmware-tanzu/velero/blob/main/pkg/apis/velero/v1/restore_types.go).
+#: ``restorePVs: "false"`` (or ``0``, ``null``) was read as unset, so a drill that restored no
+#: volume data read as one that did: RR-RST-001 FAIL -> PASS, unnamed (round h47c).
+_RESTORE_FLAGS = ("restorePVs", "preserveNodePorts", "includeClusterResources")
+
+
+def _flag_issues(spec: Any, where: str, flags: tuple[str, ...] = _BACKUP_FLAGS) -> list[FieldIssue]:
+    """A Backup (or Restore) switch of ``flags`` that is set but not a boolean cannot be
+    Velero's (``"yes"`` is not ``true`` to its API server), nor one written null (a ``*bool``
+    with omitempty, which the API server prunes): named, and the Backup (Schedule, Restore)
+    counts as unread, so a garbled ``snapshotMoveData`` never turns a data-mover backup into
+    a snapshot one, nor ``restorePVs: "false"`` a drill without volume data into one with."""
     if not isinstance(spec, dict):
         return []
     return [
-        FieldIssue(f"{where}.{key}", f"is a {type(spec[key]).__name__}, not true or false", True)
-        for key in _BACKUP_FLAGS
-        if spec.get(key) is not None and not isinstance(spec[key], bool)
+        FieldIssue(f"{where}.{key}", "is null, which the API server never stores", True)
+        if spec[key] is None
+        else FieldIssue(
+            f"{where}.{key}", f"is a {type(spec[key]).__name__}, not true or false", True
+        )
+        for key in flags
+        if key in spec and not isinstance(spec[key], bool)
     ]
 
 
@@ -2213,6 +2227,7 @@ class ClusterIndex:
                     # DataDownloads were not read rests on: of another type, a drill of 0
                     # items could pass (red team: "0" and 0.0); negative, none Velero wrote
                     issues += _counter_issues(o, "Restore")
+                    issues += _flag_issues(o.get("spec"), "spec", _RESTORE_FLAGS)
                     issues += _restore_namespace_issues(o)
                     read_str(o, "spec.backupName", issues)
                     # Velero's API requires a spec naming a Backup or a Schedule: without one
