@@ -2015,8 +2015,8 @@ class ClusterIndex:
             if isinstance(src, str):
                 ix.vm_snapshots.setdefault((_ns(o), src), []).append(o)
             lists = dig(o, "status", "snapshotVolumes")
-            for key in ("includedVolumes", "excludedVolumes"):
-                held = lists.get(key) if isinstance(lists, dict) else None
+            for which in ("includedVolumes", "excludedVolumes"):
+                held = lists.get(which) if isinstance(lists, dict) else None
                 if held is not None and not (
                     isinstance(held, list) and all(isinstance(v, str) for v in held)
                 ):
@@ -2025,7 +2025,7 @@ class ClusterIndex:
                         o,
                         [
                             FieldIssue(
-                                f"status.snapshotVolumes.{key}",
+                                f"status.snapshotVolumes.{which}",
                                 "is not a list of volume names",
                                 True,
                             )
