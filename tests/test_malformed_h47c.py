@@ -349,3 +349,22 @@ def test_a_deletion_timestamp_that_is_no_time_is_named(
     status, severity, _, problems = _stg_alone(tmp_path, change)
     assert (status, severity) == ("FAIL", "high")  # as being deleted: no copy, never better
     assert _field_named(problems, kind, "metadata.deletionTimestamp")
+
+
+@pytest.mark.parametrize("field", ["readyToUse", "boundVolumeSnapshotContentName", "error"])
+def test_a_volume_snapshot_status_field_written_null_is_named(tmp_path: Path, field: str) -> None:
+    """A VolumeSnapshot's ``status.readyToUse: null`` (``*bool``, omitempty: the API server
+    prunes a null) read as "not ready" (worse) with nothing named; now named and the snapshot
+    unread: RR-STG-001 ERROR high (the baseline, the data disk's snapshot ready, FAIL medium)."""
+
+    def change(docs: Docs) -> None:
+        snap = next(
+            d
+            for d in docs
+            if d.get("kind") == "VolumeSnapshot" and d["metadata"]["name"] == DATA_VS
+        )
+        snap["status"][field] = None
+
+    status, severity, _, problems = _stg_alone(tmp_path, change)
+    assert (status, severity) == ("ERROR", "high")
+    assert _field_named(problems, "VolumeSnapshot", f"status.{field}")
