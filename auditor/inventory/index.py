@@ -2043,10 +2043,10 @@ class ClusterIndex:
                 # whether the snapshot is being deleted, and its copy with it: a value that is
                 # no RFC 3339 time (42, ``[x]``, ``""``) is read as "being deleted" (no copy,
                 # never better) and named (round h47c: unnamed before)
-                gone: list[FieldIssue] = []
-                read_time(o, "metadata.deletionTimestamp", gone)
-                if gone:
-                    ix._object_issues(kind, o, gone)
+                deleting: list[FieldIssue] = []
+                read_time(o, "metadata.deletionTimestamp", deleting)
+                if deleting:
+                    ix._object_issues(kind, o, deleting)
         for o in data.of("VirtualMachineSnapshot"):
             src = dig(o, "spec", "source", "name")
             if isinstance(src, str):
