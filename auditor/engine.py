@@ -511,6 +511,10 @@ def _run(
         ]
         if hidden:
             return _finding(spec, _malformed_error(spec, vm, hidden, result))
+    # the partly unread kinds that could change this result: all of them, unless the check
+    # says it rests on none of some (Result.holds_without: a NOT_APPLICABLE read from the VM
+    # alone, a FAIL a read object proves at the check's worst severity; round h47a)
+    doubt = [k for k in partial if k not in result.holds_without] if partial else partial
     unsure = (
         result.status is Status.FAIL
         or (
@@ -527,13 +531,13 @@ def _run(
             vm is not None
             and result.status is Status.PASS
             and spec.id in JUDGES_EVERY_BACKUP
-            and "Backup" in partial
+            and "Backup" in doubt
         )
         # "no (usable) backup to judge" while some Backups could not be read: the unread
         # ones may be the backups it would judge
-        or (vm is not None and result.status is Status.NOT_APPLICABLE and "Backup" in partial)
+        or (vm is not None and result.status is Status.NOT_APPLICABLE and "Backup" in doubt)
         # no VMI was read for this VM while some VMIs were not: "not running" is a guess
-        or (vm is not None and vm.vmi is None and "VirtualMachineInstance" in partial)
+        or (vm is not None and vm.vmi is None and "VirtualMachineInstance" in doubt)
         # a cluster-wide PASS or "nothing to judge" speaks for every object of the kinds it
         # reads: an unread one may be the paused Schedule or the missing class (red team:
         # a Schedule item written 'kind: schedule' turned RR-PLT-002's FAIL into a PASS)
@@ -545,7 +549,7 @@ def _run(
         or (
             vm is not None
             and result.status in (Status.PASS, Status.NOT_APPLICABLE)
-            and "PersistentVolumeClaim" in partial
+            and "PersistentVolumeClaim" in doubt
             and any(p.obj is None for p in vm.pvcs)
         )
     )
@@ -566,19 +570,19 @@ def _run(
                 _unsure_severity(spec, result),
             ),
         )
-    if partial and unsure:
+    if doubt and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very
         # ones that would satisfy it. A PASS that judges the newest object may be contradicted
         # by an unread newer one. A PASS that found a good object (existence) is earned.
         what = f"VM {vm.ref}" if vm else "the cluster"
         would = {"would_fail": result.message} if result.status is Status.FAIL else {}
-        unread = _unread_named(partial, ctx.index, vm.namespace if vm else None)
+        unread = _unread_named(doubt, ctx.index, vm.namespace if vm else None)
         named = f" ({', '.join(unread)})" if unread else ""
         return _finding(
             spec,
             Result(
                 Status.ERROR,
-                f"Cannot conclude {spec.id} for {what}: some {', '.join(partial)} objects could "
+                f"Cannot conclude {spec.id} for {what}: some {', '.join(doubt)} objects could "
                 f"not be read{named}. Without them: {result.status.value}: {result.message}",
                 {
                     **result.evidence,

@@ -124,3 +124,53 @@ def test_a_fail_with_a_backup_unread_stays_unknown_at_the_worst_severity(
     assert f["evidence"]["would_be"]["status"] == "FAIL"
     assert "would_fail" in f["evidence"]
     assert f["evidence"]["unread_objects"] == ["Backup velero/manual-20261130"]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "words"),
+    [
+        ("RR-BKP-012/na-no-references.yaml", "references no Secret"),
+        ("RR-NET-002/na-no-multus.yaml", "has no NIC on a Multus network"),
+    ],
+)
+def test_a_not_applicable_read_from_the_vm_alone_holds(
+    fixture: str, words: str, tmp_path: Path
+) -> None:
+    """No reference, no Multus NIC: read from the VM's spec, which no Backup changes. Before
+    this round the engine's rule for "no usable backup to judge" made every NOT_APPLICABLE
+    of a Backup-reading check ERROR (high) with a Backup unread; now such a one keeps its
+    NOT_APPLICABLE, naming the kind in ``incomplete_kinds``."""
+    check = fixture.split("/")[0]
+    doc = _audit(tmp_path, fixture, UNREAD.format(namespace="app"))
+    assert ("Backup", "manual-20261130", "spec.excludedResources") in _named(doc)
+    f = _finding(doc, check)
+    assert f["status"] == "NOT_APPLICABLE", f["message"]
+    assert words in f["message"]
+    assert f["evidence"]["incomplete_kinds"] == ["Backup"]
+
+
+def test_a_high_fail_of_rr_net_002_holds_with_a_backup_unread(tmp_path: Path) -> None:
+    """A read usable Backup leaves out the NAD of a NIC with static addresses: FAIL high,
+    the worst RR-NET-002 gives, whatever the unread Backup holds (it cannot put the NAD into
+    the read one). Before this round: ERROR high (the engine's rule for any FAIL with a kind
+    partly unread); now FAIL high, the unread kind named in ``incomplete_kinds``."""
+    doc = _audit(
+        tmp_path,
+        "RR-NET-002/fail-static-bridge-nad-outside-backups.yaml",
+        UNREAD.format(namespace="app"),
+    )
+    f = _finding(doc, "RR-NET-002")
+    assert (f["status"], f["severity"]) == ("FAIL", "high"), f["message"]
+    assert f["evidence"]["incomplete_kinds"] == ["Backup"]
+    vm = next(v for v in doc["vms"] if (v["namespace"], v["name"]) == ("app", "vm1"))
+    assert vm["readiness"] == "NOT_READY"
+
+
+def test_a_fail_of_rr_bkp_012_with_a_backup_unread_is_unknown(tmp_path: Path) -> None:
+    """RR-BKP-012's FAIL judges the newest usable Backup read; the unread one may be a newer
+    usable one taking every object: ERROR high, the FAIL it would give named."""
+    doc = _audit(tmp_path, "RR-BKP-012/fail-secrets-excluded.yaml", UNREAD.format(namespace="app"))
+    f = _finding(doc, "RR-BKP-012")
+    assert (f["status"], f["severity"]) == ("ERROR", "high"), f["message"]
+    assert f["evidence"]["would_be"]["status"] == "FAIL"
+    assert f["evidence"]["unread_objects"] == ["Backup velero/manual-20261130"]
