@@ -25,6 +25,13 @@ the VM's value, which virt-controller copies onto the VMI, counts beside the VMI
 
 Nor is it a freeze when the Backup does not take the virt-launcher pod: Velero runs hooks only
 on the pods it backs up (:mod:`auditor.inventory.hookpods`, round h45a).
+
+A VirtualMachineSnapshot says itself whether it froze the guest (``status.indications``:
+``Online`` with ``NoGuestAgent``, ``Paused`` or ``QuiesceTimeout`` is crash-consistent,
+kubevirt pkg/storage/snapshot/snapshot.go ``updateSnapshotSourceIndications``). When the
+newest restore point is such a snapshot (newer than the newest usable backup), the check
+FAILs as for a backup that did not freeze, whatever the agent says now, and a stopped VM
+is no longer N/A for it (:mod:`auditor.inventory.snapfreeze`, round h47b).
 """
 
 from __future__ import annotations
@@ -50,6 +57,15 @@ from auditor.inventory.hookpods import (
     LEFT_OUT,
     launcher_pod_left_out,
     thawed_copies,
+)
+from auditor.inventory.protection import BackupEval
+from auditor.inventory.snapfreeze import (
+    CRASH,
+    SNAPSHOT_INDICATIONS_SRC,
+    UNKNOWN,
+    SnapshotPoint,
+    newest_snapshot_point,
+    when,
 )
 from auditor.kubevalues import dig
 from auditor.models import Basis, Severity
@@ -198,6 +214,61 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
     return False
 
 
+def _newer_snapshot(
+    vm: VMRecord, ctx: CheckContext, newest: BackupEval | None
+) -> SnapshotPoint | None:
+    """The VM's newest counted VirtualMachineSnapshot when it is crash-consistent or its
+    indications are unreadable and it is the newest restore point: no usable backup, or one
+    whose data time (its start) is older than the snapshot, or either time unknown; else
+    None (:func:`auditor.inventory.snapfreeze.newest_snapshot_point`)."""
+    point = newest_snapshot_point(vm, ctx.index)
+    if point is None or point.state not in (CRASH, UNKNOWN):
+        return None
+    began = newest.backup.data_time if newest is not None else None
+    if began is not None and point.time is not None and point.time <= began:
+        return None  # a newer backup is the newest restore point, judged on its own
+    return point
+
+
+def _snapshot_result(
+    vm: VMRecord,
+    point: SnapshotPoint,
+    newest: BackupEval | None,
+    sev: Severity,
+    required: bool,
+    ev: dict[str, object],
+) -> Result:
+    """The FAIL (or, unreadable with the option, ERROR) for a newest restore point that is a
+    VirtualMachineSnapshot not shown to be frozen (round h47b)."""
+    than = (
+        f", newer than its newest usable backup {newest.backup.name}"
+        if newest is not None
+        else " (it has no usable backup)"
+    )
+    head = (
+        f"VM {vm.ref}'s newest restore point is VirtualMachineSnapshot {point.name} "
+        f"(taken {when(point)}{than})"
+    )
+    if point.state == UNKNOWN:
+        msg = f"{head}, and {point.why}."
+        if required:
+            return replace(
+                errored(msg, vm_snapshot=point.name, snapshot_freeze_unknown=point.why, **ev),
+                severity=sev,
+            ).on(Basis.INFERRED)
+        return failed(msg, sev, vm_snapshot=point.name, snapshot_freeze_unknown=point.why, **ev).on(
+            Basis.INFERRED
+        )
+    return failed(
+        f"{head}, and KubeVirt recorded that it did not freeze the guest: {point.why}. A "
+        "restore from it is crash-consistent only.",
+        sev,
+        vm_snapshot=point.name,
+        crash_consistent_snapshot=point.why,
+        **ev,
+    ).on(Basis.OBSERVED)
+
+
 @check(
     "RR-BKP-011",
     title="Backups of the running VM can freeze its filesystems (guest agent connected)",
@@ -216,6 +287,7 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
         KV_SKIP_HOOKS,
         HOOK_PODS_SRC,
         FREEZER_SRC,
+        SNAPSHOT_INDICATIONS_SRC,
     ),
     requires=("VirtualMachineInstance",),
     reads=DISK_DATA,
@@ -236,11 +308,15 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
         "agent_connected": connected,
         "require_application_consistent": required,
     }
-    if connected is None:
-        return not_applicable(f"VM {vm.ref} is not running; its disks are at rest.", **ev)
     sev = Severity.MEDIUM if required else Severity.INFO
+    newest = next(iter(usable(vm)), None)
+    snap = _newer_snapshot(vm, ctx, newest)
+    if connected is None:
+        if snap is not None:
+            # stopped now, but the newest restore point was taken while it ran (h47b)
+            return _snapshot_result(vm, snap, newest, sev, required, ev)
+        return not_applicable(f"VM {vm.ref} is not running; its disks are at rest.", **ev)
     if connected:
-        newest = next(iter(usable(vm)), None)
         reading = hooks_reading(vm, ctx)
         skipped = reading.skipped
         if reading.unparsed:
@@ -330,6 +406,9 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 hooks_failed=hooks,
                 **ev,
             ).on(Basis.INFERRED)
+        if snap is not None:
+            # the agent answers now, but the newest restore point records no freeze (h47b)
+            return _snapshot_result(vm, snap, newest, sev, required, ev)
         if skipped is None and _skip_unread(vm, ctx):
             # the CR's annotation turns the hooks off cluster-wide: unread, the freeze rests
             # on KubeVirt's default (hooks injected), an inference the report names
@@ -350,4 +429,7 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
         f"VM {vm.ref} runs without a connected guest agent (no AgentConnected condition): its "
         "backups are crash-consistent only."
     )
+    if snap is not None and snap.state == CRASH:
+        msg += f" So is its newest restore point, {snap.why}."
+        ev["crash_consistent_snapshot"] = snap.why
     return failed(msg, sev, **ev).on(Basis.OBSERVED)

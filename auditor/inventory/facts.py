@@ -27,6 +27,7 @@ __all__ = [
     "unproven_points",
     "copies_of",
     "uncounted_snapshots",
+    "counted_vm_snapshots",
     "reclaim_policy",
     "nad_key",
 ]
@@ -153,6 +154,18 @@ def copies_of(
         row = _vm_snapshot_copy(vm, s, disk, ix, p)
         if row is not None:
             out.append(row)
+    return out
+
+
+def counted_vm_snapshots(vm: VMRecord, ix: ClusterIndex) -> list[dict[str, Any]]:
+    """The VirtualMachineSnapshots of ``vm`` that :func:`copies_of` counts as a restorable
+    copy of at least one of its disks (raw objects, in ``vm.vm_snapshots`` order)."""
+    disks = [p for p in vm.pvcs if p.role == "disk"]
+    out = []
+    for s in vm.vm_snapshots:
+        rows = (_vm_snapshot_copy(vm, s, p.disk, ix, p) for p in disks)
+        if any(r is not None and r["restorable"] for r in rows):
+            out.append(s)
     return out
 
 
