@@ -96,13 +96,20 @@ def filled_after(
             f"DataVolume {dv.name} turned Ready (Succeeded) at {format_time(ready)}, after "
             f"backup {b.name} completed ({format_time(done)}): the backup copied its PVC "
             f"before CDI finished filling it; {tail}",
-            (*proof, f"Backup {b.namespace}/{b.name} status.completionTimestamp={format_time(done)}"),
+            (
+                *proof,
+                f"Backup {b.namespace}/{b.name} status.completionTimestamp={format_time(done)}",
+            ),
         )
     return (
         CaptureStatus.UNKNOWN,
         f"DataVolume {dv.name} turned Ready (Succeeded) at {format_time(ready)}, after backup "
         f"{b.name} began ({format_time(began)}) and "
-        + (f"before it completed ({format_time(done)})" if done is not None else "it has no completion time")
+        + (
+            f"before it completed ({format_time(done)})"
+            if done is not None
+            else "it has no completion time"
+        )
         + ": whether Velero copied its PVC before CDI finished filling it is unknown; if it "
         f"did, {tail}",
         proof,

@@ -139,4 +139,4 @@ def newest_snapshot_point(vm: VMRecord, ix: ClusterIndex) -> SnapshotPoint | Non
 
 def when(point: SnapshotPoint) -> str:
     """The snapshot's time for a message (``an unknown time`` without one)."""
-    return format_time(point.time) if point.time is not None else "an unknown time"
+    return format_time(point.time) or "an unknown time"
