@@ -37,6 +37,7 @@ __all__ = [
     "SnapshotPoint",
     "newest_snapshot_point",
     "snapshot_freeze",
+    "when",
 ]
 
 SNAPSHOT_INDICATIONS_SRC = (
