@@ -293,3 +293,47 @@ def test_no_ready_condition_claims_nothing(tmp_path: Path) -> None:
     report = _audit(tmp_path, DV, docs, required=False)
     assert _finding(report, "RR-BKP-004")["status"] == "PASS"
     assert _readiness(report) == "READY"
+
+
+# -- 3. a backup of a paused VM ---------------------------------------------------------------
+
+
+def _paused(since: str | None) -> Docs:
+    """RR-BKP-011's pass fixture with its VMI paused (condition ``Paused`` True) since
+    ``since`` (None: no lastTransitionTime)."""
+    docs = _docs(AGENT)
+    for d in docs:
+        if d["kind"] == "VirtualMachineInstance":
+            cond: dict[str, Any] = {"type": "Paused", "status": "True", "reason": "PausedByUser"}
+            if since is not None:
+                cond["lastTransitionTime"] = since
+            d["status"]["conditions"].append(cond)
+    return docs
+
+
+def test_a_backup_of_a_paused_vm_froze_nothing(tmp_path: Path) -> None:
+    report = _audit(tmp_path, AGENT, _paused("2026-11-29T00:00:00Z"), required=True)
+    f = _finding(report, "RR-BKP-011")
+    assert (f["status"], f["severity"], f["basis"]) == ("FAIL", "medium", "observed")
+    assert "skips a paused one" in f["message"]
+    assert f["evidence"]["backup"] == "daily-20261130"
+    assert "paused since 2026-11-29T00:00:00Z" in f["evidence"]["paused_during_backup"]
+    # before h47b: PASS ("has a connected guest agent"), READY
+    assert _readiness(report) == "AT_RISK"
+
+
+def test_paused_after_the_backup_began_keeps_the_pass(tmp_path: Path) -> None:
+    report = _audit(tmp_path, AGENT, _paused("2026-11-30T02:00:00Z"), required=True)
+    assert _finding(report, "RR-BKP-011")["status"] == "PASS"
+    assert _readiness(report) == "READY"
+
+
+def test_paused_since_an_unknown_time_is_no_pass(tmp_path: Path) -> None:
+    report = _audit(tmp_path, AGENT, _paused(None), required=True)
+    f = _finding(report, "RR-BKP-011")
+    assert (f["status"], f["severity"]) == ("ERROR", "medium")
+    assert "since an unknown time" in f["evidence"]["paused_unknown"]
+    assert _readiness(report) == "UNKNOWN"
+    report = _audit(tmp_path / "info", AGENT, _paused(None), required=False)
+    f = _finding(report, "RR-BKP-011")
+    assert (f["status"], f["severity"], f["basis"]) == ("FAIL", "info", "inferred")
