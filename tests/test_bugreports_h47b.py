@@ -101,7 +101,7 @@ def test_the_fixture_without_a_vm_snapshot_is_ready(tmp_path: Path) -> None:
             {"indications": ["GuestAgent", "Online", "QuiesceTimeout"]},
             "the guest agent's freeze window ran out",
         ),
-        # KubeVirt v1.6+ writes sourceIndications too; one without the old field is read
+        # KubeVirt v1.8+ writes sourceIndications too; one without the old field is read
         (
             {
                 "sourceIndications": [

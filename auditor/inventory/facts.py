@@ -15,6 +15,7 @@ from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.inventory.snapcopy import (
     IN_VOLUME,
     snapshot_fault,
+    snapshot_indications,
     vm_snapshot_fault,
     vm_snapshot_terminating,
 )
@@ -278,7 +279,8 @@ def _vm_snapshot_copy(
     hotplug = (
         isinstance(cpu, dict) and cpu.get("maxSockets") is not None and _refuses_max_sockets(ix)
     )
-    indications = dig(s, "status", "indications")
+    # both fields (the deprecated indications and sourceIndications), sorted (round h47b)
+    indications, _ = snapshot_indications(s)
     reason = (
         "an online snapshot of a CPU-hotplug VM (maxSockets in its content) is refused on "
         "restore (kubevirt#10481)"
@@ -291,7 +293,7 @@ def _vm_snapshot_copy(
         "time": format_time(parse_time(dig(s, "status", "creationTime"))),
         "off_cluster": False,
         "survives_namespace_loss": False,
-        "indications": indications if isinstance(indications, list) else [],
+        "indications": sorted(indications),
         "restorable": reason is None,
         "not_restorable_reason": reason,
     }

@@ -13,8 +13,8 @@ staging/src/kubevirt.io/api/snapshot/v1beta1/types.go ``Indication``):
   (the freeze window ran out before the snapshot completed): crash-consistent only.
 
 The same values are written to the deprecated ``status.indications`` and to
-``status.sourceIndications[].indication`` (KubeVirt v1.6 and later); older releases write
-only the first. Both are read, and either one saying crash-consistent decides. ``Online``
+``status.sourceIndications[].indication`` (KubeVirt v1.8 and later, commit 1b070a09c1);
+older releases write only the first. Both are read, and either one saying crash-consistent decides. ``Online``
 with neither ``GuestAgent`` nor a crash indication records no freeze: read as
 crash-consistent too (never as frozen). A field of the wrong shape is named and the
 snapshot's consistency is unknown.
@@ -28,6 +28,7 @@ from typing import Any
 
 from auditor.inventory import ClusterIndex, VMRecord
 from auditor.inventory.facts import counted_vm_snapshots
+from auditor.inventory.snapcopy import snapshot_indications
 from auditor.kubevalues import dig, format_time, parse_time
 
 __all__ = [
@@ -74,33 +75,13 @@ def _fields(s: dict[str, Any]) -> str:
     return "status." + ("/".join(held) if held else "indications")
 
 
-def _values(s: dict[str, Any]) -> tuple[set[str], str | None]:
-    """The indications ``s`` records (both fields), and the first malformed field, or None."""
-    found: set[str] = set()
-    old = dig(s, "status", "indications")
-    if old is not None:
-        if not isinstance(old, list) or not all(isinstance(v, str) for v in old):
-            return found, f"status.indications is {str(old)[:60]!r}, not a list of strings"
-        found.update(old)
-    new = dig(s, "status", "sourceIndications")
-    if new is not None:
-        if not isinstance(new, list):
-            return found, f"status.sourceIndications is a {type(new).__name__}, not a list"
-        for i, entry in enumerate(new):
-            value = entry.get("indication") if isinstance(entry, dict) else None
-            if not isinstance(value, str):
-                return found, f"status.sourceIndications[{i}].indication is not a string"
-            found.add(value)
-    return found, None
-
-
 def snapshot_freeze(s: dict[str, Any]) -> tuple[str, str]:
     """``(state, why)`` of VirtualMachineSnapshot ``s`` (a raw object): ``state`` as in
     :class:`SnapshotPoint`; ``why`` names the field and values ("VirtualMachineSnapshot
     vm1-snap status.indications=['NoGuestAgent', 'Online']: no guest agent answered, ...").
     Raises nothing."""
     name = f"VirtualMachineSnapshot {dig(s, 'metadata', 'name')}"
-    found, fault = _values(s)
+    found, fault = snapshot_indications(s)
     if fault is not None:
         return UNKNOWN, f"{name} {fault}: whether it froze the guest is unknown"
     shown = f"{name} {_fields(s)}={sorted(found)}"
