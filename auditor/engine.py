@@ -511,6 +511,10 @@ def _run(
         ]
         if hidden:
             return _finding(spec, _malformed_error(spec, vm, hidden, result))
+    # the partly unread kinds that could change this result: all of them, unless the check
+    # says it rests on none of some (Result.holds_without: a NOT_APPLICABLE read from the VM
+    # alone, a FAIL a read object proves at the check's worst severity; round h47a)
+    doubt = [k for k in partial if k not in result.holds_without] if partial else partial
     unsure = (
         result.status is Status.FAIL
         or (
@@ -523,11 +527,17 @@ def _run(
             and result.status in (Status.PASS, Status.NOT_APPLICABLE)
             and spec.id in PASS_ON_ABSENCE
         )
+        or (
+            vm is not None
+            and result.status is Status.PASS
+            and spec.id in JUDGES_EVERY_BACKUP
+            and "Backup" in doubt
+        )
         # "no (usable) backup to judge" while some Backups could not be read: the unread
         # ones may be the backups it would judge
-        or (vm is not None and result.status is Status.NOT_APPLICABLE and "Backup" in partial)
+        or (vm is not None and result.status is Status.NOT_APPLICABLE and "Backup" in doubt)
         # no VMI was read for this VM while some VMIs were not: "not running" is a guess
-        or (vm is not None and vm.vmi is None and "VirtualMachineInstance" in partial)
+        or (vm is not None and vm.vmi is None and "VirtualMachineInstance" in doubt)
         # a cluster-wide PASS or "nothing to judge" speaks for every object of the kinds it
         # reads: an unread one may be the paused Schedule or the missing class (red team:
         # a Schedule item written 'kind: schedule' turned RR-PLT-002's FAIL into a PASS)
@@ -539,7 +549,7 @@ def _run(
         or (
             vm is not None
             and result.status in (Status.PASS, Status.NOT_APPLICABLE)
-            and "PersistentVolumeClaim" in partial
+            and "PersistentVolumeClaim" in doubt
             and any(p.obj is None for p in vm.pvcs)
         )
     )
@@ -560,21 +570,24 @@ def _run(
                 _unsure_severity(spec, result),
             ),
         )
-    if partial and unsure:
+    if doubt and unsure:
         # A FAIL may rest on an object being absent, and the unread objects may be the very
         # ones that would satisfy it. A PASS that judges the newest object may be contradicted
         # by an unread newer one. A PASS that found a good object (existence) is earned.
         what = f"VM {vm.ref}" if vm else "the cluster"
         would = {"would_fail": result.message} if result.status is Status.FAIL else {}
+        unread = _unread_named(doubt, ctx.index, vm.namespace if vm else None)
+        named = f" ({', '.join(unread)})" if unread else ""
         return _finding(
             spec,
             Result(
                 Status.ERROR,
-                f"Cannot conclude {spec.id} for {what}: some {', '.join(partial)} objects could "
-                f"not be read. Without them: {result.status.value}: {result.message}",
+                f"Cannot conclude {spec.id} for {what}: some {', '.join(doubt)} objects could "
+                f"not be read{named}. Without them: {result.status.value}: {result.message}",
                 {
                     **result.evidence,
                     "incomplete_kinds": partial,
+                    **({"unread_objects": unread} if unread else {}),
                     **would,
                     "would_be": {"status": result.status.value, "message": result.message},
                 },
@@ -590,6 +603,20 @@ def _run(
             result.basis,
         )
     return _finding(spec, result, vm)
+
+
+def _unread_named(kinds: list[str], index: ClusterIndex, namespace: str | None) -> list[str]:
+    """``Kind namespace/name`` of the unread objects of ``kinds`` that could concern a VM in
+    ``namespace`` (any namespace with None), as :meth:`ClusterIndex.unread_names` knows them:
+    an object the source could not parse at all has no name and is not listed (the
+    collection problems name its file)."""
+    out: list[str] = []
+    for kind in kinds:
+        if namespace is None:
+            out += [f"{kind} {ref}" for ref in sorted(index.unread_scopes.get(kind, {}))]
+        else:
+            out += [f"{kind} {ref}" for ref in index.unread_names(kind, namespace)]
+    return out
 
 
 def _conflicting_objects(vm: VMRecord, data: ClusterData) -> list[str]:
@@ -615,9 +642,26 @@ _NEEDS_CLAIMS = frozenset({"PersistentVolumeClaim", "Backup"})
 #: Checks whose PASS judges the *newest* Backup/Restore of a VM (phase, PVCs, retention,
 #: off-cluster copy, restore drill): with some objects of a required kind unread, an unread
 #: one may be newer, so their PASS cannot conclude either (issue 17).
+#: RR-BKP-012 judges the objects the VM references against the newest usable Backup alone
+#: (``good[0]``): an unread Backup may be a newer usable one that leaves a Secret or pinned
+#: ControllerRevision out (round h47a).
 JUDGES_NEWEST = frozenset(
-    {"RR-BKP-003", "RR-BKP-004", "RR-BKP-006", "RR-BKP-007", "RR-RST-001", "RR-RST-002"}
+    {
+        "RR-BKP-003",
+        "RR-BKP-004",
+        "RR-BKP-006",
+        "RR-BKP-007",
+        "RR-BKP-012",
+        "RR-RST-001",
+        "RR-RST-002",
+    }
 )
+#: Checks whose PASS judges *every* usable Backup of a VM (RR-NET-002: each one holds the
+#: NADs of the VM's Multus NICs): an unread Backup may be one more usable backup that leaves
+#: a NAD out, so with Backups partly unread their PASS cannot conclude (round h47a). Only
+#: the Backup kind: their PASS rests on the other kinds' objects that were read (the NAD
+#: itself, absent when unread, fails them), not on an object being absent.
+JUDGES_EVERY_BACKUP = frozenset({"RR-NET-002"})
 #: Checks whose PASS or NOT_APPLICABLE may rest on no object of a required kind matching (no
 #: Service selects the VM): an unread object may be the one that would (issue 17).
 PASS_ON_ABSENCE = frozenset({"RR-NET-003"})

@@ -38,7 +38,7 @@ def test_same_input_same_bytes(corpus: Path) -> None:
 
 
 def test_envelope_shape(export_doc: dict[str, Any]) -> None:
-    assert export_doc["schema_version"] == "1.4"
+    assert export_doc["schema_version"] == "1.5"
     assert set(export_doc) == {
         "schema_version",
         "run",
@@ -67,6 +67,7 @@ def test_envelope_shape(export_doc: dict[str, Any]) -> None:
         "model": "virtio",
         "model_from": "vm",
         "binding": "bridge",
+        "binding_from": "vm",
         "network": {"type": "multus", "name": "finance-prod/finance-db-vlan120"},
     }
     jump = next(v for v in export_doc["vms"] if v["name"] == "web-admin-jump")["recovery_card"]

@@ -650,12 +650,21 @@ def referenced_objects(vm: VMRecord, ctx: CheckContext) -> Result:
     not read), high for a revision; PASS is inferred, as Secrets and ConfigMaps are not read
     (their presence and exclude label are not verified); N/A without references or without
     a usable backup (RR-BKP-001 covers that).
+
+    With Backups partly unread (round h47a): the PASS judges the newest usable Backup read,
+    and an unread one may be a newer usable one that leaves an object out (each Backup has
+    its own filters, velero pkg/apis/velero/v1/backup_types.go ``BackupSpec``), so it is ERROR
+    (``engine.JUDGES_NEWEST``); so are "no usable backup" (the unread one may be usable) and
+    a FAIL (an unread newer usable Backup may take every object: the FAIL judges the newest
+    read). "References nothing" is read from the VM alone and holds whatever a Backup says
+    (``Result.regardless_of``).
     """
     refs = references(vm.obj)
     if not refs:
+        # the VM's own spec: no Backup, read or not, gives it a reference
         return not_applicable(
             f"VM {vm.ref} references no Secret, ConfigMap, ServiceAccount or ControllerRevision."
-        )
+        ).regardless_of("Backup")
     good = usable(vm)
     if not good:
         return not_applicable(f"No usable backup holds VM {vm.ref} (see RR-BKP-001).")

@@ -25,11 +25,25 @@ the VM's value, which virt-controller copies onto the VMI, counts beside the VMI
 
 Nor is it a freeze when the Backup does not take the virt-launcher pod: Velero runs hooks only
 on the pods it backs up (:mod:`auditor.inventory.hookpods`, round h45a).
+
+A VirtualMachineSnapshot says itself whether it froze the guest (``status.indications``:
+``Online`` with ``NoGuestAgent``, ``Paused`` or ``QuiesceTimeout`` is crash-consistent,
+kubevirt pkg/storage/snapshot/snapshot.go ``updateSnapshotSourceIndications``). When the
+newest restore point is such a snapshot (newer than the newest usable backup), the check
+FAILs as for a backup that did not freeze, whatever the agent says now, and a stopped VM
+is no longer N/A for it (:mod:`auditor.inventory.snapfreeze`, round h47b).
+
+Nor is a connected agent a freeze while the VM is paused: virt-freezer freezes only a
+running domain and, since KubeVirt v1.6, skips a paused one with exit 0, so the hook
+succeeds and nothing is frozen (cmd/virt-freezer/virt-freezer.go
+``shouldFreezeVirtualMachine``); a Backup that began after the VMI's ``Paused`` condition
+turned True is crash-consistent (round h47b).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from auditor.checks.registry import (
     DISK_DATA,
@@ -51,13 +65,27 @@ from auditor.inventory.hookpods import (
     launcher_pod_left_out,
     thawed_copies,
 )
-from auditor.kubevalues import dig
+from auditor.inventory.protection import BackupEval
+from auditor.inventory.snapfreeze import (
+    CRASH,
+    SNAPSHOT_INDICATIONS_SRC,
+    UNKNOWN,
+    SnapshotPoint,
+    newest_snapshot_point,
+    when,
+)
+from auditor.kubevalues import dig, format_time, parse_time
 from auditor.models import Basis, Severity
 
 KV_FREEZE = "https://github.com/kubevirt/kubevirt/blob/main/docs/freeze.md"
 KV_SNAPSHOT = "https://kubevirt.io/user-guide/storage/snapshot_restore_api/"
 VELERO_HOOKS = "https://velero.io/docs/main/backup-hooks/"
 KVP_PAUSED_FREEZE = "https://github.com/kubevirt/kubevirt-velero-plugin/issues/68"
+#: virt-freezer skips the freeze of a domain that is not running (paused), exit 0, since
+#: kubevirt v1.6 (commit 8029a8d682, "skip freeze if domain not running instead of fail")
+FREEZER_PAUSED_SRC = (
+    "https://github.com/kubevirt/kubevirt/blob/main/cmd/virt-freezer/virt-freezer.go"
+)
 KV_SKIP_HOOKS = (
     "https://github.com/kubevirt/kubevirt/blob/main/pkg/storage/pod/annotations/generator.go"
 )
@@ -198,6 +226,104 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
     return False
 
 
+def paused_since(vmi: dict[str, object] | None) -> tuple[bool, datetime | None]:
+    """``(paused, since)``: whether the VMI's ``Paused`` condition is ``True``, and its
+    ``lastTransitionTime`` (UTC; None when absent or unreadable: a malformed one is named by
+    the VMI's record, :mod:`auditor.inventory.records`)."""
+    conds = dig(vmi, "status", "conditions")
+    for c in conds if isinstance(conds, list) else []:
+        if isinstance(c, dict) and c.get("type") == "Paused":
+            return c.get("status") == "True", parse_time(c.get("lastTransitionTime"))
+    return False, None
+
+
+def _paused_backup(vm: VMRecord, newest: BackupEval | None) -> tuple[str, bool] | None:
+    """``(why, observed)`` when the VM is paused and its newest usable backup may have run
+    while it was: the ``Paused`` condition turned True before the Backup began (observed), or
+    when is unknown (not observed); None otherwise.
+
+    virt-freezer freezes only a domain that is running: a paused one it skips and exits 0,
+    so the hook succeeds with nothing frozen (kubevirt cmd/virt-freezer/virt-freezer.go
+    ``shouldFreezeVirtualMachine``, since v1.6; before, the freeze failed:
+    kubevirt-velero-plugin#68), and KubeVirt marks its own snapshot of a paused VM
+    crash-consistent (``Paused`` indication, pkg/storage/snapshot/snapshot.go)."""
+    if newest is None:
+        return None
+    paused, since = paused_since(vm.vmi)
+    began = newest.backup.data_time
+    if not paused:
+        return None
+    if since is None or began is None:
+        return (
+            f"its VMI's Paused condition is True since an unknown time, so whether backup "
+            f"{newest.backup.name} ran while it was paused is unknown",
+            False,
+        )
+    if since > began:
+        return None  # paused after the backup began: that backup is judged as before
+    return (
+        f"its VMI has been paused since {format_time(since)} (status.conditions[Paused]."
+        f"lastTransitionTime), before backup {newest.backup.name} began "
+        f"({format_time(began)})",
+        True,
+    )
+
+
+def _newer_snapshot(
+    vm: VMRecord, ctx: CheckContext, newest: BackupEval | None
+) -> SnapshotPoint | None:
+    """The VM's newest counted VirtualMachineSnapshot when it is crash-consistent or its
+    indications are unreadable and it is the newest restore point: no usable backup, or one
+    whose data time (its start) is older than the snapshot, or either time unknown; else
+    None (:func:`auditor.inventory.snapfreeze.newest_snapshot_point`)."""
+    point = newest_snapshot_point(vm, ctx.index)
+    if point is None or point.state not in (CRASH, UNKNOWN):
+        return None
+    began = newest.backup.data_time if newest is not None else None
+    if began is not None and point.time is not None and point.time <= began:
+        return None  # a newer backup is the newest restore point, judged on its own
+    return point
+
+
+def _snapshot_result(
+    vm: VMRecord,
+    point: SnapshotPoint,
+    newest: BackupEval | None,
+    sev: Severity,
+    required: bool,
+    ev: dict[str, object],
+) -> Result:
+    """The FAIL (or, unreadable with the option, ERROR) for a newest restore point that is a
+    VirtualMachineSnapshot not shown to be frozen (round h47b)."""
+    than = (
+        f", newer than its newest usable backup {newest.backup.name}"
+        if newest is not None
+        else " (it has no usable backup)"
+    )
+    head = (
+        f"VM {vm.ref}'s newest restore point is VirtualMachineSnapshot {point.name} "
+        f"(taken {when(point)}{than})"
+    )
+    if point.state == UNKNOWN:
+        msg = f"{head}, and {point.why}."
+        if required:
+            return replace(
+                errored(msg, vm_snapshot=point.name, snapshot_freeze_unknown=point.why, **ev),
+                severity=sev,
+            ).on(Basis.INFERRED)
+        return failed(msg, sev, vm_snapshot=point.name, snapshot_freeze_unknown=point.why, **ev).on(
+            Basis.INFERRED
+        )
+    return failed(
+        f"{head}, and KubeVirt recorded that it did not freeze the guest: {point.why}. A "
+        "restore from it is crash-consistent only.",
+        sev,
+        vm_snapshot=point.name,
+        crash_consistent_snapshot=point.why,
+        **ev,
+    ).on(Basis.OBSERVED)
+
+
 @check(
     "RR-BKP-011",
     title="Backups of the running VM can freeze its filesystems (guest agent connected)",
@@ -216,6 +342,8 @@ def agent_connected(vmi: dict[str, object] | None) -> bool | None:
         KV_SKIP_HOOKS,
         HOOK_PODS_SRC,
         FREEZER_SRC,
+        SNAPSHOT_INDICATIONS_SRC,
+        FREEZER_PAUSED_SRC,
     ),
     requires=("VirtualMachineInstance",),
     reads=DISK_DATA,
@@ -229,18 +357,26 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     :func:`auditor.inventory.hookpods.launcher_pod_left_out`, Velero
     pkg/backup/backup.go ``backupItemBlock``), or when one of its file-system copies of the
     VM's disks ran longer than virt-freezer's 300 s freeze
-    (:func:`auditor.inventory.hookpods.thawed_copies`); medium with the policy option."""
+    (:func:`auditor.inventory.hookpods.thawed_copies`), or when the VMI was paused before
+    that backup began (virt-freezer skips a paused domain: :func:`_paused_backup`; ERROR with
+    the option when since when is unknown), or when the newest restore point is a
+    VirtualMachineSnapshot whose indications record no freeze (:func:`_newer_snapshot`; also
+    for a VM stopped now, else N/A); medium with the policy option. Round h47b."""
     connected = agent_connected(vm.vmi)
     required = ctx.thresholds.require_application_consistent
     ev: dict[str, object] = {
         "agent_connected": connected,
         "require_application_consistent": required,
     }
-    if connected is None:
-        return not_applicable(f"VM {vm.ref} is not running; its disks are at rest.", **ev)
     sev = Severity.MEDIUM if required else Severity.INFO
+    newest = next(iter(usable(vm)), None)
+    snap = _newer_snapshot(vm, ctx, newest)
+    if connected is None:
+        if snap is not None:
+            # stopped now, but the newest restore point was taken while it ran (h47b)
+            return _snapshot_result(vm, snap, newest, sev, required, ev)
+        return not_applicable(f"VM {vm.ref} is not running; its disks are at rest.", **ev)
     if connected:
-        newest = next(iter(usable(vm)), None)
         reading = hooks_reading(vm, ctx)
         skipped = reading.skipped
         if reading.unparsed:
@@ -317,6 +453,29 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 thawed_copies=thawed,
                 **ev,
             ).on(Basis.OBSERVED)
+        paused = _paused_backup(vm, newest) if skipped is None else None
+        if newest is not None and paused is not None:
+            why, seen = paused
+            msg = (
+                f"VM {vm.ref} has a connected guest agent, but {why}: virt-freezer freezes "
+                "only a running domain and skips a paused one (the hook still succeeds), so "
+                + (
+                    "that backup did not freeze its filesystems: crash-consistent only."
+                    if seen
+                    else "that backup may not have frozen its filesystems."
+                )
+            )
+            if not seen and required:
+                return replace(
+                    errored(msg, backup=newest.backup.name, paused_unknown=why, **ev), severity=sev
+                ).on(Basis.INFERRED)
+            return failed(
+                msg,
+                sev,
+                backup=newest.backup.name,
+                **({"paused_during_backup": why} if seen else {"paused_unknown": why}),
+                **ev,
+            ).on(Basis.OBSERVED if seen else Basis.INFERRED)
         hooks = newest.backup.hooks_failed if newest else 0
         if newest is not None and hooks != 0:
             count = "an unreadable number of" if hooks is None else str(hooks)
@@ -330,6 +489,9 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 hooks_failed=hooks,
                 **ev,
             ).on(Basis.INFERRED)
+        if snap is not None:
+            # the agent answers now, but the newest restore point records no freeze (h47b)
+            return _snapshot_result(vm, snap, newest, sev, required, ev)
         if skipped is None and _skip_unread(vm, ctx):
             # the CR's annotation turns the hooks off cluster-wide: unread, the freeze rests
             # on KubeVirt's default (hooks injected), an inference the report names
@@ -350,4 +512,7 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
         f"VM {vm.ref} runs without a connected guest agent (no AgentConnected condition): its "
         "backups are crash-consistent only."
     )
+    if snap is not None and snap.state == CRASH:
+        msg += f" So is its newest restore point, {snap.why}."
+        ev["crash_consistent_snapshot"] = snap.why
     return failed(msg, sev, **ev).on(Basis.OBSERVED)

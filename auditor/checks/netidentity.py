@@ -83,11 +83,26 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
     masquerade included). The pod network has no NAD, but a NIC's binding plugin may: the
     NAD the KubeVirt CR registers it with joins the same annotation (:func:`_binding_nads`);
     with the CR unread that need is unknown, so a verdict that would rest on it is ERROR.
+
+    With Backups partly unread (round h47a; each Backup is judged on its own filters, velero
+    pkg/apis/velero/v1/backup_types.go ``BackupSpec``, so an unread one says nothing of the
+    others): the PASS ("every usable backup holds the NADs") rests on the Backups read, and
+    an unread one may be one more usable backup that leaves a NAD out, so it is ERROR
+    (``engine.JUDGES_EVERY_BACKUP``); "no usable backup" is ERROR too (the unread one may be
+    usable). A FAIL names a read usable Backup that leaves a NAD out, which no unread Backup
+    undoes, but an unread one may leave out the NAD of a NIC with static addresses, a high
+    FAIL: so only a FAIL at ``_STATIC_GAP`` (high) holds, a medium one is ERROR at the worst
+    severity. The NOT_APPLICABLEs read from the VM (no Multus NIC) or the KubeVirt CR (its
+    binding plugins registered with no NAD) hold whatever a Backup says
+    (``Result.regardless_of``).
     """
     nics = [n for n in vm.network.nics if n.nad]
     plugins = {n.name: n.plugin for n in vm.spec.nics if n.plugin is not None}
     if not nics and not plugins:
-        return not_applicable(f"VM {vm.ref} has no NIC on a Multus network.")
+        # the VM's own interfaces: no Backup, read or not, changes them
+        return not_applicable(f"VM {vm.ref} has no NIC on a Multus network.").regardless_of(
+            "Backup"
+        )
     usable = [e for e in vm.backups if e.usable]
     if not usable:
         return not_applicable(f"VM {vm.ref} has no usable backup to hold its NADs.")
@@ -96,10 +111,11 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
     bound = unseen or []
     targets += bound
     if not targets and unseen is not None:
+        # the VM's interfaces and the KubeVirt CR: no Backup, read or not, gives them a NAD
         return not_applicable(
             f"VM {vm.ref} has no NIC on a Multus network, and its binding plugin(s) are "
             "registered with no NetworkAttachmentDefinition."
-        )
+        ).regardless_of("Backup")
     gaps: list[dict[str, Any]] = []
     for nic, key in targets:
         nad = ctx.index.nad_objects.get(key)
@@ -194,7 +210,11 @@ def nads_in_backups(vm: VMRecord, ctx: CheckContext) -> Result:
             )
         if static & {g["nic"] for g in gaps}:
             msg += "; cloud-init sets static addresses on that network"
-        return failed(msg + ".", sev, gaps=gaps, **ev).on(Basis.INFERRED)
+        result = failed(msg + ".", sev, gaps=gaps, **ev).on(Basis.INFERRED)
+        # a read usable Backup leaves the NAD out whatever the unread ones hold, and high is
+        # the worst this check gives: an unread Backup cannot change it (a medium one it can:
+        # it may leave out a static NIC's NAD)
+        return result.regardless_of("Backup") if sev is _STATIC_GAP else result
     if unseen is None:
         # a missing binding-plugin NAD never turns into a PASS (nor N/A) unseen
         return errored(

@@ -49,19 +49,41 @@ __all__ = [
 @direct_init
 @dataclass(frozen=True, slots=True)
 class Result:
-    """What a check function returns; ``severity`` overrides the default for this VM."""
+    """What a check function returns; ``severity`` overrides the default for this VM.
+
+    ``holds_without``: required kinds whose unread objects cannot change this result (it
+    rests on none of them: a NOT_APPLICABLE read from the VM's spec alone, a FAIL at the
+    check's worst severity that a read object proves whatever the unread ones say). The
+    engine then keeps it where a kind is partly unread (``engine._run``), naming the kind in
+    ``incomplete_kinds``; empty (the default), any partly unread kind may.
+    """
 
     status: Status
     message: str
     evidence: dict[str, Any] = field(default_factory=dict)
     severity: Severity | None = None
     basis: Basis | None = None
+    holds_without: frozenset[str] = frozenset()
 
     def on(self, basis: Basis) -> Result:
         """This result, saying whether it rests on observed or inferred facts."""
         # the fields spelled out: dataclasses.replace, as it was, reads them by name (a
         # quarter of the checks' results pass here)
-        return Result(self.status, self.message, self.evidence, self.severity, basis)
+        return Result(
+            self.status, self.message, self.evidence, self.severity, basis, self.holds_without
+        )
+
+    def regardless_of(self, *kinds: str) -> Result:
+        """This result, saying that unread objects of ``kinds`` cannot change it (the caller
+        reasons why, beside the call)."""
+        return Result(
+            self.status,
+            self.message,
+            self.evidence,
+            self.severity,
+            self.basis,
+            self.holds_without | frozenset(kinds),
+        )
 
 
 def passed(message: str, /, **evidence: Any) -> Result:

@@ -59,8 +59,10 @@ class Thresholds(Strict):
     disk's data on evidence.
     ``restore_test_max_age_days``: a completed restore test must be this recent.
     ``require_off_cluster_copy``: a copy outside the cluster (object storage) is required.
-    ``require_application_consistent``: a running VM without a connected guest agent (its
-    backups are crash-consistent only) is a medium failure instead of an info notice.
+    ``require_application_consistent``: a newest restore point that is crash-consistent only
+    (a running VM without a connected guest agent, a backup whose freeze did not run or of a
+    paused VM, a VirtualMachineSnapshot taken without a freeze: RR-BKP-011) is a medium
+    failure instead of an info notice.
     ``require_immutable_backups``: a BackupStorageLocation bucket without Object Lock
     (default retention) is a failing finding, not a notice (RR-PLT-005).
     """

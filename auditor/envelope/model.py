@@ -42,6 +42,7 @@ __all__ = [
     "BackupSummary",
     "ObjectRef",
     "RevisionRef",
+    "BindingFrom",
     "NicIdentityCard",
     "NetworkIdentityCard",
     "FirmwareCard",
@@ -63,7 +64,7 @@ __all__ = [
 ]
 
 #: Version of the report.json shape; bump the minor for added fields, the major for changes.
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 
 #: A map of readiness state -> number of VMs (every state present, zeros included).
 ReadinessCounts = dict[Readiness, int]
@@ -380,11 +381,21 @@ class RevisionRef(Part):
     note: str
 
 
+#: Where a NIC's binding on the recovery card comes from (``auditor.inventory.vmspec.Nic``
+#: ``binding_from``): ``vm`` read from the VM spec; ``kubevirt-cr`` and ``inferred`` for the
+#: interface KubeVirt adds to a VM listing none (pkg/network/vmispec/defaults.go
+#: ``SetDefaultNetworkInterface``), from the KubeVirt CR or, unread, its built-in default.
+BindingFrom = Literal["vm", "kubevirt-cr", "inferred"]
+
+
 class NicIdentityCard(Part):
     """One NIC's network identity: binding, MAC, NAD and whether its addresses are static."""
 
     name: str
     binding: str | None
+    binding_from: BindingFrom | None = Field(
+        default=None, description="(1.5) vm, kubevirt-cr or inferred, as the NIC's binding_from"
+    )
     mac: str | None
     network: str | None = Field(description="pod or multus")
     nad: str | None = Field(description="namespace/name of the NetworkAttachmentDefinition")
@@ -517,6 +528,14 @@ class NicCard(Part):
     model: str | None
     model_from: str | None
     binding: str | None
+    binding_from: BindingFrom | None = Field(
+        default=None,
+        description="(1.5) where binding comes from: vm (the interface's own binding key in "
+        "the VM spec, read); kubevirt-cr (an interface the VM spec does not list, which "
+        "KubeVirt adds on the pod network, bound as the KubeVirt CR's "
+        "defaultNetworkInterface says); inferred (such an added interface with no KubeVirt "
+        "CR read whole: KubeVirt's built-in default bridge, inferred); null in older reports",
+    )
     network: NetworkRef
 
 

@@ -15,6 +15,7 @@ from auditor.inventory.protection import BackupEval, PvcRef
 from auditor.inventory.snapcopy import (
     IN_VOLUME,
     snapshot_fault,
+    snapshot_indications,
     vm_snapshot_fault,
     vm_snapshot_terminating,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "unproven_points",
     "copies_of",
     "uncounted_snapshots",
+    "counted_vm_snapshots",
     "reclaim_policy",
     "nad_key",
 ]
@@ -156,6 +158,18 @@ def copies_of(
     return out
 
 
+def counted_vm_snapshots(vm: VMRecord, ix: ClusterIndex) -> list[dict[str, Any]]:
+    """The VirtualMachineSnapshots of ``vm`` that :func:`copies_of` counts as a restorable
+    copy of at least one of its disks (raw objects, in ``vm.vm_snapshots`` order)."""
+    disks = [p for p in vm.pvcs if p.role == "disk"]
+    out = []
+    for s in vm.vm_snapshots:
+        rows = (_vm_snapshot_copy(vm, s, p.disk, ix, p) for p in disks)
+        if any(r is not None and r["restorable"] for r in rows):
+            out.append(s)
+    return out
+
+
 def uncounted_snapshots(vm: VMRecord, p: PvcRef, ix: ClusterIndex) -> list[str]:
     """``"<kind> <name> <field>=<value>"`` for each VolumeSnapshot of claim ``p`` and each
     VirtualMachineSnapshot of its disk that :func:`copies_of` left out, saying why (round
@@ -265,7 +279,8 @@ def _vm_snapshot_copy(
     hotplug = (
         isinstance(cpu, dict) and cpu.get("maxSockets") is not None and _refuses_max_sockets(ix)
     )
-    indications = dig(s, "status", "indications")
+    # both fields (the deprecated indications and sourceIndications), sorted (round h47b)
+    indications, _ = snapshot_indications(s)
     reason = (
         "an online snapshot of a CPU-hotplug VM (maxSockets in its content) is refused on "
         "restore (kubevirt#10481)"
@@ -278,7 +293,7 @@ def _vm_snapshot_copy(
         "time": format_time(parse_time(dig(s, "status", "creationTime"))),
         "off_cluster": False,
         "survives_namespace_loss": False,
-        "indications": indications if isinstance(indications, list) else [],
+        "indications": sorted(indications),
         "restorable": reason is None,
         "not_restorable_reason": reason,
     }

@@ -1709,6 +1709,9 @@ class ClusterIndex:
     partial: set[str] = field(default_factory=set)
     #: kind -> namespaces its unread objects could cover (None: any namespace)
     partial_namespaces: dict[str, set[str] | None] = field(default_factory=dict)
+    #: kind -> ``namespace/name`` of each object :meth:`_mark_partial` counted as unread ->
+    #: the namespaces it could cover (None: any): :meth:`unread_names`
+    unread_scopes: dict[str, dict[str, set[str] | None]] = field(default_factory=dict)
     #: results derived from the whole index once per audit (see :meth:`memo`)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     #: id(PVC object) -> (that PVC, its ``capture.PvcFacts``), filled by
@@ -2429,6 +2432,13 @@ class ClusterIndex:
             )
         ):
             known = set(names)
+        ref = f"{_ns(obj)}/{_name(obj)}" if _ns(obj) else _name(obj)
+        mine = self.unread_scopes.setdefault(kind, {})
+        if ref in mine:
+            was = mine[ref]
+            mine[ref] = None if was is None or known is None else was | known
+        else:
+            mine[ref] = known
         if kind in self.partial_namespaces:
             current = self.partial_namespaces[kind]
             known = None if current is None or known is None else current | known
@@ -2447,6 +2457,18 @@ class ClusterIndex:
             return False
         covered = self.partial_namespaces[kind]
         return covered is None or namespace in covered
+
+    def unread_names(self, kind: str, namespace: str) -> list[str]:
+        """``namespace/name`` of the objects of ``kind`` the index counted as unread that could
+        concern a VM in ``namespace`` (their ``includedNamespaces`` name it, or could not be
+        read), sorted. Objects the source could not parse at all (a broken file) have no name
+        and are not among them (the kind is PARTIAL: :meth:`partial_for`)."""
+        scopes = self.unread_scopes.get(kind)
+        if not scopes:
+            return []
+        return sorted(
+            ref for ref, covers in scopes.items() if covers is None or namespace in covers
+        )
 
     def record_problems(self, kind: str, namespace: str, name: str) -> list[CollectionProblem]:
         """Malformed-field problems of one object ([] when none or not indexed)."""

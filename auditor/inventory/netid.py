@@ -58,12 +58,15 @@ class NicIdentity:
     nad_found: bool
     nad_config: dict[str, Any] | None
     static_addresses: bool | None
+    #: ``vm``, ``kubevirt-cr`` or ``inferred``: :attr:`auditor.inventory.vmspec.Nic.binding_from`
+    binding_from: str = "vm"
 
     def to_dict(self) -> dict[str, Any]:
         """Card / evidence form."""
         return {
             "name": self.name,
             "binding": self.binding,
+            "binding_from": self.binding_from,
             "mac": self.mac,
             "network": self.network_type,
             "nad": "/".join(self.nad) if self.nad else None,
@@ -180,6 +183,7 @@ def network_identity(
                 nad_found=nad is not None,
                 nad_config=nad_facts(nad),
                 static_addresses=nic_static,
+                binding_from=n.binding_from,
             )
         )
     tspec = dig(vm, "spec", "template", "spec") or {}

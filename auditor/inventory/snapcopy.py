@@ -30,6 +30,7 @@ __all__ = [
     "PROVISIONER_SRC",
     "VM_SNAPSHOT_SRC",
     "snapshot_fault",
+    "snapshot_indications",
     "vm_snapshot_fault",
     "vm_snapshot_terminating",
 ]
@@ -275,3 +276,27 @@ def vm_snapshot_terminating(s: dict[str, Any], at: datetime | None) -> bool:
 def _message(error: Any) -> str:
     message = error.get("message") if isinstance(error, dict) else None
     return str(message) if message else "no message"
+
+
+def snapshot_indications(s: dict[str, Any]) -> tuple[set[str], str | None]:
+    """The indications VirtualMachineSnapshot ``s`` records, from the deprecated
+    ``status.indications`` and from ``status.sourceIndications[].indication`` (KubeVirt writes
+    both since v1.8, ``updateSnapshotSourceIndications`` in :data:`VM_SNAPSHOT_SRC`), and the
+    first field of the wrong shape (``"status.indications is ..."``), or None. Reading stops
+    at that field: what it held is unknown."""
+    found: set[str] = set()
+    old = dig(s, "status", "indications")
+    if old is not None:
+        if not isinstance(old, list) or not all(isinstance(v, str) for v in old):
+            return found, f"status.indications is {str(old)[:60]!r}, not a list of strings"
+        found.update(old)
+    new = dig(s, "status", "sourceIndications")
+    if new is not None:
+        if not isinstance(new, list):
+            return found, f"status.sourceIndications is a {type(new).__name__}, not a list"
+        for i, entry in enumerate(new):
+            value = entry.get("indication") if isinstance(entry, dict) else None
+            if not isinstance(value, str):
+                return found, f"status.sourceIndications[{i}].indication is not a string"
+            found.add(value)
+    return found, None

@@ -430,12 +430,29 @@ def card_view(card: RecoveryCard) -> CardView:
             name=n.name,
             mac="unpinned" if n.mac_from == "vmi" else fmt_value(n.mac),
             model=_from(n.model, n.model_from),
-            binding=fmt_value(n.binding),
+            binding=_binding(n.binding, n.binding_from),
             network=_network(n.network),
         )
         for n in card.nics
     )
     return CardView(facts=facts, firmware=firmware, disks=disks, nics=nics)
+
+
+#: How the card shows a binding the VM spec does not name (``NicCard.binding_from``): the
+#: interface KubeVirt adds to a VM listing none, bound as the KubeVirt CR says or, with the
+#: CR unread, as KubeVirt's built-in default (inferred). A binding read from the VM spec
+#: (``vm``) or from an older report (None) shows bare.
+_BINDING_BASIS = {
+    "kubevirt-cr": "added by KubeVirt, from the KubeVirt CR",
+    "inferred": "inferred: added by KubeVirt, the KubeVirt CR not read",
+}
+
+
+def _binding(binding: str | None, basis: str | None) -> str:
+    """``binding`` as the card shows it, with its basis when the VM spec does not name it."""
+    text = fmt_value(binding)
+    label = _BINDING_BASIS.get(basis or "")
+    return f"{text} ({label})" if label else text
 
 
 def _ref_volume(volume: VolumeRef) -> str:
