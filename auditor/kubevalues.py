@@ -19,6 +19,7 @@ __all__ = [
     "format_time",
     "age_hours",
     "parse_duration",
+    "parse_go_duration",
     "parse_quantity",
     "dig",
 ]
@@ -120,6 +121,26 @@ def parse_duration(value: Any) -> timedelta | None:
     if pos != len(value) or total > _GO_MAX_DURATION_S:
         return None  # Go's time.Duration is int64 nanoseconds: about 2562047 h at most
     return timedelta(seconds=total)
+
+
+def parse_go_duration(value: Any) -> timedelta | None:
+    """Parse a ``metav1.Duration`` as the API stores it: a string Go's ``time.ParseDuration``
+    takes (``5m0s``, ``1.5h``), with an optional sign (``-1m``, a negative span) or ``0``
+    alone; None if unreadable (another type, ``"1 minute"``, ``"60"``).
+
+    Sources: apimachinery pkg/apis/meta/v1/duration.go ``Duration.UnmarshalJSON`` (a JSON
+    string through ``time.ParseDuration``,
+    https://github.com/kubernetes/apimachinery/blob/master/pkg/apis/meta/v1/duration.go), Go
+    src/time/format.go ``ParseDuration`` (``[-+]?([0-9]*(\\.[0-9]*)?[a-z]+)+``, ``"0"``).
+    """
+    if not isinstance(value, str):
+        return None
+    sign = -1 if value[:1] == "-" else 1
+    body = value[1:] if value[:1] in ("-", "+") else value
+    if body == "0":
+        return timedelta(0)
+    span = parse_duration(body)
+    return None if span is None else span * sign
 
 
 def parse_quantity(value: Any) -> int | None:

@@ -42,7 +42,7 @@ from auditor.inventory.records import (
 )
 from auditor.inventory.volmig import migration_state_issues
 from auditor.kinds import is_resource_policy
-from auditor.kubevalues import dig, format_time, parse_duration, parse_time
+from auditor.kubevalues import dig, format_time, parse_duration, parse_go_duration, parse_time
 from auditor.models import CollectionProblem
 from auditor.scope import Scope, SelectorError
 from auditor.sources.base import ClusterData, KindState
@@ -59,6 +59,9 @@ __all__ = [
     "meta_label",
     "EXCLUDE_LABEL",
     "excluded_from_backup",
+    "VM_SNAPSHOT_PHASES",
+    "VM_SNAPSHOT_DELETION_POLICIES",
+    "vm_snapshot_value_issues",
 ]
 
 _V = TypeVar("_V")
@@ -131,13 +134,143 @@ _VM_SNAPSHOT_FIELDS: _Typed = (
     # the VM it was taken of: another VM's snapshot is restored neither onto this one nor,
     # with EFI or TPM state, elsewhere (red team rt13)
     ("status.sourceUID", str, "a string"),
+    # what keeps it from holding a disk (snapcopy.vm_snapshot_fault): ``Error *Error``
+    # {time, message} and ``SnapshotVolumesLists`` (IncludedVolumes, ExcludedVolumes
+    # []string) in kubevirt staging/src/kubevirt.io/api/snapshot/v1beta1/types.go. Of another
+    # type (``excludedVolumes: data``, ``error: []``) they were read as "nothing excluded", "no
+    # error": a disk the snapshot left out counted as copied, unnamed (round h47c)
+    ("status.error", dict, "a mapping (Error: time, message)"),
+    ("status.snapshotVolumes", dict, "a mapping (SnapshotVolumesLists)"),
+    ("status.snapshotVolumes.excludedVolumes", list, "a list of volume names"),
 )
+#: The VirtualMachineSnapshot and VirtualMachineSnapshotContent fields read as lists or
+#: error objects that the API server never stores null (``omitempty`` fields of KubeVirt's
+#: snapshot types, none nullable in its CRD schema): written null, they were read as absent
+#: ("nothing excluded", "no per-volume status"), unnamed (round h47c).
+_VM_SNAPSHOT_NULLS = (
+    "status.error",
+    "status.snapshotVolumes.includedVolumes",
+    "status.snapshotVolumes.excludedVolumes",
+)
+_VM_SNAPSHOT_CONTENT_NULLS = ("status.error", "status.volumeSnapshotStatus")
+#: A VolumeSnapshot's fields of :data:`_VOLUME_SNAPSHOT_FIELDS` written null (``omitempty``
+#: pointers in external-snapshotter client/apis/volumesnapshot/v1/types.go, none nullable in
+#: its CRD): read as "not ready", "bound to no content" (worse) with nothing named (round
+#: h47c, probe seed 4732); named now, the snapshot unread, as its VolumeSnapshotContent's are.
+_VOLUME_SNAPSHOT_NULLS = (
+    "status.readyToUse",
+    "status.boundVolumeSnapshotContentName",
+    "status.error",
+    "spec.source",
+    "spec.source.persistentVolumeClaimName",
+    "spec.source.volumeSnapshotContentName",
+)
+
+
+#: The snapshot kinds whose ``metadata.deletionTimestamp`` (a ``*metav1.Time``) the capture
+#: and copy rules read as "being deleted" whenever set (capture, snapcopy, facts).
+_DELETION_READ_KINDS = (
+    "VolumeSnapshot",
+    "VolumeSnapshotContent",
+    "VirtualMachineSnapshot",
+    "VirtualMachineSnapshotContent",
+)
+
+
+def _null_issues(obj: dict[str, Any], paths: tuple[str, ...]) -> list[FieldIssue]:
+    """A named issue for each of ``paths`` present in ``obj`` with the value null."""
+    out = []
+    for path in paths:
+        *head, last = path.split(".")
+        parent = dig(obj, *head) if head else obj
+        if isinstance(parent, dict) and last in parent and parent[last] is None:
+            out.append(FieldIssue(path, "is null, which the API server never stores", True))
+    return out
+
+
+#: snapshot.kubevirt.io/v1beta1 ``VirtualMachineSnapshotPhase`` and ``DeletionPolicy``
+#: (https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/snapshot/v1beta1/types.go;
+#: ``PhaseUnset`` is ``""``, which ``omitempty`` never writes).
+VM_SNAPSHOT_PHASES = ("InProgress", "Succeeded", "Failed", "Deleting", "Unknown")
+VM_SNAPSHOT_DELETION_POLICIES = ("Delete", "Retain")
+
+
+def vm_snapshot_value_issues(obj: dict[str, Any]) -> list[FieldIssue]:
+    """Issues (:class:`FieldIssue`, each naming its field) for the VirtualMachineSnapshot
+    fields that decide whether KubeVirt deletes its content and the VolumeSnapshots the
+    content owns (kubevirt pkg/storage/snapshot/snapshot.go ``vmSnapshotDeadlineExceeded``,
+    ``shouldDeleteContent``; :func:`auditor.inventory.snapcopy.vm_snapshot_terminating`):
+
+    - ``status.phase`` a string outside :data:`VM_SNAPSHOT_PHASES` (``failed``, ``Error``,
+      ``""``), or null (its type is checked by :data:`_VM_SNAPSHOT_FIELDS`);
+    - ``spec.deletionPolicy`` anything but ``Delete`` or ``Retain`` (a ``*DeletionPolicy``
+      string; null is pruned);
+    - ``spec.failureDeadline`` no ``metav1.Duration`` string (``60``, ``"1 minute"``,
+      ``[5m]``, null): :func:`auditor.kubevalues.parse_go_duration`.
+
+    KubeVirt's CRD schema types the three as strings without an enum (pkg/virt-operator/
+    resource/generate/components/validations_generated.go) and its admitter checks none
+    (pkg/storage/admitters/vmsnapshot.go), so only a null or a value of another type is one
+    the API server refuses (``FieldIssue.rejected``).
+
+    Read as written, an invalid phase or an unreadable deadline left a failed snapshot's
+    ready VolumeSnapshots counted as the disk's copies, unnamed (round h47c: RR-STG-001 FAIL
+    high -> FAIL medium). The list is empty when all are valid or absent."""
+    out: list[FieldIssue] = []
+    status, spec = obj.get("status"), obj.get("spec")
+    if isinstance(status, dict) and "phase" in status:
+        phase = status["phase"]
+        if phase is None:
+            out.append(FieldIssue("status.phase", "is null, which KubeVirt never writes", True))
+        elif isinstance(phase, str) and phase not in VM_SNAPSHOT_PHASES:
+            out.append(
+                FieldIssue(
+                    "status.phase",
+                    f"is {phase[:40]!r}, not one of {', '.join(VM_SNAPSHOT_PHASES)} (no phase "
+                    "KubeVirt writes: whether the snapshot failed is unknown)",
+                )
+            )
+    if isinstance(spec, dict) and "deletionPolicy" in spec:
+        policy = spec["deletionPolicy"]
+        if not isinstance(policy, str) or policy not in VM_SNAPSHOT_DELETION_POLICIES:
+            shown = repr(policy[:40]) if isinstance(policy, str) else f"a {type(policy).__name__}"
+            out.append(
+                FieldIssue(
+                    "spec.deletionPolicy",
+                    f"is {shown}, not one of {', '.join(VM_SNAPSHOT_DELETION_POLICIES)}",
+                    not isinstance(policy, str),
+                )
+            )
+    if isinstance(spec, dict) and "failureDeadline" in spec:
+        deadline = spec["failureDeadline"]
+        if parse_go_duration(deadline) is None:
+            shown = (
+                repr(deadline[:40]) if isinstance(deadline, str) else f"a {type(deadline).__name__}"
+            )
+            out.append(
+                FieldIssue(
+                    "spec.failureDeadline",
+                    f"is {shown}, not a Go duration string (metav1.Duration, e.g. 5m0s)",
+                    not isinstance(deadline, str),
+                )
+            )
+    return out
+
+
 #: A VirtualMachineSnapshotContent's fields other than its VM definition: its owner and the
 #: volumes a restore recreates (snapshot.kubevirt.io/v1beta1 VirtualMachineSnapshotContentSpec;
 #: a ``volumeBackups`` of another type backs up no volume, red team rt13).
 _VM_SNAPSHOT_CONTENT_FIELDS: _Typed = (
     ("metadata.ownerReferences", list, "a list"),
     ("spec.volumeBackups", list, "a list"),
+    # the content's own word on its volumes (VirtualMachineSnapshotContentStatus in kubevirt
+    # staging/src/kubevirt.io/api/snapshot/v1beta1/types.go: ReadyToUse *bool, Error *Error,
+    # VolumeSnapshotStatus []VolumeSnapshotStatus): a per-volume status written as a mapping
+    # or a scalar was read as "not written", so a VolumeSnapshot it says is not ready counted
+    # as the disk's copy, unnamed (round h47c)
+    ("status.readyToUse", bool, "true or false"),
+    ("status.error", dict, "a mapping (Error: time, message)"),
+    ("status.volumeSnapshotStatus", list, "a list (VolumeSnapshotStatus)"),
 )
 #: A VolumeSnapshotContent's fields the capture records read, with their types
 #: (external-snapshotter client/apis/volumesnapshot/v1/types.go). Of another type: a
@@ -1313,16 +1446,30 @@ _BACKUP_FLAGS = (
 )
 
 
-def _flag_issues(spec: Any, where: str) -> list[FieldIssue]:
-    """A Backup switch that is set but not a boolean cannot be Velero's (``"yes"`` is not
-    ``true`` to its API server): named, and the Backup (or Schedule) counts as unread, so a
-    garbled ``snapshotMoveData`` never turns a data-mover backup into a snapshot one."""
+#: A Restore's switches (velero pkg/apis/velero/v1/restore_types.go ``RestoreSpec``:
+#: ``RestorePVs``, ``PreserveNodePorts``, ``IncludeClusterResources`` are ``*bool``,
+#: https://github.com/vmware-tanzu/velero/blob/main/pkg/apis/velero/v1/restore_types.go).
+#: ``restorePVs: "false"`` (or ``0``, ``null``) was read as unset, so a drill that restored no
+#: volume data read as one that did: RR-RST-001 FAIL -> PASS, unnamed (round h47c).
+_RESTORE_FLAGS = ("restorePVs", "preserveNodePorts", "includeClusterResources")
+
+
+def _flag_issues(spec: Any, where: str, flags: tuple[str, ...] = _BACKUP_FLAGS) -> list[FieldIssue]:
+    """A Backup (or Restore) switch of ``flags`` that is set but not a boolean cannot be
+    Velero's (``"yes"`` is not ``true`` to its API server), nor one written null (a ``*bool``
+    with omitempty, which the API server prunes): named, and the Backup (Schedule, Restore)
+    counts as unread, so a garbled ``snapshotMoveData`` never turns a data-mover backup into
+    a snapshot one, nor ``restorePVs: "false"`` a drill without volume data into one with."""
     if not isinstance(spec, dict):
         return []
     return [
-        FieldIssue(f"{where}.{key}", f"is a {type(spec[key]).__name__}, not true or false", True)
-        for key in _BACKUP_FLAGS
-        if spec.get(key) is not None and not isinstance(spec[key], bool)
+        FieldIssue(f"{where}.{key}", "is null, which the API server never stores", True)
+        if spec[key] is None
+        else FieldIssue(
+            f"{where}.{key}", f"is a {type(spec[key]).__name__}, not true or false", True
+        )
+        for key in flags
+        if key in spec and not isinstance(spec[key], bool)
     ]
 
 
@@ -1846,7 +1993,11 @@ class ClusterIndex:
             # the PVC it was cut from: of another type, none says anything (named, and the
             # list is partial: mutations seed 1361, a spec.source of "junk" dropped the
             # snapshot with nothing named)
-            issues = _wrong_types(o, _VOLUME_SNAPSHOT_FIELDS) + _owner_issues(o)
+            issues = (
+                _wrong_types(o, _VOLUME_SNAPSHOT_FIELDS)
+                + _null_issues(o, _VOLUME_SNAPSHOT_NULLS)
+                + _owner_issues(o)
+            )
             # when it was cut: a snapshot cut before its PVC was made is of an earlier PVC
             # of that name (facts.copy_rows); unreadable, it is no copy shown to be of this one
             read_time(o, "status.creationTime", issues)
@@ -1882,34 +2033,59 @@ class ClusterIndex:
                     and not isinstance(value, dict)
                 ]
                 + _wrong_types(o, _VM_SNAPSHOT_CONTENT_FIELDS)
+                + _null_issues(o, _VM_SNAPSHOT_CONTENT_NULLS)
                 + _owner_issues(o)
             )
             if issues:
                 ix._object_issues("VirtualMachineSnapshotContent", o, issues)
         ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
+        for kind in _DELETION_READ_KINDS:
+            for o in data.of(kind):
+                if dig(o, "metadata", "deletionTimestamp") is None:
+                    continue
+                # whether the snapshot is being deleted, and its copy with it: a value that is
+                # no RFC 3339 time (42, ``[x]``, ``""``) is read as "being deleted" (no copy,
+                # never better) and named (round h47c: unnamed before)
+                deleting: list[FieldIssue] = []
+                read_time(o, "metadata.deletionTimestamp", deleting)
+                if deleting:
+                    ix._object_issues(kind, o, deleting)
         for o in data.of("VirtualMachineSnapshot"):
             src = dig(o, "spec", "source", "name")
             if isinstance(src, str):
                 ix.vm_snapshots.setdefault((_ns(o), src), []).append(o)
-            included = dig(o, "status", "snapshotVolumes", "includedVolumes")
-            if included is not None and not (
-                isinstance(included, list) and all(isinstance(v, str) for v in included)
-            ):
-                ix._object_issues(
-                    "VirtualMachineSnapshot",
-                    o,
-                    [
-                        FieldIssue(
-                            "status.snapshotVolumes.includedVolumes",
-                            "is not a list of volume names",
-                            True,
-                        )
-                    ],
-                )
+            lists = dig(o, "status", "snapshotVolumes")
+            for which in ("includedVolumes", "excludedVolumes"):
+                held = lists.get(which) if isinstance(lists, dict) else None
+                if held is not None and not (
+                    isinstance(held, list) and all(isinstance(v, str) for v in held)
+                ):
+                    ix._object_issues(
+                        "VirtualMachineSnapshot",
+                        o,
+                        [
+                            FieldIssue(
+                                f"status.snapshotVolumes.{which}",
+                                "is not a list of volume names",
+                                True,
+                            )
+                        ],
+                    )
             # the fields that say whether it holds a usable copy, and of which VM: of another
             # type, none says anything (named, and the list is partial, as for VolumeSnapshots;
             # mutations seed 2229: a readyToUse of "yes" read as not ready, unnamed)
-            issues = _wrong_types(o, _VM_SNAPSHOT_FIELDS)
+            # ... and whether KubeVirt deletes its content: an invalid phase, deletion policy
+            # or failure deadline says neither (round h47c)
+            issues = (
+                [
+                    i
+                    for i in _wrong_types(o, _VM_SNAPSHOT_FIELDS)
+                    # named above with its entries checked
+                    if i.field != "status.snapshotVolumes.excludedVolumes"
+                ]
+                + vm_snapshot_value_issues(o)
+                + _null_issues(o, _VM_SNAPSHOT_NULLS)
+            )
             if issues:
                 ix._unread("VirtualMachineSnapshot", o, issues)
         for o in data.of("KubeVirt"):
@@ -2091,6 +2267,7 @@ class ClusterIndex:
                     # DataDownloads were not read rests on: of another type, a drill of 0
                     # items could pass (red team: "0" and 0.0); negative, none Velero wrote
                     issues += _counter_issues(o, "Restore")
+                    issues += _flag_issues(o.get("spec"), "spec", _RESTORE_FLAGS)
                     issues += _restore_namespace_issues(o)
                     read_str(o, "spec.backupName", issues)
                     # Velero's API requires a spec naming a Backup or a Schedule: without one

@@ -12,7 +12,7 @@ Each function returns why no copy is shown, naming the object and field, or None
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from auditor.inventory.capture import (
@@ -21,9 +21,9 @@ from auditor.inventory.capture import (
     pvc_facts,
     unready_content_reason,
 )
-from auditor.inventory.index import ClusterIndex
+from auditor.inventory.index import VM_SNAPSHOT_PHASES, ClusterIndex
 from auditor.inventory.volbound import lost_with_volume
-from auditor.kubevalues import dig, parse_duration, parse_time
+from auditor.kubevalues import dig, parse_go_duration, parse_time
 
 __all__ = [
     "IN_VOLUME",
@@ -195,29 +195,51 @@ def vm_snapshot_fault(
     group, kind = dig(s, "spec", "source", "apiGroup"), dig(s, "spec", "source", "kind")
     if group != "kubevirt.io" or kind != "VirtualMachine":
         return f"{name} spec.source is {group}/{kind}, not kubevirt.io/VirtualMachine"
-    if dig(s, "status", "error"):
+    # An ``Error`` is a pointer KubeVirt writes only when set: any value but absent is one
+    # (an empty mapping included); one of another type (named by the index) proves no
+    # absence of an error. A volume list of another type proves nothing excluded (round h47c).
+    if dig(s, "status", "error") is not None:
         return f"{name} status.error is set ({_message(dig(s, 'status', 'error'))})"
-    excluded = dig(s, "status", "snapshotVolumes", "excludedVolumes")
-    if isinstance(excluded, list) and disk in excluded:
-        return f"{name} status.snapshotVolumes.excludedVolumes lists {disk}"
+    lists = dig(s, "status", "snapshotVolumes")
+    excluded = lists.get("excludedVolumes") if isinstance(lists, dict) else None
+    if lists is not None and not isinstance(lists, dict):
+        return f"{name} status.snapshotVolumes is unreadable (not a mapping)"
+    if excluded is not None and not isinstance(excluded, list):
+        return f"{name} status.snapshotVolumes.excludedVolumes is unreadable (not a list)"
+    if isinstance(excluded, list) and (
+        disk in excluded or not all(isinstance(v, str) for v in excluded)
+    ):
+        return f"{name} status.snapshotVolumes.excludedVolumes lists {disk} (or is unreadable)"
     if content is None:
         return None
     cname = f"VirtualMachineSnapshotContent {dig(content, 'metadata', 'name')}"
-    if dig(content, "status", "error"):
+    status = content.get("status")
+    for key in ("error", "volumeSnapshotStatus"):
+        if isinstance(status, dict) and key in status and status[key] is None:
+            # written null, which the API server never stores (named by the index): what it
+            # said is unknown, never "not written" (round h47c)
+            return f"{cname} status.{key} is null (unreadable)"
+    if dig(content, "status", "error") is not None:
         return f"{cname} status.error is set ({_message(dig(content, 'status', 'error'))})"
     statuses = dig(content, "status", "volumeSnapshotStatus")
-    if not isinstance(statuses, list) or not statuses or not vs_name:
+    if statuses is not None and not isinstance(statuses, list):
+        # a mapping or a scalar (named by the index): what it says of each VolumeSnapshot
+        # is unknown, never "not written" (round h47c)
+        return f"{cname} status.volumeSnapshotStatus is unreadable (not a list)"
+    if statuses is None or not vs_name:
         return None  # not written (older KubeVirt, or no volume): the VolumeSnapshot decides
+    # ``[]`` is none KubeVirt writes (omitempty drops an empty list): it holds no entry for
+    # the VolumeSnapshot, below, rather than "not written" (round h47c)
     entry = next(
         (e for e in statuses if isinstance(e, dict) and e.get("volumeSnapshotName") == vs_name),
         None,
     )
     if entry is None:
         return f"{cname} status.volumeSnapshotStatus has no entry for {vs_name}"
-    if entry.get("readyToUse") is not True or entry.get("error"):
+    if entry.get("readyToUse") is not True or entry.get("error") is not None:
         return (
             f"{cname} status.volumeSnapshotStatus[{vs_name}] readyToUse="
-            f"{entry.get('readyToUse')}" + (", error set" if entry.get("error") else "")
+            f"{entry.get('readyToUse')}" + (", error set" if entry.get("error") is not None else "")
         )
     return None
 
@@ -234,12 +256,19 @@ def vm_snapshot_terminating(s: dict[str, Any], at: datetime | None) -> bool:
     phase = dig(s, "status", "phase")
     if phase == "Failed":
         return True
+    if phase is not None and phase not in VM_SNAPSHOT_PHASES:
+        # no phase KubeVirt writes (named by the index): it may be Failed, so its content may
+        # be going (round h47c: ``phase: failed`` kept a failed snapshot's copies, unnamed)
+        return True
     if phase == "Succeeded" or at is None:
         return False
     raw = dig(s, "spec", "failureDeadline")
-    deadline = parse_duration(raw) if raw is not None else parse_duration("5m")
+    # a metav1.Duration: Go's ParseDuration takes a sign ("-1m": past already) and "0"
+    deadline = parse_go_duration(raw) if raw is not None else timedelta(minutes=5)
+    if deadline is None:
+        return True  # unreadable (named by the index): the deadline may have passed
     born = parse_time(dig(s, "metadata", "creationTimestamp"))
-    if deadline is None or born is None or not deadline:
+    if born is None or not deadline:
         return False
     return born + deadline < at
 
