@@ -23,6 +23,7 @@ import random
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,42 +134,47 @@ def _values(present: bool, current: Any) -> list[Any]:
     return out
 
 
-def field_mutations(target: bm.Target, fields: dict[str, str]) -> list[bm.Mutation]:
-    """Every value of :func:`_values` at every field of ``fields`` of every object of
-    ``target`` (an absent field is added at the deepest mapping the object has on its way)."""
-    out = []
+def _objects_of(
+    target: bm.Target, kinds: Collection[str]
+) -> Iterator[tuple[Path, int, tuple[Any, ...], dict[str, Any], str, str]]:
+    """``(file, document index, path prefix, object, kind, name)`` of each object of
+    ``kinds`` in ``target``'s files, in file order."""
     for f in target.files:
         for di, doc in enumerate(bm._docs(f)):
             for prefix, obj in bm._objects(doc):
                 kind = obj.get("kind")
-                if kind not in fields:
-                    continue
-                name = str((obj.get("metadata") or {}).get("name"))
-                for dotted in fields[kind].split():
-                    steps = dotted.split(".")
-                    at: Any = obj
-                    depth = 0
-                    for s in steps:
-                        if not (isinstance(at, dict) and s in at):
-                            break
-                        at = at[s]
-                        depth += 1
-                    present = depth == len(steps)
-                    holder: Any = obj
-                    for s in steps[: min(depth, len(steps) - 1)]:
-                        holder = holder[s]
-                    if not isinstance(holder, dict):
-                        continue
-                    cut = steps if present else steps[: depth + 1]
-                    for v in _values(present, at):
-                        new = v
-                        for k in reversed(steps[depth + 1 :] if not present else []):
-                            new = {k: new}
-                        out.append(
-                            bm.Mutation(
-                                "absent_typed", target, f, di, (*prefix, *cut), new, kind, name
-                            )
-                        )
+                if kind in kinds:
+                    yield f, di, prefix, obj, kind, str((obj.get("metadata") or {}).get("name"))
+
+
+def field_mutations(target: bm.Target, fields: dict[str, str]) -> list[bm.Mutation]:
+    """Every value of :func:`_values` at every field of ``fields`` of every object of
+    ``target`` (an absent field is added at the deepest mapping the object has on its way)."""
+    out = []
+    for f, di, prefix, obj, kind, name in _objects_of(target, fields):
+        for dotted in fields[kind].split():
+            steps = dotted.split(".")
+            at: Any = obj
+            depth = 0
+            for s in steps:
+                if not (isinstance(at, dict) and s in at):
+                    break
+                at = at[s]
+                depth += 1
+            present = depth == len(steps)
+            holder: Any = obj
+            for s in steps[: min(depth, len(steps) - 1)]:
+                holder = holder[s]
+            if not isinstance(holder, dict):
+                continue
+            cut = steps if present else steps[: depth + 1]
+            for v in _values(present, at):
+                new = v
+                for k in reversed(steps[depth + 1 :] if not present else []):
+                    new = {k: new}
+                out.append(
+                    bm.Mutation("absent_typed", target, f, di, (*prefix, *cut), new, kind, name)
+                )
     return out
 
 
@@ -176,25 +182,17 @@ def ref_mutations(target: bm.Target) -> list[bm.Mutation]:
     """Each string reference field of :data:`REF_KINDS` set to another type, null or a
     one-entry list."""
     out = []
-    for f in target.files:
-        for di, doc in enumerate(bm._docs(f)):
-            for prefix, obj in bm._objects(doc):
-                kind = obj.get("kind")
-                if kind not in REF_KINDS:
-                    continue
-                name = str((obj.get("metadata") or {}).get("name"))
-                for rel, value in bm._walk(obj, ()):
-                    if not rel or rel[0] == "metadata" or not isinstance(rel[-1], str):
-                        continue
-                    key = rel[-1]
-                    if not (key.endswith(("Name", "Ref", "name")) or key in _REF_KEYS):
-                        continue
-                    if not isinstance(value, str):
-                        continue
-                    for v in (42, ["x"], {"x": "y"}, None, True, [value]):
-                        out.append(
-                            bm.Mutation("other_type", target, f, di, (*prefix, *rel), v, kind, name)
-                        )
+    for f, di, prefix, obj, kind, name in _objects_of(target, REF_KINDS):
+        for rel, value in bm._walk(obj, ()):
+            if not rel or rel[0] == "metadata" or not isinstance(rel[-1], str):
+                continue
+            key = rel[-1]
+            if not (key.endswith(("Name", "Ref", "name")) or key in _REF_KEYS):
+                continue
+            if not isinstance(value, str):
+                continue
+            for v in (42, ["x"], {"x": "y"}, None, True, [value]):
+                out.append(bm.Mutation("other_type", target, f, di, (*prefix, *rel), v, kind, name))
     return out
 
 
