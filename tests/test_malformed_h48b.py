@@ -55,6 +55,10 @@ def _fields(problems: list[dict[str, Any]]) -> set[str]:
     return {p["field"] for p in problems if p["name"] == "vm1"}
 
 
+def _malformed(finding: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(m["kind"], m["field"]) for m in finding["evidence"].get("malformed_objects", [])}
+
+
 def _rename(block: Callable[[Docs], dict[str, Any]], old: str, new: str) -> Callable[[Docs], None]:
     def change(docs: Docs) -> None:
         b = block(docs)
@@ -173,3 +177,81 @@ def test_every_field_of_the_blocks_is_silent() -> None:
     assert set(found) == {"spec.domain.devices.tpm.persistent", "spec.domain.devices.tpm.x"}
     assert "another case" not in found["spec.domain.devices.tpm.x"]
     assert "TPMDevice" in found["spec.domain.devices.tpm.x"]
+
+
+def _moved_to_bios(docs: Docs) -> None:
+    """The VM spec moved to BIOS while its VMI runs the EFI it booted with: RR-DSK-003 FAIL."""
+    _firmware(docs)["bootloader"] = {"bios": {}}
+
+
+def _vmi_loader(value: Any, key: str = "efi") -> Callable[[Docs], None]:
+    def change(docs: Docs) -> None:
+        _moved_to_bios(docs)
+        _vmi(docs)["spec"]["domain"]["firmware"]["bootloader"] = {key: value}
+
+    return change
+
+
+def test_a_spec_moved_from_the_running_efi_is_the_baseline(tmp_path: Path) -> None:
+    before, _, _ = _run(tmp_path, "RR-DSK-003/pass.yaml", "RR-DSK-003", _moved_to_bios)
+    assert (before["status"], before["severity"]) == ("FAIL", "medium")
+    assert "efi" in before["message"] and "bios" in before["message"]
+
+
+@pytest.mark.parametrize("value", [True, "yes", None, ["x"], 42, ""])
+def test_a_running_efi_of_another_type_is_named_and_never_a_pass(
+    tmp_path: Path, value: Any
+) -> None:
+    """Before: ``efi`` of another type (or null) was read as "not compared", RR-DSK-003 FAIL
+    medium -> PASS with nothing named. Now ERROR naming the VMI's field, and a problem."""
+    base, _, _ = _run(tmp_path / "a", "RR-DSK-003/pass.yaml", "RR-DSK-003", _moved_to_bios)
+    after, problems, _ = _run(
+        tmp_path / "b", "RR-DSK-003/pass.yaml", "RR-DSK-003", _vmi_loader(value)
+    )
+    assert after["status"] == "ERROR"
+    assert _bad(after) >= _bad(base)
+    field = "spec.domain.firmware.bootloader.efi"
+    assert ("VirtualMachineInstance", field) in _malformed(after)
+    assert any(p["kind"] == "VirtualMachineInstance" and p["field"] == field for p in problems)
+
+
+@pytest.mark.parametrize("loader", ["efi", ["efi"], None, 1])
+def test_a_running_bootloader_of_another_type_is_never_a_pass(tmp_path: Path, loader: Any) -> None:
+    def change(docs: Docs) -> None:
+        _moved_to_bios(docs)
+        _vmi(docs)["spec"]["domain"]["firmware"]["bootloader"] = loader
+
+    after, problems, _ = _run(tmp_path, "RR-DSK-003/pass.yaml", "RR-DSK-003", change)
+    assert after["status"] == "ERROR"
+    field = "spec.domain.firmware.bootloader"
+    assert ("VirtualMachineInstance", field) in _malformed(after)
+    assert any(p["kind"] == "VirtualMachineInstance" and p["field"] == field for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("firmware", "bootloader", "efi", "persistent"), "true"),
+        (("firmware", "bootloader", "efi", "secureBoot"), 1),
+        (("devices", "tpm", "persistent"), ["x"]),
+        (("devices", "tpm"), "yes"),
+    ],
+)
+def test_a_running_switch_of_another_type_is_named(
+    tmp_path: Path, path: tuple[str, ...], value: Any
+) -> None:
+    """The VMI's EFI and TPM switches (``*bool``), named as the VM's are; RR-DSK-003 keeps
+    no PASS on the damaged VMI."""
+
+    def change(docs: Docs) -> None:
+        at = _vmi(docs)["spec"]["domain"]
+        for step in path[:-1]:
+            at = at.setdefault(step, {})
+        at[path[-1]] = value
+
+    after, problems, _ = _run(tmp_path, "RR-DSK-003/pass.yaml", "RR-DSK-003", change)
+    field = "spec.domain." + ".".join(path)
+    assert any(p["kind"] == "VirtualMachineInstance" and p["field"] == field for p in problems)
+    # the VMI is a damaged copy: RR-DSK-003 (PASS on the unmutated fixture) reads it no more
+    assert after["status"] == "ERROR"
+    assert ("VirtualMachineInstance", field) in _malformed(after)
