@@ -550,7 +550,8 @@ def _vmi_firmware_issues(obj: dict[str, Any]) -> list[FieldIssue]:
                     )
                 )
         efi = loader.get("efi")
-        for key in ("secureBoot", "persistent") if isinstance(efi, dict) else ():
+        efi = efi if isinstance(efi, dict) else {}
+        for key in ("secureBoot", "persistent"):
             if key in efi and not isinstance(efi[key], bool):
                 out.append(FieldIssue(f"{base}.efi.{key}", "is not true or false", True))
     tpm = dig(obj, "spec", "domain", "devices", "tpm")
@@ -558,8 +559,9 @@ def _vmi_firmware_issues(obj: dict[str, Any]) -> list[FieldIssue]:
         out.append(
             FieldIssue("spec.domain.devices.tpm", f"is {_type_name(tpm)}, not a mapping", True)
         )
-    for key in ("enabled", "persistent") if isinstance(tpm, dict) else ():
-        if key in tpm and not isinstance(tpm[key], bool):
+    switches = tpm if isinstance(tpm, dict) else {}
+    for key in ("enabled", "persistent"):
+        if key in switches and not isinstance(switches[key], bool):
             out.append(FieldIssue(f"spec.domain.devices.tpm.{key}", "is not true or false", True))
     return out
 
