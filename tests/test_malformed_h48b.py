@@ -255,3 +255,66 @@ def test_a_running_switch_of_another_type_is_named(
     # the VMI is a damaged copy: RR-DSK-003 (PASS on the unmutated fixture) reads it no more
     assert after["status"] == "ERROR"
     assert ("VirtualMachineInstance", field) in _malformed(after)
+
+
+def _backups(docs: Docs) -> list[dict[str, Any]]:
+    return [d for d in docs if d["kind"] == "Backup"]
+
+
+def _schedule(docs: Docs) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == "Schedule")
+
+
+@pytest.mark.parametrize("value", ["Default", "DEFAULT", "default_loc"])
+def test_a_backup_location_no_object_can_be_named_is_named_and_no_better(
+    tmp_path: Path, value: str
+) -> None:
+    """A BackupStorageLocation is a custom resource, named by a DNS-1123 subdomain
+    (apiextensions-apiserver ``customResourceValidator.Validate``): ``Default`` names no
+    location. Read as naming none (worse) as before, and now named at the field."""
+    fixture = "RR-BKP-001/pass.yaml"
+    before, problems0, verdict0 = _run(tmp_path / "a", fixture, "RR-BKP-001")
+    assert (before["status"], verdict0) == ("PASS", "READY")
+
+    def change(docs: Docs) -> None:
+        for b in _backups(docs):
+            b["spec"]["storageLocation"] = value
+
+    after, problems, _ = _run(tmp_path / "b", fixture, "RR-BKP-001", change)
+    assert _bad(after) >= _bad(before)
+    named = [p for p in problems if p["kind"] == "Backup" and p["field"] == "spec.storageLocation"]
+    assert len(named) == len(_backups(_docs(fixture)))
+    assert "no DNS-1123 subdomain" in named[0]["reason"]
+    assert not [p for p in problems0 if p["field"] == "spec.storageLocation"]
+
+
+def test_a_schedule_location_no_object_can_be_named_is_named(tmp_path: Path) -> None:
+    def change(docs: Docs) -> None:
+        _schedule(docs)["spec"]["template"]["storageLocation"] = "Default"
+
+    _, problems, _ = _run(tmp_path, "RR-BKP-001/pass.yaml", "RR-BKP-001", change)
+    assert any(
+        p["kind"] == "Schedule" and p["field"] == "spec.template.storageLocation" for p in problems
+    )
+
+
+@pytest.mark.parametrize("value", ["default", "velero-1.aws"])
+def test_a_location_name_and_the_default_are_silent(tmp_path: Path, value: str) -> None:
+    """A DNS-1123 name names nothing here; nor does a Schedule's ``""`` (Velero's default
+    location; a Backup's ``""`` is named by the reader already, as before)."""
+
+    def change(docs: Docs) -> None:
+        for b in _backups(docs):
+            b["spec"]["storageLocation"] = value
+        _schedule(docs)["spec"]["template"]["storageLocation"] = value
+
+    _, problems, _ = _run(tmp_path, "RR-BKP-001/pass.yaml", "RR-BKP-001", change)
+    assert not [p for p in problems if (p["field"] or "").endswith("storageLocation")]
+
+
+def test_a_schedule_default_location_is_silent(tmp_path: Path) -> None:
+    def change(docs: Docs) -> None:
+        _schedule(docs)["spec"]["template"]["storageLocation"] = ""
+
+    _, problems, _ = _run(tmp_path, "RR-BKP-001/pass.yaml", "RR-BKP-001", change)
+    assert not [p for p in problems if (p["field"] or "").endswith("storageLocation")]
