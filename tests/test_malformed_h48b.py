@@ -318,3 +318,24 @@ def test_a_schedule_default_location_is_silent(tmp_path: Path) -> None:
 
     _, problems, _ = _run(tmp_path, "RR-BKP-001/pass.yaml", "RR-BKP-001", change)
     assert not [p for p in problems if (p["field"] or "").endswith("storageLocation")]
+
+
+@pytest.mark.parametrize("value", ["true", ["x"], 1])
+def test_a_vm_bios_of_another_type_is_named(tmp_path: Path, value: Any) -> None:
+    """``Bootloader.BIOS`` is a ``*BIOS`` object; ``bios: "true"`` was read as BIOS with
+    nothing named (probe seed 4821: RR-DSK-003 PASS -> FAIL high, unnamed). The VM is now
+    named at the field and RR-DSK-003 is no better than the FAIL it read before."""
+    fixture = "RR-DSK-003/pass.yaml"
+
+    def bios(docs: Docs) -> None:
+        _firmware(docs)["bootloader"] = {"bios": {}}
+
+    base, _, _ = _run(tmp_path / "a", fixture, "RR-DSK-003", bios)
+
+    def change(docs: Docs) -> None:
+        _firmware(docs)["bootloader"] = {"bios": value}
+
+    after, problems, _ = _run(tmp_path / "b", fixture, "RR-DSK-003", change)
+    assert f"{VM_DOMAIN}.firmware.bootloader.bios" in _fields(problems)
+    assert _bad(after) >= _bad(base)
+    assert after["status"] in ("FAIL", "ERROR")
