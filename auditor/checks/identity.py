@@ -547,6 +547,7 @@ def running_hardware(vm: VMRecord, ctx: CheckContext) -> Result:
         for i, e in enumerate(_entries(devices.get(key)))
         if e.get("bootOrder") is not None and not boot_order_ok(e.get("bootOrder"))
     ]  # which device boots cannot be told (an unsigned integer in KubeVirt's API)
+    broken += _running_firmware_unread(vm.vmi)
     if broken:
         return _devices_unread(vm, broken)
     needing = [d.name for d in vm.spec.disks if d.device in ("disk", "lun")]
@@ -787,6 +788,32 @@ def _machine_alias(vm: VMRecord, ctx: CheckContext, running: Any) -> dict[str, A
     if stated in MACHINE_ALIASES:
         return {"spec": stated, "running": None, "from": source}
     return None
+
+
+def _running_firmware_unread(vmi: dict[str, Any]) -> list[str]:
+    """The VMI fields that say which firmware the guest booted with, when one cannot be read:
+    ``spec.domain.firmware`` or its ``bootloader`` that is no mapping, or a ``bios`` or
+    ``efi`` in it that is no mapping (null included). KubeVirt's ``Firmware.Bootloader`` is a
+    ``*Bootloader`` holding ``BIOS *BIOS`` and ``EFI *EFI``, objects
+    (https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/core/v1/schema.go),
+    and the API server prunes a null one, so a stored VMI holds none of these. Read as
+    "not compared" (:func:`_bootloader_change`), a VMI that booted EFI written ``efi: true``
+    or ``efi: null`` hid a spec moved to BIOS: RR-DSK-003 FAIL -> PASS (round h48b)."""
+    fw = dig(vmi, "spec", "domain", "firmware")
+    if fw is None:
+        return []
+    if not isinstance(fw, dict):
+        return ["spec.domain.firmware"]
+    if "bootloader" not in fw:
+        return []
+    loader = fw["bootloader"]
+    if not isinstance(loader, dict):
+        return ["spec.domain.firmware.bootloader"]
+    return [
+        f"spec.domain.firmware.bootloader.{key}"
+        for key in ("bios", "efi")
+        if key in loader and not isinstance(loader[key], dict)
+    ]
 
 
 def _bootloader_change(vm: VMRecord) -> dict[str, str] | None:

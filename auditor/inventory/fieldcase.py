@@ -17,6 +17,14 @@ APIs' field names (:func:`auditor.fieldnames.spelled_as`): read as absent, a cla
 ``claimname`` dropped the disk from the backup checks with nothing named (bench.mutations
 key_case, seeds 430 and 440; task fz32). The same holds for a VM's or VMI's top-level
 ``metadata`` keys (``creationtimestamp``).
+
+A key of the firmware or TPM block that is no field of its KubeVirt type at all (``x``,
+``uuidd``) is pruned by the API server likewise, so the copy was edited and what the key held
+is missing: :data:`CLOSED` lists those small blocks and their fields (kubevirt.io/api core/v1
+``Firmware``, ``Bootloader``, ``EFI``, ``BIOS``, ``TPMDevice`` in
+https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/core/v1/schema.go).
+Read as absent and unnamed, a firmware block ``{x: y}`` lost its UUID and a TPM block its
+``persistent`` (round h47c's "left"; round h48b).
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Any
 
 from auditor.fieldnames import FIELD_NAMES, spelled_as
 
-__all__ = ["FREE_FORM", "miscased_keys"]
+__all__ = ["CLOSED", "FREE_FORM", "miscased_keys"]
 
 #: Keys whose value is a free-form map (label, annotation and selector maps, resource
 #: names, the template's metadata, the domain clock's preserved fields): their keys are
@@ -43,6 +51,21 @@ FREE_FORM = frozenset(
         "capacity",
     }
 )
+
+
+#: The firmware and TPM blocks, by ``(parent key, key)``, and the fields of their KubeVirt
+#: types (https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/core/v1/
+#: schema.go: ``Firmware`` under ``DomainSpec.Firmware``, ``Bootloader``, ``EFI``, ``BIOS``
+#: and ``TPMDevice`` under ``Devices.TPM``). Each is a structural schema without
+#: ``x-kubernetes-preserve-unknown-fields``, so a stored block holds no other key.
+CLOSED: dict[tuple[str, str], frozenset[str]] = {
+    ("domain", "firmware"): frozenset({"uuid", "bootloader", "serial", "kernelBoot", "acpi"}),
+    ("firmware", "bootloader"): frozenset({"bios", "efi"}),
+    ("bootloader", "efi"): frozenset({"secureBoot", "persistent"}),
+    ("bootloader", "bios"): frozenset({"useSerial"}),
+    ("devices", "tpm"): frozenset({"enabled", "persistent"}),
+}
+_CLOSED_KEYS = frozenset(key for _, key in CLOSED)
 
 
 #: The field names no key is flagged for (:func:`_stands_for` is None for each): those that
@@ -114,4 +137,35 @@ def _walk(value: dict[str, Any] | list[Any], path: str, out: list[tuple[str, str
                 out.append((f"{path}.{field}", _why(key)))
                 continue
         if isinstance(item, _NESTS) and key not in FREE_FORM:
+            if key in _CLOSED_KEYS and isinstance(item, dict):
+                _closed(item, path, key, out)
             _walk(item, f"{path}.{key}", out)
+
+
+def _closed(block: dict[str, Any], path: str, key: str, out: list[tuple[str, str]]) -> None:
+    """Name each key of ``block`` (the value of ``key`` below ``path``) that is no field of
+    its KubeVirt type (:data:`CLOSED`), at its own path: a key in another case or with a
+    blank is named by :func:`_walk` at the field it stands for, so it is passed over here."""
+    fields = CLOSED.get((path.rpartition(".")[2], key))
+    if fields is None or block.keys() <= fields:
+        return
+    for k in block:
+        if k in fields or _stands_for(k) is not None:
+            continue
+        out.append(
+            (
+                f"{path}.{key}.{k!s:.40}",
+                f"is {k!r:.40}, no field of KubeVirt's {_TYPE[key]} (its fields: "
+                f"{', '.join(sorted(fields))}; the API server prunes an unknown one): the copy "
+                "was edited and what the key stood for is missing from it",
+            )
+        )
+
+
+_TYPE = {
+    "firmware": "Firmware",
+    "bootloader": "Bootloader",
+    "efi": "EFI",
+    "bios": "BIOS",
+    "tpm": "TPMDevice",
+}

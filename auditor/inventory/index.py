@@ -387,6 +387,39 @@ def _item_label_case_issues(o: dict[str, Any]) -> list[FieldIssue]:
     ]
 
 
+#: A custom resource's name: a DNS-1123 subdomain (apimachinery ``IsDNS1123Subdomain``), which
+#: the API server requires of every custom resource, BackupStorageLocations included
+#: (https://github.com/kubernetes/kubernetes/blob/master/staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/validator.go
+#: ``customResourceValidator.Validate``: ``validation.NameIsDNSSubdomain``)
+_DNS_SUBDOMAIN = re.compile(
+    r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*"
+)
+
+
+def _location_name_issues(o: dict[str, Any], path: str) -> list[FieldIssue]:
+    """A Backup's ``spec.storageLocation`` or a Schedule's ``spec.template.storageLocation``
+    that is a readable string (no blank: :func:`read_str` names those) but no DNS-1123
+    subdomain (``Default``, ``default_loc``): no BackupStorageLocation can be named so, so it
+    names none, as Velero reads it: its backup controller looks the location up by that name
+    and, not found, fails the Backup's validation
+    (https://github.com/vmware-tanzu/velero/blob/main/pkg/controller/backup_controller.go
+    ``prepareBackupRequest``: "the default %s was not found"). The reading is kept (worse
+    than any location); the field is named (round h47c's "left", round h48b). ``""`` (the
+    default location) and an absent field name nothing."""
+    value = dig(o, *path.split("."))
+    if not (isinstance(value, str) and value and name_fault_of(value) is None):
+        return []
+    if len(value) <= 253 and _DNS_SUBDOMAIN.fullmatch(value):
+        return []
+    return [
+        FieldIssue(
+            path,
+            f"is {value!r:.60}, no DNS-1123 subdomain (lower-case letters, digits, '-' and "
+            "'.'): no BackupStorageLocation is named so, and it is read as naming none",
+        )
+    ]
+
+
 #: A namespace name: an RFC 1123 label (apimachinery ValidateNamespaceName)
 _NAMESPACE_NAME = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
 _GLOB = re.compile(r"[*?\[\]]")
@@ -2258,6 +2291,9 @@ class ClusterIndex:
                     issues += _backup_namespace_issues(o, "spec")
                     issues += _ttl_issues(dig(o, "spec", "ttl"), "spec.ttl")
                     read_str(o, "spec.storageLocation", issues)
+                    # named, the reading kept: a location no object can be named names none
+                    # (worse than any location), as Velero reads it (round h48b)
+                    self._object_issues(kind, o, _location_name_issues(o, "spec.storageLocation"))
                     if BackupView.parse_policy(dig(o, "spec", "resourcePolicy")) == "?":
                         issues.append(
                             FieldIssue("spec.resourcePolicy", "is no {kind, name} reference", True)
@@ -2603,6 +2639,9 @@ class ClusterIndex:
             read_str(o, "spec.template.storageLocation", located, empty_ok=True)
             if located:
                 self._unread("Schedule", o, located)
+            else:
+                where = "spec.template.storageLocation"
+                self._object_issues("Schedule", o, _location_name_issues(o, where))
         for o in data.of("BackupStorageLocation"):
             phase = dig(o, "status", "phase")
             self.storage_locations[(_ns(o), _name(o))] = phase if isinstance(phase, str) else ""

@@ -453,6 +453,7 @@ def parse_vmi(obj: dict[str, Any]) -> VirtualMachineInstanceRecord:
     # when the VMI started: whether a Backup saw its pod's annotations (protection._listed_in)
     read_time(obj, "metadata.creationTimestamp", issues)
     serial = read_str(obj, "spec.domain.firmware.serial", issues, empty_ok=True)
+    issues += _vmi_firmware_issues(obj)
     # any other null its schema prunes (a damaged copy; bench.mutations null_scalar: a
     # condition status of null read as none, unnamed)
     # and any key its schema does not spell so (``Serial``: mutations key_case, seed 440)
@@ -524,6 +525,49 @@ def _mac_notes(interfaces: list[Any], issues: list[FieldIssue]) -> list[FieldIss
         elif not MAC_RE.match(mac):
             out.append(FieldIssue(path, _mac_note(mac, True)))
     return out
+
+
+def _vmi_firmware_issues(obj: dict[str, Any]) -> list[FieldIssue]:
+    """The VMI's bootloader and its switches of another type: ``bootloader``, ``bios`` or
+    ``efi`` that is no mapping (null included: the API server prunes one), an EFI's
+    ``secureBoot``/``persistent`` or a TPM's ``enabled``/``persistent`` that is no boolean
+    (kubevirt.io/api core/v1 ``Bootloader``, ``EFI``, ``TPMDevice``,
+    https://github.com/kubevirt/kubevirt/blob/main/staging/src/kubevirt.io/api/core/v1/schema.go).
+    The VM's are named by :func:`auditor.inventory.vmvalidate.validate_vm`; the VMI's, which
+    RR-DSK-003 reads for the firmware the guest booted, were named by none (round h48b)."""
+    out: list[FieldIssue] = []
+    loader = dig(obj, "spec", "domain", "firmware", "bootloader")
+    fw = dig(obj, "spec", "domain", "firmware")
+    base = "spec.domain.firmware.bootloader"
+    if isinstance(fw, dict) and "bootloader" in fw and not isinstance(loader, dict):
+        out.append(FieldIssue(base, f"is {_type_name(loader)}, not a mapping", True))
+    elif isinstance(loader, dict):
+        for key in ("bios", "efi"):
+            if key in loader and not isinstance(loader[key], dict):
+                out.append(
+                    FieldIssue(
+                        f"{base}.{key}", f"is {_type_name(loader[key])}, not a mapping", True
+                    )
+                )
+        efi = loader.get("efi")
+        efi = efi if isinstance(efi, dict) else {}
+        for key in ("secureBoot", "persistent"):
+            if key in efi and not isinstance(efi[key], bool):
+                out.append(FieldIssue(f"{base}.efi.{key}", "is not true or false", True))
+    tpm = dig(obj, "spec", "domain", "devices", "tpm")
+    if tpm is not None and not isinstance(tpm, dict):
+        out.append(
+            FieldIssue("spec.domain.devices.tpm", f"is {_type_name(tpm)}, not a mapping", True)
+        )
+    switches = tpm if isinstance(tpm, dict) else {}
+    for key in ("enabled", "persistent"):
+        if key in switches and not isinstance(switches[key], bool):
+            out.append(FieldIssue(f"spec.domain.devices.tpm.{key}", "is not true or false", True))
+    return out
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"
 
 
 def _within(path: str, other: str) -> bool:

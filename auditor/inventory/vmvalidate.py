@@ -855,6 +855,10 @@ def _check_formats(
             )
         elif efi is not None and not isinstance(efi, dict):
             problems.append((f"{_BASE}.domain.firmware.bootloader.efi", "is not a mapping"))
+        elif isinstance(loader, dict) and not isinstance(loader.get("bios", {}), dict):
+            # ``BIOS *BIOS``, an object (kubevirt.io/api core/v1 schema.go ``Bootloader``):
+            # ``bios: "true"`` is no bootloader a cluster stored (round h48b, unnamed before)
+            problems.append((f"{_BASE}.domain.firmware.bootloader.bios", "is not a mapping"))
         elif isinstance(efi, dict):
             for key in ("persistent", "secureBoot"):
                 if efi.get(key) is not None and not isinstance(efi[key], bool):
