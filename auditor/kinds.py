@@ -220,9 +220,20 @@ KINDS: tuple[KindSpec, ...] = (
         # week): most of an estate's objects. Read: the backup label, the driver, the outcome
         # (readyToUse, error, the snapshotHandle a restore names) and the deletion policy
         # (inventory/capture.py, inventory/facts.py), and the VolumeSnapshot it was taken
-        # for, whose name Velero makes of the PVC's (capture.snapshot_claim).
+        # for, whose name Velero makes of the PVC's (capture.snapshot_claim); when it was
+        # created and cut (creationTimestamp, status.creationTime: hookpods.late_cuts, h48a).
         keep=(
-            ("metadata", ("name", "namespace", "labels", "annotations", "deletionTimestamp")),
+            (
+                "metadata",
+                (
+                    "name",
+                    "namespace",
+                    "labels",
+                    "annotations",
+                    "deletionTimestamp",
+                    "creationTimestamp",
+                ),
+            ),
             (
                 "spec",
                 (
@@ -233,7 +244,10 @@ KINDS: tuple[KindSpec, ...] = (
                     "volumeSnapshotRef",
                 ),
             ),
-            ("status", ("readyToUse", "error", "restoreSize", "snapshotHandle")),
+            (
+                "status",
+                ("readyToUse", "error", "restoreSize", "snapshotHandle", "creationTime"),
+            ),
         ),
     ),
     KindSpec(

@@ -62,6 +62,8 @@ from auditor.inventory.hookpods import (
     FREEZER_SRC,
     HOOK_PODS_SRC,
     LEFT_OUT,
+    VSC_TIME_SRC,
+    late_cuts,
     launcher_pod_left_out,
     thawed_copies,
 )
@@ -342,6 +344,7 @@ def _snapshot_result(
         KV_SKIP_HOOKS,
         HOOK_PODS_SRC,
         FREEZER_SRC,
+        VSC_TIME_SRC,
         SNAPSHOT_INDICATIONS_SRC,
         FREEZER_PAUSED_SRC,
     ),
@@ -357,7 +360,10 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
     :func:`auditor.inventory.hookpods.launcher_pod_left_out`, Velero
     pkg/backup/backup.go ``backupItemBlock``), or when one of its file-system copies of the
     VM's disks ran longer than virt-freezer's 300 s freeze
-    (:func:`auditor.inventory.hookpods.thawed_copies`), or when the VMI was paused before
+    (:func:`auditor.inventory.hookpods.thawed_copies`), or when one of its CSI snapshots of
+    them was cut more than 300 s after its VolumeSnapshotContent was created
+    (:func:`auditor.inventory.hookpods.late_cuts`; ERROR with the option when a cut time
+    cannot be read; round h48a), or when the VMI was paused before
     that backup began (virt-freezer skips a paused domain: :func:`_paused_backup`; ERROR with
     the option when since when is unknown), or when the newest restore point is a
     VirtualMachineSnapshot whose indications record no freeze (:func:`_newer_snapshot`; also
@@ -453,6 +459,39 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 thawed_copies=thawed,
                 **ev,
             ).on(Basis.OBSERVED)
+        late, unreadable = (
+            late_cuts(ctx.index, newest.backup, [p.obj for p in vm.pvcs if p.obj])
+            if newest is not None and skipped is None
+            else ([], [])
+        )
+        if newest is not None and late:
+            # Velero waits for the snapshot handle before the post hook, but virt-freezer
+            # thaws the guest after 300 s on its own (auditor.inventory.hookpods; h48a)
+            return failed(
+                f"VM {vm.ref} has a connected guest agent, but in its newest usable backup "
+                f"{newest.backup.name} {'; '.join(late)}: later than the {FREEZE_LIMIT_S} s "
+                "virt-freezer keeps the guest frozen (KubeVirt's pre hook sets no other "
+                "unfreeze timeout), so the storage cut the snapshot after the guest was "
+                "thawed and wrote again: crash-consistent only.",
+                sev,
+                backup=newest.backup.name,
+                late_cuts=late,
+                **ev,
+            ).on(Basis.OBSERVED)
+        if newest is not None and unreadable:
+            msg = (
+                f"VM {vm.ref} has a connected guest agent, but when its newest usable backup "
+                f"{newest.backup.name}'s snapshots were cut, and so whether within the "
+                f"{FREEZE_LIMIT_S} s freeze, is unknown: {'; '.join(unreadable)}."
+            )
+            if required:
+                return replace(
+                    errored(msg, backup=newest.backup.name, cut_time_unknown=unreadable, **ev),
+                    severity=sev,
+                ).on(Basis.INFERRED)
+            return failed(
+                msg, sev, backup=newest.backup.name, cut_time_unknown=unreadable, **ev
+            ).on(Basis.INFERRED)
         paused = _paused_backup(vm, newest) if skipped is None else None
         if newest is not None and paused is not None:
             why, seen = paused

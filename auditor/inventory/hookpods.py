@@ -40,6 +40,25 @@ https://github.com/kubevirt/kubevirt/blob/main/pkg/virt-launcher/virtwrap/storag
 One that ran longer than 300 s read part of the image after the guest wrote again: no point
 in time, not even a crash-consistent image (:func:`thawed_copies`).
 
+A CSI snapshot is cut in that window only when the driver cuts it within 300 s of the freeze
+(round h48a). Velero's CSI action creates the VolumeSnapshot after the pre hook ran and waits,
+up to the Backup's ``csiSnapshotTimeout`` (10 min by default), for its content's snapshot
+handle before it goes on to the post hook
+(https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/actions/csi/pvc_action.go
+``Execute``, ``csi.WaitUntilVSCHandleIsReady`` in
+https://github.com/vmware-tanzu/velero/blob/main/pkg/util/csi/volume_snapshot.go). The
+content's ``status.creationTime`` is "the time the point-in-time snapshot was taken by the
+underlying storage system" (Unix nanoseconds; the CSI ``CreateSnapshot`` response's required
+``creation_time``:
+https://github.com/kubernetes-csi/external-snapshotter/blob/master/client/apis/volumesnapshot/v1/types.go
+``VolumeSnapshotContentStatus``), and its ``metadata.creationTimestamp`` comes after the
+freeze (the snapshot controller creates the content for the VolumeSnapshot Velero created).
+A cut more than 300 s after the content was created came after virt-launcher's own thaw: the
+guest had written again, so the snapshot is crash-consistent only (:func:`late_cuts`).
+KubeVirt itself thaws a VirtualMachineSnapshot's guest once each VolumeSnapshot has its
+``creationTime`` for this reason (kubevirt/kubevirt PR #8640); the freeze window shorter than
+the cut is the failure harvester/harvester#3976 and kubevirt/kubevirt PR #16653 describe.
+
 Label selectors are not judged here: since ItemBlocks a claim's ItemBlock action pulls in the
 running pods that mount it past the selector (pkg/itemblock/actions/pvc_action.go
 ``GetRelatedItems``), before them it did not, and the Velero release is not read.
@@ -49,6 +68,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditor.inventory.capture import (
+    content_shows_snapshot,
+    snapshot_claim,
+    velero_snapshot_prefix,
+)
 from auditor.inventory.index import (
     EXCLUDE_LABEL,
     PVC_UID_LABEL,
@@ -66,6 +90,8 @@ __all__ = [
     "HOOK_PODS_SRC",
     "LEFT_OUT",
     "UNKNOWN",
+    "VSC_TIME_SRC",
+    "late_cuts",
     "launcher_pod_left_out",
     "thawed_copies",
 ]
@@ -79,6 +105,11 @@ LEFT_OUT = "left out"
 UNKNOWN = "unknown"
 
 HOOK_PODS_SRC = "https://github.com/vmware-tanzu/velero/blob/main/pkg/backup/backup.go"
+#: where the content's ``status.creationTime`` (the cut) is defined
+VSC_TIME_SRC = (
+    "https://github.com/kubernetes-csi/external-snapshotter/blob/master/client/apis/"
+    "volumesnapshot/v1/types.go"
+)
 
 
 def launcher_pod_left_out(
@@ -163,3 +194,69 @@ def thawed_copies(ix: ClusterIndex, b: BackupView, claims: list[dict[str, Any]])
                     f"for {int(took)} s (status.startTimestamp to status.completionTimestamp)"
                 )
     return out
+
+
+def _contents_by_claim(
+    ix: ClusterIndex, backup: str
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The VolumeSnapshotContents labelled with Backup ``backup`` by the ``(namespace,
+    "velero-<pvc>-")`` of the VolumeSnapshot they were cut for
+    (:func:`auditor.inventory.capture.snapshot_claim`; a content whose VolumeSnapshot Velero
+    did not name is left out), one pass over that Backup's contents per audit."""
+
+    def build() -> dict[tuple[str, str], list[dict[str, Any]]]:
+        out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for o in ix.backup_snapshot_contents.get(backup, []):
+            key = snapshot_claim(o.get("spec"))
+            if key is not None:
+                out.setdefault(key, []).append(o)
+        return out
+
+    return ix.memo(f"hookpods.contents_by_claim:{backup}", build)
+
+
+def late_cuts(
+    ix: ClusterIndex, b: BackupView, claims: list[dict[str, Any]]
+) -> tuple[list[str], list[str]]:
+    """``(late, unreadable)`` for the CSI snapshots Backup ``b`` took of the claims ``claims``
+    (PVC objects): ``late`` names each ready VolumeSnapshotContent whose cut
+    (``status.creationTime``, Unix nanoseconds) came more than :data:`FREEZE_LIMIT_S` after
+    the content was created (``metadata.creationTimestamp``, after the freeze ran), with the
+    claim and the seconds; ``unreadable`` names each whose ``status.creationTime`` is present
+    but no non-negative integer, so when it was cut is unknown.
+
+    A content without ``status.creationTime`` or a readable ``metadata.creationTimestamp`` is
+    not judged (the CSI sidecar writes the former once the driver cut the snapshot; our
+    fixtures hold neither), nor one not shown ready (the capture judges it), nor a cut
+    before the content was created (a content re-created by a sync or a restore keeps the
+    old cut). Cost: one memoised map per Backup, a dictionary look-up per claim."""
+    by_claim = _contents_by_claim(ix, b.name)
+    late: list[str] = []
+    unreadable: list[str] = []
+    for pvc in claims:
+        ns, name = dig(pvc, "metadata", "namespace"), dig(pvc, "metadata", "name")
+        if not isinstance(ns, str) or not isinstance(name, str):
+            continue
+        for o in by_claim.get((ns, velero_snapshot_prefix(name)), []):
+            if not content_shows_snapshot(o):
+                continue
+            status = o.get("status")
+            if not isinstance(status, dict) or "creationTime" not in status:
+                continue
+            what = f"VolumeSnapshotContent {dig(o, 'metadata', 'name')} of PVC {name}"
+            cut = status["creationTime"]
+            if isinstance(cut, bool) or not isinstance(cut, int) or cut < 0:
+                unreadable.append(
+                    f"{what} has status.creationTime={cut!r}, no Unix time in nanoseconds"
+                )
+                continue
+            created = parse_time(dig(o, "metadata", "creationTimestamp"))
+            if created is None:
+                continue
+            took = cut / 1e9 - created.timestamp()
+            if took > FREEZE_LIMIT_S:
+                late.append(
+                    f"{what} was cut {int(took)} s after it was created "
+                    "(status.creationTime against metadata.creationTimestamp)"
+                )
+    return late, unreadable
