@@ -151,10 +151,23 @@ def test_without_a_worker_one_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("forced")
-def test_a_worker_that_dies_mid_way_loses_no_item(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_worker_that_dies_mid_way_loses_no_item(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    started = tmp_path / "worker-started"
+
     def dies(r: range) -> list[tuple[int, int]]:
-        if os.getpid() != PARENT and r.start < 300:
-            os._exit(3)  # the worker dies on its second chunk or so, holding claimed items
+        if os.getpid() != PARENT:
+            if r.start < 300:
+                os._exit(3)  # the worker dies on its second chunk or so, holding claimed items
+            started.touch()
+        elif r.start == 0:
+            # this process's first chunk waits for the worker's first one, so the worker has
+            # delivered something before this process could claim every item (on a loaded
+            # machine the worker may start after this process has claimed them all)
+            deadline = time.monotonic() + 10
+            while not started.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
         return _pids(r)
 
     with caplog.at_level(logging.WARNING, logger="auditor.split"):
