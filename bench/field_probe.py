@@ -115,10 +115,12 @@ _VALUES: tuple[Any, ...] = ("Bogus", "<case>", 42, True, ["x"], {"x": "y"}, None
 _REF_KEYS = ("name", "image", "path", "serviceAccountName", "networkName")
 
 
-def _values(present: bool, current: Any) -> list[Any]:
-    """The values a field is set to: ``<case>`` and ``<first>`` only where they apply."""
+def _values(present: bool, current: Any, values: tuple[Any, ...] = _VALUES) -> list[Any]:
+    """The ``values`` a field is set to: ``<case>`` (the current string in another case),
+    ``<first>`` (a list's first entry) and ``<list>`` (the current scalar or mapping in a
+    one-entry list) only where they apply; never the current value itself."""
     out = []
-    for v in _VALUES:
+    for v in values:
         if v == "<case>":
             if not (present and isinstance(current, str) and current):
                 continue
@@ -129,6 +131,10 @@ def _values(present: bool, current: Any) -> list[Any]:
             if not isinstance(current[0], str | int):
                 continue
             v = current[0]
+        elif v == "<list>":
+            if not (present and isinstance(current, str | int | bool | dict)):
+                continue
+            v = [current]
         if not (present and v == current):
             out.append(v)
     return out

@@ -29,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench import field_probe
 from bench import mutations as bm
 
 VM = "spec.template.spec."
@@ -128,24 +129,9 @@ ORDER = {"info": 1, "low": 2, "medium": 3, "high": 4, "critical": 5}
 
 
 def vals(present: bool, cur: Any) -> list[Any]:
-    """The values a field is set to (``<case>``, ``<first>``, ``<list>`` where they apply)."""
-    out = []
-    for v in VALUES:
-        if v == "<case>":
-            if not (present and isinstance(cur, str) and cur):
-                continue
-            v = cur.lower() if cur != cur.lower() else cur.upper()
-        elif v == "<first>":
-            if not (present and isinstance(cur, list) and cur and isinstance(cur[0], (str, int))):
-                continue
-            v = cur[0]
-        elif v == "<list>":
-            if not (present and isinstance(cur, (str, int, bool, dict))):
-                continue
-            v = [cur]
-        if not (present and v == cur):
-            out.append(v)
-    return out
+    """The values a field is set to (:data:`VALUES`; ``<case>``, ``<first>``, ``<list>`` where
+    they apply: :func:`bench.field_probe._values`)."""
+    return field_probe._values(present, cur, VALUES)
 
 
 def expand(obj: Any, steps: list[str], pre: tuple[Any, ...] = ()) -> Any:

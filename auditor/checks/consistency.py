@@ -308,13 +308,8 @@ def _snapshot_result(
     )
     if point.state == UNKNOWN:
         msg = f"{head}, and {point.why}."
-        if required:
-            return replace(
-                errored(msg, vm_snapshot=point.name, snapshot_freeze_unknown=point.why, **ev),
-                severity=sev,
-            ).on(Basis.INFERRED)
-        return failed(msg, sev, vm_snapshot=point.name, snapshot_freeze_unknown=point.why, **ev).on(
-            Basis.INFERRED
+        return _freeze_unseen(
+            msg, required, sev, vm_snapshot=point.name, snapshot_freeze_unknown=point.why, **ev
         )
     return failed(
         f"{head}, and KubeVirt recorded that it did not freeze the guest: {point.why}. A "
@@ -324,6 +319,15 @@ def _snapshot_result(
         crash_consistent_snapshot=point.why,
         **ev,
     ).on(Basis.OBSERVED)
+
+
+def _freeze_unseen(msg: str, required: bool, sev: Severity, **evidence: object) -> Result:
+    """RR-BKP-011's answer when whether a freeze held cannot be seen: what cannot be seen is
+    no PASS, so with ``require_application_consistent`` (``required``) an ERROR at ``sev``
+    (medium), else a FAIL at ``sev`` (info: it lowers no verdict); inferred either way."""
+    if required:
+        return replace(errored(msg, **evidence), severity=sev).on(Basis.INFERRED)
+    return failed(msg, sev, **evidence).on(Basis.INFERRED)
 
 
 @check(
@@ -431,14 +435,8 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 f"backup {newest.backup.name} takes its virt-launcher pod, the only pod Velero "
                 f"runs its freeze hooks on, is unknown: {why}."
             )
-            if required:
-                # what cannot be seen is no PASS; without the option it weighs info only
-                return replace(
-                    errored(msg, backup=newest.backup.name, launcher_pod_unknown=why, **ev),
-                    severity=sev,
-                ).on(Basis.INFERRED)
-            return failed(msg, sev, backup=newest.backup.name, launcher_pod_unknown=why, **ev).on(
-                Basis.INFERRED
+            return _freeze_unseen(
+                msg, required, sev, backup=newest.backup.name, launcher_pod_unknown=why, **ev
             )
         thawed = (
             thawed_copies(ctx.index, newest.backup, [p.obj for p in vm.pvcs if p.obj])
@@ -484,14 +482,9 @@ def application_consistent(vm: VMRecord, ctx: CheckContext) -> Result:
                 f"{newest.backup.name}'s snapshots were cut, and so whether within the "
                 f"{FREEZE_LIMIT_S} s freeze, is unknown: {'; '.join(unreadable)}."
             )
-            if required:
-                return replace(
-                    errored(msg, backup=newest.backup.name, cut_time_unknown=unreadable, **ev),
-                    severity=sev,
-                ).on(Basis.INFERRED)
-            return failed(
-                msg, sev, backup=newest.backup.name, cut_time_unknown=unreadable, **ev
-            ).on(Basis.INFERRED)
+            return _freeze_unseen(
+                msg, required, sev, backup=newest.backup.name, cut_time_unknown=unreadable, **ev
+            )
         paused = _paused_backup(vm, newest) if skipped is None else None
         if newest is not None and paused is not None:
             why, seen = paused
