@@ -2073,8 +2073,10 @@ class ClusterIndex:
                 ix._object_issues("VirtualMachineSnapshotContent", o, issues)
         ix.snapshot_contents = {_name(o): o for o in data.of("VolumeSnapshotContent")}
         for kind in _DELETION_READ_KINDS:
-            for o in data.of(kind):
-                if dig(o, "metadata", "deletionTimestamp") is None:
+            # every object kept has a metadata mapping (the sources' shape check); the
+            # filter runs in C over the 300,000 VolumeSnapshotContents of a 10,000-VM estate
+            for o in [o for o in data.of(kind) if "deletionTimestamp" in o["metadata"]]:
+                if o["metadata"]["deletionTimestamp"] is None:
                     continue
                 # whether the snapshot is being deleted, and its copy with it: a value that is
                 # no RFC 3339 time (42, ``[x]``, ``""``) is read as "being deleted" (no copy,
